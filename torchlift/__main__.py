@@ -1,0 +1,5 @@
+import sys
+
+from torchlift.cli import main
+
+sys.exit(main())

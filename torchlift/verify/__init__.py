@@ -1,0 +1,1 @@
+"""Run a script with every `Tensor.backward()` recorded: the ground truth for "same numbers"."""

@@ -1,0 +1,81 @@
+"""Run the migrator over many files: one process per core, results in input order.
+
+Everything that can go wrong for one file (unreadable, undecodable, a migrator bug, output
+that would not compile) becomes that file's `InputError`; it never stops the other files.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from itertools import repeat
+
+from torchlift.cli.sources import SourceError, decode_source, read_source
+from torchlift.migrator.result import InputError, MigrationResult
+
+
+@dataclass
+class Outcome:
+    """What the CLI needs to print or write for one input."""
+
+    result: MigrationResult
+    encoding: str = "utf-8"
+
+    @property
+    def path(self) -> str:
+        return self.result.path
+
+
+def migrate_text(text: str, path: str, target: str, encoding: str = "utf-8") -> Outcome:
+    """Migrate decoded source; never raises."""
+    try:
+        import torchlift.migrator as migrator  # late: `migrate --help` stays fast
+
+        result = migrator.migrate_source(text, path=path, target=target)
+    except Exception as exc:  # a migrator bug must not become a traceback or stop other files
+        cause = f"internal error ({type(exc).__name__}: {exc}); please report it"
+        return failed(path, text, InputError(path, 1, cause))
+    if result.changed:
+        # The migrator guarantees valid output; compiling again is cheap insurance.
+        try:
+            compile(result.output, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            line = getattr(exc, "lineno", None) or 1
+            cause = f"internal error: the converted code does not compile ({exc}); please report it"
+            return failed(path, text, InputError(path, line, cause))
+    return Outcome(result, encoding)
+
+
+def migrate_bytes(data: bytes, path: str, target: str) -> Outcome:
+    try:
+        text, encoding = decode_source(data, path)
+    except SourceError as exc:
+        return failed(path, "", exc.error)
+    return migrate_text(text, path, target, encoding)
+
+
+def migrate_file(path: str, target: str) -> Outcome:
+    try:
+        text, encoding = read_source(path)
+    except SourceError as exc:
+        return failed(path, "", exc.error)
+    return migrate_text(text, path, target, encoding)
+
+
+def migrate_files(paths: list[str], target: str, workers: int | None = None) -> list[Outcome]:
+    """Migrate every path; several files go to a process pool. Order of `paths` is kept."""
+    workers = min(workers or os.cpu_count() or 1, len(paths))
+    if workers > 1:
+        try:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                chunksize = max(1, len(paths) // (workers * 4))
+                return list(pool.map(migrate_file, paths, repeat(target), chunksize=chunksize))
+        except (OSError, NotImplementedError, BrokenProcessPool):
+            pass  # no usable multiprocessing here (sandbox, no /dev/shm): do it in this process
+    return [migrate_file(path, target) for path in paths]
+
+
+def failed(path: str, source: str, error: InputError) -> Outcome:
+    return Outcome(MigrationResult(path=path, source=source, output=source, error=error))

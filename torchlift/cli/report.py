@@ -1,0 +1,109 @@
+"""What `migrate` tells the user: unified diffs, report lines, the summary, the JSON report."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+
+from torchlift.migrator.result import MigrationResult
+
+REPORT_VERSION = 1
+
+
+def unified_diff(before: str, after: str, path: str) -> str:
+    """A `diff -u`-style patch from `before` to `after`, marking a missing final newline."""
+    a_lines = before.splitlines(keepends=True)
+    b_lines = after.splitlines(keepends=True)
+    lines = []
+    for line in difflib.unified_diff(a_lines, b_lines, fromfile=f"a/{path}", tofile=f"b/{path}"):
+        if line.endswith(("\n", "\r")):
+            lines.append(line)
+        else:  # the file's last line: patch(1) needs this marker to reproduce it exactly
+            lines.append(line + "\n\\ No newline at end of file\n")
+    return "".join(lines)
+
+
+@dataclass
+class Tally:
+    """Counts for the summary line, in black's voice."""
+
+    changed: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    results: list[MigrationResult] = field(default_factory=list)
+
+    def add(self, result: MigrationResult) -> None:
+        self.results.append(result)
+        if result.error is not None:
+            self.failed += 1
+        elif result.changed:
+            self.changed += 1
+        else:
+            self.unchanged += 1
+
+    def summary(self, *, would: bool) -> str:
+        def files(n: int) -> str:
+            return f"{n} file{'s' if n != 1 else ''}"
+
+        if not (self.changed or self.unchanged or self.failed):
+            return "No Python files to migrate."
+        parts = []
+        if would:
+            if self.changed:
+                parts.append(f"{files(self.changed)} would be changed")
+            if self.unchanged:
+                parts.append(f"{files(self.unchanged)} would be left unchanged")
+            if self.failed:
+                parts.append(f"{files(self.failed)} would fail to migrate")
+        else:
+            if self.changed:
+                parts.append(f"{files(self.changed)} changed")
+            if self.unchanged:
+                parts.append(f"{files(self.unchanged)} left unchanged")
+            if self.failed:
+                parts.append(f"{files(self.failed)} failed to migrate")
+        return ", ".join(parts) + "."
+
+
+def status_of(result: MigrationResult) -> str:
+    if result.error is not None:
+        return "failed"
+    return "changed" if result.changed else "unchanged"
+
+
+def json_report(tally: Tally, *, target: str) -> str:
+    """The `--report FILE` document. Schema (version 1):
+
+    {"version": 1, "target": "runtime",
+     "summary": {"changed": int, "unchanged": int, "failed": int},
+     "files": [{"path": str, "status": "changed" | "unchanged" | "failed",
+                "error": null | {"line": int, "message": str},
+                "findings": [{"line": int, "column": int, "code": str,
+                              "message": str, "severity": "info" | "warning"}]}]}
+    """
+    files = []
+    for result in tally.results:
+        error = None
+        if result.error is not None:
+            error = {"line": result.error.line, "message": result.error.cause}
+        findings = [
+            {
+                "line": f.line,
+                "column": f.column,
+                "code": f.code,
+                "message": f.message,
+                "severity": f.severity,
+            }
+            for f in result.findings
+        ]
+        files.append(
+            {"path": result.path, "status": status_of(result), "error": error, "findings": findings}
+        )
+    document = {
+        "version": REPORT_VERSION,
+        "target": target,
+        "summary": {"changed": tally.changed, "unchanged": tally.unchanged, "failed": tally.failed},
+        "files": files,
+    }
+    return json.dumps(document, indent=2) + "\n"

@@ -1,13 +1,14 @@
-"""Helpers to run a Python script with the backward trace installed and read the trace back."""
+"""Run a Python script with the backward trace installed (see sitecustomize.py) and read it back."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 TRACE_DIR = Path(__file__).parent
@@ -19,6 +20,14 @@ class TracedRun:
     returncode: int
     stdout: str
     stderr: str
+    imported_torch: bool = False  # the script imported torch (so backward could be traced)
+    stopped: bool = False  # the trace stopped the script after the requested steps
+    timed_out: bool = False
+    params: list | None = None  # final values of every tensor that received a gradient
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
 
 
 def run_traced(
@@ -29,26 +38,75 @@ def run_traced(
     cwd: str | os.PathLike | None = None,
     env: dict[str, str] | None = None,
     timeout: float = 300,
+    params: bool = False,
+    seed: int | None = None,
 ) -> TracedRun:
-    """Run `python script args...` in a subprocess and return every loss passed to backward()."""
-    with tempfile.TemporaryDirectory() as tmp:
+    """Run `python script args...` in a subprocess; return every loss passed to backward().
+
+    steps: stop after this many backward calls (0: run to the end). params: also return the
+    final values of the trained tensors. seed: seed `random` and numpy in the script's process.
+    On timeout the whole process group is killed (DDP children included) and `timed_out` set.
+    """
+    with tempfile.TemporaryDirectory(prefix="torchlift-trace-") as tmp:
         trace = Path(tmp) / "trace.jsonl"
+        params_file = Path(tmp) / "params.pt"
         run_env = dict(os.environ if env is None else env)
         run_env["PYTHONPATH"] = os.pathsep.join(
             p for p in [str(TRACE_DIR), run_env.get("PYTHONPATH", "")] if p
         )
         run_env["TORCHLIFT_TRACE"] = str(trace)
         run_env["TORCHLIFT_TRACE_STEPS"] = str(steps)
+        run_env["TORCHLIFT_TRACE_PARAMS"] = str(params_file) if params else ""
+        run_env["TORCHLIFT_TRACE_SEED"] = "" if seed is None else str(seed)
         run_env.setdefault("CUDA_VISIBLE_DEVICES", "")
-        proc = subprocess.run(
-            [sys.executable, str(script), *args],
-            cwd=cwd,
-            env=run_env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
+        stdout, stderr, returncode, timed_out = _run_group(
+            [sys.executable, str(script), *args], cwd, run_env, timeout
         )
-        losses = []
-        if trace.exists():
-            losses = [json.loads(line)["loss"] for line in trace.read_text().splitlines() if line]
-        return TracedRun(losses, proc.returncode, proc.stdout, proc.stderr)
+        run = TracedRun([], returncode, stdout, stderr, timed_out=timed_out)
+        _read_trace(trace, run)
+        if params and params_file.exists():
+            import torch
+
+            run.params = torch.load(params_file, weights_only=True)
+        return run
+
+
+def _run_group(command, cwd, env, timeout):
+    # A session of its own, so a timeout can end the script's DDP workers too.
+    proc = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        return stdout, stderr, proc.returncode, False
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        stdout, stderr = proc.communicate()
+        return stdout, stderr, proc.returncode, True
+
+
+def _read_trace(trace: Path, run: TracedRun) -> None:
+    if not trace.exists():
+        return
+    for line in trace.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a killed process
+        if "loss" in record:
+            run.losses.append(record["loss"])
+        elif record.get("event") == "torch":
+            run.imported_torch = True
+        elif record.get("event") == "limit":
+            run.stopped = True

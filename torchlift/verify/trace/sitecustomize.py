@@ -1,64 +1,175 @@
 """Loaded by Python at start-up when this folder is on PYTHONPATH (see torchlift.verify.trace).
 
-Records the value passed to every `torch.Tensor.backward()` in the process, whoever calls it
-(a raw loop or a trainer), so the original and the converted script are traced from the same
-place. Environment:
-  TORCHLIFT_TRACE       file to append one JSON line per backward call: {"step": k, "loss": v}
-  TORCHLIFT_TRACE_STEPS stop the process cleanly (exit 0) after this many backward calls
-Only rank 0 writes when a distributed launcher sets RANK.
+Records the value passed to every `torch.Tensor.backward()` / `torch.autograd.backward()` in
+the process, whoever calls it (a raw loop or a trainer), so the original and the converted
+script are measured from the same place. Environment:
+  TORCHLIFT_TRACE        file to append JSON lines to: {"event": "torch"} when torch is imported,
+                         {"step": k, "loss": v} per backward call, {"event": "limit" | "exit"}
+  TORCHLIFT_TRACE_STEPS  stop the process cleanly (exit 0) when backward is called for the
+                         (N+1)-th time, so N full training steps (backward + optimizer step) ran
+  TORCHLIFT_TRACE_PARAMS file to torch.save the final values of every tensor that received a
+                         gradient (found from the losses' autograd graphs), at the stop or at exit
+  TORCHLIFT_TRACE_SEED   seed Python's `random` and numpy's global RNG (torch's default seed is
+                         already fixed), so scripts that never seed them still compare
+Only rank 0 records; every rank stops after N steps so no rank waits for a peer that left.
 """
 
 import os
+import sys
 
 _path = os.environ.get("TORCHLIFT_TRACE")
-if _path and os.environ.get("RANK", "0") == "0":
+
+
+def _rank_zero_by_env():
+    # torchrun / SLURM / Lightning's per-rank re-launch set these before the script starts.
+    return all(os.environ.get(k, "0") in ("", "0") for k in ("RANK", "LOCAL_RANK", "NODE_RANK"))
+
+
+if _path:
     import atexit
     import json
-    import sys
 
     _limit = int(os.environ.get("TORCHLIFT_TRACE_STEPS", "0") or 0)
-    _state = {"step": 0, "file": None}
+    _params_path = os.environ.get("TORCHLIFT_TRACE_PARAMS", "")
+    _seed = os.environ.get("TORCHLIFT_TRACE_SEED", "")
+    _state = {"step": 0, "file": None, "inside": False, "dumped": False}
+    _leaves = {}  # id -> tensor, in the order the autograd graphs reached them
+
+    def _is_rank_zero():
+        if not _rank_zero_by_env():
+            return False
+        dist = sys.modules.get("torch.distributed")
+        try:
+            if dist is not None and dist.is_available() and dist.is_initialized():
+                return dist.get_rank() == 0
+        except Exception:
+            pass
+        return True
+
+    def _write(record):
+        if not _is_rank_zero():
+            return
+        if _state["file"] is None:
+            _state["file"] = open(_path, "a", buffering=1)
+        _state["file"].write(json.dumps(record) + "\n")
+
+    def _collect_leaves(tensors):
+        # Walk the autograd graph down to AccumulateGrad nodes: their `variable` is a tensor
+        # that will receive a gradient, i.e. a parameter being trained.
+        stack = [t.grad_fn for t in tensors if getattr(t, "grad_fn", None) is not None]
+        seen = set()
+        keep = []  # hold node objects so their ids stay unique during the walk
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            keep.append(node)
+            variable = getattr(node, "variable", None)
+            if variable is not None:
+                _leaves.setdefault(id(variable), variable)
+                continue
+            for child, _ in reversed(node.next_functions):
+                stack.append(child)
+
+    def _dump_params():
+        if _state["dumped"] or not _params_path or "torch" not in sys.modules:
+            return
+        if not _is_rank_zero():
+            return
+        _state["dumped"] = True
+        import torch
+
+        values = [t.detach().to("cpu", copy=True) for t in _leaves.values()]
+        torch.save(values, _params_path)
+
+    def _finish(event):
+        try:
+            _dump_params()
+            _write({"event": event, "steps": _state["step"]})
+        finally:
+            if _state["file"] is not None:
+                _state["file"].close()
+                _state["file"] = None
+
+    def _record(tensors):
+        if _limit and _state["step"] >= _limit:
+            # The previous N steps (backward and optimizer step) are complete: stop here,
+            # skipping the rest of training and any trainer teardown.
+            _finish("limit")
+            os._exit(0)
+        _collect_leaves(tensors)
+        total = 0.0
+        for tensor in tensors:
+            value = tensor.detach().float()
+            total += value.item() if value.numel() == 1 else value.sum().item()
+        _state["step"] += 1
+        _write({"step": _state["step"], "loss": total})
 
     def _install():
         import torch
 
-        original = torch.Tensor.backward
+        tensor_backward = torch.Tensor.backward
+        autograd_backward = torch.autograd.backward
 
         def backward(self, *args, **kwargs):
-            result = original(self, *args, **kwargs)
-            _state["step"] += 1
-            value = self.detach().float()
-            loss = value.item() if value.numel() == 1 else value.sum().item()
-            if _state["file"] is None:
-                _state["file"] = open(_path, "a", buffering=1)
-            _state["file"].write(json.dumps({"step": _state["step"], "loss": loss}) + "\n")
-            if _limit and _state["step"] >= _limit:
-                _state["file"].flush()
-                os._exit(0)  # skip the rest of training and any trainer teardown
-            return result
+            if _state["inside"]:
+                return tensor_backward(self, *args, **kwargs)
+            _record([self])
+            _state["inside"] = True
+            try:
+                return tensor_backward(self, *args, **kwargs)
+            finally:
+                _state["inside"] = False
+
+        def autograd(tensors, *args, **kwargs):
+            if _state["inside"]:
+                return autograd_backward(tensors, *args, **kwargs)
+            _record([tensors] if isinstance(tensors, torch.Tensor) else list(tensors))
+            _state["inside"] = True
+            try:
+                return autograd_backward(tensors, *args, **kwargs)
+            finally:
+                _state["inside"] = False
 
         torch.Tensor.backward = backward
+        torch.autograd.backward = autograd
+        _write({"event": "torch"})
 
-    class _TorchImportHook:
-        """Patch torch right after the script imports it, without importing it ourselves."""
+    def _seed_numpy():
+        import numpy
+
+        numpy.random.seed(int(_seed))
+
+    _after_import = {"torch": _install}
+    if _seed:
+        import random
+
+        random.seed(int(_seed))
+        _after_import["numpy"] = _seed_numpy
+
+    class _ImportHook:
+        """Run a function right after the script imports a module, without importing it early."""
 
         def find_spec(self, name, path=None, target=None):
-            if name != "torch":
+            action = _after_import.pop(name, None)
+            if action is None:
                 return None
-            sys.meta_path.remove(self)
+            if not _after_import:
+                sys.meta_path.remove(self)
             import importlib.util
 
-            spec = importlib.util.find_spec("torch")
+            spec = importlib.util.find_spec(name)
             if spec is None or spec.loader is None:
                 return spec
             exec_module = spec.loader.exec_module
 
-            def exec_then_install(module):
+            def exec_then_act(module):
                 exec_module(module)
-                _install()
+                action()
 
-            spec.loader.exec_module = exec_then_install
+            spec.loader.exec_module = exec_then_act
             return spec
 
-    sys.meta_path.insert(0, _TorchImportHook())
-    atexit.register(lambda: _state["file"] and _state["file"].close())
+    sys.meta_path.insert(0, _ImportHook())
+    atexit.register(lambda: _finish("exit"))

@@ -108,7 +108,9 @@ def test_default_names_documented_examples(tmp_path):
     assert _base(ModelCheckpoint(filename="{step}").format_checkpoint_name({"step": 0})) == (
         "step=0.ckpt"
     )
-    assert ModelCheckpoint().format_checkpoint_name({"epoch": 1, "step": 4}) == "epoch=1-step=4.ckpt"
+    assert (
+        ModelCheckpoint().format_checkpoint_name({"epoch": 1, "step": 4}) == "epoch=1-step=4.ckpt"
+    )
 
 
 # --- decisions, against Lightning -----------------------------------------------------------
@@ -130,7 +132,9 @@ CONFIGS = [
 
 
 @pytest.mark.lightning
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize(
+    "config", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items())
+)
 def test_decisions_match_lightning(tmp_path, config):
     metrics = [{"val_loss": v} for v in (0.9, 0.5, 0.7, 0.5, 0.3, 0.8, float("nan"), 0.2)]
     ours, theirs = _run_both(tmp_path, metrics, **config)
@@ -141,7 +145,9 @@ def test_decisions_match_lightning(tmp_path, config):
 @settings(max_examples=20)
 @given(
     values=st.lists(
-        st.sampled_from([0.1, 0.2, 0.3, 0.5, 1.0, float("nan"), float("inf")]), min_size=1, max_size=7
+        st.sampled_from([0.1, 0.2, 0.3, 0.5, 1.0, float("nan"), float("inf")]),
+        min_size=1,
+        max_size=7,
     ),
     top_k=st.sampled_from([-1, 0, 1, 2, 3]),
     mode=st.sampled_from(["min", "max"]),
@@ -149,7 +155,9 @@ def test_decisions_match_lightning(tmp_path, config):
     every=st.sampled_from([(None, None), (1, None), (2, None), (None, 2), (None, 5)]),
     steps=st.integers(1, 4),
 )
-def test_topk_property_matches_lightning(tmp_path_factory, values, top_k, mode, save_last, every, steps):
+def test_topk_property_matches_lightning(
+    tmp_path_factory, values, top_k, mode, save_last, every, steps
+):
     tmp_path = tmp_path_factory.mktemp("ckpt")
     ours, theirs = _run_both(
         tmp_path,

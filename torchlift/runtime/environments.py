@@ -22,8 +22,10 @@ import os
 import re
 import socket
 
+from torchlift.runtime.errors import MisconfigurationException
 
-class DistributedEnvironmentError(RuntimeError):
+
+class DistributedEnvironmentError(MisconfigurationException):
     """The environment describes a distributed job that cannot work; the message says why."""
 
 

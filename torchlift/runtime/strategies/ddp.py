@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from torchlift.runtime.distributed import inject_distributed_sampler
+from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.environments import (
     ClusterEnvironment,
     DistributedEnvironmentError,
@@ -43,7 +44,7 @@ def _normalize_accelerator(accelerator: str) -> str:
     if accelerator == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if accelerator != "cpu":
-        raise ValueError(
+        raise MisconfigurationException(
             f"DDPStrategy: accelerator={accelerator!r} is not supported; use 'cpu', 'gpu'/'cuda' "
             f"or 'auto'"
         )
@@ -67,13 +68,13 @@ def _parse_devices(
         try:
             devices = int(text)
         except ValueError:
-            raise ValueError(
+            raise MisconfigurationException(
                 f"devices={devices!r} is not understood; use an int, a list of device indices, "
                 f"'auto' or -1"
             ) from None
     if isinstance(devices, (list, tuple)):
         if not devices:
-            raise ValueError("devices=[] selects no device; give at least one index")
+            raise MisconfigurationException("devices=[] selects no device; give at least one index")
         return [int(index) for index in devices]
     if isinstance(devices, int) and not isinstance(devices, bool):
         if devices == -1:
@@ -81,7 +82,7 @@ def _parse_devices(
             return list(range(count))
         if devices >= 1:
             return list(range(devices))
-    raise ValueError(
+    raise MisconfigurationException(
         f"devices={devices!r} is not valid; use a positive int, a list of device indices, "
         f"'auto' or -1"
     )
@@ -114,7 +115,9 @@ class DDPStrategy(Strategy):
     ) -> None:
         self.accelerator = _normalize_accelerator(accelerator)
         if not isinstance(num_nodes, int) or isinstance(num_nodes, bool) or num_nodes < 1:
-            raise ValueError(f"num_nodes={num_nodes!r} is not valid; use a positive int")
+            raise MisconfigurationException(
+                f"num_nodes={num_nodes!r} is not valid; use a positive int"
+            )
         self.environment = cluster_environment or detect_environment()
         self.parallel_devices = _parse_devices(devices, self.accelerator, self.environment)
         self.num_processes = len(self.parallel_devices)
@@ -277,7 +280,7 @@ class DDPStrategy(Strategy):
 
         op_name = str(reduce_op).lower()
         if op_name not in _REDUCE_OPS:
-            raise ValueError(
+            raise MisconfigurationException(
                 f"reduce_op={reduce_op!r} is not supported; use one of {sorted(_REDUCE_OPS)}"
             )
         is_tensor = isinstance(tensor, torch.Tensor)

@@ -1,0 +1,3 @@
+from torchlift.runtime.trainer.trainer import Trainer
+
+__all__ = ["Trainer"]

@@ -1,0 +1,218 @@
+"""The one place where the Trainer's strings become objects: accelerator, devices, strategy,
+precision. Every bad value fails here, at `Trainer(...)`, with one line naming the argument and
+what it accepts."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Union
+
+import torch
+
+from torchlift.runtime.errors import MisconfigurationException
+from torchlift.runtime.precision import DoublePrecision, MixedPrecision, Precision
+from torchlift.runtime.strategies.strategy import SingleDeviceStrategy, Strategy
+from torchlift.runtime.utilities.rank_zero import rank_zero_warn
+
+ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps")
+STRATEGIES = (
+    "auto",
+    "single_device",
+    "ddp",
+    "ddp_spawn",
+    "ddp_find_unused_parameters_true",
+    "ddp_find_unused_parameters_false",
+)
+PRECISIONS = ("64-true", "32-true", "16-mixed", "bf16-mixed", 64, 32, 16, "64", "32", "16", "bf16")
+_PRECISION_ALIASES = {"64": "64-true", "32": "32-true", "16": "16-mixed", "bf16": "bf16-mixed"}
+
+
+@dataclass
+class Resolved:
+    accelerator: str  # "cpu" | "cuda" | "mps"
+    devices: list[int]  # device indices for this node (cpu: range(n))
+    strategy: Strategy
+    precision: Precision
+    precision_name: str
+
+
+def resolve_precision_name(precision: Any) -> str:
+    if isinstance(precision, bool) or precision not in PRECISIONS:
+        raise MisconfigurationException(
+            f"Trainer(precision={precision!r}) is not supported; accepted: "
+            + ", ".join(repr(p) for p in PRECISIONS)
+        )
+    name = str(precision)
+    return _PRECISION_ALIASES.get(name, name)
+
+
+def _mps_available() -> bool:
+    backend = getattr(torch.backends, "mps", None)
+    return bool(backend and backend.is_available())
+
+
+def resolve_accelerator(accelerator: Any) -> str:
+    if isinstance(accelerator, str):
+        flag = accelerator.lower()
+    else:
+        flag = getattr(accelerator, "device_type", None) or accelerator
+    if flag not in ACCELERATORS:
+        raise MisconfigurationException(
+            f"Trainer(accelerator={accelerator!r}) is not supported; accepted: "
+            + ", ".join(repr(a) for a in ACCELERATORS)
+        )
+    if flag == "auto":
+        if torch.cuda.is_available():
+            return "cuda"
+        return "mps" if _mps_available() else "cpu"
+    if flag in ("gpu", "cuda"):
+        if not torch.cuda.is_available():
+            if flag == "gpu" and _mps_available():
+                return "mps"
+            raise MisconfigurationException(
+                f"Trainer(accelerator={accelerator!r}) needs a CUDA GPU, but none is available; "
+                "use accelerator='cpu' or 'auto'"
+            )
+        return "cuda"
+    if flag == "mps" and not _mps_available():
+        raise MisconfigurationException(
+            "Trainer(accelerator='mps') needs Apple MPS, which is not available"
+        )
+    return flag
+
+
+def resolve_devices(devices: Any, accelerator: str) -> list[int]:
+    """Device indices this node uses. Lightning's forms: "auto", int (-1 = all), "N", "0,1", list."""
+    accepted = (
+        "'auto', a positive int, -1 (all), a string such as '2' or '0,1', or a list of indices"
+    )
+    available = torch.cuda.device_count() if accelerator == "cuda" else 1
+    if devices == "auto" or devices is None:
+        return [0]
+    parsed: Union[int, list[int]]
+    if isinstance(devices, str):
+        text = devices.strip()
+        try:
+            if "," in text:
+                parsed = [int(part) for part in text.split(",") if part.strip()]
+            else:
+                parsed = int(text)
+        except ValueError:
+            raise MisconfigurationException(
+                f"Trainer(devices={devices!r}) is not valid; accepted: {accepted}"
+            ) from None
+    elif isinstance(devices, bool):
+        raise MisconfigurationException(
+            f"Trainer(devices={devices!r}) is not valid; accepted: {accepted}"
+        )
+    elif isinstance(devices, int):
+        parsed = devices
+    elif isinstance(devices, (list, tuple)) and all(
+        isinstance(d, int) and not isinstance(d, bool) for d in devices
+    ):
+        parsed = list(devices)
+    else:
+        raise MisconfigurationException(
+            f"Trainer(devices={devices!r}) is not valid; accepted: {accepted}"
+        )
+    if isinstance(parsed, int):
+        if parsed == -1:
+            count = available if accelerator == "cuda" else (os.cpu_count() or 1)
+            return list(range(count))
+        if parsed <= 0:
+            raise MisconfigurationException(
+                f"Trainer(devices={devices!r}) is not valid with accelerator={accelerator!r}; accepted: {accepted}"
+            )
+        if accelerator == "cuda" and parsed > available:
+            raise MisconfigurationException(
+                f"Trainer(devices={devices!r}) asks for {parsed} GPUs but {available} are available"
+            )
+        return list(range(parsed))
+    if not parsed or any(d < 0 for d in parsed):
+        raise MisconfigurationException(
+            f"Trainer(devices={devices!r}) is not valid; accepted: {accepted}"
+        )
+    if accelerator == "cuda" and max(parsed) >= available:
+        raise MisconfigurationException(
+            f"Trainer(devices={devices!r}) names GPU {max(parsed)} but only {available} are available"
+        )
+    return parsed
+
+
+def _ddp_strategy(accelerator: str, devices: list[int], num_nodes: int, **kwargs: Any) -> Strategy:
+    try:
+        from torchlift.runtime.strategies.ddp import DDPStrategy
+    except ImportError as exc:  # pragma: no cover - only while the DDP part is missing
+        raise MisconfigurationException(
+            f"strategy='ddp' is not available in this build of torchlift.runtime ({exc})"
+        ) from None
+    return DDPStrategy(
+        accelerator=accelerator,
+        devices=devices if accelerator == "cuda" else len(devices),
+        num_nodes=num_nodes,
+        **kwargs,
+    )
+
+
+def resolve_strategy(
+    strategy: Any, accelerator: str, devices: list[int], num_nodes: int
+) -> Strategy:
+    if isinstance(strategy, Strategy):
+        return strategy
+    if not isinstance(strategy, str) or strategy.lower() not in STRATEGIES:
+        raise MisconfigurationException(
+            f"Trainer(strategy={strategy!r}) is not supported; accepted: "
+            + ", ".join(repr(s) for s in STRATEGIES)
+            + ", or a Strategy instance"
+        )
+    flag = strategy.lower()
+    distributed = len(devices) > 1 or num_nodes > 1
+    if flag == "single_device" or (flag == "auto" and not distributed):
+        if distributed:
+            raise MisconfigurationException(
+                f"Trainer(strategy='single_device') cannot use devices={devices} / num_nodes={num_nodes}; "
+                "use strategy='ddp'"
+            )
+        index = devices[0] if devices else 0
+        device = (
+            torch.device(accelerator, index) if accelerator == "cuda" else torch.device(accelerator)
+        )
+        return SingleDeviceStrategy(device)
+    kwargs: dict[str, Any] = {}
+    if flag == "ddp_find_unused_parameters_true":
+        kwargs["find_unused_parameters"] = True
+    return _ddp_strategy(accelerator, devices, num_nodes, **kwargs)
+
+
+def resolve_precision(name: str, accelerator: str) -> tuple[Precision, str]:
+    if name == "16-mixed" and accelerator == "cpu":
+        # What Lightning does: fp16 AMP does not exist on CPU, bf16 autocast is used instead.
+        rank_zero_warn(
+            "You passed `Trainer(accelerator='cpu', precision='16-mixed')` but AMP with fp16 is not supported "
+            "on CPU. Using `precision='bf16-mixed'` instead."
+        )
+        name = "bf16-mixed"
+    if name in ("16-mixed", "bf16-mixed"):
+        return MixedPrecision(name, "cuda" if accelerator == "cuda" else accelerator), name
+    if name == "64-true":
+        return DoublePrecision(), name
+    return Precision(), name
+
+
+def resolve(
+    accelerator: Any, devices: Any, strategy: Any, num_nodes: Any, precision: Any
+) -> Resolved:
+    precision_name = resolve_precision_name(precision)
+    if not isinstance(num_nodes, int) or isinstance(num_nodes, bool) or num_nodes < 1:
+        raise MisconfigurationException(
+            f"Trainer(num_nodes={num_nodes!r}) is not valid; accepted: a positive int"
+        )
+    if isinstance(strategy, Strategy) and accelerator == "auto":
+        accelerator_type = strategy.root_device.type
+    else:
+        accelerator_type = resolve_accelerator(accelerator)
+    device_list = resolve_devices(devices, accelerator_type)
+    strategy_obj = resolve_strategy(strategy, accelerator_type, device_list, num_nodes)
+    plugin, precision_name = resolve_precision(precision_name, accelerator_type)
+    return Resolved(accelerator_type, device_list, strategy_obj, plugin, precision_name)

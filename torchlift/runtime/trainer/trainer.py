@@ -1,0 +1,1503 @@
+"""`Trainer`: Lightning 2.x's arguments, attributes and entry points (fit / validate / test /
+predict), composed from small parts: connector (strings -> objects), fit_loop, evaluation_loop,
+checkpoint, progress. This file wires them together and owns hook dispatch and metric routing."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+from typing import Any, Iterable, Optional, Union
+
+import torch
+
+from torchlift.runtime.callbacks.callback import Callback
+from torchlift.runtime.core.optimizer import LightningOptimizer, parse_optimizers
+from torchlift.runtime.core.results import ResultStore, extract_batch_size
+from torchlift.runtime.errors import MisconfigurationException
+from torchlift.runtime.trainer import checkpoint as ckpt_io
+from torchlift.runtime.trainer.connector import resolve
+from torchlift.runtime.trainer.evaluation_loop import run_evaluation, run_prediction
+from torchlift.runtime.trainer.fetcher import sized_len
+from torchlift.runtime.trainer.fit_loop import FitLoop
+from torchlift.runtime.trainer.states import RunningStage, TrainerFn, TrainerState, TrainerStatus
+from torchlift.runtime.utilities.rank_zero import rank_zero_info, rank_zero_print, rank_zero_warn
+
+_BATCH_HOOKS_ON_STEP = True
+
+
+def _check_int(
+    name: str, value: Any, minimum: int, allow_none: bool = False, extra: str = ""
+) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        accepted = f"an int >= {minimum}" + (" or None" if allow_none else "") + extra
+        raise MisconfigurationException(
+            f"Trainer({name}={value!r}) is not valid; accepted: {accepted}"
+        )
+
+
+def _check_limit(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise MisconfigurationException(
+            f"Trainer({name}={value!r}) is not valid; accepted: an int >= 0 (batches) or a float in [0.0, 1.0]"
+        )
+    if (isinstance(value, int) and value < 0) or (
+        isinstance(value, float) and not 0.0 <= value <= 1.0
+    ):
+        raise MisconfigurationException(
+            f"Trainer({name}={value!r}) is not valid; accepted: an int >= 0 (batches) or a float in [0.0, 1.0]"
+        )
+
+
+def _accepts_positional(fn, count: int) -> bool:
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= count
+
+
+class Trainer:
+    def __init__(
+        self,
+        *,
+        accelerator: Any = "auto",
+        strategy: Any = "auto",
+        devices: Any = "auto",
+        num_nodes: int = 1,
+        precision: Any = None,
+        logger: Any = None,
+        callbacks: Any = None,
+        fast_dev_run: Union[int, bool] = False,
+        max_epochs: Optional[int] = None,
+        min_epochs: Optional[int] = None,
+        max_steps: int = -1,
+        min_steps: Optional[int] = None,
+        max_time: Any = None,
+        limit_train_batches: Union[int, float, None] = None,
+        limit_val_batches: Union[int, float, None] = None,
+        limit_test_batches: Union[int, float, None] = None,
+        limit_predict_batches: Union[int, float, None] = None,
+        overfit_batches: Union[int, float] = 0.0,
+        val_check_interval: Union[int, float, None] = None,
+        check_val_every_n_epoch: Optional[int] = 1,
+        num_sanity_val_steps: Optional[int] = None,
+        log_every_n_steps: Optional[int] = None,
+        enable_checkpointing: Optional[bool] = None,
+        enable_progress_bar: Optional[bool] = None,
+        enable_model_summary: Optional[bool] = None,
+        accumulate_grad_batches: int = 1,
+        gradient_clip_val: Union[int, float, None] = None,
+        gradient_clip_algorithm: Optional[str] = None,
+        deterministic: Any = None,
+        benchmark: Optional[bool] = None,
+        inference_mode: bool = True,
+        use_distributed_sampler: bool = True,
+        profiler: Any = None,
+        detect_anomaly: bool = False,
+        barebones: bool = False,
+        plugins: Any = None,
+        sync_batchnorm: bool = False,
+        reload_dataloaders_every_n_epochs: int = 0,
+        default_root_dir: Optional[Union[str, os.PathLike]] = None,
+        enable_autolog_hparams: bool = True,
+        model_registry: Optional[str] = None,
+    ) -> None:
+        # --- validate plain arguments (one clear error each) ----------------------------------
+        _check_int("max_epochs", max_epochs, -1, allow_none=True, extra=" (-1 = no limit)")
+        _check_int("min_epochs", min_epochs, 0, allow_none=True)
+        _check_int("max_steps", max_steps, -1, extra=" (-1 = no limit)")
+        _check_int("min_steps", min_steps, 0, allow_none=True)
+        _check_int("accumulate_grad_batches", accumulate_grad_batches, 1)
+        _check_int("check_val_every_n_epoch", check_val_every_n_epoch, 1, allow_none=True)
+        if num_sanity_val_steps is not None:
+            _check_int(
+                "num_sanity_val_steps", num_sanity_val_steps, -1, extra=" (-1 = all batches)"
+            )
+        if log_every_n_steps is not None:
+            _check_int("log_every_n_steps", log_every_n_steps, 0)
+        if isinstance(fast_dev_run, bool):
+            fast_dev_batches = 1 if fast_dev_run else 0
+        else:
+            _check_int("fast_dev_run", fast_dev_run, 0, extra=" or a bool")
+            fast_dev_batches = fast_dev_run
+        if gradient_clip_val is not None and (
+            isinstance(gradient_clip_val, bool)
+            or not isinstance(gradient_clip_val, (int, float))
+            or gradient_clip_val < 0
+        ):
+            raise MisconfigurationException(
+                f"Trainer(gradient_clip_val={gradient_clip_val!r}) is not valid; accepted: a number >= 0 or None"
+            )
+        if gradient_clip_algorithm is not None and gradient_clip_algorithm not in ("norm", "value"):
+            raise MisconfigurationException(
+                f"Trainer(gradient_clip_algorithm={gradient_clip_algorithm!r}) is not valid; accepted: 'norm', 'value'"
+            )
+        for name, value in (
+            ("limit_train_batches", limit_train_batches),
+            ("limit_val_batches", limit_val_batches),
+            ("limit_test_batches", limit_test_batches),
+            ("limit_predict_batches", limit_predict_batches),
+            ("overfit_batches", overfit_batches),
+        ):
+            if value is not None:
+                _check_limit(name, value)
+        if val_check_interval is not None:
+            if (
+                isinstance(val_check_interval, bool)
+                or not isinstance(val_check_interval, (int, float))
+                or (isinstance(val_check_interval, float) and not 0.0 < val_check_interval <= 1.0)
+                or (isinstance(val_check_interval, int) and val_check_interval < 1)
+            ):
+                raise MisconfigurationException(
+                    f"Trainer(val_check_interval={val_check_interval!r}) is not valid; accepted: an int >= 1 "
+                    "(batches) or a float in (0.0, 1.0] (fraction of an epoch)"
+                )
+
+        # --- resolve devices / strategy / precision (connector.py) -----------------------------
+        resolved = resolve(
+            accelerator, devices, strategy, num_nodes, "32-true" if precision is None else precision
+        )
+        self.accelerator = resolved.accelerator
+        self._accelerator_flag = resolved.accelerator
+        self._devices = resolved.devices
+        self.strategy = resolved.strategy
+        self.precision_plugin = resolved.precision
+        self.precision = resolved.precision_name
+        self.num_nodes = num_nodes
+        if getattr(self.strategy, "precision_plugin", None) is None:
+            try:
+                self.strategy.precision_plugin = self.precision_plugin
+            except AttributeError:
+                pass
+
+        self._default_root_dir = (
+            os.fspath(default_root_dir) if default_root_dir is not None else None
+        )
+        self.fast_dev_run = fast_dev_run
+        if fast_dev_batches:
+            limit_train_batches = limit_val_batches = limit_test_batches = limit_predict_batches = (
+                fast_dev_batches
+            )
+            max_steps = fast_dev_batches
+            num_sanity_val_steps = 0
+            max_epochs = 1
+            val_check_interval = 1.0
+            check_val_every_n_epoch = 1
+            rank_zero_info(
+                f"Running in `fast_dev_run` mode: will run the requested loop using {fast_dev_batches} batch(es). "
+                "Logging and checkpointing is suppressed."
+            )
+        self.overfit_batches = overfit_batches
+        if overfit_batches:
+            limit_train_batches = overfit_batches
+            limit_val_batches = overfit_batches
+        self.limit_train_batches = 1.0 if limit_train_batches is None else limit_train_batches
+        self.limit_val_batches = 1.0 if limit_val_batches is None else limit_val_batches
+        self.limit_test_batches = 1.0 if limit_test_batches is None else limit_test_batches
+        self.limit_predict_batches = 1.0 if limit_predict_batches is None else limit_predict_batches
+        self.val_check_interval = 1.0 if val_check_interval is None else val_check_interval
+        self.val_check_batch: float = float("inf")
+        self.check_val_every_n_epoch = check_val_every_n_epoch
+        self.num_sanity_val_steps = (
+            2
+            if num_sanity_val_steps is None
+            else (float("inf") if num_sanity_val_steps == -1 else num_sanity_val_steps)
+        )
+        self.log_every_n_steps = 50 if log_every_n_steps is None else log_every_n_steps
+        self.accumulate_grad_batches = accumulate_grad_batches
+        self.gradient_clip_val = gradient_clip_val
+        self.gradient_clip_algorithm = gradient_clip_algorithm or (
+            "norm" if gradient_clip_val is not None else None
+        )
+        self._detect_anomaly = detect_anomaly
+        self._inference_mode = inference_mode
+        self.reload_dataloaders_every_n_epochs = reload_dataloaders_every_n_epochs
+        self.enable_autolog_hparams = enable_autolog_hparams
+        self.barebones = barebones
+        self.min_steps = min_steps
+        self.max_steps = max_steps
+        self._max_epochs_arg = max_epochs
+        self._min_epochs_arg = min_epochs
+        if deterministic:
+            torch.use_deterministic_algorithms(True, warn_only=deterministic == "warn")
+            os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        if benchmark is not None and self.accelerator == "cuda":
+            torch.backends.cudnn.benchmark = benchmark
+        elif deterministic and self.accelerator == "cuda":
+            torch.backends.cudnn.benchmark = False
+
+        # --- loops, state, metrics -------------------------------------------------------------
+        self.fit_loop = FitLoop(self, min_steps, max_steps)
+        self.fit_loop.max_epochs = 1000 if max_epochs is None else max_epochs
+        self.state = TrainerState()
+        self.should_stop = False
+        self.sanity_checking = False
+        self.training_started = False
+        self.lightning_module = None
+        self.datamodule = None
+        self.optimizers: list = []
+        self._lightning_optimizers: list = []
+        self.lr_scheduler_configs: list = []
+        self.train_dataloader = None
+        self.val_dataloaders = None
+        self.test_dataloaders = None
+        self.predict_dataloaders = None
+        self.num_training_batches: float = float("inf")
+        self.num_val_batches: list = []
+        self.num_test_batches: list = []
+        self.num_predict_batches: list = []
+        self.num_sanity_val_batches: list = []
+        self._train_results = ResultStore()
+        self._eval_results = ResultStore()
+        self._active_results = self._train_results
+        self._callback_metrics: dict[str, Any] = {}
+        self._logged_metrics: dict[str, Any] = {}
+        self._progress_bar_metrics: dict[str, Any] = {}
+        self._log_on_step_default = False
+        self._eval_dataloader_suffix: Optional[str] = None
+        self._current_batch: Any = None
+        self._current_batch_size: Optional[int] = None
+        self._epoch_start_rng: Any = None
+        self._train_source: Any = None
+        self._val_source: Any = None
+        self._test_source: Any = None
+        self._predict_source: Any = None
+        self._hook_cache: dict[str, list] = {}
+        self._module_hook_cache: dict[str, bool] = {}
+        self._enable_validation = True
+
+        # --- callbacks and loggers (H2's classes; imported here, not at package import) --------
+        self._enable_checkpointing = True if enable_checkpointing is None else enable_checkpointing
+        self._enable_progress_bar = True if enable_progress_bar is None else enable_progress_bar
+        self.enable_model_summary = True if enable_model_summary is None else enable_model_summary
+        self.callbacks: list[Callback] = self._configure_callbacks(callbacks)
+        self.loggers: list = self._configure_loggers(logger)
+        if fast_dev_batches:
+            self.loggers = []
+
+    # ================================================================================================
+    # configuration helpers
+    # ================================================================================================
+    def _configure_callbacks(self, callbacks: Any) -> list:
+        if callbacks is None:
+            callbacks = []
+        elif isinstance(callbacks, Callback) or not isinstance(callbacks, Iterable):
+            callbacks = [callbacks]
+        callbacks = list(callbacks)
+        for callback in callbacks:
+            if not isinstance(callback, Callback):
+                raise MisconfigurationException(
+                    f"Trainer(callbacks=...): {callback!r} is not a Callback; accepted: Callback instances"
+                )
+        if self._enable_checkpointing or self._enable_progress_bar:
+            from torchlift.runtime import callbacks as cb
+
+            if self._enable_checkpointing and not any(
+                isinstance(c, cb.ModelCheckpoint) for c in callbacks
+            ):
+                callbacks.append(cb.ModelCheckpoint())
+            if not self._enable_checkpointing and any(
+                isinstance(c, cb.ModelCheckpoint) for c in callbacks
+            ):
+                raise MisconfigurationException(
+                    "Trainer was configured with enable_checkpointing=False but found ModelCheckpoint in callbacks"
+                )
+            has_bar = any(isinstance(c, cb.ProgressBar) for c in callbacks)
+            if self._enable_progress_bar and not has_bar:
+                callbacks.append(cb.TQDMProgressBar())
+            if not self._enable_progress_bar and has_bar:
+                raise MisconfigurationException(
+                    "Trainer was configured with enable_progress_bar=False but found a ProgressBar in callbacks"
+                )
+        return self._reorder_callbacks(callbacks)
+
+    @staticmethod
+    def _reorder_callbacks(callbacks: list) -> list:
+        # Lightning runs checkpoint callbacks last so they see what the others set (e.g. early stop).
+        try:
+            from torchlift.runtime.callbacks.checkpoint import Checkpoint
+        except ImportError:  # pragma: no cover
+            return callbacks
+        others = [c for c in callbacks if not isinstance(c, Checkpoint)]
+        checkpoints = [c for c in callbacks if isinstance(c, Checkpoint)]
+        return others + checkpoints
+
+    def _configure_loggers(self, logger: Any) -> list:
+        if logger is False or logger == []:
+            return []
+        if logger is None or logger is True:
+            from torchlift.runtime import loggers as lg
+
+            root = self.default_root_dir
+            try:
+                import tensorboard  # noqa: F401
+
+                return [lg.TensorBoardLogger(save_dir=root)]
+            except ImportError:
+                try:
+                    import tensorboardX  # noqa: F401
+
+                    return [lg.TensorBoardLogger(save_dir=root)]
+                except ImportError:
+                    return [lg.CSVLogger(save_dir=root)]
+        if isinstance(logger, (list, tuple)):
+            return list(logger)
+        return [logger]
+
+    # ================================================================================================
+    # public attributes Lightning's callbacks and loggers read
+    # ================================================================================================
+    @property
+    def default_root_dir(self) -> str:
+        return self._default_root_dir if self._default_root_dir is not None else os.getcwd()
+
+    @property
+    def max_epochs(self) -> int:
+        return self.fit_loop.max_epochs
+
+    @property
+    def min_epochs(self) -> int:
+        return self.fit_loop.min_epochs
+
+    @property
+    def current_epoch(self) -> int:
+        return self.fit_loop.epoch_progress.current["completed"]
+
+    @property
+    def global_step(self) -> int:
+        return self.fit_loop.epoch_loop.global_step
+
+    @property
+    def is_last_batch(self) -> bool:
+        return self.fit_loop.epoch_loop.batch_progress.is_last_batch
+
+    @property
+    def _batches_that_stepped(self) -> int:
+        return self.fit_loop.epoch_loop._batches_that_stepped
+
+    @property
+    def global_rank(self) -> int:
+        return self.strategy.global_rank
+
+    @property
+    def local_rank(self) -> int:
+        return self.strategy.local_rank
+
+    @property
+    def node_rank(self) -> int:
+        return self.strategy.node_rank
+
+    @property
+    def world_size(self) -> int:
+        return self.strategy.world_size
+
+    @property
+    def is_global_zero(self) -> bool:
+        return self.strategy.is_global_zero
+
+    @property
+    def num_devices(self) -> int:
+        return len(self._devices)
+
+    @property
+    def device_ids(self) -> list[int]:
+        return list(self._devices)
+
+    @property
+    def model(self):
+        wrapped = getattr(self.strategy, "model", None)
+        return wrapped if wrapped is not None else self.lightning_module
+
+    @property
+    def training(self) -> bool:
+        return self.state.stage == RunningStage.TRAINING
+
+    @training.setter
+    def training(self, value: bool) -> None:
+        if value:
+            self.state.stage = RunningStage.TRAINING
+        elif self.training:
+            self.state.stage = None
+
+    @property
+    def validating(self) -> bool:
+        return self.state.stage == RunningStage.VALIDATING
+
+    @validating.setter
+    def validating(self, value: bool) -> None:
+        if value:
+            self.state.stage = RunningStage.VALIDATING
+        elif self.validating:
+            self.state.stage = None
+
+    @property
+    def testing(self) -> bool:
+        return self.state.stage == RunningStage.TESTING
+
+    @testing.setter
+    def testing(self, value: bool) -> None:
+        if value:
+            self.state.stage = RunningStage.TESTING
+        elif self.testing:
+            self.state.stage = None
+
+    @property
+    def predicting(self) -> bool:
+        return self.state.stage == RunningStage.PREDICTING
+
+    @predicting.setter
+    def predicting(self, value: bool) -> None:
+        if value:
+            self.state.stage = RunningStage.PREDICTING
+        elif self.predicting:
+            self.state.stage = None
+
+    @property
+    def evaluating(self) -> bool:
+        return self.state.stage is not None and self.state.stage.evaluating
+
+    @property
+    def interrupted(self) -> bool:
+        return self.state.status == TrainerStatus.INTERRUPTED
+
+    @property
+    def enable_validation(self) -> bool:
+        module = self.lightning_module
+        return (
+            self._enable_validation
+            and module is not None
+            and self._module_overrides("validation_step")
+            and self.limit_val_batches > 0
+        )
+
+    @property
+    def logger(self):
+        return self.loggers[0] if self.loggers else None
+
+    @logger.setter
+    def logger(self, logger) -> None:
+        self.loggers = [] if logger is None else [logger]
+
+    @property
+    def log_dir(self) -> Optional[str]:
+        if not self.loggers:
+            return self.default_root_dir
+        logger = self.loggers[0]
+        directory = getattr(logger, "log_dir", None) or getattr(logger, "save_dir", None)
+        return (
+            self.strategy.broadcast(directory) if directory is not None else self.default_root_dir
+        )
+
+    @property
+    def checkpoint_callbacks(self) -> list:
+        from torchlift.runtime.callbacks.checkpoint import Checkpoint
+
+        return [c for c in self.callbacks if isinstance(c, Checkpoint)]
+
+    @property
+    def checkpoint_callback(self):
+        callbacks = self.checkpoint_callbacks
+        return callbacks[0] if callbacks else None
+
+    @property
+    def early_stopping_callbacks(self) -> list:
+        from torchlift.runtime.callbacks.early_stopping import EarlyStopping
+
+        return [c for c in self.callbacks if isinstance(c, EarlyStopping)]
+
+    @property
+    def early_stopping_callback(self):
+        callbacks = self.early_stopping_callbacks
+        return callbacks[0] if callbacks else None
+
+    @property
+    def progress_bar_callback(self):
+        from torchlift.runtime.callbacks.progress import ProgressBar
+
+        for callback in self.callbacks:
+            if isinstance(callback, ProgressBar):
+                return callback
+        return None
+
+    @property
+    def ckpt_path(self) -> Optional[str]:
+        return getattr(self, "_ckpt_path", None)
+
+    @property
+    def estimated_stepping_batches(self) -> Union[int, float]:
+        if (
+            self.fit_loop.fetcher is None
+            and self.lightning_module is not None
+            and self.state.fn == TrainerFn.FITTING
+        ):
+            self.fit_loop.setup_data()
+        batches = self.num_training_batches
+        if batches == float("inf"):
+            return float("inf") if self.max_steps == -1 else self.max_steps
+        per_epoch = math.ceil(batches / self.accumulate_grad_batches)
+        total = per_epoch * max(self.max_epochs, 1) if self.max_epochs != -1 else float("inf")
+        return total if self.max_steps == -1 else min(total, self.max_steps)
+
+    # --- metrics (kept as tensors until read) --------------------------------------------------------
+    def _live_step_metrics(self) -> tuple[dict, dict, dict]:
+        if self.training or (self.state.fn == TrainerFn.FITTING and self.training_started):
+            return self._train_results.step_metrics()
+        return {}, {}, {}
+
+    @property
+    def callback_metrics(self) -> dict[str, Any]:
+        live = self._live_step_metrics()[0]
+        return {**self._callback_metrics, **live} if live else dict(self._callback_metrics)
+
+    @property
+    def progress_bar_metrics(self) -> dict[str, float]:
+        live = self._live_step_metrics()[2]
+        merged = {**self._progress_bar_metrics, **live}
+        return {k: (v.item() if isinstance(v, torch.Tensor) else v) for k, v in merged.items()}
+
+    @property
+    def logged_metrics(self) -> dict[str, Any]:
+        return dict(self._logged_metrics)
+
+    # ================================================================================================
+    # entry points
+    # ================================================================================================
+    def fit(
+        self,
+        model,
+        train_dataloaders=None,
+        val_dataloaders=None,
+        datamodule=None,
+        ckpt_path=None,
+        weights_only: Optional[bool] = None,
+    ) -> None:
+        from torchlift.runtime.core.datamodule import LightningDataModule
+
+        if isinstance(train_dataloaders, LightningDataModule):
+            datamodule, train_dataloaders = train_dataloaders, None
+        if datamodule is not None and (
+            train_dataloaders is not None or val_dataloaders is not None
+        ):
+            raise MisconfigurationException(
+                "Trainer.fit: pass either a datamodule or train_dataloaders/val_dataloaders, not both"
+            )
+        self._attach(model, datamodule, TrainerFn.FITTING)
+        self._train_source = train_dataloaders
+        self._val_source = val_dataloaders
+        self.train_dataloader = None
+        self.val_dataloaders = None
+        self._run_guarded(self._run, model, ckpt_path, weights_only)
+
+    def validate(
+        self,
+        model=None,
+        dataloaders=None,
+        ckpt_path=None,
+        verbose: bool = True,
+        datamodule=None,
+        weights_only: Optional[bool] = None,
+    ) -> list[dict[str, float]]:
+        return self._evaluate(
+            TrainerFn.VALIDATING, model, dataloaders, ckpt_path, verbose, datamodule, weights_only
+        )
+
+    def test(
+        self,
+        model=None,
+        dataloaders=None,
+        ckpt_path=None,
+        verbose: bool = True,
+        datamodule=None,
+        weights_only: Optional[bool] = None,
+    ) -> list[dict[str, float]]:
+        return self._evaluate(
+            TrainerFn.TESTING, model, dataloaders, ckpt_path, verbose, datamodule, weights_only
+        )
+
+    def predict(
+        self,
+        model=None,
+        dataloaders=None,
+        datamodule=None,
+        return_predictions: Optional[bool] = None,
+        ckpt_path=None,
+        weights_only: Optional[bool] = None,
+    ):
+        from torchlift.runtime.core.datamodule import LightningDataModule
+
+        if isinstance(dataloaders, LightningDataModule):
+            datamodule, dataloaders = dataloaders, None
+        self._attach(model, datamodule, TrainerFn.PREDICTING)
+        self._predict_source = dataloaders
+        return self._run_guarded(
+            self._run,
+            self.lightning_module,
+            self._select_ckpt(ckpt_path, model),
+            weights_only,
+            return_predictions=True if return_predictions is None else return_predictions,
+        )
+
+    def _evaluate(self, fn, model, dataloaders, ckpt_path, verbose, datamodule, weights_only):
+        from torchlift.runtime.core.datamodule import LightningDataModule
+
+        if isinstance(dataloaders, LightningDataModule):
+            datamodule, dataloaders = dataloaders, None
+        self._attach(model, datamodule, fn)
+        if fn == TrainerFn.VALIDATING:
+            self._val_source = dataloaders
+            self.val_dataloaders = None
+        else:
+            self._test_source = dataloaders
+            self.test_dataloaders = None
+        self._verbose = verbose
+        return self._run_guarded(
+            self._run, self.lightning_module, self._select_ckpt(ckpt_path, model), weights_only
+        )
+
+    def _select_ckpt(self, ckpt_path, model) -> Optional[str]:
+        if ckpt_path in ("best", "last") or (
+            ckpt_path is None and model is None and self.checkpoint_callback
+        ):
+            callback = self.checkpoint_callback
+            if callback is None:
+                if ckpt_path is None:
+                    return None
+                raise MisconfigurationException(
+                    f'ckpt_path="{ckpt_path}" needs a ModelCheckpoint callback'
+                )
+            path = getattr(
+                callback, "best_model_path" if ckpt_path != "last" else "last_model_path", ""
+            )
+            if not path:
+                if ckpt_path is None:
+                    return None
+                raise MisconfigurationException(
+                    f'ckpt_path="{ckpt_path}": no checkpoint has been saved yet by ModelCheckpoint'
+                )
+            return path
+        return ckpt_path
+
+    def _attach(self, model, datamodule, fn: TrainerFn) -> None:
+        from torchlift.runtime.core.module import LightningModule
+
+        if model is None:
+            if self.lightning_module is None:
+                raise MisconfigurationException(
+                    f"Trainer.{fn.value}: no model given and none attached from an earlier fit; pass model=..."
+                )
+            model = self.lightning_module
+        if not isinstance(model, LightningModule):
+            raise MisconfigurationException(
+                f"Trainer.{fn.value}: model must be a LightningModule, got {type(model).__name__}"
+            )
+        self.state.fn = fn
+        self.state.status = TrainerStatus.RUNNING
+        self.should_stop = False
+        self.lightning_module = model
+        model._trainer = self
+        if datamodule is not None:
+            self.datamodule = datamodule
+            datamodule.trainer = self
+        self._hook_cache = {}
+        self._module_hook_cache = {}
+
+    def _run_guarded(self, fn, *args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            rank_zero_warn("Detected KeyboardInterrupt, attempting graceful shutdown ...")
+            self.state.status = TrainerStatus.INTERRUPTED
+            self._on_exception(exc)
+            self._teardown()
+            return None
+        except BaseException as exc:
+            self.state.status = TrainerStatus.INTERRUPTED
+            self._on_exception(exc)
+            self._teardown()
+            raise
+
+    def _on_exception(self, exc: BaseException) -> None:
+        module = self.lightning_module
+        for callback in self.callbacks:
+            try:
+                callback.on_exception(self, module, exc)
+            except Exception:  # noqa: BLE001 - never hide the original error
+                pass
+        if self.datamodule is not None and hasattr(self.datamodule, "on_exception"):
+            try:
+                self.datamodule.on_exception(exc)
+            except Exception:  # noqa: BLE001
+                pass
+        for logger in self.loggers:
+            try:
+                logger.finalize("failed")
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _teardown(self) -> None:
+        try:
+            self.strategy.teardown()
+        except Exception:  # noqa: BLE001
+            pass
+
+    # ================================================================================================
+    # the run (Lightning's Trainer._run order)
+    # ================================================================================================
+    def _run(self, model, ckpt_path=None, weights_only=None, return_predictions: bool = True):
+        fn = self.state.fn
+        if fn == TrainerFn.FITTING:
+            max_epochs = self._max_epochs_arg
+            if max_epochs is None:
+                if self.max_steps == -1:
+                    rank_zero_warn(
+                        "`max_epochs` was not set. Setting it to 1000 epochs. To train without an epoch limit, "
+                        "set `max_epochs=-1`."
+                    )
+                    max_epochs = 1000
+                else:
+                    max_epochs = -1
+            min_epochs = self._min_epochs_arg
+            if min_epochs is None:
+                min_epochs = 1 if self.min_steps is not None else 0
+            self.fit_loop.max_epochs = max_epochs
+            self.fit_loop.min_epochs = min_epochs
+            self.fit_loop.epoch_loop.automatic = model.automatic_optimization
+            self.training_started = False
+        self._verify_configuration(model, fn)
+        # Model-provided callbacks (configure_callbacks) replace trainer ones of the same type.
+        extra = model.configure_callbacks()
+        if extra:
+            extra = [extra] if isinstance(extra, Callback) else list(extra)
+            types = {type(c) for c in extra}
+            self.callbacks = self._reorder_callbacks(
+                [c for c in self.callbacks if type(c) not in types] + extra
+            )
+            self._hook_cache = {}
+        self._training_step_takes_idx = _accepts_positional(type(model).training_step, 3)
+
+        self.strategy.setup_environment()
+        self._prepare_data()
+        self._call_setup_hooks(fn)
+        model.configure_model()
+
+        loaded = None
+        if ckpt_path is not None:
+            self._ckpt_path = str(ckpt_path)
+            loaded = ckpt_io.load_checkpoint_file(ckpt_path, weights_only=weights_only)
+            self._restore_module_and_callbacks(loaded)
+
+        self._callback_metrics = {}
+        self._logged_metrics = {}
+        self._progress_bar_metrics = {}
+        self._train_results.reset()
+        self._eval_results.reset()
+
+        # strategy.setup: precision conversion, device placement, optimizers (Lightning's order)
+        model = self.precision_plugin.convert_module(model)
+        for module in model.modules():
+            if hasattr(module, "_device"):
+                module._device = self.strategy.root_device
+        self.strategy.setup_module(model)
+        if fn == TrainerFn.FITTING:
+            self._setup_optimizers(model)
+
+        if fn == TrainerFn.FITTING:
+            self._call_hook("on_fit_start")
+            self._log_hyperparams()
+        if loaded is not None:
+            self._restore_training_state(loaded)
+
+        self._build_hook_cache()
+        try:
+            result = self._run_stage(fn, return_predictions)
+        finally:
+            self.strategy.teardown()
+        if fn == TrainerFn.FITTING:
+            self._call_hook("on_fit_end")
+        self._call_teardown_hooks(fn)
+        for logger in self.loggers:
+            logger.finalize("success")
+        self.state.status = TrainerStatus.FINISHED
+        self.state.stage = None
+        return result
+
+    def _verify_configuration(self, model, fn) -> None:
+        if fn == TrainerFn.FITTING:
+            if not self._module_overrides("training_step"):
+                raise MisconfigurationException(
+                    "No `training_step()` method defined. Lightning `Trainer` expects as minimum a "
+                    "`training_step()`, `train_dataloader()` and `configure_optimizers()` to be defined."
+                )
+            if not self._module_overrides("configure_optimizers"):
+                raise MisconfigurationException(
+                    "No `configure_optimizers()` method defined. Lightning `Trainer` expects as minimum a "
+                    "`training_step()`, `train_dataloader()` and `configure_optimizers()` to be defined."
+                )
+            if not model.automatic_optimization and self.gradient_clip_val:
+                raise MisconfigurationException(
+                    "Automatic gradient clipping is not supported for manual optimization; remove "
+                    "Trainer(gradient_clip_val=...) and call self.clip_gradients(...) in training_step"
+                )
+            if not model.automatic_optimization and self.accumulate_grad_batches != 1:
+                raise MisconfigurationException(
+                    "Automatic gradient accumulation is not supported for manual optimization; remove "
+                    "Trainer(accumulate_grad_batches=...) and accumulate in training_step"
+                )
+        elif fn == TrainerFn.VALIDATING and not self._module_overrides("validation_step"):
+            raise MisconfigurationException(
+                "Trainer.validate: the model has no `validation_step()` method"
+            )
+        elif fn == TrainerFn.TESTING and not self._module_overrides("test_step"):
+            raise MisconfigurationException("Trainer.test: the model has no `test_step()` method")
+
+    def _run_stage(self, fn, return_predictions: bool):
+        self.strategy.barrier("run-stage")
+        self.lightning_module.zero_grad(set_to_none=True)
+        if fn == TrainerFn.FITTING:
+            from torchlift.runtime.seed import isolate_rng
+
+            with isolate_rng():
+                self._run_sanity_check()
+            self.training = True
+            self._active_results = self._train_results
+            with torch.autograd.set_detect_anomaly(self._detect_anomaly):
+                self.fit_loop.run()
+            self.training = False
+            return None
+        if fn in (TrainerFn.VALIDATING, TrainerFn.TESTING):
+            return self._run_standalone_evaluation(fn)
+        return self._run_predict(return_predictions)
+
+    def _setup_optimizers(self, model) -> None:
+        result = model.configure_optimizers()
+        optimizers, configs = parse_optimizers(result)
+        if not optimizers:
+            rank_zero_warn(
+                "`configure_optimizers` returned `None`, this fit will run with no optimizer"
+            )
+        if model.automatic_optimization and len(optimizers) > 1:
+            raise MisconfigurationException(
+                "Training with multiple optimizers is only supported with manual optimization. Set "
+                "`self.automatic_optimization = False`, then access your optimizers in `training_step` with "
+                "`opt1, opt2, ... = self.optimizers()`."
+            )
+        self.optimizers = optimizers
+        self._lightning_optimizers = [LightningOptimizer(o, self) for o in optimizers]
+        self.lr_scheduler_configs = configs
+        if model.automatic_optimization and not optimizers:
+            self.optimizers = [_MockOptimizer()]
+            self._lightning_optimizers = [LightningOptimizer(self.optimizers[0], self)]
+
+    # ================================================================================================
+    # hooks
+    # ================================================================================================
+    def _module_overrides(self, name: str) -> bool:
+        cached = self._module_hook_cache.get(name)
+        if cached is None:
+            from torchlift.runtime.core.module import LightningModule
+
+            module = self.lightning_module
+            impl = getattr(type(module), name, None)
+            cached = impl is not None and impl is not getattr(LightningModule, name, None)
+            if name in ("validation_step", "test_step", "training_step"):
+                cached = cached or name in vars(module)
+            self._module_hook_cache[name] = cached
+        return cached
+
+    def _build_hook_cache(self) -> None:
+        self._hook_cache = {}
+
+    def _callbacks_for(self, name: str) -> list:
+        cached = self._hook_cache.get(name)
+        if cached is None:
+            base = getattr(Callback, name, None)
+            cached = [
+                getattr(c, name)
+                for c in self.callbacks
+                if getattr(type(c), name, None) is not base or name in vars(c)
+            ]
+            self._hook_cache[name] = cached
+        return cached
+
+    def _call_hook(self, name: str, *args: Any) -> Any:
+        """Callbacks first, then the LightningModule (Lightning's order for every loop hook)."""
+        module = self.lightning_module
+        for hook in self._callbacks_for(name):
+            hook(self, module, *args)
+        if self._module_overrides(name):
+            return getattr(module, name)(*args)
+        return None
+
+    def _call_module_hook(self, name: str, *args: Any) -> Any:
+        return getattr(self.lightning_module, name)(*args)
+
+    def _call_train_epoch_end_hooks(self) -> None:
+        # Lightning: non-monitoring callbacks, the module, then monitoring callbacks (checkpoint,
+        # early stopping) so they can see metrics logged in the module's on_train_epoch_end.
+        from torchlift.runtime.callbacks.checkpoint import Checkpoint
+        from torchlift.runtime.callbacks.early_stopping import EarlyStopping
+
+        module = self.lightning_module
+        hooks = self._callbacks_for("on_train_epoch_end")
+        monitoring = [h for h in hooks if isinstance(h.__self__, (Checkpoint, EarlyStopping))]
+        for hook in hooks:
+            if hook not in monitoring:
+                hook(self, module)
+        self._log_on_step_default = False
+        if self._module_overrides("on_train_epoch_end"):
+            module.on_train_epoch_end()
+        for hook in monitoring:
+            hook(self, module)
+
+    def _call_setup_hooks(self, fn: TrainerFn) -> None:
+        module = self.lightning_module
+        for logger in self.loggers:
+            if hasattr(logger, "experiment"):
+                _ = logger.experiment
+        self.strategy.barrier("pre_setup")
+        if self.datamodule is not None:
+            self.datamodule.setup(stage=fn.value)
+        for callback in self.callbacks:
+            callback.setup(self, module, stage=fn.value)
+        module.setup(stage=fn.value)
+        self.strategy.barrier("post_setup")
+
+    def _call_teardown_hooks(self, fn: TrainerFn) -> None:
+        module = self.lightning_module
+        if self.datamodule is not None:
+            self.datamodule.teardown(stage=fn.value)
+        for callback in self.callbacks:
+            callback.teardown(self, module, stage=fn.value)
+        module.teardown(stage=fn.value)
+
+    def _prepare_data(self) -> None:
+        # prepare_data runs once per node (local rank 0), as in Lightning.
+        targets = [t for t in (self.datamodule, self.lightning_module) if t is not None]
+        for target in targets:
+            per_node = getattr(target, "prepare_data_per_node", True)
+            if (per_node and self.local_rank == 0) or (not per_node and self.global_rank == 0):
+                target.prepare_data()
+        self.strategy.barrier("prepare_data")
+
+    # --- train/eval mode bookkeeping ---------------------------------------------------------------
+    def _capture_train_modes(self) -> dict:
+        return {m: m.training for m in self.lightning_module.modules()}
+
+    def _restore_train_modes(self, modes: dict) -> None:
+        for module, mode in modes.items():
+            module.training = mode
+
+    def _set_eval_mode(self) -> None:
+        self.lightning_module.eval()
+
+    def _restore_train_mode(self) -> None:
+        self.lightning_module.train()
+
+    # ================================================================================================
+    # data
+    # ================================================================================================
+    def _request_dataloader(self, kind: str) -> Any:
+        source = getattr(self, f"_{kind}_source")
+        if source is not None:
+            return source
+        name = f"{kind}_dataloader"
+        for provider in (self.datamodule, self.lightning_module):
+            if provider is None:
+                continue
+            method = getattr(type(provider), name, None)
+            if method is None:
+                continue
+            from torchlift.runtime.core.datamodule import LightningDataModule
+            from torchlift.runtime.core.module import LightningModule
+
+            base = (
+                LightningDataModule
+                if isinstance(provider, LightningDataModule)
+                else LightningModule
+            )
+            if getattr(base, name, None) is method:
+                continue
+            return getattr(provider, name)()
+        return None
+
+    def _prepare_loader(self, loader: Any, stage: str) -> Any:
+        if stage == "fit" and self.overfit_batches:
+            loader = _without_shuffle(loader)
+        return self.strategy.process_dataloader(loader, stage)
+
+    def _limit_batches(self, loader: Any, limit: Union[int, float], name: str) -> float:
+        length = sized_len(loader)
+        if isinstance(limit, int):
+            return limit if length is None else min(length, limit)
+        if length is None:
+            if limit in (0.0, 1.0):
+                return float("inf") if limit == 1.0 else 0
+            raise MisconfigurationException(
+                f"Trainer({name}={limit}) as a fraction needs a dataloader with a length; pass an int instead"
+            )
+        batches = int(length * limit)
+        if limit > 0 and batches == 0 and length > 0:
+            raise MisconfigurationException(
+                f"Trainer({name}={limit}) gives 0 of {length} batches; pass a larger fraction or an int"
+            )
+        return batches
+
+    def _as_loader_list(self, loaders: Any) -> list:
+        if loaders is None:
+            return []
+        if isinstance(loaders, dict):
+            return list(loaders.values())
+        if isinstance(loaders, (list, tuple)):
+            return list(loaders)
+        return [loaders]
+
+    def _setup_validation_data_if_needed(self) -> None:
+        if self.val_dataloaders is None and self.enable_validation:
+            self._setup_eval_data("val")
+
+    def _setup_eval_data(self, kind: str) -> tuple[list, list]:
+        stage = {"val": "validate", "test": "test", "predict": "predict"}[kind]
+        loaders = [
+            self._prepare_loader(l, stage)
+            for l in self._as_loader_list(self._request_dataloader(kind))
+        ]
+        limit = {
+            "val": self.limit_val_batches,
+            "test": self.limit_test_batches,
+            "predict": self.limit_predict_batches,
+        }[kind]
+        limits = [self._limit_batches(l, limit, f"limit_{kind}_batches") for l in loaders]
+        attr = {
+            "val": "val_dataloaders",
+            "test": "test_dataloaders",
+            "predict": "predict_dataloaders",
+        }[kind]
+        setattr(self, attr, loaders[0] if len(loaders) == 1 else loaders)
+        setattr(self, f"num_{kind}_batches", limits)
+        return loaders, limits
+
+    def _transfer_batch(self, batch: Any, dataloader_idx: int) -> Any:
+        batch = self.precision_plugin.convert_input(batch)
+        module = self.lightning_module
+        device = self.strategy.root_device
+        hooks_overridden = (
+            self._module_overrides("on_before_batch_transfer")
+            or self._module_overrides("transfer_batch_to_device")
+            or self._module_overrides("on_after_batch_transfer")
+        )
+        if device.type == "cpu" and not hooks_overridden and self.datamodule is None:
+            return batch  # tensors from a CPU loader are already where they must be
+        providers = [p for p in (self.datamodule, module) if p is not None]
+        for provider in providers:
+            batch = provider.on_before_batch_transfer(batch, dataloader_idx)
+        transfer = (
+            module
+            if self._module_overrides("transfer_batch_to_device") or self.datamodule is None
+            else self.datamodule
+        )
+        batch = transfer.transfer_batch_to_device(batch, device, dataloader_idx)
+        for provider in providers:
+            batch = provider.on_after_batch_transfer(batch, dataloader_idx)
+        return batch
+
+    def _eval_step_args(self, step_fn, args: tuple) -> tuple:
+        # Lightning passes batch_idx only if the step accepts it.
+        key = getattr(step_fn, "__name__", "")
+        cached = self._module_hook_cache.get(("nargs", key))  # type: ignore[call-overload]
+        if cached is None:
+            cached = _accepts_positional(step_fn, len(args))
+            self._module_hook_cache[("nargs", key)] = cached  # type: ignore[index]
+        if cached:
+            return args
+        return args[:1] if not _accepts_positional(step_fn, 2) else args[:2]
+
+    # ================================================================================================
+    # one training step's pieces (called from fit_loop and LightningOptimizer)
+    # ================================================================================================
+    def _call_training_step(self, batch: Any, batch_idx: int) -> Any:
+        module = self.lightning_module
+        with self.precision_plugin.forward_context():
+            if self._training_step_takes_idx:
+                return module.training_step(batch, batch_idx)
+            return module.training_step(batch)
+
+    def _backward(self, loss: torch.Tensor, optimizer: Any, *args: Any, **kwargs: Any) -> None:
+        loss = self.precision_plugin.pre_backward(loss)
+        self._call_hook("on_before_backward", loss)
+        self.lightning_module.backward(loss, *args, **kwargs)
+        self._call_hook("on_after_backward")
+
+    def _optimizer_step(self, optimizer, closure, **kwargs: Any) -> Any:
+        module = self.lightning_module
+        automatic = module.automatic_optimization
+        manual_progress = None if automatic else self.fit_loop.epoch_loop.manual_optim_step_progress
+        if manual_progress is not None:
+            manual_progress.increment("ready")
+
+        def after_closure() -> None:
+            self._call_hook("on_before_optimizer_step", optimizer)
+            if automatic:
+                module.configure_gradient_clipping(
+                    optimizer,
+                    gradient_clip_val=self.gradient_clip_val,
+                    gradient_clip_algorithm=self.gradient_clip_algorithm,
+                )
+
+        output = self.precision_plugin.optimizer_step(optimizer, closure, after_closure, **kwargs)
+        if manual_progress is not None:
+            manual_progress.increment("completed")
+        return output
+
+    # ================================================================================================
+    # sanity check, standalone evaluation, predict
+    # ================================================================================================
+    def _run_sanity_check(self) -> None:
+        if not (self.enable_validation and self.num_sanity_val_steps > 0):
+            return
+        if (
+            self.fit_loop.epoch_progress.total["ready"] > 0
+            or self.fit_loop.epoch_loop.global_step > 0
+        ):
+            return  # resuming: Lightning does not re-run it either
+        loaders, limits = self._setup_eval_data("val")
+        limits = [min(self.num_sanity_val_steps, n) for n in limits]
+        self.num_sanity_val_batches = limits
+        if sum(limits) == 0:
+            return
+        stage = self.state.stage
+        self.sanity_checking = True
+        self.state.stage = RunningStage.SANITY_CHECKING
+        self._callback_metrics, self._logged_metrics, self._progress_bar_metrics = {}, {}, {}
+        self._call_callbacks_only("on_sanity_check_start")
+        run_evaluation(self, "validate", loaders, limits, counters=None)
+        self._call_callbacks_only("on_sanity_check_end")
+        self._callback_metrics, self._logged_metrics, self._progress_bar_metrics = {}, {}, {}
+        self._eval_results.reset()
+        self.sanity_checking = False
+        self.state.stage = stage
+
+    def _call_callbacks_only(self, name: str, *args: Any) -> None:
+        module = self.lightning_module
+        for hook in self._callbacks_for(name):
+            hook(self, module, *args)
+
+    def _run_validation(self) -> None:
+        loaders = self._as_loader_list(self.val_dataloaders)
+        if not loaders and self.val_dataloaders is None:
+            loaders, _ = self._setup_eval_data("val")
+        self.validating = True
+        run_evaluation(
+            self,
+            "validate",
+            loaders,
+            list(self.num_val_batches),
+            counters=self.fit_loop.epoch_loop.val_loop,
+        )
+        self.training = True
+
+    def _run_standalone_evaluation(self, fn) -> list[dict[str, float]]:
+        kind = "val" if fn == TrainerFn.VALIDATING else "test"
+        loaders, limits = self._setup_eval_data(kind)
+        if not loaders:
+            raise MisconfigurationException(
+                f"Trainer.{fn.value}: no {kind} data; pass dataloaders=..., a datamodule, or define "
+                f"`{kind}_dataloader()` in the LightningModule"
+            )
+        self.state.stage = RunningStage.VALIDATING if kind == "val" else RunningStage.TESTING
+        grad_mode = "inference" if self._inference_mode else "no_grad"
+        results = run_evaluation(
+            self, fn.value, loaders, limits, counters=None, grad_mode=grad_mode
+        )
+        floats = [
+            {k: (v.item() if isinstance(v, torch.Tensor) else v) for k, v in r.items()}
+            for r in results
+        ]
+        if getattr(self, "_verbose", True) and self.is_global_zero:
+            _print_results(floats, "Validate" if kind == "val" else "Test")
+        return floats
+
+    def _run_predict(self, return_predictions: bool):
+        loaders, limits = self._setup_eval_data("predict")
+        if not loaders:
+            raise MisconfigurationException(
+                "Trainer.predict: no data; pass dataloaders=..., a datamodule, or define `predict_dataloader()`"
+            )
+        self.state.stage = RunningStage.PREDICTING
+        return run_prediction(self, loaders, limits, return_predictions)
+
+    # ================================================================================================
+    # logging (self.log -> ResultStore -> callback_metrics / loggers)
+    # ================================================================================================
+    def _on_batch_start(self, batch: Any) -> None:
+        self._current_batch = batch
+        self._current_batch_size = None
+
+    def _batch_size(self) -> int:
+        if self._current_batch_size is None:
+            size = extract_batch_size(self._current_batch)
+            if size is None:
+                rank_zero_warn(
+                    "self.log: could not infer the batch size; using 1 (pass batch_size=...)"
+                )
+                size = 1
+            self._current_batch_size = size
+        return self._current_batch_size
+
+    def _log(
+        self,
+        name: str,
+        value: Any,
+        *,
+        prog_bar: bool,
+        logger: bool,
+        on_step: Optional[bool],
+        on_epoch: Optional[bool],
+        reduce_fx: str,
+        sync_dist: bool,
+        batch_size: Optional[int],
+    ) -> None:
+        if self.state.fn is None:
+            return
+        default_step = self._log_on_step_default
+        on_step = default_step if on_step is None else on_step
+        on_epoch = (not default_step) if on_epoch is None else on_epoch
+        if self._eval_dataloader_suffix and self._active_results is self._eval_results:
+            name = name + self._eval_dataloader_suffix
+        self._active_results.log(
+            name,
+            value,
+            on_step=on_step,
+            on_epoch=on_epoch,
+            prog_bar=prog_bar,
+            logger=logger,
+            reduce_fx=reduce_fx,
+            sync_dist=sync_dist and self.world_size > 1,
+            batch_size=batch_size,
+            get_batch_size=self._batch_size,
+            reduce=self.strategy.reduce,
+            device=self.strategy.root_device,
+        )
+
+    @property
+    def _should_update_logs(self) -> bool:
+        every = self.log_every_n_steps
+        n = self.fit_loop.epoch_loop._batches_that_stepped + 1
+        return bool(every) and (n % every == 0) or self.should_stop
+
+    def _update_train_step_metrics(self) -> None:
+        if not self.loggers:
+            return
+        if self.fit_loop._should_accumulate() and self.lightning_module.automatic_optimization:
+            return
+        if self._should_update_logs or self.fast_dev_run:
+            _, log, _ = self._train_results.step_metrics()
+            if log:
+                self._log_metrics(log)
+
+    def _commit_train_epoch_metrics(self) -> None:
+        step_callback, step_log, step_pbar = self._train_results.step_metrics()
+        callback, log, pbar = self._train_results.epoch_metrics(self.strategy.reduce)
+        self._callback_metrics.update(step_callback)
+        self._callback_metrics.update(callback)
+        self._progress_bar_metrics.update(step_pbar)
+        self._progress_bar_metrics.update(pbar)
+        if log:
+            self.fit_loop.epoch_loop._batches_that_stepped -= 1
+            self._log_metrics(log)
+            self.fit_loop.epoch_loop._batches_that_stepped += 1
+        # step values were committed; the next epoch starts a fresh store
+        self._train_results.reset()
+
+    def _commit_eval_epoch_metrics(self) -> dict[str, Any]:
+        callback, log, pbar = self._eval_results.epoch_metrics(self.strategy.reduce)
+        step_callback, step_log, step_pbar = self._eval_results.step_metrics()
+        if not self.sanity_checking:
+            self._callback_metrics.update(step_callback)
+            self._callback_metrics.update(callback)
+            self._progress_bar_metrics.update(step_pbar)
+            self._progress_bar_metrics.update(pbar)
+            if log:
+                self._log_metrics(log)
+        return dict(callback)
+
+    def _log_metrics(self, metrics: dict[str, Any]) -> None:
+        if not self.loggers:
+            return
+        self._logged_metrics.update(metrics)
+        scalars = {k: (v.item() if isinstance(v, torch.Tensor) else v) for k, v in metrics.items()}
+        step = scalars.pop("step", None)
+        if step is None:
+            scalars.setdefault("epoch", self.current_epoch)
+            step = self.fit_loop.epoch_loop._batches_that_stepped
+        for logger in self.loggers:
+            logger.log_metrics(metrics=scalars, step=int(step))
+            logger.save()
+
+    def _log_hyperparams(self) -> None:
+        if not self.loggers or not self.enable_autolog_hparams:
+            return
+        module = self.lightning_module
+        hparams: dict[str, Any] = {}
+        if getattr(module, "_log_hyperparams", False):
+            hparams.update(module.hparams_initial)
+        if self.datamodule is not None and getattr(self.datamodule, "_log_hyperparams", False):
+            hparams.update(self.datamodule.hparams_initial)
+        for logger in self.loggers:
+            if hparams:
+                logger.log_hyperparams(hparams)
+            if hasattr(logger, "log_graph"):
+                try:
+                    logger.log_graph(module)
+                except Exception:  # noqa: BLE001 - a graph is a nicety
+                    pass
+            logger.save()
+
+    # ================================================================================================
+    # checkpoints
+    # ================================================================================================
+    def _callbacks_state_dict(self) -> dict[str, Any]:
+        states = {}
+        for callback in self.callbacks:
+            state = callback.state_dict()
+            if state:
+                states[callback.state_key] = state
+        return states
+
+    def dump_checkpoint(self, weights_only: bool = False) -> dict[str, Any]:
+        return ckpt_io.dump_checkpoint(self, weights_only=weights_only)
+
+    def save_checkpoint(
+        self, filepath, weights_only: bool = False, storage_options: Any = None
+    ) -> None:
+        if self.lightning_module is None:
+            raise MisconfigurationException(
+                "Trainer.save_checkpoint: no model attached; call fit/validate/test/predict first"
+            )
+        checkpoint = self.dump_checkpoint(weights_only)
+        if self.is_global_zero:
+            ckpt_io.save_checkpoint_file(checkpoint, filepath)
+        self.strategy.barrier("Trainer.save_checkpoint")
+
+    def _restore_module_and_callbacks(self, checkpoint: dict[str, Any]) -> None:
+        module = self.lightning_module
+        module.on_load_checkpoint(checkpoint)
+        module.load_state_dict(
+            checkpoint["state_dict"], strict=getattr(module, "strict_loading", True)
+        )
+        if self.datamodule is not None:
+            key = type(self.datamodule).__qualname__
+            if key in checkpoint:
+                self.datamodule.load_state_dict(checkpoint[key])
+        states = checkpoint.get("callbacks") or {}
+        for callback in self.callbacks:
+            callback.on_load_checkpoint(self, module, checkpoint)
+        for callback in self.callbacks:
+            state = states.get(callback.state_key)
+            if state is None:
+                # Lightning < 1.5 keyed states by class; accept that too.
+                state = states.get(type(callback).__qualname__) or states.get(type(callback))
+            if state:
+                callback.load_state_dict(state)
+
+    def _restore_training_state(self, checkpoint: dict[str, Any]) -> None:
+        key = self.precision_plugin.state_key
+        if key in checkpoint:
+            self.precision_plugin.load_state_dict(checkpoint[key])
+        elif "native_amp_scaling_state" in checkpoint:
+            self.precision_plugin.load_state_dict(checkpoint["native_amp_scaling_state"])
+        if self.state.fn != TrainerFn.FITTING:
+            return
+        loops = checkpoint.get("loops")
+        if loops is not None and "fit_loop" in loops:
+            self.fit_loop.load_state_dict(loops["fit_loop"])
+        else:
+            # very old checkpoints: only epoch / global_step
+            self.fit_loop.epoch_progress.current["completed"] = int(checkpoint.get("epoch", 0))
+            self.fit_loop.epoch_progress.current["processed"] = int(checkpoint.get("epoch", 0))
+        ckpt_io.restore_optimizers_and_schedulers(self, checkpoint)
+        self.fit_loop._resume = self._resume_point(checkpoint)
+
+    def _resume_point(self, checkpoint: dict[str, Any]) -> dict[str, Any]:
+        ep = self.fit_loop.epoch_progress.current
+        bp = self.fit_loop.epoch_loop.batch_progress.current
+        extra = checkpoint.get("torchlift") or {}
+        point: dict[str, Any] = {"rng": extra.get("rng"), "epoch_rng": extra.get("epoch_rng")}
+        if ep["started"] > ep["processed"] and bp["ready"] > 0:
+            point["mode"] = "mid_epoch"
+            point["stage"] = (
+                "after_train_batch_end" if bp["completed"] < bp["ready"] else "after_validation"
+            )
+        elif ep["started"] > ep["processed"]:
+            # stopped right at an epoch's start: run that epoch from its beginning
+            for field in ("ready", "started"):
+                ep[field] = ep["processed"]
+                self.fit_loop.epoch_progress.total[field] = self.fit_loop.epoch_progress.total[
+                    "processed"
+                ]
+            point["mode"] = "epoch_start"
+        elif ep["processed"] > ep["completed"]:
+            point["mode"] = "epoch_end"
+        else:
+            point["mode"] = "epoch_start"
+        return point
+
+    # ------------------------------------------------------------------------------------------------
+    def print(self, *args: Any, **kwargs: Any) -> None:
+        rank_zero_print(*args, **kwargs)
+
+
+class _MockOptimizer(torch.optim.Optimizer):
+    """Stands in when configure_optimizers returns None (Lightning does the same)."""
+
+    def __init__(self) -> None:
+        super().__init__([torch.zeros(1)], {})
+
+    def step(self, closure=None):
+        if closure is not None:
+            return closure()
+        return None
+
+    def zero_grad(self, set_to_none: bool = True) -> None: ...
+
+
+def _without_shuffle(loader: Any) -> Any:
+    """overfit_batches: same batches every epoch, as Lightning replaces the sampler by a sequential one."""
+    from torch.utils.data import DataLoader, RandomSampler, SequentialSampler
+
+    if not isinstance(loader, DataLoader) or not isinstance(loader.sampler, RandomSampler):
+        return loader
+    rank_zero_warn(
+        "You requested to overfit but enabled training dataloader shuffling. We are turning off the "
+        "training dataloader shuffling for you."
+    )
+    return DataLoader(
+        loader.dataset,
+        batch_size=loader.batch_size,
+        sampler=SequentialSampler(loader.dataset),
+        num_workers=loader.num_workers,
+        collate_fn=loader.collate_fn,
+        pin_memory=loader.pin_memory,
+        drop_last=loader.drop_last,
+        timeout=loader.timeout,
+        worker_init_fn=loader.worker_init_fn,
+    )
+
+
+def _print_results(results: list[dict[str, float]], stage: str) -> None:
+    rows = [(name, value) for result in results for name, value in result.items()]
+    if not rows:
+        return
+    width = max(len(name) for name, _ in rows) + 2
+    line = "─" * (width + 24)
+    print(line)
+    print(f"{stage + ' metric':<{width}}{'DataLoader 0':>24}")
+    print(line)
+    for name, value in rows:
+        print(f"{name:<{width}}{value:>24.6g}")
+    print(line)

@@ -1,0 +1,136 @@
+"""Transform (complete plans only): rewrite the module around each planned loop.
+
+- the epoch loop becomes `lit = LitX(...)`, `trainer = L.Trainer(...)`, `trainer.fit(...)`;
+- statements the Trainer now owns are removed (optimizer/scheduler construction moved into
+  `configure_optimizers`, `nn.DataParallel(model)`), model construction loses `.to(device)`;
+- the generated class is inserted at module level after the last definition it needs.
+Blank lines of removed statements are kept so the surrounding layout does not shift.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .passes.strip_device_moves import is_trivial_statement, strip_device_moves
+
+
+class ApplyPlans(cst.CSTTransformer):
+    def __init__(self, replacements, removals, strips, inserts, moved=()) -> None:
+        super().__init__()
+        self.moved = set(moved)  # ids of removed statements whose comments moved with them
+        self.replacements = replacements  # id(loop) -> list of statements
+        self.removals = removals  # ids of statements to drop
+        self.strips = strips  # id(stmt) -> device names to strip from it
+        self.inserts = inserts  # id(anchor top-level stmt) -> (before?, [ClassDef])
+
+    def _rewrite_body(self, original_body, updated_body, top_level: bool):
+        out: list[cst.CSTNode] = []
+        carry: list[cst.EmptyLine] = []
+        pad_next = False
+        for orig, upd in zip(original_body, updated_body):
+            key = id(orig)
+            if top_level and key in self.inserts and self.inserts[key][0] == "before":
+                out.extend(self.inserts[key][1])
+            if key in self.removals:
+                carry = _carried(upd, key in self.moved, carry)
+                continue
+            if key in self.strips:
+                upd = strip_device_moves(upd, self.strips[key])
+                if is_trivial_statement(upd):
+                    carry = _carried(upd, False, carry)
+                    continue
+            if key in self.replacements:
+                new = list(self.replacements[key])
+                new[0] = new[0].with_changes(leading_lines=upd.leading_lines)
+                upd_list = new
+            else:
+                upd_list = [upd]
+            if carry:
+                upd_list[0] = _prepend_lines(upd_list[0], carry)
+                carry = []
+            if pad_next:
+                upd_list[0] = _pad_blank_lines(upd_list[0], 2)
+                pad_next = False
+            out.extend(upd_list)
+            if top_level and key in self.inserts and self.inserts[key][0] == "after":
+                out.extend(self.inserts[key][1])
+                pad_next = True
+        return out
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        body = self._rewrite_body(original_node.body, updated_node.body, top_level=True)
+        return updated_node.with_changes(body=body)
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        if not any(
+            id(s) in self.removals or id(s) in self.strips or id(s) in self.replacements
+            for s in original_node.body
+        ):
+            return updated_node
+        body = self._rewrite_body(original_node.body, updated_node.body, top_level=False)
+        if not body:
+            body = [cst.SimpleStatementLine([cst.Pass()])]
+        return updated_node.with_changes(body=body)
+
+
+def _carried(stmt, moved: bool, carry):
+    """Leading lines a removed statement leaves behind: blank lines always; comments too
+    unless the statement (and so its comment) moved into the generated class."""
+    lines = [line for line in stmt.leading_lines if not moved or line.comment is None]
+    return [*carry, *lines]
+
+
+def _prepend_lines(stmt, lines):
+    existing = list(stmt.leading_lines)
+    blanks = 0
+    while blanks < len(existing) and existing[blanks].comment is None:
+        blanks += 1
+    lead = 0
+    while lead < len(lines) and lines[lead].comment is None:
+        lead += 1
+    # keep the larger run of blank lines in front, then the carried comments, then the rest
+    merged = [cst.EmptyLine()] * max(blanks, lead) + lines[lead:] + existing[blanks:]
+    return stmt.with_changes(leading_lines=merged)
+
+
+def _pad_blank_lines(stmt, count: int):
+    existing = list(stmt.leading_lines)
+    blanks = 0
+    while blanks < len(existing) and existing[blanks].comment is None:
+        blanks += 1
+    if blanks >= count:
+        return stmt
+    return stmt.with_changes(leading_lines=[cst.EmptyLine()] * (count - blanks) + existing)
+
+
+class RemoveUnusedBindings(cst.CSTTransformer):
+    """Drop `device = torch.device(...)` lines whose name nothing reads any more."""
+
+    def __init__(self, codes: set[str]) -> None:
+        super().__init__()
+        self.codes = codes
+
+    def _filter(self, body):
+        module = cst.Module(body=[])
+        out = []
+        carry = []
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
+                if code in self.codes:
+                    carry = _carried(stmt, False, carry)
+                    continue
+            if carry:
+                stmt = _prepend_lines(stmt, carry)
+            carry = []
+            out.append(stmt)
+        return out
+
+    def leave_Module(self, original_node, updated_node):
+        return updated_node.with_changes(body=self._filter(updated_node.body))
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        body = self._filter(updated_node.body)
+        return updated_node.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])

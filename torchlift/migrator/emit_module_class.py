@@ -1,0 +1,218 @@
+"""Build the generated code of a plan: the LightningModule class and the Trainer statements.
+
+User statements are moved as libcst nodes (their comments come along); only names are
+rewritten (`model(x)` -> `self(x)`, `criterion` -> `self.criterion`, device -> `self.device`).
+The generated class is black-formatted on its own; nothing else in the file is reformatted.
+"""
+
+from __future__ import annotations
+
+import black
+import libcst as cst
+
+from .names import collect_names, rename, self_attr
+from .plan import LoopPlan
+from .reserved import RESERVED_ATTRIBUTES
+
+_BLACK = black.Mode()
+
+
+def attr_name(name: str) -> str:
+    return f"{name}_" if name in RESERVED_ATTRIBUTES else name
+
+
+def format_code(code: str) -> str:
+    try:
+        return black.format_str(code, mode=_BLACK)
+    except Exception:  # black cannot format it: keep libcst's rendering, still valid Python
+        return code
+
+
+class _ModelCallsToSelf(cst.CSTTransformer):
+    """`model(x)` -> `self(x)`: the LightningModule's forward delegates to the model."""
+
+    def __init__(self, model: str) -> None:
+        super().__init__()
+        self.model = model
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if isinstance(updated_node.func, cst.Name) and updated_node.func.value == self.model:
+            return updated_node.with_changes(func=cst.Name("self"))
+        return updated_node
+
+
+def _expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def _stmt(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code)
+
+
+class ClassBuilder:
+    def __init__(self, plan: LoopPlan, class_name: str, module: cst.Module) -> None:
+        self.plan = plan
+        self.class_name = class_name
+        self.module = module
+        mapping: dict[str, cst.BaseExpression] = {}
+        for name in [*plan.init_args, *sorted(plan.state)]:
+            mapping[name] = self_attr(attr_name(name))
+        for name in plan.device_names:
+            mapping[name] = _expr("self.device")
+        mapping[plan.train_loader] = _expr("self.trainer.train_dataloader")
+        if plan.validation:
+            mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
+        mapping[plan.model] = _expr("self.model")
+        self.mapping = mapping
+
+    def rewrite(self, nodes, extra=None):
+        mapping = dict(self.mapping)
+        if extra:
+            mapping.update(extra)
+        out = []
+        for node in nodes:
+            node = node.visit(_ModelCallsToSelf(self.plan.model))
+            out.append(rename(node, mapping))
+        return out
+
+    def epoch_prefix(self, nodes) -> list[cst.BaseStatement]:
+        plan = self.plan
+        if not plan.epoch_var:
+            return []
+        reads = set()
+        for node in nodes:
+            reads |= collect_names(node).reads
+        if plan.epoch_var not in reads:
+            return []
+        value = "self.current_epoch"
+        if plan.epoch_start is not None:
+            value += " + " + self.module.code_for_node(plan.epoch_start)
+        return [_stmt(f"{plan.epoch_var} = {value}\n")]
+
+    def target_prefix(self, target) -> list[cst.BaseStatement]:
+        if isinstance(target, cst.Name) and target.value == "batch":
+            return []
+        code = self.module.code_for_node(target)
+        return [_stmt(f"{code} = batch\n")]
+
+    def method(self, header: str, body: list[cst.BaseStatement]) -> cst.FunctionDef:
+        func = _stmt(f"def {header}:\n    pass\n")
+        return func.with_changes(body=func.body.with_changes(body=body))
+
+    def build(self) -> cst.ClassDef:
+        plan = self.plan
+        methods = [self.init_method(), self.forward_method()]
+        if plan.pre_train:
+            methods.append(self.hook("on_train_epoch_start", plan.pre_train))
+        methods.append(self.training_step())
+        if plan.validation:
+            v = plan.validation
+            if v.before:
+                methods.append(self.hook("on_validation_epoch_start", v.before))
+            methods.append(self.step("validation_step", v.target, v.index, v.body, None))
+        if plan.post_train:
+            methods.append(self.hook("on_train_epoch_end", plan.post_train))
+        methods.append(self.configure_optimizers())
+        cls = _stmt(f"class {self.class_name}(L.LightningModule):\n    pass\n")
+        cls = cls.with_changes(body=cls.body.with_changes(body=methods))
+        code = format_code(self.module.code_for_node(cls))
+        return cst.parse_statement(code)
+
+    def init_method(self) -> cst.FunctionDef:
+        plan = self.plan
+        args = [plan.model, *plan.init_args]
+        lines = ["super().__init__()"] + [f"self.{attr_name(a)} = {a}" for a in ["model"]]
+        lines = ["super().__init__()", f"self.model = {plan.model}"]
+        lines += [f"self.{attr_name(a)} = {a}" for a in plan.init_args]
+        body = [_stmt(line + "\n") for line in lines]
+        return self.method(f"__init__(self, {', '.join(args)})", body)
+
+    def forward_method(self) -> cst.FunctionDef:
+        params = self.plan.forward_params
+        if params is None or params.star_kwarg is not None or params.kwonly_params:
+            return self.method(
+                "forward(self, *args, **kwargs)", [_stmt("return self.model(*args, **kwargs)\n")]
+            )
+        plain = [p for p in [*params.posonly_params, *params.params]][1:]
+        star = params.star_arg if isinstance(params.star_arg, cst.Param) else None
+        sig = [
+            self.module.code_for_node(p.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+            for p in plain
+        ]
+        call = [p.name.value for p in plain]
+        if star is not None:
+            sig.append("*" + star.name.value)
+            call.append("*" + star.name.value)
+        header = ", ".join(["self", *sig])
+        return self.method(f"forward({header})", [_stmt(f"return self.model({', '.join(call)})\n")])
+
+    def hook(self, name: str, stmts) -> cst.FunctionDef:
+        body = self.rewrite(stmts)
+        return self.method(f"{name}(self)", self.epoch_prefix(stmts) + body)
+
+    def step(self, name, target, index, stmts, loss) -> cst.FunctionDef:
+        extra = {index: cst.Name("batch_idx")} if index and index != "batch_idx" else None
+        body = self.target_prefix(target) + self.rewrite(stmts, extra)
+        if loss is not None:
+            loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
+            body.append(_stmt(f'self.log("train_loss", {loss_code})\n'))
+            body.append(_stmt(f"return {loss_code}\n"))
+        if not body:
+            body = [_stmt("pass\n")]
+        return self.method(f"{name}(self, batch, batch_idx)", self.epoch_prefix(stmts) + body)
+
+    def training_step(self) -> cst.FunctionDef:
+        p = self.plan
+        return self.step("training_step", p.train_target, p.train_index, p.train_body, p.loss_name)
+
+    def configure_optimizers(self) -> cst.FunctionDef:
+        plan = self.plan
+        stmts = [plan.optimizer_stmt]
+        if plan.scheduler_stmt is not None:
+            stmts.append(plan.scheduler_stmt)
+        body = self.rewrite(stmts)
+        if plan.scheduler is None:
+            body.append(_stmt(f"return {plan.optimizer}\n"))
+        else:
+            body.append(
+                _stmt(
+                    f'return {{"optimizer": {plan.optimizer}, "lr_scheduler": '
+                    f'{{"scheduler": {plan.scheduler}, "interval": "{plan.scheduler_interval}"}}}}\n'
+                )
+            )
+        return self.method("configure_optimizers(self)", body)
+
+
+def needs_no_sanity_check(plan: LoopPlan, uses) -> bool:
+    """Validation state first set outside on_validation_epoch_start would be missing (or
+    changed) during Lightning's sanity check, which runs validation before any training."""
+    if not plan.validation:
+        return False
+    carried = uses["validation_step"].read_first & plan.state
+    initialised = uses.get("on_validation_epoch_start")
+    return bool(carried - (initialised.writes if initialised else set()))
+
+
+def build_trainer_statements(
+    plan: LoopPlan, class_name: str, lit_name: str, trainer_name: str, module: cst.Module, uses
+) -> list[cst.BaseStatement]:
+    code = module.code_for_node
+    args = ", ".join([plan.model, *plan.init_args])
+    flags = [f"max_epochs={code(plan.max_epochs)}"]
+    if plan.clip is not None:
+        value, kind = plan.clip
+        flags.append(f"gradient_clip_val={code(value)}")
+        if kind == "value":
+            flags.append('gradient_clip_algorithm="value"')
+    if plan.precision:
+        flags.append(f'precision="{plan.precision}"')
+    if needs_no_sanity_check(plan, uses):
+        flags.append("num_sanity_val_steps=0")
+    loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
+    lines = [
+        f"{lit_name} = {class_name}({args})",
+        f"{trainer_name} = L.Trainer({', '.join(flags)})",
+        f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
+    ]
+    lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]
+    return list(cst.parse_module(format_code("\n".join(lines) + "\n")).body)

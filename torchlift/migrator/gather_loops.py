@@ -1,0 +1,853 @@
+"""Gather (read only): find training loops and build a complete LoopPlan for each, or say why not.
+
+Bindings are recognised by qualified name (`torch.optim.Adam`, `optim.SGD`,
+`from torch.optim import Adam`, `import torch.nn as tnn`), never by variable spelling.
+Does not convert (reported with a rule code, loop left untouched): `while` loops, loops
+written inside helper functions called per epoch, several optimizers, `break`/`continue`,
+conditional backward, gradient accumulation, AMP, ReduceLROnPlateau, optimizer or
+scheduler objects used outside the step sequence.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
+
+from .names import collect_names
+from .passes.strip_device_moves import is_device_expr, is_trivial_statement, strip_device_moves
+from .plan import EvalPlan, LoopPlan
+from .rules import Unsupported
+
+METADATA = (ParentNodeProvider, PositionProvider, QualifiedNameProvider)
+
+_TQDM = {"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "tqdm.rich.tqdm"}
+_TRANGE = {"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"}
+_NO_GRAD = {
+    "torch.no_grad",
+    "torch.inference_mode",
+    "torch.autograd.no_grad",
+    "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.grad_mode.inference_mode",
+}
+_CLIP = {
+    "torch.nn.utils.clip_grad_norm_": "norm",
+    "torch.nn.utils.clip_grad.clip_grad_norm_": "norm",
+    "torch.nn.utils.clip_grad_value_": "value",
+    "torch.nn.utils.clip_grad.clip_grad_value_": "value",
+}
+_DATA_PARALLEL = {
+    "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel",
+}
+
+
+class _LoopFinder(cst.CSTVisitor):
+    """Outermost loop around each `.backward()` call, per function body."""
+
+    def __init__(self) -> None:
+        self.stacks: list[list[cst.CSTNode]] = [[]]
+        self.outer: list[cst.CSTNode] = []
+        self.uses_lightning = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stacks.append([])
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stacks.pop()
+
+    def visit_For(self, node: cst.For) -> None:
+        self.stacks[-1].append(node)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.stacks[-1].pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self.stacks[-1].append(node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.stacks[-1].pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for base in node.bases:
+            if isinstance(base.value, (cst.Name, cst.Attribute)):
+                last = base.value.attr if isinstance(base.value, cst.Attribute) else base.value
+                if last.value in ("LightningModule", "LightningDataModule"):
+                    self.uses_lightning = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node.func, m.Attribute(attr=m.Name("backward"))) and self.stacks[-1]:
+            outer = self.stacks[-1][0]
+            if not any(outer is seen for seen in self.outer):
+                self.outer.append(outer)
+
+
+def find_loop_candidates(module: cst.Module) -> tuple[list[cst.CSTNode], bool]:
+    """Cheap, metadata-free pass: loops that call backward(), and whether Lightning is used."""
+    finder = _LoopFinder()
+    module.visit(finder)
+    return finder.outer, finder.uses_lightning
+
+
+def _call_method(stmt: cst.CSTNode, method: str) -> cst.BaseExpression | None:
+    """Receiver of `<receiver>.<method>(...)` when `stmt` is exactly that expression statement."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            func = small.value.func
+            if isinstance(func, cst.Attribute) and func.attr.value == method:
+                return func.value
+    return None
+
+
+def _single_assign(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+        ):
+            return small.targets[0].target.value, small.value
+    return None
+
+
+def _contains(node: cst.CSTNode, matcher) -> bool:
+    return bool(m.findall(node, matcher))
+
+
+_BACKWARD = m.Call(func=m.Attribute(attr=m.Name("backward")))
+_FLOW = m.Break() | m.Continue() | m.Return() | m.Yield() | m.Global() | m.Nonlocal()
+
+
+class LoopPlanner:
+    """Builds the plan for one outermost loop. Raises Unsupported with a rule code."""
+
+    def __init__(self, wrapper_meta, module: cst.Module, loop: cst.CSTNode) -> None:
+        self.meta = wrapper_meta
+        self.module = module
+        self.loop = loop
+
+    # -- metadata helpers -------------------------------------------------------------
+    def qualnames(self, node: cst.CSTNode) -> set[str]:
+        found = self.meta[QualifiedNameProvider].get(node, ())
+        if callable(found):  # libcst computes qualified names lazily
+            found = found()
+        return {q.name for q in found}
+
+    def call_qualnames(self, node: cst.CSTNode) -> set[str]:
+        return self.qualnames(node.func) if isinstance(node, cst.Call) else set()
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode:
+        return self.meta[ParentNodeProvider][node]
+
+    # -- entry ------------------------------------------------------------------------
+    def plan(self) -> LoopPlan:
+        loop = self.loop
+        if isinstance(loop, cst.While):
+            raise Unsupported("TL102", "`while` training loops are not converted", loop)
+        self._locate_container(loop)
+        epoch_var, start, max_epochs, epoch_body = self._read_epoch_loop(loop)
+        if loop.orelse is not None:
+            raise Unsupported("TL107", "`for ... else` on the epoch loop", loop)
+        pre, train_loop, post, val_stmt = self._split_epoch_body(epoch_body)
+        plan_parts = self._read_train_loop(train_loop)
+        self._positioned_body = plan_parts[3]
+        train_loader, train_target, train_index, body, steps = plan_parts
+        optimizer, opt_stmt, opt_call = self._find_optimizer(steps)
+        model = self._model_from_optimizer(opt_call)
+        plan = LoopPlan(
+            epoch_loop=loop,
+            container=self.container,
+            in_function=self.in_function,
+            epoch_var=epoch_var,
+            epoch_start=start,
+            max_epochs=max_epochs,
+            train_loader=train_loader,
+            train_target=train_target,
+            train_index=train_index,
+            train_body=[stmt for _, stmt in body],
+            loss_name=steps["loss"],
+            pre_train=pre,
+            post_train=post,
+            model=model,
+            model_class=None,
+            forward_params=None,
+            optimizer=optimizer,
+            optimizer_stmt=opt_stmt,
+        )
+        self._check_step_order(plan, steps)
+        self._read_scheduler(plan, steps)
+        plan.device_names = self._device_names()
+        self._read_model_bindings(plan)
+        if val_stmt is not None:
+            plan.validation = self._read_eval(val_stmt, plan, "validation")
+        self._drop_mode_calls(plan)
+        self._strip_devices(plan)
+        from .resolve_names import resolve_names
+
+        self.scope = scope_info(self, plan)
+        resolve_names(plan, self.scope)
+        return plan
+
+    # -- where the loop lives ---------------------------------------------------------
+    def _locate_container(self, loop: cst.CSTNode) -> None:
+        parent = self.parent(loop)
+        self.in_function = False
+        self.function: cst.FunctionDef | None = None
+        if isinstance(parent, cst.Module):
+            self.container = parent
+            self.top_stmt = loop
+        elif isinstance(parent, cst.IndentedBlock):
+            owner = self.parent(parent)
+            top = self.parent(owner) if not isinstance(owner, cst.Module) else owner
+            if not isinstance(top, cst.Module):
+                raise Unsupported("TL103", "training loop is nested inside another statement", loop)
+            if isinstance(owner, cst.FunctionDef):
+                self.in_function = True
+                self.function = owner
+            elif not (
+                isinstance(owner, cst.If)
+                and m.matches(
+                    owner.test,
+                    m.Comparison(
+                        left=m.Name("__name__"),
+                        comparisons=[m.ComparisonTarget(operator=m.Equal())],
+                    ),
+                )
+            ):
+                raise Unsupported(
+                    "TL103",
+                    "training loop is inside a block other than a function or `if __name__`",
+                    loop,
+                )
+            self.container = parent
+            self.top_stmt = owner
+        else:
+            raise Unsupported("TL103", "training loop position not understood", loop)
+        body = list(self.container.body)
+        index = next(i for i, s in enumerate(body) if s is loop)
+        self.before = body[:index]
+        self.after = body[index + 1 :]
+        module_body = list(self.module.body)
+        top_index = next(i for i, s in enumerate(module_body) if s is self.top_stmt)
+        self.module_before = module_body[:top_index] if self.top_stmt is not loop else []
+        self.module_after = module_body[top_index + 1 :] if self.top_stmt is not loop else []
+        if self.in_function:
+            # names the function binds: parameters + statements before the loop
+            self.scope_before = list(self.before)
+            self.params = {p.name.value for p in self._all_params(self.function)}
+            if _contains(self.function.body, m.Global() | m.Nonlocal()):
+                raise Unsupported("TL108", "function uses global/nonlocal", loop)
+        else:
+            self.scope_before = [*self.module_before, *self.before]
+            self.params = set()
+        self.scope_after = list(self.after) + ([] if self.in_function else self.module_after)
+        self.module_defs = self._module_definitions()
+
+    @staticmethod
+    def _all_params(func: cst.FunctionDef) -> list[cst.Param]:
+        p = func.params
+        out = [*p.posonly_params, *p.params, *p.kwonly_params]
+        for star in (p.star_arg, p.star_kwarg):
+            if isinstance(star, cst.Param):
+                out.append(star)
+        return out
+
+    def _module_definitions(self) -> set[str]:
+        names: set[str] = set()
+        for stmt in self.module.body:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                names.add(stmt.name.value)
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        names |= collect_names(small).writes
+            elif isinstance(stmt, (cst.If, cst.Try)):  # guarded imports
+                for found in m.findall(stmt, m.Import() | m.ImportFrom()):
+                    names |= collect_names(found).writes
+        return names
+
+    # -- epoch loop -------------------------------------------------------------------
+    def _read_epoch_loop(self, loop: cst.For):
+        iterator = loop.iter
+        if isinstance(iterator, cst.Call) and self.call_qualnames(iterator) & _TQDM:
+            if iterator.args and iterator.args[0].keyword is None:
+                iterator = iterator.args[0].value
+        names = self.call_qualnames(iterator)
+        if not (names & ({"builtins.range"} | _TRANGE)):
+            if isinstance(loop.target, cst.BaseExpression) and self._is_batch_loop_target(loop):
+                raise Unsupported(
+                    "TL101",
+                    "batch loop without an epoch loop around it: wrap it in "
+                    "`for epoch in range(1):` to convert it",
+                    loop,
+                )
+            raise Unsupported(
+                "TL101", "outer loop calling backward() is not `for epoch in range(...)`", loop
+            )
+        args = iterator.args
+        if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
+            raise Unsupported("TL101", "epoch range(...) with a step or keywords", loop)
+        if isinstance(loop.target, cst.Name):
+            epoch_var = loop.target.value if loop.target.value != "_" else None
+        else:
+            raise Unsupported("TL101", "epoch loop target is not a single name", loop)
+        if len(args) == 1:
+            start, max_epochs = None, args[0].value
+        else:
+            start, stop = args[0].value, args[1].value
+            if (
+                isinstance(stop, cst.BinaryOperation)
+                and isinstance(stop.operator, cst.Add)
+                and isinstance(stop.right, cst.Integer)
+                and isinstance(start, cst.Integer)
+                and start.evaluated_value == stop.right.evaluated_value
+            ):
+                max_epochs = stop.left
+            elif isinstance(start, cst.Integer) and isinstance(stop, cst.Integer):
+                max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
+            else:
+                max_epochs = cst.BinaryOperation(left=stop, operator=cst.Subtract(), right=start)
+            if isinstance(start, cst.Integer) and start.evaluated_value == 0:
+                start = None
+        return epoch_var, start, max_epochs, list(loop.body.body)
+
+    def _is_batch_loop_target(self, loop: cst.For) -> bool:
+        return isinstance(loop.iter, (cst.Name, cst.Call))
+
+    def _split_epoch_body(self, stmts):
+        pre, post = [], []
+        train_loop = None
+        val_stmt = None
+        for stmt in stmts:
+            if _contains(stmt, _FLOW) and not isinstance(stmt, cst.For):
+                raise Unsupported("TL107", "epoch loop body uses break/continue/return", stmt)
+            if _contains(stmt, _BACKWARD):
+                if isinstance(stmt, cst.For) and train_loop is None:
+                    train_loop = stmt
+                    continue
+                raise Unsupported(
+                    "TL114",
+                    "backward() is called outside a single batch loop of the epoch "
+                    "(conditional or several training loops)",
+                    stmt,
+                )
+            if train_loop is None:
+                if _contains(stmt, m.For() | m.While()):
+                    raise Unsupported(
+                        "TL109", "loop before the training batch loop in the epoch", stmt
+                    )
+                pre.append(stmt)
+            elif val_stmt is None and self._eval_loop_of(stmt) is not None:
+                val_stmt = stmt
+                post.append(stmt)  # placeholder: split in _read_eval
+            else:
+                if _contains(stmt, m.For() | m.While()) and not self._harmless_loop(stmt):
+                    raise Unsupported(
+                        "TL110",
+                        "second loop over data in the epoch is not a validation loop "
+                        "under torch.no_grad()",
+                        stmt,
+                    )
+                post.append(stmt)
+        if train_loop is None:
+            raise Unsupported("TL101", "no batch loop found in the epoch loop", self.loop)
+        if _contains(train_loop, m.For(iter=m.Name()) | m.While()) and any(
+            inner is not train_loop for inner in m.findall(train_loop, m.For() | m.While())
+        ):
+            for inner in m.findall(train_loop.body, m.For() | m.While()):
+                if _contains(inner, _BACKWARD):
+                    raise Unsupported("TL114", "backward() in a loop inside the batch loop", inner)
+        return pre, train_loop, post, val_stmt
+
+    def _harmless_loop(self, stmt) -> bool:
+        """Loops at epoch level that do not iterate a loader (e.g. over a list of metrics)."""
+        for loop in m.findall(stmt, m.For()):
+            if isinstance(loop.iter, cst.Name) and self._is_loader_name(loop.iter.value):
+                return False
+        return not _contains(stmt, m.While())
+
+    def _is_loader_name(self, name: str) -> bool:
+        for stmt in self.scope_before:
+            found = _single_assign(stmt)
+            if found and found[0] == name and isinstance(found[1], cst.Call):
+                if any(q.endswith("DataLoader") for q in self.call_qualnames(found[1])):
+                    return True
+        return False
+
+    def _eval_loop_of(self, stmt) -> tuple[cst.CSTNode | None, cst.For] | None:
+        """(with-statement or None, the batch For) when `stmt` is an evaluation pass."""
+        if isinstance(stmt, cst.With) and self._is_no_grad(stmt):
+            loops = [s for s in stmt.body.body if isinstance(s, cst.For)]
+            if len(loops) == 1 and isinstance(self._unwrap_iter(loops[0])[0], cst.Name):
+                return stmt, loops[0]
+        if isinstance(stmt, cst.For):
+            inner = stmt.body.body
+            if len(inner) == 1 and isinstance(inner[0], cst.With) and self._is_no_grad(inner[0]):
+                if isinstance(self._unwrap_iter(stmt)[0], cst.Name):
+                    return None, stmt
+        return None
+
+    def _is_no_grad(self, stmt: cst.With) -> bool:
+        return all(
+            isinstance(item.item, cst.Call)
+            and not item.item.args
+            and self.call_qualnames(item.item) & _NO_GRAD
+            and item.asname is None
+            for item in stmt.items
+        )
+
+    # -- batch loops ------------------------------------------------------------------
+    def _unwrap_iter(self, loop: cst.For):
+        """(loader expression, index name, batch target) of a batch loop."""
+        iterator, target, index = loop.iter, loop.target, None
+        for _ in range(3):
+            if not isinstance(iterator, cst.Call) or not iterator.args:
+                break
+            names = self.call_qualnames(iterator)
+            first = iterator.args[0]
+            if first.keyword is not None or first.star:
+                break
+            if names & _TQDM:
+                iterator = first.value
+            elif "builtins.enumerate" in names and index is None:
+                if len(iterator.args) > 1:
+                    raise Unsupported("TL104", "enumerate(loader, start) is not converted", loop)
+                if not m.matches(
+                    target, m.Tuple(elements=[m.Element(m.Name()), m.Element()])
+                ) and not m.matches(target, m.List(elements=[m.Element(m.Name()), m.Element()])):
+                    raise Unsupported("TL104", "enumerate target is not `i, batch`", loop)
+                index = target.elements[0].value.value
+                target = target.elements[1].value
+                iterator = first.value
+            else:
+                break
+        return iterator, index, target
+
+    def _read_train_loop(self, loop: cst.For):
+        if loop.orelse is not None:
+            raise Unsupported("TL107", "`for ... else` on the batch loop", loop)
+        iterator, index, target = self._unwrap_iter(loop)
+        if not isinstance(iterator, cst.Name):
+            raise Unsupported(
+                "TL104",
+                "batch loop does not iterate a loader name (manual batching over range or "
+                "zip is not converted; use a DataLoader)",
+                loop,
+            )
+        if _contains(loop.body, _FLOW):
+            raise Unsupported(
+                "TL107", "batch loop uses break/continue/return (cannot be kept faithfully)", loop
+            )
+        steps: dict = {"zero_grad": [], "backward": None, "step": [], "clip": None}
+        body = []
+        position = 0
+        for stmt in loop.body.body:
+            position += 1
+            receiver = _call_method(stmt, "backward")
+            if receiver is not None:
+                if steps["backward"] is not None:
+                    raise Unsupported("TL114", "backward() called twice per batch", stmt)
+                if not isinstance(receiver, cst.Name):
+                    raise Unsupported(
+                        "TL114",
+                        "backward() on an expression (gradient scaling or accumulation)",
+                        stmt,
+                    )
+                if stmt.body[0].value.args:
+                    raise Unsupported("TL114", "backward() with arguments", stmt)
+                steps["backward"] = position
+                steps["loss"] = receiver.value
+                steps["backward_stmt"] = stmt
+                continue
+            receiver = _call_method(stmt, "zero_grad")
+            if receiver is not None:
+                if not isinstance(receiver, cst.Name):
+                    raise Unsupported("TL105", "zero_grad() on an expression", stmt)
+                steps["zero_grad"].append((position, receiver.value, stmt))
+                continue
+            receiver = _call_method(stmt, "step")
+            if receiver is not None and isinstance(receiver, cst.Name):
+                if stmt.body[0].value.args:
+                    raise Unsupported("TL105", "step() with arguments", stmt)
+                steps["step"].append((position, receiver.value, stmt))
+                continue
+            clip = self._clip_call(stmt)
+            if clip is not None:
+                if steps["clip"] is not None:
+                    raise Unsupported("TL105", "gradients clipped twice", stmt)
+                steps["clip"] = (position, clip, stmt)
+                continue
+            if _contains(stmt, _BACKWARD) or _contains(
+                stmt, m.Call(func=m.Attribute(attr=m.Name("zero_grad") | m.Name("step")))
+            ):
+                raise Unsupported(
+                    "TL114",
+                    "optimizer calls inside a nested statement (conditional step or "
+                    "gradient accumulation)",
+                    stmt,
+                )
+            body.append((position, stmt))
+        if steps["backward"] is None:
+            raise Unsupported("TL105", "no `loss.backward()` statement in the batch loop", loop)
+        return iterator.value, target, index, body, steps
+
+    def _clip_call(self, stmt):
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return None
+        small = stmt.body[0]
+        call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+        if not isinstance(call, cst.Call):
+            return None
+        kinds = {_CLIP[q] for q in self.call_qualnames(call) if q in _CLIP}
+        if not kinds:
+            return None
+        if isinstance(small, cst.Assign):
+            raise Unsupported("TL105", "the gradient norm returned by clipping is used", stmt)
+        kind = kinds.pop()
+        args = list(call.args)
+        if len(args) != 2 or any(a.star for a in args):
+            raise Unsupported("TL105", "clipping with norm_type or other options", stmt)
+        return kind, args[0].value, args[1].value
+
+    # -- optimizer / scheduler / model ------------------------------------------------
+    def _binding(self, name: str):
+        """The last `name = <expr>` statement of the loop's scope before the loop."""
+        found = None
+        count = 0
+        for stmt in self.scope_before:
+            if name in collect_names(stmt).writes:
+                count += 1
+                assign = _single_assign(stmt)
+                found = (stmt, assign[1]) if assign and assign[0] == name else None
+        return found, count
+
+    def _find_optimizer(self, steps):
+        optimizers = []
+        for position, receiver, stmt in steps["step"]:
+            binding, _ = self._binding(receiver)
+            kind = self._optim_kind(binding)
+            if kind is None:
+                raise Unsupported(
+                    "TL106",
+                    f"`{receiver}.step()`: `{receiver}` is not bound to a torch.optim "
+                    "optimizer or scheduler call in this scope before the loop",
+                    stmt,
+                )
+            if kind == "optimizer":
+                optimizers.append((position, receiver, binding))
+        names = {o[1] for o in optimizers}
+        if len(names) != 1 or len(optimizers) != 1:
+            raise Unsupported(
+                "TL105",
+                "expected exactly one optimizer.step() per batch (several optimizers need "
+                "manual optimization, not converted)",
+                self.loop,
+            )
+        position, name, (stmt, call) = optimizers[0]
+        _, count = self._binding(name)
+        if count != 1 or stmt not in self.before and stmt not in self.module_before:
+            raise Unsupported("TL106", f"optimizer `{name}` is bound more than once", stmt)
+        steps["optimizer_step"] = position
+        return name, stmt, call
+
+    def _optim_kind(self, binding) -> str | None:
+        if binding is None:
+            return None
+        _, value = binding
+        names = self.call_qualnames(value)
+        if any(q.startswith("torch.optim.lr_scheduler.") for q in names):
+            return "scheduler"
+        if any(q.startswith("torch.optim.") for q in names):
+            return "optimizer"
+        return None
+
+    def _model_from_optimizer(self, call: cst.Call) -> str:
+        receivers = {
+            found.func.value.value
+            for found in m.findall(
+                call,
+                m.Call(
+                    func=m.Attribute(
+                        value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters")
+                    )
+                ),
+            )
+        }
+        if len(receivers) != 1:
+            raise Unsupported(
+                "TL106",
+                "cannot tell which model the optimizer trains (expected `model.parameters()`)",
+                call,
+            )
+        return receivers.pop()
+
+    def _check_step_order(self, plan: LoopPlan, steps) -> None:
+        backward = steps["backward"]
+        opt_step = steps["optimizer_step"]
+        if opt_step < backward:
+            raise Unsupported("TL105", "optimizer.step() before backward()", plan.epoch_loop)
+        zeros = steps["zero_grad"]
+        if len(zeros) != 1:
+            raise Unsupported(
+                "TL105",
+                "expected one zero_grad() per batch (none means gradients accumulate)",
+                plan.epoch_loop,
+            )
+        z_pos, z_name, z_stmt = zeros[0]
+        if z_name not in (plan.optimizer, plan.model):
+            raise Unsupported("TL105", f"zero_grad() on `{z_name}`", z_stmt)
+        if backward > z_pos and z_pos > opt_step or backward < z_pos < opt_step:
+            raise Unsupported("TL105", "zero_grad() between backward() and step()", z_stmt)
+        if steps["clip"] is not None:
+            c_pos, (kind, params, value), c_stmt = steps["clip"]
+            if not backward < c_pos < opt_step:
+                raise Unsupported("TL105", "clipping outside backward()..step()", c_stmt)
+            if not m.matches(
+                params,
+                m.Call(func=m.Attribute(value=m.Name(plan.model), attr=m.Name("parameters"))),
+            ):
+                raise Unsupported(
+                    "TL105", "clipping something else than model.parameters()", c_stmt
+                )
+            plan.clip = (value, kind)
+        # statements between backward and step see gradients; after step, updated weights
+        for position, stmt in self._positioned_body:
+            reads = collect_names(stmt).reads
+            if backward < position < opt_step and plan.model in reads:
+                raise Unsupported(
+                    "TL105", "code between backward() and step() reads the model", stmt
+                )
+            if position > opt_step and plan.model in reads:
+                raise Unsupported(
+                    "TL109",
+                    "code after optimizer.step() reads the model (Lightning runs it before "
+                    "the step)",
+                    stmt,
+                )
+            if plan.loss_name in collect_names(stmt).writes and position > backward:
+                raise Unsupported("TL114", "the loss is rebound after backward()", stmt)
+
+    def _read_scheduler(self, plan: LoopPlan, steps) -> None:
+        schedulers = [s for s in steps["step"] if s[1] != plan.optimizer]
+        epoch_steps = [s for s in plan.post_train if _call_method(s, "step") is not None]
+        for stmt in plan.pre_train:
+            receiver = _call_method(stmt, "step")
+            if receiver is not None:
+                raise Unsupported(
+                    "TL109", "scheduler.step() before the epoch's training loop", stmt
+                )
+        found = []
+        for position, name, stmt in schedulers:
+            found.append((name, "step", stmt))
+            if position < steps["optimizer_step"]:
+                raise Unsupported("TL105", "scheduler.step() before optimizer.step()", stmt)
+        for stmt in epoch_steps:
+            receiver = _call_method(stmt, "step")
+            if isinstance(receiver, cst.Name):
+                binding, _ = self._binding(receiver.value)
+                if self._optim_kind(binding) == "scheduler":
+                    if stmt.body[0].value.args:
+                        raise Unsupported(
+                            "TL106",
+                            "scheduler.step(metric) (ReduceLROnPlateau) is not converted",
+                            stmt,
+                        )
+                    found.append((receiver.value, "epoch", stmt))
+        if not found:
+            return
+        if len({f[0] for f in found}) != 1 or len(found) != 1:
+            raise Unsupported("TL106", "several scheduler.step() calls", found[0][2])
+        name, interval, stmt = found[0]
+        (binding_stmt, call), count = self._binding(name)
+        if count != 1:
+            raise Unsupported("TL106", f"scheduler `{name}` is bound more than once", binding_stmt)
+        if any("ReduceLROnPlateau" in q for q in self.call_qualnames(call)):
+            raise Unsupported("TL106", "ReduceLROnPlateau is not converted", binding_stmt)
+        first = call.args[0] if call.args else None
+        if first is None or not m.matches(first.value, m.Name(plan.optimizer)):
+            raise Unsupported(
+                "TL106", "scheduler is not built on the loop's optimizer", binding_stmt
+            )
+        plan.scheduler, plan.scheduler_stmt, plan.scheduler_interval = name, binding_stmt, interval
+        if interval == "epoch":
+            plan.post_train = [s for s in plan.post_train if s is not stmt]
+
+    def _read_model_bindings(self, plan: LoopPlan) -> None:
+        model = plan.model
+        binding, count = self._binding(model)
+        if binding is None and model not in self.params:
+            raise Unsupported(
+                "TL106", f"model `{model}` is not bound by a plain assignment", self.loop
+            )
+        for stmt in self.scope_before:
+            assign = _single_assign(stmt)
+            if assign and assign[0] == model:
+                value = assign[1]
+                if isinstance(value, cst.Call) and self.call_qualnames(value) & _DATA_PARALLEL:
+                    plan.remove_stmts.append(stmt)
+                    plan.notes.append("DataParallel removed: the Trainer places the model")
+                    continue
+                if any("DistributedDataParallel" in q for q in self.call_qualnames(value)):
+                    raise Unsupported(
+                        "TL103", "DistributedDataParallel scripts are not converted yet", stmt
+                    )
+                plan.strip_stmts.append(stmt)
+                core = strip_device_moves(value, plan.device_names)
+                if isinstance(core, cst.Call) and isinstance(core.func, cst.Name):
+                    plan.model_class = core.func.value
+            elif _call_method(stmt, "to") is not None or _call_method(stmt, "cuda") is not None:
+                receiver = _call_method(stmt, "to") or _call_method(stmt, "cuda")
+                if m.matches(receiver, m.Name(model)):
+                    plan.strip_stmts.append(stmt)
+            elif isinstance(stmt, cst.If) and stmt.orelse is None:
+                inner = stmt.body.body
+                if inner and all(
+                    (a := _single_assign(s))
+                    and a[0] == model
+                    and self.call_qualnames(a[1]) & _DATA_PARALLEL
+                    for s in inner
+                ):
+                    plan.remove_stmts.append(stmt)
+        if plan.model_class:
+            for stmt in self.module.body:
+                if isinstance(stmt, cst.ClassDef) and stmt.name.value == plan.model_class:
+                    for item in stmt.body.body:
+                        if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
+                            plan.forward_params = item.params
+
+    def _device_names(self) -> set[str]:
+        names = set()
+        for stmt in self.scope_before:
+            assign = _single_assign(stmt)
+            if assign and self._is_device_value(assign[1]):
+                names.add(assign[0])
+        return names
+
+    def _is_device_value(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.IfExp):
+            return self._is_device_value(value.body) and self._is_device_value(value.orelse)
+        if isinstance(value, cst.Call):
+            return "torch.device" in self.call_qualnames(value)
+        return isinstance(value, cst.SimpleString) and is_device_expr(value, set())
+
+    # -- evaluation passes ------------------------------------------------------------
+    def _read_eval(self, stmt, plan: LoopPlan, kind: str) -> EvalPlan:
+        with_stmt, loop = self._eval_loop_of(stmt)
+        if loop.orelse is not None or _contains(loop.body, _FLOW):
+            raise Unsupported("TL107", f"{kind} loop uses break/continue/return/else", loop)
+        iterator, index, target = self._unwrap_iter(loop)
+        if iterator.value == plan.train_loader:
+            raise Unsupported("TL110", f"{kind} loop iterates the training loader", loop)
+        if with_stmt is not None:
+            inner = list(with_stmt.body.body)
+            at = next(i for i, s in enumerate(inner) if s is loop)
+            before, after = inner[:at], inner[at + 1 :]
+            body = list(loop.body.body)
+        else:
+            before, after = [], []
+            body = list(loop.body.body[0].body.body)
+        for piece in before + body + after:
+            if _contains(piece, m.For() | m.While()) and not self._harmless_loop(piece):
+                raise Unsupported("TL110", f"nested loop over data in the {kind} pass", piece)
+        # statements between the training loop and this pass that set up its accumulators
+        at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
+        between, rest = plan.post_train[:at], plan.post_train[at + 1 :]
+        eval_names = collect_names(loop, *before).all()
+        setup = [
+            s
+            for s in between
+            if collect_names(s).writes & eval_names and not _call_method(s, "eval")
+        ]
+        plan.post_train = [s for s in between if s not in setup] + after + rest
+        return EvalPlan(
+            loader=iterator.value,
+            target=target,
+            index=index,
+            before=setup + before,
+            body=body,
+            after=after,
+            anchor=stmt,
+        )
+
+    # -- clean-up of statements the trainer owns --------------------------------------
+    def _drop_mode_calls(self, plan: LoopPlan) -> None:
+        def keep(stmt) -> bool:
+            for method in ("train", "eval"):
+                receiver = _call_method(stmt, method)
+                if m.matches(receiver, m.Name(plan.model)) if receiver is not None else False:
+                    if not stmt.body[0].value.args:
+                        return False
+            return True
+
+        plan.pre_train = [s for s in plan.pre_train if keep(s)]
+        plan.post_train = [s for s in plan.post_train if keep(s)]
+        plan.train_body = [s for s in plan.train_body if keep(s)]
+        if plan.validation:
+            v = plan.validation
+            v.before = [s for s in v.before if keep(s)]
+            v.body = [s for s in v.body if keep(s)]
+            v.after = [s for s in v.after if keep(s)]
+            plan.post_train = [s for s in plan.post_train if keep(s)]
+
+    def _strip_devices(self, plan: LoopPlan) -> None:
+        devices = plan.device_names
+
+        def clean(stmts):
+            out = []
+            for stmt in stmts:
+                new = strip_device_moves(stmt, devices)
+                if not is_trivial_statement(new):
+                    out.append(new)
+            return out
+
+        plan.pre_train = clean(plan.pre_train)
+        plan.post_train = clean(plan.post_train)
+        plan.train_body = clean(plan.train_body)
+        if plan.validation:
+            v = plan.validation
+            v.before, v.body, v.after = clean(v.before), clean(v.body), clean(v.after)
+
+
+def scope_info(planner: LoopPlanner, plan: LoopPlan):
+    """What the loop's scope binds and reads outside the loop (for resolve_names)."""
+    from .resolve_names import ScopeInfo
+
+    before = set(planner.params)
+    for stmt in planner.scope_before:
+        before |= collect_names(stmt).writes
+    function_imports: set[str] = set()
+    if planner.in_function:
+        for found in m.findall(planner.function.body, m.Import() | m.ImportFrom()):
+            function_imports |= collect_names(found).writes
+    after = NameUseAcc()
+    for stmt in planner.scope_after:
+        after.add(stmt)
+    moved = [plan.optimizer_stmt, plan.scheduler_stmt]
+    other = set()
+    for stmt in planner.scope_before:
+        if any(stmt is s for s in moved):
+            continue
+        other |= collect_names(stmt).reads
+    return ScopeInfo(
+        before_writes=before,
+        function_imports=function_imports,
+        after_reads=after.reads,
+        after_writes=after.writes,
+        other_reads=other,
+        module_defs=planner.module_defs,
+        in_function=planner.in_function,
+    )
+
+
+class NameUseAcc:
+    def __init__(self) -> None:
+        self.reads: set[str] = set()
+        self.writes: set[str] = set()
+
+    def add(self, node) -> None:
+        use = collect_names(node)
+        self.reads |= use.reads
+        self.writes |= use.writes

@@ -1,0 +1,175 @@
+"""Which names a piece of code reads and writes, and renaming them (libcst, no metadata).
+
+Attribute names (`x.attr`), keyword names (`f(k=v)`) and parameter names are not variables
+and are never reported or renamed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+
+@dataclass
+class NameUse:
+    reads: set[str] = field(default_factory=set)
+    writes: set[str] = field(default_factory=set)
+    # names whose first use (in source order) is a read: read before any write here
+    read_first: set[str] = field(default_factory=set)
+
+    def all(self) -> set[str]:
+        return self.reads | self.writes
+
+    def update(self, other: "NameUse") -> None:
+        self.read_first |= other.read_first - self.writes
+        self.reads |= other.reads
+        self.writes |= other.writes
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.use = NameUse()
+        self._skip: set[int] = set()
+        self._store: set[int] = set()
+
+    def _mark_store(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self._store.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._mark_store(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._mark_store(target.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._skip.add(id(node.name))
+        self.use.writes.add(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._skip.add(id(node.name))
+        self.use.writes.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._skip.add(id(node.name))
+        self.use.writes.add(node.name.value)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
+        bound = node.evaluated_alias or node.evaluated_name.split(".")[0]
+        self.use.writes.add(bound)
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._mark_store(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._mark_store(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            name = node.target.value
+            if name not in self.use.writes:
+                self.use.read_first.add(name)
+            self.use.reads.add(name)
+            self.use.writes.add(name)
+            self._skip.add(id(node.target))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._mark_store(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._mark_store(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._mark_store(node.asname.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._mark_store(node.target)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._mark_store(node.name.name)
+
+    def visit_Global(self, node: cst.Global) -> bool:
+        return False
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) in self._skip:
+            return
+        if id(node) in self._store:
+            self.use.writes.add(node.value)
+        else:
+            if node.value not in self.use.writes:
+                self.use.read_first.add(node.value)
+            self.use.reads.add(node.value)
+
+
+def collect_names(*nodes: cst.CSTNode) -> NameUse:
+    """Reads and writes of plain names in `nodes`, in source order."""
+    collector = _Collector()
+    for node in nodes:
+        node.visit(collector)
+    return collector.use
+
+
+class RenameNames(cst.CSTTransformer):
+    """Replace variable names by expressions (e.g. `criterion` -> `self.criterion`).
+
+    `mapping` maps a name to the replacement expression; it applies to reads and writes.
+    """
+
+    def __init__(self, mapping: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.mapping = mapping
+        self._skip: set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._skip.add(id(node.name))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._skip.add(id(node.name))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._skip.add(id(node.name))
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
+        return False
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        if id(original_node) in self._skip:
+            return updated_node
+        replacement = self.mapping.get(original_node.value)
+        if replacement is None:
+            return updated_node
+        return replacement.with_changes(
+            lpar=[*original_node.lpar, *getattr(replacement, "lpar", [])],
+            rpar=[*getattr(replacement, "rpar", []), *original_node.rpar],
+        )
+
+
+def rename(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
+    if not mapping:
+        return node
+    return node.visit(RenameNames(mapping))
+
+
+def self_attr(name: str) -> cst.Attribute:
+    return cst.Attribute(value=cst.Name("self"), attr=cst.Name(name))

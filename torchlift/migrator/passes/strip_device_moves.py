@@ -1,0 +1,116 @@
+"""Remove device placement the Trainer now owns: `.to(device)`, `.cuda()`, `model.cpu()`.
+
+Leaves alone: `.to(dtype)` and `.to(other_tensor)` (not placement), `.cpu()` inside
+expressions (it is usually needed for `.numpy()` / `.tolist()`), and any `device=` keyword:
+those are renamed to `self.device` by the caller instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+import libcst.matchers as m
+
+_DEVICE_STRING = re.compile(r"^[rbu]*['\"](cuda|cpu|mps|xpu)(:\d+)?['\"]$", re.I)
+_PLACEMENT_KEYWORDS = {"non_blocking", "copy", "device", "memory_format"}
+
+
+def is_device_expr(node: cst.BaseExpression, device_names: set[str]) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value in device_names
+    if isinstance(node, cst.SimpleString):
+        return bool(_DEVICE_STRING.match(node.value))
+    if m.matches(node, m.Call(func=m.Attribute(value=m.Name("torch"), attr=m.Name("device")))):
+        return True
+    if isinstance(node, cst.Attribute) and node.attr.value == "device":
+        return True  # `x.to(other.device)`
+    return False
+
+
+def is_device_move(call: cst.Call, device_names: set[str]) -> bool:
+    """True for `x.to(device, non_blocking=True)`, `x.to(device=d)`, `x.cuda()`."""
+    if not isinstance(call.func, cst.Attribute):
+        return False
+    method = call.func.attr.value
+    if method == "cuda":
+        return True
+    if method != "to" or not call.args:
+        return False
+    for arg in call.args:
+        if arg.keyword is None:
+            if arg.star or not is_device_expr(arg.value, device_names):
+                return False
+        elif arg.keyword.value not in _PLACEMENT_KEYWORDS:
+            return False
+        elif arg.keyword.value == "device" and not is_device_expr(arg.value, device_names):
+            return False
+    return True
+
+
+class StripDeviceMoves(cst.CSTTransformer):
+    def __init__(self, device_names: set[str]) -> None:
+        super().__init__()
+        self.device_names = device_names
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if is_device_move(updated_node, self.device_names):
+            receiver = updated_node.func.value  # type: ignore[union-attr]
+            return receiver.with_changes(
+                lpar=[*updated_node.lpar, *getattr(receiver, "lpar", [])],
+                rpar=[*getattr(receiver, "rpar", []), *updated_node.rpar],
+            )
+        return updated_node
+
+
+def strip_device_moves(node: cst.CSTNode, device_names: set[str]) -> cst.CSTNode:
+    return node.visit(StripDeviceMoves(device_names))
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def is_trivial_statement(stmt: cst.BaseStatement) -> bool:
+    """A statement left doing nothing once device moves are gone (`x, y = x, y`, `model`)."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Expr):
+        return isinstance(small.value, (cst.Name, cst.Attribute))
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return False
+    target = small.targets[0].target
+    value = small.value
+    if _code(target).strip("() ") == _code(value).strip("() "):
+        return True
+    # batch = {k: v for k, v in batch.items()}
+    if m.matches(
+        value,
+        m.DictComp(
+            key=m.Name(),
+            value=m.Name(),
+            for_in=m.CompFor(
+                target=m.Tuple(elements=[m.Element(m.Name()), m.Element(m.Name())]),
+                iter=m.Call(func=m.Attribute(attr=m.Name("items")), args=[]),
+                ifs=[],
+                inner_for_in=None,
+            ),
+        ),
+    ):
+        comp = value.for_in
+        key, val = (e.value.value for e in comp.target.elements)
+        return (
+            value.key.value == key
+            and value.value.value == val
+            and _code(comp.iter.func.value) == _code(target)
+        )
+    # batch = [t for t in batch]
+    if m.matches(value, m.ListComp(elt=m.Name(), for_in=m.CompFor(target=m.Name(), ifs=[]))):
+        comp = value.for_in
+        return (
+            comp.inner_for_in is None
+            and value.elt.value == comp.target.value
+            and _code(comp.iter) == _code(target)
+        )
+    return False

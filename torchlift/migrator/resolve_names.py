@@ -1,0 +1,139 @@
+"""Decide, for every name the extracted code touches, what it becomes in the LightningModule.
+
+- read-only names bound before the loop -> `__init__` argument stored as `self.<name>`
+  (module-level imports, classes and functions stay globals);
+- names carried across steps or hooks (accumulators, counters) -> `self.<name>` state, with
+  the pre-loop value passed in and the final value read back after `trainer.fit` if later
+  code uses it;
+- names written and read inside one step or hook -> plain locals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .names import NameUse, collect_names
+from .plan import LoopPlan
+from .rules import Unsupported
+
+
+@dataclass
+class ScopeInfo:
+    before_writes: set[str]  # names the loop's scope binds before the loop (incl. parameters)
+    function_imports: set[str]  # names a function container binds by import
+    after_reads: set[str]  # names read by code after the loop in the same scope
+    after_writes: set[str]
+    other_reads: set[str]  # names read by the scope outside the loop and moved statements
+    module_defs: set[str]  # module-level imports, classes, functions
+    in_function: bool
+
+
+def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
+    pieces = {
+        "on_train_epoch_start": list(plan.pre_train),
+        "training_step": [plan.train_target, *plan.train_body],
+        "on_train_epoch_end": list(plan.post_train),
+    }
+    if plan.validation:
+        pieces["on_validation_epoch_start"] = list(plan.validation.before)
+        pieces["validation_step"] = [plan.validation.target, *plan.validation.body]
+    configure = [plan.optimizer_stmt]
+    if plan.scheduler_stmt is not None:
+        configure.append(plan.scheduler_stmt)
+    pieces["configure_optimizers"] = configure
+    return pieces
+
+
+def _uses(piece: list[cst.CSTNode]) -> NameUse:
+    use = NameUse()
+    for node in piece:
+        if isinstance(node, cst.BaseExpression):  # a batch target: written first
+            use.writes |= collect_names(cst.AssignTarget(node)).writes
+        else:
+            use.update(collect_names(node))
+    return use
+
+
+def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
+    pieces = pieces_of(plan)
+    uses = {hook: _uses(nodes) for hook, nodes in pieces.items()}
+    special = {plan.model, plan.train_loader, *plan.device_names}
+    if plan.epoch_var:
+        special.add(plan.epoch_var)
+    if plan.validation:
+        special.add(plan.validation.loader)
+    optim_names = {plan.optimizer} | ({plan.scheduler} if plan.scheduler else set())
+
+    for hook, use in uses.items():
+        if hook != "configure_optimizers" and use.all() & optim_names:
+            name = sorted(use.all() & optim_names)[0]
+            raise Unsupported(
+                "TL106",
+                f"`{name}` is used in the loop beyond zero_grad/step (e.g. reading its "
+                "learning rate); not converted",
+                plan.epoch_loop,
+            )
+        if use.writes & special:
+            name = sorted(use.writes & special)[0]
+            raise Unsupported("TL108", f"the loop rebinds `{name}`", plan.epoch_loop)
+    if scope.other_reads & optim_names or scope.after_reads & optim_names:
+        name = sorted((scope.other_reads | scope.after_reads) & optim_names)[0]
+        raise Unsupported(
+            "TL106",
+            f"`{name}` is used outside the training loop (e.g. saved in a checkpoint); "
+            "not converted",
+            plan.epoch_loop,
+        )
+    if plan.epoch_var and plan.epoch_var in scope.after_reads:
+        raise Unsupported("TL112", f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
+    for index, hook in ((plan.train_index, "training_step"),):
+        if index and any(index in u.all() for h, u in uses.items() if h != hook):
+            raise Unsupported(
+                "TL108", f"batch index `{index}` used outside its step", plan.epoch_loop
+            )
+
+    all_names: list[str] = []
+    for use in uses.values():
+        for name in sorted(use.all()):
+            if name not in all_names:
+                all_names.append(name)
+    locals_configure = optim_names
+    init_args, state, rebind = [], set(), []
+    for name in all_names:
+        if name in special or name in locals_configure or name == "self":
+            continue
+        if name in (plan.train_index, plan.validation.index if plan.validation else None):
+            continue
+        written = any(name in u.writes for u in uses.values())
+        if written:
+            carried = name in scope.after_reads or any(name in u.read_first for u in uses.values())
+            if not carried:
+                continue  # local to each step/hook that uses it
+            state.add(name)
+            if name in scope.before_writes:
+                init_args.append(name)
+            if name in scope.after_reads:
+                rebind.append(name)
+            continue
+        if name in scope.function_imports:
+            raise Unsupported(
+                "TL108",
+                f"the loop reads `{name}`, imported inside the function; import it at module level",
+                plan.epoch_loop,
+            )
+        if name in scope.before_writes:
+            if not scope.in_function and name in scope.module_defs:
+                continue
+            init_args.append(name)
+        elif name in scope.after_writes:
+            raise Unsupported(
+                "TL108",
+                f"the loop reads `{name}`, which is only bound after the loop",
+                plan.epoch_loop,
+            )
+    plan.init_args = init_args
+    plan.state = state
+    plan.rebind_after = rebind
+    return uses

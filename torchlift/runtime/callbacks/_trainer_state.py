@@ -46,6 +46,8 @@ def should_update_logs(trainer: Any) -> bool:
     connector = getattr(trainer, "_logger_connector", None)
     if connector is not None and hasattr(connector, "should_update_logs"):
         return bool(connector.should_update_logs)
+    if hasattr(trainer, "_should_update_logs"):  # torchlift's trainer
+        return bool(trainer._should_update_logs)
     every = getattr(trainer, "log_every_n_steps", 50)
     if not every:
         return False

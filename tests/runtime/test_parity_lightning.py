@@ -1,0 +1,52 @@
+"""Same LightningModule, same seed: our runtime and real Lightning give the same per-step losses
+(rtol 1e-6) — the acceptance list of the runtime issue, one case per configuration."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from runtime_engines import fit
+
+pytestmark = pytest.mark.lightning
+
+CASES = {
+    "plain": dict(with_val=False, trainer_cfg=dict(max_epochs=2)),
+    "validation": dict(trainer_cfg=dict(max_epochs=2)),
+    "sched_epoch": dict(model_cfg=dict(scheduler="epoch"), trainer_cfg=dict(max_epochs=3)),
+    "sched_step_freq2": dict(model_cfg=dict(scheduler="step", freq=2), trainer_cfg=dict(max_epochs=2)),
+    "plateau": dict(model_cfg=dict(scheduler="plateau", lr=0.2), trainer_cfg=dict(max_epochs=4)),
+    "clip_norm": dict(trainer_cfg=dict(max_epochs=2, gradient_clip_val=0.05)),
+    "clip_value": dict(trainer_cfg=dict(max_epochs=2, gradient_clip_val=0.01, gradient_clip_algorithm="value")),
+    "accumulate": dict(n=56, trainer_cfg=dict(max_epochs=2, accumulate_grad_batches=3)),
+    "bf16_mixed": dict(model_cfg=dict(optimizer="adam"), trainer_cfg=dict(max_epochs=2, precision="bf16-mixed")),
+    "max_steps": dict(trainer_cfg=dict(max_steps=9, max_epochs=-1)),
+    "limit_train_batches": dict(trainer_cfg=dict(max_epochs=3, limit_train_batches=4, limit_val_batches=1)),
+    "val_check_interval": dict(trainer_cfg=dict(max_epochs=2, val_check_interval=2, num_sanity_val_steps=1)),
+    "manual_two_optimizers": dict(gan=True, with_val=False, trainer_cfg=dict(max_epochs=2)),
+}
+
+
+def _same(ours, theirs):
+    assert len(ours) == len(theirs) and len(ours) > 0
+    torch.testing.assert_close(torch.tensor(ours), torch.tensor(theirs), rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_losses_match_lightning(case):
+    kwargs = CASES[case]
+    ours_model, ours_trainer = fit("ours", **kwargs)
+    their_model, their_trainer = fit("lightning", **kwargs)
+    _same(ours_model.losses, their_model.losses)
+    if hasattr(their_model, "val_losses"):
+        _same(ours_model.val_losses or [0.0], their_model.val_losses or [0.0])
+    assert ours_trainer.global_step == their_trainer.global_step
+    assert ours_trainer.current_epoch == their_trainer.current_epoch
+    ours_params = dict(ours_model.named_parameters())
+    for name, param in their_model.named_parameters():
+        torch.testing.assert_close(ours_params[name], param, rtol=1e-6, atol=1e-7)
+    for key in ("train_loss_epoch", "val_loss"):
+        if key in their_trainer.callback_metrics:
+            torch.testing.assert_close(
+                ours_trainer.callback_metrics[key], their_trainer.callback_metrics[key], rtol=1e-6, atol=1e-7
+            )

@@ -40,11 +40,13 @@ def run_traced(
     timeout: float = 300,
     params: bool = False,
     seed: int | None = None,
+    hide_gpus: bool = True,
 ) -> TracedRun:
     """Run `python script args...` in a subprocess; return every loss passed to backward().
 
     steps: stop after this many backward calls (0: run to the end). params: also return the
     final values of the trained tensors. seed: seed `random` and numpy in the script's process.
+    hide_gpus: run on CPU (CUDA_VISIBLE_DEVICES="" unless `env` already chooses devices).
     On timeout the whole process group is killed (DDP children included) and `timed_out` set.
     """
     with tempfile.TemporaryDirectory(prefix="torchlift-trace-") as tmp:
@@ -58,7 +60,8 @@ def run_traced(
         run_env["TORCHLIFT_TRACE_STEPS"] = str(steps)
         run_env["TORCHLIFT_TRACE_PARAMS"] = str(params_file) if params else ""
         run_env["TORCHLIFT_TRACE_SEED"] = "" if seed is None else str(seed)
-        run_env.setdefault("CUDA_VISIBLE_DEVICES", "")
+        if hide_gpus:
+            run_env.setdefault("CUDA_VISIBLE_DEVICES", "")
         stdout, stderr, returncode, timed_out = _run_group(
             [sys.executable, str(script), *args], cwd, run_env, timeout
         )

@@ -83,7 +83,7 @@ def _make_sampler(loader: DataLoader, stage: str, num_replicas: int, rank: int) 
 
 def inject_distributed_sampler(loader: Any, stage: str, num_replicas: int, rank: int) -> Any:
     """The same loader, iterating only this rank's shard (see the module docstring)."""
-    if not isinstance(loader, DataLoader) or num_replicas <= 1:
+    if not isinstance(loader, DataLoader):
         return loader
     if isinstance(loader.dataset, IterableDataset):
         return loader

@@ -39,6 +39,14 @@ def test_shuffled_loader_uses_the_global_seed_and_epoch(monkeypatch):
     assert indices(new[1]) == perm1[1::2][:4]
 
 
+def test_one_process_gets_the_whole_permutation(monkeypatch):
+    # DDP with one process (the reference of the equivalence tests) still shuffles by seed.
+    monkeypatch.setenv("PL_GLOBAL_SEED", "3")
+    loader = DataLoader(dataset(), batch_size=10, shuffle=True)
+    perm = torch.randperm(10, generator=torch.Generator().manual_seed(3)).tolist()
+    assert indices(inject_distributed_sampler(loader, "fit", 1, 0)) == perm
+
+
 def test_padding_and_predict_without_padding():
     loader = DataLoader(dataset(5), batch_size=3)
     assert indices(inject_distributed_sampler(loader, "test", 2, 1)) == [1, 3, 0]  # padded
@@ -49,8 +57,13 @@ def test_padding_and_predict_without_padding():
 def test_left_alone():
     own = DataLoader(dataset(), sampler=DistributedSampler(dataset(), 2, 0, shuffle=False))
     assert inject_distributed_sampler(own, "fit", 2, 1) is own
-    plain = DataLoader(dataset())
-    assert inject_distributed_sampler(plain, "fit", 1, 0) is plain
+
+    class Stream(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+    iterable = DataLoader(Stream())
+    assert inject_distributed_sampler(iterable, "fit", 2, 0) is iterable
     assert inject_distributed_sampler([1, 2], "fit", 2, 0) == [1, 2]
 
 

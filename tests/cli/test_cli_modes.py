@@ -212,3 +212,16 @@ def test_many_files_in_parallel_keep_their_order(fake_engine, cli, tmp_path):
 def test_a_file_given_twice_is_migrated_once(fake_engine, cli, script):
     result = cli("--check", script, script, script.parent)
     assert stderr_lines(result)[-1] == "1 file would be changed."
+
+
+def test_empty_files_inside_a_directory_are_left_alone(fake_engine, cli, tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "train.py").write_text(SCRIPT)
+    out = tmp_path / "out"
+    result = cli(pkg, "-o", out)
+    assert result.exit_code == 0, result.stderr
+    assert (out / "__init__.py").read_text() == ""
+    assert stderr_lines(result)[-1] == "1 file changed, 1 file left unchanged."
+    assert cli(pkg / "__init__.py").exit_code == 123  # named explicitly: an error

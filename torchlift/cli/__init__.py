@@ -157,8 +157,10 @@ def run_migrate(
 ) -> int:
     """Migrate every PATH, print and write as `mode` says; return the exit code."""
     sources, path_errors = collect_sources(paths)
-    files = [s.path for s in sources if s.path != STDIN]
-    outcomes = dict(zip(files, migrate_files(files, target)))
+    files = [s for s in sources if s.path != STDIN]
+    found_in_directory = [s.root is not None for s in files]
+    results = migrate_files([s.path for s in files], target, found_in_directory)
+    outcomes = {s.path: outcome for s, outcome in zip(files, results)}
     tally = Tally()
     for error in path_errors:
         report_failure(tally, MigrationResult(error.path, "", "", error=error))

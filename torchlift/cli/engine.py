@@ -12,7 +12,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from itertools import repeat
 
-from torchlift.cli.sources import SourceError, decode_source, read_source
+from torchlift.cli.sources import EMPTY, SourceError, decode_source, read_source
 from torchlift.migrator.result import InputError, MigrationResult
 
 
@@ -56,25 +56,35 @@ def migrate_bytes(data: bytes, path: str, target: str) -> Outcome:
     return migrate_text(text, path, target, encoding)
 
 
-def migrate_file(path: str, target: str) -> Outcome:
+def migrate_file(path: str, target: str, empty_ok: bool = False) -> Outcome:
+    """Read, decode and migrate one file. `empty_ok`: an empty file is left unchanged instead
+    of failing (a directory walk meets empty `__init__.py` files all the time)."""
     try:
         text, encoding = read_source(path)
     except SourceError as exc:
+        if empty_ok and exc.error.cause == EMPTY:
+            text = open(path, "rb").read().decode("utf-8", "surrogateescape")
+            return Outcome(MigrationResult(path=path, source=text, output=text), "utf-8")
         return failed(path, "", exc.error)
     return migrate_text(text, path, target, encoding)
 
 
-def migrate_files(paths: list[str], target: str, workers: int | None = None) -> list[Outcome]:
+def migrate_files(
+    paths: list[str], target: str, empty_ok: list[bool] | None = None, workers: int | None = None
+) -> list[Outcome]:
     """Migrate every path; several files go to a process pool. Order of `paths` is kept."""
+    flags = empty_ok if empty_ok is not None else [False] * len(paths)
     workers = min(workers or os.cpu_count() or 1, len(paths))
     if workers > 1:
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 chunksize = max(1, len(paths) // (workers * 4))
-                return list(pool.map(migrate_file, paths, repeat(target), chunksize=chunksize))
+                return list(
+                    pool.map(migrate_file, paths, repeat(target), flags, chunksize=chunksize)
+                )
         except (OSError, NotImplementedError, BrokenProcessPool):
             pass  # no usable multiprocessing here (sandbox, no /dev/shm): do it in this process
-    return [migrate_file(path, target) for path in paths]
+    return [migrate_file(path, target, flag) for path, flag in zip(paths, flags)]
 
 
 def failed(path: str, source: str, error: InputError) -> Outcome:

@@ -18,6 +18,7 @@ from pathlib import Path
 from torchlift.migrator.result import InputError
 
 STDIN = "-"
+EMPTY = "empty file"
 
 # Directories never worth walking into (black's defaults, plus caches).
 SKIPPED_DIRS = frozenset(
@@ -97,7 +98,7 @@ def decode_source(data: bytes, path: str) -> tuple[str, str]:
         cause = f"cannot decode byte {data[exc.start:exc.start + 1]!r} as {encoding}"
         raise SourceError(InputError(path, line, cause)) from None
     if not text.strip():
-        raise SourceError(InputError(path, 1, "empty file"))
+        raise SourceError(InputError(path, 1, EMPTY))
     return text, encoding
 
 

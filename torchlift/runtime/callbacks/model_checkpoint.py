@@ -168,6 +168,8 @@ class ModelCheckpoint(Checkpoint):
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         """Save every `every_n_train_steps` optimizer steps (or `train_time_interval`)."""
+        if self._every_n_train_steps < 1 and self._train_time_interval is None:
+            return  # the default (per-epoch saving): nothing to decide per batch
         skip_batch = self._every_n_train_steps < 1 or (
             trainer.global_step % self._every_n_train_steps != 0
         )

@@ -196,7 +196,7 @@ class TQDMProgressBar(ProgressBar):
         self._val_progress_bar = None
         self._test_progress_bar = None
         self._predict_progress_bar = None
-        self._last_draw: dict[int, float] = {}
+        self._next_draw: dict[int, float] = {}  # id(bar) -> earliest next redraw
 
     def __getstate__(self) -> dict:
         # bars hold a terminal handle and a lock: not picklable, not worth saving
@@ -297,18 +297,23 @@ class TQDMProgressBar(ProgressBar):
         return current % self.refresh_rate == 0
 
     def _draw(self, bar, n: int, postfix: Any = None) -> None:
-        """Move `bar` to `n` if it was not drawn in the last `REFRESH_INTERVAL` seconds.
+        """Move `bar` to `n` unless it was drawn less than `REFRESH_INTERVAL` seconds ago.
 
-        `postfix` is a callable returning the metrics to show; it runs only when the bar is
-        really redrawn, because reading metrics syncs the device.
+        Runs on every batch, so the common "not now" path is a few attribute reads. `postfix` is
+        a callable returning the metrics to show; it runs only when the bar is really redrawn,
+        because reading metrics syncs the device. The last batch of a bar is always drawn.
         """
-        if bar.disable:
+        if not self._enabled or not self._refresh_rate or bar is None or bar.disable:
             return
-        now = time.monotonic()
-        key = id(bar)
-        if n != bar.total and now - self._last_draw.get(key, -math.inf) < self.REFRESH_INTERVAL:
-            return
-        self._last_draw[key] = now
+        if n != bar.total:
+            if n % self._refresh_rate:
+                return
+            now = time.monotonic()
+            if now < self._next_draw.get(id(bar), 0.0):
+                return
+        else:
+            now = time.monotonic()
+        self._next_draw[id(bar)] = now + self.REFRESH_INTERVAL
         bar.n = n
         if postfix is not None:
             bar.set_postfix(postfix(), refresh=False)
@@ -318,7 +323,7 @@ class TQDMProgressBar(ProgressBar):
         bar.reset(total=convert_inf(total))
         bar.initial = 0
         bar.set_description(description, refresh=False)
-        self._last_draw.pop(id(bar), None)
+        self._next_draw.pop(id(bar), None)
 
     # --- training ----------------------------------------------------------------------------
     def on_sanity_check_start(self, *_: Any) -> None:
@@ -340,10 +345,9 @@ class TQDMProgressBar(ProgressBar):
         )
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        bar = self._train_progress_bar
-        n = batch_idx + 1
-        if bar is not None and self._should_update(n, bar.total):
-            self._draw(bar, n, lambda: self.get_metrics(trainer, pl_module))
+        self._draw(
+            self._train_progress_bar, batch_idx + 1, lambda: self.get_metrics(trainer, pl_module)
+        )
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         if not self.train_progress_bar.disable:
@@ -376,9 +380,7 @@ class TQDMProgressBar(ProgressBar):
     def on_validation_batch_end(
         self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0
     ) -> None:
-        bar = self._val_progress_bar
-        if bar is not None and self._should_update(batch_idx + 1, bar.total):
-            self._draw(bar, batch_idx + 1)
+        self._draw(self._val_progress_bar, batch_idx + 1)
 
     def on_validation_end(self, trainer, pl_module) -> None:
         self.val_progress_bar.close()
@@ -401,9 +403,7 @@ class TQDMProgressBar(ProgressBar):
     def on_test_batch_end(
         self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0
     ) -> None:
-        bar = self._test_progress_bar
-        if bar is not None and self._should_update(batch_idx + 1, bar.total):
-            self._draw(bar, batch_idx + 1)
+        self._draw(self._test_progress_bar, batch_idx + 1)
 
     def on_test_end(self, trainer, pl_module) -> None:
         self.test_progress_bar.close()
@@ -425,9 +425,7 @@ class TQDMProgressBar(ProgressBar):
     def on_predict_batch_end(
         self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0
     ) -> None:
-        bar = self._predict_progress_bar
-        if bar is not None and self._should_update(batch_idx + 1, bar.total):
-            self._draw(bar, batch_idx + 1)
+        self._draw(self._predict_progress_bar, batch_idx + 1)
 
     def on_predict_end(self, trainer, pl_module) -> None:
         self.predict_progress_bar.close()

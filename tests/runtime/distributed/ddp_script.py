@@ -5,6 +5,7 @@ rank zero only, writes OUT/result.json (final weights, ranks seen, world size). 
     accelerator=cpu devices=2 num_nodes=1 steps=6 batch=4 accumulate=1 shuffle=0 precision=32-true
     fail_rank=-1 fail_step=-1      (raise ValueError on that rank at that step)
     ckpt_every=0 stop_at=0 resume=PATH  (checkpoint/resume)
+    rank0_monitor=1               (the checkpoint monitors a metric only rank 0 logs)
     test=1                        (trainer.test() after fit in the same launch)
     sync_log=1                    (self.log(..., sync_dist=True) of the rank, read back)
 """
@@ -28,11 +29,11 @@ def parse(argv: list[str]) -> dict[str, str]:
 
 
 class Regressor(L.LightningModule):
-    def __init__(self, fail_rank: int = -1, fail_step: int = -1, sync_log: bool = False) -> None:
+    def __init__(self, fail_rank=-1, fail_step=-1, sync_log=False, rank0_log=False) -> None:
         super().__init__()
         self.layer = torch.nn.Linear(8, 1)
         self.fail_rank, self.fail_step, self.sync_log = fail_rank, fail_step, sync_log
-        self.ranks_logged: list[float] = []
+        self.rank0_log = rank0_log
 
     def training_step(self, batch, batch_idx):
         if self.global_rank == self.fail_rank and self.global_step == self.fail_step:
@@ -45,6 +46,8 @@ class Regressor(L.LightningModule):
         loss = torch.nn.functional.mse_loss(self.layer(x), y)
         if self.sync_log:
             self.log("rank_mean", float(self.global_rank), sync_dist=True, on_step=True)
+        if self.rank0_log and self.global_rank == 0:
+            self.log("only_rank0", loss)  # monitored by ModelCheckpoint: must not deadlock
         return loss
 
     def test_step(self, batch, batch_idx):
@@ -69,7 +72,10 @@ def main(argv: list[str]) -> None:
     torch.set_num_threads(1)
     L.seed_everything(int(opts.get("seed", 7)), verbose=False)
     model = Regressor(
-        int(opts.get("fail_rank", -1)), int(opts.get("fail_step", -1)), opts.get("sync_log") == "1"
+        int(opts.get("fail_rank", -1)),
+        int(opts.get("fail_step", -1)),
+        opts.get("sync_log") == "1",
+        opts.get("rank0_monitor") == "1",
     )
     batch = int(opts.get("batch", 4))
     loader = DataLoader(data(), batch_size=batch, shuffle=opts.get("shuffle") == "1")

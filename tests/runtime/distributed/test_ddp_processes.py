@@ -123,17 +123,21 @@ def test_rank_failure_stops_every_process(tmp_path):
     assert not (out / "result.json").exists()
 
 
-def test_torchrun_two_processes(tmp_path):
+def test_torchrun_two_processes_with_amp(tmp_path):
     out = tmp_path / "torchrun"
     port = free_port()
     command = torchrun(
         "--nproc_per_node=2", "--master_addr=127.0.0.1", f"--master_port={port}", str(SCRIPT)
     )
-    proc = run(command + [str(out), "devices=auto", "steps=4", "batch=4"])
+    proc = run(command + [str(out), "devices=auto", "steps=4", "batch=4", "precision=bf16-mixed"])
     assert proc.returncode == 0, proc.stderr[-3000:]
     (result,) = results(out)
     assert result["world_size"] == 2
-    assert_weights(result, reference_weights(steps=4, global_batch=8, shuffle=False))
+    rank1 = json.loads((out / "rank1.json").read_text())
+    assert rank1["weights"] == result["weights"]
+    # AMP under DDP: bf16 autocast rounds differently from the fp32 reference, but not far
+    for got, want in zip(result["weights"], reference_weights(4, 8, shuffle=False)):
+        torch.testing.assert_close(torch.tensor(got), want, rtol=0, atol=5e-2)
 
 
 def test_two_machines_on_loopback(tmp_path):
@@ -169,7 +173,7 @@ def test_two_machines_on_loopback(tmp_path):
 
 def test_resume_from_a_ddp_checkpoint_equals_uninterrupted(tmp_path):
     full = tmp_path / "full"
-    proc = run(script(full, "devices=2", "shuffle=1", "steps=6", "ckpt_every=3"))
+    proc = run(script(full, "devices=2", "shuffle=1", "steps=6", "ckpt_every=3", "rank0_monitor=1"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     (uninterrupted,) = results(full)
     checkpoint = next(full.rglob("*step=3*.ckpt"))  # mid-epoch: 8 steps make an epoch

@@ -32,7 +32,8 @@ def fake_migrate_source(source, path="<string>", target="runtime"):
     if "BADOUT" in source:
         return MigrationResult(path, source, source + "def broken(:\n")
     if MARK not in source:
-        return MigrationResult(path, source, source)
+        note = Finding(path, 1, 0, "TL002", "no training loop found; file left unchanged")
+        return MigrationResult(path, source, source, [note])
     line = source[: source.index(MARK)].count("\n") + 1
     output = source.replace(MARK, f"{CONVERTED.rstrip()} for {target}\n")
     finding = Finding(path, line, 0, "TL001", "converted the training loop")

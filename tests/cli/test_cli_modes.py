@@ -225,3 +225,14 @@ def test_empty_files_inside_a_directory_are_left_alone(fake_engine, cli, tmp_pat
     assert (out / "__init__.py").read_text() == ""
     assert stderr_lines(result)[-1] == "1 file changed, 1 file left unchanged."
     assert cli(pkg / "__init__.py").exit_code == 123  # named explicitly: an error
+
+
+def test_verbose_also_reports_files_with_nothing_to_do(fake_engine, cli, tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text(PLAIN)
+    quiet_by_default = stderr_lines(cli(path))
+    assert quiet_by_default == ["1 file would be left unchanged."]
+    verbose = stderr_lines(cli("-v", path))
+    assert verbose == [f"{path}:1:0: TL002 no training loop found; file left unchanged"] + (
+        quiet_by_default
+    )

@@ -57,6 +57,9 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option("--report", "report_file", metavar="FILE", help="Also write the findings as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors on stderr.")
 @click.option(
+    "-v", "--verbose", is_flag=True, help="Also report files with nothing to convert, and why."
+)
+@click.option(
     "--verify",
     "verify_script",
     metavar="SCRIPT",
@@ -97,6 +100,7 @@ def migrate_command(
     target,
     report_file,
     quiet,
+    verbose,
     verify_script,
     steps,
     rtol,
@@ -142,6 +146,7 @@ def migrate_command(
             target=target,
             report_file=report_file,
             quiet=quiet,
+            verbose=verbose,
         )
     )
 
@@ -154,6 +159,7 @@ def run_migrate(
     target: str,
     report_file: str | None,
     quiet: bool,
+    verbose: bool = False,
 ) -> int:
     """Migrate every PATH, print and write as `mode` says; return the exit code."""
     sources, path_errors = collect_sources(paths)
@@ -170,7 +176,7 @@ def run_migrate(
             outcome = migrate_bytes(data, STDIN, target)
         else:
             outcome = outcomes[source.path]
-        result = deliver(outcome, source, mode=mode, output=output, quiet=quiet)
+        result = deliver(outcome, source, mode=mode, output=output, quiet=quiet, verbose=verbose)
         if result.error is not None:
             report_failure(tally, result)
         else:
@@ -196,7 +202,7 @@ def run_migrate(
 
 
 def deliver(
-    outcome: Outcome, source, *, mode: str, output: str | None, quiet: bool
+    outcome: Outcome, source, *, mode: str, output: str | None, quiet: bool, verbose: bool = False
 ) -> MigrationResult:
     """Print the findings and the diff / code, write files; return the result (with the
     write error, if writing failed)."""
@@ -204,8 +210,11 @@ def deliver(
     if result.error is not None:
         return result
     if not quiet:
+        # What was converted and what was left alone (warnings) always; "nothing to do here"
+        # notes only with -v, or a directory of plain modules would drown the report.
         for finding in result.findings:
-            click.echo(str(finding), err=True)
+            if verbose or result.changed or finding.severity != "info":
+                click.echo(str(finding), err=True)
     data = (
         encode_source(result.output, outcome.encoding)
         if result.changed or mode == "output"

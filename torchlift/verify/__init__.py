@@ -34,7 +34,7 @@ from torchlift.verify.workspace import make_run_dir
 
 EXIT_EQUAL, EXIT_DIFFERENT, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
 TARGETS = ("runtime", "lightning", "pytorch_lightning")
-SEED = 0  # for `random` and numpy in both runs; torch's default seed is fixed already
+SEED = 0  # torch, numpy and `random` start from this in both runs (the script may reseed)
 
 
 def run_verify(

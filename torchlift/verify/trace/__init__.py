@@ -45,7 +45,7 @@ def run_traced(
     """Run `python script args...` in a subprocess; return every loss passed to backward().
 
     steps: stop after this many backward calls (0: run to the end). params: also return the
-    final values of the trained tensors. seed: seed `random` and numpy in the script's process.
+    final values of the trained tensors. seed: seed torch, numpy and `random` in the script's process.
     hide_gpus: run on CPU (CUDA_VISIBLE_DEVICES="" unless `env` already chooses devices).
     On timeout the whole process group is killed (DDP children included) and `timed_out` set.
     """

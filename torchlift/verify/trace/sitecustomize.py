@@ -9,8 +9,9 @@ script are measured from the same place. Environment:
                          (N+1)-th time, so N full training steps (backward + optimizer step) ran
   TORCHLIFT_TRACE_PARAMS file to torch.save the final values of every tensor that received a
                          gradient (found from the losses' autograd graphs), at the stop or at exit
-  TORCHLIFT_TRACE_SEED   seed Python's `random` and numpy's global RNG (torch's default seed is
-                         already fixed), so scripts that never seed them still compare
+  TORCHLIFT_TRACE_SEED   seed torch's, numpy's and Python's global RNGs as the script imports
+                         them (torch seeds itself randomly per process), so that scripts which
+                         never seed still compare run to run
 Only rank 0 records; every rank stops after N steps so no rank waits for a peer that left.
 """
 
@@ -134,6 +135,8 @@ if _path:
 
         torch.Tensor.backward = backward
         torch.autograd.backward = autograd
+        if _seed:
+            torch.manual_seed(int(_seed))
         _write({"event": "torch"})
 
     def _seed_numpy():

@@ -1,0 +1,104 @@
+"""Properties of the migrator over generated training scripts (tests/fuzz/script_variants.py).
+
+Pure properties (parse, fixed point, no-torch untouched) run many examples; the one that runs
+scripts in subprocesses runs a handful per profile (HYPOTHESIS_PROFILE=fuzz for many more).
+"""
+
+import ast
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+from hypothesis import event, given, note, settings
+from script_variants import ScriptSpec, render_script, script_specs
+
+from torchlift.migrator import migrate_source
+from torchlift.verify.compare import compare_runs
+from torchlift.verify.trace import run_traced
+
+FUZZ = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
+# CI budget: ~0.3 s per migration and ~3 s per pair of script runs on a free core.
+PURE_EXAMPLES = 3000 if FUZZ else 25
+RUN_EXAMPLES = 300 if FUZZ else 6
+
+
+def migrate(source: str, target: str = "runtime"):
+    result = migrate_source(source, path="train.py", target=target)
+    assert result.error is None, f"valid script rejected: {result.error}"
+    return result
+
+
+@settings(max_examples=PURE_EXAMPLES)
+@given(spec=script_specs())
+def test_output_parses_and_migrating_again_changes_nothing(spec: ScriptSpec):
+    source = render_script(spec)
+    note(source)
+    result = migrate(source)
+    event("converted" if result.changed else f"left alone: {_codes(result)}")
+    if not result.changed:
+        assert result.output == source
+        assert any(f.severity == "warning" for f in result.findings), "unconverted, no reason"
+        return
+    note(result.output)
+    ast.parse(result.output)
+    again = migrate(result.output)
+    assert again.output == result.output, "migrate(migrate(x)) != migrate(x)"
+
+
+@settings(max_examples=PURE_EXAMPLES)
+@given(spec=script_specs())
+def test_training_code_without_torch_comes_back_byte_identical(spec: ScriptSpec):
+    # The same script over a look-alike package: names only resolve to torch when imported
+    # from torch, so nothing here is a PyTorch training loop.
+    source = render_script(spec).replace("torch", "tensorlib")
+    result = migrate(source)
+    assert result.output == source and not result.changed
+
+
+@settings(max_examples=PURE_EXAMPLES // 3)
+@given(spec=script_specs())
+def test_targets_differ_only_in_the_import_line(spec: ScriptSpec):
+    source = render_script(spec)
+    runtime = migrate(source).output
+    for target, line in [
+        ("lightning", "import lightning.pytorch as L"),
+        ("pytorch_lightning", "import pytorch_lightning as L"),
+    ]:
+        other = migrate(source, target).output
+        assert other == runtime.replace("import torchlift.runtime as L", line)
+
+
+def _run_pair(tmp_path, original: str, converted: str):
+    paths = []
+    for name, code in [("original", original), ("converted", converted)]:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "train.py").write_text(code)
+        paths.append(folder / "train.py")
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(
+            pool.map(lambda p: run_traced(p, cwd=p.parent, params=True, timeout=240, seed=0), paths)
+        )
+    return runs
+
+
+@settings(max_examples=RUN_EXAMPLES)
+@given(spec=script_specs())
+def test_converted_script_trains_with_the_same_losses(spec: ScriptSpec, tmp_path_factory):
+    source = render_script(spec)
+    result = migrate(source)
+    event("converted" if result.changed else "left alone")
+    if not result.changed:
+        return  # the no-conversion case is byte-identical, checked above
+    note(result.output)
+    original, converted = _run_pair(tmp_path_factory.mktemp("pair"), source, result.output)
+    assert original.ok and original.losses, original.stderr[-2000:]
+    assert converted.ok, f"converted script failed:\n{converted.stderr[-3000:]}"
+    comparison = compare_runs(original, converted, rtol=1e-5)
+    assert comparison.equal, (
+        f"{comparison.outcome} at step {comparison.step}: {comparison.detail}\n"
+        f"original  {original.losses}\nconverted {converted.losses}"
+    )
+
+
+def _codes(result) -> str:
+    return ",".join(sorted({f.code for f in result.findings if f.severity == "warning"}))

@@ -177,3 +177,10 @@ def test_learning_rate_logged_like_lightning(runs):
     lr1 = [r["lr-SGD"] for r in _csv_rows(os.path.join(t1.logger.log_dir, "metrics.csv"))]
     lr2 = [r["lr-SGD"] for r in _csv_rows(os.path.join(t2.logger.log_dir, "metrics.csv"))]
     assert lr1 == lr2 and any(lr1)
+
+
+@pytest.mark.lightning
+def test_learning_rate_visible_to_other_callbacks(runs):
+    for name in ("ours", "theirs"):
+        trainer = runs[name][1]
+        assert float(trainer.callback_metrics["lr-SGD"]) == pytest.approx(0.05 * 0.5**4), name

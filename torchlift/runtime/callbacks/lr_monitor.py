@@ -105,9 +105,11 @@ class LearningRateMonitor(Callback):
             stats.update(self._get_optimizer_stats(optimizer, names))
         # Lightning exposes the values to other callbacks (e.g. ModelCheckpoint filenames).
         device = getattr(trainer.strategy, "root_device", None)
-        trainer.callback_metrics.update(
-            {name: torch.tensor(value, device=device) for name, value in stats.items()}
-        )
+        values = {name: torch.tensor(value, device=device) for name, value in stats.items()}
+        trainer.callback_metrics.update(values)
+        stored = getattr(trainer, "_callback_metrics", None)
+        if isinstance(stored, dict):  # a trainer whose `callback_metrics` returns a fresh dict
+            stored.update(values)
         return stats
 
     def _get_optimizer_stats(self, optimizer: Optimizer, names: list[str]) -> dict[str, float]:

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 
-from runtime_engines import fit
+from runtime_engines import engine, fit
 
 pytestmark = pytest.mark.lightning
 
@@ -14,15 +16,25 @@ CASES = {
     "plain": dict(with_val=False, trainer_cfg=dict(max_epochs=2)),
     "validation": dict(trainer_cfg=dict(max_epochs=2)),
     "sched_epoch": dict(model_cfg=dict(scheduler="epoch"), trainer_cfg=dict(max_epochs=3)),
-    "sched_step_freq2": dict(model_cfg=dict(scheduler="step", freq=2), trainer_cfg=dict(max_epochs=2)),
+    "sched_step_freq2": dict(
+        model_cfg=dict(scheduler="step", freq=2), trainer_cfg=dict(max_epochs=2)
+    ),
     "plateau": dict(model_cfg=dict(scheduler="plateau", lr=0.2), trainer_cfg=dict(max_epochs=4)),
     "clip_norm": dict(trainer_cfg=dict(max_epochs=2, gradient_clip_val=0.05)),
-    "clip_value": dict(trainer_cfg=dict(max_epochs=2, gradient_clip_val=0.01, gradient_clip_algorithm="value")),
+    "clip_value": dict(
+        trainer_cfg=dict(max_epochs=2, gradient_clip_val=0.01, gradient_clip_algorithm="value")
+    ),
     "accumulate": dict(n=56, trainer_cfg=dict(max_epochs=2, accumulate_grad_batches=3)),
-    "bf16_mixed": dict(model_cfg=dict(optimizer="adam"), trainer_cfg=dict(max_epochs=2, precision="bf16-mixed")),
+    "bf16_mixed": dict(
+        model_cfg=dict(optimizer="adam"), trainer_cfg=dict(max_epochs=2, precision="bf16-mixed")
+    ),
     "max_steps": dict(trainer_cfg=dict(max_steps=9, max_epochs=-1)),
-    "limit_train_batches": dict(trainer_cfg=dict(max_epochs=3, limit_train_batches=4, limit_val_batches=1)),
-    "val_check_interval": dict(trainer_cfg=dict(max_epochs=2, val_check_interval=2, num_sanity_val_steps=1)),
+    "limit_train_batches": dict(
+        trainer_cfg=dict(max_epochs=3, limit_train_batches=4, limit_val_batches=1)
+    ),
+    "val_check_interval": dict(
+        trainer_cfg=dict(max_epochs=2, val_check_interval=2, num_sanity_val_steps=1)
+    ),
     "manual_two_optimizers": dict(gan=True, with_val=False, trainer_cfg=dict(max_epochs=2)),
 }
 
@@ -48,5 +60,61 @@ def test_losses_match_lightning(case):
     for key in ("train_loss_epoch", "val_loss"):
         if key in their_trainer.callback_metrics:
             torch.testing.assert_close(
-                ours_trainer.callback_metrics[key], their_trainer.callback_metrics[key], rtol=1e-6, atol=1e-7
+                ours_trainer.callback_metrics[key],
+                their_trainer.callback_metrics[key],
+                rtol=1e-6,
+                atol=1e-7,
             )
+
+
+@pytest.mark.parametrize(
+    "es_kwargs",
+    [
+        dict(monitor="val_loss", patience=1, min_delta=0.02),
+        dict(monitor="train_loss_epoch", patience=0, min_delta=0.05, check_on_train_epoch_end=True),
+    ],
+    ids=["val_loss", "train_epoch"],
+)
+def test_early_stopping_stops_at_the_same_epoch(es_kwargs):
+    runs = {}
+    for name in ("ours", "lightning"):
+        L = engine(name)
+        stopper = L.callbacks.EarlyStopping(**es_kwargs)
+        model, trainer = fit(name, trainer_cfg=dict(max_epochs=30), callbacks=[stopper])
+        runs[name] = (
+            model.losses,
+            trainer.current_epoch,
+            trainer.global_step,
+            stopper.stopped_epoch,
+        )
+    assert runs["ours"][1] < 30  # it did stop early
+    assert runs["ours"][1:] == runs["lightning"][1:]
+    _same(runs["ours"][0], runs["lightning"][0])
+
+
+def test_defaults_run_and_match(tmp_path):
+    """Default callbacks and logger (checkpointing, progress bar, TensorBoard) change no number."""
+    runs = {}
+    for name in ("ours", "lightning"):
+        root = tmp_path / name
+        model, trainer = fit(
+            name,
+            trainer_cfg=dict(
+                max_epochs=2,
+                logger=None,
+                enable_checkpointing=None,
+                enable_progress_bar=None,
+                default_root_dir=str(root),
+                log_every_n_steps=2,
+            ),
+        )
+        runs[name] = (model.losses, trainer)
+    _same(runs["ours"][0], runs["lightning"][0])
+    ours, theirs = runs["ours"][1], runs["lightning"][1]
+    assert type(ours.logger).__name__ == type(theirs.logger).__name__
+    assert type(ours.checkpoint_callback).__name__ == "ModelCheckpoint"
+    assert type(ours.progress_bar_callback).__name__ == "TQDMProgressBar"
+    assert os.path.relpath(
+        ours.checkpoint_callback.best_model_path, tmp_path / "ours"
+    ) == os.path.relpath(theirs.checkpoint_callback.best_model_path, tmp_path / "lightning")
+    assert sorted(ours.logged_metrics) == sorted(theirs.logged_metrics)

@@ -174,12 +174,13 @@ class ResultStore:
                 pbar[forked] = entry.step_value
         return callback, log, pbar
 
-    def epoch_metrics(self, reduce) -> tuple[dict, dict, dict]:
+    def epoch_metrics(self, reduce, final: bool = True) -> tuple[dict, dict, dict]:
+        """Epoch aggregates. `final=False` previews them (metric objects are not reset)."""
         callback, log, pbar = {}, {}, {}
         for name, entry in self.entries.items():
             if not entry.on_epoch:
                 continue
-            value = self._epoch_value(entry, reduce)
+            value = self._epoch_value(entry, reduce, final)
             if value is None:
                 continue
             forked = f"{name}_epoch" if entry.on_step else name
@@ -192,10 +193,11 @@ class ResultStore:
         return callback, log, pbar
 
     @staticmethod
-    def _epoch_value(entry: _Entry, reduce) -> Optional[torch.Tensor]:
+    def _epoch_value(entry: _Entry, reduce, final: bool = True) -> Optional[torch.Tensor]:
         if entry.metric is not None:
             value = entry.metric.compute()
-            entry.metric.reset()
+            if final:
+                entry.metric.reset()
             return value
         if entry.acc is None:
             return None

@@ -337,6 +337,7 @@ class FitLoop(FitLoopCounters):
 
     def _end_epoch(self) -> None:
         trainer = self.trainer
+        trainer._train_epoch_end_reached = True
         self.epoch_progress.increment("processed")
         trainer._call_train_epoch_end_hooks()
         trainer._commit_train_epoch_metrics()

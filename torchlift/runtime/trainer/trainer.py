@@ -260,6 +260,7 @@ class Trainer:
         self._logged_metrics: dict[str, Any] = {}
         self._progress_bar_metrics: dict[str, Any] = {}
         self._log_on_step_default = False
+        self._train_epoch_end_reached = False
         self._eval_dataloader_suffix: Optional[str] = None
         self._current_batch: Any = None
         self._current_batch_size: Optional[int] = None
@@ -553,7 +554,12 @@ class Trainer:
     @property
     def callback_metrics(self) -> dict[str, Any]:
         live = self._live_step_metrics()[0]
-        return {**self._callback_metrics, **live} if live else dict(self._callback_metrics)
+        merged = {**self._callback_metrics, **live} if live else dict(self._callback_metrics)
+        if self._train_epoch_end_reached:
+            # Lightning computes the epoch aggregates as soon as the epoch's batches are done, so
+            # on_train_epoch_end callbacks (EarlyStopping, ModelCheckpoint) can monitor them.
+            merged.update(self._train_results.epoch_metrics(self.strategy.reduce, final=False)[0])
+        return merged
 
     @property
     def progress_bar_metrics(self) -> dict[str, float]:
@@ -1313,6 +1319,7 @@ class Trainer:
             self.fit_loop.epoch_loop._batches_that_stepped += 1
         # step values were committed; the next epoch starts a fresh store
         self._train_results.reset()
+        self._train_epoch_end_reached = False
 
     def _commit_eval_epoch_metrics(self) -> dict[str, Any]:
         callback, log, pbar = self._eval_results.epoch_metrics(self.strategy.reduce)

@@ -173,3 +173,18 @@ def test_bar_state_is_picklable_without_terminal_handles():
     clone = pickle.loads(pickle.dumps(bar))
     with pytest.raises(TypeError, match="has not been set yet"):
         clone.train_progress_bar
+
+
+def test_unknown_length_epoch_shows_no_stale_total(tmp_path, capsys):
+    trainer = CountingTrainer(tmp_path)
+    trainer.num_training_batches = 5
+    bar = TQDMProgressBar()
+    bar.setup(trainer, None, "fit")
+    bar.on_train_start(trainer, None)
+    bar.on_train_epoch_start(trainer, None)
+    assert bar.train_progress_bar.total == 5
+    trainer.num_training_batches = float("inf")  # e.g. an IterableDataset without __len__
+    bar.on_train_epoch_start(trainer, None)
+    assert bar.train_progress_bar.total is None
+    bar.on_train_end(trainer, None)
+    capsys.readouterr()

@@ -214,7 +214,11 @@ class ModelCheckpoint(Checkpoint):
             self._save_epoch_checkpoints(trainer, self._monitor_candidates(trainer))
 
     def on_validation_end(self, trainer, pl_module) -> None:
-        if not trainer.sanity_checking and ts.num_val_batches_total(trainer):
+        if (
+            ts.is_fitting(trainer)
+            and not trainer.sanity_checking
+            and ts.num_val_batches_total(trainer)
+        ):
             self._validation_ran = True
         if self._should_skip_saving_checkpoint(trainer):
             return
@@ -359,7 +363,9 @@ class ModelCheckpoint(Checkpoint):
         if strategy.reduce_boolean_decision(present, all=True):
             return
         value = candidates.get(self.monitor)
-        value = strategy.broadcast(None if value is None else value.detach().cpu(), src=0)
+        value = strategy.broadcast(
+            None if value is None else torch.as_tensor(value).detach().cpu(), src=0
+        )
         if value is None:
             candidates.pop(self.monitor, None)
         else:

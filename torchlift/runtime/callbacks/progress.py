@@ -320,7 +320,8 @@ class TQDMProgressBar(ProgressBar):
         bar.refresh()
 
     def _reset(self, bar, total: int | float | None, description: str) -> None:
-        bar.reset(total=convert_inf(total))
+        bar.reset()
+        bar.total = convert_inf(total)  # reset(total=None) would keep the old total
         bar.initial = 0
         bar.set_description(description, refresh=False)
         self._next_draw.pop(id(bar), None)

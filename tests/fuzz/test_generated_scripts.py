@@ -8,7 +8,8 @@ import ast
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from hypothesis import event, given, note, settings
+from hypothesis import assume, event, given, note, settings
+from hypothesis import strategies as st
 from script_variants import ScriptSpec, render_script, script_specs
 
 from torchlift.migrator import migrate_source
@@ -102,3 +103,65 @@ def test_converted_script_trains_with_the_same_losses(spec: ScriptSpec, tmp_path
 
 def _codes(result) -> str:
     return ",".join(sorted({f.code for f in result.findings if f.severity == "warning"}))
+
+
+@st.composite
+def mutated_scripts(draw) -> str:
+    """A generated script with a few lines deleted, duplicated or moved: odd shapes (a missing
+    zero_grad, a step before backward, a statement after the loop) that still parse."""
+    lines = render_script(draw(script_specs())).splitlines(keepends=True)
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(lines) - 1))
+        action = draw(st.sampled_from(["delete", "duplicate", "move"]))
+        if action == "delete":
+            del lines[i]
+        elif action == "duplicate":
+            lines.insert(i, lines[i])
+        else:
+            j = draw(st.integers(0, len(lines) - 1))
+            lines.insert(j, lines.pop(i))
+    return "".join(lines)
+
+
+@settings(max_examples=PURE_EXAMPLES)
+@given(source=mutated_scripts())
+def test_mutated_scripts_never_raise_and_output_is_a_fixed_point(source):
+    try:
+        compile(source, "train.py", "exec")
+    except SyntaxError:
+        assume(False)
+    note(source)
+    result = migrate(source)
+    event("converted" if result.changed else f"left alone: {_codes(result)}")
+    if result.changed:
+        note(result.output)
+        compile(result.output, "train.py", "exec")
+        assert migrate(result.output).output == result.output, "not a fixed point"
+
+
+@settings(max_examples=RUN_EXAMPLES)
+@given(source=mutated_scripts())
+def test_a_mutated_script_is_converted_only_if_it_trains_the_same(source, tmp_path_factory):
+    # A deleted zero_grad or a step moved before backward changes training; a migrator that
+    # converts such a loop anyway (the Trainer restores the usual order) loses the user's
+    # behaviour, so it must leave the loop alone instead.
+    try:
+        compile(source, "train.py", "exec")
+    except SyntaxError:
+        assume(False)
+    result = migrate(source)
+    event("converted" if result.changed else "left alone")
+    if not result.changed:
+        return
+    note(source)
+    note(result.output)
+    original, converted = _run_pair(tmp_path_factory.mktemp("pair"), source, result.output)
+    if not (original.ok and original.losses):
+        event("original does not train")
+        return
+    assert converted.ok, f"converted script failed:\n{converted.stderr[-3000:]}"
+    comparison = compare_runs(original, converted, rtol=1e-5)
+    assert comparison.equal, (
+        f"{comparison.outcome} at step {comparison.step}: {comparison.detail}\n"
+        f"original  {original.losses}\nconverted {converted.losses}"
+    )

@@ -313,3 +313,37 @@ def test_estimated_stepping_batches_and_attributes():
 
     fit("ours", trainer_cfg=dict(max_epochs=3, accumulate_grad_batches=4), callbacks=[Peek()])
     assert seen == dict(steps=6, batches=6, val=[2], fn="fit", training=True, world=1, zero=True)
+
+
+def test_optimizers_are_instances_of_their_class_and_init_module():
+    seen = {}
+
+    class Manual(L.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.automatic_optimization = False
+            self.layer = torch.nn.Linear(6, 1)
+
+        def training_step(self, batch, batch_idx):
+            opt = self.optimizers()
+            seen["adam"] = isinstance(opt, torch.optim.Adam)
+            opt.zero_grad()
+            self.manual_backward(self.layer(batch[0]).pow(2).mean())
+            opt.step()
+
+        def configure_optimizers(self):
+            return torch.optim.Adam(self.parameters(), lr=0.01)
+
+    _, trainer = fit("ours", model=Manual(), with_val=False, trainer_cfg=dict(max_epochs=1))
+    assert seen["adam"] and trainer.global_step == 6
+    with L.Trainer(precision="64-true", **QUIET).init_module():
+        layer = torch.nn.Linear(2, 2)
+    assert layer.weight.dtype == torch.float64 and torch.get_default_dtype() == torch.float32
+
+
+def test_several_train_loaders_are_rejected_clearly():
+    train, _ = loaders()
+    from torchlift.runtime.utilities.exceptions import MisconfigurationException
+
+    with pytest.raises(MisconfigurationException, match="several train dataloaders"):
+        L.Trainer(max_epochs=1, **QUIET).fit(make_model(L), [train, train])

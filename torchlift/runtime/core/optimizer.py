@@ -159,7 +159,12 @@ class LightningOptimizer:
     hooks) and counts toward `global_step`; every other attribute is the wrapped optimizer's."""
 
     def __init__(self, optimizer: Optimizer, trainer: Any = None) -> None:
+        # Like Lightning: the wrapper is an instance of the wrapped optimizer's class too, so
+        # `isinstance(self.optimizers(), torch.optim.Adam)` holds in user code.
         self.__dict__["_optimizer"] = optimizer
+        if not isinstance(optimizer, LightningOptimizer):
+            cls = type("Lightning" + type(optimizer).__name__, (type(self), type(optimizer)), {})
+            object.__setattr__(self, "__class__", cls)
         self.__dict__["_trainer"] = trainer
         self.__dict__["_on_before_step"] = None
         self.__dict__["_on_after_step"] = None

@@ -81,7 +81,6 @@ class ResultStore:
         self,
         name: str,
         value: Any,
-        *,
         on_step: bool,
         on_epoch: bool,
         prog_bar: bool,
@@ -101,7 +100,7 @@ class ResultStore:
         else:
             entry.on_step, entry.on_epoch, entry.prog_bar = on_step, on_epoch, prog_bar
             entry.logger, entry.reduce_fx, entry.sync_dist = logger, reduce_fx, sync_dist
-        if _is_metric_object(value):
+        if not isinstance(value, torch.Tensor) and _is_metric_object(value):
             entry.metric = value
             if on_step:
                 cached = getattr(value, "_forward_cache", None)

@@ -142,6 +142,11 @@ class FitLoop(FitLoopCounters):
     def setup_data(self) -> None:
         trainer = self.trainer
         loader = trainer._request_dataloader("train")
+        if isinstance(loader, (list, tuple, dict)):
+            raise MisconfigurationException(
+                "Trainer.fit: several train dataloaders (a list/dict, Lightning's CombinedLoader) are not "
+                "supported by torchlift.runtime; pass one DataLoader"
+            )
         if loader is None:
             raise MisconfigurationException(
                 "Trainer.fit: no training data; pass train_dataloaders=... or a datamodule with train_dataloader()"

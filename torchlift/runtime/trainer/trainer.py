@@ -4,6 +4,7 @@ checkpoint, progress. This file wires them together and owns hook dispatch and m
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import os
@@ -270,6 +271,8 @@ class Trainer:
         self._test_source: Any = None
         self._predict_source: Any = None
         self._hook_cache: dict[str, list] = {}
+        self._dispatch: dict[str, tuple] = {}
+        self._batch_transfer_needed = True
         self._module_hook_cache: dict[str, bool] = {}
         self._enable_validation = True
 
@@ -711,6 +714,7 @@ class Trainer:
             self.datamodule = datamodule
             datamodule.trainer = self
         self._hook_cache = {}
+        self._dispatch = {}
         self._module_hook_cache = {}
 
     def _run_guarded(self, fn, *args, **kwargs):
@@ -918,6 +922,16 @@ class Trainer:
 
     def _build_hook_cache(self) -> None:
         self._hook_cache = {}
+        self._dispatch = {}
+        device = self.strategy.root_device
+        # Batches from a CPU loader need no transfer unless a hook wants to see them.
+        self._batch_transfer_needed = (
+            device.type != "cpu"
+            or self.datamodule is not None
+            or self._module_overrides("on_before_batch_transfer")
+            or self._module_overrides("transfer_batch_to_device")
+            or self._module_overrides("on_after_batch_transfer")
+        )
 
     def _callbacks_for(self, name: str) -> list:
         cached = self._hook_cache.get(name)
@@ -932,12 +946,21 @@ class Trainer:
         return cached
 
     def _call_hook(self, name: str, *args: Any) -> Any:
-        """Callbacks first, then the LightningModule (Lightning's order for every loop hook)."""
-        module = self.lightning_module
-        for hook in self._callbacks_for(name):
-            hook(self, module, *args)
-        if self._module_overrides(name):
-            return getattr(module, name)(*args)
+        """Callbacks first, then the LightningModule (Lightning's order for every loop hook).
+        Only overridden hooks are called; the lists are built once per run."""
+        entry = self._dispatch.get(name)
+        if entry is None:
+            module_hook = (
+                getattr(self.lightning_module, name) if self._module_overrides(name) else None
+            )
+            entry = self._dispatch[name] = (tuple(self._callbacks_for(name)), module_hook)
+        callbacks, module_hook = entry
+        if callbacks:
+            module = self.lightning_module
+            for hook in callbacks:
+                hook(self, module, *args)
+        if module_hook is not None:
+            return module_hook(*args)
         return None
 
     def _call_module_hook(self, name: str, *args: Any) -> Any:
@@ -1090,15 +1113,10 @@ class Trainer:
 
     def _transfer_batch(self, batch: Any, dataloader_idx: int) -> Any:
         batch = self.precision_plugin.convert_input(batch)
+        if not self._batch_transfer_needed:
+            return batch  # tensors from a CPU loader are already where they must be
         module = self.lightning_module
         device = self.strategy.root_device
-        hooks_overridden = (
-            self._module_overrides("on_before_batch_transfer")
-            or self._module_overrides("transfer_batch_to_device")
-            or self._module_overrides("on_after_batch_transfer")
-        )
-        if device.type == "cpu" and not hooks_overridden and self.datamodule is None:
-            return batch  # tensors from a CPU loader are already where they must be
         providers = [p for p in (self.datamodule, module) if p is not None]
         for provider in providers:
             batch = provider.on_before_batch_transfer(batch, dataloader_idx)
@@ -1278,16 +1296,16 @@ class Trainer:
         self._active_results.log(
             name,
             value,
-            on_step=on_step,
-            on_epoch=on_epoch,
-            prog_bar=prog_bar,
-            logger=logger,
-            reduce_fx=reduce_fx,
-            sync_dist=sync_dist and self.world_size > 1,
-            batch_size=batch_size,
-            get_batch_size=self._batch_size,
-            reduce=self.strategy.reduce,
-            device=self.strategy.root_device,
+            on_step,
+            on_epoch,
+            prog_bar,
+            logger,
+            reduce_fx,
+            sync_dist and self.world_size > 1,
+            batch_size,
+            self._batch_size,
+            self.strategy.reduce,
+            self.strategy.root_device,
         )
 
     @property
@@ -1455,6 +1473,19 @@ class Trainer:
         return point
 
     # ------------------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def init_module(self, empty_init: Optional[bool] = None):
+        """Create parameters on the target device (and in float64 for precision "64-true")."""
+        dtype = torch.float64 if self.precision == "64-true" else None
+        previous = torch.get_default_dtype()
+        if dtype is not None:
+            torch.set_default_dtype(dtype)
+        try:
+            with self.strategy.root_device:
+                yield
+        finally:
+            torch.set_default_dtype(previous)
+
     def print(self, *args: Any, **kwargs: Any) -> None:
         rank_zero_print(*args, **kwargs)
 

@@ -30,9 +30,15 @@ def _stopper(L, at_step: int, path, hook: str = "on_train_batch_end"):
         if not trainer.sanity_checking:
             self._maybe(trainer)
 
-    setattr(SaveThenCrash, hook, {"on_train_batch_end": on_train_batch_end,
-                                  "on_train_epoch_end": on_train_epoch_end,
-                                  "on_validation_end": on_validation_end}[hook])
+    setattr(
+        SaveThenCrash,
+        hook,
+        {
+            "on_train_batch_end": on_train_batch_end,
+            "on_train_epoch_end": on_train_epoch_end,
+            "on_validation_end": on_validation_end,
+        }[hook],
+    )
     return SaveThenCrash()
 
 
@@ -51,13 +57,26 @@ def test_checkpoint_has_lightning_layout_and_loads_weights_only(tmp_path):
     path = tmp_path / "end.ckpt"
     trainer.save_checkpoint(path)
     checkpoint = torch.load(path, weights_only=True)
-    for key in ("epoch", "global_step", "pytorch-lightning_version", "state_dict", "loops", "callbacks",
-                "optimizer_states", "lr_schedulers"):
+    for key in (
+        "epoch",
+        "global_step",
+        "pytorch-lightning_version",
+        "state_dict",
+        "loops",
+        "callbacks",
+        "optimizer_states",
+        "lr_schedulers",
+    ):
         assert key in checkpoint
     assert checkpoint["global_step"] == 6 and checkpoint["epoch"] == 1
     fit_loop = checkpoint["loops"]["fit_loop"]
     assert fit_loop["epoch_progress"]["current"]["completed"] == 1
-    assert fit_loop["epoch_loop.automatic_optimization.optim_progress"]["optimizer"]["step"]["total"]["completed"] == 6
+    assert (
+        fit_loop["epoch_loop.automatic_optimization.optim_progress"]["optimizer"]["step"]["total"][
+            "completed"
+        ]
+        == 6
+    )
 
 
 @pytest.mark.parametrize(
@@ -66,7 +85,11 @@ def test_checkpoint_has_lightning_layout_and_loads_weights_only(tmp_path):
         ("on_train_batch_end", 4, dict(max_epochs=3)),  # mid-epoch
         ("on_train_epoch_end", 6, dict(max_epochs=3)),  # epoch end
         ("on_validation_end", 10, dict(max_epochs=3, val_check_interval=4)),  # mid-epoch validation
-        ("on_train_batch_end", 5, dict(max_epochs=3, accumulate_grad_batches=2)),  # inside accumulation
+        (
+            "on_train_batch_end",
+            5,
+            dict(max_epochs=3, accumulate_grad_batches=2),
+        ),  # inside accumulation
     ],
     ids=["mid_epoch", "epoch_end", "mid_epoch_validation", "accumulating"],
 )
@@ -88,7 +111,9 @@ def test_interrupted_run_resumes_to_identical_weights(tmp_path, hook, step, trai
 
 
 @pytest.mark.lightning
-@pytest.mark.parametrize("hook,step", [("on_train_batch_end", 4), ("on_train_epoch_end", 6)], ids=["mid", "end"])
+@pytest.mark.parametrize(
+    "hook,step", [("on_train_batch_end", 4), ("on_train_epoch_end", 6)], ids=["mid", "end"]
+)
 def test_our_checkpoint_resumes_in_lightning_like_its_own(tmp_path, hook, step):
     """Lightning resuming our file behaves exactly as Lightning resuming its own file."""
     cfg = dict(model_cfg=dict(scheduler="step"), trainer_cfg=dict(max_epochs=3))
@@ -98,7 +123,12 @@ def test_our_checkpoint_resumes_in_lightning_like_its_own(tmp_path, hook, step):
         with pytest.raises(_Interrupt):
             fit(producer, **cfg, callbacks=[_stopper(engine(producer), step, path, hook)])
         model, trainer = fit("lightning", **cfg, ckpt_path=path)
-        results[producer] = (model.losses, _params(model), trainer.global_step, trainer.current_epoch)
+        results[producer] = (
+            model.losses,
+            _params(model),
+            trainer.global_step,
+            trainer.current_epoch,
+        )
     assert results["ours"][0] == results["lightning"][0]
     _assert_same_params(results["ours"][1], results["lightning"][1])
     assert results["ours"][2:] == results["lightning"][2:]
@@ -109,7 +139,11 @@ def test_lightning_checkpoint_resumes_on_ours_like_on_lightning(tmp_path):
     cfg = dict(model_cfg=dict(scheduler="epoch"), trainer_cfg=dict(max_epochs=3))
     path = tmp_path / "lightning.ckpt"
     with pytest.raises(_Interrupt):
-        fit("lightning", **cfg, callbacks=[_stopper(engine("lightning"), 12, path, "on_train_epoch_end")])
+        fit(
+            "lightning",
+            **cfg,
+            callbacks=[_stopper(engine("lightning"), 12, path, "on_train_epoch_end")],
+        )
     theirs, their_trainer = fit("lightning", **cfg, ckpt_path=path)
     ours, our_trainer = fit("ours", **cfg, ckpt_path=path)
     assert ours.losses == theirs.losses and len(ours.losses) == 6
@@ -153,7 +187,11 @@ def test_load_from_checkpoint_both_ways(tmp_path):
         path = tmp_path / f"{producer}.ckpt"
         trainer.save_checkpoint(path)
         results[producer] = (path, _params(model))
-        assert torch.load(path, weights_only=True)["hyper_parameters"] == {"hidden": 5, "lr": 0.2, "name": "run"}
+        assert torch.load(path, weights_only=True)["hyper_parameters"] == {
+            "hidden": 5,
+            "lr": 0.2,
+            "name": "run",
+        }
     for producer, (path, params) in results.items():
         for loader in ("ours", "lightning"):
             L = engine(loader)
@@ -168,3 +206,23 @@ def test_load_from_checkpoint_both_ways(tmp_path):
             loaded = WithHparams.load_from_checkpoint(path)
             assert loaded.hparams.hidden == 5 and loaded.hparams["name"] == "run"
             _assert_same_params(_params(loaded), params)
+
+
+def test_resume_from_model_checkpoint_last_ckpt_matches_uninterrupted(tmp_path):
+    """The usual way to resume: ModelCheckpoint(save_last=True) wrote last.ckpt at validation end."""
+    L = engine("ours")
+    cfg = dict(model_cfg=dict(scheduler="plateau"), shuffle=True)
+    full, _ = fit("ours", **cfg, trainer_cfg=dict(max_epochs=4))
+
+    def checkpointing(max_epochs):
+        callback = L.callbacks.ModelCheckpoint(dirpath=tmp_path, monitor="val_loss", save_last=True)
+        return dict(max_epochs=max_epochs, enable_checkpointing=True, callbacks=[callback]), callback
+
+    trainer_cfg, _ = checkpointing(2)
+    first, _ = fit("ours", **cfg, trainer_cfg=trainer_cfg)
+    assert (tmp_path / "last.ckpt").exists()
+    trainer_cfg, callback = checkpointing(4)
+    resumed, trainer = fit("ours", **cfg, seed=3, trainer_cfg=trainer_cfg, ckpt_path=tmp_path / "last.ckpt")
+    assert first.losses + resumed.losses == full.losses
+    _assert_same_params(_params(full), _params(resumed))
+    assert trainer.current_epoch == 4 and callback.best_model_path

@@ -12,9 +12,10 @@ as subprocesses, all selected cases at once on a small thread pool, so the suite
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -26,17 +27,24 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CASES = sorted(p.parent.name for p in FIXTURES.glob("*/input.py"))
 NOOP = sorted(p.name for p in FIXTURES.glob("noop/*.py"))
 TARGETS = ("runtime", "lightning")
+KINDS = ("original",) + TARGETS
 RTOL = 1e-5
 RUN_TIMEOUT = 240
 EQUIVALENCE_TEST = "test_converted_script_trains_like_the_original"
 
 
 def migrate(path: Path, target: str = "runtime", text: str | None = None):
-    from torchlift.migrator import migrate_source
-
     if text is None:
         text, _ = read_source(str(path))
-    return migrate_source(text, path=str(path), target=target)
+    return _migrate_cached(str(path), target, text)
+
+
+@functools.lru_cache(maxsize=None)
+def _migrate_cached(path: str, target: str, text: str):
+    # The same migration serves several tests (expected, twice, equivalence): do it once.
+    from torchlift.migrator import migrate_source
+
+    return migrate_source(text, path=path, target=target)
 
 
 def describe(result) -> str:
@@ -71,6 +79,18 @@ def test_expected_is_a_fixed_point(case):
     assert not result.changed, "migrating the migrated script changed it again"
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("case", CASES)
+def test_migrating_twice_changes_nothing(case, target):
+    first = migrate(FIXTURES / case / "input.py", target)
+    assert first.error is None, describe(first)
+    if not first.changed:
+        pytest.skip(f"not converted yet: {describe(first)}")
+    second = migrate(FIXTURES / case / "input.py", target, text=first.output)
+    assert second.error is None, describe(second)
+    assert second.output == first.output, "the migrated script was migrated again"
+
+
 @pytest.mark.parametrize("name", NOOP)
 def test_noop_comes_back_byte_for_byte(name):
     path = FIXTURES / "noop" / name
@@ -95,30 +115,20 @@ def run_script(script: Path) -> TracedRun:
     return run_traced(script, cwd=script.parent, env=env, timeout=RUN_TIMEOUT)
 
 
-def start_case(pool: ThreadPoolExecutor, case: str, workdir: Path) -> dict[str, Future]:
-    """Submit the original and each target's conversion of `case`; return their futures."""
+def migrate_and_run(case: str, kind: str, workdir: Path):
+    """One pool task: the original script, or its migration for target `kind`, run traced.
+    Returns the TracedRun, or the MigrationResult when the migrator left the script alone."""
     source, encoding = read_source(str(FIXTURES / case / "input.py"))
-    scripts = {"original": source}
-    for target in TARGETS:
-        try:
-            result = migrate(FIXTURES / case / "input.py", target, text=source)
-        except Exception as exc:  # reported by the test that needs it, not at setup
-            scripts[target] = exc
-            continue
-        scripts[target] = result
-    futures: dict[str, Future] = {}
-    for kind, item in scripts.items():
-        if not isinstance(item, str):
-            if isinstance(item, Exception) or not item.changed:
-                futures[kind] = item
-                continue
-            item = item.output
-        folder = workdir / case / kind
-        folder.mkdir(parents=True)
-        script = folder / "train.py"
-        script.write_bytes(encode_source(item, encoding))
-        futures[kind] = pool.submit(run_script, script)
-    return futures
+    if kind != "original":
+        result = migrate(FIXTURES / case / "input.py", kind, text=source)
+        if not result.changed:
+            return result
+        source = result.output
+    folder = workdir / case / kind
+    folder.mkdir(parents=True)
+    script = folder / "train.py"
+    script.write_bytes(encode_source(source, encoding))
+    return run_script(script)
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +148,10 @@ def equivalence_runs(request, tmp_path_factory):
     except ImportError:
         pass  # each test fails on its own with the import error
     else:
-        runs = {case: start_case(pool, case, workdir) for case in dict.fromkeys(selected)}
+        runs = {
+            case: {kind: pool.submit(migrate_and_run, case, kind, workdir) for kind in KINDS}
+            for case in dict.fromkeys(selected)
+        }
     yield runs
     pool.shutdown(wait=False, cancel_futures=True)
 
@@ -160,6 +173,7 @@ def tail(text: str, lines: int = 25) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.lightning
 @pytest.mark.parametrize("case", CASES)
 def test_converted_script_trains_like_the_original(case, equivalence_runs):
     if case not in equivalence_runs:  # the migrator is not importable: say why
@@ -169,11 +183,8 @@ def test_converted_script_trains_like_the_original(case, equivalence_runs):
     assert original.ok, f"the fixture itself fails:\n{tail(original.stderr)}"
     assert original.losses, "the fixture never called backward()"
     for target in TARGETS:
-        item = runs[target]
-        if isinstance(item, Exception):
-            raise item
-        if not isinstance(item, Future):
-            pytest.fail(f"--target {target}: the migrator left {case} unchanged:\n{describe(item)}")
-        run = item.result()
+        run = runs[target].result()
+        if not isinstance(run, TracedRun):
+            pytest.fail(f"--target {target}: the migrator left {case} unchanged:\n{describe(run)}")
         assert run.ok, f"--target {target}: converted script failed:\n{tail(run.stderr)}"
         assert_same_losses(original.losses, run.losses, f"--target {target}")

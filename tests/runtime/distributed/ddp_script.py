@@ -7,6 +7,7 @@ rank zero only, writes OUT/result.json (final weights, ranks seen, world size). 
     ckpt_every=0 stop_at=0 resume=PATH  (checkpoint/resume)
     rank0_monitor=1               (the checkpoint monitors a metric only rank 0 logs)
     test=1                        (trainer.test() after fit in the same launch)
+    collectives=1                 (call each strategy collective after fit)
     sync_log=1                    (self.log(..., sync_dist=True) of the rank, read back)
 """
 
@@ -66,6 +67,23 @@ def data(n: int = 64) -> TensorDataset:
     )
 
 
+def exercise_collectives(strategy) -> dict:
+    """Each strategy collective once, from every rank (run after fit, group still up)."""
+    rank = strategy.global_rank
+    value = torch.tensor(float(rank))
+    return {
+        "sum": strategy.reduce(value, "sum").item(),
+        "max": strategy.reduce(value, "max").item(),
+        "min": strategy.reduce(value, "min").item(),
+        "mean": strategy.reduce(value, "mean").item(),
+        "gathered": strategy.all_gather(torch.tensor([rank, 2.0 * rank])).tolist(),
+        "broadcast": strategy.broadcast(f"from rank {rank}", src=0),
+        "all": strategy.reduce_boolean_decision(rank == 0, all=True),
+        "any": strategy.reduce_boolean_decision(rank == 0, all=False),
+        "rank": rank,
+    }
+
+
 def main(argv: list[str]) -> None:
     out, opts = argv[0], parse(argv[1:])
     os.makedirs(out, exist_ok=True)
@@ -111,6 +129,8 @@ def main(argv: list[str]) -> None:
         "weights": [p.detach().flatten().tolist() for p in model.parameters()],
         "ranks_mean": float(trainer.callback_metrics.get("rank_mean", -1.0)),
     }
+    if opts.get("collectives") == "1":
+        result["collectives"] = exercise_collectives(trainer.strategy)
     if opts.get("test") == "1":
         result["test"] = trainer.test(model, DataLoader(data(16), batch_size=4), verbose=False)
     # Every rank reports to its own file; rank zero also writes result.json (the tests check it

@@ -65,10 +65,17 @@ def reference_weights(steps: int, global_batch: int, shuffle: bool) -> list[torc
     dataset = ddp_script.data()
     sampler = DistributedSampler(dataset, num_replicas=1, rank=0, shuffle=shuffle, seed=7)
     loader = DataLoader(dataset, batch_size=global_batch, sampler=sampler)
-    for step, (x, y) in zip(range(steps), loader):
-        optimizer.zero_grad()
-        torch.nn.functional.mse_loss(model.layer(x), y).backward()
-        optimizer.step()
+    done, epoch = 0, 0
+    while done < steps:
+        sampler.set_epoch(epoch)  # the trainer must do the same on every rank
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model.layer(x), y).backward()
+            optimizer.step()
+            done += 1
+            if done == steps:
+                break
+        epoch += 1
     return [p.detach().flatten() for p in model.parameters()]
 
 
@@ -97,7 +104,7 @@ def test_plain_python_script_trains_on_two_processes(tmp_path):
     out = tmp_path / "run"
     proc = run(
         script(out, "devices=2", "batch=2", "accumulate=2", "shuffle=1", "steps=3", "test=1")
-        + ["sync_log=1", "logger=1", "default_ckpt=1"]
+        + ["sync_log=1", "logger=1", "default_ckpt=1", "collectives=1"]
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     (result,) = results(out)  # written once, by rank zero
@@ -105,18 +112,32 @@ def test_plain_python_script_trains_on_two_processes(tmp_path):
     assert result["ranks_mean"] == 0.5  # mean over ranks 0 and 1
     rank1 = json.loads((out / "rank1.json").read_text())
     assert rank1["weights"] == result["weights"]
+    for rank, report in enumerate((result, rank1)):
+        assert report["collectives"] == {
+            "sum": 1.0,
+            "max": 1.0,
+            "min": 0.0,
+            "mean": 0.5,
+            "gathered": [[0.0, 0.0], [1.0, 2.0]],
+            "broadcast": "from rank 0",
+            "all": False,
+            "any": True,
+            "rank": rank,
+        }
     assert len(result["test"]) == 1 and "test_loss" in result["test"][0]
     assert len(list(out.rglob("*.ckpt"))) == 1
     assert [p.name for p in (out / "lightning_logs").iterdir()] == ["version_0"]
     assert_weights(result, reference_weights(steps=3, global_batch=8, shuffle=True))
 
 
-def test_rank_failure_stops_every_process(tmp_path):
+@pytest.mark.parametrize("rank", [1, 0])  # a launched child / the launching process
+def test_rank_failure_stops_every_process(tmp_path, rank):
     out = tmp_path / "fail"
-    proc = run(script(out, "devices=2", "fail_rank=1", "fail_step=3", "steps=20"), timeout=90)
+    proc = run(script(out, "devices=2", f"fail_rank={rank}", "fail_step=3", "steps=20"), timeout=90)
     elapsed = time.time() - float((out / "failed_at").read_text())
     assert proc.returncode != 0
-    assert proc.stderr.count("ValueError: deliberate failure on rank 1 at step 3") == 1, proc.stderr
+    message = f"ValueError: deliberate failure on rank {rank} at step 3"
+    assert proc.stderr.count(message) == 1, proc.stderr
     assert proc.stderr.count("Traceback") == 1, proc.stderr
     assert elapsed < 30
     assert live_processes_mentioning(str(out)) == []
@@ -150,7 +171,8 @@ def test_two_machines_on_loopback(tmp_path):
         "--master_addr=127.0.0.1",
         f"--master_port={port}",
     ]
-    options = [str(out), "devices=auto", "num_nodes=2", "steps=4", "batch=4"]
+    # 10 steps of 2 x 4 samples cross the epoch boundary (64 samples): set_epoch reshuffles
+    options = [str(out), "devices=auto", "num_nodes=2", "steps=10", "batch=4", "shuffle=1"]
     env = clean_env()
     nodes = [
         subprocess.Popen(
@@ -168,7 +190,7 @@ def test_two_machines_on_loopback(tmp_path):
     )
     (result,) = results(out)
     assert result["world_size"] == 2
-    assert_weights(result, reference_weights(steps=4, global_batch=8, shuffle=False))
+    assert_weights(result, reference_weights(steps=10, global_batch=8, shuffle=True))
 
 
 def test_resume_from_a_ddp_checkpoint_equals_uninterrupted(tmp_path):

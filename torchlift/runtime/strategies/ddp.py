@@ -220,8 +220,11 @@ class DDPStrategy(Strategy):
         from torch.nn.parallel import DistributedDataParallel
 
         self._restore_module()
-        step = module.training_step
         device_ids = [self.root_device.index] if self.root_device.type == "cuda" else None
+        step = getattr(module, "training_step", None)
+        if step is None:  # a plain nn.Module: hand back the wrapper, whose forward syncs
+            self._ddp = DistributedDataParallel(module, device_ids=device_ids, **self.ddp_kwargs)
+            return self._ddp
         self._ddp = DistributedDataParallel(
             _StepThroughDDP(module, step), device_ids=device_ids, **self.ddp_kwargs
         )

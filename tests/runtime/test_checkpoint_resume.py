@@ -84,6 +84,7 @@ def test_checkpoint_has_lightning_layout_and_loads_weights_only(tmp_path):
     [
         ("on_train_batch_end", 4, dict(max_epochs=3)),  # mid-epoch
         ("on_train_epoch_end", 6, dict(max_epochs=3)),  # epoch end
+        ("on_train_epoch_end", 12, dict(max_epochs=4)),  # epoch end, plateau scheduler pending
         ("on_validation_end", 10, dict(max_epochs=3, val_check_interval=4)),  # mid-epoch validation
         (
             "on_train_batch_end",
@@ -91,10 +92,11 @@ def test_checkpoint_has_lightning_layout_and_loads_weights_only(tmp_path):
             dict(max_epochs=3, accumulate_grad_batches=2),
         ),  # inside accumulation
     ],
-    ids=["mid_epoch", "epoch_end", "mid_epoch_validation", "accumulating"],
+    ids=["mid_epoch", "epoch_end", "epoch_end_plateau", "mid_epoch_validation", "accumulating"],
 )
 def test_interrupted_run_resumes_to_identical_weights(tmp_path, hook, step, trainer_cfg):
-    cfg = dict(model_cfg=dict(scheduler="step"), trainer_cfg=trainer_cfg, shuffle=True)
+    scheduler = "plateau" if trainer_cfg["max_epochs"] == 4 else "step"
+    cfg = dict(model_cfg=dict(scheduler=scheduler, lr=0.2), trainer_cfg=trainer_cfg, shuffle=True)
     full, full_trainer = fit("ours", **cfg)
     path = tmp_path / "interrupted.ckpt"
     L = engine("ours")
@@ -216,13 +218,18 @@ def test_resume_from_model_checkpoint_last_ckpt_matches_uninterrupted(tmp_path):
 
     def checkpointing(max_epochs):
         callback = L.callbacks.ModelCheckpoint(dirpath=tmp_path, monitor="val_loss", save_last=True)
-        return dict(max_epochs=max_epochs, enable_checkpointing=True, callbacks=[callback]), callback
+        return (
+            dict(max_epochs=max_epochs, enable_checkpointing=True, callbacks=[callback]),
+            callback,
+        )
 
     trainer_cfg, _ = checkpointing(2)
     first, _ = fit("ours", **cfg, trainer_cfg=trainer_cfg)
     assert (tmp_path / "last.ckpt").exists()
     trainer_cfg, callback = checkpointing(4)
-    resumed, trainer = fit("ours", **cfg, seed=3, trainer_cfg=trainer_cfg, ckpt_path=tmp_path / "last.ckpt")
+    resumed, trainer = fit(
+        "ours", **cfg, seed=3, trainer_cfg=trainer_cfg, ckpt_path=tmp_path / "last.ckpt"
+    )
     assert first.losses + resumed.losses == full.losses
     _assert_same_params(_params(full), _params(resumed))
     assert trainer.current_epoch == 4 and callback.best_model_path

@@ -140,6 +140,12 @@ def dump_checkpoint(trainer, weights_only: bool = False) -> dict[str, Any]:
         checkpoint[_TORCHLIFT_KEY] = {
             "rng": collect_rng_states(),
             "epoch_rng": trainer._epoch_start_rng,
+            # what a ReduceLROnPlateau due right after this save will monitor
+            "callback_metrics": {
+                key: value.detach().cpu()
+                for key, value in trainer.callback_metrics.items()
+                if isinstance(value, torch.Tensor)
+            },
         }
     if not weights_only:
         for callback in trainer.callbacks:

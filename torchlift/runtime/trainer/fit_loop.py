@@ -198,7 +198,14 @@ class FitLoop(FitLoopCounters):
         mid_epoch = resume is not None and resume["mode"] == "mid_epoch"
         if resume is not None:
             self._restore_rng(resume)
+            if resume.get("callback_metrics"):
+                trainer._callback_metrics.update(resume["callback_metrics"])
             if resume["mode"] == "epoch_end":
+                if resume.get("callback_metrics") is not None and self._num_ready_batches_reached():
+                    # Saved inside on_train_epoch_end: the epoch's plateau schedulers had not stepped
+                    # yet. With the saved metrics we can step them, as the uninterrupted run did
+                    # (Lightning, which keeps no metrics in checkpoints, skips this step).
+                    self.update_lr_schedulers("epoch", update_plateau=True)
                 self.epoch_progress.increment("completed")
         iterator_ready = False
         if not mid_epoch and not self.done:

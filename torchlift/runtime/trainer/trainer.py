@@ -1452,7 +1452,11 @@ class Trainer:
         ep = self.fit_loop.epoch_progress.current
         bp = self.fit_loop.epoch_loop.batch_progress.current
         extra = checkpoint.get("torchlift") or {}
-        point: dict[str, Any] = {"rng": extra.get("rng"), "epoch_rng": extra.get("epoch_rng")}
+        point: dict[str, Any] = {
+            "rng": extra.get("rng"),
+            "epoch_rng": extra.get("epoch_rng"),
+            "callback_metrics": extra.get("callback_metrics"),
+        }
         if ep["started"] > ep["processed"] and bp["ready"] > 0:
             point["mode"] = "mid_epoch"
             point["stage"] = (

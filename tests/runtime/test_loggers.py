@@ -176,21 +176,6 @@ def test_tensorboard_rejects_unloggable_values_clearly(tmp_path):
     logger.finalize("failed")
 
 
-def test_tensorboard_import_is_lazy():
-    import subprocess
-    import sys
-
-    # torch itself may import tqdm (torch.hub); only what our modules add counts.
-    code = (
-        "import sys, torch; before = set(sys.modules);"
-        "import torchlift.runtime.loggers, torchlift.runtime.callbacks;"
-        "added = set(sys.modules) - before;"
-        "print(sorted({m.split('.')[0] for m in added} & {'tensorboard', 'tqdm', 'yaml'}))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
-
-
 # --- base class and YAML ----------------------------------------------------------------------
 def test_logger_base_defaults():
     class Minimal(Logger):
@@ -227,3 +212,28 @@ def test_fallback_yaml_writer_equals_pyyaml(data):
 def test_save_hparams_needs_existing_folder(tmp_path):
     with pytest.raises(RuntimeError, match="Missing folder"):
         save_hparams_to_yaml(tmp_path / "nope" / "hparams.yaml", {"a": 1})
+
+
+def test_lazy_imports_and_hparams_yaml_without_pyyaml(tmp_path):
+    """One fresh interpreter (they are slow to start) checks two things:
+    importing our callbacks/loggers adds neither tensorboard, tqdm nor yaml to what torch loads,
+    and with PyYAML blocked the fallback writer produces the same hparams.yaml as yaml.dump."""
+    import subprocess
+    import sys
+
+    yaml = pytest.importorskip("yaml")
+    params = {"lr": 0.001, "layers": [64, 32], "name": "mlp", "opt": {"betas": [0.9, 0.99]}}
+    code = (
+        "import sys, torch; sys.modules['yaml'] = None; before = set(sys.modules)\n"
+        "import torchlift.runtime.loggers as lg, torchlift.runtime.callbacks as cb\n"
+        "cb.ModelCheckpoint, cb.EarlyStopping, cb.TQDMProgressBar, cb.LearningRateMonitor\n"
+        "lg.CSVLogger, lg.TensorBoardLogger\n"
+        "added = {m.split('.')[0] for m in set(sys.modules) - before}\n"
+        "print(sorted(added & {'tensorboard', 'tqdm', 'yaml'}))\n"
+        f"logger = lg.CSVLogger({str(tmp_path)!r}, version=0)\n"
+        f"logger.log_hyperparams({params!r})\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    written = (tmp_path / "lightning_logs" / "version_0" / "hparams.yaml").read_text()
+    assert written == yaml.dump(params)

@@ -79,7 +79,20 @@ def _carried(stmt, moved: bool, carry):
     """Leading lines a removed statement leaves behind: blank lines always; comments too
     unless the statement (and so its comment) moved into the generated class."""
     lines = [line for line in stmt.leading_lines if not moved or line.comment is None]
-    return [*carry, *lines]
+    if not carry:
+        return lines
+    # consecutive removals: keep the longest run of blank lines, not their sum
+    blank_a = _blank_prefix(carry)
+    blank_b = _blank_prefix(lines)
+    front = carry[:blank_a] if blank_a >= blank_b else lines[:blank_b]
+    return front + carry[blank_a:] + lines[blank_b:]
+
+
+def _blank_prefix(lines) -> int:
+    count = 0
+    while count < len(lines) and lines[count].comment is None:
+        count += 1
+    return count
 
 
 def _prepend_lines(stmt, lines):
@@ -91,7 +104,8 @@ def _prepend_lines(stmt, lines):
     while lead < len(lines) and lines[lead].comment is None:
         lead += 1
     # keep the larger run of blank lines in front, then the carried comments, then the rest
-    merged = [cst.EmptyLine()] * max(blanks, lead) + lines[lead:] + existing[blanks:]
+    front = existing[:blanks] if blanks >= lead else lines[:lead]
+    merged = front + lines[lead:] + existing[blanks:]
     return stmt.with_changes(leading_lines=merged)
 
 
@@ -102,21 +116,27 @@ def _pad_blank_lines(stmt, count: int):
         blanks += 1
     if blanks >= count:
         return stmt
-    return stmt.with_changes(leading_lines=[cst.EmptyLine()] * (count - blanks) + existing)
+    blank = cst.EmptyLine(indent=False)
+    return stmt.with_changes(leading_lines=[blank] * (count - blanks) + existing)
 
 
 class RemoveUnusedBindings(cst.CSTTransformer):
-    """Drop `device = torch.device(...)` lines whose name nothing reads any more."""
+    """Drop `device = torch.device(...)` lines whose name nothing reads any more, and
+    module-level helper functions that were inlined into the LightningModule."""
 
-    def __init__(self, codes: set[str]) -> None:
+    def __init__(self, codes: set[str], functions: set[str] = frozenset()) -> None:
         super().__init__()
         self.codes = codes
+        self.functions = functions
 
     def _filter(self, body):
         module = cst.Module(body=[])
         out = []
         carry = []
         for stmt in body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in self.functions:
+                carry = [line for line in stmt.leading_lines if line.comment is None]
+                continue
             if isinstance(stmt, cst.SimpleStatementLine):
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
                 if code in self.codes:
@@ -130,6 +150,9 @@ class RemoveUnusedBindings(cst.CSTTransformer):
 
     def leave_Module(self, original_node, updated_node):
         return updated_node.with_changes(body=self._filter(updated_node.body))
+
+    def visit_FunctionDef(self, node):
+        return node.name.value not in self.functions
 
     def leave_IndentedBlock(self, original_node, updated_node):
         body = self._filter(updated_node.body)

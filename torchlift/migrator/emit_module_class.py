@@ -41,6 +41,34 @@ class _ModelCallsToSelf(cst.CSTTransformer):
         return updated_node
 
 
+class _BreakToFlag(cst.CSTTransformer):
+    """`break` after optimizer.step() -> `self.stop_epoch = True`; on_train_batch_start then
+    returns -1, which makes Lightning end the epoch (validation still runs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+
+    def visit_For(self, node) -> None:
+        self.depth += 1
+
+    def leave_For(self, original_node, updated_node):
+        self.depth -= 1
+        return updated_node
+
+    def visit_While(self, node) -> None:
+        self.depth += 1
+
+    def leave_While(self, original_node, updated_node):
+        self.depth -= 1
+        return updated_node
+
+    def leave_Break(self, original_node, updated_node):
+        if self.depth:
+            return updated_node
+        return cst.parse_statement("self.stop_epoch = True\n").body[0]
+
+
 def _expr(code: str) -> cst.BaseExpression:
     return cst.parse_expression(code)
 
@@ -63,6 +91,10 @@ class ClassBuilder:
         if plan.validation:
             mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
         mapping[plan.model] = _expr("self.model")
+        # reading the optimizer / scheduler in a step or hook (e.g. the learning rate)
+        mapping[plan.optimizer] = _expr("self.optimizers()")
+        if plan.scheduler:
+            mapping[plan.scheduler] = _expr("self.lr_schedulers()")
         self.mapping = mapping
 
     def rewrite(self, nodes, extra=None):
@@ -96,14 +128,27 @@ class ClassBuilder:
         return [_stmt(f"{code} = batch\n")]
 
     def method(self, header: str, body: list[cst.BaseStatement]) -> cst.FunctionDef:
+        if body:  # no blank line right after the `def`
+            first = body[0]
+            lines = list(first.leading_lines)
+            while lines and lines[0].comment is None:
+                lines.pop(0)
+            body = [first.with_changes(leading_lines=lines), *body[1:]]
         func = _stmt(f"def {header}:\n    pass\n")
         return func.with_changes(body=func.body.with_changes(body=body))
 
     def build(self) -> cst.ClassDef:
         plan = self.plan
         methods = [self.init_method(), self.forward_method()]
-        if plan.pre_train:
+        if plan.pre_train or plan.break_flag:
             methods.append(self.hook("on_train_epoch_start", plan.pre_train))
+        if plan.break_flag:
+            methods.append(
+                self.method(
+                    "on_train_batch_start(self, batch, batch_idx)",
+                    [_stmt("if self.stop_epoch:\n    return -1\n")],
+                )
+            )
         methods.append(self.training_step())
         if plan.validation:
             v = plan.validation
@@ -148,11 +193,21 @@ class ClassBuilder:
 
     def hook(self, name: str, stmts) -> cst.FunctionDef:
         body = self.rewrite(stmts)
+        if name == "on_train_epoch_start" and self.plan.break_flag:
+            body.insert(0, _stmt("self.stop_epoch = False\n"))
         return self.method(f"{name}(self)", self.epoch_prefix(stmts) + body)
 
     def step(self, name, target, index, stmts, loss) -> cst.FunctionDef:
-        extra = {index: cst.Name("batch_idx")} if index and index != "batch_idx" else None
-        body = self.target_prefix(target) + self.rewrite(stmts, extra)
+        extra = None
+        prefix = []
+        start = self.plan.index_start.get(index) if index else None
+        if start is not None:
+            prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
+        elif index and index != "batch_idx":
+            extra = {index: cst.Name("batch_idx")}
+        body = prefix + self.target_prefix(target) + self.rewrite(stmts, extra)
+        if loss is not None and self.plan.break_flag:
+            body = [node.visit(_BreakToFlag()) for node in body]
         if loss is not None:
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
             body.append(_stmt(f'self.log("train_loss", {loss_code})\n'))
@@ -163,14 +218,21 @@ class ClassBuilder:
 
     def training_step(self) -> cst.FunctionDef:
         p = self.plan
-        return self.step("training_step", p.train_target, p.train_index, p.train_body, p.loss_name)
+        loss = p.loss_capture or p.loss_name
+        return self.step("training_step", p.train_target, p.train_index, p.train_body, loss)
 
     def configure_optimizers(self) -> cst.FunctionDef:
         plan = self.plan
         stmts = [plan.optimizer_stmt]
         if plan.scheduler_stmt is not None:
             stmts.append(plan.scheduler_stmt)
-        body = self.rewrite(stmts)
+        local = {plan.optimizer: cst.Name(plan.optimizer)}
+        # the Trainer sets up its dataloaders after configure_optimizers: use the ones passed in
+        for loader in plan.loader_args:
+            local[loader] = self_attr(attr_name(loader))
+        if plan.scheduler:
+            local[plan.scheduler] = cst.Name(plan.scheduler)
+        body = self.rewrite(stmts, local)
         if plan.scheduler is None:
             body.append(_stmt(f"return {plan.optimizer}\n"))
         else:
@@ -215,4 +277,12 @@ def build_trainer_statements(
         f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
     ]
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]
+    for name in plan.optim_after:
+        if name == plan.optimizer:
+            lines.append(f"{name} = {trainer_name}.optimizers[0]")
+        else:
+            lines.append(f"{name} = {trainer_name}.lr_scheduler_configs[0].scheduler")
+    if plan.device_after:
+        # the Trainer hands the model back on the CPU; later code expects it on `device`
+        lines.append(f"{plan.model}.to({plan.device_after})")
     return list(cst.parse_module(format_code("\n".join(lines) + "\n")).body)

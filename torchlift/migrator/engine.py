@@ -5,6 +5,7 @@ from __future__ import annotations
 import traceback
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -163,14 +164,78 @@ def _transform(module, planned, target, meta, path, findings) -> str:
         )
         findings.append(Finding(path, pos.start.line, pos.start.column, "TL001", message, "info"))
     new = module.visit(ApplyPlans(replacements, removals, strips, inserts, moved))
-    reads = collect_names(new).reads
-    unused = {code for name, code in device_bindings if name not in reads}
+    helpers = {name for _, plan in planned for name in plan.inlined_helpers}
+    if helpers:
+        calls = {
+            c.func.value
+            for c in m.findall(new, m.Call(func=m.Name()))
+            if isinstance(c.func, cst.Name)
+        }
+        unused_helpers = helpers - calls - _referenced_names(new, helpers)
+        if unused_helpers:
+            new = new.visit(RemoveUnusedBindings(set(), unused_helpers))
+    unused = _unused_bindings(new, device_bindings)
     if unused:
         new = new.visit(RemoveUnusedBindings(unused))
     context = CodemodContext()
     AddImportsVisitor.add_needed_import(context, TARGET_MODULES[target], asname="L")
     new = AddImportsVisitor(context).transform_module(new)
     return new.code
+
+
+def _unused_bindings(module: cst.Module, bindings) -> set[str]:
+    """Codes of `name = ...` statements (bindings) whose name nothing in its scope reads."""
+    unused = set()
+    for name, code in bindings:
+        owner = _owner_of(module, code)
+        if owner is None:
+            continue
+        reads = set()
+        for stmt in owner.body:
+            if isinstance(stmt, cst.FunctionDef):
+                if owner is module:  # a function reading the global (not its own local)
+                    use = collect_names(stmt.body)
+                    params = {p.name.value for p in m.findall(stmt.params, m.Param())}
+                    if name not in params and name not in use.writes:
+                        reads |= use.reads
+                continue
+            reads |= collect_names(stmt).reads
+        if name not in reads:
+            unused.add(code)
+    return unused
+
+
+def _owner_of(module: cst.Module, code: str):
+    """The module or function body holding the statement whose code is `code`."""
+    blank = cst.Module(body=[])
+
+    def matches(stmt) -> bool:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        return blank.code_for_node(stmt.with_changes(leading_lines=[])).strip() == code
+
+    if any(matches(s) for s in module.body):
+        return module
+    for func in m.findall(module, m.FunctionDef()):
+        if any(matches(s) for s in func.body.body):
+            return func.body
+    for block in m.findall(module, m.If()):
+        if any(matches(s) for s in block.body.body):
+            return module  # `if __name__ == "__main__":` shares the module scope
+    return None
+
+
+def _referenced_names(module: cst.Module, names: set[str]) -> set[str]:
+    """Which of `names` (module-level functions) are read anywhere."""
+    found = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            use = collect_names(stmt.body)
+            params = {p.name.value for p in m.findall(stmt.params, m.Param())}
+            found |= (use.reads - params) & names
+        else:
+            found |= collect_names(stmt).reads & names
+    return found
 
 
 def _insertion_point(module, planner, plan, cls):

@@ -14,7 +14,8 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
 
-from .names import collect_names
+from .inline_helpers import helper_call, inline_call, training_helpers
+from .names import bound_names, collect_names, scope_reads
 from .passes.strip_device_moves import is_device_expr, is_trivial_statement, strip_device_moves
 from .plan import EvalPlan, LoopPlan
 from .rules import Unsupported
@@ -48,14 +49,18 @@ class _LoopFinder(cst.CSTVisitor):
 
     def __init__(self) -> None:
         self.stacks: list[list[cst.CSTNode]] = [[]]
+        self.functions: list[cst.FunctionDef | None] = [None]
         self.outer: list[cst.CSTNode] = []
+        self.owner: dict[int, cst.FunctionDef | None] = {}
         self.uses_lightning = False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.stacks.append([])
+        self.functions.append(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.stacks.pop()
+        self.functions.pop()
 
     def visit_For(self, node: cst.For) -> None:
         self.stacks[-1].append(node)
@@ -81,13 +86,51 @@ class _LoopFinder(cst.CSTVisitor):
             outer = self.stacks[-1][0]
             if not any(outer is seen for seen in self.outer):
                 self.outer.append(outer)
+                self.owner[id(outer)] = self.functions[-1]
 
 
 def find_loop_candidates(module: cst.Module) -> tuple[list[cst.CSTNode], bool]:
-    """Cheap, metadata-free pass: loops that call backward(), and whether Lightning is used."""
+    """Cheap, metadata-free pass: loops that call backward(), and whether Lightning is used.
+
+    A loop inside a module-level helper (`def train(...)`) is replaced by the loops that call
+    that helper once per iteration (the epoch loops), which are planned with it inlined.
+    """
     finder = _LoopFinder()
     module.visit(finder)
-    return finder.outer, finder.uses_lightning
+    top_functions = {id(s) for s in module.body if isinstance(s, cst.FunctionDef)}
+    helper_names = {
+        finder.owner[id(loop)].name.value
+        for loop in finder.outer
+        if finder.owner[id(loop)] is not None and id(finder.owner[id(loop)]) in top_functions
+    }
+    if not helper_names:
+        return finder.outer, finder.uses_lightning
+    helpers = {n: f for n, f in training_helpers(module).items() if n in helper_names}
+    callers = []
+    called = set()
+    for loop in m.findall(module, m.For()):
+        for stmt in loop.body.body:
+            found = helper_call(stmt, helpers)
+            if found is not None:
+                called.add(found[0].name.value)
+                if not any(loop is c for c in callers):
+                    callers.append(loop)
+    outer = [
+        loop
+        for loop in finder.outer
+        if finder.owner[id(loop)] is None or finder.owner[id(loop)].name.value not in called
+    ]
+    # keep only outermost callers (a caller nested in another caller is planned with it)
+    for loop in callers:
+        if not any(
+            loop is not c and m.findall(c, m.For()) and _is_inside(loop, c) for c in callers
+        ):
+            outer.append(loop)
+    return outer, finder.uses_lightning
+
+
+def _is_inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    return any(found is node for found in m.findall(container.body, m.For()))
 
 
 def _call_method(stmt: cst.CSTNode, method: str) -> cst.BaseExpression | None:
@@ -113,28 +156,84 @@ def _single_assign(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
     return None
 
 
+def _direct_breaks(node: cst.CSTNode) -> list[cst.Break]:
+    """`break` statements that leave the loop enclosing `node` (not an inner loop)."""
+    found = []
+    if isinstance(node, (cst.For, cst.While)):
+        node = node.body
+    for child in node.children:
+        if isinstance(child, cst.Break):
+            found.append(child)
+        elif not isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef)):
+            found.extend(_direct_breaks(child))
+    return found
+
+
 def _contains(node: cst.CSTNode, matcher) -> bool:
     return bool(m.findall(node, matcher))
 
 
 _BACKWARD = m.Call(func=m.Attribute(attr=m.Name("backward")))
 _FLOW = m.Break() | m.Continue() | m.Return() | m.Yield() | m.Global() | m.Nonlocal()
+_FLOW_NO_BREAK = m.Continue() | m.Return() | m.Yield() | m.Global() | m.Nonlocal()
 
 
 class LoopPlanner:
     """Builds the plan for one outermost loop. Raises Unsupported with a rule code."""
 
     def __init__(self, wrapper_meta, module: cst.Module, loop: cst.CSTNode) -> None:
+        self.index_start: dict[str, cst.BaseExpression] = {}
         self.meta = wrapper_meta
         self.module = module
         self.loop = loop
 
     # -- metadata helpers -------------------------------------------------------------
     def qualnames(self, node: cst.CSTNode) -> set[str]:
-        found = self.meta[QualifiedNameProvider].get(node, ())
+        found = self.meta[QualifiedNameProvider].get(node)
+        if found is None:  # a node copied by helper inlining: resolve through module imports
+            return self._import_qualnames(node)
         if callable(found):  # libcst computes qualified names lazily
             found = found()
         return {q.name for q in found}
+
+    def _import_qualnames(self, node: cst.CSTNode) -> set[str]:
+        from libcst.helpers import get_full_name_for_node
+
+        dotted = get_full_name_for_node(node)
+        if not dotted:
+            return set()
+        head, _, rest = dotted.partition(".")
+        if not hasattr(self, "_imports"):
+            self._imports = {}
+            for stmt in self.module.body:
+                for imp in (
+                    m.findall(stmt, m.Import() | m.ImportFrom())
+                    if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+                    else []
+                ):
+                    if isinstance(imp, cst.Import):
+                        for alias in imp.names:
+                            full = get_full_name_for_node(alias.name)
+                            if alias.asname is not None:
+                                self._imports[alias.asname.name.value] = full
+                            else:
+                                self._imports[full.split(".")[0]] = full.split(".")[0]
+                    elif (
+                        imp.module is not None
+                        and not imp.relative
+                        and not isinstance(imp.names, cst.ImportStar)
+                    ):
+                        base = get_full_name_for_node(imp.module)
+                        for alias in imp.names:
+                            bound = alias.asname.name.value if alias.asname else alias.name.value
+                            self._imports[bound] = f"{base}.{alias.name.value}"
+        if head in self._imports:
+            return {self._imports[head] + ("." + rest if rest else "")}
+        import builtins
+
+        if not rest and hasattr(builtins, head):
+            return {f"builtins.{head}"}
+        return set()
 
     def call_qualnames(self, node: cst.CSTNode) -> set[str]:
         return self.qualnames(node.func) if isinstance(node, cst.Call) else set()
@@ -151,7 +250,9 @@ class LoopPlanner:
         epoch_var, start, max_epochs, epoch_body = self._read_epoch_loop(loop)
         if loop.orelse is not None:
             raise Unsupported("TL107", "`for ... else` on the epoch loop", loop)
+        epoch_body = self._inline_helpers(epoch_body)
         pre, train_loop, post, val_stmt = self._split_epoch_body(epoch_body)
+        pre = self._unwrap_progress_bar(train_loop, pre)
         plan_parts = self._read_train_loop(train_loop)
         self._positioned_body = plan_parts[3]
         train_loader, train_target, train_index, body, steps = plan_parts
@@ -187,6 +288,11 @@ class LoopPlanner:
         self._strip_devices(plan)
         from .resolve_names import resolve_names
 
+        plan.inlined_helpers = list(self.inlined)
+        plan.index_start = dict(self.index_start)
+        for start in self.index_start.values():
+            if not isinstance(start, cst.Integer):
+                raise Unsupported("TL104", "enumerate start is not a constant", loop)
         self.scope = scope_info(self, plan)
         resolve_names(plan, self.scope)
         return plan
@@ -314,6 +420,26 @@ class LoopPlanner:
                 start = None
         return epoch_var, start, max_epochs, list(loop.body.body)
 
+    def _inline_helpers(self, stmts):
+        helpers = training_helpers(self.module)
+        self.inlined: list[str] = []
+        if not helpers:
+            return stmts
+        taken = collect_names(*stmts).all() | set(self.params)
+        for stmt in self.scope_before:
+            taken |= bound_names(stmt)
+        out = []
+        for stmt in stmts:
+            found = helper_call(stmt, helpers)
+            if found is None:
+                out.append(stmt)
+                continue
+            body, bound = inline_call(stmt, *found, taken)
+            taken |= bound
+            self.inlined.append(found[0].name.value)
+            out.extend(body)
+        return out
+
     def _is_batch_loop_target(self, loop: cst.For) -> bool:
         return isinstance(loop.iter, (cst.Name, cst.Call))
 
@@ -413,8 +539,17 @@ class LoopPlanner:
             if names & _TQDM:
                 iterator = first.value
             elif "builtins.enumerate" in names and index is None:
-                if len(iterator.args) > 1:
-                    raise Unsupported("TL104", "enumerate(loader, start) is not converted", loop)
+                start = None
+                if len(iterator.args) > 2 or (
+                    len(iterator.args) == 2
+                    and iterator.args[1].keyword is not None
+                    and iterator.args[1].keyword.value != "start"
+                ):
+                    raise Unsupported("TL104", "enumerate() with unexpected arguments", loop)
+                if len(iterator.args) == 2:
+                    start = iterator.args[1].value
+                    if not isinstance(start, (cst.Integer, cst.Name, cst.Attribute)):
+                        raise Unsupported("TL104", "enumerate start is an expression", loop)
                 if not m.matches(
                     target, m.Tuple(elements=[m.Element(m.Name()), m.Element()])
                 ) and not m.matches(target, m.List(elements=[m.Element(m.Name()), m.Element()])):
@@ -422,14 +557,41 @@ class LoopPlanner:
                 index = target.elements[0].value.value
                 target = target.elements[1].value
                 iterator = first.value
+                if start is not None and not (
+                    isinstance(start, cst.Integer) and start.evaluated_value == 0
+                ):
+                    self.index_start[index] = start
             else:
                 break
         return iterator, index, target
+
+    def _unwrap_progress_bar(self, loop: cst.For, pre):
+        """`pbar = tqdm(loader, ...)` then `for batch in pbar:` with `pbar.set_postfix(...)`:
+        Lightning draws its own progress bar, so the bar and its display calls go."""
+        iterator, _, _ = self._unwrap_iter(loop)
+        if not isinstance(iterator, cst.Name):
+            return pre
+        name = iterator.value
+        for stmt in pre:
+            assign = _single_assign(stmt)
+            if not assign or assign[0] != name:
+                continue
+            value = assign[1]
+            if not (isinstance(value, cst.Call) and self.call_qualnames(value) & _TQDM):
+                return pre
+            if not value.args or value.args[0].keyword is not None:
+                return pre
+            self.progress_bar = (name, value.args[0].value)
+            return [s for s in pre if s is not stmt]
+        return pre
 
     def _read_train_loop(self, loop: cst.For):
         if loop.orelse is not None:
             raise Unsupported("TL107", "`for ... else` on the batch loop", loop)
         iterator, index, target = self._unwrap_iter(loop)
+        bar = getattr(self, "progress_bar", None)
+        if bar and m.matches(iterator, m.Name(bar[0])):
+            iterator = bar[1]
         if not isinstance(iterator, cst.Name):
             raise Unsupported(
                 "TL104",
@@ -437,9 +599,11 @@ class LoopPlanner:
                 "zip is not converted; use a DataLoader)",
                 loop,
             )
-        if _contains(loop.body, _FLOW):
+        if _contains(loop.body, _FLOW_NO_BREAK) or any(
+            _direct_breaks(s) for s in loop.body.body if isinstance(s, (cst.For, cst.While))
+        ):
             raise Unsupported(
-                "TL107", "batch loop uses break/continue/return (cannot be kept faithfully)", loop
+                "TL107", "batch loop uses continue/return (cannot be kept faithfully)", loop
             )
         steps: dict = {"zero_grad": [], "backward": None, "step": [], "clip": None}
         body = []
@@ -474,6 +638,19 @@ class LoopPlanner:
                     raise Unsupported("TL105", "step() with arguments", stmt)
                 steps["step"].append((position, receiver.value, stmt))
                 continue
+            if (
+                bar
+                and (
+                    _call_method(stmt, "set_postfix")
+                    or _call_method(stmt, "set_description")
+                    or _call_method(stmt, "set_postfix_str")
+                    or _call_method(stmt, "update")
+                )
+                is not None
+            ):
+                receiver = stmt.body[0].value.func.value
+                if m.matches(receiver, m.Name(bar[0])):
+                    continue  # progress display: Lightning's bar shows the logged loss
             clip = self._clip_call(stmt)
             if clip is not None:
                 if steps["clip"] is not None:
@@ -518,7 +695,7 @@ class LoopPlanner:
         found = None
         count = 0
         for stmt in self.scope_before:
-            if name in collect_names(stmt).writes:
+            if name in bound_names(stmt):
                 count += 1
                 assign = _single_assign(stmt)
                 found = (stmt, assign[1]) if assign and assign[0] == name else None
@@ -628,7 +805,18 @@ class LoopPlanner:
                     stmt,
                 )
             if plan.loss_name in collect_names(stmt).writes and position > backward:
-                raise Unsupported("TL114", "the loss is rebound after backward()", stmt)
+                plan.loss_capture = "step_loss"
+            if _direct_breaks(stmt):
+                if position < opt_step:
+                    raise Unsupported(
+                        "TL107", "`break` before optimizer.step() cannot be kept faithfully", stmt
+                    )
+                plan.break_flag = True
+        if plan.loss_capture:
+            capture = cst.parse_statement(f"{plan.loss_capture} = {plan.loss_name}\n")
+            body = [s for p, s in self._positioned_body if p < backward]
+            body += [capture] + [s for p, s in self._positioned_body if p > backward]
+            plan.train_body = body
 
     def _read_scheduler(self, plan: LoopPlan, steps) -> None:
         schedulers = [s for s in steps["step"] if s[1] != plan.optimizer]
@@ -673,44 +861,78 @@ class LoopPlanner:
             )
         plan.scheduler, plan.scheduler_stmt, plan.scheduler_interval = name, binding_stmt, interval
         if interval == "epoch":
+            at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
+            for later in plan.post_train[at + 1 :]:
+                if collect_names(later).reads & {name, plan.optimizer}:
+                    raise Unsupported(
+                        "TL109",
+                        "code after the epoch's scheduler.step() reads the optimizer or "
+                        "scheduler (Lightning steps the scheduler after the epoch hooks)",
+                        later,
+                    )
             plan.post_train = [s for s in plan.post_train if s is not stmt]
 
     def _read_model_bindings(self, plan: LoopPlan) -> None:
         model = plan.model
-        binding, count = self._binding(model)
-        if binding is None and model not in self.params:
-            raise Unsupported(
-                "TL106", f"model `{model}` is not bound by a plain assignment", self.loop
-            )
-        for stmt in self.scope_before:
+        devices = plan.device_names
+        constructed = model in self.params
+
+        def placement_only(stmt) -> str | None:
+            """'remove' for DataParallel wrapping, 'strip' for a device move of the model."""
             assign = _single_assign(stmt)
             if assign and assign[0] == model:
                 value = assign[1]
                 if isinstance(value, cst.Call) and self.call_qualnames(value) & _DATA_PARALLEL:
-                    plan.remove_stmts.append(stmt)
-                    plan.notes.append("DataParallel removed: the Trainer places the model")
-                    continue
-                if any("DistributedDataParallel" in q for q in self.call_qualnames(value)):
-                    raise Unsupported(
-                        "TL103", "DistributedDataParallel scripts are not converted yet", stmt
-                    )
+                    return "remove"
+                if m.matches(strip_device_moves(value, devices), m.Name(model)):
+                    return "strip"
+                return None
+            receiver = _call_method(stmt, "to") or _call_method(stmt, "cuda")
+            if receiver is not None and m.matches(receiver, m.Name(model)):
+                if is_trivial_statement(strip_device_moves(stmt, devices)):
+                    return "strip"
+            return None
+
+        for stmt in self.scope_before:
+            kind = placement_only(stmt)
+            if kind == "remove":
+                plan.remove_stmts.append(stmt)
+                plan.notes.append("DataParallel removed: the Trainer places the model")
+                continue
+            if kind == "strip":
                 plan.strip_stmts.append(stmt)
-                core = strip_device_moves(value, plan.device_names)
-                if isinstance(core, cst.Call) and isinstance(core.func, cst.Name):
-                    plan.model_class = core.func.value
-            elif _call_method(stmt, "to") is not None or _call_method(stmt, "cuda") is not None:
-                receiver = _call_method(stmt, "to") or _call_method(stmt, "cuda")
-                if m.matches(receiver, m.Name(model)):
-                    plan.strip_stmts.append(stmt)
-            elif isinstance(stmt, cst.If) and stmt.orelse is None:
-                inner = stmt.body.body
-                if inner and all(
-                    (a := _single_assign(s))
-                    and a[0] == model
-                    and self.call_qualnames(a[1]) & _DATA_PARALLEL
-                    for s in inner
-                ):
+                continue
+            if isinstance(stmt, cst.If) and model in bound_names(stmt) | scope_reads(stmt):
+                inner = list(stmt.body.body)
+                kinds = [placement_only(s) for s in inner]
+                if stmt.orelse is None and inner and all(kinds):
                     plan.remove_stmts.append(stmt)
+                    if "remove" in kinds:
+                        plan.notes.append("DataParallel removed: the Trainer places the model")
+                    continue
+            if model not in bound_names(stmt):
+                continue
+            assign = _single_assign(stmt)
+            if assign is None or assign[0] != model:
+                raise Unsupported(
+                    "TL106", f"model `{model}` is bound in a way not understood", stmt
+                )
+            value = assign[1]
+            if any("DistributedDataParallel" in q for q in self.call_qualnames(value)):
+                raise Unsupported(
+                    "TL103", "DistributedDataParallel scripts are not converted yet", stmt
+                )
+            plan.strip_stmts.append(stmt)
+            constructed = True
+            core = strip_device_moves(value, devices)
+            if isinstance(core, cst.Call):
+                func = core.func.attr if isinstance(core.func, cst.Attribute) else core.func
+                if isinstance(core.func, cst.Name) and func.value[:1].isupper():
+                    plan.model_class = func.value
+        if not constructed:
+            raise Unsupported(
+                "TL106", f"model `{model}` is not bound by a plain assignment", self.loop
+            )
         if plan.model_class:
             for stmt in self.module.body:
                 if isinstance(stmt, cst.ClassDef) and stmt.name.value == plan.model_class:
@@ -799,6 +1021,9 @@ class LoopPlanner:
             out = []
             for stmt in stmts:
                 new = strip_device_moves(stmt, devices)
+                if isinstance(new, cst.If) and new.orelse is None:
+                    if all(is_trivial_statement(s) for s in new.body.body):
+                        continue
                 if not is_trivial_statement(new):
                     out.append(new)
             return out
@@ -817,7 +1042,7 @@ def scope_info(planner: LoopPlanner, plan: LoopPlan):
 
     before = set(planner.params)
     for stmt in planner.scope_before:
-        before |= collect_names(stmt).writes
+        before |= bound_names(stmt)
     function_imports: set[str] = set()
     if planner.in_function:
         for found in m.findall(planner.function.body, m.Import() | m.ImportFrom()):
@@ -830,7 +1055,7 @@ def scope_info(planner: LoopPlanner, plan: LoopPlan):
     for stmt in planner.scope_before:
         if any(stmt is s for s in moved):
             continue
-        other |= collect_names(stmt).reads
+        other |= scope_reads(stmt)
     return ScopeInfo(
         before_writes=before,
         function_imports=function_imports,
@@ -848,6 +1073,10 @@ class NameUseAcc:
         self.writes: set[str] = set()
 
     def add(self, node) -> None:
+        """Accumulate in source order: `reads` are names read before this code binds them."""
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.writes |= bound_names(node)
+            return
         use = collect_names(node)
-        self.reads |= use.reads
+        self.reads |= use.read_first - self.writes
         self.writes |= use.writes

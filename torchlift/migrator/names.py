@@ -173,3 +173,17 @@ def rename(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CST
 
 def self_attr(name: str) -> cst.Attribute:
     return cst.Attribute(value=cst.Name("self"), attr=cst.Name(name))
+
+
+def bound_names(stmt: cst.CSTNode) -> set[str]:
+    """Names a statement binds in its own scope (a `def` binds its name, not its locals)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return {stmt.name.value}
+    return collect_names(stmt).writes
+
+
+def scope_reads(stmt: cst.CSTNode) -> set[str]:
+    """Names a statement reads in its own scope (function bodies run later: not counted)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return set()
+    return collect_names(stmt).reads

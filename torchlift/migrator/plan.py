@@ -61,3 +61,12 @@ class LoopPlan:
     state: set[str] = field(default_factory=set)
     rebind_after: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    inlined_helpers: list[str] = field(default_factory=list)
+    index_start: dict = field(default_factory=dict)  # index name -> start expression
+    loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
+    device_after: str | None = None  # device name code after the loop still uses
+    break_flag: bool = False
+    optim_after: list = field(default_factory=list)  # optimizer/scheduler read after the loop
+    loader_args: list = field(
+        default_factory=list
+    )  # loaders configure_optimizers reads  # `break` after optimizer.step(): end the epoch early

@@ -67,25 +67,21 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     optim_names = {plan.optimizer} | ({plan.scheduler} if plan.scheduler else set())
 
     for hook, use in uses.items():
-        if hook != "configure_optimizers" and use.all() & optim_names:
-            name = sorted(use.all() & optim_names)[0]
-            raise Unsupported(
-                "TL106",
-                f"`{name}` is used in the loop beyond zero_grad/step (e.g. reading its "
-                "learning rate); not converted",
-                plan.epoch_loop,
-            )
+        if hook != "configure_optimizers" and use.writes & optim_names:
+            name = sorted(use.writes & optim_names)[0]
+            raise Unsupported("TL106", f"the loop rebinds `{name}`", plan.epoch_loop)
         if use.writes & special:
             name = sorted(use.writes & special)[0]
             raise Unsupported("TL108", f"the loop rebinds `{name}`", plan.epoch_loop)
-    if scope.other_reads & optim_names or scope.after_reads & optim_names:
-        name = sorted((scope.other_reads | scope.after_reads) & optim_names)[0]
+    if scope.other_reads & optim_names:
+        name = sorted(scope.other_reads & optim_names)[0]
         raise Unsupported(
             "TL106",
-            f"`{name}` is used outside the training loop (e.g. saved in a checkpoint); "
-            "not converted",
+            f"`{name}` is used before the training loop; not converted",
             plan.epoch_loop,
         )
+    # read after the loop (e.g. saved in a checkpoint): rebound from the trainer after fit
+    plan.optim_after = sorted(scope.after_reads & optim_names)
     if plan.epoch_var and plan.epoch_var in scope.after_reads:
         raise Unsupported("TL112", f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
     for index, hook in ((plan.train_index, "training_step"),):
@@ -100,6 +96,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
             if name not in all_names:
                 all_names.append(name)
     locals_configure = optim_names
+    loaders = {plan.train_loader} | ({plan.validation.loader} if plan.validation else set())
+    extra_init = sorted(uses["configure_optimizers"].reads & loaders)
     init_args, state, rebind = [], set(), []
     for name in all_names:
         if name in special or name in locals_configure or name == "self":
@@ -133,7 +131,11 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
                 f"the loop reads `{name}`, which is only bound after the loop",
                 plan.epoch_loop,
             )
-    plan.init_args = init_args
+    if plan.model in scope.after_reads:
+        used = sorted(plan.device_names & scope.after_reads)
+        plan.device_after = used[0] if used else None
+    plan.init_args = init_args + [n for n in extra_init if n not in init_args]
+    plan.loader_args = extra_init
     plan.state = state
     plan.rebind_after = rebind
     return uses

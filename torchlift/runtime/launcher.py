@@ -129,6 +129,8 @@ class SubprocessScriptLauncher:
     def stop_all(self, code: int) -> None:
         """Kill every child and end this process now with `code` (no more Python code runs)."""
         self.kill_children()
+        if code < 0:  # the child died from signal -code: exit as a shell reports that
+            code = 128 - code
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -184,3 +184,40 @@ def test_learning_rate_visible_to_other_callbacks(runs):
     for name in ("ours", "theirs"):
         trainer = runs[name][1]
         assert float(trainer.callback_metrics["lr-SGD"]) == pytest.approx(0.05 * 0.5**4), name
+
+
+@pytest.mark.lightning
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(every_n_train_steps=4, save_top_k=-1, save_last=True),
+        dict(monitor="train_loss", every_n_train_steps=3, save_top_k=2, mode="min"),
+        dict(monitor="val_loss", every_n_train_steps=5, save_top_k=1),  # deferred to validation
+    ],
+    ids=["steps-all", "steps-topk-train", "steps-val-deferred"],
+)
+def test_step_checkpoints_match_lightning(tmp_path, kwargs):
+    lightning = pytest.importorskip("lightning.pytorch")
+    import torchlift.runtime as ours
+
+    names = []
+    for L, sub in ((ours, "ours"), (lightning, "theirs")):
+        torch.manual_seed(0)
+        train, val = _loaders()
+        checkpoint = L.callbacks.ModelCheckpoint(dirpath=str(tmp_path / sub), **kwargs)
+        trainer = L.Trainer(
+            max_epochs=2,
+            logger=False,
+            callbacks=[checkpoint],
+            enable_progress_bar=False,
+            enable_model_summary=False,
+            default_root_dir=str(tmp_path / sub),
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            trainer.fit(_module_class(L)(), train, val)
+        names.append(
+            (sorted(os.listdir(tmp_path / sub)), os.path.basename(checkpoint.best_model_path))
+        )
+    assert names[0] == names[1]
+    assert len(names[0][0]) >= 1

@@ -60,8 +60,35 @@ def test_redraws_are_time_throttled_and_metrics_read_only_on_redraw(tmp_path, mo
 def test_refresh_rate_counts_batches_when_not_throttled(tmp_path, monkeypatch, capsys):
     trainer = CountingTrainer(tmp_path)
     monkeypatch.setattr(TQDMProgressBar, "REFRESH_INTERVAL", 0.0)
+    monkeypatch.setattr(TQDMProgressBar, "REFRESH_BUDGET", float("inf"))
     _train_epoch(TQDMProgressBar(refresh_rate=100), trainer, 1000)
     assert trainer.metric_reads == 10 + 1  # batches 100, 200, ..., 1000, plus epoch end
+    capsys.readouterr()
+
+
+def test_drawing_time_is_kept_under_budget(tmp_path, monkeypatch, capsys):
+    """With slow redraws (as on a busy machine) the bar draws less often, not more."""
+    trainer = CountingTrainer(tmp_path)
+    bar = TQDMProgressBar()
+    monkeypatch.setattr(TQDMProgressBar, "REFRESH_INTERVAL", 0.0)
+    clock = [0.0]
+    monkeypatch.setattr("torchlift.runtime.callbacks.progress.time.monotonic", lambda: clock[0])
+    bar.setup(trainer, None, "fit")
+    bar.on_train_start(trainer, None)
+    bar.on_train_epoch_start(trainer, None)
+    real_refresh = bar.train_progress_bar.refresh
+
+    def slow_refresh(*args, **kwargs):
+        clock[0] += 0.01  # every redraw takes 10 ms
+        return real_refresh(*args, **kwargs)
+
+    bar.train_progress_bar.refresh = slow_refresh
+    for batch_idx in range(999):
+        clock[0] += 0.001  # a 1 ms step
+        bar.on_train_batch_end(trainer, None, None, None, batch_idx)
+    # 1 s of steps; 10 ms per redraw within a 1 % budget allows about one redraw per second
+    assert 1 <= trainer.metric_reads <= 2
+    bar.on_train_end(trainer, None)
     capsys.readouterr()
 
 

@@ -2,8 +2,9 @@
 
 The bar must cost next to nothing per step. Lightning redraws (and reads every prog_bar metric,
 one `.item()` device sync each) on every batch by default; here a redraw also waits until
-`REFRESH_INTERVAL` seconds have passed since the previous one, so a step that is not redrawn
-costs one modulo and one clock read. The last batch of a bar is always drawn. tqdm is imported
+`REFRESH_INTERVAL` seconds have passed since the previous one and keeps the time spent drawing
+under `REFRESH_BUDGET` of the run, so a step that is not redrawn costs one modulo and one clock
+read. The last batch of a bar is always drawn. tqdm is imported
 when the first bar is created, not when the runtime is imported.
 """
 
@@ -178,8 +179,13 @@ class TQDMProgressBar(ProgressBar):
     BAR_FORMAT = (
         "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_noinv_fmt}{postfix}]"
     )
-    # Minimum seconds between two redraws of a bar (the last batch is always drawn).
+    # Minimum seconds between two redraws of a bar (the last batch is always drawn) ...
     REFRESH_INTERVAL = 0.1
+    # ... and at most this share of the run's time spent drawing: after a redraw that took c
+    # seconds the next waits at least c / REFRESH_BUDGET. On a busy machine redraws get slower
+    # along with everything else, so the bar's share stays bounded instead of growing with the
+    # wall-clock time a fixed 10 Hz would spend on it.
+    REFRESH_BUDGET = 0.01
 
     def __init__(self, refresh_rate: int = 1, process_position: int = 0, leave: bool = False):
         super().__init__()
@@ -297,7 +303,7 @@ class TQDMProgressBar(ProgressBar):
         return current % self.refresh_rate == 0
 
     def _draw(self, bar, n: int, postfix: Any = None) -> None:
-        """Move `bar` to `n` unless it was drawn less than `REFRESH_INTERVAL` seconds ago.
+        """Move `bar` to `n` unless its last redraw is too recent (see REFRESH_INTERVAL/_BUDGET).
 
         Runs on every batch, so the common "not now" path is a few attribute reads. `postfix` is
         a callable returning the metrics to show; it runs only when the bar is really redrawn,
@@ -313,11 +319,12 @@ class TQDMProgressBar(ProgressBar):
                 return
         else:
             now = time.monotonic()
-        self._next_draw[id(bar)] = now + self.REFRESH_INTERVAL
         bar.n = n
         if postfix is not None:
             bar.set_postfix(postfix(), refresh=False)
         bar.refresh()
+        cost = time.monotonic() - now
+        self._next_draw[id(bar)] = now + max(self.REFRESH_INTERVAL, cost / self.REFRESH_BUDGET)
 
     def _reset(self, bar, total: int | float | None, description: str) -> None:
         bar.reset()

@@ -122,8 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     migrate_source(fixtures[0][1], path=fixtures[0][0])  # warm up imports and caches
 
     loops = measure(fixtures, repeats=args.repeats)
-    print(describe("fixtures (training loops)", loops, 3.0))
-    print(f"  converted {loops.changed_files} of {len(fixtures)} fixture scripts")
+    print(describe("fixtures (training loops)", loops, 3.0), flush=True)
+    print(f"  converted {loops.changed_files} of {len(fixtures)} fixture scripts", flush=True)
 
     plain = measure(read_sources(torch_files))
     print(describe("torch package (no loops)", plain, 1.2))

@@ -17,8 +17,8 @@ from torchlift.cli import migrate_command
 from torchlift.migrator import InputError, migrate_source
 
 FUZZ = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
-TEXT_EXAMPLES = 5000 if FUZZ else 100
-PYTHON_EXAMPLES = 1500 if FUZZ else 20
+TEXT_EXAMPLES = int(os.environ.get("TORCHLIFT_FUZZ_TEXT", 5000 if FUZZ else 100))
+PYTHON_EXAMPLES = int(os.environ.get("TORCHLIFT_FUZZ_PYTHON", 1500 if FUZZ else 20))
 
 # Fragments that steer random text towards what the migrator looks at.
 TORCHY = [

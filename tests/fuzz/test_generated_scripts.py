@@ -17,9 +17,10 @@ from torchlift.verify.compare import compare_runs
 from torchlift.verify.trace import run_traced
 
 FUZZ = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
-# CI budget: ~0.3 s per migration and ~3 s per pair of script runs on a free core.
-PURE_EXAMPLES = 3000 if FUZZ else 25
-RUN_EXAMPLES = 300 if FUZZ else 6
+# CI budget: ~0.3 s per migration and ~3 s per pair of script runs on a free core. Long runs
+# can size themselves: TORCHLIFT_FUZZ_PURE / TORCHLIFT_FUZZ_RUN examples per property.
+PURE_EXAMPLES = int(os.environ.get("TORCHLIFT_FUZZ_PURE", 3000 if FUZZ else 25))
+RUN_EXAMPLES = int(os.environ.get("TORCHLIFT_FUZZ_RUN", 300 if FUZZ else 6))
 
 
 def migrate(source: str, target: str = "runtime"):

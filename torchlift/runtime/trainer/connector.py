@@ -140,23 +140,32 @@ def resolve_devices(devices: Any, accelerator: str) -> list[int]:
     return parsed
 
 
-def _ddp_strategy(accelerator: str, devices: list[int], num_nodes: int, **kwargs: Any) -> Strategy:
+def _launched_processes_per_node() -> int | None:
+    """Processes per machine that torchrun / SLURM already started (None outside a launcher)."""
+    if not any(key in os.environ for key in ("LOCAL_WORLD_SIZE", "SLURM_NTASKS", "SLURM_JOB_ID")):
+        return None  # the common single-process case pays no import
+    from torchlift.runtime.environments import detect_environment
+
+    try:
+        return detect_environment().local_world_size()
+    except Exception:  # noqa: BLE001 - a half-set environment is the DDP strategy's to report
+        return None
+
+
+def _ddp_strategy(accelerator: str, devices: Any, num_nodes: int, **kwargs: Any) -> Strategy:
     try:
         from torchlift.runtime.strategies.ddp import DDPStrategy
     except ImportError as exc:  # pragma: no cover - only while the DDP part is missing
         raise MisconfigurationException(
             f"strategy='ddp' is not available in this build of torchlift.runtime ({exc})"
         ) from None
-    return DDPStrategy(
-        accelerator=accelerator,
-        devices=devices if accelerator == "cuda" else len(devices),
-        num_nodes=num_nodes,
-        **kwargs,
-    )
+    if devices != "auto" and accelerator != "cuda":
+        devices = len(devices)  # CPU processes are counted, not indexed
+    return DDPStrategy(accelerator=accelerator, devices=devices, num_nodes=num_nodes, **kwargs)
 
 
 def resolve_strategy(
-    strategy: Any, accelerator: str, devices: list[int], num_nodes: int
+    strategy: Any, accelerator: str, devices: list[int], num_nodes: int, devices_flag: Any = None
 ) -> Strategy:
     if isinstance(strategy, Strategy):
         return strategy
@@ -182,7 +191,10 @@ def resolve_strategy(
     kwargs: dict[str, Any] = {}
     if flag == "ddp_find_unused_parameters_true":
         kwargs["find_unused_parameters"] = True
-    return _ddp_strategy(accelerator, devices, num_nodes, **kwargs)
+    # devices="auto" under a launcher means "the processes it started"; the DDP strategy reads that.
+    return _ddp_strategy(
+        accelerator, "auto" if devices_flag == "auto" else devices, num_nodes, **kwargs
+    )
 
 
 def resolve_precision(name: str, accelerator: str) -> tuple[Precision, str]:
@@ -213,6 +225,10 @@ def resolve(
     else:
         accelerator_type = resolve_accelerator(accelerator)
     device_list = resolve_devices(devices, accelerator_type)
-    strategy_obj = resolve_strategy(strategy, accelerator_type, device_list, num_nodes)
+    if devices in ("auto", None):
+        launched = _launched_processes_per_node()
+        if launched and launched > 1:
+            device_list = list(range(launched))
+    strategy_obj = resolve_strategy(strategy, accelerator_type, device_list, num_nodes, devices)
     plugin, precision_name = resolve_precision(precision_name, accelerator_type)
     return Resolved(accelerator_type, device_list, strategy_obj, plugin, precision_name)

@@ -347,3 +347,50 @@ def test_several_train_loaders_are_rejected_clearly():
 
     with pytest.raises(MisconfigurationException, match="several train dataloaders"):
         L.Trainer(max_epochs=1, **QUIET).fit(make_model(L), [train, train])
+
+
+def test_model_summary_table(capsys):
+    fit("ours", trainer_cfg=dict(max_epochs=1, enable_model_summary=True))
+    err = capsys.readouterr().err
+    assert "net  | Sequential | 129" in err and "Total params" in err
+
+
+def _several_val_loaders_run(name):
+    E = engine(name)
+
+    class Multi(E.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(6, 1)
+
+        def training_step(self, batch, batch_idx):
+            return torch.nn.functional.mse_loss(self.layer(batch[0]), batch[1])
+
+        def validation_step(self, batch, batch_idx, dataloader_idx=0):
+            self.log("val_loss", torch.nn.functional.mse_loss(self.layer(batch[0]), batch[1]))
+
+        def test_step(self, batch, batch_idx):
+            self.log("test_loss", torch.nn.functional.mse_loss(self.layer(batch[0]), batch[1]))
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    E.seed_everything(3, verbose=False)
+    model = Multi()
+    train, val = loaders()
+    other = DataLoader(make_data(12, seed=5), batch_size=4)
+    trainer = E.Trainer(max_epochs=2, **QUIET)
+    trainer.fit(model, train, [val, other])
+    names = sorted(k for k in trainer.callback_metrics if k.startswith("val_loss"))
+    fit_val = {n: trainer.callback_metrics[n].item() for n in names}
+    tested = trainer.test(model, other, verbose=False)
+    return fit_val, tested
+
+
+@pytest.mark.lightning
+def test_several_val_loaders_and_test_results_match_lightning():
+    ours = _several_val_loaders_run("ours")
+    theirs = _several_val_loaders_run("lightning")
+    assert sorted(ours[0]) == ["val_loss/dataloader_idx_0", "val_loss/dataloader_idx_1"]
+    assert ours[0] == pytest.approx(theirs[0], rel=1e-6)
+    assert ours[1][0] == pytest.approx(theirs[1][0], rel=1e-6) and list(ours[1][0]) == ["test_loss"]

@@ -820,6 +820,10 @@ class Trainer:
         if fn == TrainerFn.FITTING:
             self._call_hook("on_fit_start")
             self._log_hyperparams()
+            if self.enable_model_summary and self.is_global_zero and not self.fast_dev_run:
+                from torchlift.runtime.trainer.summary import print_summary
+
+                print_summary(model)
         if loaded is not None:
             self._restore_training_state(loaded)
 

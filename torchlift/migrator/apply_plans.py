@@ -57,22 +57,25 @@ class ApplyPlans(cst.CSTTransformer):
                 pad_next = True
         return out
 
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        body = self._rewrite_body(original_node.body, updated_node.body, top_level=True)
-        return updated_node.with_changes(body=body)
-
-    def leave_IndentedBlock(
-        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
-    ) -> cst.IndentedBlock:
-        if not any(
+    def _touches(self, block: cst.IndentedBlock) -> bool:
+        return any(
             id(s) in self.removals or id(s) in self.strips or id(s) in self.replacements
-            for s in original_node.body
-        ):
-            return updated_node
-        body = self._rewrite_body(original_node.body, updated_node.body, top_level=False)
-        if not body:
-            body = [cst.SimpleStatementLine([cst.Pass()])]
-        return updated_node.with_changes(body=body)
+            for s in block.body
+        )
+
+    def apply(self, module: cst.Module) -> cst.Module:
+        """Rewrite the module body and the bodies of top-level functions / `if` blocks (the
+        only places plans touch), reusing every other node as is: no full-tree pass."""
+        body = []
+        for stmt in self._rewrite_body(module.body, module.body, top_level=True):
+            block = getattr(stmt, "body", None)
+            if isinstance(stmt, (cst.FunctionDef, cst.If)) and isinstance(block, cst.IndentedBlock):
+                if self._touches(block):
+                    inner = self._rewrite_body(block.body, block.body, top_level=False)
+                    inner = inner or [cst.SimpleStatementLine([cst.Pass()])]
+                    stmt = stmt.with_changes(body=block.with_changes(body=inner))
+            body.append(stmt)
+        return module.with_changes(body=body)
 
 
 def _carried(stmt, moved: bool, carry):
@@ -120,12 +123,11 @@ def _pad_blank_lines(stmt, count: int):
     return stmt.with_changes(leading_lines=[blank] * (count - blanks) + existing)
 
 
-class RemoveUnusedBindings(cst.CSTTransformer):
+class RemoveUnusedBindings:
     """Drop `device = torch.device(...)` lines whose name nothing reads any more, and
     module-level helper functions that were inlined into the LightningModule."""
 
     def __init__(self, codes: set[str], functions: set[str] = frozenset()) -> None:
-        super().__init__()
         self.codes = codes
         self.functions = functions
 
@@ -148,12 +150,13 @@ class RemoveUnusedBindings(cst.CSTTransformer):
             out.append(stmt)
         return out
 
-    def leave_Module(self, original_node, updated_node):
-        return updated_node.with_changes(body=self._filter(updated_node.body))
-
-    def visit_FunctionDef(self, node):
-        return node.name.value not in self.functions
-
-    def leave_IndentedBlock(self, original_node, updated_node):
-        body = self._filter(updated_node.body)
-        return updated_node.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
+    def apply(self, module: cst.Module) -> cst.Module:
+        body = []
+        for stmt in self._filter(module.body):
+            block = getattr(stmt, "body", None)
+            if isinstance(stmt, (cst.FunctionDef, cst.If)) and isinstance(block, cst.IndentedBlock):
+                inner = self._filter(block.body) or [cst.SimpleStatementLine([cst.Pass()])]
+                if len(inner) != len(block.body):
+                    stmt = stmt.with_changes(body=block.with_changes(body=inner))
+            body.append(stmt)
+        return module.with_changes(body=body)

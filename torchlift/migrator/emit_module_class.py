@@ -91,6 +91,8 @@ class ClassBuilder:
         if plan.validation:
             mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
         mapping[plan.model] = _expr("self.model")
+        for alias in plan.model_aliases:
+            mapping[alias] = _expr("self.model")
         # reading the optimizer / scheduler in a step or hook (e.g. the learning rate)
         mapping[plan.optimizer] = _expr("self.optimizers()")
         if plan.scheduler:
@@ -103,7 +105,8 @@ class ClassBuilder:
             mapping.update(extra)
         out = []
         for node in nodes:
-            node = node.visit(_ModelCallsToSelf(self.plan.model))
+            for model in (self.plan.model, *self.plan.model_aliases):
+                node = node.visit(_ModelCallsToSelf(model))
             out.append(rename(node, mapping))
         return out
 

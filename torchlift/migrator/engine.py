@@ -1,4 +1,10 @@
-"""migrate_source: input checks, pre-filter, gather, transform, re-parse. Never raises."""
+"""migrate_source: input checks, pre-filter, gather, transform, re-check. Never raises.
+
+Cost model (issue 3 benchmark): a file without a training loop costs a CPython `ast` parse
+and a regex; a file with one costs one libcst parse, work proportional to the loop, and one
+codegen. No libcst metadata providers: each is a full-tree Python pass costing more than the
+parse itself; qualified names come from the file's imports, lines from the ast.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,16 @@ import traceback
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .apply_plans import ApplyPlans, RemoveUnusedBindings
 from .emit_module_class import ClassBuilder, build_trainer_statements
-from .gather_loops import METADATA, LoopPlanner, find_loop_candidates, _single_assign
-from .inputs import decode_source, validate_text
-from .names import collect_names
+from .find_loops import LineIndex, find_candidates, pair_loops
+from .gather_loops import LoopPlanner, _single_assign
+from .inputs import decode_source, import_table, parse_text
+from .names import clear_cache, collect_names
 from .prefilter import may_contain_training_loop
 from .result import Finding, MigrationResult
-from .rules import Unsupported
+from .rules import RULES, Unsupported
 
 TARGET_MODULES = {
     "runtime": "torchlift.runtime",
@@ -29,19 +33,19 @@ TARGET_MODULES = {
 def migrate_source(
     source: str | bytes, path: str = "<stdin>", target: str = "runtime"
 ) -> MigrationResult:
+    if target not in TARGET_MODULES:
+        raise ValueError(f"unknown target {target!r}; expected one of {sorted(TARGET_MODULES)}")
     text, error = decode_source(source, path)
     if error is not None:
         raw = source.decode("latin-1") if isinstance(source, bytes) else source
         return MigrationResult(path, raw, raw, [], error)
-    error = validate_text(text, path)
+    tree, error = parse_text(text, path)
     if error is not None:
         return MigrationResult(path, text, text, [], error)
-    if target not in TARGET_MODULES:
-        raise ValueError(f"unknown target {target!r}; expected one of {sorted(TARGET_MODULES)}")
     if not may_contain_training_loop(text):
         return MigrationResult(path, text, text, [_info(path, "TL002")])
     try:
-        return _migrate_parsed(text, path, target)
+        return _migrate_parsed(text, tree, path, target)
     except Exception as exc:  # never a traceback for the user: report and keep the file
         where = traceback.extract_tb(exc.__traceback__)[-1]
         message = (
@@ -49,45 +53,45 @@ def migrate_source(
             f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); file left unchanged"
         )
         return MigrationResult(path, text, text, [Finding(path, 1, 0, "TL900", message, "warning")])
+    finally:
+        clear_cache()
 
 
 def _info(path: str, code: str, line: int = 1, message: str | None = None) -> Finding:
-    from .rules import RULES
-
     return Finding(path, line, 0, code, message or RULES[code], "info")
 
 
-def _migrate_parsed(text: str, path: str, target: str) -> MigrationResult:
+def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
+    candidates, uses_lightning = find_candidates(tree, text)
+    if uses_lightning:
+        return MigrationResult(path, text, text, [_info(path, "TL003")])
+    if not candidates:
+        return MigrationResult(path, text, text, [_info(path, "TL002")])
     try:
         module = cst.parse_module(text)
     except Exception as exc:  # valid for CPython but not for libcst's grammar
         finding = Finding(path, 1, 0, "TL002", f"not analysed: libcst cannot parse it ({exc})")
         return MigrationResult(path, text, text, [finding])
-    loops, uses_lightning = find_loop_candidates(module)
-    if uses_lightning:
-        return MigrationResult(path, text, text, [_info(path, "TL003")])
-    if not loops:
-        return MigrationResult(path, text, text, [_info(path, "TL002")])
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    meta = wrapper.resolve_many(METADATA)
+    loops = pair_loops(module, candidates, tree)
+    lines = LineIndex(module, tree)
+    imports = import_table(tree)
     findings: list[Finding] = []
     planned = []
     for loop in loops:
-        planner = LoopPlanner(meta, module, loop)
+        planner = LoopPlanner(imports, module, loop)
         try:
             planned.append((planner, planner.plan()))
         except Unsupported as why:
-            node = why.node if why.node is not None else loop
-            pos = meta[PositionProvider].get(node) or meta[PositionProvider][loop]
-            findings.append(
-                Finding(path, pos.start.line, pos.start.column, why.code, why.reason, "warning")
-            )
+            default = lines.position(loop, (1, 0))
+            line, column = lines.position(why.node, default) if why.node is not None else default
+            findings.append(Finding(path, line, column, why.code, why.reason, "warning"))
     if not planned:
         return MigrationResult(path, text, text, findings)
-    output = _transform(module, planned, target, meta, path, findings)
-    try:
-        compile(output, path, "exec")
-        cst.parse_module(output)
+    output = _transform(module, planned, target, lines, path, findings)
+    if output == text:
+        return MigrationResult(path, text, text, findings)
+    try:  # valid Python always: the output is compiled before it is returned
+        compile(output, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
     except SyntaxError as exc:
         findings.append(
             Finding(
@@ -110,32 +114,30 @@ def _unique(base: str, taken: set[str]) -> str:
     return name
 
 
-def _transform(module, planned, target, meta, path, findings) -> str:
-    taken = collect_names(module).all()
+def _transform(module, planned, target, lines, path, findings) -> str:
+    taken = set()
+    for stmt in module.body:
+        taken |= collect_names(stmt).all()
     if "L" in taken:
         # `L` must be the Lightning alias; any other binding would be shadowed
-        pos = meta[PositionProvider][planned[0][1].epoch_loop]
+        line, column = lines.position(planned[0][1].epoch_loop, (1, 0))
         findings.append(
             Finding(
-                path,
-                pos.start.line,
-                0,
-                "TL108",
-                "the name `L` is already used in this file",
-                "warning",
+                path, line, column, "TL108", "the name `L` is already used in this file", "warning"
             )
         )
         return module.code
     replacements, removals, strips, inserts, moved = {}, set(), {}, {}, set()
-    device_bindings: set[str] = set()
+    device_bindings: set = set()
+    from .resolve_names import resolve_names
+
     for planner, plan in planned:
         base = f"Lit{plan.model_class}" if plan.model_class else "LitModel"
         class_name = _unique(base, taken)
         taken.add(class_name)
         lit_name = _unique("lit_model", taken)
         trainer_name = _unique("trainer", taken | {lit_name})
-        from .resolve_names import resolve_names
-
+        taken |= {lit_name, trainer_name}
         uses = resolve_names(plan, planner.scope)
         cls = ClassBuilder(plan, class_name, module).build()
         cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
@@ -143,6 +145,7 @@ def _transform(module, planned, target, meta, path, findings) -> str:
             plan, class_name, lit_name, trainer_name, module, uses
         )
         removals |= {id(s) for s in plan.remove_stmts}
+        moved |= {id(s) for s in plan.remove_stmts}  # their comments describe removed code
         for stmt in (plan.optimizer_stmt, plan.scheduler_stmt):
             if stmt is not None:
                 removals.add(id(stmt))
@@ -154,33 +157,58 @@ def _transform(module, planned, target, meta, path, findings) -> str:
         for stmt in planner.scope_before:
             assign = _single_assign(stmt)
             if assign and assign[0] in plan.device_names:
-                device_bindings.add(
-                    (assign[0], module.code_for_node(stmt.with_changes(leading_lines=[])).strip())
-                )
-        pos = meta[PositionProvider][plan.epoch_loop]
-        notes = "; ".join(plan.notes)
+                code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
+                device_bindings.add((assign[0], code))
+        line, column = lines.position(plan.epoch_loop, (1, 0))
+        notes = "; ".join(dict.fromkeys(plan.notes))
         message = f"training loop converted to {class_name} + L.Trainer" + (
             f" ({notes})" if notes else ""
         )
-        findings.append(Finding(path, pos.start.line, pos.start.column, "TL001", message, "info"))
-    new = module.visit(ApplyPlans(replacements, removals, strips, inserts, moved))
+        findings.append(Finding(path, line, column, "TL001", message, "info"))
+    applier = ApplyPlans(replacements, removals, strips, inserts, moved)
+    new = applier.apply(module)
     helpers = {name for _, plan in planned for name in plan.inlined_helpers}
     if helpers:
-        calls = {
-            c.func.value
-            for c in m.findall(new, m.Call(func=m.Name()))
-            if isinstance(c.func, cst.Name)
-        }
-        unused_helpers = helpers - calls - _referenced_names(new, helpers)
+        calls = set()
+        for stmt in new.body:
+            calls |= collect_names(stmt).reads & helpers
+        unused_helpers = helpers - calls
         if unused_helpers:
-            new = new.visit(RemoveUnusedBindings(set(), unused_helpers))
+            new = RemoveUnusedBindings(set(), unused_helpers).apply(new)
     unused = _unused_bindings(new, device_bindings)
     if unused:
-        new = new.visit(RemoveUnusedBindings(unused))
-    context = CodemodContext()
-    AddImportsVisitor.add_needed_import(context, TARGET_MODULES[target], asname="L")
-    new = AddImportsVisitor(context).transform_module(new)
+        new = RemoveUnusedBindings(unused).apply(new)
+    new = add_import(new, TARGET_MODULES[target], "L")
     return new.code
+
+
+def add_import(module: cst.Module, name: str, alias: str) -> cst.Module:
+    """`import <name> as <alias>` after the file's leading import block (like libcst's
+    AddImportsVisitor, without its extra full-tree passes); nothing if already there."""
+    wanted = f"import {name} as {alias}"
+    body = list(module.body)
+    last = None
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            small = stmt.body
+            if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in small):
+                if module.code_for_node(stmt.with_changes(leading_lines=[])).strip() == wanted:
+                    return module
+                last = index
+                continue
+            if index == 0 and m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())])):
+                continue  # module docstring
+        break
+    new_stmt = cst.parse_statement(wanted + "\n")
+    at = 0 if last is None else last + 1
+    if (
+        last is None
+        and body
+        and m.matches(body[0], m.SimpleStatementLine([m.Expr(m.SimpleString())]))
+    ):
+        at = 1
+    body.insert(at, new_stmt)
+    return module.with_changes(body=body)
 
 
 def _unused_bindings(module: cst.Module, bindings) -> set[str]:
@@ -192,11 +220,10 @@ def _unused_bindings(module: cst.Module, bindings) -> set[str]:
             continue
         reads = set()
         for stmt in owner.body:
-            if isinstance(stmt, cst.FunctionDef):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 if owner is module:  # a function reading the global (not its own local)
-                    use = collect_names(stmt.body)
-                    params = {p.name.value for p in m.findall(stmt.params, m.Param())}
-                    if name not in params and name not in use.writes:
+                    use = collect_names(stmt)
+                    if name not in use.writes:
                         reads |= use.reads
                 continue
             reads |= collect_names(stmt).reads
@@ -207,35 +234,19 @@ def _unused_bindings(module: cst.Module, bindings) -> set[str]:
 
 def _owner_of(module: cst.Module, code: str):
     """The module or function body holding the statement whose code is `code`."""
-    blank = cst.Module(body=[])
 
     def matches(stmt) -> bool:
         if not isinstance(stmt, cst.SimpleStatementLine):
             return False
-        return blank.code_for_node(stmt.with_changes(leading_lines=[])).strip() == code
+        return module.code_for_node(stmt.with_changes(leading_lines=[])).strip() == code
 
     if any(matches(s) for s in module.body):
         return module
-    for func in m.findall(module, m.FunctionDef()):
-        if any(matches(s) for s in func.body.body):
-            return func.body
-    for block in m.findall(module, m.If()):
-        if any(matches(s) for s in block.body.body):
-            return module  # `if __name__ == "__main__":` shares the module scope
-    return None
-
-
-def _referenced_names(module: cst.Module, names: set[str]) -> set[str]:
-    """Which of `names` (module-level functions) are read anywhere."""
-    found = set()
     for stmt in module.body:
-        if isinstance(stmt, cst.FunctionDef):
-            use = collect_names(stmt.body)
-            params = {p.name.value for p in m.findall(stmt.params, m.Param())}
-            found |= (use.reads - params) & names
-        else:
-            found |= collect_names(stmt).reads & names
-    return found
+        block = getattr(stmt, "body", None)
+        if isinstance(block, cst.IndentedBlock) and any(matches(s) for s in block.body):
+            return module if isinstance(stmt, cst.If) else block
+    return None
 
 
 def _insertion_point(module, planner, plan, cls):

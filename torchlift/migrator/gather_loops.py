@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
 
 from .inline_helpers import helper_call, inline_call, training_helpers
-from .names import bound_names, collect_names, scope_reads
+from .names import bound_names, collect_names, node_kinds, scope_reads
 from .passes.strip_device_moves import is_device_expr, is_trivial_statement, strip_device_moves
 from .plan import EvalPlan, LoopPlan
 from .rules import Unsupported
-
-METADATA = (ParentNodeProvider, PositionProvider, QualifiedNameProvider)
 
 _TQDM = {"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "tqdm.rich.tqdm"}
 _TRANGE = {"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"}
@@ -42,95 +39,6 @@ _DATA_PARALLEL = {
     "torch.nn.parallel.DataParallel",
     "torch.nn.parallel.data_parallel.DataParallel",
 }
-
-
-class _LoopFinder(cst.CSTVisitor):
-    """Outermost loop around each `.backward()` call, per function body."""
-
-    def __init__(self) -> None:
-        self.stacks: list[list[cst.CSTNode]] = [[]]
-        self.functions: list[cst.FunctionDef | None] = [None]
-        self.outer: list[cst.CSTNode] = []
-        self.owner: dict[int, cst.FunctionDef | None] = {}
-        self.uses_lightning = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.stacks.append([])
-        self.functions.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.stacks.pop()
-        self.functions.pop()
-
-    def visit_For(self, node: cst.For) -> None:
-        self.stacks[-1].append(node)
-
-    def leave_For(self, original_node: cst.For) -> None:
-        self.stacks[-1].pop()
-
-    def visit_While(self, node: cst.While) -> None:
-        self.stacks[-1].append(node)
-
-    def leave_While(self, original_node: cst.While) -> None:
-        self.stacks[-1].pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        for base in node.bases:
-            if isinstance(base.value, (cst.Name, cst.Attribute)):
-                last = base.value.attr if isinstance(base.value, cst.Attribute) else base.value
-                if last.value in ("LightningModule", "LightningDataModule"):
-                    self.uses_lightning = True
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if m.matches(node.func, m.Attribute(attr=m.Name("backward"))) and self.stacks[-1]:
-            outer = self.stacks[-1][0]
-            if not any(outer is seen for seen in self.outer):
-                self.outer.append(outer)
-                self.owner[id(outer)] = self.functions[-1]
-
-
-def find_loop_candidates(module: cst.Module) -> tuple[list[cst.CSTNode], bool]:
-    """Cheap, metadata-free pass: loops that call backward(), and whether Lightning is used.
-
-    A loop inside a module-level helper (`def train(...)`) is replaced by the loops that call
-    that helper once per iteration (the epoch loops), which are planned with it inlined.
-    """
-    finder = _LoopFinder()
-    module.visit(finder)
-    top_functions = {id(s) for s in module.body if isinstance(s, cst.FunctionDef)}
-    helper_names = {
-        finder.owner[id(loop)].name.value
-        for loop in finder.outer
-        if finder.owner[id(loop)] is not None and id(finder.owner[id(loop)]) in top_functions
-    }
-    if not helper_names:
-        return finder.outer, finder.uses_lightning
-    helpers = {n: f for n, f in training_helpers(module).items() if n in helper_names}
-    callers = []
-    called = set()
-    for loop in m.findall(module, m.For()):
-        for stmt in loop.body.body:
-            found = helper_call(stmt, helpers)
-            if found is not None:
-                called.add(found[0].name.value)
-                if not any(loop is c for c in callers):
-                    callers.append(loop)
-    outer = [
-        loop
-        for loop in finder.outer
-        if finder.owner[id(loop)] is None or finder.owner[id(loop)].name.value not in called
-    ]
-    # keep only outermost callers (a caller nested in another caller is planned with it)
-    for loop in callers:
-        if not any(
-            loop is not c and m.findall(c, m.For()) and _is_inside(loop, c) for c in callers
-        ):
-            outer.append(loop)
-    return outer, finder.uses_lightning
-
-
-def _is_inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    return any(found is node for found in m.findall(container.body, m.For()))
 
 
 def _call_method(stmt: cst.CSTNode, method: str) -> cst.BaseExpression | None:
@@ -169,32 +77,36 @@ def _direct_breaks(node: cst.CSTNode) -> list[cst.Break]:
     return found
 
 
-def _contains(node: cst.CSTNode, matcher) -> bool:
-    return bool(m.findall(node, matcher))
+def _statements(stmt: cst.CSTNode) -> list:
+    """`stmt` and every statement nested in it, in source order."""
+    from .find_loops import iter_cst_statements
+
+    return iter_cst_statements([stmt], [])
 
 
-_BACKWARD = m.Call(func=m.Attribute(attr=m.Name("backward")))
-_FLOW = m.Break() | m.Continue() | m.Return() | m.Yield() | m.Global() | m.Nonlocal()
-_FLOW_NO_BREAK = m.Continue() | m.Return() | m.Yield() | m.Global() | m.Nonlocal()
+def _contains(node: cst.CSTNode, kinds: frozenset) -> bool:
+    return bool(node_kinds(node) & kinds)
+
+
+_BACKWARD = frozenset({"backward"})
+_FLOW = frozenset({"break", "continue", "return", "yield", "global"})
+_FLOW_NO_BREAK = frozenset({"continue", "return", "yield", "global"})
+_LOOP = frozenset({"loop"})
+_OPTIMIZER_CALL = frozenset({"optimizer_call"})
 
 
 class LoopPlanner:
     """Builds the plan for one outermost loop. Raises Unsupported with a rule code."""
 
-    def __init__(self, wrapper_meta, module: cst.Module, loop: cst.CSTNode) -> None:
+    def __init__(self, imports: dict[str, str], module: cst.Module, loop: cst.CSTNode) -> None:
         self.index_start: dict[str, cst.BaseExpression] = {}
-        self.meta = wrapper_meta
+        self._imports = imports
         self.module = module
         self.loop = loop
 
     # -- metadata helpers -------------------------------------------------------------
     def qualnames(self, node: cst.CSTNode) -> set[str]:
-        found = self.meta[QualifiedNameProvider].get(node)
-        if found is None:  # a node copied by helper inlining: resolve through module imports
-            return self._import_qualnames(node)
-        if callable(found):  # libcst computes qualified names lazily
-            found = found()
-        return {q.name for q in found}
+        return self._import_qualnames(node)
 
     def _import_qualnames(self, node: cst.CSTNode) -> set[str]:
         from libcst.helpers import get_full_name_for_node
@@ -203,30 +115,6 @@ class LoopPlanner:
         if not dotted:
             return set()
         head, _, rest = dotted.partition(".")
-        if not hasattr(self, "_imports"):
-            self._imports = {}
-            for stmt in self.module.body:
-                for imp in (
-                    m.findall(stmt, m.Import() | m.ImportFrom())
-                    if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
-                    else []
-                ):
-                    if isinstance(imp, cst.Import):
-                        for alias in imp.names:
-                            full = get_full_name_for_node(alias.name)
-                            if alias.asname is not None:
-                                self._imports[alias.asname.name.value] = full
-                            else:
-                                self._imports[full.split(".")[0]] = full.split(".")[0]
-                    elif (
-                        imp.module is not None
-                        and not imp.relative
-                        and not isinstance(imp.names, cst.ImportStar)
-                    ):
-                        base = get_full_name_for_node(imp.module)
-                        for alias in imp.names:
-                            bound = alias.asname.name.value if alias.asname else alias.name.value
-                            self._imports[bound] = f"{base}.{alias.name.value}"
         if head in self._imports:
             return {self._imports[head] + ("." + rest if rest else "")}
         import builtins
@@ -237,9 +125,6 @@ class LoopPlanner:
 
     def call_qualnames(self, node: cst.CSTNode) -> set[str]:
         return self.qualnames(node.func) if isinstance(node, cst.Call) else set()
-
-    def parent(self, node: cst.CSTNode) -> cst.CSTNode:
-        return self.meta[ParentNodeProvider][node]
 
     # -- entry ------------------------------------------------------------------------
     def plan(self) -> LoopPlan:
@@ -258,6 +143,11 @@ class LoopPlanner:
         train_loader, train_target, train_index, body, steps = plan_parts
         optimizer, opt_stmt, opt_call = self._find_optimizer(steps)
         model = self._model_from_optimizer(opt_call)
+        aliases = set()
+        wrapped = self._data_parallel_wrapper(model)
+        if wrapped is not None:  # `parallel = nn.DataParallel(model)`: train `model` itself
+            aliases.add(model)
+            model = wrapped
         plan = LoopPlan(
             epoch_loop=loop,
             container=self.container,
@@ -278,6 +168,7 @@ class LoopPlanner:
             optimizer=optimizer,
             optimizer_stmt=opt_stmt,
         )
+        plan.model_aliases = aliases
         self._check_step_order(plan, steps)
         self._read_scheduler(plan, steps)
         plan.device_names = self._device_names()
@@ -299,17 +190,23 @@ class LoopPlanner:
 
     # -- where the loop lives ---------------------------------------------------------
     def _locate_container(self, loop: cst.CSTNode) -> None:
-        parent = self.parent(loop)
         self.in_function = False
         self.function: cst.FunctionDef | None = None
-        if isinstance(parent, cst.Module):
-            self.container = parent
+        owner = None
+        for stmt in self.module.body:
+            if stmt is loop:
+                owner = self.module
+                break
+            block = getattr(stmt, "body", None)
+            if isinstance(block, cst.IndentedBlock) and any(s is loop for s in block.body):
+                owner = stmt
+                break
+        if owner is None:
+            raise Unsupported("TL103", "training loop is nested inside another statement", loop)
+        if owner is self.module:
+            self.container = self.module
             self.top_stmt = loop
-        elif isinstance(parent, cst.IndentedBlock):
-            owner = self.parent(parent)
-            top = self.parent(owner) if not isinstance(owner, cst.Module) else owner
-            if not isinstance(top, cst.Module):
-                raise Unsupported("TL103", "training loop is nested inside another statement", loop)
+        else:
             if isinstance(owner, cst.FunctionDef):
                 self.in_function = True
                 self.function = owner
@@ -328,10 +225,8 @@ class LoopPlanner:
                     "training loop is inside a block other than a function or `if __name__`",
                     loop,
                 )
-            self.container = parent
+            self.container = owner.body
             self.top_stmt = owner
-        else:
-            raise Unsupported("TL103", "training loop position not understood", loop)
         body = list(self.container.body)
         index = next(i for i, s in enumerate(body) if s is loop)
         self.before = body[:index]
@@ -344,7 +239,7 @@ class LoopPlanner:
             # names the function binds: parameters + statements before the loop
             self.scope_before = list(self.before)
             self.params = {p.name.value for p in self._all_params(self.function)}
-            if _contains(self.function.body, m.Global() | m.Nonlocal()):
+            if _contains(self.function.body, frozenset({"global"})):
                 raise Unsupported("TL108", "function uses global/nonlocal", loop)
         else:
             self.scope_before = [*self.module_before, *self.before]
@@ -370,9 +265,12 @@ class LoopPlanner:
                 for small in stmt.body:
                     if isinstance(small, (cst.Import, cst.ImportFrom)):
                         names |= collect_names(small).writes
-            elif isinstance(stmt, (cst.If, cst.Try)):  # guarded imports
-                for found in m.findall(stmt, m.Import() | m.ImportFrom()):
-                    names |= collect_names(found).writes
+            elif isinstance(stmt, (cst.If, cst.Try)) and _contains(stmt, frozenset({"import"})):
+                for found in _statements(stmt):  # guarded imports
+                    if isinstance(found, cst.SimpleStatementLine):
+                        for small in found.body:
+                            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                                names |= collect_names(small).writes
         return names
 
     # -- epoch loop -------------------------------------------------------------------
@@ -461,7 +359,7 @@ class LoopPlanner:
                     stmt,
                 )
             if train_loop is None:
-                if _contains(stmt, m.For() | m.While()):
+                if _contains(stmt, _LOOP):
                     raise Unsupported(
                         "TL109", "loop before the training batch loop in the epoch", stmt
                     )
@@ -470,7 +368,7 @@ class LoopPlanner:
                 val_stmt = stmt
                 post.append(stmt)  # placeholder: split in _read_eval
             else:
-                if _contains(stmt, m.For() | m.While()) and not self._harmless_loop(stmt):
+                if _contains(stmt, _LOOP) and not self._harmless_loop(stmt):
                     raise Unsupported(
                         "TL110",
                         "second loop over data in the epoch is not a validation loop "
@@ -480,20 +378,20 @@ class LoopPlanner:
                 post.append(stmt)
         if train_loop is None:
             raise Unsupported("TL101", "no batch loop found in the epoch loop", self.loop)
-        if _contains(train_loop, m.For(iter=m.Name()) | m.While()) and any(
-            inner is not train_loop for inner in m.findall(train_loop, m.For() | m.While())
-        ):
-            for inner in m.findall(train_loop.body, m.For() | m.While()):
-                if _contains(inner, _BACKWARD):
-                    raise Unsupported("TL114", "backward() in a loop inside the batch loop", inner)
+        for stmt in train_loop.body.body:
+            if _contains(stmt, _LOOP) and _contains(stmt, _BACKWARD):
+                raise Unsupported("TL114", "backward() in a loop inside the batch loop", stmt)
         return pre, train_loop, post, val_stmt
 
     def _harmless_loop(self, stmt) -> bool:
         """Loops at epoch level that do not iterate a loader (e.g. over a list of metrics)."""
-        for loop in m.findall(stmt, m.For()):
-            if isinstance(loop.iter, cst.Name) and self._is_loader_name(loop.iter.value):
+        for loop in _statements(stmt):
+            if isinstance(loop, cst.While):
                 return False
-        return not _contains(stmt, m.While())
+            if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Name):
+                if self._is_loader_name(loop.iter.value):
+                    return False
+        return True
 
     def _is_loader_name(self, name: str) -> bool:
         for stmt in self.scope_before:
@@ -657,9 +555,7 @@ class LoopPlanner:
                     raise Unsupported("TL105", "gradients clipped twice", stmt)
                 steps["clip"] = (position, clip, stmt)
                 continue
-            if _contains(stmt, _BACKWARD) or _contains(
-                stmt, m.Call(func=m.Attribute(attr=m.Name("zero_grad") | m.Name("step")))
-            ):
+            if _contains(stmt, _BACKWARD) or _contains(stmt, _OPTIMIZER_CALL):
                 raise Unsupported(
                     "TL114",
                     "optimizer calls inside a nested statement (conditional step or "
@@ -774,7 +670,7 @@ class LoopPlanner:
                 plan.epoch_loop,
             )
         z_pos, z_name, z_stmt = zeros[0]
-        if z_name not in (plan.optimizer, plan.model):
+        if z_name not in (plan.optimizer, plan.model, *plan.model_aliases):
             raise Unsupported("TL105", f"zero_grad() on `{z_name}`", z_stmt)
         if backward > z_pos and z_pos > opt_step or backward < z_pos < opt_step:
             raise Unsupported("TL105", "zero_grad() between backward() and step()", z_stmt)
@@ -784,7 +680,12 @@ class LoopPlanner:
                 raise Unsupported("TL105", "clipping outside backward()..step()", c_stmt)
             if not m.matches(
                 params,
-                m.Call(func=m.Attribute(value=m.Name(plan.model), attr=m.Name("parameters"))),
+                m.Call(
+                    func=m.Attribute(
+                        value=m.OneOf(*[m.Name(n) for n in {plan.model, *plan.model_aliases}]),
+                        attr=m.Name("parameters"),
+                    )
+                ),
             ):
                 raise Unsupported(
                     "TL105", "clipping something else than model.parameters()", c_stmt
@@ -793,6 +694,8 @@ class LoopPlanner:
         # statements between backward and step see gradients; after step, updated weights
         for position, stmt in self._positioned_body:
             reads = collect_names(stmt).reads
+            if {plan.model, *plan.model_aliases} & reads:
+                reads = reads | {plan.model}
             if backward < position < opt_step and plan.model in reads:
                 raise Unsupported(
                     "TL105", "code between backward() and step() reads the model", stmt
@@ -872,6 +775,23 @@ class LoopPlanner:
                     )
             plan.post_train = [s for s in plan.post_train if s is not stmt]
 
+    def _data_parallel_wrapper(self, name: str) -> str | None:
+        """`name = nn.DataParallel(inner)` bound once to a different name: return `inner`."""
+        binding, count = self._binding(name)
+        if binding is None or count != 1:
+            return None
+        stmt, value = binding
+        if (
+            isinstance(value, cst.Call)
+            and self.call_qualnames(value) & _DATA_PARALLEL
+            and value.args
+            and isinstance(value.args[0].value, cst.Name)
+            and value.args[0].value.value != name
+        ):
+            self.wrapper_stmt = stmt
+            return value.args[0].value.value
+        return None
+
     def _read_model_bindings(self, plan: LoopPlan) -> None:
         model = plan.model
         devices = plan.device_names
@@ -929,6 +849,9 @@ class LoopPlanner:
                 func = core.func.attr if isinstance(core.func, cst.Attribute) else core.func
                 if isinstance(core.func, cst.Name) and func.value[:1].isupper():
                     plan.model_class = func.value
+        if getattr(self, "wrapper_stmt", None) is not None:
+            plan.remove_stmts.append(self.wrapper_stmt)
+            plan.notes.append("DataParallel removed: the Trainer places the model")
         if not constructed:
             raise Unsupported(
                 "TL106", f"model `{model}` is not bound by a plain assignment", self.loop
@@ -972,7 +895,7 @@ class LoopPlanner:
             before, after = [], []
             body = list(loop.body.body[0].body.body)
         for piece in before + body + after:
-            if _contains(piece, m.For() | m.While()) and not self._harmless_loop(piece):
+            if _contains(piece, _LOOP) and not self._harmless_loop(piece):
                 raise Unsupported("TL110", f"nested loop over data in the {kind} pass", piece)
         # statements between the training loop and this pass that set up its accumulators
         at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
@@ -1044,9 +967,12 @@ def scope_info(planner: LoopPlanner, plan: LoopPlan):
     for stmt in planner.scope_before:
         before |= bound_names(stmt)
     function_imports: set[str] = set()
-    if planner.in_function:
-        for found in m.findall(planner.function.body, m.Import() | m.ImportFrom()):
-            function_imports |= collect_names(found).writes
+    if planner.in_function and _contains(planner.function.body, frozenset({"import"})):
+        for found in _statements(planner.function):
+            if isinstance(found, cst.SimpleStatementLine):
+                for small in found.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        function_imports |= collect_names(small).writes
     after = NameUseAcc()
     for stmt in planner.scope_after:
         after.add(stmt)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from .names import collect_names, rename
+from .names import collect_names, node_kinds, rename
 from .rules import Unsupported
 
 _SIMPLE_ARG = m.Name() | m.Attribute() | m.Integer() | m.Float() | m.SimpleString()
@@ -25,7 +25,7 @@ def training_helpers(module: cst.Module) -> dict[str, cst.FunctionDef]:
     return {
         stmt.name.value: stmt
         for stmt in module.body
-        if isinstance(stmt, cst.FunctionDef) and m.findall(stmt.body, m.For())
+        if isinstance(stmt, cst.FunctionDef) and "loop" in node_kinds(stmt.body)
     }
 
 
@@ -106,9 +106,10 @@ def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[st
     body = list(func.body.body)
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
         body = body[1:]  # docstring
-    if m.findall(func.body, m.FunctionDef() | m.ClassDef() | m.Lambda()):
+    kinds = node_kinds(func.body)
+    if "def" in kinds:
         raise Unsupported("TL111", f"helper `{func.name.value}` defines functions", stmt)
-    returns = m.findall(func.body, m.Return())
+    returns = m.findall(func.body, m.Return()) if "return" in kinds else []
     last = body[-1] if body else None
     final_return = None
     if (
@@ -120,7 +121,7 @@ def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[st
         body = body[:-1]
     if any(r is not final_return for r in returns):
         raise Unsupported("TL111", f"helper `{func.name.value}` returns early", stmt)
-    if m.findall(func.body, m.Global() | m.Nonlocal() | m.Yield()):
+    if {"global", "yield"} & kinds:
         raise Unsupported("TL111", f"helper `{func.name.value}` uses global/yield", stmt)
     mapping = dict(_bind_arguments(func, call, stmt))
     params = set(mapping)

@@ -45,24 +45,49 @@ def decode_source(source: str | bytes, path: str) -> tuple[str | None, InputErro
     return text, None
 
 
-def validate_text(text: str, path: str) -> InputError | None:
-    """Return an InputError for text that is not a processable Python 3 module."""
+def parse_text(text: str, path: str) -> tuple[ast.Module | None, InputError | None]:
+    """The ast of `text`, or an InputError for text that is not a processable Python 3 module."""
     if not text.strip():
-        return InputError(path, 1, "empty file")
+        return None, InputError(path, 1, "empty file")
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
-        return InputError(path, line, "source contains a null byte")
+        return None, InputError(path, line, "source contains a null byte")
     try:
-        compile(text, path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        tree = compile(text, path, "exec", ast.PyCF_ONLY_AST)
     except SyntaxError as exc:
         line = exc.lineno or 1
         hint = _python2_hint(text, line)
         if hint:
-            return InputError(path, line, f"Python 2 code is not supported ({hint})")
-        return InputError(path, line, f"syntax error ({exc.msg})")
+            return None, InputError(path, line, f"Python 2 code is not supported ({hint})")
+        return None, InputError(path, line, f"syntax error ({exc.msg})")
     except (ValueError, MemoryError, RecursionError) as exc:
-        return InputError(path, 1, f"cannot parse ({exc})")
-    return None
+        return None, InputError(path, 1, f"cannot parse ({exc})")
+    return tree, None
+
+
+def import_table(tree: ast.Module) -> dict[str, str]:
+    """Bound name -> qualified name for every import in the file (`optim` -> `torch.optim`)."""
+    table: dict[str, str] = {}
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    table[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    table[head] = head
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    table[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        else:
+            for name in ("body", "orelse", "finalbody"):
+                stack.extend(getattr(node, name, ()))
+            for handler in getattr(node, "handlers", ()):
+                stack.extend(handler.body)
+    return table
 
 
 def _python2_hint(text: str, line: int) -> str | None:

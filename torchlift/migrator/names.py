@@ -115,12 +115,74 @@ class _Collector(cst.CSTVisitor):
             self.use.reads.add(node.value)
 
 
+_CACHE: dict[int, tuple[cst.CSTNode, NameUse]] = {}
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
+    _KINDS.clear()
+
+
+_KINDS: dict[int, tuple[cst.CSTNode, frozenset]] = {}
+_KIND_OF = {
+    cst.Break: "break",
+    cst.Continue: "continue",
+    cst.Return: "return",
+    cst.Yield: "yield",
+    cst.Global: "global",
+    cst.Nonlocal: "global",
+    cst.For: "loop",
+    cst.While: "loop",
+    cst.Import: "import",
+    cst.ImportFrom: "import",
+    cst.FunctionDef: "def",
+    cst.ClassDef: "def",
+    cst.Lambda: "def",
+}
+
+
+def node_kinds(node: cst.CSTNode) -> frozenset:
+    """What a subtree contains ("backward", "optimizer_call", "break", "loop", ...), computed
+    once per node for the whole migration (cheaper than a libcst matcher search each time)."""
+    hit = _KINDS.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    kinds = set()
+    kind = _KIND_OF.get(type(node))
+    if kind:
+        kinds.add(kind)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        method = node.func.attr.value
+        if method == "backward":
+            kinds.add("backward")
+        elif method in ("zero_grad", "step"):
+            kinds.add("optimizer_call")
+    for child in node.children:
+        kinds |= node_kinds(child)
+    result = frozenset(kinds)
+    _KINDS[id(node)] = (node, result)
+    return result
+
+
 def collect_names(*nodes: cst.CSTNode) -> NameUse:
-    """Reads and writes of plain names in `nodes`, in source order."""
-    collector = _Collector()
-    for node in nodes:
+    """Reads and writes of plain names in `nodes`, in source order.
+
+    Nodes are immutable, so a single node's answer is memoised for the current migration
+    (the node is kept alive with it, so its id cannot be reused)."""
+    if len(nodes) != 1:
+        total = NameUse()
+        for node in nodes:
+            total.update(collect_names(node))
+        return total
+    node = nodes[0]
+    hit = _CACHE.get(id(node))
+    if hit is None or hit[0] is not node:
+        collector = _Collector()
         node.visit(collector)
-    return collector.use
+        hit = (node, collector.use)
+        _CACHE[id(node)] = hit
+    use = hit[1]
+    return NameUse(set(use.reads), set(use.writes), set(use.read_first))
 
 
 class RenameNames(cst.CSTTransformer):

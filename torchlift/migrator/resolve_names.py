@@ -59,7 +59,11 @@ def _uses(piece: list[cst.CSTNode]) -> NameUse:
 def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     pieces = pieces_of(plan)
     uses = {hook: _uses(nodes) for hook, nodes in pieces.items()}
-    special = {plan.model, plan.train_loader, *plan.device_names}
+    special = {plan.model, *plan.model_aliases, plan.train_loader, *plan.device_names}
+    if plan.model_aliases & (scope.after_reads | scope.other_reads):
+        raise Unsupported(
+            "TL112", "the DataParallel wrapper is used outside the loop", plan.epoch_loop
+        )
     if plan.epoch_var:
         special.add(plan.epoch_var)
     if plan.validation:

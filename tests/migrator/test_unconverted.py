@@ -1,0 +1,206 @@
+"""Loops the migrator cannot convert faithfully stay byte-identical, with a warning and a code.
+
+Each entry is the body of a small script (the common header below is prepended).
+"""
+
+import textwrap
+
+import pytest
+
+from torchlift.migrator import RULES, migrate_source
+
+HEADER = """\
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+model = nn.Linear(4, 2)
+loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.CrossEntropyLoss()
+"""
+
+LOOPS = {
+    "while_loop": (
+        "TL102",
+        """
+        step = 0
+        while step < 10:
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+        """,
+    ),
+    "break_before_step": (
+        "TL107",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                if loss.item() < 0.1:
+                    break
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "continue_in_batch_loop": (
+        "TL107",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                if x.sum() > 0:
+                    continue
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "conditional_backward": (
+        "TL114",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                if loss.item() > 0:
+                    loss.backward()
+                    optimizer.step()
+        """,
+    ),
+    "accumulation": (
+        "TL114",
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+    ),
+    "no_zero_grad": (
+        "TL105",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "step_before_backward": (
+        "TL105",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                optimizer.step()
+                loss = criterion(model(x), y)
+                loss.backward()
+        """,
+    ),
+    "manual_batching": (
+        "TL104",
+        """
+        data = torch.randn(8, 4)
+        for epoch in range(2):
+            for i in range(0, 8, 4):
+                optimizer.zero_grad()
+                loss = model(data[i : i + 4]).sum()
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "optimizer_used_before_loop": (
+        "TL106",
+        """
+        print(optimizer)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "model_read_after_step": (
+        "TL109",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print(model.weight.sum())
+        """,
+    ),
+    "scaled_backward": (
+        "TL114",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                (criterion(model(x), y) * 2).backward()
+                optimizer.step()
+        """,
+    ),
+    "range_with_step": (
+        "TL101",
+        """
+        for epoch in range(0, 10, 2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "nested_in_with": (
+        "TL103",
+        """
+        with open("log.txt", "w") as log:
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+        """,
+    ),
+    "epoch_read_after_loop": (
+        "TL112",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        print("stopped at", epoch)
+        """,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS))
+def test_loop_is_left_untouched_with_a_warning(name):
+    code, body = LOOPS[name]
+    source = HEADER + textwrap.dedent(body)
+    result = migrate_source(source, "train.py")
+    assert result.error is None
+    assert result.output == source
+    warnings = [f for f in result.findings if f.severity == "warning"]
+    assert [f.code for f in warnings] == [code], [str(f) for f in result.findings]
+    assert warnings[0].line > HEADER.count("\n")
+    assert code in RULES
+
+
+def test_every_rule_has_a_one_line_description():
+    assert all(code.startswith("TL") and "\n" not in text for code, text in RULES.items())

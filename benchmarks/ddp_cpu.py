@@ -212,16 +212,21 @@ def main() -> None:
     base_cpu = statistics.median(cpu_ms["raw"]) if "raw" in cpu_ms else None
     base_wall = statistics.median(wall_s["raw"]) if "raw" in wall_s else None
     print(f"\n2 gloo processes, {args.steps} steps, medians of {args.rounds} rounds")
-    print(
-        f"{'variant':<10} {'ms/step':>8} {'x raw':>6} {'wall s':>7} {'x raw':>6} {'launch+exit s':>13}"
-    )
+    header = ("variant", "ms/step", "x raw", "cpu-ms/step", "x raw", "wall s", "x raw", "launch s")
+    print("{:<10} {:>8} {:>6} {:>11} {:>6} {:>7} {:>6} {:>8}".format(*header))
+
+    def ratio(value: float, base: float | None) -> str:
+        return f"{value / base:6.2f}" if base else "     -"
+
     for variant in variants:
         step = statistics.median(step_ms[variant])
+        cpu = statistics.median(cpu_ms[variant])
         wall = statistics.median(wall_s[variant])
-        overhead = wall - args.steps * step / 1000
-        ratio_step = f"{step / base_step:6.2f}" if base_step else "     -"
-        ratio_wall = f"{wall / base_wall:6.2f}" if base_wall else "     -"
-        print(f"{variant:<10} {step:8.3f} {ratio_step} {wall:7.2f} {ratio_wall} {overhead:13.2f}")
+        launch = wall - args.steps * step / 1000  # start-up, rendezvous and exit
+        print(
+            f"{variant:<10} {step:8.3f} {ratio(step, base_step)} {cpu:11.3f} "
+            f"{ratio(cpu, base_cpu)} {wall:7.2f} {ratio(wall, base_wall)} {launch:8.2f}"
+        )
 
 
 if __name__ == "__main__":

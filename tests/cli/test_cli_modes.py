@@ -236,3 +236,25 @@ def test_verbose_also_reports_files_with_nothing_to_do(fake_engine, cli, tmp_pat
     assert verbose == [f"{path}:1:0: TL002 no training loop found; file left unchanged"] + (
         quiet_by_default
     )
+
+
+def pid_engine(source, path="<string>", target="runtime"):
+    import time
+
+    from torchlift.migrator.result import Finding, MigrationResult
+
+    time.sleep(0.05)  # long enough that one worker cannot take every file
+    output = source + "# migrated\n"
+    return MigrationResult(path, source, output, [Finding(path, 1, 0, "PID", str(os.getpid()))])
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores")
+def test_several_files_are_spread_over_processes(monkeypatch, cli, tmp_path):
+    import torchlift.migrator
+
+    monkeypatch.setattr(torchlift.migrator, "migrate_source", pid_engine, raising=False)
+    for i in range(12):
+        (tmp_path / f"f{i:02d}.py").write_text(f"x = {i}\n")
+    result = cli("--check", tmp_path)
+    pids = {l.rsplit(" ", 1)[1] for l in stderr_lines(result) if ": PID " in l}
+    assert str(os.getpid()) not in pids and len(pids) >= 2

@@ -478,7 +478,26 @@ class Trainer:
             and module is not None
             and self._module_overrides("validation_step")
             and self.limit_val_batches > 0
+            and self._has_data_source("val")
         )
+
+    def _has_data_source(self, kind: str) -> bool:
+        """Lightning's `_data_source.is_defined()`: loaders passed, or a *_dataloader method."""
+        if getattr(self, f"_{kind}_source") is not None:
+            return True
+        from torchlift.runtime.core.datamodule import LightningDataModule
+        from torchlift.runtime.core.module import LightningModule
+
+        name = f"{kind}_dataloader"
+        for provider, base in (
+            (self.datamodule, LightningDataModule),
+            (self.lightning_module, LightningModule),
+        ):
+            if provider is not None and getattr(type(provider), name, None) is not getattr(
+                base, name, None
+            ):
+                return True
+        return False
 
     @property
     def logger(self):
@@ -1219,6 +1238,8 @@ class Trainer:
         loaders = self._as_loader_list(self.val_dataloaders)
         if not loaders and self.val_dataloaders is None:
             loaders, _ = self._setup_eval_data("val")
+        if not loaders or sum(self.num_val_batches) == 0:
+            return  # Lightning skips a validation without batches (no hooks either)
         self.validating = True
         run_evaluation(
             self,

@@ -47,3 +47,52 @@ def test_script_without_torch_runs_untouched(tmp_path):
     script = _script(tmp_path, "print('hello')\n")
     run = run_traced(script)
     assert run.returncode == 0 and run.stdout == "hello\n" and run.losses == []
+
+
+def test_final_parameters_after_exactly_the_requested_steps_and_seeded_torch(tmp_path):
+    # Stopping happens when backward is called for the (steps+1)-th time, so the parameters
+    # recorded are those after `steps` full optimizer steps; torch.autograd.backward counts
+    # once; seeding makes an unseeded script repeat itself.
+    script = _script(
+        tmp_path,
+        """
+        import sys
+        import torch
+        w = torch.nn.Parameter(torch.rand(2))
+        frozen = torch.ones(2)
+        opt = torch.optim.SGD([w], lr=0.5)
+        for i in range(int(sys.argv[1])):
+            opt.zero_grad()
+            loss = (w * frozen).sum()
+            if i % 2:
+                torch.autograd.backward(loss)
+            else:
+                loss.backward()
+            opt.step()
+        """,
+    )
+    stopped = run_traced(script, ["10"], steps=3, params=True, seed=7)
+    finished = run_traced(script, ["3"], params=True, seed=7)
+    assert stopped.stopped and not finished.stopped and finished.imported_torch
+    assert len(stopped.losses) == 3 and stopped.losses == finished.losses
+    assert len(stopped.params) == 1  # only the trained tensor, not `frozen`
+    assert stopped.params[0].tolist() == finished.params[0].tolist()
+    # 3 steps of lr 0.5 on a gradient of ones: each element moved by -1.5.
+    assert abs(finished.params[0].sum().item() - (finished.losses[0] - 3.0)) < 1e-5
+    other_seed = run_traced(script, ["3"], seed=8)
+    assert other_seed.losses != finished.losses
+
+
+def test_only_rank_zero_records(tmp_path):
+    script = _script(
+        tmp_path,
+        """
+        import torch
+        (torch.ones(1, requires_grad=True) * 2).sum().backward()
+        """,
+    )
+    import os
+
+    env = dict(os.environ, RANK="1", LOCAL_RANK="1")
+    run = run_traced(script, env=env)
+    assert run.returncode == 0 and run.losses == [] and not run.imported_torch

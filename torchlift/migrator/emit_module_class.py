@@ -21,9 +21,11 @@ def attr_name(name: str) -> str:
     return f"{name}_" if name in RESERVED_ATTRIBUTES else name
 
 
-def format_code(code: str) -> str:
+def format_code(code: str, indent: int = 0) -> str:
+    """black, for code that will sit `indent` columns deep (line length counted there)."""
+    mode = _BLACK if not indent else black.Mode(line_length=_BLACK.line_length - indent)
     try:
-        return black.format_str(code, mode=_BLACK)
+        return black.format_str(code, mode=mode)
     except Exception:  # black cannot format it: keep libcst's rendering, still valid Python
         return code
 
@@ -288,4 +290,5 @@ def build_trainer_statements(
     if plan.device_after:
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines.append(f"{plan.model}.to({plan.device_after})")
-    return list(cst.parse_module(format_code("\n".join(lines) + "\n")).body)
+    indent = 4 if plan.container is not module else 0
+    return list(cst.parse_module(format_code("\n".join(lines) + "\n", indent)).body)

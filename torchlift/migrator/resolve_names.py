@@ -56,6 +56,10 @@ def _uses(piece: list[cst.CSTNode]) -> NameUse:
     return use
 
 
+def _is_constant(name: str) -> bool:
+    return name.isupper() and any(c.isalpha() for c in name)
+
+
 def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     pieces = pieces_of(plan)
     uses = {hook: _uses(nodes) for hook, nodes in pieces.items()}
@@ -126,8 +130,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
                 plan.epoch_loop,
             )
         if name in scope.before_writes:
-            if not scope.in_function and name in scope.module_defs:
-                continue
+            if not scope.in_function and (name in scope.module_defs or _is_constant(name)):
+                continue  # module-level imports, definitions and CONSTANTS stay globals
             init_args.append(name)
         elif name in scope.after_writes:
             raise Unsupported(

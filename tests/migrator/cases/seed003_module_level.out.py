@@ -50,7 +50,9 @@ class LitSimpleModel(L.LightningModule):
     def on_train_epoch_end(self):
         epoch = self.current_epoch
         self.val_loss /= len(self.trainer.val_dataloaders)
-        print(f"Epoch {epoch+1}/{self.num_epochs}, Validation Loss: {self.val_loss:.4f}")
+        print(
+            f"Epoch {epoch+1}/{self.num_epochs}, Validation Loss: {self.val_loss:.4f}"
+        )
 
     def configure_optimizers(self):
         optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3)

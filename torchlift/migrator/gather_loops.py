@@ -173,6 +173,13 @@ class LoopPlanner:
         self._read_scheduler(plan, steps)
         plan.device_names = self._device_names()
         self._read_model_bindings(plan)
+        if plan.train_loader in self.params:
+            raise Unsupported(
+                "TL104",
+                f"the loader `{plan.train_loader}` is a parameter of the function holding the "
+                "loop: convert the script that builds it",
+                self.loop,
+            )
         if val_stmt is not None:
             plan.validation = self._read_eval(val_stmt, plan, "validation")
         self._drop_mode_calls(plan)
@@ -795,7 +802,14 @@ class LoopPlanner:
     def _read_model_bindings(self, plan: LoopPlan) -> None:
         model = plan.model
         devices = plan.device_names
-        constructed = model in self.params
+        if model in self.params:
+            raise Unsupported(
+                "TL106",
+                f"the model `{model}` is a parameter of the function holding the loop (a "
+                "library helper, not a script): convert the script that builds the model",
+                self.loop,
+            )
+        constructed = False
 
         def placement_only(stmt) -> str | None:
             """'remove' for DataParallel wrapping, 'strip' for a device move of the model."""

@@ -8,7 +8,7 @@ import os
 import pytest
 import torch
 
-from runtime_engines import engine, fit
+from runtime_engines import engine, fit, loaders
 
 pytestmark = pytest.mark.lightning
 
@@ -118,3 +118,67 @@ def test_defaults_run_and_match(tmp_path):
         ours.checkpoint_callback.best_model_path, tmp_path / "ours"
     ) == os.path.relpath(theirs.checkpoint_callback.best_model_path, tmp_path / "lightning")
     assert sorted(ours.logged_metrics) == sorted(theirs.logged_metrics)
+
+
+def _logging_run(name, tmp_path):
+    L = engine(name)
+
+    class Logs(L.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(6, 1)
+
+        def training_step(self, batch, batch_idx):
+            loss = torch.nn.functional.mse_loss(self.layer(batch[0]), batch[1])
+            self.log("a", loss)
+            self.log("b", loss * 2, on_step=False, on_epoch=True, prog_bar=True)
+            self.log("c", loss * 3, on_step=True, on_epoch=True, reduce_fx="max", prog_bar=True)
+            self.log_dict({"d": float(batch_idx), "e": batch_idx}, on_epoch=True, logger=False)
+            return {"loss": loss, "extra": batch_idx}
+
+        def on_train_batch_end(self, outputs, batch, batch_idx):
+            assert set(outputs) == {"loss", "extra"} and outputs["extra"] == batch_idx
+
+        def validation_step(self, batch, batch_idx):
+            loss = torch.nn.functional.mse_loss(self.layer(batch[0]), batch[1])
+            self.log("v", loss, prog_bar=True)
+            self.log("vs", loss, on_step=True)
+
+        def on_train_epoch_end(self):
+            self.log("te", torch.tensor(1.5))
+
+        def on_validation_epoch_end(self):
+            self.log("ve", 2.5, prog_bar=True)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    L.seed_everything(5, verbose=False)
+    train, val = loaders(n=20)  # 8, 8, 4: batch-size weighting matters
+    logger = L.loggers.CSVLogger(save_dir=str(tmp_path / name))
+    trainer = L.Trainer(
+        max_epochs=2,
+        logger=logger,
+        log_every_n_steps=1,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+    trainer.fit(Logs(), train, val)
+
+    def plain(metrics):
+        return {k: (v.item() if isinstance(v, torch.Tensor) else v) for k, v in metrics.items()}
+
+    return (
+        plain(trainer.callback_metrics),
+        plain(trainer.progress_bar_metrics),
+        plain(trainer.logged_metrics),
+    )
+
+
+def test_logged_metric_names_and_values_match_lightning(tmp_path):
+    ours = _logging_run("ours", tmp_path)
+    theirs = _logging_run("lightning", tmp_path)
+    for kind, mine, reference in zip(("callback", "progress bar", "logged"), ours, theirs):
+        assert sorted(mine) == sorted(reference), kind
+        assert mine == pytest.approx(reference, rel=1e-6), kind

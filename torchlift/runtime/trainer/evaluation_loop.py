@@ -68,6 +68,8 @@ def run_evaluation(
                 if counters is not None:
                     counters.batch_progress.increment("completed")
                     counters._has_run = True
+                if not trainer.sanity_checking:
+                    trainer._log_eval_step_metrics(dataloader_idx)
                 batch_idx += 1
         trainer._eval_dataloader_suffix = None
         trainer._call_hook(f"on_{prefix}_epoch_end")

@@ -262,6 +262,7 @@ class Trainer:
         self._progress_bar_metrics: dict[str, Any] = {}
         self._log_on_step_default = False
         self._train_epoch_end_reached = False
+        self._eval_batches_seen: dict[int, int] = {}
         self._eval_dataloader_suffix: Optional[str] = None
         self._current_batch: Any = None
         self._current_batch_size: Optional[int] = None
@@ -1115,6 +1116,7 @@ class Trainer:
 
     def _setup_eval_data(self, kind: str) -> tuple[list, list]:
         stage = {"val": "validate", "test": "test", "predict": "predict"}[kind]
+        self._eval_batches_seen = {}  # Lightning restarts the eval logging step with the data
         loaders = [
             self._prepare_loader(l, stage)
             for l in self._as_loader_list(self._request_dataloader(kind))
@@ -1366,22 +1368,33 @@ class Trainer:
 
     def _commit_eval_epoch_metrics(self) -> dict[str, Any]:
         callback, log, pbar = self._eval_results.epoch_metrics(self.strategy.reduce)
-        step_callback, step_log, step_pbar = self._eval_results.step_metrics()
-        if not self.sanity_checking:
-            self._callback_metrics.update(step_callback)
-            self._callback_metrics.update(callback)
-            self._progress_bar_metrics.update(step_pbar)
-            self._progress_bar_metrics.update(pbar)
-            if log:
-                self._log_metrics(log)
-        return dict(callback)
+        if self.sanity_checking:
+            return {}
+        # Lightning: epoch values only (step values went to the loggers batch by batch)
+        self._callback_metrics.update(callback)
+        self._progress_bar_metrics.update(pbar)
+        self._logged_metrics.update(log)
+        if log:
+            self._log_metrics(log)
+        return dict(log)  # what validate()/test() return, as Lightning
 
-    def _log_metrics(self, metrics: dict[str, Any]) -> None:
+    def _log_eval_step_metrics(self, dataloader_idx: int) -> None:
+        """Eval values logged with on_step=True go to the loggers after each batch (Lightning)."""
+        seen = self._eval_batches_seen.get(dataloader_idx, 0)
+        self._eval_batches_seen[dataloader_idx] = seen + 1
+        if not self.loggers:
+            return
+        _, log, _ = self._eval_results.fresh_step_metrics()
+        if log:
+            self._log_metrics(log, step=seen)
+
+    def _log_metrics(self, metrics: dict[str, Any], step: Optional[int] = None) -> None:
         if not self.loggers:
             return
         self._logged_metrics.update(metrics)
         scalars = {k: (v.item() if isinstance(v, torch.Tensor) else v) for k, v in metrics.items()}
-        step = scalars.pop("step", None)
+        if step is None:
+            step = scalars.pop("step", None)
         if step is None:
             scalars.setdefault("epoch", self.current_epoch)
             step = self.fit_loop.epoch_loop._batches_that_stepped

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Callable
 
 from torchlift.runtime.environments import (
     DistributedEnvironmentError,
@@ -46,14 +47,24 @@ def script_command() -> list[str]:
     return [sys.executable, "-m", name, *sys.argv[1:]]
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
+def _parent_death_signal() -> Callable[[], None] | None:
+    """A preexec_fn that makes the child receive SIGKILL when its parent dies (Linux only).
+
+    libc is resolved here, in the parent: loading a library between fork and exec can deadlock.
+    """
+    if sys.platform != "linux":
+        return None
     try:
         import ctypes
 
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+
+    def set_signal() -> None:
+        prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+    return set_signal
 
 
 class SubprocessScriptLauncher:
@@ -90,7 +101,7 @@ class SubprocessScriptLauncher:
         command = script_command()
         # Linux can kill a child when the thread that forked it dies: only safe from the main thread.
         on_main_thread = threading.current_thread() is threading.main_thread()
-        preexec = _die_with_parent if on_main_thread and sys.platform == "linux" else None
+        preexec = _parent_death_signal() if on_main_thread else None
         for local_rank in range(1, self.num_processes):
             child_env = dict(os.environ)
             child_env["LOCAL_RANK"] = str(local_rank)

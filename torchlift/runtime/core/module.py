@@ -10,7 +10,6 @@ import torch
 from torch import nn
 
 from torchlift.runtime.core.hparams import HyperparametersMixin
-from torchlift.runtime.core.optimizer import LightningOptimizer
 from torchlift.runtime.core.results import normalize_reduce_fx
 from torchlift.runtime.utilities.rank_zero import rank_zero_only
 

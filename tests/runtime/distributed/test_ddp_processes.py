@@ -33,9 +33,11 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run(args: list[str], timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
+def run(
+    args: list[str], timeout: float = 120, cwd: Path | None = None, **env: str
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        args, env=clean_env(**env), capture_output=True, text=True, timeout=timeout
+        args, env=clean_env(**env), capture_output=True, text=True, timeout=timeout, cwd=cwd
     )
 
 
@@ -195,7 +197,10 @@ def test_two_machines_on_loopback(tmp_path):
 
 def test_resume_from_a_ddp_checkpoint_equals_uninterrupted(tmp_path):
     full = tmp_path / "full"
-    proc = run(script(full, "devices=2", "shuffle=1", "steps=6", "ckpt_every=3", "rank0_monitor=1"))
+    # launched as `python -m ddp_script`: the children must re-run the module, not a file
+    as_module = [sys.executable, "-m", SCRIPT.stem, str(full)]
+    options = ["devices=2", "shuffle=1", "steps=6", "ckpt_every=3", "rank0_monitor=1"]
+    proc = run(as_module + options, cwd=SCRIPT.parent)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (uninterrupted,) = results(full)
     checkpoint = next(full.rglob("*step=3*.ckpt"))  # mid-epoch: 8 steps make an epoch

@@ -92,6 +92,8 @@ class ClassBuilder:
         mapping[plan.train_loader] = _expr("self.trainer.train_dataloader")
         if plan.validation:
             mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
+        if plan.test:
+            mapping[plan.test.loader] = _expr("self.trainer.test_dataloaders")
         mapping[plan.model] = _expr("self.model")
         for alias in plan.model_aliases:
             mapping[alias] = _expr("self.model")
@@ -162,6 +164,13 @@ class ClassBuilder:
             methods.append(self.step("validation_step", v.target, v.index, v.body, None))
         if plan.post_train:
             methods.append(self.hook("on_train_epoch_end", plan.post_train))
+        if plan.test:
+            t = plan.test
+            if t.before:
+                methods.append(self.hook("on_test_epoch_start", t.before))
+            methods.append(self.step("test_step", t.target, t.index, t.body, None))
+            if t.after:
+                methods.append(self.hook("on_test_epoch_end", t.after))
         methods.append(self.configure_optimizers())
         cls = _stmt(f"class {self.class_name}(L.LightningModule):\n    pass\n")
         cls = cls.with_changes(body=cls.body.with_changes(body=methods))
@@ -291,4 +300,22 @@ def build_trainer_statements(
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines.append(f"{plan.model}.to({plan.device_after})")
     indent = 4 if plan.container is not module else 0
-    return list(cst.parse_module(format_code("\n".join(lines) + "\n", indent)).body)
+    return _statements(lines, indent)
+
+
+def _statements(lines: list[str], indent: int) -> list:
+    """Generated one-liners are written in black's style already: black only when one is
+    too long to stay on its line."""
+    code = "\n".join(lines) + "\n"
+    if any(len(line) + indent > _BLACK.line_length for line in lines):
+        code = format_code(code, indent)
+    return list(cst.parse_module(code).body)
+
+
+def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, module) -> list:
+    lines = [f"{trainer_name}.test({lit_name}, {plan.test.loader})"]
+    lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
+    if plan.device_after:
+        lines.append(f"{plan.model}.to({plan.device_after})")
+    indent = 4 if plan.container is not module else 0
+    return _statements(lines, indent)

@@ -8,13 +8,14 @@ parse itself; qualified names come from the file's imports, lines from the ast.
 
 from __future__ import annotations
 
+import re
 import traceback
 
 import libcst as cst
 import libcst.matchers as m
 
 from .apply_plans import ApplyPlans, RemoveUnusedBindings
-from .emit_module_class import ClassBuilder, build_trainer_statements
+from .emit_module_class import ClassBuilder, build_test_statements, build_trainer_statements
 from .find_loops import LineIndex, find_candidates, pair_loops
 from .gather_loops import LoopPlanner, _single_assign
 from .inputs import decode_source, import_table, parse_text
@@ -22,6 +23,9 @@ from .names import clear_cache, collect_names
 from .prefilter import may_contain_training_loop
 from .result import Finding, MigrationResult
 from .rules import RULES, Unsupported
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_L_NAME = re.compile(r"(?<![.\w])L\b(?!\s*[\"'])")
 
 TARGET_MODULES = {
     "runtime": "torchlift.runtime",
@@ -87,7 +91,7 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             findings.append(Finding(path, line, column, why.code, why.reason, "warning"))
     if not planned:
         return MigrationResult(path, text, text, findings)
-    output = _transform(module, planned, target, lines, path, findings)
+    output = _transform(module, text, planned, target, lines, path, findings)
     if output == text:
         return MigrationResult(path, text, text, findings)
     try:  # valid Python always: the output is compiled before it is returned
@@ -114,11 +118,11 @@ def _unique(base: str, taken: set[str]) -> str:
     return name
 
 
-def _transform(module, planned, target, lines, path, findings) -> str:
-    taken = set()
-    for stmt in module.body:
-        taken |= collect_names(stmt).all()
-    if "L" in taken:
+def _transform(module, text, planned, target, lines, path, findings) -> str:
+    # every identifier-like word of the file: names we add must not collide with any of them
+    # (a superset of the bound names, found without another full-tree pass)
+    taken = set(_WORD.findall(text))
+    if _L_NAME.search(text):
         # `L` must be the Lightning alias; any other binding would be shadowed
         line, column = lines.position(planned[0][1].epoch_loop, (1, 0))
         findings.append(
@@ -144,6 +148,10 @@ def _transform(module, planned, target, lines, path, findings) -> str:
         replacements[id(plan.epoch_loop)] = build_trainer_statements(
             plan, class_name, lit_name, trainer_name, module, uses
         )
+        if plan.test is not None:
+            first, *rest = plan.test_stmts
+            replacements[id(first)] = build_test_statements(plan, lit_name, trainer_name, module)
+            removals |= {id(s) for s in rest}
         removals |= {id(s) for s in plan.remove_stmts}
         moved |= {id(s) for s in plan.remove_stmts}  # their comments describe removed code
         for stmt in (plan.optimizer_stmt, plan.scheduler_stmt):
@@ -254,7 +262,8 @@ def _insertion_point(module, planner, plan, cls):
     top = planner.top_stmt
     body = list(module.body)
     index = next(i for i, s in enumerate(body) if s is top)
-    needed = collect_names(cls).reads | ({plan.model_class} if plan.model_class else set())
+    needed = set(_WORD.findall(module.code_for_node(cls)))
+    needed |= {plan.model_class} if plan.model_class else set()
     anchor = None
     last_import = None
     for stmt in body[:index]:

@@ -10,6 +10,8 @@ scheduler objects used outside the step sequence.
 
 from __future__ import annotations
 
+import builtins
+
 import libcst as cst
 import libcst.matchers as m
 
@@ -92,6 +94,7 @@ _BACKWARD = frozenset({"backward"})
 _FLOW = frozenset({"break", "continue", "return", "yield", "global"})
 _FLOW_NO_BREAK = frozenset({"continue", "return", "yield", "global"})
 _LOOP = frozenset({"loop"})
+_BUILTINS = frozenset(dir(builtins))
 _OPTIMIZER_CALL = frozenset({"optimizer_call"})
 
 
@@ -182,6 +185,7 @@ class LoopPlanner:
             )
         if val_stmt is not None:
             plan.validation = self._read_eval(val_stmt, plan, "validation")
+        self._read_test(plan)
         self._drop_mode_calls(plan)
         self._strip_devices(plan)
         from .resolve_names import resolve_names
@@ -931,6 +935,71 @@ class LoopPlanner:
             anchor=stmt,
         )
 
+    def _read_test(self, plan: LoopPlan) -> None:
+        """A test pass after training (`with torch.no_grad(): for batch in test_loader:`)
+        becomes test_step + `trainer.test(...)`; anything unusual leaves it as written."""
+        after = list(self.after)
+        bound_before = set(self.params)
+        for stmt in self.scope_before:
+            bound_before |= bound_names(stmt)
+        for i, stmt in enumerate(after):
+            found = self._eval_loop_of(stmt)
+            if found is None:
+                if _contains(stmt, _LOOP | _BACKWARD):
+                    return
+                continue
+            with_stmt, loop = found
+            iterator, index, target = self._unwrap_iter(loop)
+            if not isinstance(iterator, cst.Name) or iterator.value == plan.train_loader:
+                return
+            if iterator.value not in bound_before or loop.orelse is not None:
+                return
+            if with_stmt is not None:
+                inner = list(with_stmt.body.body)
+                at = next(k for k, s in enumerate(inner) if s is loop)
+                inner_before, inner_after = inner[:at], inner[at + 1 :]
+                body = list(loop.body.body)
+            else:
+                inner_before, inner_after, body = [], [], list(loop.body.body[0].body.body)
+            if any(_contains(p, _FLOW | _LOOP) for p in inner_before + body + inner_after):
+                return
+            pass_names = collect_names(loop, *inner_before).all()
+            j = i
+            while (
+                j > 0
+                and not _contains(after[j - 1], _LOOP)
+                and (
+                    collect_names(after[j - 1]).writes & pass_names
+                    or m.matches(_call_method(after[j - 1], "eval"), m.Name(plan.model))
+                )
+            ):
+                j -= 1
+            written = collect_names(loop, *inner_before, *inner_after, *after[j:i]).writes
+            k = i + 1
+            while (
+                k < len(after)
+                and collect_names(after[k]).reads & written
+                and not _contains(after[k], _LOOP)
+                and not collect_names(after[k]).reads & {plan.model}
+            ):
+                k += 1
+            section = after[j:k]
+            reads = collect_names(*section).reads - collect_names(*section).writes
+            if reads - bound_before - self.module_defs - _BUILTINS:
+                return  # reads something bound after training: keep the pass as written
+            plan.test = EvalPlan(
+                loader=iterator.value,
+                target=target,
+                index=index,
+                before=after[j:i] + inner_before,
+                body=body,
+                after=inner_after + after[i + 1 : k],
+                anchor=stmt,
+            )
+            plan.test_stmts = section
+            self.scope_after = [s for s in self.scope_after if not any(s is t for t in section)]
+            return
+
     # -- clean-up of statements the trainer owns --------------------------------------
     def _drop_mode_calls(self, plan: LoopPlan) -> None:
         def keep(stmt) -> bool:
@@ -944,12 +1013,11 @@ class LoopPlanner:
         plan.pre_train = [s for s in plan.pre_train if keep(s)]
         plan.post_train = [s for s in plan.post_train if keep(s)]
         plan.train_body = [s for s in plan.train_body if keep(s)]
-        if plan.validation:
-            v = plan.validation
-            v.before = [s for s in v.before if keep(s)]
-            v.body = [s for s in v.body if keep(s)]
-            v.after = [s for s in v.after if keep(s)]
-            plan.post_train = [s for s in plan.post_train if keep(s)]
+        for v in (plan.validation, plan.test):
+            if v is not None:
+                v.before = [s for s in v.before if keep(s)]
+                v.body = [s for s in v.body if keep(s)]
+                v.after = [s for s in v.after if keep(s)]
 
     def _strip_devices(self, plan: LoopPlan) -> None:
         devices = plan.device_names
@@ -968,9 +1036,9 @@ class LoopPlanner:
         plan.pre_train = clean(plan.pre_train)
         plan.post_train = clean(plan.post_train)
         plan.train_body = clean(plan.train_body)
-        if plan.validation:
-            v = plan.validation
-            v.before, v.body, v.after = clean(v.before), clean(v.body), clean(v.after)
+        for v in (plan.validation, plan.test):
+            if v is not None:
+                v.before, v.body, v.after = clean(v.before), clean(v.body), clean(v.after)
 
 
 def scope_info(planner: LoopPlanner, plan: LoopPlan):

@@ -141,6 +141,28 @@ _KIND_OF = {
 }
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node: cst.CSTNode):
+    """Child nodes read straight from the dataclass fields (libcst's `.children` rebuilds
+    every node through a visitor, which is far slower)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        import dataclasses
+
+        names = tuple(f.name for f in dataclasses.fields(node))
+        _FIELDS[type(node)] = names
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
 def node_kinds(node: cst.CSTNode) -> frozenset:
     """What a subtree contains ("backward", "optimizer_call", "break", "loop", ...), computed
     once per node for the whole migration (cheaper than a libcst matcher search each time)."""
@@ -157,7 +179,7 @@ def node_kinds(node: cst.CSTNode) -> frozenset:
             kinds.add("backward")
         elif method in ("zero_grad", "step"):
             kinds.add("optimizer_call")
-    for child in node.children:
+    for child in _children(node):
         kinds |= node_kinds(child)
     result = frozenset(kinds)
     _KINDS[id(node)] = (node, result)

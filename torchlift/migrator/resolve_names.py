@@ -39,6 +39,10 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
     if plan.validation:
         pieces["on_validation_epoch_start"] = list(plan.validation.before)
         pieces["validation_step"] = [plan.validation.target, *plan.validation.body]
+    if plan.test:
+        pieces["on_test_epoch_start"] = list(plan.test.before)
+        pieces["test_step"] = [plan.test.target, *plan.test.body]
+        pieces["on_test_epoch_end"] = list(plan.test.after)
     configure = [plan.optimizer_stmt]
     if plan.scheduler_stmt is not None:
         configure.append(plan.scheduler_stmt)
@@ -72,6 +76,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
         special.add(plan.epoch_var)
     if plan.validation:
         special.add(plan.validation.loader)
+    if plan.test:
+        special.add(plan.test.loader)
     optim_names = {plan.optimizer} | ({plan.scheduler} if plan.scheduler else set())
 
     for hook, use in uses.items():
@@ -92,7 +98,11 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     plan.optim_after = sorted(scope.after_reads & optim_names)
     if plan.epoch_var and plan.epoch_var in scope.after_reads:
         raise Unsupported("TL112", f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
-    for index, hook in ((plan.train_index, "training_step"),):
+    for index, hook in (
+        (plan.train_index, "training_step"),
+        (plan.validation.index if plan.validation else None, "validation_step"),
+        (plan.test.index if plan.test else None, "test_step"),
+    ):
         if index and any(index in u.all() for h, u in uses.items() if h != hook):
             raise Unsupported(
                 "TL108", f"batch index `{index}` used outside its step", plan.epoch_loop
@@ -106,11 +116,15 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     locals_configure = optim_names
     loaders = {plan.train_loader} | ({plan.validation.loader} if plan.validation else set())
     extra_init = sorted(uses["configure_optimizers"].reads & loaders)
-    init_args, state, rebind = [], set(), []
+    init_args, state, rebind, test_rebind = [], set(), [], []
     for name in all_names:
         if name in special or name in locals_configure or name == "self":
             continue
-        if name in (plan.train_index, plan.validation.index if plan.validation else None):
+        if name in (
+            plan.train_index,
+            plan.validation.index if plan.validation else None,
+            plan.test.index if plan.test else None,
+        ):
             continue
         written = any(name in u.writes for u in uses.values())
         if written:
@@ -121,7 +135,11 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
             if name in scope.before_writes:
                 init_args.append(name)
             if name in scope.after_reads:
-                rebind.append(name)
+                test_hooks = ("on_test_epoch_start", "test_step", "on_test_epoch_end")
+                if any(name in uses[h].writes for h in test_hooks if h in uses):
+                    test_rebind.append(name)
+                else:
+                    rebind.append(name)
             continue
         if name in scope.function_imports:
             raise Unsupported(
@@ -146,4 +164,5 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     plan.loader_args = extra_init
     plan.state = state
     plan.rebind_after = rebind
+    plan.test_rebind = test_rebind
     return uses

@@ -24,6 +24,7 @@ import threading
 import time
 from typing import Callable
 
+from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.environments import (
     DistributedEnvironmentError,
     LocalEnvironment,
@@ -41,6 +42,12 @@ def script_command() -> list[str]:
 
     spec = getattr(__main__, "__spec__", None)
     if spec is None or not spec.name:
+        if not getattr(__main__, "__file__", None) or sys.argv[0] in ("", "-c"):
+            raise MisconfigurationException(
+                "devices>1 re-runs your script once per process, which an interactive session "
+                "or `python -c` cannot do; put the code in a script file and run it with python "
+                "or torchrun"
+            )
         return [sys.executable, os.path.abspath(sys.argv[0]), *sys.argv[1:]]
     # `python -m pkg.train`: re-run the module, not its file (relative imports need the package).
     name = spec.name[: -len(".__main__")] if spec.name.endswith(".__main__") else spec.name
@@ -81,6 +88,7 @@ class SubprocessScriptLauncher:
     def launch(self) -> None:
         if self.procs:
             raise RuntimeError("the launcher already started its processes")
+        command = script_command()  # fails for interactive sessions before anything is changed
         env = self.environment
         port_given = "MASTER_PORT" in os.environ
         port = env.main_port()
@@ -98,7 +106,6 @@ class SubprocessScriptLauncher:
             LOCAL_RANK="0",
             RANK=str(node_rank * self.num_processes),
         )
-        command = script_command()
         # Linux can kill a child when the thread that forked it dies: only safe from the main thread.
         on_main_thread = threading.current_thread() is threading.main_thread()
         preexec = _parent_death_signal() if on_main_thread else None

@@ -42,6 +42,12 @@ def test_module_is_rerun_with_dash_m(main_module):
     assert script_command() == [sys.executable, "-m", "pkg"]
 
 
+def test_interactive_sessions_cannot_be_rerun(main_module):
+    main_module(None, ["-c"])
+    with pytest.raises(ValueError, match="interactive session or `python -c`"):
+        script_command()
+
+
 @pytest.mark.parametrize(
     "error, expected",
     [

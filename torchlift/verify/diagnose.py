@@ -24,8 +24,12 @@ def error_line(stderr: str) -> str:
 
 
 def needs_network(stderr: str) -> str | None:
-    """The line showing a network download, when the failure is one."""
-    for line in stderr.splitlines():
+    """The line showing a network download, when the failure is one (the exception line of a
+    traceback rather than the source line that raised it)."""
+    last = error_line(stderr)
+    if _NETWORK.search(last):
+        return last.strip()
+    for line in reversed(stderr.splitlines()):
         if _NETWORK.search(line):
             return line.strip()
     return None

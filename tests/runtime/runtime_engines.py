@@ -12,7 +12,9 @@ from torch.utils.data import DataLoader, TensorDataset
 
 import torchlift.runtime as ours
 
-QUIET = dict(logger=False, enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
+QUIET = dict(
+    logger=False, enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False
+)
 
 
 def lightning():
@@ -21,7 +23,10 @@ def lightning():
 
 def engines():
     """pytest params: our runtime and real Lightning."""
-    return [pytest.param("ours", id="torchlift"), pytest.param("lightning", id="lightning", marks=pytest.mark.lightning)]
+    return [
+        pytest.param("ours", id="torchlift"),
+        pytest.param("lightning", id="lightning", marks=pytest.mark.lightning),
+    ]
 
 
 def engine(name: str):
@@ -48,7 +53,10 @@ def make_model(L, **cfg: Any):
         def __init__(self, lr: float = 0.05, **options: Any) -> None:
             super().__init__()
             self.net = torch.nn.Sequential(
-                torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Dropout(0.2), torch.nn.Linear(16, 1)
+                torch.nn.Linear(6, 16),
+                torch.nn.ReLU(),
+                torch.nn.Dropout(0.2),
+                torch.nn.Linear(16, 1),
             )
             self.lr = lr
             self.options = options
@@ -64,6 +72,12 @@ def make_model(L, **cfg: Any):
             self.losses.append(loss.item())
             self.log("train_loss", loss, on_step=True, on_epoch=True, prog_bar=True)
             return loss
+
+        def on_train_batch_start(self, batch, batch_idx):
+            # returning -1 ends the epoch early (Lightning's contract)
+            if self.options.get("skip_from") == batch_idx and self.current_epoch == 1:
+                return -1
+            return None
 
         def validation_step(self, batch, batch_idx):
             x, y = batch
@@ -81,12 +95,21 @@ def make_model(L, **cfg: Any):
             if sched is None:
                 return optimizer
             if sched == "plateau":
-                scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=0)
-                return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "monitor": "val_loss"}}
+                scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+                    optimizer, factor=0.5, patience=0
+                )
+                return {
+                    "optimizer": optimizer,
+                    "lr_scheduler": {"scheduler": scheduler, "monitor": "val_loss"},
+                }
             scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
             return {
                 "optimizer": optimizer,
-                "lr_scheduler": {"scheduler": scheduler, "interval": sched, "frequency": self.options.get("freq", 1)},
+                "lr_scheduler": {
+                    "scheduler": scheduler,
+                    "interval": sched,
+                    "frequency": self.options.get("freq", 1),
+                },
             }
 
     return Model(**cfg)
@@ -99,8 +122,12 @@ def make_gan(L):
         def __init__(self) -> None:
             super().__init__()
             self.automatic_optimization = False
-            self.gen = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Dropout(0.1), torch.nn.Linear(8, 6))
-            self.disc = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+            self.gen = torch.nn.Sequential(
+                torch.nn.Linear(6, 8), torch.nn.Dropout(0.1), torch.nn.Linear(8, 6)
+            )
+            self.disc = torch.nn.Sequential(
+                torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1)
+            )
             self.losses: list[float] = []
 
         def training_step(self, batch, batch_idx):
@@ -136,9 +163,20 @@ def make_gan(L):
     return TwoOptimizers()
 
 
-def fit(name: str, model_cfg: dict | None = None, trainer_cfg: dict | None = None, seed: int = 7,
-        with_val: bool = True, shuffle: bool = True, batch_size: int = 8, n: int = 48, gan: bool = False,
-        callbacks=None, ckpt_path=None, model=None):
+def fit(
+    name: str,
+    model_cfg: dict | None = None,
+    trainer_cfg: dict | None = None,
+    seed: int = 7,
+    with_val: bool = True,
+    shuffle: bool = True,
+    batch_size: int = 8,
+    n: int = 48,
+    gan: bool = False,
+    callbacks=None,
+    ckpt_path=None,
+    model=None,
+):
     """Seed, build, fit; return (model, trainer)."""
     L = engine(name)
     torch.set_num_threads(1)

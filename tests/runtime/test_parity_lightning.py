@@ -36,6 +36,13 @@ CASES = {
         trainer_cfg=dict(max_epochs=2, val_check_interval=2, num_sanity_val_steps=1)
     ),
     "manual_two_optimizers": dict(gan=True, with_val=False, trainer_cfg=dict(max_epochs=2)),
+    "batch_start_returns_-1": dict(
+        model_cfg=dict(skip_from=3, scheduler="epoch"), trainer_cfg=dict(max_epochs=3)
+    ),
+    "check_val_every_n_epoch_none": dict(
+        n=40,
+        trainer_cfg=dict(max_epochs=3, val_check_interval=7, check_val_every_n_epoch=None),
+    ),
 }
 
 

@@ -56,7 +56,9 @@ def test_training_step_returning_none():
         def configure_optimizers(self):
             return torch.optim.SGD(self.parameters(), lr=0.1)
 
-    with pytest.raises(MisconfigurationException, match="training_step returned None under automatic optimization"):
+    with pytest.raises(
+        MisconfigurationException, match="training_step returned None under automatic optimization"
+    ):
         fit("ours", model=NoLoss(), with_val=False, trainer_cfg=dict(max_epochs=1))
 
 
@@ -89,7 +91,10 @@ def test_plateau_without_monitor():
 
         def configure_optimizers(self):
             opt = torch.optim.SGD(self.parameters(), lr=0.1)
-            return {"optimizer": opt, "lr_scheduler": torch.optim.lr_scheduler.ReduceLROnPlateau(opt)}
+            return {
+                "optimizer": opt,
+                "lr_scheduler": torch.optim.lr_scheduler.ReduceLROnPlateau(opt),
+            }
 
     with pytest.raises(MisconfigurationException, match='"monitor"'):
         fit("ours", model=Plateau(), with_val=False, trainer_cfg=dict(max_epochs=1))
@@ -122,7 +127,10 @@ def test_multiple_optimizers_need_manual_optimization():
             return self.a(batch[0]).sum()
 
         def configure_optimizers(self):
-            return [torch.optim.SGD(self.parameters(), lr=0.1), torch.optim.SGD(self.parameters(), lr=0.1)]
+            return [
+                torch.optim.SGD(self.parameters(), lr=0.1),
+                torch.optim.SGD(self.parameters(), lr=0.1),
+            ]
 
     with pytest.raises(MisconfigurationException, match="manual optimization"):
         fit("ours", model=Two(), with_val=False, trainer_cfg=dict(max_epochs=1))

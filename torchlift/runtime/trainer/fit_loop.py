@@ -90,6 +90,7 @@ class FitLoop(FitLoopCounters):
         self.max_batches: float = float("inf")
         self._resume: Optional[dict[str, Any]] = None  # set by the checkpoint restore
         self._skip_rest_of_epoch = False
+        self._validation_enabled = False
 
     # --- limits -----------------------------------------------------------------------------------
     @property
@@ -213,6 +214,7 @@ class FitLoop(FitLoopCounters):
             self._start_epoch_iterator()
             iterator_ready = True
         trainer.training_started = True
+        self._validation_enabled = trainer.enable_validation  # fixed for the run; read every step
         trainer._setup_validation_data_if_needed()
         trainer._call_hook("on_train_start")
         if mid_epoch and not self.done:
@@ -419,7 +421,7 @@ class FitLoop(FitLoopCounters):
     # --- validation points ---------------------------------------------------------------------------
     def _should_check_val_epoch(self) -> bool:
         trainer = self.trainer
-        return trainer.enable_validation and (
+        return self._validation_enabled and (
             trainer.check_val_every_n_epoch is None
             or (trainer.current_epoch + 1) % trainer.check_val_every_n_epoch == 0
         )

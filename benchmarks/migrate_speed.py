@@ -37,6 +37,7 @@ class Tally:
     roundtrip_s: float = 0.0
     tracebacks: list[str] = field(default_factory=list)
     changed_files: int = 0
+    changed_paths: list[str] = field(default_factory=list)
     changed_bytes: int = 0
     input_errors: int = 0
     not_parsable: int = 0  # files libcst itself cannot parse: left out of the ratio
@@ -88,6 +89,7 @@ def measure(sources: list[tuple[str, str]], repeats: int = 1) -> Tally:
         if result.output != text:
             tally.changed_files += 1
             tally.changed_bytes += bytes_changed(text, result.output)
+            tally.changed_paths.append(path)
         if roundtrip is None:
             tally.not_parsable += 1
             continue
@@ -134,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     for line in plain.tracebacks[:10]:
         print("  " + line)
+    for path in plain.changed_paths[:10]:
+        print(f"  changed: {path}")
     correct = not plain.tracebacks and not plain.changed_bytes and not loops.tracebacks
     ok = correct and loops.ratio() <= 3.0 and plain.ratio() <= 1.2
     print(

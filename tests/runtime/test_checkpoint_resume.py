@@ -233,3 +233,15 @@ def test_resume_from_model_checkpoint_last_ckpt_matches_uninterrupted(tmp_path):
     assert first.losses + resumed.losses == full.losses
     _assert_same_params(_params(full), _params(resumed))
     assert trainer.current_epoch == 4 and callback.best_model_path
+
+
+def test_fit_ckpt_path_last(tmp_path):
+    L = engine("ours")
+
+    def cfg(max_epochs):
+        callback = L.callbacks.ModelCheckpoint(dirpath=tmp_path, save_last=True)
+        return dict(max_epochs=max_epochs, enable_checkpointing=True, callbacks=[callback])
+
+    first, _ = fit("ours", trainer_cfg=cfg(1), ckpt_path="last")  # nothing yet: starts fresh
+    resumed, trainer = fit("ours", trainer_cfg=cfg(2), ckpt_path="last")
+    assert len(first.losses) == 6 and len(resumed.losses) == 6 and trainer.current_epoch == 2

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+import glob
+import os
+from typing import Any, Optional
 
 import torch
 
 from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.trainer import checkpoint as ckpt_io
 from torchlift.runtime.trainer.states import TrainerFn
+from torchlift.runtime.utilities.rank_zero import rank_zero_warn
 
 
 class _CheckpointConnector:
@@ -101,3 +104,28 @@ class _CheckpointConnector:
         else:
             point["mode"] = "epoch_start"
         return point
+
+    def _find_fit_checkpoint(self, which: str) -> Optional[str]:
+        """`fit(ckpt_path="last"|"best")`: the ModelCheckpoint's file (newest last*.ckpt on disk)."""
+        callbacks = self.checkpoint_callbacks
+        if which == "best":
+            paths = [getattr(c, "best_model_path", "") for c in callbacks]
+            paths = [p for p in paths if p]
+            if not paths:
+                raise MisconfigurationException(
+                    'fit(ckpt_path="best"): no best checkpoint is known; pass a file path instead'
+                )
+            return paths[0]
+        candidates = [getattr(c, "last_model_path", "") for c in callbacks]
+        for callback in callbacks:
+            dirpath = getattr(callback, "dirpath", None)
+            if dirpath and os.path.isdir(dirpath):
+                candidates += glob.glob(os.path.join(dirpath, "last*.ckpt"))
+        candidates = [p for p in candidates if p and os.path.isfile(p)]
+        if not candidates:
+            rank_zero_warn(
+                'fit(ckpt_path="last") is set, but there is no last checkpoint available. '
+                "No checkpoint will be loaded."
+            )
+            return None
+        return max(candidates, key=os.path.getmtime)

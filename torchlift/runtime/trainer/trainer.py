@@ -571,6 +571,8 @@ class Trainer(
         model.configure_model()
 
         loaded = None
+        if fn == TrainerFn.FITTING and ckpt_path in ("last", "best"):
+            ckpt_path = self._find_fit_checkpoint(ckpt_path)
         if ckpt_path is not None:
             self._ckpt_path = str(ckpt_path)
             loaded = ckpt_io.load_checkpoint_file(ckpt_path, weights_only=weights_only)

@@ -21,7 +21,7 @@ from .gather_loops import LoopPlanner, _single_assign
 from .inputs import decode_source, import_table, parse_text
 from .names import clear_cache, collect_names
 from .prefilter import may_contain_training_loop
-from .result import Finding, MigrationResult
+from .result import Finding, InputError, MigrationResult
 from .rules import RULES, Unsupported
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -37,8 +37,18 @@ TARGET_MODULES = {
 def migrate_source(
     source: str | bytes, path: str = "<stdin>", target: str = "runtime"
 ) -> MigrationResult:
+    """Migrate one file's text. Raises only ValueError for an unknown `target` (a usage
+    error); every input, however broken, gives a MigrationResult."""
     if target not in TARGET_MODULES:
         raise ValueError(f"unknown target {target!r}; expected one of {sorted(TARGET_MODULES)}")
+    try:
+        return _migrate(source, path, target)
+    except Exception as exc:  # last resort: decoding or validation itself failed oddly
+        raw = source if isinstance(source, str) else source.decode("latin-1")
+        return MigrationResult(path, raw, raw, [], InputError(path, 1, f"cannot process ({exc})"))
+
+
+def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     text, error = decode_source(source, path)
     if error is not None:
         raw = source.decode("latin-1") if isinstance(source, bytes) else source

@@ -394,3 +394,11 @@ def test_several_val_loaders_and_test_results_match_lightning():
     assert sorted(ours[0]) == ["val_loss/dataloader_idx_0", "val_loss/dataloader_idx_1"]
     assert ours[0] == pytest.approx(theirs[0], rel=1e-6)
     assert ours[1][0] == pytest.approx(theirs[1][0], rel=1e-6) and list(ours[1][0]) == ["test_loss"]
+
+
+def test_max_time_stops_training():
+    model, trainer = fit("ours", trainer_cfg=dict(max_time={"seconds": 0}, num_sanity_val_steps=0))
+    assert trainer.global_step == 1 and trainer.current_epoch == 1  # stopped after the first batch
+    assert len(model.val_losses) == 2  # validation still runs when stopping (Lightning)
+    with pytest.raises(ValueError, match="max_time"):
+        L.Trainer(max_time="soon")

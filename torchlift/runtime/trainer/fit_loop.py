@@ -9,6 +9,7 @@ are called, counters are plain ints, logged values stay tensors.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, Optional
 
 import torch
@@ -91,6 +92,7 @@ class FitLoop(FitLoopCounters):
         self._resume: Optional[dict[str, Any]] = None  # set by the checkpoint restore
         self._skip_rest_of_epoch = False
         self._validation_enabled = False
+        self._deadline: Optional[float] = None
 
     # --- limits -----------------------------------------------------------------------------------
     @property
@@ -214,6 +216,8 @@ class FitLoop(FitLoopCounters):
             self._start_epoch_iterator()
             iterator_ready = True
         trainer.training_started = True
+        limit = trainer._max_time_seconds
+        self._deadline = None if limit is None else time.monotonic() + limit
         self._validation_enabled = trainer.enable_validation  # fixed for the run; read every step
         trainer._setup_validation_data_if_needed()
         trainer._call_hook("on_train_start")
@@ -333,6 +337,10 @@ class FitLoop(FitLoopCounters):
             return
         trainer._call_hook("on_train_batch_end", outputs, batch, batch_idx)
         trainer._log_on_step_default = False
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            trainer.should_stop = (
+                True  # Trainer(max_time=...), checked per batch as Lightning's Timer
+            )
         bp.increment("completed")
         trainer._update_train_step_metrics()
 

@@ -216,6 +216,8 @@ class Trainer(
         self.barebones = barebones
         self.min_steps = min_steps
         self.max_steps = max_steps
+        self._max_time_seconds = _parse_max_time(max_time)
+        self._sync_batchnorm = sync_batchnorm
         self._max_epochs_arg = max_epochs
         self._min_epochs_arg = min_epochs
         if deterministic:
@@ -538,7 +540,7 @@ class Trainer(
         if fn == TrainerFn.FITTING:
             max_epochs = self._max_epochs_arg
             if max_epochs is None:
-                if self.max_steps == -1:
+                if self.max_steps == -1 and self._max_time_seconds is None:
                     rank_zero_warn(
                         "`max_epochs` was not set. Setting it to 1000 epochs. To train without an epoch limit, "
                         "set `max_epochs=-1`."
@@ -589,6 +591,8 @@ class Trainer(
         for module in model.modules():
             if hasattr(module, "_device"):
                 module._device = self.strategy.root_device
+        if self._sync_batchnorm and self.world_size > 1:
+            model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)
         self.strategy.setup_module(model)
         if fn == TrainerFn.FITTING:
             self._setup_optimizers(model)
@@ -844,3 +848,26 @@ def _print_results(results: list[dict[str, float]], stage: str) -> None:
     for name, value in rows:
         print(f"{name:<{width}}{value:>24.6g}")
     print(line)
+
+
+def _parse_max_time(max_time: Any) -> Optional[float]:
+    """Trainer(max_time=...): "DD:HH:MM:SS", a timedelta or a dict of timedelta fields."""
+    if max_time is None:
+        return None
+    import datetime
+
+    if isinstance(max_time, datetime.timedelta):
+        return max_time.total_seconds()
+    if isinstance(max_time, dict):
+        return datetime.timedelta(**max_time).total_seconds()
+    if isinstance(max_time, str):
+        parts = max_time.split(":")
+        if len(parts) == 4 and all(p.strip().isdigit() for p in parts):
+            days, hours, minutes, seconds = (int(p) for p in parts)
+            return datetime.timedelta(
+                days=days, hours=hours, minutes=minutes, seconds=seconds
+            ).total_seconds()
+    raise MisconfigurationException(
+        f"Trainer(max_time={max_time!r}) is not valid; accepted: 'DD:HH:MM:SS', a datetime.timedelta, "
+        "or a dict such as {'hours': 1}"
+    )

@@ -280,7 +280,10 @@ def build_trainer_statements(
         flags.append(f"gradient_clip_val={code(value)}")
         if kind == "value":
             flags.append('gradient_clip_algorithm="value"')
-    if plan.precision:
+    if plan.precision and plan.precision_enabled is not None:
+        enabled = code(plan.precision_enabled)
+        flags.append(f'precision="{plan.precision}" if {enabled} else "32-true"')
+    elif plan.precision:
         flags.append(f'precision="{plan.precision}"')
     if needs_no_sanity_check(plan, uses):
         flags.append("num_sanity_val_steps=0")

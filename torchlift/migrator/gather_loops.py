@@ -172,6 +172,15 @@ class LoopPlanner:
             optimizer_stmt=opt_stmt,
         )
         plan.model_aliases = aliases
+        if getattr(self, "precision", None) is not None:
+            precision, enabled = self.precision
+            plan.precision = precision
+            plan.precision_enabled = enabled
+        if getattr(self, "scaler", None) is not None:
+            if plan.precision is None:
+                raise Unsupported("TL113", "GradScaler without autocast", self.scaler[1])
+            plan.remove_stmts.append(self.scaler[1])
+            plan.scaler = self.scaler[0]
         self._check_step_order(plan, steps)
         self._read_scheduler(plan, steps)
         plan.device_names = self._device_names()
@@ -517,9 +526,13 @@ class LoopPlanner:
         steps: dict = {"zero_grad": [], "backward": None, "step": [], "clip": None}
         body = []
         position = 0
-        for stmt in loop.body.body:
+        for stmt in self._unwrap_autocast(loop.body.body):
             position += 1
             receiver = _call_method(stmt, "backward")
+            if receiver is not None and self._scaler_call(receiver, "scale"):
+                if len(receiver.args) != 1 or not isinstance(receiver.args[0].value, cst.Name):
+                    raise Unsupported("TL113", "scaler.scale(...) of an expression", stmt)
+                receiver = receiver.args[0].value  # scaler.scale(loss).backward()
             if receiver is not None:
                 if steps["backward"] is not None:
                     raise Unsupported("TL114", "backward() called twice per batch", stmt)
@@ -540,6 +553,14 @@ class LoopPlanner:
                 if not isinstance(receiver, cst.Name):
                     raise Unsupported("TL105", "zero_grad() on an expression", stmt)
                 steps["zero_grad"].append((position, receiver.value, stmt))
+                continue
+            if self._scaler_statement(stmt, ("unscale_", "update")):
+                continue  # Lightning's mixed precision unscales before clipping and updates
+            if self._scaler_statement(stmt, ("step",)):
+                args = stmt.body[0].value.args
+                if len(args) != 1 or not isinstance(args[0].value, cst.Name):
+                    raise Unsupported("TL113", "scaler.step(...) of an expression", stmt)
+                steps["step"].append((position, args[0].value.value, stmt))
                 continue
             receiver = _call_method(stmt, "step")
             if receiver is not None and isinstance(receiver, cst.Name):
@@ -577,6 +598,86 @@ class LoopPlanner:
         if steps["backward"] is None:
             raise Unsupported("TL105", "no `loss.backward()` statement in the batch loop", loop)
         return iterator.value, target, index, body, steps
+
+    # -- mixed precision: autocast + GradScaler -> Trainer(precision=...) ---------------
+    _AUTOCAST = {
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.cuda.amp.autocast",
+        "torch.cpu.amp.autocast",
+        "torch.amp.autocast_mode.autocast",
+    }
+    _SCALER = {
+        "torch.amp.GradScaler",
+        "torch.cuda.amp.GradScaler",
+        "torch.amp.grad_scaler.GradScaler",
+    }
+
+    def _unwrap_autocast(self, stmts):
+        """`with torch.autocast(...):` around forward and loss: its body, the precision noted."""
+        out = []
+        for stmt in stmts:
+            if (
+                isinstance(stmt, cst.With)
+                and len(stmt.items) == 1
+                and isinstance(stmt.items[0].item, cst.Call)
+                and self.call_qualnames(stmt.items[0].item) & self._AUTOCAST
+                and stmt.items[0].asname is None
+                and isinstance(stmt.body, cst.IndentedBlock)
+            ):
+                self._read_autocast(stmt.items[0].item, stmt)
+                body = list(stmt.body.body)
+                if body:
+                    body[0] = body[0].with_changes(
+                        leading_lines=[*stmt.leading_lines, *body[0].leading_lines]
+                    )
+                out.extend(body)
+            else:
+                out.append(stmt)
+        return out
+
+    def _read_autocast(self, call: cst.Call, stmt) -> None:
+        dtype, enabled = None, None
+        for arg in call.args:
+            key = arg.keyword.value if arg.keyword is not None else None
+            if key == "dtype":
+                dtype = self.qualnames(arg.value)
+            elif key == "enabled":
+                enabled = arg.value
+            elif key in (None, "device_type"):
+                continue
+            else:
+                raise Unsupported("TL113", f"autocast({key}=...) is not converted", stmt)
+        if dtype and any(q.endswith("bfloat16") for q in dtype):
+            precision = "bf16-mixed"
+        elif dtype is None or any(q.endswith(("float16", "half")) for q in dtype):
+            precision = "16-mixed"
+        else:
+            raise Unsupported("TL113", "autocast dtype not understood", stmt)
+        if getattr(self, "precision", None) not in (None, (precision, enabled)):
+            raise Unsupported("TL113", "several autocast regions disagree", stmt)
+        self.precision = (precision, enabled)
+
+    def _scaler_call(self, node, method: str) -> bool:
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            return False
+        if node.func.attr.value != method or not isinstance(node.func.value, cst.Name):
+            return False
+        binding, _ = self._binding(node.func.value.value)
+        if binding is None or not isinstance(binding[1], cst.Call):
+            return False
+        if self.call_qualnames(binding[1]) & self._SCALER:
+            self.scaler = (node.func.value.value, binding[0])
+            return True
+        return False
+
+    def _scaler_statement(self, stmt, methods) -> bool:
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return False
+        small = stmt.body[0]
+        if not isinstance(small, cst.Expr):
+            return False
+        return any(self._scaler_call(small.value, method) for method in methods)
 
     def _clip_call(self, stmt):
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:

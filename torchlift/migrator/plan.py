@@ -66,6 +66,8 @@ class LoopPlan:
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
     device_after: str | None = None  # device name code after the loop still uses
     break_flag: bool = False
+    precision_enabled: cst.BaseExpression | None = None  # autocast(enabled=...) expression
+    scaler: str | None = None  # GradScaler name (its construction is removed)
     test_stmts: list = field(default_factory=list)  # container statements of the test pass
     test_rebind: list = field(default_factory=list)  # names the test pass sets, read later
     model_aliases: set = field(default_factory=set)  # names of a DataParallel wrapper

@@ -68,6 +68,12 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     pieces = pieces_of(plan)
     uses = {hook: _uses(nodes) for hook, nodes in pieces.items()}
     special = {plan.model, *plan.model_aliases, plan.train_loader, *plan.device_names}
+    if plan.scaler and (
+        plan.scaler in scope.after_reads
+        or plan.scaler in scope.other_reads
+        or any(plan.scaler in u.all() for u in uses.values())
+    ):
+        raise Unsupported("TL113", f"`{plan.scaler}` is used beyond the step", plan.epoch_loop)
     if plan.model_aliases & (scope.after_reads | scope.other_reads):
         raise Unsupported(
             "TL112", "the DataParallel wrapper is used outside the loop", plan.epoch_loop

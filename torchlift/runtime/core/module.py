@@ -318,19 +318,19 @@ class LightningModule(HyperparametersMixin, nn.Module):
         self.zero_grad(set_to_none=True)
 
     def on_validation_model_eval(self) -> None:
-        self.trainer._set_eval_mode()
+        self.eval()
 
     def on_validation_model_train(self) -> None:
-        self.trainer._restore_train_mode()
+        self.train()
 
     def on_test_model_eval(self) -> None:
-        self.trainer._set_eval_mode()
+        self.eval()
 
     def on_test_model_train(self) -> None:
-        self.trainer._restore_train_mode()
+        self.train()
 
     def on_predict_model_eval(self) -> None:
-        self.trainer._set_eval_mode()
+        self.eval()
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None: ...
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None: ...

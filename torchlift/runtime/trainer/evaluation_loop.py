@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import torch
@@ -137,8 +136,3 @@ def run_prediction(trainer, loaders: list, limits: list, return_predictions: boo
     if not return_predictions:
         return None
     return all_predictions[0] if len(all_predictions) == 1 else all_predictions
-
-
-@contextlib.contextmanager
-def _nullcontext():
-    yield

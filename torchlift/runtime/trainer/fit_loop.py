@@ -8,7 +8,6 @@ are called, counters are plain ints, logged values stay tensors.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any, Optional
 
@@ -455,7 +454,3 @@ class FitLoop(FitLoopCounters):
             )
             is_val_check_batch = (current + 1) % trainer.val_check_batch == 0
         return is_val_check_batch
-
-    def expected_steps_per_epoch(self) -> float:
-        n = self.trainer.num_training_batches
-        return math.ceil(n / self.trainer.accumulate_grad_batches) if n != float("inf") else n

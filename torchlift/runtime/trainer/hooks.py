@@ -125,9 +125,3 @@ class _HookDispatch:
     def _restore_train_modes(self, modes: dict) -> None:
         for module, mode in modes.items():
             module.training = mode
-
-    def _set_eval_mode(self) -> None:
-        self.lightning_module.eval()
-
-    def _restore_train_mode(self) -> None:
-        self.lightning_module.train()

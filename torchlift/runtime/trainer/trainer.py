@@ -26,8 +26,6 @@ from torchlift.runtime.trainer.fit_loop import FitLoop
 from torchlift.runtime.trainer.states import RunningStage, TrainerFn, TrainerState, TrainerStatus
 from torchlift.runtime.utilities.rank_zero import rank_zero_info, rank_zero_print, rank_zero_warn
 
-_BATCH_HOOKS_ON_STEP = True
-
 
 def _check_int(
     name: str, value: Any, minimum: int, allow_none: bool = False, extra: str = ""

@@ -250,10 +250,12 @@ class ClassBuilder:
         if plan.scheduler is None:
             body.append(_stmt(f"return {plan.optimizer}\n"))
         else:
+            monitor = f'"monitor": "{plan.scheduler_monitor}", ' if plan.scheduler_monitor else ""
             body.append(
                 _stmt(
                     f'return {{"optimizer": {plan.optimizer}, "lr_scheduler": '
-                    f'{{"scheduler": {plan.scheduler}, "interval": "{plan.scheduler_interval}"}}}}\n'
+                    f'{{"scheduler": {plan.scheduler}, {monitor}'
+                    f'"interval": "{plan.scheduler_interval}"}}}}\n'
                 )
             )
         return self.method("configure_optimizers(self)", body)

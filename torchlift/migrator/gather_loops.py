@@ -852,11 +852,17 @@ class LoopPlanner:
             if isinstance(receiver, cst.Name):
                 binding, _ = self._binding(receiver.value)
                 if self._optim_kind(binding) == "scheduler":
-                    if stmt.body[0].value.args:
+                    args = stmt.body[0].value.args
+                    plateau = any(
+                        q.endswith("ReduceLROnPlateau") for q in self.call_qualnames(binding[1])
+                    )
+                    if args and not (
+                        plateau and len(args) == 1 and args[0].keyword is None and not args[0].star
+                    ):
+                        raise Unsupported("TL106", "scheduler.step(...) with arguments", stmt)
+                    if plateau and not args:
                         raise Unsupported(
-                            "TL106",
-                            "scheduler.step(metric) (ReduceLROnPlateau) is not converted",
-                            stmt,
+                            "TL106", "ReduceLROnPlateau stepped without a metric", stmt
                         )
                     found.append((receiver.value, "epoch", stmt))
         if not found:
@@ -867,8 +873,6 @@ class LoopPlanner:
         (binding_stmt, call), count = self._binding(name)
         if count != 1:
             raise Unsupported("TL106", f"scheduler `{name}` is bound more than once", binding_stmt)
-        if any("ReduceLROnPlateau" in q for q in self.call_qualnames(call)):
-            raise Unsupported("TL106", "ReduceLROnPlateau is not converted", binding_stmt)
         first = call.args[0] if call.args else None
         if first is None or not m.matches(first.value, m.Name(plan.optimizer)):
             raise Unsupported(
@@ -885,6 +889,16 @@ class LoopPlanner:
                         "scheduler (Lightning steps the scheduler after the epoch hooks)",
                         later,
                     )
+            args = stmt.body[0].value.args
+            if args:  # ReduceLROnPlateau: log the metric; Lightning steps it with that value
+                metric = args[0].value
+                key = metric.value if isinstance(metric, cst.Name) else "monitor"
+                plan.scheduler_monitor = key
+                code = self.module.code_for_node(metric)
+                log = cst.parse_statement(f'self.log("{key}", {code})\n')
+                log = log.with_changes(leading_lines=stmt.leading_lines)
+                plan.post_train = [log if s is stmt else s for s in plan.post_train]
+                return
             plan.post_train = [s for s in plan.post_train if s is not stmt]
 
     def _data_parallel_wrapper(self, name: str) -> str | None:

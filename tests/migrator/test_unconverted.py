@@ -72,12 +72,12 @@ LOOPS = {
                     optimizer.step()
         """,
     ),
-    "accumulation": (
+    "accumulation_without_dividing_the_loss": (
         "TL114",
         """
         for epoch in range(2):
             for i, (x, y) in enumerate(loader):
-                loss = criterion(model(x), y) / 2
+                loss = criterion(model(x), y)
                 loss.backward()
                 if (i + 1) % 2 == 0:
                     optimizer.step()

@@ -282,6 +282,8 @@ def build_trainer_statements(
         flags.append(f"gradient_clip_val={code(value)}")
         if kind == "value":
             flags.append('gradient_clip_algorithm="value"')
+    if plan.accumulate is not None:
+        flags.append(f"accumulate_grad_batches={code(plan.accumulate)}")
     if plan.precision and plan.precision_enabled is not None:
         enabled = code(plan.precision_enabled)
         flags.append(f'precision="{plan.precision}" if {enabled} else "32-true"')

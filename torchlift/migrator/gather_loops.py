@@ -587,6 +587,14 @@ class LoopPlanner:
                     raise Unsupported("TL105", "gradients clipped twice", stmt)
                 steps["clip"] = (position, clip, stmt)
                 continue
+            group = self._accumulation_group(stmt, index)
+            if group is not None:
+                steps["accumulate"] = group
+                for inner in stmt.body.body:
+                    receiver = _call_method(inner, "zero_grad") or _call_method(inner, "step")
+                    kind = "zero_grad" if _call_method(inner, "zero_grad") is not None else "step"
+                    steps[kind].append((position, receiver.value, inner))
+                continue
             if _contains(stmt, _BACKWARD) or _contains(stmt, _OPTIMIZER_CALL):
                 raise Unsupported(
                     "TL114",
@@ -598,6 +606,80 @@ class LoopPlanner:
         if steps["backward"] is None:
             raise Unsupported("TL105", "no `loss.backward()` statement in the batch loop", loop)
         return iterator.value, target, index, body, steps
+
+    def _read_accumulation(self, plan: LoopPlan, steps) -> None:
+        every = steps["accumulate"]
+        code = self.module.code_for_node(every)
+        loss = plan.loss_name
+        body = self._positioned_body
+        found = None
+        for k, (position, stmt) in enumerate(body):
+            assign = _single_assign(stmt)
+            if assign and assign[0] == loss and position < steps["backward"]:
+                found = (k, position, stmt, assign[1])
+        if found is None:
+            raise Unsupported("TL114", "accumulated loss is not bound before backward()", self.loop)
+        k, position, stmt, value = found
+        if not (
+            isinstance(value, cst.BinaryOperation)
+            and isinstance(value.operator, cst.Divide)
+            and self.module.code_for_node(value.right).strip() == code.strip()
+        ):
+            raise Unsupported(
+                "TL114",
+                "gradient accumulation without dividing the loss by the group size "
+                "(Lightning divides it)",
+                stmt,
+            )
+        # `loss = X / N` -> `step_loss = X` + `loss = step_loss / N`: Lightning divides the
+        # returned `step_loss` by N itself, the same operation the script did
+        head = cst.parse_statement(f"step_loss = {self.module.code_for_node(value.left)}\n")
+        head = head.with_changes(leading_lines=stmt.leading_lines)
+        tail = stmt.with_changes(
+            leading_lines=[],
+            body=[stmt.body[0].with_changes(value=value.with_changes(left=cst.Name("step_loss")))],
+        )
+        body[k : k + 1] = [(position, head), (position, tail)]
+        plan.train_body = [s for _, s in body]
+        plan.loss_capture = "step_loss"
+        plan.accumulate = every
+        pre_zero = [
+            s
+            for s in plan.pre_train
+            if m.matches(_call_method(s, "zero_grad"), m.Name(plan.optimizer))
+        ]
+        plan.pre_train = [s for s in plan.pre_train if s not in pre_zero]
+        plan.notes.append(
+            "accumulate_grad_batches: Lightning also steps on a last partial group of an epoch"
+        )
+
+    def _accumulation_group(self, stmt, index):
+        """`if (i + 1) % N == 0:` holding only step()/zero_grad(): gradient accumulation.
+        Returns N, or None when `stmt` is something else."""
+        if not isinstance(stmt, cst.If) or stmt.orelse is not None or index is None:
+            return None
+        test = stmt.test
+        if not m.matches(
+            test,
+            m.Comparison(
+                left=m.BinaryOperation(
+                    left=m.BinaryOperation(
+                        left=m.Name(index), operator=m.Add(), right=m.Integer("1")
+                    ),
+                    operator=m.Modulo(),
+                ),
+                comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=m.Integer("0"))],
+            ),
+        ):
+            return None
+        inner = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+        for s in inner:
+            receiver = _call_method(s, "zero_grad") or _call_method(s, "step")
+            if not isinstance(receiver, cst.Name) or s.body[0].value.args:
+                return None
+        if not inner:
+            return None
+        return test.left.right
 
     # -- mixed precision: autocast + GradScaler -> Trainer(precision=...) ---------------
     _AUTOCAST = {
@@ -774,6 +856,8 @@ class LoopPlanner:
         opt_step = steps["optimizer_step"]
         if opt_step < backward:
             raise Unsupported("TL105", "optimizer.step() before backward()", plan.epoch_loop)
+        if steps.get("accumulate") is not None:
+            self._read_accumulation(plan, steps)
         zeros = steps["zero_grad"]
         if len(zeros) != 1:
             raise Unsupported(
@@ -803,6 +887,7 @@ class LoopPlanner:
                     "TL105", "clipping something else than model.parameters()", c_stmt
                 )
             plan.clip = (value, kind)
+        rebound = False
         # statements between backward and step see gradients; after step, updated weights
         for position, stmt in self._positioned_body:
             reads = collect_names(stmt).reads
@@ -820,6 +905,9 @@ class LoopPlanner:
                     stmt,
                 )
             if plan.loss_name in collect_names(stmt).writes and position > backward:
+                if plan.accumulate is not None:
+                    raise Unsupported("TL114", "accumulated loss rebound after backward()", stmt)
+                rebound = True
                 plan.loss_capture = "step_loss"
             if _direct_breaks(stmt):
                 if position < opt_step:
@@ -827,7 +915,7 @@ class LoopPlanner:
                         "TL107", "`break` before optimizer.step() cannot be kept faithfully", stmt
                     )
                 plan.break_flag = True
-        if plan.loss_capture:
+        if rebound:
             capture = cst.parse_statement(f"{plan.loss_capture} = {plan.loss_name}\n")
             body = [s for p, s in self._positioned_body if p < backward]
             body += [capture] + [s for p, s in self._positioned_body if p > backward]

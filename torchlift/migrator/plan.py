@@ -66,6 +66,7 @@ class LoopPlan:
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
     device_after: str | None = None  # device name code after the loop still uses
     break_flag: bool = False
+    accumulate: cst.BaseExpression | None = None  # accumulate_grad_batches
     scheduler_monitor: str | None = None  # logged metric a ReduceLROnPlateau follows
     precision_enabled: cst.BaseExpression | None = None  # autocast(enabled=...) expression
     scaler: str | None = None  # GradScaler name (its construction is removed)

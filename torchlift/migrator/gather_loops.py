@@ -781,15 +781,19 @@ class LoopPlanner:
 
     # -- optimizer / scheduler / model ------------------------------------------------
     def _binding(self, name: str):
-        """The last `name = <expr>` statement of the loop's scope before the loop."""
-        found = None
-        count = 0
-        for stmt in self.scope_before:
-            if name in bound_names(stmt):
-                count += 1
+        """The last `name = <expr>` statement of the loop's scope before the loop, and how
+        many statements there bind `name`."""
+        index = getattr(self, "_binding_index", None)
+        if index is None:  # one pass over the scope, then lookups
+            index = {}
+            for stmt in self.scope_before:
                 assign = _single_assign(stmt)
-                found = (stmt, assign[1]) if assign and assign[0] == name else None
-        return found, count
+                for bound in bound_names(stmt):
+                    found, count = index.get(bound, (None, 0))
+                    found = (stmt, assign[1]) if assign and assign[0] == bound else None
+                    index[bound] = (found, count + 1)
+            self._binding_index = index
+        return index.get(name, (None, 0))
 
     def _find_optimizer(self, steps):
         optimizers = []

@@ -1,11 +1,14 @@
 """Gather (read only): find training loops and build a complete LoopPlan for each, or say why not.
 
 Bindings are recognised by qualified name (`torch.optim.Adam`, `optim.SGD`,
-`from torch.optim import Adam`, `import torch.nn as tnn`), never by variable spelling.
-Does not convert (reported with a rule code, loop left untouched): `while` loops, loops
-written inside helper functions called per epoch, several optimizers, `break`/`continue`,
-conditional backward, gradient accumulation, AMP, ReduceLROnPlateau, optimizer or
-scheduler objects used outside the step sequence.
+`from torch.optim import Adam`, `import torch.nn as tnn`, resolved through the file's
+imports), never by variable spelling. Understood: epoch loops over range(...) at module
+level, in a function or under `if __name__`; per-epoch helpers (inlined); validation and
+test passes under no_grad/inference_mode; schedulers per step/epoch, ReduceLROnPlateau on
+a metric; clipping; `if (i + 1) % N == 0` accumulation; autocast + GradScaler; DataParallel.
+Does not convert (reported with a rule code, loop left untouched): `while` loops, several
+optimizers (GANs), `continue`, `break` before the step, conditional backward, models or
+loaders that are parameters of a library function, optimizers used before the loop.
 """
 
 from __future__ import annotations

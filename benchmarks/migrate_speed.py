@@ -39,7 +39,8 @@ class Tally:
     changed_files: int = 0
     changed_paths: list[str] = field(default_factory=list)
     changed_bytes: int = 0
-    input_errors: int = 0
+    input_errors: int = 0  # InputError results (empty files, syntax newer than this Python)
+    empty_files: int = 0
     not_parsable: int = 0  # files libcst itself cannot parse: left out of the ratio
 
     def ratio(self) -> float:
@@ -86,6 +87,7 @@ def measure(sources: list[tuple[str, str]], repeats: int = 1) -> Tally:
             tally.tracebacks.append(f"{path}: internal error reported by the migrator")
         if result.error is not None:
             tally.input_errors += 1
+            tally.empty_files += result.error.cause == "empty file"
         if result.output != text:
             tally.changed_files += 1
             tally.changed_bytes += bytes_changed(text, result.output)
@@ -131,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     print(describe("torch package (no loops)", plain, 1.2))
     print(
         f"  tracebacks {len(plain.tracebacks)}, files changed {plain.changed_files}, "
-        f"bytes changed {plain.changed_bytes}, input errors {plain.input_errors}, "
+        f"bytes changed {plain.changed_bytes}, input errors {plain.input_errors} "
+        f"({plain.empty_files} empty files), "
         f"not parsable by libcst {plain.not_parsable}"
     )
     for line in plain.tracebacks[:10]:

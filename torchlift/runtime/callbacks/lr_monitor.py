@@ -107,9 +107,6 @@ class LearningRateMonitor(Callback):
         device = getattr(trainer.strategy, "root_device", None)
         values = {name: torch.tensor(value, device=device) for name, value in stats.items()}
         trainer.callback_metrics.update(values)
-        stored = getattr(trainer, "_callback_metrics", None)
-        if isinstance(stored, dict):  # a trainer whose `callback_metrics` returns a fresh dict
-            stored.update(values)
         return stats
 
     def _get_optimizer_stats(self, optimizer: Optimizer, names: list[str]) -> dict[str, float]:

@@ -237,7 +237,7 @@ class _TrainerProperties:
             # Lightning computes the epoch aggregates as soon as the epoch's batches are done, so
             # on_train_epoch_end callbacks (EarlyStopping, ModelCheckpoint) can monitor them.
             merged.update(self._train_results.epoch_metrics(self.strategy.reduce, final=False)[0])
-        return merged
+        return _WriteThroughMetrics(merged, self._callback_metrics)
 
     @property
     def progress_bar_metrics(self) -> dict[str, float]:
@@ -248,3 +248,21 @@ class _TrainerProperties:
     @property
     def logged_metrics(self) -> dict[str, Any]:
         return dict(self._logged_metrics)
+
+
+class _WriteThroughMetrics(dict):
+    """The merged view `callback_metrics` returns. Lightning hands out its own dict, so what a
+    callback writes into it stays visible to later callbacks; writes here go to the store too."""
+
+    def __init__(self, merged: dict[str, Any], store: dict[str, Any]) -> None:
+        super().__init__(merged)
+        self._store = store
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._store[key] = value
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        values = dict(*args, **kwargs)
+        super().update(values)
+        self._store.update(values)

@@ -72,7 +72,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     type=click.IntRange(min=1),
     default=20,
     show_default=True,
-    help="--verify: optimizer steps to compare.",
+    help="--verify: training steps to compare (one per backward() call).",
 )
 @click.option(
     "--rtol",

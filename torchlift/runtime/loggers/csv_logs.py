@@ -15,11 +15,9 @@ from torch import Tensor
 
 from torchlift.runtime.loggers.hparams_file import save_hparams_to_yaml
 from torchlift.runtime.loggers.logger import (
-    Logger,
     _add_prefix,
     _convert_params,
-    _next_version,
-    _version_dir,
+    _VersionedLogger,
     rank_zero_experiment,
 )
 from torchlift.runtime.utilities.rank_zero import rank_zero_only, rank_zero_warn
@@ -86,7 +84,7 @@ class ExperimentWriter:
                 os.remove(self.metrics_file_path)
 
 
-class CSVLogger(Logger):
+class CSVLogger(_VersionedLogger):
     LOGGER_JOIN_CHAR = "-"
 
     def __init__(
@@ -97,34 +95,14 @@ class CSVLogger(Logger):
         prefix: str = "",
         flush_logs_every_n_steps: int = 100,
     ) -> None:
-        self._save_dir = os.fspath(save_dir)
-        self._name = name or ""
-        self._version = version
+        super().__init__(save_dir, name, version)
         self._prefix = prefix
         self._flush_logs_every_n_steps = flush_logs_every_n_steps
         self._experiment: ExperimentWriter | None = None
 
     @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def version(self) -> int | str:
-        if self._version is None:
-            self._version = _next_version(self.root_dir)
-        return self._version
-
-    @property
-    def save_dir(self) -> str:
-        return self._save_dir
-
-    @property
-    def root_dir(self) -> str:
-        return os.path.join(self.save_dir, self.name)
-
-    @property
     def log_dir(self) -> str:
-        return os.path.join(self.root_dir, _version_dir(self.version))
+        return self._version_log_dir
 
     @property
     @rank_zero_experiment

@@ -148,6 +148,38 @@ def _add_prefix(metrics: Mapping[str, Any], prefix: str, separator: str) -> Mapp
     return {f"{prefix}{separator}{k}": v for k, v in metrics.items()}
 
 
+class _VersionedLogger(Logger):
+    """A logger writing under `save_dir/name/version_N`, N one past the highest existing version
+    (Lightning's layout for the CSV and TensorBoard loggers)."""
+
+    def __init__(self, save_dir: str | os.PathLike, name: str | None, version: int | str | None):
+        self._save_dir = os.fspath(save_dir)
+        self._name = name or ""
+        self._version = version
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def version(self) -> int | str:
+        if self._version is None:
+            self._version = _next_version(self.root_dir)
+        return self._version
+
+    @property
+    def save_dir(self) -> str:
+        return self._save_dir
+
+    @property
+    def root_dir(self) -> str:
+        return os.path.join(self.save_dir, self.name)
+
+    @property
+    def _version_log_dir(self) -> str:
+        return os.path.join(self.root_dir, _version_dir(self.version))
+
+
 def _next_version(versions_root: str) -> int:
     """One more than the highest existing `version_N` directory under `versions_root` (0 if none)."""
     try:

@@ -17,11 +17,9 @@ from torch import Tensor
 
 from torchlift.runtime.loggers.hparams_file import save_hparams_to_yaml
 from torchlift.runtime.loggers.logger import (
-    Logger,
     _add_prefix,
     _convert_params,
-    _next_version,
-    _version_dir,
+    _VersionedLogger,
     rank_zero_experiment,
 )
 from torchlift.runtime.utilities.rank_zero import rank_zero_only, rank_zero_warn
@@ -74,7 +72,7 @@ def _sanitize_params(params: dict[str, Any]) -> dict[str, Any]:
     return clean
 
 
-class TensorBoardLogger(Logger):
+class TensorBoardLogger(_VersionedLogger):
     NAME_HPARAMS_FILE = "hparams.yaml"
     LOGGER_JOIN_CHAR = "-"
 
@@ -89,9 +87,7 @@ class TensorBoardLogger(Logger):
         sub_dir: str | os.PathLike | None = None,
         **kwargs: Any,
     ) -> None:
-        self._save_dir = os.fspath(save_dir)
-        self._name = name or ""
-        self._version = version
+        super().__init__(save_dir, name, version)
         self._sub_dir = None if sub_dir is None else os.fspath(sub_dir)
         self._default_hp_metric = default_hp_metric
         self._prefix = prefix
@@ -101,30 +97,12 @@ class TensorBoardLogger(Logger):
         self.hparams: dict[str, Any] = {}
 
     @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def version(self) -> int | str:
-        if self._version is None:
-            self._version = _next_version(self.root_dir)
-        return self._version
-
-    @property
-    def save_dir(self) -> str:
-        return self._save_dir
-
-    @property
-    def root_dir(self) -> str:
-        return os.path.join(self.save_dir, self.name)
-
-    @property
     def sub_dir(self) -> str | None:
         return self._sub_dir
 
     @property
     def log_dir(self) -> str:
-        log_dir = os.path.join(self.root_dir, _version_dir(self.version))
+        log_dir = self._version_log_dir
         if isinstance(self.sub_dir, str):
             log_dir = os.path.join(log_dir, self.sub_dir)
         return os.path.expanduser(os.path.expandvars(log_dir))

@@ -6,6 +6,7 @@ and are never reported or renamed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -186,6 +187,49 @@ def node_kinds(node: cst.CSTNode) -> frozenset:
     return result
 
 
+_VISIT_ORDER: dict[type, tuple[str, ...]] = {}
+_HOOKS: dict[type, object] = {}
+
+
+def _visit_order(kind: type) -> tuple[str, ...]:
+    """The fields of a node type in the order libcst's visitor walks them (read once from its
+    `_visit_and_replace_children`; it differs from the dataclass order, e.g. a def's decorators
+    come before its name), so the walk below meets names in exactly libcst's order."""
+    import dataclasses
+    import inspect
+
+    fields = [f.name for f in dataclasses.fields(kind)]
+    try:
+        text = inspect.getsource(kind._visit_and_replace_children)
+    except (OSError, TypeError):
+        text = ""
+    # each child is visited by a `visit_*(self, "<field>", ...)` call, in walk order
+    visited = re.findall(r"visit_\w+\(\s*self,\s*\"(\w+)\"", text)
+    order = [f for f in dict.fromkeys(visited) if f in fields]
+    return tuple(order + [f for f in fields if f not in order])
+
+
+def _walk(node: cst.CSTNode, collector: "_Collector") -> None:
+    """`node.visit(collector)` without libcst rebuilding every node on the way back up
+    (a read-only visitor needs none of that; it was most of the migrator's time)."""
+    kind = type(node)
+    names = _VISIT_ORDER.get(kind)
+    if names is None:
+        names = _VISIT_ORDER[kind] = _visit_order(kind)
+        _HOOKS[kind] = getattr(_Collector, f"visit_{kind.__name__}", None)
+    hook = _HOOKS[kind]
+    if hook is not None and hook(collector, node) is False:
+        return
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            _walk(value, collector)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    _walk(item, collector)
+
+
 def collect_names(*nodes: cst.CSTNode) -> NameUse:
     """Reads and writes of plain names in `nodes`, in source order.
 
@@ -200,7 +244,7 @@ def collect_names(*nodes: cst.CSTNode) -> NameUse:
     hit = _CACHE.get(id(node))
     if hit is None or hit[0] is not node:
         collector = _Collector()
-        node.visit(collector)
+        _walk(node, collector)
         hit = (node, collector.use)
         _CACHE[id(node)] = hit
     use = hit[1]

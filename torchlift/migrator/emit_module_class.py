@@ -175,6 +175,7 @@ class ClassBuilder:
         cls = _stmt(f"class {self.class_name}(L.LightningModule):\n    pass\n")
         cls = cls.with_changes(body=cls.body.with_changes(body=methods))
         code = format_code(self.module.code_for_node(cls))
+        self.code = code  # the class's text, for callers that need its words (no codegen)
         return cst.parse_statement(code)
 
     def init_method(self) -> cst.FunctionDef:

@@ -153,7 +153,8 @@ def _transform(module, text, planned, target, lines, path, findings) -> str:
         trainer_name = _unique("trainer", taken | {lit_name})
         taken |= {lit_name, trainer_name}
         uses = resolve_names(plan, planner.scope)
-        cls = ClassBuilder(plan, class_name, module).build()
+        builder = ClassBuilder(plan, class_name, module)
+        cls = builder.build()
         cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         replacements[id(plan.epoch_loop)] = build_trainer_statements(
             plan, class_name, lit_name, trainer_name, module, uses
@@ -170,7 +171,7 @@ def _transform(module, text, planned, target, lines, path, findings) -> str:
                 moved.add(id(stmt))
         for stmt in plan.strip_stmts:
             strips[id(stmt)] = plan.device_names
-        where, anchor = _insertion_point(module, planner, plan, cls)
+        where, anchor = _insertion_point(module, planner, plan, builder.code)
         inserts.setdefault(id(anchor), (where, []))[1].append(cls)
         for stmt in planner.scope_before:
             assign = _single_assign(stmt)
@@ -267,12 +268,12 @@ def _owner_of(module: cst.Module, code: str):
     return None
 
 
-def _insertion_point(module, planner, plan, cls):
+def _insertion_point(module, planner, plan, cls_code: str):
     """After the last top-level definition the class needs (model class, helpers, imports)."""
     top = planner.top_stmt
     body = list(module.body)
     index = next(i for i, s in enumerate(body) if s is top)
-    needed = set(_WORD.findall(module.code_for_node(cls)))
+    needed = set(_WORD.findall(cls_code))  # same words as rendering the parsed class again
     needed |= {plan.model_class} if plan.model_class else set()
     anchor = None
     last_import = None

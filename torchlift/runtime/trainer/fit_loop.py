@@ -125,8 +125,11 @@ class FitLoop(FitLoopCounters):
         return bp.current["ready"] == self.trainer.num_training_batches or bp.is_last_batch
 
     def _should_accumulate(self) -> bool:
+        accumulate = self.trainer.accumulate_grad_batches
+        if accumulate == 1:
+            return False  # every batch steps: `ready % 1 == 0` always holds
         bp = self.epoch_loop.batch_progress
-        accumulation_done = bp.current["ready"] % self.trainer.accumulate_grad_batches == 0
+        accumulation_done = bp.current["ready"] % accumulate == 0
         return not accumulation_done and not self._num_ready_batches_reached()
 
     def _epoch_loop_done(self) -> bool:
@@ -395,10 +398,12 @@ class FitLoop(FitLoopCounters):
 
     def update_lr_schedulers(self, interval: str, update_plateau: bool) -> None:
         trainer = self.trainer
+        configs = trainer.lr_scheduler_configs
+        if not configs:
+            return  # checked first: the common no-scheduler case costs one attribute read per call
         if interval == "step" and self._should_accumulate():
             return
-        configs = trainer.lr_scheduler_configs
-        if not configs or not trainer.lightning_module.automatic_optimization:
+        if not trainer.lightning_module.automatic_optimization:
             return
         for config in configs:
             if update_plateau ^ config.reduce_on_plateau:

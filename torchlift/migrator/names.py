@@ -144,6 +144,40 @@ _KIND_OF = {
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
+# Whitespace, comments and operator tokens: they hold no Name and no statement, so the walks
+# below need not descend into them (roughly half of a libcst tree's nodes).
+_TOKEN_BASES = (
+    cst.BaseParenthesizableWhitespace,
+    cst.BaseBinaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseUnaryOp,
+    cst.BaseAugOp,
+    cst.Comma,
+    cst.Semicolon,
+    cst.Colon,
+    cst.Dot,
+    cst.AssignEqual,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.EmptyLine,
+    cst.TrailingWhitespace,
+    cst.Newline,
+    cst.Comment,
+)
+_TOKENS: dict[type, bool] = {}
+
+
+def _is_token(kind: type) -> bool:
+    hit = _TOKENS.get(kind)
+    if hit is None:
+        hit = _TOKENS[kind] = issubclass(kind, _TOKEN_BASES)
+    return hit
+
 
 def _children(node: cst.CSTNode):
     """Child nodes read straight from the dataclass fields (libcst's `.children` rebuilds
@@ -157,10 +191,11 @@ def _children(node: cst.CSTNode):
     for name in names:
         value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
-            yield value
+            if not _is_token(type(value)):
+                yield value
         elif isinstance(value, (list, tuple)):
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if isinstance(item, cst.CSTNode) and not _is_token(type(item)):
                     yield item
 
 
@@ -223,10 +258,11 @@ def _walk(node: cst.CSTNode, collector: "_Collector") -> None:
     for name in names:
         value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
-            _walk(value, collector)
+            if not _is_token(type(value)):
+                _walk(value, collector)
         elif isinstance(value, (list, tuple)):
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if isinstance(item, cst.CSTNode) and not _is_token(type(item)):
                     _walk(item, collector)
 
 

@@ -9,9 +9,11 @@ shuffled order and dropout masks as the run that was interrupted.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import io
 import os
+import secrets
 from pathlib import Path
 from typing import Any, Optional
 
@@ -24,14 +26,29 @@ _TORCHLIFT_KEY = "torchlift"
 
 
 def _atomic_save(obj: Any, path: str | Path) -> None:
+    """Publish `path` whole or not at all, even with several writers sharing its folder.
+
+    The temporary file has a unique name in the same folder (so `os.replace` is atomic and two
+    trainers never write into one temp file), is fsync-ed before it is published, and is removed
+    if anything fails on the way (disk full, interrupt).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
     torch.save(obj, buffer)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(buffer.getvalue())
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    # O_EXCL: never write into another writer's file; mode 0o666 lets the umask decide, as open().
+    handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(buffer.getbuffer())
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def save_checkpoint_file(checkpoint: dict[str, Any], filepath: str | Path) -> None:
@@ -49,30 +66,43 @@ def load_checkpoint_file(
             raise MisconfigurationException(
                 f"ckpt_path={str(path)!r} is a directory, not a .ckpt file"
             )
+    # Unpickling arbitrary objects can run code, so the only default is weights_only=True;
+    # never retry silently without it. A caller who trusts the file opts in explicitly.
     try:
         checkpoint = torch.load(
             path, map_location=map_location or "cpu", weights_only=weights_only is not False
         )
-    except Exception as exc:  # noqa: BLE001 - any failure here means "not a checkpoint"
-        if weights_only is None:
-            try:
-                checkpoint = torch.load(
-                    path, map_location=map_location or "cpu", weights_only=False
-                )
-            except Exception:  # noqa: BLE001
-                raise MisconfigurationException(
-                    f"ckpt_path={str(path)!r} is not a checkpoint (torch.load failed: "
-                    f"{str(exc).strip().splitlines()[0]})"
-                ) from None
-        else:
-            raise MisconfigurationException(
-                f"ckpt_path={str(path)!r} is not a checkpoint (torch.load failed: {str(exc).strip().splitlines()[0]})"
-            ) from None
+    except Exception as exc:  # noqa: BLE001 - any failure here means "not a loadable checkpoint"
+        raise MisconfigurationException(_load_failure_message(path, exc, weights_only)) from None
     if not isinstance(checkpoint, dict) or "state_dict" not in checkpoint:
         raise MisconfigurationException(
             f"ckpt_path={str(path)!r} is not a Lightning checkpoint (no 'state_dict' entry)"
         )
     return checkpoint
+
+
+def _load_failure_message(path: Any, exc: Exception, weights_only: Optional[bool]) -> str:
+    reason = _torch_load_reason(exc)
+    if weights_only is not False and "global" in reason.lower():
+        return (
+            f"ckpt_path={str(path)!r} holds objects that loading with weights_only=True refuses "
+            f"({reason}). Loading it with weights_only=False would unpickle them, which can run "
+            "arbitrary code: pass weights_only=False only for a file you trust"
+        )
+    return f"ckpt_path={str(path)!r} is not a checkpoint (torch.load failed: {reason})"
+
+
+def _torch_load_reason(exc: Exception) -> str:
+    """The specific line of torch.load's error (its weights-only errors start with boilerplate)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    for line in lines:
+        if "GLOBAL" in line or "WeightsUnpickler error:" in line or line.startswith("Unsupported"):
+            detail = line.split("WeightsUnpickler error:")[-1].strip()
+            if detail:
+                return detail
+            following = lines[lines.index(line) + 1 :]
+            return following[0] if following else line
+    return lines[0] if lines else type(exc).__name__
 
 
 def instantiate_from_checkpoint(

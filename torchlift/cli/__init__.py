@@ -13,6 +13,7 @@ Exit codes (black's): 0 done, 1 `--check` found changes, 2 usage error,
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 
 import click
@@ -137,6 +138,10 @@ def migrate_command(
         raise click.UsageError("--check writes nothing: it cannot be combined with -w or -o")
     if output and len(paths) > 1:
         raise click.UsageError(f"-o/--output takes a single PATH to convert; got {len(paths)}")
+    if output == STDIN and os.path.isdir(paths[0]):
+        raise click.UsageError("-o - prints one converted file; a directory needs -o DIR")
+    if report_file and not os.path.exists(os.path.dirname(os.path.abspath(report_file))):
+        raise click.UsageError(f"--report {report_file}: no such directory (create it first)")
     mode = "check" if check else "write" if write else "output" if output else "diff"
     ctx.exit(
         run_migrate(
@@ -162,7 +167,8 @@ def run_migrate(
     verbose: bool = False,
 ) -> int:
     """Migrate every PATH, print and write as `mode` says; return the exit code."""
-    sources, path_errors = collect_sources(paths)
+    # -o inside an input tree: leave it out of the walk, or every run would nest one deeper
+    sources, path_errors = collect_sources(paths, skip_dir=output if mode == "output" else None)
     files = [s for s in sources if s.path != STDIN]
     found_in_directory = [s.root is not None for s in files]
     results = migrate_files([s.path for s in files], target, found_in_directory)
@@ -221,7 +227,9 @@ def deliver(
         else None
     )
     try:
-        if mode == "output":
+        if mode == "output" and output == STDIN:  # black's `-`: the code goes to stdout
+            click.get_binary_stream("stdout").write(data)
+        elif mode == "output":
             write_atomic(
                 output_path(source, output),
                 data,
@@ -256,7 +264,7 @@ def run_verify_command(script: str, script_args: list[str], **options) -> int:
     try:
         from torchlift.verify import run_verify
 
-        return int(run_verify(script, script_args, out=sys.stdout, **options))
+        return int(run_verify(script, script_args, out=sys.stdout, err=sys.stderr, **options))
     except NotImplementedError as exc:
         click.echo(f"migrate: --verify is not available in this build ({exc})", err=True)
         return EXIT_USAGE

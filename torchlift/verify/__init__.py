@@ -3,7 +3,9 @@
 Contract with the CLI (torchlift/cli calls exactly this):
 
     run_verify(script, script_args, *, steps=20, rtol=1e-5, target="runtime", timeout=600.0,
-               device="cpu", out=sys.stdout) -> int   # the process exit code
+               device="cpu", out=sys.stdout, err=None) -> int   # the process exit code
+
+`err` receives the one-line usage and input errors (the CLI passes stderr); it defaults to `out`.
 
 It converts SCRIPT in memory, runs the original and the converted code side by side in
 temporary copies of the script's folder (see workspace.py) with the backward trace installed
@@ -47,26 +49,30 @@ def run_verify(
     timeout: float = 600.0,
     device: str = "cpu",
     out: TextIO = sys.stdout,
+    err: TextIO | None = None,
 ) -> int:
     def say(text: str = "") -> None:
         print(text, file=out, flush=True)
 
+    def complain(text: str) -> None:
+        print(text, file=out if err is None else err, flush=True)
+
     path = Path(script)
     problem = check_options(path, steps, rtol, target, timeout, device)
     if problem:
-        say(f"migrate --verify: {problem}")
+        complain(f"migrate --verify: {problem}")
         return EXIT_USAGE
     loaded = read_script(path)
     if isinstance(loaded, str):
-        say(f"migrate --verify: {loaded}; nothing to verify")
+        complain(f"migrate --verify: {loaded}; nothing to verify")
         return EXIT_INPUT
     source_bytes, text, encoding = loaded
     result = convert(text, str(path), target)
     if isinstance(result, str):
-        say(f"migrate --verify: {result}")
+        complain(f"migrate --verify: {result}")
         return EXIT_INPUT
     if result.error is not None:
-        say(f"migrate --verify: {result.error}; nothing to verify")
+        complain(f"migrate --verify: {result.error}; nothing to verify")
         return EXIT_INPUT
     say(
         f"migrate --verify {path.name}: target {target}, device {device}, "

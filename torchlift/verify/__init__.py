@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ from torchlift.verify.diagnose import error_line, needs_network, stderr_tail
 from torchlift.verify.table import format_table
 from torchlift.verify.trace import TracedRun, run_traced
 from torchlift.verify.workspace import make_run_dir
+from torchlift.verify.workspace import run_env as workspace_env
 
 EXIT_EQUAL, EXIT_DIFFERENT, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
 TARGETS = ("runtime", "lightning", "pytorch_lightning")
@@ -99,7 +99,7 @@ def run_verify(
                     list(script_args),
                     steps=steps,
                     cwd=script_path.parent,
-                    env=env,
+                    env={**env, **workspace_env(script_path.parent, path.resolve())},
                     timeout=timeout,
                     params=True,
                     seed=SEED,

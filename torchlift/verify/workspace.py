@@ -3,8 +3,10 @@
 Each run gets a fresh directory holding a symlink to every entry of the script's folder plus
 the script to run (the original copy or the converted code) under the script's file name. The
 script then runs with that directory as working directory and as `sys.path[0]`: relative data
-paths, `__file__`-relative paths and sibling imports all resolve as in the user's folder, while
-files the script creates (logs, checkpoints, `lightning_logs/`) land in the temporary directory.
+paths, `__file__`-relative paths and sibling imports all resolve as in the user's folder.
+Writing through a link would reach the user's files, so each run also gets `run_env`: the
+trace's write guard (trace/_torchlift_write_guard.py) turns what the script changes into the
+run's own copies (copy on write), and no bytecode is cached next to linked modules.
 """
 
 from __future__ import annotations
@@ -36,3 +38,12 @@ def _entries(folder: Path) -> list[Path]:
         return [folder / name for name in sorted(os.listdir(folder))]
     except OSError:
         return []
+
+
+def run_env(run_dir: Path, script: Path) -> dict[str, str]:
+    """Environment entries that keep a run's writes inside `run_dir`."""
+    return {
+        "TORCHLIFT_RUN_DIR": str(run_dir),
+        "TORCHLIFT_USER_DIR": str(script.parent),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }

@@ -13,10 +13,17 @@ script are measured from the same place. Environment:
                          them (torch seeds itself randomly per process), so that scripts which
                          never seed still compare run to run
 Only rank 0 records; every rank stops after N steps so no rank waits for a peer that left.
+With TORCHLIFT_RUN_DIR set, writes are also kept out of the script's folder
+(_torchlift_write_guard.py).
 """
 
 import os
 import sys
+
+if os.environ.get("TORCHLIFT_RUN_DIR"):
+    import _torchlift_write_guard
+
+    _torchlift_write_guard.install()
 
 _path = os.environ.get("TORCHLIFT_TRACE")
 

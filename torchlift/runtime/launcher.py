@@ -8,7 +8,9 @@ meets the others in `init_process_group`.
 
 Failure handling lives here because only rank 0 sees every child:
 - a thread polls the children; the first one that exits non-zero makes rank 0 kill the rest
-  and exit with the same code (the child already printed its own error);
+  and exit with the same code (the child already printed its own error); one that exits 0
+  before the process group is formed would leave rank 0 waiting in `init_process_group`
+  until the timeout, so that ends the job too (exit code 1);
 - rank 0 waits for its children at exit, so the command's exit code covers every rank;
 - each child dies with its parent (PR_SET_PDEATHSIG on Linux, and failure.watch_parent).
 """
@@ -84,6 +86,7 @@ class SubprocessScriptLauncher:
         self.procs: list[subprocess.Popen] = []
         self._lock = threading.Lock()
         self._stopping = False
+        self._group_formed = False
 
     def launch(self) -> None:
         if self.procs:
@@ -119,6 +122,10 @@ class SubprocessScriptLauncher:
             target=self._watch_children, name="torchlift-children", daemon=True
         ).start()
         atexit.register(self._wait_children_at_exit)
+
+    def group_formed(self) -> None:
+        """Every rank joined the process group: a child ending with code 0 is now normal."""
+        self._group_formed = True
 
     # --- failure handling -------------------------------------------------------------------
     def failed_child(self) -> tuple[int, int] | None:
@@ -170,10 +177,24 @@ class SubprocessScriptLauncher:
                     f"stopping the other processes\n"
                 )
                 self.stop_all(code)
-            if all(proc.poll() == 0 for proc in self.procs):
+            if not self._group_formed:
+                self._stop_if_a_child_left_early()
+            elif all(proc.poll() == 0 for proc in self.procs):
                 return
 
+    def _stop_if_a_child_left_early(self) -> None:
+        for local_rank, proc in enumerate(self.procs, start=1):
+            if proc.poll() == 0:
+                sys.stderr.write(
+                    f"torchlift: local rank {local_rank} exited (code 0) before joining the "
+                    f"process group; stopping the other processes\n"
+                )
+                self.stop_all(1)
+
     def _wait_children_at_exit(self) -> None:
+        with self._lock:
+            if self._stopping:  # they were killed on purpose (Ctrl-C): keep our exit code
+                return
         for proc in self.procs:
             proc.wait()
         failed = self.failed_child()

@@ -204,6 +204,8 @@ class DDPStrategy(Strategy):
                 f"in use or the address wrong?"
             ) from None
         install_failure_hook(self.global_rank, self.launcher)  # replaces torch's own hook
+        if self.launcher is not None:
+            self.launcher.group_formed()
         rank_zero_only.rank = self.global_rank
 
     def _limit_threads(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 from typing import Any, Iterable, Optional, Union
 
 import torch
@@ -495,11 +496,17 @@ class Trainer(
         try:
             return fn(*args, **kwargs)
         except KeyboardInterrupt as exc:
+            # As Lightning: a second Ctrl-C must not cut the shutdown short, the ranks this
+            # process launched are stopped, and the script does not go on after fit.
             rank_zero_warn("Detected KeyboardInterrupt, attempting graceful shutdown ...")
+            _ignore_further_ctrl_c()
             self.state.status = TrainerStatus.INTERRUPTED
             self._on_exception(exc)
             self._teardown()
-            return None
+            launcher = getattr(self.strategy, "launcher", None)
+            if launcher is not None:
+                launcher.kill_children()
+            raise SystemExit(1) from None
         except BaseException as exc:
             self.state.status = TrainerStatus.INTERRUPTED
             self._on_exception(exc)
@@ -869,3 +876,9 @@ def _parse_max_time(max_time: Any) -> Optional[float]:
         f"Trainer(max_time={max_time!r}) is not valid; accepted: 'DD:HH:MM:SS', a datetime.timedelta, "
         "or a dict such as {'hours': 1}"
     )
+
+
+def _ignore_further_ctrl_c() -> None:
+    # ValueError: fit runs outside the main thread, where signals are not ours to handle
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -22,6 +22,7 @@ from click.core import ParameterSource
 from torchlift import __version__
 from torchlift.cli.engine import Outcome, migrate_bytes, migrate_files
 from torchlift.cli.report import Tally, json_report, unified_diff
+from torchlift.cli.signals import Terminated, sigterm_raises
 from torchlift.cli.sources import (
     STDIN,
     SourceError,
@@ -282,13 +283,17 @@ torchlift_group.add_command(migrate_command, "migrate")
 def invoke(command: click.Command, argv: list[str] | None, prog_name: str) -> int:
     """Run a click command like a `main(argv) -> int` function (black, pyupgrade style)."""
     try:
-        code = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+        with sigterm_raises():
+            code = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("Aborted!", err=True)
         return 130
+    except Terminated:
+        click.echo("Terminated.", err=True)
+        return Terminated.exit_code
     return code if isinstance(code, int) else EXIT_OK
 
 

@@ -79,12 +79,28 @@ def migrate_files(
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 chunksize = max(1, len(paths) // (workers * 4))
-                return list(
-                    pool.map(migrate_file, paths, repeat(target), flags, chunksize=chunksize)
-                )
+                try:
+                    return list(
+                        pool.map(migrate_file, paths, repeat(target), flags, chunksize=chunksize)
+                    )
+                except BaseException:  # Ctrl-C, SIGTERM: leaving the `with` would wait for
+                    _end_workers(pool)  # every queued file; end the workers instead
+                    raise
         except (OSError, NotImplementedError, BrokenProcessPool):
             pass  # no usable multiprocessing here (sandbox, no /dev/shm): do it in this process
     return [migrate_file(path, target, flag) for path, flag in zip(paths, flags)]
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    # SIGKILL: forked workers inherit our SIGTERM handler, and the pool's worker loop catches
+    # what a handler raises. They hold no files: nothing is left half-done.
+    kill = getattr(pool, "kill_workers", None)  # public from Python 3.14
+    if kill is not None:
+        kill()
+        return
+    for process in list((pool._processes or {}).values()):
+        process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def failed(path: str, source: str, error: InputError) -> Outcome:

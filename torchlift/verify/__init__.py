@@ -30,7 +30,7 @@ from typing import TextIO
 from torchlift.verify.compare import Comparison, compare_runs
 from torchlift.verify.diagnose import error_line, needs_network, stderr_tail
 from torchlift.verify.table import format_table
-from torchlift.verify.trace import TracedRun, run_traced
+from torchlift.verify.trace import LiveRuns, TracedRun, run_traced
 from torchlift.verify.workspace import make_run_dir
 from torchlift.verify.workspace import run_env as workspace_env
 
@@ -91,6 +91,7 @@ def run_verify(
         converted_script.write_bytes(result.output.encode(encoding))
         say(f"  running the original and the converted script (timeout {timeout:g} s each)...")
         started = time.monotonic()
+        live = LiveRuns()
         with ThreadPoolExecutor(max_workers=2) as pool:
             runs = [
                 pool.submit(
@@ -104,10 +105,15 @@ def run_verify(
                     params=True,
                     seed=SEED,
                     hide_gpus=hide_gpus,
+                    live=live,
                 )
                 for script_path in (original_script, converted_script)
             ]
-            original, converted = (run.result() for run in runs)
+            try:
+                original, converted = [run.result() for run in runs]
+            except BaseException:  # Ctrl-C, SIGTERM: end both runs now, so that leaving the
+                live.stop_all()  # `with` blocks joins their threads and removes the folders
+                raise
         say(f"  done in {time.monotonic() - started:.1f} s")
     say()
     return report(original, converted, path.name, steps, rtol, timeout, say)

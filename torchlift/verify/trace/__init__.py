@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +42,7 @@ def run_traced(
     params: bool = False,
     seed: int | None = None,
     hide_gpus: bool = True,
+    live: LiveRuns | None = None,
 ) -> TracedRun:
     """Run `python script args...` in a subprocess; return every loss passed to backward().
 
@@ -48,6 +50,7 @@ def run_traced(
     final values of the trained tensors. seed: seed torch, numpy and `random` in the script's process.
     hide_gpus: run on CPU (CUDA_VISIBLE_DEVICES="" unless `env` already chooses devices).
     On timeout the whole process group is killed (DDP children included) and `timed_out` set.
+    live: register the process there, so another thread can end it (LiveRuns.stop_all).
     """
     with tempfile.TemporaryDirectory(prefix="torchlift-trace-") as tmp:
         trace = Path(tmp) / "trace.jsonl"
@@ -63,7 +66,7 @@ def run_traced(
         if hide_gpus:
             run_env.setdefault("CUDA_VISIBLE_DEVICES", "")
         stdout, stderr, returncode, timed_out = _run_group(
-            [sys.executable, str(script), *args], cwd, run_env, timeout
+            [sys.executable, str(script), *args], cwd, run_env, timeout, live or LiveRuns()
         )
         run = TracedRun([], returncode, stdout, stderr, timed_out=timed_out)
         _read_trace(trace, run)
@@ -74,29 +77,67 @@ def run_traced(
         return run
 
 
-def _run_group(command, cwd, env, timeout):
-    # A session of its own, so a timeout can end the script's DDP workers too.
-    proc = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
+class LiveRuns:
+    """The script processes started for one caller, so that all of them can be ended at once
+    (`migrate --verify` interrupted by Ctrl-C or SIGTERM). Each runs in a session of its own,
+    so ending it also ends the script's DDP workers."""
+
+    def __init__(self) -> None:
+        self._procs: set[subprocess.Popen] = set()
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def start(self, command, cwd, env) -> subprocess.Popen | None:
+        """Start `command`, or return None once `stop_all` was called."""
+        with self._lock:
+            if self._stopped:
+                return None
+            proc = subprocess.Popen(
+                command,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                errors="replace",
+                start_new_session=True,
+            )
+            self._procs.add(proc)
+            return proc
+
+    def finished(self, proc: subprocess.Popen) -> None:
+        with self._lock:
+            self._procs.discard(proc)
+
+    def stop_all(self) -> None:
+        with self._lock:
+            self._stopped = True
+            procs = list(self._procs)
+        for proc in procs:
+            kill_group(proc)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _run_group(command, cwd, env, timeout, live: LiveRuns):
+    proc = live.start(command, cwd, env)
+    if proc is None:
+        return "", "stopped before it started", -signal.SIGKILL, False
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
         return stdout, stderr, proc.returncode, False
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_group(proc)
         stdout, stderr = proc.communicate()
         return stdout, stderr, proc.returncode, True
+    finally:
+        live.finished(proc)
 
 
 def _read_trace(trace: Path, run: TracedRun) -> None:

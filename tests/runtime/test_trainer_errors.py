@@ -44,24 +44,6 @@ def test_gpu_without_cuda_is_clear():
         L.Trainer(accelerator="gpu")
 
 
-def test_training_step_returning_none():
-    class NoLoss(L.LightningModule):
-        def __init__(self):
-            super().__init__()
-            self.layer = torch.nn.Linear(6, 1)
-
-        def training_step(self, batch, batch_idx):
-            self.layer(batch[0]).sum()
-
-        def configure_optimizers(self):
-            return torch.optim.SGD(self.parameters(), lr=0.1)
-
-    with pytest.raises(
-        MisconfigurationException, match="training_step returned None under automatic optimization"
-    ):
-        fit("ours", model=NoLoss(), with_val=False, trainer_cfg=dict(max_epochs=1))
-
-
 @pytest.mark.parametrize("returned", ["adam", 42, {"lr_scheduler": None}, [1, 2]])
 def test_configure_optimizers_unknown(returned):
     class Odd(L.LightningModule):

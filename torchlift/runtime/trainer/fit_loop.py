@@ -55,10 +55,7 @@ class _Closure:
                         "must return the loss tensor or a dict with a 'loss' key"
                     )
             elif output is None:
-                raise MisconfigurationException(
-                    "training_step returned None under automatic optimization; return the loss tensor (or a "
-                    "dict with a 'loss' key), or set `self.automatic_optimization = False` to step yourself"
-                )
+                return self._skip(trainer)
             else:
                 raise MisconfigurationException(
                     f"training_step returned {type(output).__name__}; under automatic optimization it must "
@@ -74,7 +71,25 @@ class _Closure:
         self.output = output
         return self.loss
 
+    def _skip(self, trainer) -> None:
+        """Lightning's contract for a None step: zero_grad still runs, backward does not, and
+        `optimizer.step` goes on with no gradient to apply (so no weight moves)."""
+        if trainer.world_size > 1:  # the other ranks would wait in backward's all-reduce
+            raise RuntimeError(
+                "Skipping the `training_step` by returning None in distributed training is not "
+                "supported. It is recommended that you rewrite your training logic to avoid "
+                "having to skip the step in the first place."
+            )
+        rank_zero_warn(
+            "`training_step` returned `None`. If this was on purpose, ignore this warning..."
+        )
+        if self.zero_grad:
+            self.loop._zero_grad(self.batch_idx, self.optimizer)
+        return None
+
     def outputs(self) -> dict[str, Any]:
+        if self.loss is None:  # the step was skipped
+            return {}
         if isinstance(self.output, dict):
             return {**self.output, "loss": self.loss}
         return {"loss": self.loss}

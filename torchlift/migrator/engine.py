@@ -20,7 +20,7 @@ from .find_loops import LineIndex, find_candidates, pair_loops
 from .gather_loops import LoopPlanner, _single_assign
 from .inputs import decode_source, import_table, parse_text
 from .names import clear_cache, collect_names
-from .prefilter import may_contain_training_loop
+from .prefilter import may_contain_training_loop, worth_a_syntax_check
 from .result import Finding, InputError, MigrationResult
 from .rules import RULES, Unsupported
 
@@ -53,11 +53,14 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     if error is not None:
         raw = source.decode("latin-1") if isinstance(source, bytes) else source
         return MigrationResult(path, raw, raw, [], error)
+    if not may_contain_training_loop(text):  # before any parse: see prefilter.py
+        error = parse_text(text, path)[1] if worth_a_syntax_check(text) else None
+        if error is not None:
+            return MigrationResult(path, text, text, [], error)
+        return MigrationResult(path, text, text, [_info(path, "TL002")])
     tree, error = parse_text(text, path)
     if error is not None:
         return MigrationResult(path, text, text, [], error)
-    if not may_contain_training_loop(text):
-        return MigrationResult(path, text, text, [_info(path, "TL002")])
     try:
         return _migrate_parsed(text, tree, path, target)
     except Exception as exc:  # never a traceback for the user: report and keep the file

@@ -4,7 +4,7 @@ milliseconds, not a minute and gigabytes), and it reads every line ending Python
 
 from __future__ import annotations
 
-import torchlift.migrator.engine as engine
+from torchlift.migrator import engine
 from torchlift.migrator.prefilter import SYNTAX_CHECK_CHARS, may_contain_training_loop
 
 LOOP = "import torch\nfor epoch in range(3):\n    for x in loader:\n        loss.backward()\n"

@@ -96,7 +96,7 @@ def test_a_signal_during_the_worker_pool_ends_every_worker(job, tmp_path, signum
     proc = job("--check", tree, slow="migrate")
     workers = wait_for_marks(job, proc, 2)
     proc.send_signal(signum)
-    stdout, stderr = proc.communicate(timeout=30)
+    _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signum, stderr
     assert "Traceback" not in stderr
     assert_gone(workers)
@@ -112,7 +112,7 @@ def test_sigterm_during_a_write_leaves_the_file_and_no_temp_file(job, tmp_path):
     wait_for_marks(job, proc, 1)
     assert len(files_under(tree)) == 2  # the temporary file exists now
     proc.send_signal(signal.SIGTERM)
-    stdout, stderr = proc.communicate(timeout=30)
+    _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signal.SIGTERM, stderr
     assert files_under(tree) == ["train.py"]
     assert script.read_text() == source

@@ -21,7 +21,11 @@ def migrate_process(*args, timeout=60):
     exe = BIN / "migrate"
     command = [str(exe)] if exe.exists() else [sys.executable, "-m", "torchlift", "migrate"]
     return subprocess.run(
-        command + [str(a) for a in args], capture_output=True, text=True, timeout=timeout
+        command + [str(a) for a in args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 

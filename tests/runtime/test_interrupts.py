@@ -15,7 +15,7 @@ import pytest
 from runtime_engines import engines
 
 SCRIPT = Path(__file__).with_name("interrupt_script.py")
-_CLEARED = "RANK LOCAL_RANK WORLD_SIZE NODE_RANK MASTER_ADDR MASTER_PORT".split()
+_CLEARED = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "NODE_RANK", "MASTER_ADDR", "MASTER_PORT"]
 
 
 def alive(pid: int) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-_FOR = re.compile(r"(?:^|(?<=\r))[ \t]*(?:async[ \t]+)?(?:for|while)[ \t(]", re.M)
+_FOR = re.compile(r"(?:^|(?<=\r))[ \t]*(?:async[ \t]+)?(?:for|while)[ \t(]", re.MULTILINE)
 
 # A file with no training loop is still parsed when small, so that broken input is reported
 # (syntax error, Python 2) as for any other file; a larger one is left as it is, unparsed.

@@ -23,6 +23,19 @@ import threading
 
 REFUSED = "migrate --verify runs may not write into the script's folder"
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+# event -> (index of the path argument, what the change does to the path itself). In each of
+# these events the last argument is the dir_fd the path is relative to (PEP 578's table).
+_CHANGES = {
+    "os.mkdir": (0, None),
+    "os.remove": (0, None),
+    "os.rmdir": (0, "folder"),
+    "shutil.rmtree": (0, "folder"),
+    "os.chmod": (0, "file"),
+    "os.chown": (0, "file"),
+    "os.utime": (0, "file"),
+    "os.symlink": (1, None),
+    "os.link": (1, None),
+}
 
 
 class _Guard:
@@ -33,43 +46,39 @@ class _Guard:
         # library temp file would be refused: then only copy-on-write applies.
         self.refuse = not _within(self.run_dir, self.user_dir)
         self.busy = threading.local()  # our own copies raise audit events too
-        self.handlers = {
-            "open": self.on_open,
-            "os.mkdir": lambda path, *_: self.prepare(path),
-            "os.remove": lambda path, *_: self.prepare(path),
-            "os.rename": self.on_rename,
-            "os.rmdir": lambda path, *_: self.prepare(path, last="folder"),
-            "shutil.rmtree": lambda path, *_: self.prepare(path, last="folder"),
-            "os.truncate": lambda path, *_: self.prepare(path, last="file"),
-            "os.chmod": lambda path, *_: self.prepare(path, last="file"),
-            "os.chown": lambda path, *_: self.prepare(path, last="file"),
-            "os.utime": lambda path, *_: self.prepare(path, last="file"),
-            "os.symlink": lambda src, dst, *_: self.prepare(dst),
-            "os.link": lambda src, dst, *_: self.prepare(dst),
-        }
 
     def __call__(self, event, args):
-        handler = self.handlers.get(event)
-        if handler is None or getattr(self.busy, "on", False):
+        if event not in _CHANGES and event not in ("open", "os.rename", "os.truncate"):
+            return
+        if getattr(self.busy, "on", False):
             return
         self.busy.on = True
         try:
-            handler(*args)
+            if event == "open":  # (path, mode or None, flags)
+                path, mode, flags = args
+                flags = flags if isinstance(flags, int) else 0
+                mode = mode if isinstance(mode, str) else ""
+                if flags & _WRITE_FLAGS or any(c in mode for c in "wax+"):
+                    truncating = bool(flags & os.O_TRUNC) or "w" in mode
+                    self.prepare(path, "file", truncating=truncating)
+            elif event == "os.rename":  # (src, dst, src_dir_fd, dst_dir_fd)
+                self.prepare(args[0], dir_fd=args[2])
+                self.prepare(args[1], dir_fd=args[3])
+            elif event == "os.truncate":  # (path or fd, length)
+                self.prepare(args[0], "file")
+            else:
+                index, last = _CHANGES[event]
+                self.prepare(args[index], last, dir_fd=args[-1])
         finally:
             self.busy.on = False
 
-    def on_open(self, path, mode, flags):
-        if flags & _WRITE_FLAGS:
-            self.prepare(path, last="file", truncating=bool(flags & os.O_TRUNC))
-
-    def on_rename(self, src, dst, *_):
-        self.prepare(src)
-        self.prepare(dst)
-
-    def prepare(self, path, last=None, truncating=False):
+    def prepare(self, path, last=None, truncating=False, dir_fd=None):
         if isinstance(path, int):
             return  # a file descriptor: its file was opened (and prepared) before
-        path = os.path.abspath(os.fsdecode(path))
+        path = os.fsdecode(path)
+        if dir_fd not in (None, -1) and not os.path.isabs(path):
+            return
+        path = os.path.abspath(path)
         if _within(path, self.run_dir):
             self.own_parents(path)
             if last == "file":

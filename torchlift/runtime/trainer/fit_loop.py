@@ -55,7 +55,8 @@ class _Closure:
                         "must return the loss tensor or a dict with a 'loss' key"
                     )
             elif output is None:
-                return self._skip(trainer)
+                self._skip(trainer)
+                return None
             else:
                 raise MisconfigurationException(
                     f"training_step returned {type(output).__name__}; under automatic optimization it must "
@@ -85,7 +86,6 @@ class _Closure:
         )
         if self.zero_grad:
             self.loop._zero_grad(self.batch_idx, self.optimizer)
-        return None
 
     def outputs(self) -> dict[str, Any]:
         if self.loss is None:  # the step was skipped

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import subprocess
 
 import pytest
 from conftest import CONVERTED, MARK, stderr_lines
@@ -32,14 +34,27 @@ def test_default_prints_a_diff_and_writes_nothing(fake_engine, cli, script):
     assert lines[-1] == "1 file would be changed."
 
 
-def test_diff_applies_with_patch_semantics(fake_engine, cli, tmp_path):
-    # A last line without newline must be marked, or `patch` would add one.
+@pytest.mark.parametrize("last_line", ["y = 2", "y = 2\n"], ids=["no_final_newline", "newline"])
+def test_diff_applies_with_patch_semantics(fake_engine, cli, tmp_path, last_line):
+    # The printed diff, fed to the real `patch` in a copy of the folder, must produce exactly
+    # what -o writes (a last line without newline must be marked, or patch would add one).
+    assert shutil.which("patch"), "this test needs GNU patch: apt-get install patch"
     path = tmp_path / "t.py"
-    path.write_text(MARK + "y = 2")
-    result = cli(path)
-    assert result.stdout.endswith("+y = 2\n\\ No newline at end of file\n") or (
-        "\\ No newline at end of file" in result.stdout
+    path.write_text(MARK + last_line)
+    diff = cli(path).stdout
+    converted = tmp_path / "converted.py"
+    assert cli(path, "-o", converted).exit_code == 0
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(path, copy / "t.py")
+    applied = subprocess.run(
+        ["patch", "--batch", "--forward", "-p0", "-i", "-", str(copy / "t.py")],
+        input=diff,
+        capture_output=True,
+        text=True,
     )
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert (copy / "t.py").read_bytes() == converted.read_bytes() != path.read_bytes()
 
 
 def test_unchanged_file_prints_no_diff(fake_engine, cli, tmp_path):

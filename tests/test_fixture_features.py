@@ -90,6 +90,7 @@ def probe(case: str, workdir: Path) -> list[dict]:
     script = FIXTURES / case / "input.py"
     proc = subprocess.run(
         [sys.executable, str(script)],
+        check=False,
         cwd=workdir,
         env=env,
         capture_output=True,

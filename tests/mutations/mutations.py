@@ -52,19 +52,20 @@ def migrate_source(*args, **kwargs):
 
 
 ENGINE = "torchlift/migrator/engine.py"
+STEP = "output = self.precision_plugin.optimizer_step(optimizer, closure, after_closure, **kwargs)"
 
 MUTATIONS = [
     Mutation(
         "optimizer step skipped (the 3rd of the run)",
         "torchlift/runtime/trainer/trainer.py",
         _fixtures("tutorial_quickstart", "regression_dict"),
-        old="        output = self.precision_plugin.optimizer_step(optimizer, closure, after_closure, **kwargs)\n",
+        old=f"        {STEP}\n",
         new=(
             "        self._mutation_steps = getattr(self, '_mutation_steps', 0) + 1\n"
             "        if self._mutation_steps == 3:\n"
             "            output = closure()\n"
             "        else:\n"
-            "            output = self.precision_plugin.optimizer_step(optimizer, closure, after_closure, **kwargs)\n"
+            f"            {STEP}\n"
         ),
     ),
     Mutation(
@@ -107,7 +108,8 @@ MUTATIONS = [
             "interrupted_run_resumes or ckpt_path_last",
         ),
         old="            optimizer.state_dict() for optimizer in trainer.optimizers\n",
-        new="            {**optimizer.state_dict(), 'state': {}} for optimizer in trainer.optimizers\n",
+        new="            {**optimizer.state_dict(), 'state': {}}\n"
+        "            for optimizer in trainer.optimizers\n",
     ),
     Mutation(
         "--check always exits 0",
@@ -153,7 +155,8 @@ MUTATIONS = [
         "bf16 autocast off (mixed precision runs in fp32)",
         "torchlift/runtime/precision.py",
         ("tests/runtime/distributed/test_ddp_processes.py", "-k", "amp"),
-        old="        return torch.autocast(self.device_type, dtype=self.dtype, cache_enabled=False)\n",
+        old="        return torch.autocast(self.device_type, dtype=self.dtype,"
+        " cache_enabled=False)\n",
         new=(
             "        return torch.autocast(self.device_type, dtype=self.dtype, cache_enabled=False,"
             " enabled=False)\n"
@@ -173,7 +176,7 @@ MUTATIONS = [
     Mutation(
         "diff without the missing-final-newline marker",
         "torchlift/cli/report.py",
-        ("tests/cli/test_cli_modes.py", "-k", "patch"),
+        ("tests/cli/test_cli_modes.py", "-k", "patch or without_newline"),
         old='            lines.append(line + "\\n\\\\ No newline at end of file\\n")\n',
         new='            lines.append(line + "\\n")\n',
     ),

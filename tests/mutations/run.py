@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                 if code != 0:
                     failures += 1
                     print(f"baseline FAILS (exit {code}): pytest {' '.join(tests)}", flush=True)
-        print(f"| mutation | tests | result | time |\n|---|---|---|---|", flush=True)
+        print("| mutation | tests | result | time |\n|---|---|---|---|", flush=True)
         for mutation in selected:
             repo = Path(tmp) / "mutant"
             shutil.copytree(pristine, repo)

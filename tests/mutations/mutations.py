@@ -199,4 +199,19 @@ def migrate_source(source, path="<string>", target="runtime"):
     return result
 """,
     ),
+    Mutation(
+        "the migrator crashes on a syntax error (verify must not call that an input error)",
+        ENGINE,
+        ("tests/verify/test_verify.py", "-k", "unparsable"),
+        new="""
+
+_unmutated_migrate_source = migrate_source
+
+
+def migrate_source(source, *args, **kwargs):
+    if "def broken(:" in source:
+        raise RuntimeError("the migrator crashed")
+    return _unmutated_migrate_source(source, *args, **kwargs)
+""",
+    ),
 ]

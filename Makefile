@@ -6,7 +6,7 @@ TORCH_SPEC ?= torch
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q
 
-.PHONY: demo test bench clean
+.PHONY: demo test mutate bench clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ demo: $(VENV)/.base
 
 test: $(VENV)/.test
 	$(PY) -m pytest -q
+
+# Planted bugs the tests must catch (tests/mutations/): minutes, so not part of `make test`.
+mutate: $(VENV)/.test
+	$(PY) tests/mutations/run.py
 
 bench: $(VENV)/.test
 	for b in benchmarks/*.py; do $(PY) $$b; done

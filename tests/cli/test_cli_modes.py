@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import subprocess
+from pathlib import Path
 
 import pytest
-from conftest import CONVERTED, MARK, stderr_lines
+from conftest import CONVERTED, FIXTURES, MARK, stderr_lines
 
 SCRIPT = "import torch\n" + MARK + "x = 1\n"
 PLAIN = "import os\nprint(os.sep)\n"
@@ -32,14 +35,42 @@ def test_default_prints_a_diff_and_writes_nothing(fake_engine, cli, script):
     assert lines[-1] == "1 file would be changed."
 
 
-def test_diff_applies_with_patch_semantics(fake_engine, cli, tmp_path):
-    # A last line without newline must be marked, or `patch` would add one.
-    path = tmp_path / "t.py"
-    path.write_text(MARK + "y = 2")
-    result = cli(path)
-    assert result.stdout.endswith("+y = 2\n\\ No newline at end of file\n") or (
-        "\\ No newline at end of file" in result.stdout
+def patched(diff: str, original: Path, tmp_path: Path) -> bytes:
+    """The file `patch` makes from a copy of `original` and `diff` (the real tool)."""
+    assert shutil.which("patch"), "this test needs GNU patch: apt-get install patch"
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(original, copy / original.name)
+    applied = subprocess.run(
+        ["patch", "--batch", "--forward", "-p0", "-i", "-", str(copy / original.name)],
+        check=False,
+        input=diff,
+        capture_output=True,
+        text=True,
     )
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    return (copy / original.name).read_bytes()
+
+
+@pytest.mark.parametrize("last_line", ["y = 2", "y = 2\n"], ids=["no_final_newline", "newline"])
+def test_diff_applies_with_patch_semantics(fake_engine, cli, tmp_path, last_line):
+    # The printed diff, fed to the real `patch`, must produce exactly what -o writes.
+    path = tmp_path / "t.py"
+    path.write_text(MARK + last_line)
+    converted = tmp_path / "converted.py"
+    assert cli(path, "-o", converted).exit_code == 0
+    assert patched(cli(path).stdout, path, tmp_path) == converted.read_bytes() != path.read_bytes()
+
+
+def test_diff_of_a_changed_last_line_without_newline_applies(cli, tmp_path):
+    # A converted loop that ends the file, which has no final newline: the diff's last added
+    # line must be marked, or patch would add a newline the conversion does not have.
+    path = tmp_path / "train.py"
+    path.write_bytes((FIXTURES / "plateau_scheduler_val_loss" / "input.py").read_bytes().rstrip())
+    converted = tmp_path / "converted.py"
+    assert cli(path, "-o", converted).exit_code == 0
+    assert not converted.read_bytes().endswith(b"\n")
+    assert patched(cli(path).stdout, path, tmp_path) == converted.read_bytes()
 
 
 def test_unchanged_file_prints_no_diff(fake_engine, cli, tmp_path):

@@ -69,6 +69,38 @@ def test_targets_differ_only_in_the_import_line(spec: ScriptSpec):
         assert other == runtime.replace("import torchlift.runtime as L", line)
 
 
+# Shapes the generator makes that the migrator still refuses (TL114: accumulation combined with
+# clipping, a running loss, an epoch scheduler, main() ...). Only these may be left alone; the
+# properties that compare training runs discard them (so every example they count compares
+# two runs), and at least MIN_CONVERTED of a fixed sample must convert (53% of it does at the
+# time of writing: raise the bar as the gaps close).
+KNOWN_GAPS = {"TL114": lambda spec: spec.accumulation > 1}
+MIN_CONVERTED = 0.5
+SHARE_SAMPLE = 60
+
+
+def _left_alone_for_a_known_gap(spec: ScriptSpec, result) -> bool:
+    codes = {f.code for f in result.findings if f.severity == "warning"}
+    return bool(codes) and all(code in KNOWN_GAPS and KNOWN_GAPS[code](spec) for code in codes)
+
+
+def test_most_generated_scripts_convert():
+    outcomes = []
+
+    @settings(max_examples=SHARE_SAMPLE, derandomize=True, database=None)
+    @given(spec=script_specs())
+    def migrate_one(spec):
+        result = migrate(render_script(spec))
+        outcomes.append(result.changed)
+        assert result.changed or _left_alone_for_a_known_gap(
+            spec, result
+        ), f"a script that must convert was left alone: {_codes(result)}\n{render_script(spec)}"
+
+    migrate_one()
+    share = sum(outcomes) / len(outcomes)
+    assert share >= MIN_CONVERTED, f"only {share:.0%} of {len(outcomes)} generated scripts convert"
+
+
 def _run_pair(tmp_path, original: str, converted: str):
     paths = []
     for name, code in [("original", original), ("converted", converted)]:
@@ -76,9 +108,14 @@ def _run_pair(tmp_path, original: str, converted: str):
         folder.mkdir()
         (folder / "train.py").write_text(code)
         paths.append(folder / "train.py")
+    # one thread per script: two runs share the machine, and thread counts change float sums
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     with ThreadPoolExecutor(2) as pool:
         runs = list(
-            pool.map(lambda p: run_traced(p, cwd=p.parent, params=True, timeout=240, seed=0), paths)
+            pool.map(
+                lambda p: run_traced(p, cwd=p.parent, env=env, params=True, timeout=240, seed=0),
+                paths,
+            )
         )
     return runs
 
@@ -88,9 +125,11 @@ def _run_pair(tmp_path, original: str, converted: str):
 def test_converted_script_trains_with_the_same_losses(spec: ScriptSpec, tmp_path_factory):
     source = render_script(spec)
     result = migrate(source)
-    event("converted" if result.changed else "left alone")
     if not result.changed:
-        return  # the no-conversion case is byte-identical, checked above
+        # left alone is allowed only for a known gap; such an example compares nothing, so it
+        # does not count: hypothesis draws another
+        assert _left_alone_for_a_known_gap(spec, result), f"left alone: {_codes(result)}"
+        assume(False)
     note(result.output)
     original, converted = _run_pair(tmp_path_factory.mktemp("pair"), source, result.output)
     assert original.ok and original.losses, original.stderr[-2000:]

@@ -28,6 +28,11 @@ CASES = {
     "bf16_mixed": dict(
         model_cfg=dict(optimizer="adam"), trainer_cfg=dict(max_epochs=2, precision="bf16-mixed")
     ),
+    "precision_64": dict(trainer_cfg=dict(max_epochs=2, precision=64)),
+    # on CPU Lightning runs "16-mixed" as bf16 autocast without a GradScaler (it warns): so must we
+    "16_mixed_on_cpu": dict(
+        model_cfg=dict(optimizer="adam"), trainer_cfg=dict(max_epochs=2, precision="16-mixed")
+    ),
     "max_steps": dict(trainer_cfg=dict(max_steps=9, max_epochs=-1)),
     "limit_train_batches": dict(
         trainer_cfg=dict(max_epochs=3, limit_train_batches=4, limit_val_batches=1)
@@ -62,7 +67,7 @@ def test_losses_match_lightning(case):
     assert ours_trainer.global_step == their_trainer.global_step
     assert ours_trainer.current_epoch == their_trainer.current_epoch
     ours_params = dict(ours_model.named_parameters())
-    for name, param in their_model.named_parameters():
+    for name, param in their_model.named_parameters():  # assert_close also checks the dtype
         torch.testing.assert_close(ours_params[name], param, rtol=1e-6, atol=1e-7)
     for key in ("train_loss_epoch", "val_loss"):
         if key in their_trainer.callback_metrics:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -76,6 +77,16 @@ def _parent_death_signal() -> Callable[[], None] | None:
     return set_signal
 
 
+def reserve_port() -> socket.socket:
+    """A socket bound to a free port, not listening, with SO_REUSEADDR: while it stays open no
+    other bind(0) on this machine is given the port, yet rank 0's TCPStore (which also sets
+    SO_REUSEADDR) can listen on it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("", 0))
+    return sock
+
+
 class SubprocessScriptLauncher:
     """Launch local ranks 1..N-1 of this machine; used only by local rank 0 of a plain run."""
 
@@ -94,6 +105,11 @@ class SubprocessScriptLauncher:
         command = script_command()  # fails for interactive sessions before anything is changed
         env = self.environment
         port_given = "MASTER_PORT" in os.environ
+        if not port_given:
+            # Choosing a free port and closing it before rank 0 listens is a race; the
+            # reservation stays bound until this process exits (see reserve_port).
+            self._port_reservation = reserve_port()
+            os.environ["MASTER_PORT"] = str(self._port_reservation.getsockname()[1])
         port = env.main_port()
         if port_given and env.node_rank() == 0 and is_port_in_use(port):
             raise DistributedEnvironmentError(

@@ -9,10 +9,12 @@ rank zero only, writes OUT/result.json (final weights, ranks seen, world size). 
     test=1                        (trainer.test() after fit in the same launch)
     collectives=1                 (call each strategy collective after fit)
     sync_log=1                    (self.log(..., sync_dist=True) of the rank, read back)
+Each rank also records its loss at every step ("losses").
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -21,8 +23,13 @@ import time
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-import torchlift.runtime as L
-from torchlift.runtime.callbacks import ModelCheckpoint
+# TORCHLIFT_TEST_ENGINE=lightning runs the same script on real Lightning (the parity test); an
+# environment variable, not an option, because the module is also imported by the tests.
+L = importlib.import_module(
+    "lightning.pytorch"
+    if os.environ.get("TORCHLIFT_TEST_ENGINE") == "lightning"
+    else "torchlift.runtime"
+)
 
 
 def parse(argv: list[str]) -> dict[str, str]:
@@ -35,6 +42,7 @@ class Regressor(L.LightningModule):
         self.layer = torch.nn.Linear(8, 1)
         self.fail_rank, self.fail_step, self.sync_log = fail_rank, fail_step, sync_log
         self.rank0_log = rank0_log
+        self.losses: list[float] = []  # this rank's loss at every training step
 
     def training_step(self, batch, batch_idx):
         if self.global_rank == self.fail_rank and self.global_step == self.fail_step:
@@ -45,6 +53,7 @@ class Regressor(L.LightningModule):
             )
         x, y = batch
         loss = torch.nn.functional.mse_loss(self.layer(x), y)
+        self.losses.append(loss.item())
         if self.sync_log:
             self.log("rank_mean", float(self.global_rank), sync_dist=True, on_step=True)
         if self.rank0_log and self.global_rank == 0:
@@ -56,7 +65,8 @@ class Regressor(L.LightningModule):
         self.log("test_loss", torch.nn.functional.mse_loss(self.layer(x), y), sync_dist=True)
 
     def configure_optimizers(self):
-        return torch.optim.SGD(self.parameters(), lr=0.1)
+        # momentum: optimizer state that a lost or unsynchronised state dict would show
+        return torch.optim.SGD(self.parameters(), lr=0.1, momentum=0.9)
 
 
 def data(n: int = 64) -> TensorDataset:
@@ -101,7 +111,7 @@ def main(argv: list[str]) -> None:
     every = int(opts.get("ckpt_every", 0))
     if every:
         callbacks.append(
-            ModelCheckpoint(
+            L.callbacks.ModelCheckpoint(
                 dirpath=os.path.join(out, "ckpt"), every_n_train_steps=every, save_top_k=-1
             )
         )
@@ -127,6 +137,7 @@ def main(argv: list[str]) -> None:
         "world_size": trainer.world_size,
         "global_step": trainer.global_step,
         "weights": [p.detach().flatten().tolist() for p in model.parameters()],
+        "losses": model.losses,
         "ranks_mean": float(trainer.callback_metrics.get("rank_mean", -1.0)),
     }
     if opts.get("collectives") == "1":

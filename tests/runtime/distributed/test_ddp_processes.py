@@ -6,6 +6,7 @@ Each test launches the script the way a user would: `python script.py`, torchrun
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -20,6 +21,8 @@ from torch.utils.data import DataLoader, DistributedSampler
 SCRIPT = Path(__file__).with_name("ddp_script.py")
 sys.path.insert(0, str(SCRIPT.parent))
 import ddp_script  # noqa: E402
+
+from torchlift.runtime.launcher import reserve_port  # noqa: E402
 
 _CLEARED = (
     "RANK LOCAL_RANK WORLD_SIZE NODE_RANK GROUP_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT "
@@ -49,30 +52,51 @@ def torchrun(*args: str) -> list[str]:
     return [sys.executable, "-m", "torch.distributed.run", *args]
 
 
-def free_port() -> int:
-    from torchlift.runtime.environments import find_free_port
-
-    return find_free_port()
+@contextlib.contextmanager
+def reserved_port():
+    """A free port that stays reserved while the block runs: no other bind(0) gets it, and the
+    rendezvous store (SO_REUSEADDR) can still listen on it. Closing a probe socket and reusing
+    its number would race with every other process picking ports."""
+    with reserve_port() as sock:
+        yield sock.getsockname()[1]
 
 
 def results(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "result.json").read_text().splitlines()]
 
 
-def reference_weights(steps: int, global_batch: int, shuffle: bool) -> list[torch.Tensor]:
-    """One process, plain torch, the global batch in the order DistributedSampler gives it."""
+def reference_weights(
+    steps: int, global_batch: int, shuffle: bool, world_size: int = 1, precision: str = "32-true"
+) -> list[torch.Tensor]:
+    """One process, plain torch. Each global batch is split into the shards DistributedSampler
+    gives `world_size` ranks; each shard's gradient is computed on its own (under bf16 autocast
+    for precision="bf16-mixed") and the shards' gradients averaged as DDP does (g / world_size,
+    summed). SGD with momentum, as ddp_script."""
     torch.manual_seed(7)
     model = ddp_script.Regressor()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     dataset = ddp_script.data()
-    sampler = DistributedSampler(dataset, num_replicas=1, rank=0, shuffle=shuffle, seed=7)
-    loader = DataLoader(dataset, batch_size=global_batch, sampler=sampler)
+    samplers = [
+        DistributedSampler(dataset, num_replicas=world_size, rank=rank, shuffle=shuffle, seed=7)
+        for rank in range(world_size)
+    ]
+    loaders = [
+        DataLoader(dataset, batch_size=global_batch // world_size, sampler=s) for s in samplers
+    ]
     done, epoch = 0, 0
     while done < steps:
-        sampler.set_epoch(epoch)  # the trainer must do the same on every rank
-        for x, y in loader:
-            optimizer.zero_grad()
-            torch.nn.functional.mse_loss(model.layer(x), y).backward()
+        for sampler in samplers:
+            sampler.set_epoch(epoch)  # the trainer must do the same on every rank
+        for shards in zip(*loaders):
+            grads = []
+            for x, y in shards:
+                model.zero_grad()
+                with torch.autocast("cpu", torch.bfloat16, enabled=precision == "bf16-mixed"):
+                    loss = torch.nn.functional.mse_loss(model.layer(x), y)
+                loss.backward()
+                grads.append([p.grad / world_size for p in model.parameters()])
+            for param, *shard_grads in zip(model.parameters(), *grads):
+                param.grad = sum(shard_grads[1:], shard_grads[0])
             optimizer.step()
             done += 1
             if done == steps:
@@ -132,6 +156,15 @@ def test_plain_python_script_trains_on_two_processes(tmp_path):
     assert_weights(result, reference_weights(steps=3, global_batch=8, shuffle=True))
 
 
+def processes_left_after(text: str, timeout: float) -> list[int]:
+    """The processes still mentioning `text` once they had `timeout` seconds to go: the parent's
+    exit does not wait for the kernel to reap every child, so scanning at once can race."""
+    deadline = time.monotonic() + timeout
+    while (pids := live_processes_mentioning(text)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return pids
+
+
 @pytest.mark.parametrize("rank", [1, 0])  # a launched child / the launching process
 def test_rank_failure_stops_every_process(tmp_path, rank):
     out = tmp_path / "fail"
@@ -142,31 +175,84 @@ def test_rank_failure_stops_every_process(tmp_path, rank):
     assert proc.stderr.count(message) == 1, proc.stderr
     assert proc.stderr.count("Traceback") == 1, proc.stderr
     assert elapsed < 30
-    assert live_processes_mentioning(str(out)) == []
+    assert processes_left_after(str(out), timeout=15) == []
     assert not (out / "result.json").exists()
 
 
 def test_torchrun_two_processes_with_amp(tmp_path):
     out = tmp_path / "torchrun"
-    port = free_port()
-    command = torchrun(
-        "--nproc_per_node=2", "--master_addr=127.0.0.1", f"--master_port={port}", str(SCRIPT)
-    )
-    proc = run(command + [str(out), "devices=auto", "steps=4", "batch=4", "precision=bf16-mixed"])
+    with reserved_port() as port:
+        command = torchrun(
+            "--nproc_per_node=2", "--master_addr=127.0.0.1", f"--master_port={port}", str(SCRIPT)
+        )
+        options = [str(out), "devices=auto", "steps=4", "batch=4", "precision=bf16-mixed"]
+        proc = run(command + options)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (result,) = results(out)
     assert result["world_size"] == 2
     rank1 = json.loads((out / "rank1.json").read_text())
     assert rank1["weights"] == result["weights"]
-    # AMP under DDP: bf16 autocast rounds differently from the fp32 reference, but not far
-    for got, want in zip(result["weights"], reference_weights(4, 8, shuffle=False)):
-        torch.testing.assert_close(torch.tensor(got), want, rtol=0, atol=5e-2)
+    got = [torch.tensor(w) for w in result["weights"]]
+    # AMP under DDP: exactly what each rank computes under bf16 autocast, averaged ...
+    bf16 = reference_weights(4, 8, shuffle=False, world_size=2, precision="bf16-mixed")
+    for weights, want in zip(got, bf16):
+        torch.testing.assert_close(weights, want, rtol=1e-6, atol=1e-7)
+    # ... and visibly not fp32 (a run with autocast off must fail here)
+    fp32 = reference_weights(4, 8, shuffle=False, world_size=2)
+    assert any(not torch.allclose(w, f, rtol=1e-4, atol=1e-5) for w, f in zip(got, fp32))
+
+
+def test_one_and_two_processes_train_alike_across_epochs(tmp_path):
+    """devices=1 and devices=2 with the same global batch (1 x 8, 2 x 4), shuffled, 10 steps:
+    past the end of the first epoch (8 steps), where set_epoch must reshuffle on every rank."""
+    runs = {}
+    for devices, batch in ((1, 8), (2, 4)):
+        out = tmp_path / f"devices{devices}"
+        proc = run(script(out, f"devices={devices}", f"batch={batch}", "shuffle=1", "steps=10"))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        (runs[devices],) = results(out)
+        assert runs[devices]["world_size"] == devices and runs[devices]["global_step"] == 10
+    assert_weights(runs[1], reference_weights(steps=10, global_batch=8, shuffle=True))
+    assert_weights(runs[2], reference_weights(steps=10, global_batch=8, shuffle=True, world_size=2))
+    for one, two in zip(runs[1]["weights"], runs[2]["weights"]):
+        torch.testing.assert_close(torch.tensor(two), torch.tensor(one), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.lightning
+def test_two_processes_match_lightning(tmp_path):
+    """The same script on 2 gloo processes, on our runtime and on real Lightning: the same loss
+    at every step on both ranks, and the same final weights (shuffled, past an epoch end)."""
+    pytest.importorskip("lightning.pytorch")
+    runs = {}
+    for engine in ("torchlift", "lightning"):
+        out = tmp_path / engine
+        options = ["devices=2", "batch=4", "shuffle=1", "steps=10"]
+        proc = run(script(out, *options), TORCHLIFT_TEST_ENGINE=engine)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        (result,) = results(out)
+        rank1 = json.loads((out / "rank1.json").read_text())
+        runs[engine] = [result["losses"], rank1["losses"], *result["weights"]]
+    ours, theirs = runs["torchlift"], runs["lightning"]
+    assert len(ours[0]) == len(ours[1]) == 10  # each rank's losses, then each weight tensor
+    assert len(ours) == len(theirs)
+    for mine, lightning in zip(ours, theirs):
+        torch.testing.assert_close(
+            torch.tensor(mine), torch.tensor(lightning), rtol=1e-6, atol=1e-7
+        )
 
 
 def test_two_machines_on_loopback(tmp_path):
     """The many-machines path: two torchrun commands with a static rendezvous."""
     out = tmp_path / "nodes"
-    port = free_port()
+    with reserved_port() as port:
+        outputs, codes = run_two_nodes(port, out)
+    assert codes == [0, 0], outputs[0][1][-2000:] + outputs[1][1][-2000:]
+    (result,) = results(out)
+    assert result["world_size"] == 2
+    assert_weights(result, reference_weights(steps=10, global_batch=8, shuffle=True, world_size=2))
+
+
+def run_two_nodes(port: int, out: Path):
     common = [
         "--nnodes=2",
         "--nproc_per_node=1",
@@ -187,12 +273,7 @@ def test_two_machines_on_loopback(tmp_path):
         for rank in (0, 1)
     ]
     outputs = [node.communicate(timeout=120) for node in nodes]
-    assert [node.returncode for node in nodes] == [0, 0], (
-        outputs[0][1][-2000:] + outputs[1][1][-2000:]
-    )
-    (result,) = results(out)
-    assert result["world_size"] == 2
-    assert_weights(result, reference_weights(steps=10, global_batch=8, shuffle=True))
+    return outputs, [node.returncode for node in nodes]
 
 
 def test_resume_from_a_ddp_checkpoint_equals_uninterrupted(tmp_path):

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
 import importlib.machinery
 import os
+import socket
 import sys
 
 import pytest
 
 from torchlift.runtime.failure import is_peer_failure
-from torchlift.runtime.launcher import script_command
+from torchlift.runtime.launcher import reserve_port, script_command
 
 
 @pytest.fixture
@@ -69,3 +71,21 @@ def test_torch_distributed_errors_are_peer_failures():
     import torch.distributed as dist
 
     assert is_peer_failure(dist.DistNetworkError("store gone"))
+
+
+def test_a_reserved_port_is_kept_from_others_but_open_to_the_store():
+    # The launcher keeps MASTER_PORT reserved instead of closing a probe socket and hoping
+    # nobody takes the number before rank 0 listens on it.
+    import torch.distributed as dist
+
+    with reserve_port() as reservation:
+        port = reservation.getsockname()[1]
+        for _ in range(200):  # the OS hands out ephemeral ports in turn: none may be ours
+            with socket.socket() as other:
+                other.bind(("", 0))
+                assert other.getsockname()[1] != port
+        with socket.socket() as other, pytest.raises(OSError):
+            other.bind(("", port))
+        store = dist.TCPStore("127.0.0.1", port, 1, True, timeout=datetime.timedelta(seconds=10))
+        store.set("key", "value")
+        assert store.get("key") == b"value"

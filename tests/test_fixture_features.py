@@ -1,0 +1,114 @@
+"""Each fixture makes its feature act: a clipping fixture clips, a plateau scheduler reduces the
+learning rate before a later step, accumulation steps once per several backward() calls...
+A fixture whose feature never acts would still pass the equivalence test with the feature
+broken (or dropped) in the conversion, so this is checked on the original script itself.
+
+The script runs unchanged with tests/fixture_probe/sitecustomize.py loaded, which records
+every clip_grad_norm_ / clip_grad_value_ call and, at every optimizer step, the learning
+rates and the number of backward() calls since the previous step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+PROBE = Path(__file__).with_name("fixture_probe")
+
+
+def clips(events) -> str | None:
+    calls = [e for e in events if e["event"] in ("clip_norm", "clip_value")]
+    acted = [
+        e for e in calls if (e["norm"] > e["max"] if "norm" in e else e["max_abs"] > e["clip"])
+    ]
+    if not acted:
+        return f"never clipped: {len(calls)} clip calls, all under the limit: {calls}"
+    return None
+
+
+def reduces_lr(events) -> str | None:
+    lrs = [e["lrs"][0] for e in steps(events)]
+    if not any(lr < lrs[0] for lr in lrs):
+        return f"no optimizer step ran with a reduced learning rate: {lrs}"
+    return None
+
+
+def changes_lr_between_epochs(events) -> str | None:
+    lrs = [e["lrs"][0] for e in steps(events)]
+    if len(set(lrs)) < 2:
+        return f"every optimizer step used the same learning rate {lrs[0]}"
+    return None
+
+
+def changes_lr_every_step(events) -> str | None:
+    lrs = [e["lrs"][0] for e in steps(events)]
+    if any(a == b for a, b in zip(lrs, lrs[1:])):
+        return f"a per-step schedule left the learning rate unchanged between steps: {lrs}"
+    return None
+
+
+def accumulates(events) -> str | None:
+    counts = [e["backwards"] for e in steps(events)]
+    if len(counts) < 2 or min(counts) < 2:
+        return f"an optimizer step followed a single backward(): backward calls per step {counts}"
+    return None
+
+
+def steps(events):
+    return [e for e in events if e["event"] == "step"]
+
+
+FEATURES = {
+    "amp_autocast_gradscaler": [clips],
+    "char_rnn_lstm": [clips],
+    "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
+    "plateau_scheduler_val_loss": [reduces_lr],
+    "gradient_accumulation": [accumulates],
+    "binary_bce_onecycle_per_step": [changes_lr_every_step],
+    "official_mnist_argparse": [changes_lr_between_epochs],
+    "train_one_epoch_helpers": [changes_lr_between_epochs],
+}
+
+
+def probe(case: str, workdir: Path) -> list[dict]:
+    log = workdir / "probe.jsonl"
+    env = dict(
+        os.environ,
+        TORCHLIFT_PROBE=str(log),
+        OMP_NUM_THREADS="1",
+        CUDA_VISIBLE_DEVICES="",
+        PYTHONWARNINGS="ignore",
+    )
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROBE), env.get("PYTHONPATH", "")]))
+    script = FIXTURES / case / "input.py"
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        check=False,
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(FEATURES))
+def test_fixture_exercises_its_feature(case, tmp_path):
+    events = probe(case, tmp_path)
+    assert steps(events), f"{case}: no optimizer step was recorded"
+    failures = [f"{check.__name__}: {why}" for check in FEATURES[case] if (why := check(events))]
+    assert not failures, f"{case}: " + "; ".join(failures)
+
+
+def test_every_feature_table_entry_is_a_fixture():
+    assert set(FEATURES) <= {p.parent.name for p in FIXTURES.glob("*/input.py")}

@@ -23,6 +23,7 @@ from .names import clear_cache, collect_names
 from .prefilter import may_contain_training_loop
 from .result import Finding, InputError, MigrationResult
 from .rules import RULES, Unsupported
+from .upgrade import upgrade_lightning
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _L_NAME = re.compile(r"(?<![.\w])L\b(?!\s*[\"'])")
@@ -56,6 +57,9 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     tree, error = parse_text(text, path)
     if error is not None:
         return MigrationResult(path, text, text, [], error)
+    upgraded = upgrade_lightning(text, path, TARGET_MODULES[target])  # Lightning 1.x -> 2.x
+    if upgraded is not None:
+        return upgraded
     if not may_contain_training_loop(text):
         return MigrationResult(path, text, text, [_info(path, "TL002")])
     try:

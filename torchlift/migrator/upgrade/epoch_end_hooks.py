@@ -247,7 +247,7 @@ class EpochEndHooks(cst.CSTVisitor):
                 )
                 if at < len(body) - 1:
                     body[at + 1] = body[at + 1].with_changes(
-                        leading_lines=[cst.EmptyLine()]
+                        leading_lines=[cst.EmptyLine(indent=False)]
                     )
                 return node.with_changes(body=node.body.with_changes(body=body))
 

@@ -46,18 +46,23 @@ def rewrite_arguments(call: cst.Call, replace: dict[str, list[cst.Arg]]) -> cst.
             continue
         new = replace[name]
         for position, item in enumerate(new):
-            final = position == len(new) - 1
-            comma = (
-                arg.comma
-                if (final or arg.comma is not cst.MaybeSentinel.DEFAULT)
-                else _COMMA
-            )
-            args.append(item.with_changes(comma=comma))
+            if (
+                position == len(new) - 1
+            ):  # the last one ends where the replaced one ended
+                item = item.with_changes(whitespace_after_arg=arg.whitespace_after_arg)
+                args.append(item.with_changes(comma=arg.comma))
+            else:
+                between = (
+                    arg.comma if arg.comma is not cst.MaybeSentinel.DEFAULT else _COMMA
+                )
+                args.append(item.with_changes(comma=between))
     last = call.args[-1] if call.args else None
     removed_last = last is not None and last.keyword is not None
     if removed_last and replace.get(last.keyword.value) == [] and args:
         # the last argument went: the new last one takes its trailing comma (or none)
-        args[-1] = args[-1].with_changes(comma=last.comma)
+        args[-1] = args[-1].with_changes(
+            comma=last.comma, whitespace_after_arg=last.whitespace_after_arg
+        )
     return call.with_changes(args=args)
 
 

@@ -40,9 +40,7 @@ def upgrade(case: str, target: str = "runtime", text: str | None = None):
 
 
 def describe(result) -> str:
-    return "\n".join(
-        [str(result.error)] * bool(result.error) + [str(f) for f in result.findings]
-    )
+    return "\n".join([str(result.error)] * bool(result.error) + [str(f) for f in result.findings])
 
 
 def test_cases_exist_and_stay_out_of_the_plain_fixture_glob():
@@ -66,9 +64,7 @@ def test_input_states_what_it_shows(case):
 def test_input_upgrades_to_expected(case):
     result = upgrade(case)
     assert result.error is None, describe(result)
-    assert result.output == (UPGRADES / case / "expected.py").read_text(), describe(
-        result
-    )
+    assert result.output == (UPGRADES / case / "expected.py").read_text(), describe(result)
     assert not [f for f in result.findings if f.severity == "warning"], describe(result)
     assert any(f.code.startswith("TL2") for f in result.findings)
 
@@ -109,9 +105,7 @@ def _run(case: str, kind: str, engine: str, workdir: Path) -> TracedRun:
     folder.mkdir(parents=True)
     script = folder / "train.py"
     script.write_text(_script(case, kind, engine))
-    env = dict(
-        os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore"
-    )
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
     return run_traced(script, cwd=folder, env=env, timeout=RUN_TIMEOUT)
 
 
@@ -121,8 +115,7 @@ def runs(request, tmp_path_factory):
     selected = {
         item.callspec.params["case"]
         for item in request.session.items
-        if getattr(item, "originalname", None) == EQUIVALENCE_TEST
-        and hasattr(item, "callspec")
+        if getattr(item, "originalname", None) == EQUIVALENCE_TEST and hasattr(item, "callspec")
     }
     workers = int(os.environ.get("TORCHLIFT_TEST_JOBS", "0")) or 2
     pool = ThreadPoolExecutor(max_workers=workers)
@@ -148,12 +141,8 @@ def test_upgraded_script_trains_like_the_reference(case, runs):
     for engine in ENGINES:
         upgraded = runs[(case, "upgraded", engine)].result()
         reference = runs[(case, "reference", engine)].result()
-        assert reference.ok, (
-            f"{engine}: the reference fails:\n{_tail(reference.stderr)}"
-        )
-        assert upgraded.ok, (
-            f"{engine}: the upgraded script fails:\n{_tail(upgraded.stderr)}"
-        )
+        assert reference.ok, f"{engine}: the reference fails:\n{_tail(reference.stderr)}"
+        assert upgraded.ok, f"{engine}: the upgraded script fails:\n{_tail(upgraded.stderr)}"
         assert reference.losses, f"{engine}: the reference never called backward()"
         assert len(upgraded.losses) == len(reference.losses), (
             f"{engine}: {len(upgraded.losses)} steps, reference {len(reference.losses)}"

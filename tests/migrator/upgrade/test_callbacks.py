@@ -60,10 +60,33 @@ def test_reported(name):
 
 
 def test_imported_progress_bar_renamed_with_its_uses():
-    source = (
-        "from pytorch_lightning.callbacks import ProgressBar\nbar = ProgressBar()\n"
-    )
+    source = "from pytorch_lightning.callbacks import ProgressBar\nbar = ProgressBar()\n"
     result = upgrade(source)
     assert result.output == (
         "from pytorch_lightning.callbacks import TQDMProgressBar\nbar = TQDMProgressBar()\n"
+    )
+
+
+def test_subclassing_progress_bar_is_2x_code_and_stays():
+    source = (
+        "from lightning.pytorch.callbacks import ProgressBar\nclass Bar(ProgressBar):\n    pass\n"
+    )
+    assert upgrade(source, "lightning").output == source
+
+
+def test_progress_bar_both_instantiated_and_subclassed_is_reported():
+    source = (
+        "from pytorch_lightning.callbacks import ProgressBar\n"
+        "class Bar(ProgressBar):\n    pass\n"
+        "bar = ProgressBar(refresh_rate=2)\n"
+    )
+    assert_reported(source, "TL245")
+
+
+def test_aliased_progress_bar_import_renames_the_imported_name_only():
+    source = (
+        "from pytorch_lightning.callbacks import ProgressBar as Bar\nbar = Bar(refresh_rate=2)\n"
+    )
+    assert upgrade(source).output == (
+        "from pytorch_lightning.callbacks import TQDMProgressBar as Bar\nbar = Bar(refresh_rate=2)\n"
     )

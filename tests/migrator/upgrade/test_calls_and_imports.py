@@ -95,16 +95,11 @@ def test_module_paths_renamed_under_every_target():
 
 def test_metrics_attribute_becomes_torchmetrics():
     result = upgrade(HEADER + "m = pl.metrics.MeanSquaredError()\n")
-    assert (
-        result.output
-        == HEADER + "import torchmetrics\n\nm = torchmetrics.MeanSquaredError()\n"
-    )
+    assert result.output == HEADER + "import torchmetrics\n\nm = torchmetrics.MeanSquaredError()\n"
 
 
 def test_classification_metric_without_task_is_reported():
-    result = upgrade(
-        "from pytorch_lightning.metrics import Accuracy\nacc = Accuracy()\n"
-    )
+    result = upgrade("from pytorch_lightning.metrics import Accuracy\nacc = Accuracy()\n")
     assert "TL233" in codes(result, "warning")
 
 
@@ -120,3 +115,26 @@ def test_file_without_1x_constructs_is_left_to_the_engine():
     result = upgrade(source, "runtime")
     assert result.output == source
     assert not [c for c in codes(result) if c.startswith("TL2")]
+
+
+def test_dotted_import_keeps_the_lightning_root():
+    source = "import pytorch_lightning.callbacks\nt = pytorch_lightning.Trainer(gpus=0)\n"
+    result = upgrade(source, "runtime")
+    assert result.output == (
+        'import pytorch_lightning.callbacks\nt = pytorch_lightning.Trainer(accelerator="cpu")\n'
+    )
+    assert "TL251" in codes(result, "warning")
+
+
+def test_bare_root_import_follows_the_target():
+    source = "import pytorch_lightning\nt = pytorch_lightning.Trainer(gpus=0)\n"
+    result = upgrade(source, "lightning")
+    assert result.output == (
+        "import lightning.pytorch as pytorch_lightning\n"
+        't = pytorch_lightning.Trainer(accelerator="cpu")\n'
+    )
+
+
+def test_summarize_outside_a_lightning_module_is_not_lightnings():
+    source = HEADER + "class Report:\n    def f(self):\n        return self.summarize()\n"
+    assert upgrade(source).findings == upgrade(source.replace("summarize", "other")).findings

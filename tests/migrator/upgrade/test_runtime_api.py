@@ -10,9 +10,7 @@ from torchlift.migrator.upgrade.runtime_api import RUNTIME_API, available_on_run
 
 @pytest.mark.parametrize("where", sorted(RUNTIME_API))
 def test_every_listed_name_exists_on_the_runtime(where):
-    module = importlib.import_module(
-        "torchlift.runtime" + (f".{where}" if where else "")
-    )
+    module = importlib.import_module("torchlift.runtime" + (f".{where}" if where else ""))
     for name in RUNTIME_API[where]:
         assert hasattr(module, name), f"torchlift.runtime.{where} has no {name}"
 
@@ -27,6 +25,4 @@ def test_every_rule_is_documented_once():
     rules = all_rules()
     assert len({r.code for r in rules}) == len(rules)
     for rule in rules:
-        assert (
-            rule.code.startswith("TL2") and rule.title and rule.action and rule.before
-        )
+        assert rule.code.startswith("TL2") and rule.title and rule.action and rule.before

@@ -165,10 +165,7 @@ def test_another_module_called_pl_is_not_lightning():
 def test_reported_row_does_not_stop_the_rest():
     source = HEADER + "t = pl.Trainer(gpus=0, track_grad_norm=2)\n"
     result = upgrade(source)
-    assert (
-        result.output
-        == HEADER + 't = pl.Trainer(accelerator="cpu", track_grad_norm=2)\n'
-    )
+    assert result.output == HEADER + 't = pl.Trainer(accelerator="cpu", track_grad_norm=2)\n'
     assert "TL211" in codes(result, "warning") and "TL201" in codes(result, "info")
 
 
@@ -183,9 +180,7 @@ def test_from_import_gets_the_callback_imported_from_the_target():
 
 
 def test_runtime_lacks_model_summary_so_the_row_is_reported():
-    result = upgrade(
-        HEADER + "t = pl.Trainer(weights_summary='full', gpus=0)\n", "runtime"
-    )
+    result = upgrade(HEADER + "t = pl.Trainer(weights_summary='full', gpus=0)\n", "runtime")
     assert "TL207" in codes(result, "warning")
     assert result.output == (
         "import torchlift.runtime as pl\nt = pl.Trainer(weights_summary='full', accelerator=\"cpu\")\n"

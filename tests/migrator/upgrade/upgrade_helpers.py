@@ -12,9 +12,7 @@ def upgrade(source: str, target: str = "pytorch_lightning"):
 
 
 def codes(result, severity: str | None = None) -> list[str]:
-    return [
-        f.code for f in result.findings if severity is None or f.severity == severity
-    ]
+    return [f.code for f in result.findings if severity is None or f.severity == severity]
 
 
 def assert_pair(before: str, after: str, target: str = "pytorch_lightning") -> None:

@@ -19,23 +19,30 @@ Row families, each owning its codes (`RULES`) and one visitor:
 
 from __future__ import annotations
 
+import ast
 import re
 
 _MENTIONS_LIGHTNING = re.compile(r"\b(?:pytorch_lightning|lightning)\b")
 
 
-def upgrade_lightning(text: str, path: str, target_module: str):
-    """The upgrade of a file importing Lightning, or None when there is nothing to upgrade."""
+def upgrade_lightning(text: str, path: str, target_module: str, tree: ast.Module):
+    """The upgrade of a file importing Lightning, or None when there is nothing to upgrade.
+    `tree` is CPython's ast of `text` (the engine has it already)."""
     if _MENTIONS_LIGHTNING.search(text) is None:  # most files stop at this regex
         return None
-    from .pipeline import upgrade
+    from .pipeline import FAMILIES, upgrade
+    from .triggers import index
+
+    found = index(tree)
+    if not any(family.may_apply(found) for family in FAMILIES):
+        return None  # 2.x code: no libcst parse
 
     try:
         return upgrade(text, path, target_module)
     except Exception as exc:  # noqa: BLE001 - never a traceback for the user: keep the file
         from ..result import Finding, MigrationResult
 
-        message = f"internal error while upgrading ({type(exc).__name__}: {exc}); file left unchanged"
-        return MigrationResult(
-            path, text, text, [Finding(path, 1, 0, "TL900", message, "warning")]
+        message = (
+            f"internal error while upgrading ({type(exc).__name__}: {exc}); file left unchanged"
         )
+        return MigrationResult(path, text, text, [Finding(path, 1, 0, "TL900", message, "warning")])

@@ -14,9 +14,10 @@ import os
 
 import libcst as cst
 
-from .context import FileUpgrade
+from .context import FileUpgrade, canonical
 from .edits import keyword, keyword_index, rewrite_arguments
 from .rules import UpgradeRule
+from .triggers import AstIndex
 from .values import literal, source
 
 RULES = [
@@ -84,7 +85,40 @@ _RENAMED_CLASSES = {
     "callbacks.ProgressBar": "TQDMProgressBar",
     "callbacks.ProgressBarBase": "ProgressBar",
 }
-_MONITORS = ("callbacks.GPUStatsMonitor", "callbacks.XLAStatsMonitor")
+_MONITORS_1X = ("GPUStatsMonitor", "XLAStatsMonitor")
+_MONITORS = tuple(f"callbacks.{name}" for name in _MONITORS_1X)
+# 1.x training-type plugins (strategies since 1.6); 2.x precision plugins keep the suffix
+_STRATEGY_PLUGINS = {
+    "DDPPlugin",
+    "DDPSpawnPlugin",
+    "DDP2Plugin",
+    "DDPShardedPlugin",
+    "DDPSpawnShardedPlugin",
+    "DDPFullyShardedPlugin",
+    "DataParallelPlugin",
+    "DeepSpeedPlugin",
+    "HorovodPlugin",
+    "SingleDevicePlugin",
+    "TPUSpawnPlugin",
+    "SingleTPUPlugin",
+    "IPUPlugin",
+    "ParallelPlugin",
+}
+
+
+def may_apply(found: AstIndex) -> bool:
+    """Whether the file uses a callback argument or class some row here starts from."""
+    used = found.names | found.attributes
+    return bool(
+        found.call_keywords("ModelCheckpoint")
+        & {"filepath", "period", "every_n_val_epochs", "prefix"}
+        or found.called("ProgressBar")
+        or used & {"ProgressBarBase", *_MONITORS_1X, *_STRATEGY_PLUGINS}
+        or any(
+            positional == 0 and "monitor" not in keywords
+            for positional, keywords in found.calls.get("EarlyStopping", ())
+        )
+    )
 
 
 class Callbacks(cst.CSTVisitor):
@@ -92,6 +126,7 @@ class Callbacks(cst.CSTVisitor):
         super().__init__()
         self.upgrade = upgrade
         self.in_import = False
+        self.uses: dict[str, list] = {}  # renamed class -> [(node, "import"|"call"|"other")]
 
     def visit_Call(self, node: cst.Call) -> None:
         names = self.upgrade.lightning_names(node.func)
@@ -104,9 +139,7 @@ class Callbacks(cst.CSTVisitor):
                 self.upgrade.reported(node, "TL244", RULES[3].action)
         elif any(name in _MONITORS for name in names):
             self.upgrade.reported(node, "TL246", RULES[5].action)
-        elif any(
-            name.startswith("plugins.") and name.endswith("Plugin") for name in names
-        ):
+        elif any(name.rpartition(".")[2] in _STRATEGY_PLUGINS for name in names):
             self.upgrade.reported(node, "TL247", RULES[6].action)
 
     def _checkpoint(self, call: cst.Call) -> None:
@@ -120,9 +153,7 @@ class Callbacks(cst.CSTVisitor):
                 keyword_index(call, "every_n_epochs") is not None
                 or len(replace) > 0
                 and any(
-                    a.keyword.value == "every_n_epochs"
-                    for new in replace.values()
-                    for a in new
+                    a.keyword.value == "every_n_epochs" for new in replace.values() for a in new
                 )
             ):
                 self.upgrade.reported(arg, "TL242", RULES[1].action)
@@ -140,68 +171,87 @@ class Callbacks(cst.CSTVisitor):
 
     def _filepath(self, call, arg, replace) -> None:
         value = literal(self.upgrade.module, arg.value)
-        taken = [
-            n for n in ("dirpath", "filename") if keyword_index(call, n) is not None
-        ]
+        taken = [n for n in ("dirpath", "filename") if keyword_index(call, n) is not None]
         if not isinstance(value, str) or value.endswith(".ckpt") or taken:
             self.upgrade.reported(arg, "TL241", RULES[0].action)
             return
         folder, name = os.path.split(value)
         new = []
         if folder:
-            new.append(
-                keyword("dirpath", cst.SimpleString(repr(folder).replace("'", '"')))
-            )
+            new.append(keyword("dirpath", cst.SimpleString(repr(folder).replace("'", '"'))))
         if name:
-            new.append(
-                keyword("filename", cst.SimpleString(repr(name).replace("'", '"')))
-            )
+            new.append(keyword("filename", cst.SimpleString(repr(name).replace("'", '"'))))
         replace["filepath"] = new
         after = ", ".join(source(self.upgrade.module, a) for a in new)
         self.upgrade.applied(arg, "TL241", f"filepath= -> {after}")
 
-    # --- class renames ----------------------------------------------------------------------
+    # --- class renames ---------------------------------------------------------------------
+    # 2.x still has a class named ProgressBar (the base class): only an instantiation is
+    # surely the 1.x tqdm bar. ProgressBarBase exists only in 1.x.
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self.in_import = True
         if isinstance(node.names, cst.ImportStar):
             return
         for alias in node.names:
-            for name in self.upgrade.lightning_names(alias.name) or self._imported(
-                node, alias
-            ):
+            for name in self._imported(node, alias):
                 if name in _RENAMED_CLASSES:
-                    new = _RENAMED_CLASSES[name]
-                    self.upgrade.edit(
-                        alias, lambda n, new=new: n.with_changes(name=cst.Name(new))
-                    )
-                    self.upgrade.applied(alias, "TL245", f"{alias.name.value} -> {new}")
+                    self.uses.setdefault(name, []).append((alias, "import"))
 
     def leave_ImportFrom(self, node) -> None:
         self.in_import = False
 
     def _imported(self, node: cst.ImportFrom, alias: cst.ImportAlias) -> set[str]:
-        from .context import canonical
-
         module = self.upgrade.module.code_for_node(node.module) if node.module else ""
-        name = canonical(f"{module}.{alias.name.value}")
+        name = canonical(f"{module}.{cst.Module([]).code_for_node(alias.name)}")
         return {name} if name else set()
 
     def visit_Name(self, node: cst.Name) -> None:
-        if self.in_import:
-            return
-        for name in self.upgrade.lightning_names(node):
-            new = _RENAMED_CLASSES.get(name)
-            if new is not None and node.value == name.rpartition(".")[2]:
-                self.upgrade.edit(node, lambda n, new=new: n.with_changes(value=new))
+        if not self.in_import:
+            self._use(node, node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._use(node, node.attr.value)
+
+    def _use(self, node, short: str) -> None:
         for name in self.upgrade.lightning_names(node):
-            new = _RENAMED_CLASSES.get(name)
-            if new is not None:
-                self.upgrade.edit(
-                    node, lambda n, new=new: n.with_changes(attr=cst.Name(new))
+            if name not in _RENAMED_CLASSES:
+                continue
+            parent = self.upgrade.parent(node)
+            kind = "call" if isinstance(parent, cst.Call) and parent.func is node else "other"
+            # through an `import ... as PB` alias the use keeps working: only the name moves
+            own = node if short == name.rpartition(".")[2] else None
+            self.uses.setdefault(name, []).append((own, kind))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for name, uses in self.uses.items():
+            new = _RENAMED_CLASSES[name]
+            kinds = {kind for _, kind in uses}
+            if name == "callbacks.ProgressBar" and "call" not in kinds:
+                continue  # subclassed or annotated only: 2.x's base class, as likely
+            if name == "callbacks.ProgressBar" and "other" in kinds:
+                first = next(node for node, kind in uses if kind == "call" and node)
+                self.upgrade.reported(
+                    first,
+                    "TL245",
+                    "ProgressBar is instantiated (the 1.x tqdm bar) and also "
+                    "used otherwise: rename the 1.x uses to TQDMProgressBar by hand",
                 )
-                self.upgrade.applied(
-                    node, "TL245", f"{source(self.upgrade.module, node)} -> {new}"
-                )
+                continue
+            for node, kind in uses:
+                if node is None:
+                    continue
+                self.upgrade.edit(node, _renamed(new))
+                if kind != "other" or isinstance(node, cst.Attribute):
+                    self.upgrade.applied(node, "TL245", f"{name.rpartition('.')[2]} -> {new}")
+
+
+def _renamed(new: str):
+    def change(node):
+        if isinstance(node, cst.ImportAlias):
+            return node.with_changes(name=cst.Name(new))
+        if isinstance(node, cst.Attribute):
+            return node.with_changes(attr=cst.Name(new))
+        return node.with_changes(value=new)
+
+    return change

@@ -16,7 +16,9 @@ import libcst as cst
 
 from .context import FileUpgrade
 from .edits import keyword, keyword_index, rewrite_arguments
+from .retarget import renamed_path
 from .rules import UpgradeRule
+from .triggers import AstIndex
 from .values import source
 
 RULES = [
@@ -44,8 +46,7 @@ RULES = [
         "classification metrics also need task='binary' / 'multiclass' / 'multilabel'.",
         "from pytorch_lightning.metrics import Accuracy",
         "from torchmetrics import Accuracy",
-        "install torchmetrics and pass task=... (and num_classes=...) to classification "
-        "metrics",
+        "install torchmetrics and pass task=... (and num_classes=...) to classification metrics",
     ),
     UpgradeRule(
         "TL234",
@@ -123,18 +124,47 @@ _REMOVED = {
 }
 
 
+def may_apply(found: AstIndex) -> bool:
+    """Whether the file uses a name some row here starts from (see triggers.py)."""
+    renamed_keywords = any(
+        found.call_keywords(method) & set(renames) for method, renames in _KEYWORDS.items()
+    )
+    return bool(
+        renamed_keywords
+        or "sync_dist_op" in found.call_keywords("log") | found.call_keywords("log_dict")
+        or found.attributes & {"running_sanity_check", "from_argparse_args", "add_argparse_args"}
+        or (found.called("Trainer") and "lr_schedulers" in found.attributes)
+        or found.lightning_attributes & {"metrics", "profiler"}
+        or found.called("tune")
+        or (found.subclasses("LightningModule") and found.called("summarize"))
+        or found.names & {"auto_move_data", "LoggerCollection", "TestTubeLogger"}
+        or any(_renamed_module(module) for module in found.modules)
+    )
+
+
+def _renamed_module(module: str) -> bool:
+    for root in ("pytorch_lightning.", "lightning.pytorch."):
+        if module.startswith(root):
+            return renamed_path(module[len(root) :])[1] is not None
+    return False
+
+
 class CallsAndImports(cst.CSTVisitor):
     def __init__(self, upgrade: FileUpgrade):
         super().__init__()
         self.upgrade = upgrade
-        self.trainers: set[str] = (
-            set()
-        )  # names bound to Trainer(...) anywhere in the file
+        self.trainers: set[str] = set()  # names bound to Trainer(...) anywhere in the file
+        self.classes: list[bool] = []  # for each enclosing class: is it a LightningModule
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = [base.value for base in node.bases]
+        self.classes.append(any(self.upgrade.refers_to(b, "LightningModule") for b in bases))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if isinstance(node.value, cst.Call) and self.upgrade.refers_to(
-            node.value.func, "Trainer"
-        ):
+        if isinstance(node.value, cst.Call) and self.upgrade.refers_to(node.value.func, "Trainer"):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     self.trainers.add(target.target.value)
@@ -153,9 +183,7 @@ class CallsAndImports(cst.CSTVisitor):
             short = name.rpartition(".")[2]
             needs_task = name.startswith("metrics.") and short in _NEED_TASK
             if needs_task and keyword_index(node, "task") is None:
-                self.upgrade.reported(
-                    node, "TL233", f"torchmetrics' {short} needs task=..."
-                )
+                self.upgrade.reported(node, "TL233", f"torchmetrics' {short} needs task=...")
         if not isinstance(func, cst.Attribute):
             return
         method = func.attr.value
@@ -172,6 +200,7 @@ class CallsAndImports(cst.CSTVisitor):
             method == "summarize"
             and isinstance(func.value, cst.Name)
             and func.value.value == "self"
+            and self.classes[-1:] == [True]
         ):
             self.upgrade.reported(
                 node,
@@ -189,9 +218,7 @@ class CallsAndImports(cst.CSTVisitor):
             if index is None:
                 continue
             if keyword_index(call, new) is not None:
-                self.upgrade.reported(
-                    call.args[index], "TL231", f"both {old}= and {new}= given"
-                )
+                self.upgrade.reported(call.args[index], "TL231", f"both {old}= and {new}= given")
                 continue
             replace[old] = [keyword(new, call.args[index].value)]
             self.upgrade.applied(call.args[index], "TL231", f"{old}= -> {new}=")
@@ -220,12 +247,8 @@ class CallsAndImports(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "running_sanity_check" and self._is_trainer(node.value):
-            self.upgrade.edit(
-                node, lambda n: n.with_changes(attr=cst.Name("sanity_checking"))
-            )
-            self.upgrade.applied(
-                node, "TL232", "running_sanity_check -> sanity_checking"
-            )
+            self.upgrade.edit(node, lambda n: n.with_changes(attr=cst.Name("sanity_checking")))
+            self.upgrade.applied(node, "TL232", "running_sanity_check -> sanity_checking")
         elif node.attr.value == "lr_schedulers" and self._is_trainer(node.value):
             self.upgrade.reported(
                 node,
@@ -233,19 +256,13 @@ class CallsAndImports(cst.CSTVisitor):
                 "trainer.lr_schedulers was removed: use "
                 "trainer.lr_scheduler_configs (dataclasses, not dicts)",
             )
-        elif "metrics" in self.upgrade.lightning_names(
-            node
-        ):  # pl.metrics -> torchmetrics
+        elif "metrics" in self.upgrade.lightning_names(node):  # pl.metrics -> torchmetrics
             self.upgrade.needed_imports.add(("torchmetrics", ""))
             self.upgrade.edit(node, lambda n: cst.Name("torchmetrics"))
             self.upgrade.applied(node, "TL233", "pl.metrics -> torchmetrics")
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
-        target = (
-            node.decorator.func
-            if isinstance(node.decorator, cst.Call)
-            else node.decorator
-        )
+        target = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
         for name in self.upgrade.lightning_names(target):
             if name in _REMOVED:
                 self.upgrade.reported(node, "TL237", _REMOVED[name])

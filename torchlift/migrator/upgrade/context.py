@@ -73,10 +73,8 @@ class FileUpgrade:
         self._names = self.wrapper.resolve(QualifiedNameProvider)
         self._scopes = self.wrapper.resolve(ScopeProvider)
         self._parents = self.wrapper.resolve(ParentNodeProvider)
-        self.needed_imports: set[tuple[str, str]] = (
-            set()
-        )  # (canonical module, name) to add
-        self.import_module = "pytorch_lightning"  # set by retarget before edits run
+        # (canonical module, name) of from-imports the generated code needs
+        self.needed_imports: set[tuple[str, str]] = set()
 
     # --- names -----------------------------------------------------------------------------
 
@@ -126,10 +124,6 @@ class FileUpgrade:
 
     def edit(self, node: cst.CSTNode, change: Edit) -> None:
         self.edits.setdefault(id(node), []).append(change)
-
-    @property
-    def changes(self) -> int:
-        return len(self.edits)
 
     # --- references to Lightning names in generated code ----------------------------------
 

@@ -46,15 +46,11 @@ def rewrite_arguments(call: cst.Call, replace: dict[str, list[cst.Arg]]) -> cst.
             continue
         new = replace[name]
         for position, item in enumerate(new):
-            if (
-                position == len(new) - 1
-            ):  # the last one ends where the replaced one ended
+            if position == len(new) - 1:  # the last one ends where the replaced one ended
                 item = item.with_changes(whitespace_after_arg=arg.whitespace_after_arg)
                 args.append(item.with_changes(comma=arg.comma))
             else:
-                between = (
-                    arg.comma if arg.comma is not cst.MaybeSentinel.DEFAULT else _COMMA
-                )
+                between = arg.comma if arg.comma is not cst.MaybeSentinel.DEFAULT else _COMMA
                 args.append(item.with_changes(comma=between))
     last = call.args[-1] if call.args else None
     removed_last = last is not None and last.keyword is not None

@@ -22,6 +22,7 @@ import libcst as cst
 
 from .context import FileUpgrade
 from .rules import UpgradeRule
+from .triggers import AstIndex
 
 RULES = [
     UpgradeRule(
@@ -128,12 +129,24 @@ _REMOVED_HOOKS = {
 }
 # hook -> number of parameters (self included) of its 1.x form, on a LightningModule / Callback
 _BATCH_HOOKS = {"on_train_batch_start": (4, 6), "on_train_batch_end": (5, 7)}
-_OPTIMIZER_STEP_REMOVED = (
-    4,
-    6,
-    7,
-    8,
-)  # optimizer_idx, on_tpu, using_native_amp, using_lbfgs
+# optimizer_step's 1.x positions (self is 0) that 2.x no longer passes: optimizer_idx,
+# on_tpu, using_native_amp, using_lbfgs
+_OPTIMIZER_STEP_REMOVED = (4, 6, 7, 8)
+
+
+def may_apply(found: AstIndex) -> bool:
+    """Whether the file defines a hook some row here starts from (see triggers.py)."""
+    if not found.subclasses("LightningModule", "Callback"):
+        return False  # (a subclass of a module of this file: that class is here too)
+    removed = (*_STAGES, "on_epoch_start", "on_epoch_end", *_REMOVED_HOOKS)
+    return (
+        any(found.defines(name) for name in removed)
+        or any(found.defines(name, sizes) for name, sizes in _BATCH_HOOKS.items())
+        or found.defines("optimizer_step", range(6, 64))
+        or found.defines("optimizer_zero_grad", (5,))
+        or found.defines("on_load_checkpoint", (2,))
+        or "optimizer_idx" in found.parameters
+    )
 
 
 class EpochEndHooks(cst.CSTVisitor):
@@ -161,9 +174,7 @@ class EpochEndHooks(cst.CSTVisitor):
         methods = _methods(cls)
         additions: list[str] = []  # list attributes __init__ must create
         for old, (step_name, new, attribute) in _STAGES.items():
-            if old in methods and self._epoch_end(
-                cls, methods, old, step_name, new, attribute
-            ):
+            if old in methods and self._epoch_end(cls, methods, old, step_name, new, attribute):
                 additions.append(attribute)
         if additions:
             self._create_lists(cls, methods, additions)
@@ -171,9 +182,7 @@ class EpochEndHooks(cst.CSTVisitor):
             if name in methods:
                 self.upgrade.reported(methods[name], "TL222", RULES[1].action)
         step = methods.get("training_step")
-        if step is not None and any(
-            p.name.value == "optimizer_idx" for p in step.params.params
-        ):
+        if step is not None and any(p.name.value == "optimizer_idx" for p in step.params.params):
             self.upgrade.reported(step, "TL226", RULES[5].action)
         self._batch_hooks(methods, callback=False)
         self._optimizer_hooks(methods)
@@ -207,18 +216,13 @@ class EpochEndHooks(cst.CSTVisitor):
             self.upgrade.reported(
                 hook,
                 "TL221",
-                f"a return of {step_name} shares its line with "
-                f"other statements; {RULES[0].action}",
+                f"a return of {step_name} shares its line with other statements; {RULES[0].action}",
             )
             return False
         for line in lines:
-            self.upgrade.edit(
-                line, _appending(attribute, old == "training_epoch_end", step)
-            )
+            self.upgrade.edit(line, _appending(attribute, old == "training_epoch_end", step))
         outputs = params.params[1].name.value
-        self.upgrade.edit(
-            hook, lambda node: _as_new_hook(node, new, outputs, attribute)
-        )
+        self.upgrade.edit(hook, lambda node: _as_new_hook(node, new, outputs, attribute))
         line = self.upgrade.position(step)[0]
         self.upgrade.applied(
             hook,
@@ -396,14 +400,9 @@ def _training_output(value: cst.BaseExpression, step: cst.FunctionDef):
     literal), or None when it cannot be told from the code."""
     if isinstance(value, cst.Dict):
         keys = [e.key for e in value.elements if isinstance(e, cst.DictElement)]
-        if len(keys) != len(value.elements) or not all(
-            _simple(e.value) for e in value.elements
-        ):
+        if len(keys) != len(value.elements) or not all(_simple(e.value) for e in value.elements):
             return None
-        if not any(
-            isinstance(k, cst.SimpleString) and k.evaluated_value == "loss"
-            for k in keys
-        ):
+        if not any(isinstance(k, cst.SimpleString) and k.evaluated_value == "loss" for k in keys):
             return None
         return "dict"
     if isinstance(value, cst.Name):
@@ -428,10 +427,7 @@ def _assignments(function: cst.FunctionDef) -> list[cst.Assign]:
 
 
 def _bound_kind(assign: cst.Assign, name: str):
-    if not any(
-        isinstance(t.target, cst.Name) and t.target.value == name
-        for t in assign.targets
-    ):
+    if not any(isinstance(t.target, cst.Name) and t.target.value == name for t in assign.targets):
         return None
     value = assign.value
     if isinstance(value, cst.Dict) or (
@@ -481,10 +477,7 @@ def _detached_dict(value: cst.Dict) -> str:
     for element in value.elements:
         key = cst.Module([]).code_for_node(element.key)
         item = cst.Module([]).code_for_node(element.value)
-        if (
-            isinstance(element.key, cst.SimpleString)
-            and element.key.evaluated_value == "loss"
-        ):
+        if isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == "loss":
             item += ".detach()"
         parts.append(f"{key}: {item}")
     return "{" + ", ".join(parts) + "}"

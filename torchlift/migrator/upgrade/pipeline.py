@@ -17,7 +17,8 @@ from .retarget import (
     record_path_renames,
 )
 
-_FAMILIES = (
+FAMILIES = (trainer_flags, epoch_end_hooks, calls_and_imports, callbacks)
+_VISITORS = (
     trainer_flags.TrainerFlags,
     epoch_end_hooks.EpochEndHooks,
     calls_and_imports.CallsAndImports,
@@ -33,7 +34,7 @@ def upgrade(text: str, path: str, target_module: str) -> MigrationResult | None:
         return None
     state = FileUpgrade(module, path, _TARGETS.get(target_module, "pytorch_lightning"))
     imports = lightning_imports(state)
-    for family in _FAMILIES:
+    for family in _VISITORS:
         state.wrapper.visit(family(state))
     record_path_renames(state, imports)
     if not state.findings:
@@ -42,7 +43,6 @@ def upgrade(text: str, path: str, target_module: str) -> MigrationResult | None:
         return MigrationResult(path, text, text, _sorted(state.findings))
     root = choose_root(state, imports, target_module)
     record_imports(state, imports, root)
-    state.import_module = root
     new = module.visit(ApplyEdits(state.edits))
     if state.needed_imports:
         context = CodemodContext()
@@ -50,9 +50,7 @@ def upgrade(text: str, path: str, target_module: str) -> MigrationResult | None:
             if where.startswith("torchmetrics"):  # left Lightning: imported as itself
                 AddImportsVisitor.add_needed_import(context, where, name or None)
             else:
-                AddImportsVisitor.add_needed_import(
-                    context, f"{root}.{where}".rstrip("."), name
-                )
+                AddImportsVisitor.add_needed_import(context, f"{root}.{where}".rstrip("."), name)
         new = AddImportsVisitor(context).transform_module(new)
     output = new.code
     try:  # valid Python always

@@ -63,9 +63,7 @@ class _LightningImports(cst.CSTVisitor):
     def __init__(self, module: cst.Module):
         super().__init__()
         self.module = module
-        self.found: list[
-            tuple[cst.CSTNode, str, str]
-        ] = []  # (node, root, canonical path)
+        self.found: list[tuple[cst.CSTNode, str, str]] = []  # (node, root, canonical path)
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -100,6 +98,19 @@ def choose_root(upgrade: FileUpgrade, imports, target_module: str) -> str:
     """The module Lightning imports will name. For the runtime, every Lightning name the file
     uses must exist there; otherwise the file's own root is kept (TL251)."""
     own = imports[0][1] if imports else "pytorch_lightning"
+    for node, root, path in imports:
+        bare = isinstance(node, cst.Import) and any(
+            alias.asname is None and "." in upgrade.module.code_for_node(alias.name)
+            for alias in node.names
+        )
+        if bare and (path or "." in root):  # `import pytorch_lightning.callbacks` binds the root
+            upgrade.reported(
+                node,
+                "TL251",
+                f"`import {root}.{path}` binds {root.split('.')[0]}: imports kept as {root}; "
+                f"write `import {root} as pl` to let them follow --target",
+            )
+            return own
     if target_module != "torchlift.runtime":
         return target_module
     missing = _first_missing_on_runtime(upgrade, imports)
@@ -139,9 +150,7 @@ def _retarget(node: cst.Import, old: str, new: str) -> cst.Import:
         if dotted == old:
             bound = alias.asname or cst.AsName(name=cst.Name(old.split(".")[0]))
             if alias.asname is None and "." in old:
-                names.append(
-                    alias
-                )  # `import a.b` binds `a`: cannot be re-pointed alone
+                names.append(alias)  # `import a.b` binds `a`: cannot be re-pointed alone
                 continue
             alias = alias.with_changes(name=cst.parse_expression(new), asname=bound)
         names.append(alias)
@@ -159,9 +168,7 @@ def _first_missing_on_runtime(upgrade: FileUpgrade, imports):
         new, _ = renamed_path(path)
         if new.startswith("torchmetrics"):
             continue
-        if isinstance(node, cst.ImportFrom) and not isinstance(
-            node.names, cst.ImportStar
-        ):
+        if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
                 name = f"{new}.{alias.name.value}" if new else alias.name.value
                 if not available_on_runtime(name):
@@ -188,11 +195,7 @@ class _UsedNames(cst.CSTVisitor):
             return False
         for name in self.upgrade.lightning_names(node):
             name, _ = renamed_path(name)
-            if (
-                name
-                and not name.startswith("torchmetrics")
-                and not available_on_runtime(name)
-            ):
+            if name and not name.startswith("torchmetrics") and not available_on_runtime(name):
                 self.missing = (node, name)
                 return False
         return True

@@ -29,6 +29,7 @@ from .edits import (
 )
 from .rules import UpgradeRule
 from .runtime_api import available_on_runtime
+from .triggers import AstIndex
 from .values import UNKNOWN, literal, source
 
 RULES = [
@@ -236,14 +237,23 @@ _OTHER_REMOVED = {
 }
 
 
+def may_apply(found: AstIndex) -> bool:
+    """Whether a Trainer call of the file passes a flag some row here starts from."""
+    if not found.called("Trainer"):
+        return False
+    if found.call_keywords("Trainer") & _REMOVED_FLAGS:
+        return True
+    return bool(
+        "accumulate_grad_batches" in found.dict_keywords or found.literal_keywords & _OLD_VALUES
+    )
+
+
 class _CallPlan:
     """What becomes of one Trainer(...) call: replaced keywords and callbacks to add."""
 
     def __init__(self) -> None:
         self.replace: dict[str, list[cst.Arg]] = {}
-        self.callbacks: list[
-            tuple[str, str]
-        ] = []  # (canonical class, arguments source)
+        self.callbacks: list[tuple[str, str]] = []  # (canonical class, arguments source)
         self.callback_flag: str | None = None  # the flag whose place `callbacks=` takes
 
 
@@ -291,17 +301,11 @@ class TrainerFlags(cst.CSTVisitor):
         args = {a.keyword.value: a for a in call.args if a.keyword is not None}
         touched = [name for name in _DEVICE_FLAGS if name in args]
         strategy_arg = args.get("distributed_backend")
-        keep_accelerator = (
-            False  # the call's own accelerator= names the hardware: keep it
-        )
+        keep_accelerator = False  # the call's own accelerator= names the hardware: keep it
         accelerator = args.get("accelerator")
         if accelerator is not None:
             value = self._value(accelerator)
-            if (
-                isinstance(value, str)
-                and value not in _HARDWARE
-                and strategy_arg is None
-            ):
+            if isinstance(value, str) and value not in _HARDWARE and strategy_arg is None:
                 strategy_arg = accelerator  # 1.x: accelerator="ddp" named the strategy
             else:
                 keep_accelerator = True
@@ -316,11 +320,7 @@ class TrainerFlags(cst.CSTVisitor):
             return
         if keep_accelerator:
             result.pop("accelerator", None)
-        new = [
-            keyword(k, result[k])
-            for k in ("accelerator", "devices", "strategy")
-            if k in result
-        ]
+        new = [keyword(k, result[k]) for k in ("accelerator", "devices", "strategy") if k in result]
         first = min(touched, key=lambda name: keyword_index(call, name))
         for name in touched:
             plan.replace[name] = new if name == first else []
@@ -353,9 +353,7 @@ class TrainerFlags(cst.CSTVisitor):
             result.setdefault("accelerator", cst.SimpleString(f'"{accelerator}"'))
             if devices is not None:
                 result["devices"] = (
-                    args["gpus"].value
-                    if devices is _SAME
-                    else cst.parse_expression(devices)
+                    args["gpus"].value if devices is _SAME else cst.parse_expression(devices)
                 )
         elif "tpu_cores" in args:
             result.setdefault("accelerator", cst.SimpleString('"tpu"'))
@@ -370,9 +368,7 @@ class TrainerFlags(cst.CSTVisitor):
         if value is None:
             return True
         if "strategy" in args:
-            self.upgrade.reported(
-                arg, "TL202", "both strategy= and a 1.x strategy name given"
-            )
+            self.upgrade.reported(arg, "TL202", "both strategy= and a 1.x strategy name given")
             return False
         if value in _GONE_STRATEGIES:
             self.upgrade.reported(arg, "TL202", _GONE_STRATEGIES[value])
@@ -425,9 +421,7 @@ class TrainerFlags(cst.CSTVisitor):
             )
             return
         if not self._stable(arg.value):
-            self.upgrade.reported(
-                arg, "TL204", "the path is computed; " + _ACTION["TL204"]
-            )
+            self.upgrade.reported(arg, "TL204", "the path is computed; " + _ACTION["TL204"])
             return
         plan.replace["resume_from_checkpoint"] = []
         value = arg.value
@@ -446,9 +440,7 @@ class TrainerFlags(cst.CSTVisitor):
         if isinstance(arg.value, cst.Call):
             self.upgrade.reported(arg, "TL205", _ACTION["TL205"])
             return
-        plan.replace["checkpoint_callback"] = [
-            keyword("enable_checkpointing", arg.value)
-        ]
+        plan.replace["checkpoint_callback"] = [keyword("enable_checkpointing", arg.value)]
         self._done(
             arg,
             "TL205",
@@ -482,9 +474,7 @@ class TrainerFlags(cst.CSTVisitor):
         elif value == "top":
             self._remove_default(arg, "TL207", plan)
         elif value == "full":
-            self._add_callback(
-                call, arg, plan, "TL207", "callbacks.ModelSummary", "max_depth=-1"
-            )
+            self._add_callback(call, arg, plan, "TL207", "callbacks.ModelSummary", "max_depth=-1")
         else:
             self.upgrade.reported(arg, "TL207", _ACTION["TL207"])
 
@@ -503,9 +493,7 @@ class TrainerFlags(cst.CSTVisitor):
         self._only_default_removed(arg, plan, "TL211", (-1,), _ACTION["TL211"])
 
     def _flag_replace_sampler_ddp(self, call, arg, plan):
-        plan.replace[arg.keyword.value] = [
-            keyword("use_distributed_sampler", arg.value)
-        ]
+        plan.replace[arg.keyword.value] = [keyword("use_distributed_sampler", arg.value)]
         self._done(
             arg,
             "TL212",
@@ -521,9 +509,7 @@ class TrainerFlags(cst.CSTVisitor):
         if self._value(arg) in (None, False):
             self._remove_default(arg, "TL214", plan)
         else:
-            self._add_callback(
-                call, arg, plan, "TL214", "callbacks.DeviceStatsMonitor", ""
-            )
+            self._add_callback(call, arg, plan, "TL214", "callbacks.DeviceStatsMonitor", "")
 
     _flag_gpu_metrics = _flag_log_gpu_memory
 
@@ -535,9 +521,7 @@ class TrainerFlags(cst.CSTVisitor):
         if value is False:
             self._remove_default(arg, "TL216", plan)
         elif value is True:
-            plan.replace[arg.keyword.value] = [
-                keyword("reload_dataloaders_every_n_epochs", "1")
-            ]
+            plan.replace[arg.keyword.value] = [keyword("reload_dataloaders_every_n_epochs", "1")]
             self._done(arg, "TL216", "reload_dataloaders_every_n_epochs=1")
         else:
             self.upgrade.reported(arg, "TL216", _ACTION["TL216"])
@@ -573,8 +557,7 @@ class TrainerFlags(cst.CSTVisitor):
             self.upgrade.reported(
                 arg,
                 code,
-                f"callbacks= is not a list literal: add {name.rpartition('.')[2]} "
-                "to it by hand",
+                f"callbacks= is not a list literal: add {name.rpartition('.')[2]} to it by hand",
             )
             return
         if self.upgrade.target == "runtime" and not available_on_runtime(name):
@@ -582,8 +565,7 @@ class TrainerFlags(cst.CSTVisitor):
             self.upgrade.reported(
                 arg,
                 code,
-                f"torchlift.runtime has no {short}: use --target lightning, or "
-                + _ACTION[code],
+                f"torchlift.runtime has no {short}: use --target lightning, or " + _ACTION[code],
             )
             return
         plan.callbacks.append((name, arguments))
@@ -600,9 +582,7 @@ class TrainerFlags(cst.CSTVisitor):
 
         def built() -> list[cst.Element]:
             return [
-                cst.Element(
-                    cst.Call(upgrade.reference(name), args=_parse_args(arguments))
-                )
+                cst.Element(cst.Call(upgrade.reference(name), args=_parse_args(arguments)))
                 for name, arguments in wanted
             ]
 
@@ -714,3 +694,17 @@ def _parse_args(arguments: str) -> list[cst.Arg]:
     if not arguments:
         return []
     return list(cst.ensure_type(cst.parse_expression(f"f({arguments})"), cst.Call).args)
+
+
+# keywords no 2.x Trainer takes, and literal values only 1.x gave the ones it kept
+_REMOVED_FLAGS = {
+    name[len("_flag_") :] for name in vars(TrainerFlags) if name.startswith("_flag_")
+} - {"precision", "max_steps", "accumulate_grad_batches"}
+_REMOVED_FLAGS |= {*_DEVICE_FLAGS, "distributed_backend", *_OTHER_REMOVED}
+_OLD_VALUES = {
+    ("precision", 16),
+    ("precision", "16"),
+    ("precision", "bf16"),
+    ("max_steps", None),
+}
+_OLD_VALUES |= {("accelerator", name) for name in (*_STRATEGIES, *_GONE_STRATEGIES)}

@@ -11,6 +11,16 @@ NOOP = [
 ]
 
 PAIRS = {
+    "cli_seed_default": (
+        ("from pytorch_lightning.utilities.cli import LightningCLI\n"
+        "cli = LightningCLI(M, seed_everything_default=None)\n"),
+        ("from pytorch_lightning.cli import LightningCLI\n"
+        "cli = LightningCLI(M, seed_everything_default=False)\n"),
+    ),
+    "profiled_functions": (
+        "p = pl.profilers.PyTorchProfiler(profiled_functions=['a'])\n",
+        "p = pl.profilers.PyTorchProfiler(record_functions=['a'])\n",
+    ),
     "fit_keyword": (
         "trainer = pl.Trainer()\ntrainer.fit(model, train_dataloader=loader)\n",
         "trainer = pl.Trainer()\ntrainer.fit(model, train_dataloaders=loader)\n",
@@ -46,6 +56,33 @@ PAIRS = {
 }
 
 REPORTED = {
+    "write_predictions": (
+        "class M(pl.LightningModule):\n    def f(self, p):\n        self.write_predictions(p)\n",
+        "TL237",
+    ),
+    "self_datamodule": (
+        "class M(pl.LightningModule):\n    def f(self):\n        return self.datamodule.x\n",
+        "TL237",
+    ),
+    "model_size": (
+        "class M(pl.LightningModule):\n    def f(self):\n        return self.model_size\n",
+        "TL237",
+    ),
+    "weights_save_path_read": (
+        "trainer = pl.Trainer()\nprint(trainer.weights_save_path)\n",
+        "TL217",
+    ),
+    "reset_loaders": ("trainer = pl.Trainer()\ntrainer.reset_train_val_dataloaders()\n", "TL237"),
+    "lr_schedulers": ("trainer = pl.Trainer()\nprint(trainer.lr_schedulers)\n", "TL237"),
+    "pick_single_gpu": (
+        ("from pytorch_lightning.tuner.auto_gpu_select import pick_single_gpu\n"
+        "gpu = pick_single_gpu(exclude_gpus=[])\n"),
+        "TL237",
+    ),
+    "profiler_output_filename": (
+        "p = pl.profiler.SimpleProfiler(output_filename='p.txt')\n",
+        "TL235",
+    ),
     "tune": ("trainer = pl.Trainer()\ntrainer.tune(model)\n", "TL210"),
     "from_argparse_args": ("trainer = pl.Trainer.from_argparse_args(args)\n", "TL237"),
     "summarize": (
@@ -138,3 +175,13 @@ def test_bare_root_import_follows_the_target():
 def test_summarize_outside_a_lightning_module_is_not_lightnings():
     source = HEADER + "class Report:\n    def f(self):\n        return self.summarize()\n"
     assert upgrade(source).findings == upgrade(source.replace("summarize", "other")).findings
+
+
+def test_a_datamodule_attribute_the_module_sets_itself_is_its_own():
+    source = HEADER + (
+        "class M(pl.LightningModule):\n"
+        "    def __init__(self, dm):\n        super().__init__()\n        self.datamodule = dm\n"
+        "    def f(self):\n        return self.datamodule.x\n"
+    )
+    result = upgrade(source)
+    assert result.output == source and "TL237" not in codes(result)

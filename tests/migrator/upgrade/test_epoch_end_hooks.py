@@ -141,6 +141,19 @@ PAIRS = {
 }
 
 REPORTED = {
+    "on_train_epoch_end_outputs": (
+        "class M(pl.LightningModule):\n    def on_train_epoch_end(self, outputs):\n        pass\n",
+        "TL221",
+    ),
+    "callback_on_train_epoch_end_outputs": (
+        ("class C(pl.Callback):\n"
+        "    def on_train_epoch_end(self, trainer, pl_module, outputs):\n        pass\n"),
+        "TL221",
+    ),
+    "datamodule_on_save": (
+        "class D(pl.LightningDataModule):\n    def on_save(self, checkpoint):\n        pass\n",
+        "TL227",
+    ),
     "on_epoch_end": (
         "class M(pl.LightningModule):\n    def on_epoch_end(self):\n        pass\n",
         "TL222",

@@ -19,7 +19,7 @@ from .edits import keyword, keyword_index, rewrite_arguments
 from .retarget import renamed_path
 from .rules import UpgradeRule
 from .triggers import AstIndex
-from .values import source
+from .values import literal, source
 
 RULES = [
     UpgradeRule(
@@ -78,10 +78,23 @@ RULES = [
         "Trainer.from_argparse_args / add_argparse_args (use LightningCLI or argparse), "
         "@auto_move_data (use Trainer.predict), LightningModule.summarize() (use "
         "utilities.model_summary.summarize), LoggerCollection (pass a list of loggers), "
-        "TestTubeLogger (use another logger), trainer.lr_schedulers (lr_scheduler_configs).",
+        "TestTubeLogger (use another logger), trainer.lr_schedulers (lr_scheduler_configs), "
+        "write_predictions (predict_step + Trainer.predict), self.datamodule "
+        "(self.trainer.datamodule), self.model_size (utilities.memory.get_model_size_mb), "
+        "reset_train_val_dataloaders (fit_loop.setup_data), pick_single_gpu / "
+        "pick_multiple_gpus (devices='auto').",
         "trainer = Trainer.from_argparse_args(args)",
         "trainer = Trainer(max_epochs=args.max_epochs, ...)",
         "follow the message at the line",
+    ),
+    UpgradeRule(
+        "TL238",
+        "LightningCLI(seed_everything_default=None) becomes False",
+        "1.8 made None an error; False turns seeding off (pytorch_lightning.utilities.cli "
+        "moved to pytorch_lightning.cli, TL234).",
+        "LightningCLI(Model, seed_everything_default=None)",
+        "LightningCLI(Model, seed_everything_default=False)",
+        "pass seed_everything_default=False",
     ),
 ]
 
@@ -111,7 +124,10 @@ _NEED_TASK = {
     "HammingDistance",
     "JaccardIndex",
 }
-_REMOVED = {
+_REMOVED = {  # removed API (canonical name) -> what to do instead; reported as TL237
+    "tuner.auto_gpu_select.pick_single_gpu": "pick_single_gpu was removed: pass devices='auto'",
+    "tuner.auto_gpu_select.pick_multiple_gpus": "pick_multiple_gpus was removed: pass "
+    "devices='auto' (or a count)",
     "Trainer.from_argparse_args": "Trainer.from_argparse_args was removed: pass the arguments "
     "to Trainer(...) yourself, or use LightningCLI",
     "Trainer.add_argparse_args": "Trainer.add_argparse_args was removed: declare the argparse "
@@ -133,10 +149,15 @@ def may_apply(found: AstIndex) -> bool:
         renamed_keywords
         or "sync_dist_op" in found.call_keywords("log") | found.call_keywords("log_dict")
         or found.attributes & {"running_sanity_check", "from_argparse_args", "add_argparse_args"}
-        or (found.called("Trainer") and "lr_schedulers" in found.attributes)
+        or (found.called("Trainer") and found.attributes & set(_TRAINER_ATTRIBUTES))
         or found.lightning_attributes & {"metrics", "profiler"}
-        or found.called("tune")
-        or (found.subclasses("LightningModule") and found.called("summarize"))
+        or (
+            found.subclasses("LightningModule")
+            and (found.attributes & set(_SELF_ATTRIBUTES) or any(map(found.called, _SELF_CALLS)))
+        )
+        or ("seed_everything_default", None) in found.literal_keywords
+        or found.keywords & {"output_filename", *_PROFILER_KEYWORDS}
+        or (found.names | found.attributes) & {"pick_single_gpu", "pick_multiple_gpus"}
         or found.names & {"auto_move_data", "LoggerCollection", "TestTubeLogger"}
         or any(_renamed_module(module) for module in found.modules)
     )
@@ -149,16 +170,61 @@ def _renamed_module(module: str) -> bool:
     return False
 
 
+# `self.<method>()` of a LightningModule that 2.0 removed
+_SELF_CALLS = {
+    "summarize": "LightningModule.summarize() was removed: use "
+    "utilities.model_summary.summarize(self)",
+    "write_predictions": "write_predictions was removed: return predictions from predict_step "
+    "and run Trainer.predict (a BasePredictionWriter callback writes them)",
+    "write_predictions_dict": "write_predictions_dict was removed: return predictions from "
+    "predict_step and run Trainer.predict",
+}
+# `self.<attribute>` of a LightningModule that 2.0 removed (unless the class sets it itself)
+_SELF_ATTRIBUTES = {
+    "datamodule": "LightningModule.datamodule was removed: use self.trainer.datamodule",
+    "model_size": "LightningModule.model_size was removed: use "
+    "utilities.memory.get_model_size_mb(self)",
+}
+# `trainer.<attribute>` that 2.0 removed -> (code, message)
+_TRAINER_ATTRIBUTES = {
+    "lr_schedulers": (
+        "TL237",
+        (
+            "trainer.lr_schedulers was removed: use trainer.lr_scheduler_configs "
+            "(dataclasses, not dicts)"
+        ),
+    ),
+    "weights_save_path": (
+        "TL217",
+        "trainer.weights_save_path was removed: use the ModelCheckpoint's dirpath",
+    ),
+    "truncated_bptt_steps": (
+        "TL219",
+        "truncated backpropagation was removed: implement it with manual optimization",
+    ),
+    "reset_train_val_dataloaders": (
+        "TL237",
+        "reset_train_val_dataloaders was removed: call trainer.fit_loop.setup_data()",
+    ),
+    "tune": (
+        "TL210",
+        "trainer.tune() was removed: call Tuner(trainer).lr_find(model) / .scale_batch_size(model)",
+    ),
+}
+_PROFILER_KEYWORDS = {"profiled_functions": "record_functions"}
+
+
 class CallsAndImports(cst.CSTVisitor):
     def __init__(self, upgrade: FileUpgrade):
         super().__init__()
         self.upgrade = upgrade
         self.trainers: set[str] = set()  # names bound to Trainer(...) anywhere in the file
-        self.classes: list[bool] = []  # for each enclosing class: is it a LightningModule
+        self.classes: list[cst.ClassDef | None] = []  # enclosing classes (None: not a module)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         bases = [base.value for base in node.bases]
-        self.classes.append(any(self.upgrade.refers_to(b, "LightningModule") for b in bases))
+        module = any(self.upgrade.refers_to(b, "LightningModule") for b in bases)
+        self.classes.append(node if module else None)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.classes.pop()
@@ -184,32 +250,47 @@ class CallsAndImports(cst.CSTVisitor):
             needs_task = name.startswith("metrics.") and short in _NEED_TASK
             if needs_task and keyword_index(node, "task") is None:
                 self.upgrade.reported(node, "TL233", f"torchmetrics' {short} needs task=...")
+        if any(name.startswith(("profiler.", "profilers.")) for name in names):
+            self._profiler(node)
+        if any(name.endswith("cli.LightningCLI") for name in names):
+            self._cli(node)
         if not isinstance(func, cst.Attribute):
             return
         method = func.attr.value
         if method in _KEYWORDS and self._is_trainer(func.value):
             self._keywords(node, _KEYWORDS[method])
-        elif method == "tune" and self._is_trainer(func.value):
-            self.upgrade.reported(
-                node,
-                "TL210",
-                "trainer.tune() was removed: call "
-                "Tuner(trainer).lr_find(model) / .scale_batch_size(model)",
-            )
-        elif (
-            method == "summarize"
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-            and self.classes[-1:] == [True]
-        ):
-            self.upgrade.reported(
-                node,
-                "TL237",
-                "LightningModule.summarize() was removed: use "
-                "utilities.model_summary.summarize(self)",
-            )
+        elif method in _SELF_CALLS and _is_self(func.value) and self._in_module():
+            self.upgrade.reported(node, "TL237", _SELF_CALLS[method])
         elif method in ("log", "log_dict") and _is_self(func.value):
             self._sync_dist_op(node)
+
+    def _in_module(self) -> bool:
+        return bool(self.classes) and self.classes[-1] is not None
+
+    def _profiler(self, call: cst.Call) -> None:
+        index = keyword_index(call, "output_filename")
+        if index is not None:
+            self.upgrade.reported(
+                call.args[index],
+                "TL235",
+                "output_filename= was removed: pass dirpath= and filename= to the profiler",
+            )
+        replace = {}
+        for old, new in _PROFILER_KEYWORDS.items():
+            index = keyword_index(call, old)
+            if index is not None and keyword_index(call, new) is None:
+                replace[old] = [keyword(new, call.args[index].value)]
+                self.upgrade.applied(call.args[index], "TL235", f"{old}= -> {new}=")
+        if replace:
+            self.upgrade.edit(call, lambda node: rewrite_arguments(node, replace))
+
+    def _cli(self, call: cst.Call) -> None:
+        index = keyword_index(call, "seed_everything_default")
+        if index is None or literal(self.upgrade.module, call.args[index].value) is not None:
+            return
+        replace = {"seed_everything_default": [keyword("seed_everything_default", "False")]}
+        self.upgrade.edit(call, lambda node: rewrite_arguments(node, replace))
+        self.upgrade.applied(call.args[index], "TL238", "seed_everything_default=None -> False")
 
     def _keywords(self, call: cst.Call, renames: dict[str, str]) -> None:
         replace = {}
@@ -246,16 +327,16 @@ class CallsAndImports(cst.CSTVisitor):
         )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "running_sanity_check" and self._is_trainer(node.value):
+        attribute = node.attr.value
+        if attribute == "running_sanity_check" and self._is_trainer(node.value):
             self.upgrade.edit(node, lambda n: n.with_changes(attr=cst.Name("sanity_checking")))
             self.upgrade.applied(node, "TL232", "running_sanity_check -> sanity_checking")
-        elif node.attr.value == "lr_schedulers" and self._is_trainer(node.value):
-            self.upgrade.reported(
-                node,
-                "TL237",
-                "trainer.lr_schedulers was removed: use "
-                "trainer.lr_scheduler_configs (dataclasses, not dicts)",
-            )
+        elif attribute in _TRAINER_ATTRIBUTES and self._is_trainer(node.value):
+            self.upgrade.reported(node, *_TRAINER_ATTRIBUTES[attribute])
+        elif attribute in _SELF_ATTRIBUTES and _is_self(node.value) and self._in_module():
+            own = f"self.{attribute} ="
+            if own not in self.upgrade.module.code_for_node(self.classes[-1]):
+                self.upgrade.reported(node, "TL237", _SELF_ATTRIBUTES[attribute])
         elif "metrics" in self.upgrade.lightning_names(node):  # pl.metrics -> torchmetrics
             self.upgrade.needed_imports.add(("torchmetrics", ""))
             self.upgrade.edit(node, lambda n: cst.Name("torchmetrics"))

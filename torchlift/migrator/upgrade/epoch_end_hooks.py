@@ -136,7 +136,7 @@ _OPTIMIZER_STEP_REMOVED = (4, 6, 7, 8)
 
 def may_apply(found: AstIndex) -> bool:
     """Whether the file defines a hook some row here starts from (see triggers.py)."""
-    if not found.subclasses("LightningModule", "Callback"):
+    if not found.subclasses("LightningModule", "Callback", "LightningDataModule"):
         return False  # (a subclass of a module of this file: that class is here too)
     removed = (*_STAGES, "on_epoch_start", "on_epoch_end", *_REMOVED_HOOKS)
     return (
@@ -145,6 +145,9 @@ def may_apply(found: AstIndex) -> bool:
         or found.defines("optimizer_step", range(6, 64))
         or found.defines("optimizer_zero_grad", (5,))
         or found.defines("on_load_checkpoint", (2,))
+        or found.defines("on_train_epoch_end", (2, 4))
+        or found.defines("on_save")
+        or found.defines("on_load")
         or "optimizer_idx" in found.parameters
     )
 
@@ -162,6 +165,15 @@ class EpochEndHooks(cst.CSTVisitor):
             self._module(node)
         elif any(self.upgrade.refers_to(base, "Callback") for base in bases):
             self._callback(node)
+        elif any(self.upgrade.refers_to(base, "LightningDataModule") for base in bases):
+            methods = _methods(node)
+            for name, instead in (
+                ("on_save", "on_save_checkpoint"),
+                ("on_load", "on_load_checkpoint"),
+            ):
+                if name in methods:
+                    message = f"LightningDataModule.{name} was removed: use {instead}"
+                    self.upgrade.reported(methods[name], "TL227", message)
 
     def _is_module_base(self, base: cst.BaseExpression) -> bool:
         if self.upgrade.refers_to(base, "LightningModule"):
@@ -187,6 +199,7 @@ class EpochEndHooks(cst.CSTVisitor):
         self._batch_hooks(methods, callback=False)
         self._optimizer_hooks(methods)
         self._removed(methods)
+        self._epoch_end_outputs(methods, 2)
 
     def _epoch_end(self, cls, methods, old, step_name, new, attribute) -> bool:
         hook, step = methods[old], methods.get(step_name)
@@ -308,6 +321,14 @@ class EpochEndHooks(cst.CSTVisitor):
             f"{function.name.value}: removed {', '.join(names)} (not passed in 2.x)",
         )
 
+    def _epoch_end_outputs(self, methods, size: int) -> None:
+        """1.4's `on_train_epoch_end(..., outputs)`: 2.x passes no outputs."""
+        hook = methods.get("on_train_epoch_end")
+        if hook is not None and len(hook.params.params) == size:
+            self.upgrade.reported(
+                hook, "TL221", "on_train_epoch_end no longer receives outputs: " + RULES[0].action
+            )
+
     def _removed(self, methods) -> None:
         for name, message in _REMOVED_HOOKS.items():
             if name in methods:
@@ -319,6 +340,7 @@ class EpochEndHooks(cst.CSTVisitor):
         methods = _methods(cls)
         self._batch_hooks(methods, callback=True)
         self._removed(methods)
+        self._epoch_end_outputs(methods, 4)
         load = methods.get("on_load_checkpoint")
         if load is None or len(load.params.params) != 2:
             return

@@ -43,6 +43,7 @@ RULES = [
 MODULE_RENAMES = {
     "core.lightning": ("core.module", "TL234"),
     "callbacks.base": ("callbacks", "TL234"),
+    "utilities.cli": ("cli", "TL234"),
     "profiler": ("profilers", "TL235"),
     "metrics": ("torchmetrics", "TL233"),
 }

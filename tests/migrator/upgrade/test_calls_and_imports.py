@@ -12,10 +12,14 @@ NOOP = [
 
 PAIRS = {
     "cli_seed_default": (
-        ("from pytorch_lightning.utilities.cli import LightningCLI\n"
-        "cli = LightningCLI(M, seed_everything_default=None)\n"),
-        ("from pytorch_lightning.cli import LightningCLI\n"
-        "cli = LightningCLI(M, seed_everything_default=False)\n"),
+        (
+            "from pytorch_lightning.utilities.cli import LightningCLI\n"
+            "cli = LightningCLI(M, seed_everything_default=None)\n"
+        ),
+        (
+            "from pytorch_lightning.cli import LightningCLI\n"
+            "cli = LightningCLI(M, seed_everything_default=False)\n"
+        ),
     ),
     "profiled_functions": (
         "p = pl.profilers.PyTorchProfiler(profiled_functions=['a'])\n",
@@ -75,8 +79,10 @@ REPORTED = {
     "reset_loaders": ("trainer = pl.Trainer()\ntrainer.reset_train_val_dataloaders()\n", "TL237"),
     "lr_schedulers": ("trainer = pl.Trainer()\nprint(trainer.lr_schedulers)\n", "TL237"),
     "pick_single_gpu": (
-        ("from pytorch_lightning.tuner.auto_gpu_select import pick_single_gpu\n"
-        "gpu = pick_single_gpu(exclude_gpus=[])\n"),
+        (
+            "from pytorch_lightning.tuner.auto_gpu_select import pick_single_gpu\n"
+            "gpu = pick_single_gpu(exclude_gpus=[])\n"
+        ),
         "TL237",
     ),
     "profiler_output_filename": (

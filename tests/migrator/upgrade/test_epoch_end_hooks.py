@@ -146,8 +146,10 @@ REPORTED = {
         "TL221",
     ),
     "callback_on_train_epoch_end_outputs": (
-        ("class C(pl.Callback):\n"
-        "    def on_train_epoch_end(self, trainer, pl_module, outputs):\n        pass\n"),
+        (
+            "class C(pl.Callback):\n"
+            "    def on_train_epoch_end(self, trainer, pl_module, outputs):\n        pass\n"
+        ),
         "TL221",
     ),
     "datamodule_on_save": (

@@ -4,7 +4,6 @@ import importlib
 
 import pytest
 
-from torchlift.migrator.upgrade.rules import all_rules
 from torchlift.migrator.upgrade.runtime_api import RUNTIME_API, available_on_runtime
 
 
@@ -19,10 +18,3 @@ def test_names_lightning_has_and_the_runtime_lacks():
     assert available_on_runtime("callbacks.TQDMProgressBar")
     assert not available_on_runtime("callbacks.ModelSummary")
     assert not available_on_runtime("profilers.SimpleProfiler")
-
-
-def test_every_rule_is_documented_once():
-    rules = all_rules()
-    assert len({r.code for r in rules}) == len(rules)
-    for rule in rules:
-        assert rule.code.startswith("TL2") and rule.title and rule.action and rule.before

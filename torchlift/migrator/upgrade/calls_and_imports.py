@@ -50,7 +50,8 @@ RULES = [
     ),
     UpgradeRule(
         "TL234",
-        "pytorch_lightning.core.lightning becomes core.module (callbacks.base: callbacks)",
+        "1.x module paths: core.lightning -> core.module, callbacks.base -> callbacks, "
+        "utilities.cli -> cli",
         "Module renamed in 1.7.",
         "from pytorch_lightning.core.lightning import LightningModule",
         "from pytorch_lightning.core.module import LightningModule",
@@ -58,7 +59,7 @@ RULES = [
     ),
     UpgradeRule(
         "TL235",
-        "pytorch_lightning.profiler becomes profilers",
+        "pytorch_lightning.profiler becomes profilers (and profiler arguments renamed)",
         "Package renamed in 1.9.",
         "from pytorch_lightning.profiler import SimpleProfiler",
         "from pytorch_lightning.profilers import SimpleProfiler",

@@ -51,6 +51,10 @@ PAIRS = {
         "t = pl.Trainer(num_processes=2, distributed_backend='ddp_cpu')\n",
         't = pl.Trainer(accelerator="cpu", devices=2, strategy="ddp")\n',
     ),
+    "backend_and_accelerator_both_1x": (
+        "t = pl.Trainer(gpus=2, accelerator='ddp', distributed_backend='ddp')\n",
+        't = pl.Trainer(accelerator="gpu", devices=2, strategy="ddp")\n',
+    ),
     "tpu_cores": (
         "t = pl.Trainer(tpu_cores=8)\n",
         't = pl.Trainer(accelerator="tpu", devices=8)\n',
@@ -114,6 +118,8 @@ PAIRS = {
 }
 
 REPORTED = {
+    "gpus_and_devices": ("t = pl.Trainer(gpus=2, devices=2)\n", "TL201"),
+    "checkpoint_callback_object": ("t = pl.Trainer(checkpoint_callback=ckpt)\n", "TL205"),
     "gpus_not_literal": ("t = pl.Trainer(gpus=args.gpus)\n", "TL201"),
     "dp_removed": ("t = pl.Trainer(gpus=2, accelerator='dp')\n", "TL202"),
     "apex": ("t = pl.Trainer(amp_backend='apex')\n", "TL203"),

@@ -19,6 +19,7 @@ step), a training step returning something other than a name or a dict of names,
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from .context import FileUpgrade
 from .rules import UpgradeRule
@@ -272,6 +273,8 @@ class EpochEndHooks(cst.CSTVisitor):
             return
         statements = [cst.parse_statement(line + "\n") for line in lines]
         at = _after_super_init(init)
+        if at == 0 and init.body.body and _is_docstring(init.body.body[0]):
+            at = 1  # the docstring stays first
 
         def extend(node: cst.FunctionDef) -> cst.FunctionDef:
             body = list(node.body.body)
@@ -521,10 +524,15 @@ def _as_new_hook(node: cst.FunctionDef, new: str, outputs: str, attribute: str):
 def _after_super_init(init: cst.FunctionDef) -> int:
     """Index after `super().__init__(...)` in the body of __init__ (0 if none is found)."""
     for index, stmt in enumerate(init.body.body):
-        code = cst.Module([]).code_for_node(stmt)
-        if "super(" in code and "__init__(" in code:
+        if m.matches(stmt, _SUPER_INIT):
             return index + 1
     return 0
+
+
+# `super().__init__(...)` or `super(Model, self).__init__(...)` as a statement of its own
+_SUPER_INIT = m.SimpleStatementLine(
+    [m.Expr(m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__"))))]
+)
 
 
 def _without_params(node: cst.FunctionDef, positions: list[int]) -> cst.FunctionDef:

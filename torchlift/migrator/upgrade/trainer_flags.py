@@ -305,8 +305,11 @@ class TrainerFlags(cst.CSTVisitor):
         accelerator = args.get("accelerator")
         if accelerator is not None:
             value = self._value(accelerator)
-            if isinstance(value, str) and value not in _HARDWARE and strategy_arg is None:
-                strategy_arg = accelerator  # 1.x: accelerator="ddp" named the strategy
+            if isinstance(value, str) and value not in _HARDWARE:
+                if strategy_arg is None:
+                    strategy_arg = accelerator  # 1.x: accelerator="ddp" named the strategy
+                else:  # both named it: distributed_backend wins, as in 1.x
+                    touched.append("accelerator")
             else:
                 keep_accelerator = True
         if strategy_arg is not None:
@@ -320,6 +323,11 @@ class TrainerFlags(cst.CSTVisitor):
             return
         if keep_accelerator:
             result.pop("accelerator", None)
+        if "devices" in result and "devices" in args:
+            self.upgrade.reported(
+                args["devices"], "TL201", "both devices= and a 1.x device count given: keep one"
+            )
+            return
         new = [keyword(k, result[k]) for k in ("accelerator", "devices", "strategy") if k in result]
         first = min(touched, key=lambda name: keyword_index(call, name))
         for name in touched:
@@ -437,7 +445,7 @@ class TrainerFlags(cst.CSTVisitor):
         )
 
     def _flag_checkpoint_callback(self, call, arg, plan):
-        if isinstance(arg.value, cst.Call):
+        if not isinstance(self._value(arg), bool):  # 1.x also took a ModelCheckpoint here
             self.upgrade.reported(arg, "TL205", _ACTION["TL205"])
             return
         plan.replace["checkpoint_callback"] = [keyword("enable_checkpointing", arg.value)]

@@ -46,7 +46,8 @@ def construct(flags: dict, target: str, root):
     ]
     namespace: dict = {}
     code = result.output.replace("logger=False", f"logger=False, default_root_dir={str(root)!r}")
-    exec(compile(code, "train.py", "exec"), namespace)  # the upgraded script's own lines
+    # the upgraded script's own lines, run as that script would run them
+    exec(compile(code, "train.py", "exec"), namespace)  # noqa: S102
     return namespace["trainer"]
 
 

@@ -57,7 +57,7 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     tree, error = parse_text(text, path)
     if error is not None:
         return MigrationResult(path, text, text, [], error)
-    upgraded = upgrade_lightning(text, path, TARGET_MODULES[target])  # Lightning 1.x -> 2.x
+    upgraded = upgrade_lightning(text, path, TARGET_MODULES[target], tree)  # Lightning 1.x -> 2.x
     if upgraded is not None:
         return upgraded
     if not may_contain_training_loop(text):

@@ -78,6 +78,35 @@ PAIRS = {
             "        print(outputs[0]['loss'])\n"
         ),
     ),
+    "long_generated_line_formatted_by_black": (
+        (
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "\n"
+            "    def validation_step(self, batch, batch_idx):\n"
+            "        return {'val_loss': self.criterion(self.network(batch[0]), batch[1]), 'n': 1}\n"
+            "\n"
+            "    def validation_epoch_end(self, outputs):\n"
+            "        pass\n"
+        ),
+        (
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.validation_step_outputs = []\n"
+            "\n"
+            "    def validation_step(self, batch, batch_idx):\n"
+            "        self.validation_step_outputs.append(\n"
+            '            {"val_loss": self.criterion(self.network(batch[0]), batch[1]), "n": 1}\n'
+            "        )\n"
+            "        return self.validation_step_outputs[-1]\n"
+            "\n"
+            "    def on_validation_epoch_end(self):\n"
+            "        outputs, self.validation_step_outputs = self.validation_step_outputs, []\n"
+            "        pass\n"
+        ),
+    ),
     "training_dict_literal": (
         (
             "class M(pl.LightningModule):\n"

@@ -7,6 +7,8 @@ call with one argument per line keeps that layout.
 
 from __future__ import annotations
 
+import contextlib
+
 import libcst as cst
 
 _COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -75,6 +77,19 @@ def append_arguments(call: cst.Call, new: list[cst.Arg]) -> cst.Call:
         final = position == len(new) - 1
         args.append(item.with_changes(comma=trailing if final else separator))
     return call.with_changes(args=args)
+
+
+def generated_statement(code: str, indent: int) -> cst.SimpleStatementLine:
+    """A statement the upgrade writes, for a block `indent` columns deep: as is when it fits
+    black's line length there, else formatted by black (nothing else is reformatted)."""
+    import black  # only for the rare long line
+
+    mode = black.Mode()
+    if indent + len(code) > mode.line_length:
+        narrower = black.Mode(line_length=mode.line_length - indent)
+        with contextlib.suppress(black.InvalidInput):  # black cannot: keep the one-line form
+            code = black.format_str(code, mode=narrower)
+    return cst.ensure_type(cst.parse_statement(code.rstrip("\n") + "\n"), cst.SimpleStatementLine)
 
 
 class ApplyEdits(cst.CSTTransformer):

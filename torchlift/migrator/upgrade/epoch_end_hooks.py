@@ -22,6 +22,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .context import FileUpgrade
+from .edits import generated_statement
 from .rules import UpgradeRule
 from .triggers import AstIndex
 
@@ -234,7 +235,10 @@ class EpochEndHooks(cst.CSTVisitor):
             )
             return False
         for line in lines:
-            self.upgrade.edit(line, _appending(attribute, old == "training_epoch_end", step))
+            indent = self.upgrade.position(line)[1]
+            self.upgrade.edit(
+                line, _appending(attribute, old == "training_epoch_end", step, indent)
+            )
         outputs = params.params[1].name.value
         self.upgrade.edit(hook, lambda node: _as_new_hook(node, new, outputs, attribute))
         line = self.upgrade.position(step)[0]
@@ -464,29 +468,27 @@ def _bound_kind(assign: cst.Assign, name: str):
     return "other"
 
 
-def _appending(attribute: str, training: bool, step: cst.FunctionDef):
-    """The edit of the line holding one `return X` of a step: first store what 1.x gave the
-    epoch-end hook, then return as before."""
+def _appending(attribute: str, training: bool, step: cst.FunctionDef, indent: int):
+    """The edit of the line holding one `return X` of a step (`indent` columns deep): first
+    store what 1.x gave the epoch-end hook, then return as before."""
 
     def change(line: cst.SimpleStatementLine):
         ret = line.body[0]
         value = ret.value
         store = f"self.{attribute}"
+        code = cst.Module([]).code_for_node(value)
         if not training:  # evaluated once: stored, then returned from the list
-            append = cst.parse_statement(f"{store}.append(VALUE)\n")
-            call = append.body[0].value.with_changes(args=[cst.Arg(value)])
-            append = append.with_changes(body=[append.body[0].with_changes(value=call)])
+            stored = code
             ret = ret.with_changes(value=cst.parse_expression(f"{store}[-1]"))
         else:
             kind = _training_output(value, step)
-            code = cst.Module([]).code_for_node(value)
             if kind == "tensor":
                 stored = f'{{"loss": {code}.detach()}}'
             elif kind == "dict-name":
                 stored = f'{{**{code}, "loss": {code}["loss"].detach()}}'
             else:  # a dict literal of names: the same dict, its loss detached
                 stored = _detached_dict(value)
-            append = cst.parse_statement(f"{store}.append({stored})\n")
+        append = generated_statement(f"{store}.append({stored})", indent)
         return cst.FlattenSentinel(
             [
                 append.with_changes(leading_lines=line.leading_lines),

@@ -23,6 +23,7 @@ from .names import clear_cache, collect_names
 from .prefilter import may_contain_training_loop, worth_a_syntax_check
 from .result import Finding, InputError, MigrationResult
 from .rules import RULES, Unsupported
+from .upgrade import mentions_lightning, upgrade_lightning
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _L_NAME = re.compile(r"(?<![.\w])L\b(?!\s*[\"'])")
@@ -53,7 +54,8 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     if error is not None:
         raw = source.decode("latin-1") if isinstance(source, bytes) else source
         return MigrationResult(path, raw, raw, [], error)
-    if not may_contain_training_loop(text):  # before any parse: see prefilter.py
+    lightning = mentions_lightning(text)  # a Lightning 1.x file has no loop but may upgrade
+    if not lightning and not may_contain_training_loop(text):  # before any parse: prefilter.py
         error = parse_text(text, path)[1] if worth_a_syntax_check(text) else None
         if error is not None:
             return MigrationResult(path, text, text, [], error)
@@ -61,6 +63,12 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     tree, error = parse_text(text, path)
     if error is not None:
         return MigrationResult(path, text, text, [], error)
+    if lightning:
+        upgraded = upgrade_lightning(text, path, TARGET_MODULES[target], tree)  # 1.x -> 2.x
+        if upgraded is not None:
+            return upgraded
+    if not may_contain_training_loop(text):
+        return MigrationResult(path, text, text, [_info(path, "TL002")])
     try:
         return _migrate_parsed(text, tree, path, target)
     except Exception as exc:  # never a traceback for the user: report and keep the file

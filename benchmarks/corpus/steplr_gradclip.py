@@ -1,4 +1,4 @@
-# corpus: epoch loop with StepLR scheduler, gradient clipping, train/test helper functions
+# corpus: train/test helpers per epoch, StepLR, gradient clipping, test() of the untrained model before training
 import argparse
 
 import torch
@@ -14,13 +14,14 @@ class Net(nn.Module):
         super(Net, self).__init__()
         self.conv1 = nn.Conv2d(1, 8, 3, 1)
         self.conv2 = nn.Conv2d(8, 16, 3, 1)
+        self.dropout = nn.Dropout(0.25)
         self.fc1 = nn.Linear(16 * 5 * 5, 32)
         self.fc2 = nn.Linear(32, 10)
 
     def forward(self, x):
         x = F.relu(self.conv1(x))
         x = F.max_pool2d(F.relu(self.conv2(x)), 2)
-        x = torch.flatten(x, 1)
+        x = torch.flatten(self.dropout(x), 1)
         x = F.relu(self.fc1(x))
         return F.log_softmax(self.fc2(x), dim=1)
 
@@ -77,6 +78,8 @@ def main():
     model = Net().to(device)
     optimizer = optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
+    print("before training:")
+    test(model, device, test_loader)
     for epoch in range(1, args.epochs + 1):
         train(model, device, train_loader, optimizer, epoch, args.log_interval)
         test(model, device, test_loader)

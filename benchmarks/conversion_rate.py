@@ -44,10 +44,14 @@ TARGETS = ("runtime", "lightning", "pytorch_lightning")
 class Row:
     name: str
     converted: bool = False
-    codes: list[str] = field(default_factory=list)  # warning codes of a refused script, in order
+    codes: list[str] = field(
+        default_factory=list
+    )  # warning codes of a refused script, in order
     refusal: str = ""  # first warning message (or the migrator's error)
     verdict: str = ""  # short verify verdict
-    outcome: str = ""  # refused | identical | close | diverged | failed | original-failed | error
+    outcome: str = (
+        ""  # refused | identical | close | diverged | failed | original-failed | error
+    )
     seconds: float = 0.0
     verify_output: str = ""
 
@@ -68,8 +72,11 @@ def migrate(path: Path, target: str, row: Row) -> None:
     try:
         from torchlift.migrator import migrate_source
 
-        result = migrate_source(path.read_text(encoding="utf-8"), path=str(path), target=target)
-    except Exception as exc:  # a migrator crash is a finding, not the end of the benchmark
+        result = migrate_source(
+            path.read_text(encoding="utf-8"), path=str(path), target=target
+        )
+    # a migrator crash is a finding, not the end of the benchmark
+    except Exception as exc:  # noqa: BLE001
         row.outcome, row.codes = "error", ["CRASH"]
         row.refusal = f"migrate_source raised {type(exc).__name__}: {exc}"
         return
@@ -82,29 +89,50 @@ def migrate(path: Path, target: str, row: Row) -> None:
         row.codes = [f.code for f in warnings]  # partial refusals next to a conversion
         return
     row.outcome = "refused"
-    row.codes = [f.code for f in warnings] or [f.code for f in result.findings] or ["NONE"]
-    first = (warnings or result.findings)
-    row.refusal = f"L{first[0].line} {first[0].message}" if first else "no training loop found"
+    row.codes = (
+        [f.code for f in warnings] or [f.code for f in result.findings] or ["NONE"]
+    )
+    first = warnings or result.findings
+    row.refusal = (
+        f"L{first[0].line} {first[0].message}" if first else "no training loop found"
+    )
 
 
-VERDICT = re.compile(r"^verdict: (.*)$", re.M)
+VERDICT = re.compile(r"^verdict: (.*)$", re.MULTILINE)
 
 
 def verify(path: Path, args, row: Row) -> None:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(REPO), env.get("PYTHONPATH")])
+    )
     env.setdefault("OMP_NUM_THREADS", "1")
     command = [
-        sys.executable, "-m", "torchlift", "migrate", "--verify", str(path),
-        "--steps", str(args.steps), "--timeout", str(args.timeout), "--target", args.target,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "torchlift",
+        "migrate",
+        "--verify",
+        str(path),
+        "--steps",
+        str(args.steps),
+        "--timeout",
+        str(args.timeout),
+        "--target",
+        args.target,
+    ]
     try:
         done = subprocess.run(
-            command, cwd=path.parent, env=env, capture_output=True, text=True,
+            command,
+            check=False,
+            cwd=path.parent,
+            env=env,
+            capture_output=True,
+            text=True,
             timeout=2 * args.timeout + 120,
-        )  # fmt: skip
+        )
     except subprocess.TimeoutExpired:
-        row.outcome, row.verdict = "failed", f"migrate --verify itself timed out"
+        row.outcome, row.verdict = "failed", "migrate --verify itself timed out"
         return
     output = done.stdout + done.stderr
     row.verify_output = output
@@ -112,23 +140,33 @@ def verify(path: Path, args, row: Row) -> None:
     if not found:
         last = [line for line in output.splitlines() if line.strip()]
         row.outcome = "error"
-        row.verdict = f"no verdict (exit {done.returncode}): {last[-1] if last else '-'}"
+        row.verdict = (
+            f"no verdict (exit {done.returncode}): {last[-1] if last else '-'}"
+        )
         return
     text = found[-1]
     if text.startswith("identical"):
         row.outcome, row.verdict = "identical", "identical"
     elif text.startswith("equal within rtol"):
         match = re.search(r"max relative difference (\S+)", text)
-        row.outcome, row.verdict = "close", f"close (max rel {match.group(1) if match else '?'})"
+        row.outcome, row.verdict = (
+            "close",
+            f"close (max rel {match.group(1) if match else '?'})",
+        )
     elif text.startswith("diverged at step"):
         match = re.match(r"diverged at step (\d+) - (.*)", text)
         row.outcome = "diverged"
-        row.verdict = f"diverged at step {match.group(1)}: {match.group(2)}" if match else text
+        row.verdict = (
+            f"diverged at step {match.group(1)}: {match.group(2)}" if match else text
+        )
     elif text.startswith("diverged"):
         row.outcome, row.verdict = "diverged", text
     elif text.startswith("the converted script"):
         row.outcome = "failed"
-        row.verdict = "converted script " + text.removeprefix("the converted script ").split(" - ")[0]
+        row.verdict = (
+            "converted script "
+            + text.removeprefix("the converted script ").split(" - ")[0]
+        )
     elif text.startswith("the original script"):
         row.outcome = "original-failed"
         row.verdict = "ORIGINAL script " + text.removeprefix("the original script ")
@@ -156,7 +194,9 @@ def format_row(row: Row, width: int) -> str:
         conv = f"no  {','.join(dict.fromkeys(row.codes))}: {row.refusal}"
     verdict = row.verdict or "-"
     return f"{row.name:<{width}}  {row.seconds:6.1f}s  {conv}" + (
-        f"\n{'':<{width}}           -> {verdict}" if row.converted or row.outcome == "error" else ""
+        f"\n{'':<{width}}           -> {verdict}"
+        if row.converted or row.outcome == "error"
+        else ""
     )
 
 
@@ -186,29 +226,56 @@ def summary(rows: list[Row], target: str) -> list[str]:
     first = Counter(r.codes[0] for r in refused if r.codes)
     every = Counter(code for r in refused for code in dict.fromkeys(r.codes))
     if first:
-        lines.append("refusals, first code: " + ", ".join(f"{c} x{k}" for c, k in first.most_common()))
-        lines.append("refusals, every code: " + ", ".join(f"{c} x{k}" for c, k in every.most_common()))
+        lines.append(
+            "refusals, first code: "
+            + ", ".join(f"{c} x{k}" for c, k in first.most_common())
+        )
+        if every != first:
+            lines.append(
+                "refusals, every code: "
+                + ", ".join(f"{c} x{k}" for c, k in every.most_common())
+            )
     return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", choices=TARGETS, default="runtime")
-    parser.add_argument("--jobs", type=int, default=1, help="scripts verified at a time (default 1)")
-    parser.add_argument("--only", action="append", default=[], metavar="NAME",
-                        help="only this corpus script (repeatable; with or without .py)")  # fmt: skip
-    parser.add_argument("--steps", type=int, default=20, help="verify: training steps compared")
-    parser.add_argument("--timeout", type=float, default=180.0, help="verify: seconds per run")
-    parser.add_argument("--no-verify", action="store_true", help="only run the migrator")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print migrate --verify's output under rows that are not identical")  # fmt: skip
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="scripts verified at a time (default 1)"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this corpus script (repeatable; with or without .py)",
+    )
+    parser.add_argument(
+        "--steps", type=int, default=20, help="verify: training steps compared"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=180.0, help="verify: seconds per run"
+    )
+    parser.add_argument(
+        "--no-verify", action="store_true", help="only run the migrator"
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print migrate --verify's output under rows that are not identical",
+    )
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO))
 
     scripts = corpus_scripts(args.only)
     width = max((len(p.stem) for p in scripts), default=10)
-    print(f"conversion rate: {len(scripts)} corpus scripts, target {args.target}, "
-          f"verify --steps {args.steps} --timeout {args.timeout:g}, jobs {args.jobs}", flush=True)  # fmt: skip
+    print(
+        f"conversion rate: {len(scripts)} corpus scripts, target {args.target}, "
+        f"verify --steps {args.steps} --timeout {args.timeout:g}, jobs {args.jobs}",
+        flush=True,
+    )
     print(f"{'script':<{width}}  {'time':>7}  converted? / verify verdict", flush=True)
     rows = []
     started = time.monotonic()
@@ -217,7 +284,11 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(format_row(row, width), flush=True)
             if args.verbose and row.verify_output and row.outcome != "identical":
-                print("\n".join("      | " + line for line in row.verify_output.splitlines()))
+                print(
+                    "\n".join(
+                        "      | " + line for line in row.verify_output.splitlines()
+                    )
+                )
     print()
     for line in summary(rows, args.target):
         print(line)

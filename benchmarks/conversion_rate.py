@@ -15,7 +15,9 @@ either run cannot take the benchmark down) and reads its verdict line. One row p
 
 then a summary line `converted X/N, identical Y/N, failed-to-run Z` (identical counts the verify
 exit code 0: bit-identical or within --rtol; failed-to-run counts converted scripts that
-crashed, timed out or never trained) and the refusal codes counted (the first code of each
+crashed, timed out or never trained, within the verified steps or when run to their end, which
+this also does for every verified conversion: verify stops after --steps steps, so the code
+after training is only exercised by that full run) and the refusal codes counted (the first code of each
 refused script, i.e. its first blocker, then every warning code seen).
 
 It prints results; it asserts nothing (not collected by pytest). Run it from anywhere; the
@@ -29,6 +31,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -44,20 +47,18 @@ TARGETS = ("runtime", "lightning", "pytorch_lightning")
 class Row:
     name: str
     converted: bool = False
-    codes: list[str] = field(
-        default_factory=list
-    )  # warning codes of a refused script, in order
+    codes: list[str] = field(default_factory=list)  # warning codes of a refused script, in order
     refusal: str = ""  # first warning message (or the migrator's error)
     verdict: str = ""  # short verify verdict
-    outcome: str = (
-        ""  # refused | identical | close | diverged | failed | original-failed | error
-    )
+    outcome: str = ""  # refused | identical | close | diverged | failed | original-failed | error
     seconds: float = 0.0
     verify_output: str = ""
+    output: str = ""  # the converted source
+    full_run: str = ""  # "" (not run) | "ok" | why the converted script failed to run to its end
 
 
-def corpus_scripts(only: list[str]) -> list[Path]:
-    scripts = sorted(p for p in CORPUS.glob("*.py") if not p.name.startswith("_"))
+def corpus_scripts(corpus: Path, only: list[str]) -> list[Path]:
+    scripts = sorted(p for p in corpus.glob("*.py") if not p.name.startswith("_"))
     if only:
         wanted = {name.removesuffix(".py") for name in only}
         unknown = wanted - {p.stem for p in scripts}
@@ -72,9 +73,7 @@ def migrate(path: Path, target: str, row: Row) -> None:
     try:
         from torchlift.migrator import migrate_source
 
-        result = migrate_source(
-            path.read_text(encoding="utf-8"), path=str(path), target=target
-        )
+        result = migrate_source(path.read_text(encoding="utf-8"), path=str(path), target=target)
     # a migrator crash is a finding, not the end of the benchmark
     except Exception as exc:  # noqa: BLE001
         row.outcome, row.codes = "error", ["CRASH"]
@@ -86,27 +85,27 @@ def migrate(path: Path, target: str, row: Row) -> None:
     warnings = [f for f in result.findings if f.severity == "warning"]
     if result.changed:
         row.converted = True
+        row.output = result.output
         row.codes = [f.code for f in warnings]  # partial refusals next to a conversion
         return
     row.outcome = "refused"
-    row.codes = (
-        [f.code for f in warnings] or [f.code for f in result.findings] or ["NONE"]
-    )
+    row.codes = [f.code for f in warnings] or [f.code for f in result.findings] or ["NONE"]
     first = warnings or result.findings
-    row.refusal = (
-        f"L{first[0].line} {first[0].message}" if first else "no training loop found"
-    )
+    row.refusal = f"L{first[0].line} {first[0].message}" if first else "no training loop found"
 
 
 VERDICT = re.compile(r"^verdict: (.*)$", re.MULTILINE)
 
 
-def verify(path: Path, args, row: Row) -> None:
+def verify_env() -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(REPO), env.get("PYTHONPATH")])
-    )
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     env.setdefault("OMP_NUM_THREADS", "1")
+    return env
+
+
+def verify(path: Path, args, row: Row) -> None:
+    env = verify_env()
     command = [
         sys.executable,
         "-m",
@@ -140,9 +139,7 @@ def verify(path: Path, args, row: Row) -> None:
     if not found:
         last = [line for line in output.splitlines() if line.strip()]
         row.outcome = "error"
-        row.verdict = (
-            f"no verdict (exit {done.returncode}): {last[-1] if last else '-'}"
-        )
+        row.verdict = f"no verdict (exit {done.returncode}): {last[-1] if last else '-'}"
         return
     text = found[-1]
     if text.startswith("identical"):
@@ -156,16 +153,13 @@ def verify(path: Path, args, row: Row) -> None:
     elif text.startswith("diverged at step"):
         match = re.match(r"diverged at step (\d+) - (.*)", text)
         row.outcome = "diverged"
-        row.verdict = (
-            f"diverged at step {match.group(1)}: {match.group(2)}" if match else text
-        )
+        row.verdict = f"diverged at step {match.group(1)}: {match.group(2)}" if match else text
     elif text.startswith("diverged"):
         row.outcome, row.verdict = "diverged", text
     elif text.startswith("the converted script"):
         row.outcome = "failed"
         row.verdict = (
-            "converted script "
-            + text.removeprefix("the converted script ").split(" - ")[0]
+            "converted script " + text.removeprefix("the converted script ").split(" - ")[0]
         )
     elif text.startswith("the original script"):
         row.outcome = "original-failed"
@@ -175,12 +169,50 @@ def verify(path: Path, args, row: Row) -> None:
         row.verdict = text
 
 
+def run_to_end(path: Path, args, row: Row) -> None:
+    """Run the converted script to its end (verify stops after --steps steps, so code after
+    training - prints, saves, a test pass - is only exercised here), in a temporary folder
+    mirroring the script's own, like verify does."""
+    from torchlift.verify.diagnose import error_line
+    from torchlift.verify.workspace import make_run_dir
+
+    env = verify_env()
+    env["PYTHONHASHSEED"] = "0"
+    env["CUDA_VISIBLE_DEVICES"] = ""
+    with tempfile.TemporaryDirectory(prefix="conversion-rate-") as tmp:
+        script = make_run_dir(Path(tmp), "converted", path.resolve(), row.output)
+        try:
+            done = subprocess.run(
+                [sys.executable, script.name],
+                check=False,
+                cwd=script.parent,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=args.timeout,
+            )
+        except subprocess.TimeoutExpired:
+            row.full_run = f"timed out after {args.timeout:g} s"
+            return
+    if done.returncode == 0:
+        row.full_run = "ok"
+    else:
+        row.full_run = f"exit {done.returncode}: {error_line(done.stderr)}"
+
+
 def run_one(path: Path, args) -> Row:
     row = Row(path.stem)
     started = time.monotonic()
     migrate(path, args.target, row)
     if row.converted and not args.no_verify:
         verify(path, args, row)
+        if args.full_run and row.outcome in ("identical", "close", "diverged"):
+            run_to_end(path, args, row)
+            if row.full_run != "ok":
+                row.outcome = "failed"
+                row.verdict += (
+                    f"; but the converted script fails when run to its end: {row.full_run}"
+                )
     elif row.converted:
         row.outcome, row.verdict = "converted", "(not verified)"
     row.seconds = time.monotonic() - started
@@ -194,9 +226,7 @@ def format_row(row: Row, width: int) -> str:
         conv = f"no  {','.join(dict.fromkeys(row.codes))}: {row.refusal}"
     verdict = row.verdict or "-"
     return f"{row.name:<{width}}  {row.seconds:6.1f}s  {conv}" + (
-        f"\n{'':<{width}}           -> {verdict}"
-        if row.converted or row.outcome == "error"
-        else ""
+        f"\n{'':<{width}}           -> {verdict}" if row.converted or row.outcome == "error" else ""
     )
 
 
@@ -227,13 +257,11 @@ def summary(rows: list[Row], target: str) -> list[str]:
     every = Counter(code for r in refused for code in dict.fromkeys(r.codes))
     if first:
         lines.append(
-            "refusals, first code: "
-            + ", ".join(f"{c} x{k}" for c, k in first.most_common())
+            "refusals, first code: " + ", ".join(f"{c} x{k}" for c, k in first.most_common())
         )
         if every != first:
             lines.append(
-                "refusals, every code: "
-                + ", ".join(f"{c} x{k}" for c, k in every.most_common())
+                "refusals, every code: " + ", ".join(f"{c} x{k}" for c, k in every.most_common())
             )
     return lines
 
@@ -251,14 +279,17 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="only this corpus script (repeatable; with or without .py)",
     )
+    parser.add_argument("--steps", type=int, default=20, help="verify: training steps compared")
+    parser.add_argument("--timeout", type=float, default=180.0, help="verify: seconds per run")
+    parser.add_argument("--no-verify", action="store_true", help="only run the migrator")
     parser.add_argument(
-        "--steps", type=int, default=20, help="verify: training steps compared"
+        "--no-full-run",
+        dest="full_run",
+        action="store_false",
+        help="skip running each verified conversion to its end (verify stops after --steps)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=180.0, help="verify: seconds per run"
-    )
-    parser.add_argument(
-        "--no-verify", action="store_true", help="only run the migrator"
+        "--corpus", default=str(CORPUS), help="folder of scripts (default benchmarks/corpus)"
     )
     parser.add_argument(
         "-v",
@@ -269,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO))
 
-    scripts = corpus_scripts(args.only)
+    scripts = corpus_scripts(Path(args.corpus), args.only)
     width = max((len(p.stem) for p in scripts), default=10)
     print(
         f"conversion rate: {len(scripts)} corpus scripts, target {args.target}, "
@@ -284,11 +315,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(format_row(row, width), flush=True)
             if args.verbose and row.verify_output and row.outcome != "identical":
-                print(
-                    "\n".join(
-                        "      | " + line for line in row.verify_output.splitlines()
-                    )
-                )
+                print("\n".join("      | " + line for line in row.verify_output.splitlines()))
     print()
     for line in summary(rows, args.target):
         print(line)

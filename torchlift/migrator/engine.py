@@ -23,6 +23,7 @@ from .names import clear_cache, collect_names
 from .prefilter import may_contain_training_loop
 from .result import Finding, InputError, MigrationResult
 from .rules import RULES, Unsupported
+from .static_check import check_conversion
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _L_NAME = re.compile(r"(?<![.\w])L\b(?!\s*[\"'])")
@@ -117,6 +118,18 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
                 "warning",
             )
         )
+        return MigrationResult(path, text, text, findings)
+    problems = check_conversion(text, output, path)
+    if problems:  # never a conversion that fails on a name at its first step
+        # reported at the converted loop: the problem's own line is in code never written
+        converted = [f for f in findings if f.code == "TL001"]
+        line, column = (converted[0].line, converted[0].column) if converted else (1, 0)
+        findings = [f for f in findings if f.code != "TL001"]
+        findings += [
+            Finding(path, line, column, p.code, f"{p.message} (line {p.line} of the conversion)",
+                    "warning")
+            for p in problems
+        ]
         return MigrationResult(path, text, text, findings)
     return MigrationResult(path, text, output, findings)
 

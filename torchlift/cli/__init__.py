@@ -20,7 +20,7 @@ from click.core import ParameterSource
 
 from torchlift import __version__
 from torchlift.cli.engine import Outcome, migrate_bytes, migrate_files
-from torchlift.cli.report import Tally, json_report, unified_diff
+from torchlift.cli.report import Tally, change_log_lines, json_report, unified_diff
 from torchlift.cli.sources import (
     STDIN,
     SourceError,
@@ -55,6 +55,12 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     help="Which package the converted script imports Lightning's API from.",
 )
 @click.option("--report", "report_file", metavar="FILE", help="Also write the findings as JSON.")
+@click.option(
+    "--html",
+    "html_file",
+    metavar="FILE",
+    help="Also write a self-contained review page: original and conversion side by side.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors on stderr.")
 @click.option(
     "-v", "--verbose", is_flag=True, help="Also report files with nothing to convert, and why."
@@ -99,6 +105,7 @@ def migrate_command(
     check,
     target,
     report_file,
+    html_file,
     quiet,
     verbose,
     verify_script,
@@ -113,8 +120,10 @@ def migrate_command(
     script from stdin and prints the converted script.
     """
     if verify_script is not None:
-        if output or write or check or report_file:
-            raise click.UsageError("--verify cannot be combined with -o, -w, --check or --report")
+        if output or write or check or report_file or html_file:
+            raise click.UsageError(
+                "--verify cannot be combined with -o, -w, --check, --report or --html"
+            )
         ctx.exit(
             run_verify_command(
                 verify_script,
@@ -145,6 +154,7 @@ def migrate_command(
             output=output,
             target=target,
             report_file=report_file,
+            html_file=html_file,
             quiet=quiet,
             verbose=verbose,
         )
@@ -160,6 +170,7 @@ def run_migrate(
     report_file: str | None,
     quiet: bool,
     verbose: bool = False,
+    html_file: str | None = None,
 ) -> int:
     """Migrate every PATH, print and write as `mode` says; return the exit code."""
     sources, path_errors = collect_sources(paths)
@@ -185,20 +196,31 @@ def run_migrate(
         click.echo(tally.summary(would=mode in ("diff", "check")), err=True)
     failed = bool(tally.failed)
     if report_file:
-        try:
-            write_atomic(report_file, json_report(tally, target=target).encode("utf-8"))
-        except SourceError as exc:
-            click.echo(
-                f"migrate: {exc.error.path}: cannot write the report "
-                f"({exc.error.cause.removeprefix('cannot write ')})",
-                err=True,
-            )
-            failed = True
+        failed |= not write_document(report_file, "report", json_report(tally, target=target))
+    if html_file:
+        from torchlift.review import render_review
+
+        page = render_review(tally.results, target=target)
+        failed |= not write_document(html_file, "review page", page)
     if failed:
         return EXIT_FAILED
     if mode == "check" and tally.changed:
         return EXIT_CHANGES
     return EXIT_OK
+
+
+def write_document(path: str, what: str, text: str) -> bool:
+    """Write the JSON report or the review page; say so and return False if it fails."""
+    try:
+        write_atomic(path, text.encode("utf-8"))
+    except SourceError as exc:
+        click.echo(
+            f"migrate: {exc.error.path}: cannot write the {what} "
+            f"({exc.error.cause.removeprefix('cannot write ')})",
+            err=True,
+        )
+        return False
+    return True
 
 
 def deliver(
@@ -238,6 +260,9 @@ def deliver(
             write_atomic(source.path, data)
         elif mode == "diff" and result.changed:
             click.echo(unified_diff(result.source, result.output, source.path), nl=False)
+        if verbose and not quiet:  # the change log, under the diff
+            for line in change_log_lines(result):
+                click.echo(line, err=True)
     except SourceError as exc:
         return dataclasses.replace(result, output=result.source, error=exc.error)
     if result.changed and not quiet:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from review_cases import seed_review_result
+from review_cases import change_about, seed_review_result
 from torchlift.review import LossTrace, render_review
 
 CHROMIUM = shutil.which("chromium")
@@ -58,8 +58,9 @@ def test_loads_from_file_url_without_console_errors(page):
 
 def test_clicking_the_returned_loss_highlights_the_step_sequence(page):
     browser, result = page
-    step_change = result.changes[0]
+    index, step_change = change_about(result, "zero_grad")
     returned = browser.find_element(By.ID, f"converted-{step_change.output_lines[0]}")
+    assert returned.text.split()[-2:] == ["return", "loss"]
     returned.click()
     pinned = {el.get_attribute("id") for el in browser.find_elements(By.CSS_SELECTOR, ".pane.original .ln.pinned")}
     first, last = step_change.source_lines
@@ -68,17 +69,20 @@ def test_clicking_the_returned_loss_highlights_the_step_sequence(page):
         n for n, text in enumerate(result.source.splitlines(), 1) if ".backward()" in text
     )
     assert f"original-{backward_line}" in pinned
-    row = browser.find_element(By.CSS_SELECTOR, 'table.changes tr[data-changes="0"]')
+    row = browser.find_element(By.CSS_SELECTOR, f'table.changes tr[data-changes="{index}"]')
     assert "pinned" in row.get_attribute("class")
 
 
 def test_clicking_an_original_line_highlights_its_conversion(page):
     browser, result = page
-    loop_change = result.changes[1]
-    browser.find_element(By.ID, f"original-{loop_change.source_lines[0]}").click()
+    _, batch_loop = change_about(result, "batch loop")
+    browser.find_element(By.ID, f"original-{batch_loop.source_lines[0]}").click()
     pinned = browser.find_elements(By.CSS_SELECTOR, ".pane.converted .ln.pinned")
-    first, last = loop_change.output_lines
-    assert len(pinned) == last - first + 1
+    first, last = batch_loop.output_lines
+    assert [el.get_attribute("id") for el in pinned] == [
+        f"converted-{n}" for n in range(first, last + 1)
+    ]
+    assert "def training_step" in pinned[0].text
 
 
 def test_legend_is_visible_and_screenshot_is_written(page, tmp_path):

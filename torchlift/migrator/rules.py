@@ -5,6 +5,8 @@ from __future__ import annotations
 from .result import Finding
 from .static_check import RULES as STATIC_CHECK_RULES
 
+CONVERTED = "TL001"  # a converted loop, and every change its conversion made
+
 RULES: dict[str, str] = {
     "TL001": "training loop converted to a LightningModule + Trainer",
     "TL002": "no training loop found; file left unchanged",

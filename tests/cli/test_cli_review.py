@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -59,3 +60,49 @@ def test_html_page_is_written_for_the_run(cli, tmp_path):
     assert 'class="pane original"' in text and 'class="pane converted"' in text
     assert "TL001" in text and "LitSimpleModel" in text
     assert script.read_text() == (FIXTURES / "seed_simple_model_validation" / "input.py").read_text()
+
+
+def test_diff_is_coloured_only_when_asked_or_on_a_terminal(fake_engine, cli, tmp_path, monkeypatch):
+    script = tmp_path / "a.py"
+    script.write_text(GOOD_SOURCE)
+    plain = cli(script).stdout  # CliRunner is not a terminal: no escape codes
+    assert "\x1b[" not in plain and "+# converted" in plain
+    coloured = cli("--color", script).stdout
+    assert "\x1b[32m+# converted" in coloured and "\x1b[31m-# CONVERT ME" in coloured
+    assert "\x1b[" not in cli("--no-color", script).stdout
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" in cli("--color", script).stdout  # an explicit flag wins over NO_COLOR
+
+
+def test_directory_run_ends_with_a_table_by_rule_code(cli, tmp_path):
+    """Real migrator: one converted fixture, one refused GAN-style loop, one plain module."""
+    tree = tmp_path / "project"
+    tree.mkdir()
+    (tree / "train.py").write_text((FIXTURES / "seed_simple_model_validation" / "input.py").read_text())
+    (tree / "util.py").write_text("import os\n")
+    refused = next(p for p in sorted((FIXTURES / "noop").glob("*.py")) if "gan" in p.name.lower())
+    (tree / "gan.py").write_text(refused.read_text())
+    result = cli(tree)
+    lines = result.stderr.splitlines()
+    table = {line.split()[0] + " " + line.split()[1]: line for line in lines[-5:-1]}
+    assert lines[-1] == "1 file would be changed, 2 files would be left unchanged."
+    assert table["files converted"].split()[2] == "1"
+    assert table["files unchanged"].split()[2] == "2"
+    assert table["files failed"].split()[2] == "0"
+    assert "TL" in table["loops refused"] and int(table["loops refused"].split()[2]) >= 1
+
+
+GOLDEN = REPO / "tests" / "cli" / "golden"
+
+
+@pytest.mark.parametrize("case", ["seed_simple_model_validation", "train_one_epoch_helpers"])
+def test_verbose_report_is_stable(cli, tmp_path, monkeypatch, case):
+    """`migrate -v` is read by people and grepped by scripts: its lines change only on purpose.
+    TORCHLIFT_REGEN_GOLDEN=1 rewrites the golden files after an intended change."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text((FIXTURES / case / "input.py").read_text())
+    result = cli("-v", "--no-color", "train.py")
+    golden = GOLDEN / f"{case}.stderr"
+    if os.environ.get("TORCHLIFT_REGEN_GOLDEN"):
+        golden.write_text(result.stderr)
+    assert result.stderr == golden.read_text()

@@ -86,7 +86,9 @@ def test_clicking_an_original_line_highlights_its_conversion(page):
 
 
 def test_legend_is_visible_and_screenshot_is_written(page, tmp_path):
-    browser, _ = page
+    browser, result = page
+    _, step_change = change_about(result, "zero_grad")
+    browser.find_element(By.ID, f"converted-{step_change.output_lines[0]}").click()
     legend = browser.find_element(By.ID, "legend")
     assert legend.is_displayed() and "TL001" in legend.text
     plot = browser.find_element(By.CSS_SELECTOR, ".verify svg")

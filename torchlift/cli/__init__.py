@@ -13,6 +13,7 @@ Exit codes (black's): 0 done, 1 `--check` found changes, 2 usage error,
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 
 import click
@@ -20,7 +21,7 @@ from click.core import ParameterSource
 
 from torchlift import __version__
 from torchlift.cli.engine import Outcome, migrate_bytes, migrate_files
-from torchlift.cli.report import Tally, change_log_lines, json_report, unified_diff
+from torchlift.cli.report import Tally, change_log_lines, colour_diff, json_report, unified_diff
 from torchlift.cli.sources import (
     STDIN,
     SourceError,
@@ -62,6 +63,11 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     help="Also write a self-contained review page: original and conversion side by side.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors on stderr.")
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the diff (default: on a terminal, unless NO_COLOR is set).",
+)
 @click.option(
     "-v", "--verbose", is_flag=True, help="Also report files with nothing to convert, and why."
 )
@@ -107,6 +113,7 @@ def migrate_command(
     report_file,
     html_file,
     quiet,
+    color,
     verbose,
     verify_script,
     steps,
@@ -157,6 +164,7 @@ def migrate_command(
             html_file=html_file,
             quiet=quiet,
             verbose=verbose,
+            color=color,
         )
     )
 
@@ -171,6 +179,7 @@ def run_migrate(
     quiet: bool,
     verbose: bool = False,
     html_file: str | None = None,
+    color: bool | None = None,
 ) -> int:
     """Migrate every PATH, print and write as `mode` says; return the exit code."""
     sources, path_errors = collect_sources(paths)
@@ -187,13 +196,17 @@ def run_migrate(
             outcome = migrate_bytes(data, STDIN, target)
         else:
             outcome = outcomes[source.path]
-        result = deliver(outcome, source, mode=mode, output=output, quiet=quiet, verbose=verbose)
+        result = deliver(
+            outcome, source, mode=mode, output=output, quiet=quiet, verbose=verbose, color=color
+        )
         if result.error is not None:
             report_failure(tally, result)
         else:
             tally.add(result)
     if not quiet:
-        click.echo(tally.summary(would=mode in ("diff", "check")), err=True)
+        if any(source.root is not None for source in sources):
+            click.echo(tally.table(), err=True)
+        click.echo(tally.summary(would=mode in ("diff", "check")), err=True)  # last, as black
     failed = bool(tally.failed)
     if report_file:
         failed |= not write_document(report_file, "report", json_report(tally, target=target))
@@ -224,7 +237,14 @@ def write_document(path: str, what: str, text: str) -> bool:
 
 
 def deliver(
-    outcome: Outcome, source, *, mode: str, output: str | None, quiet: bool, verbose: bool = False
+    outcome: Outcome,
+    source,
+    *,
+    mode: str,
+    output: str | None,
+    quiet: bool,
+    verbose: bool = False,
+    color: bool | None = None,
 ) -> MigrationResult:
     """Print the findings and the diff / code, write files; return the result (with the
     write error, if writing failed)."""
@@ -259,7 +279,10 @@ def deliver(
         elif mode == "write" and result.changed:
             write_atomic(source.path, data)
         elif mode == "diff" and result.changed:
-            click.echo(unified_diff(result.source, result.output, source.path), nl=False)
+            if color is None and os.environ.get("NO_COLOR"):  # https://no-color.org
+                color = False
+            diff = colour_diff(unified_diff(result.source, result.output, source.path))
+            click.echo(diff, nl=False, color=color)  # click strips colours off a non-terminal
         if verbose and not quiet:  # the change log, under the diff
             for line in change_log_lines(result):
                 click.echo(line, err=True)

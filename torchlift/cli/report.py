@@ -66,6 +66,43 @@ class Tally:
         return ", ".join(parts) + "."
 
 
+    def table(self) -> str:
+        """The end of a directory run: files converted / unchanged / failed, and the loops left
+        alone, counted by rule code."""
+        refused: dict[str, int] = {}
+        for result in self.results:
+            for finding in result.findings:
+                if finding.severity == "warning":
+                    refused[finding.code] = refused.get(finding.code, 0) + 1
+        by_code = ", ".join(f"{code} x{n}" for code, n in sorted(refused.items()))
+        rows = [
+            ("files converted", self.changed, ""),
+            ("files unchanged", self.unchanged, ""),
+            ("files failed", self.failed, ""),
+            ("loops refused", sum(refused.values()), f"  ({by_code})" if by_code else ""),
+        ]
+        return "\n".join(f"{label:<16}{count:>6}{detail}" for label, count, detail in rows)
+
+
+def colour_diff(diff: str) -> str:
+    """The unified diff with ANSI colours as git and black show it (headers bold, hunks cyan)."""
+    import click
+
+    out = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("+++", "---")):
+            out.append(click.style(line, bold=True))
+        elif line.startswith("@@"):
+            out.append(click.style(line, fg="cyan"))
+        elif line.startswith("+"):
+            out.append(click.style(line, fg="green"))
+        elif line.startswith("-"):
+            out.append(click.style(line, fg="red"))
+        else:
+            out.append(line)
+    return "".join(out)
+
+
 def status_of(result: MigrationResult) -> str:
     if result.error is not None:
         return "failed"

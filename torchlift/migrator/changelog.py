@@ -58,9 +58,15 @@ def loop_changes(source_tree: ast.Module, output_tree: ast.Module, facts: LoopFa
             return
         changes.append(Change(CONVERTED, _span(source), _span(output), message))
 
-    regions = [epoch, *(src.function(name) for name in facts.helpers)]
-    batch = _loop_over(regions, facts.train_loader)
-    validation = _loop_over([epoch], facts.validation_loader) if facts.validation_loader else None
+    helpers = [src.function(name) for name in facts.helpers]
+    regions = [epoch, *helpers]
+    # in a helper the loader is a parameter: its loop is then the one around backward()
+    batch = _loop_over(regions, facts.train_loader) or _loop_with_backward(helpers, True)
+    validation = None
+    if facts.validation_loader:
+        validation = _loop_over([epoch], facts.validation_loader) or _loop_with_backward(
+            helpers, False
+        )
     fit_block = out.block_calling("fit")
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
@@ -91,9 +97,11 @@ def loop_changes(source_tree: ast.Module, output_tree: ast.Module, facts: LoopFa
         elif facts.scheduler and _method_call(stmt, facts.scheduler, "step"):
             add(stmt, out.method("configure_optimizers"),
                 "`scheduler.step()` -> the `lr_scheduler` of `configure_optimizers` (its interval)")
-    pre, post = _epoch_level(epoch, batch, validation, facts)
+    pre, post = _epoch_level(epoch, batch, validation, facts, helpers)
     if validation is not None:
-        enclosing = _top_level_statement(epoch, validation)
+        enclosing = _top_level_statement(epoch, validation) or next(
+            (h for h in helpers if h is not None and _contains(h, validation)), validation
+        )
         add(validation, out.method("validation_step"), f"validation loop over "
             f"`{facts.validation_loader}` -> `validation_step`")
         hooks = ["on_validation_epoch_start", "on_validation_epoch_end"]
@@ -116,7 +124,8 @@ def loop_changes(source_tree: ast.Module, output_tree: ast.Module, facts: LoopFa
         "`on_train_epoch_start`")
     add(_union(post), out.method("on_train_epoch_end"), "epoch-end code -> `on_train_epoch_end`")
     if facts.test_loader:
-        test = _loop_over([s for s in src.tree.body if s is not epoch], facts.test_loader)
+        after = [s for s in _statements(*src.siblings_after(epoch))]
+        test = _loop_over(after, facts.test_loader) or _first_reading(after, facts.test_loader)
         add(test, out.method("test_step"), f"test loop over `{facts.test_loader}` -> `test_step`")
         add(test, out.block_calling("test"), "test loop -> `trainer.test(...)`")
     return changes
@@ -146,8 +155,25 @@ class _SourceIndex:
     def at(self, position: tuple[int, int]):
         return self._by_position.get(position)
 
+    def siblings_after(self, stmt: ast.stmt) -> list[ast.stmt]:
+        """The statements after `stmt` in its block, as roots (themselves included)."""
+        for node in ast.walk(self.tree):
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(node, name, None)
+                if isinstance(block, list) and any(s is stmt for s in block):
+                    at = next(i for i, s in enumerate(block) if s is stmt)
+                    return [_Block(block[at + 1 :])]
+        return []
+
     def function(self, name: str):
         return self._functions.get(name)
+
+
+@dataclass(frozen=True)
+class _Block:
+    """A list of statements that `_statements` walks like a compound statement's body."""
+
+    body: list
 
 
 def _statements(*roots):
@@ -179,28 +205,59 @@ def _loop_over(regions, loader: str | None):
     return None
 
 
-def _top_level_statement(epoch, inner):
-    for stmt in epoch.body:
-        if any(node is inner for node in ast.walk(stmt)):
+def _loop_with_backward(regions, wanted: bool):
+    """The first loop in `regions` that calls backward() (wanted) or does not (not wanted)."""
+    for stmt in _statements(*regions):
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            calls = any(
+                isinstance(n, ast.Attribute) and n.attr == "backward" for n in ast.walk(stmt)
+            )
+            if calls == wanted:
+                return stmt
+    return None
+
+
+def _first_reading(stmts, name: str):
+    for stmt in stmts:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)
+        ):
             return stmt
-    return inner
+    return None
 
 
-def _epoch_level(epoch, batch, validation, facts):
+def _contains(root, inner) -> bool:
+    return any(node is inner for node in ast.walk(root))
+
+
+def _top_level_statement(epoch, inner):
+    return next((stmt for stmt in epoch.body if _contains(stmt, inner)), None)
+
+
+def _epoch_level(epoch, batch, validation, facts, helpers):
     """Statements of the epoch body before the batch loop, and after it (outside validation),
     other than the device moves and mode switches the conversion removes."""
     pre, post, seen_batch = [], [], False
     for stmt in epoch.body:
         if _moves_to_device(stmt, facts.device_names) or _mode_switch(stmt, facts.model_names):
             continue
-        inside = {id(n) for n in ast.walk(stmt)}
-        if batch is not None and id(batch) in inside:
+        if facts.scheduler and _method_call(stmt, facts.scheduler, "step"):
+            continue
+        reached = _reaches(stmt, helpers)  # the statement and the helpers it calls
+        if batch is not None and any(_contains(r, batch) for r in reached):
             seen_batch = True
             continue
-        if validation is not None and id(validation) in inside:
+        if validation is not None and any(_contains(r, validation) for r in reached):
             continue
         (post if seen_batch else pre).append(stmt)
     return pre, post
+
+
+def _reaches(stmt, helpers) -> list:
+    called = {
+        n.func.id for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+    return [stmt, *(h for h in helpers if h is not None and h.name in called)]
 
 
 def _calls(node, names: set[str]) -> bool:

@@ -134,6 +134,7 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
         return MigrationResult(path, text, text, findings)
     changes = [change for loop in facts for change in loop_changes(tree, output_tree, loop)]
     changes += import_change(output_tree, TARGET_MODULES[target])
+    changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
     return MigrationResult(path, text, output, findings, changes=changes)
 
 

@@ -6,7 +6,6 @@ import json
 import os
 
 import pytest
-
 from conftest import FIXTURES, GOOD_SOURCE, REPO
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -42,8 +41,12 @@ def test_report_follows_schema_2(fake_engine, cli, tmp_path):
 
 
 def test_schema_rejects_a_version_1_document():
-    old = {"version": 1, "target": "runtime", "summary": {"changed": 0, "unchanged": 0, "failed": 0},
-           "files": []}
+    old = {
+        "version": 1,
+        "target": "runtime",
+        "summary": {"changed": 0, "unchanged": 0, "failed": 0},
+        "files": [],
+    }
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(old, SCHEMA)
 
@@ -59,7 +62,9 @@ def test_html_page_is_written_for_the_run(cli, tmp_path):
     assert text.startswith("<!DOCTYPE html>")
     assert 'class="pane original"' in text and 'class="pane converted"' in text
     assert "TL001" in text and "LitSimpleModel" in text
-    assert script.read_text() == (FIXTURES / "seed_simple_model_validation" / "input.py").read_text()
+    assert (
+        script.read_text() == (FIXTURES / "seed_simple_model_validation" / "input.py").read_text()
+    )
 
 
 def test_diff_is_coloured_only_when_asked_or_on_a_terminal(fake_engine, cli, tmp_path, monkeypatch):
@@ -78,7 +83,9 @@ def test_directory_run_ends_with_a_table_by_rule_code(cli, tmp_path):
     """Real migrator: one converted fixture, one refused GAN-style loop, one plain module."""
     tree = tmp_path / "project"
     tree.mkdir()
-    (tree / "train.py").write_text((FIXTURES / "seed_simple_model_validation" / "input.py").read_text())
+    (tree / "train.py").write_text(
+        (FIXTURES / "seed_simple_model_validation" / "input.py").read_text()
+    )
     (tree / "util.py").write_text("import os\n")
     refused = next(p for p in sorted((FIXTURES / "noop").glob("*.py")) if "gan" in p.name.lower())
     (tree / "gan.py").write_text(refused.read_text())

@@ -178,15 +178,13 @@ def test_star_import_disables_the_name_check():
 
 def test_a_users_own_lightning_module_is_not_judged():
     """Classes present unchanged in the input are the user's code, not the conversion's."""
-    user_class = textwrap.dedent(
-        """
+    user_class = textwrap.dedent("""
         import lightning.pytorch as L
 
         class Mine(L.LightningModule):
             def training_step(self, batch, batch_idx):
                 return self.whatever
-        """
-    )
+        """)
     assert check_conversion(user_class, user_class + "\nx = 1\n") == []
 
 

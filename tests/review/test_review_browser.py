@@ -11,15 +11,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from review_cases import change_about, seed_review_result
+
 from torchlift.review import LossTrace, render_review
 
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
 if not (CHROMIUM and CHROMEDRIVER):
-    pytest.skip("no chromium/chromedriver on this machine (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
+    pytest.skip(
+        "no chromium/chromedriver on this machine (apt-get install chromium chromium-driver)",
+        allow_module_level=True,
+    )
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 from selenium.webdriver.common.by import By  # noqa: E402
 
@@ -28,10 +30,18 @@ from selenium.webdriver.common.by import By  # noqa: E402
 def browser(tmp_path_factory):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--window-size=1400,1000",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1000",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=webdriver.ChromeService(CHROMEDRIVER), options=options)
@@ -62,7 +72,10 @@ def test_clicking_the_returned_loss_highlights_the_step_sequence(page):
     returned = browser.find_element(By.ID, f"converted-{step_change.output_lines[0]}")
     assert returned.text.split()[-2:] == ["return", "loss"]
     returned.click()
-    pinned = {el.get_attribute("id") for el in browser.find_elements(By.CSS_SELECTOR, ".pane.original .ln.pinned")}
+    pinned = {
+        el.get_attribute("id")
+        for el in browser.find_elements(By.CSS_SELECTOR, ".pane.original .ln.pinned")
+    }
     first, last = step_change.source_lines
     assert pinned == {f"original-{n}" for n in range(first, last + 1)}
     backward_line = next(

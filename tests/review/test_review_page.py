@@ -6,6 +6,7 @@ import re
 from html.parser import HTMLParser
 
 from review_cases import seed_review_result
+
 from torchlift.migrator.result import Change, Finding, MigrationResult
 from torchlift.review import LossTrace, render_review
 
@@ -41,14 +42,18 @@ def test_every_change_links_lines_on_both_sides():
             if span is None:  # an added import / a removed statement: one side only
                 continue
             for line in range(span[0], span[1] + 1):
-                match = re.search(rf'<div class="ln touched" data-changes="([\d ]+)" id="{kind}-{line}"', page)
+                match = re.search(
+                    rf'<div class="ln touched" data-changes="([\d ]+)" id="{kind}-{line}"', page
+                )
                 assert match and str(index) in match.group(1).split(), (kind, line)
 
 
 def test_untouched_runs_are_folded_and_touched_lines_are_not():
     source = "".join(f"x{i} = {i}\n" for i in range(60))
     output = source.replace("x30 = 30", "x30 = 31")
-    result = MigrationResult("long.py", source, output, changes=[Change("TL001", (31, 31), (31, 31), "m")])
+    result = MigrationResult(
+        "long.py", source, output, changes=[Change("TL001", (31, 31), (31, 31), "m")]
+    )
     page = render_review([result])
     assert page.count('class="fold"') == 4  # above and below the change, on each side
     folded = [block.split("\n")[0] for block in page.split('<div class="folded">')[1:]]
@@ -72,7 +77,9 @@ def test_code_and_messages_are_escaped():
 
 def test_refused_loops_show_their_reasons_and_legend_names_codes():
     result = MigrationResult(
-        "gan.py", "x = 1\n", "x = 1\n",
+        "gan.py",
+        "x = 1\n",
+        "x = 1\n",
         findings=[Finding("gan.py", 12, 0, "TL114", "two optimizers step in one loop", "warning")],
     )
     page = render_review([result])

@@ -43,7 +43,9 @@ class LoopFacts:
     trainer_name: str = ""
 
 
-def loop_changes(source_tree: ast.Module, output_tree: ast.Module, facts: LoopFacts) -> list[Change]:
+def loop_changes(
+    source_tree: ast.Module, output_tree: ast.Module, facts: LoopFacts
+) -> list[Change]:
     src = _SourceIndex(source_tree)
     out = _OutputIndex(output_tree, facts)
     epoch = src.at(facts.epoch_loop_at)
@@ -70,58 +72,98 @@ def loop_changes(source_tree: ast.Module, output_tree: ast.Module, facts: LoopFa
     fit_block = out.block_calling("fit")
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
-    add(_header(epoch), fit_block, "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the "
-        "Trainer runs the epochs")
+    add(
+        _header(epoch),
+        fit_block,
+        "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the " "Trainer runs the epochs",
+    )
     if batch is not None:
-        add(batch, out.method("training_step"), f"batch loop over `{facts.train_loader}` -> "
-            "`training_step`: the Trainer iterates the loader")
+        add(
+            batch,
+            out.method("training_step"),
+            f"batch loop over `{facts.train_loader}` -> "
+            "`training_step`: the Trainer iterates the loader",
+        )
         steps = [s for s in _statements(batch) if _is_step_call(s, facts)]
-        add(_union(steps), out.returned("training_step"),
+        add(
+            _union(steps),
+            out.returned("training_step"),
             "`zero_grad()` / `backward()` / `step()` -> the loss `training_step` returns: "
-            "Lightning runs the optimizer step")
+            "Lightning runs the optimizer step",
+        )
         for stmt in _statements(batch):
             if _calls(stmt, _CLIP_CALLS):
                 add(stmt, out.trainer, "gradient clipping -> `gradient_clip_val` of the Trainer")
             elif isinstance(stmt, (ast.With, ast.AsyncWith)) and _calls(stmt.items, {"autocast"}):
                 add(_header(stmt), out.trainer, "`autocast` -> `precision=` of the Trainer")
             elif isinstance(stmt, ast.If) and _has_modulo(stmt.test) and _calls(stmt, {"step"}):
-                add(_header(stmt), out.trainer,
-                    "`if (i + 1) % N == 0:` step -> `accumulate_grad_batches=N`")
+                add(
+                    _header(stmt),
+                    out.trainer,
+                    "`if (i + 1) % N == 0:` step -> `accumulate_grad_batches=N`",
+                )
     for stmt in _statements(epoch, *regions[1:]):
         if _moves_to_device(stmt, facts.device_names):
-            add(stmt, None, "device move removed: the Trainer puts the model and batches on "
-                "its device", removed=True)
+            add(
+                stmt,
+                None,
+                "device move removed: the Trainer puts the model and batches on " "its device",
+                removed=True,
+            )
         elif _mode_switch(stmt, facts.model_names):
-            add(stmt, None, "`train()` / `eval()` removed: Lightning switches the mode around "
-                "validation", removed=True)
+            add(
+                stmt,
+                None,
+                "`train()` / `eval()` removed: Lightning switches the mode around " "validation",
+                removed=True,
+            )
         elif facts.scheduler and _method_call(stmt, facts.scheduler, "step"):
-            add(stmt, out.method("configure_optimizers"),
-                "`scheduler.step()` -> the `lr_scheduler` of `configure_optimizers` (its interval)")
+            add(
+                stmt,
+                out.method("configure_optimizers"),
+                "`scheduler.step()` -> the `lr_scheduler` of `configure_optimizers` (its interval)",
+            )
     pre, post = _epoch_level(epoch, batch, validation, facts, helpers)
     if validation is not None:
         enclosing = _top_level_statement(epoch, validation) or next(
             (h for h in helpers if h is not None and _contains(h, validation)), validation
         )
-        add(validation, out.method("validation_step"), f"validation loop over "
-            f"`{facts.validation_loader}` -> `validation_step`")
+        add(
+            validation,
+            out.method("validation_step"),
+            f"validation loop over " f"`{facts.validation_loader}` -> `validation_step`",
+        )
         hooks = ["on_validation_epoch_start", "on_validation_epoch_end"]
         if not post:  # prints after the validation loop report the epoch
             hooks.append("on_train_epoch_end")
         for hook in hooks:
             add(enclosing, out.method(hook), f"code around the validation loop -> `{hook}`")
     for position in facts.optimizer_at:
-        add(src.at(position), out.method("configure_optimizers"),
-            "optimizer / scheduler -> `configure_optimizers`")
+        add(
+            src.at(position),
+            out.method("configure_optimizers"),
+            "optimizer / scheduler -> `configure_optimizers`",
+        )
     for position in facts.stripped_at:
         stmt = src.at(position)
         if stmt is not None:
-            add(stmt, out.statement(_without_device_moves(stmt, facts.device_names)),
-                "device move removed: the Trainer puts the model on its device")
+            add(
+                stmt,
+                out.statement(_without_device_moves(stmt, facts.device_names)),
+                "device move removed: the Trainer puts the model on its device",
+            )
     for position in facts.removed_at:
-        add(src.at(position), None, "removed: the Trainer owns it (device, wrapper or scaler)",
-            removed=True)
-    add(_union(pre), out.method("on_train_epoch_start"), "epoch-start code -> "
-        "`on_train_epoch_start`")
+        add(
+            src.at(position),
+            None,
+            "removed: the Trainer owns it (device, wrapper or scaler)",
+            removed=True,
+        )
+    add(
+        _union(pre),
+        out.method("on_train_epoch_start"),
+        "epoch-start code -> " "`on_train_epoch_start`",
+    )
     add(_union(post), out.method("on_train_epoch_end"), "epoch-end code -> `on_train_epoch_end`")
     if facts.test_loader:
         after = [s for s in _statements(*src.siblings_after(epoch))]
@@ -255,7 +297,9 @@ def _epoch_level(epoch, batch, validation, facts, helpers):
 
 def _reaches(stmt, helpers) -> list:
     called = {
-        n.func.id for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        n.func.id
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
     }
     return [stmt, *(h for h in helpers if h is not None and h.name in called)]
 
@@ -296,8 +340,20 @@ def _is_step_call(stmt, facts: LoopFacts) -> bool:
 
 
 def _moves_to_device(stmt, device_names) -> bool:
-    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith,
-                         ast.Try, ast.FunctionDef, ast.ClassDef)):
+    if isinstance(
+        stmt,
+        (
+            ast.For,
+            ast.AsyncFor,
+            ast.While,
+            ast.If,
+            ast.With,
+            ast.AsyncWith,
+            ast.Try,
+            ast.FunctionDef,
+            ast.ClassDef,
+        ),
+    ):
         return False  # compound statements are judged by their own simple statements
     for node in ast.walk(stmt):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -319,8 +375,10 @@ def _without_device_moves(stmt, device_names) -> str:
             func = node.func
             if isinstance(func, ast.Attribute) and (
                 func.attr == "cuda"
-                or (func.attr == "to" and any(
-                    isinstance(a, ast.Name) and a.id in device_names for a in node.args))
+                or (
+                    func.attr == "to"
+                    and any(isinstance(a, ast.Name) and a.id in device_names for a in node.args)
+                )
             ):
                 return func.value
             return node
@@ -342,7 +400,11 @@ def _has_modulo(test) -> bool:
 class _OutputIndex:
     def __init__(self, tree: ast.Module, facts: LoopFacts) -> None:
         self.cls = next(
-            (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == facts.class_name),
+            (
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.ClassDef) and n.name == facts.class_name
+            ),
             None,
         )
         self._methods = {
@@ -386,8 +448,10 @@ class _OutputIndex:
         for run in self._runs:
             for stmt in run:
                 if any(
-                    isinstance(n, ast.Attribute) and n.attr == method
-                    and isinstance(n.value, ast.Name) and n.value.id in self._generated
+                    isinstance(n, ast.Attribute)
+                    and n.attr == method
+                    and isinstance(n.value, ast.Name)
+                    and n.value.id in self._generated
                     for n in ast.walk(stmt)
                 ):
                     return run
@@ -415,7 +479,12 @@ def _all_blocks(tree):
             continue
         for name in ("body", "orelse", "finalbody"):
             block = getattr(node, name, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt) and node is not tree:
+            if (
+                isinstance(block, list)
+                and block
+                and isinstance(block[0], ast.stmt)
+                and node is not tree
+            ):
                 yield block
 
 

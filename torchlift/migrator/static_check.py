@@ -35,9 +35,20 @@ RULES = {
     ),
 }
 
-_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__builtins__",
-                                        "__spec__", "__loader__", "__package__", "__path__",
-                                        "__annotations__", "__dict__", "__module__", "__qualname__"}
+_BUILTINS = frozenset(dir(builtins)) | {
+    "__file__",
+    "__name__",
+    "__doc__",
+    "__builtins__",
+    "__spec__",
+    "__loader__",
+    "__package__",
+    "__path__",
+    "__annotations__",
+    "__dict__",
+    "__module__",
+    "__qualname__",
+}
 _DYNAMIC_NAME_CALLS = frozenset({"exec", "eval", "globals", "locals", "vars", "__import__"})
 
 
@@ -279,10 +290,19 @@ def _self_uses(method):
 
 def _statement_end(method, target: ast.AST) -> tuple[int, int]:
     for stmt in ast.walk(method):
-        if isinstance(stmt, ast.stmt) and not isinstance(stmt, (ast.FunctionDef, ast.For,
-                                                               ast.While, ast.If, ast.With,
-                                                               ast.Try, ast.AsyncFor,
-                                                               ast.AsyncWith)):
+        if isinstance(stmt, ast.stmt) and not isinstance(
+            stmt,
+            (
+                ast.FunctionDef,
+                ast.For,
+                ast.While,
+                ast.If,
+                ast.With,
+                ast.Try,
+                ast.AsyncFor,
+                ast.AsyncWith,
+            ),
+        ):
             if any(node is target for node in ast.walk(stmt)):
                 return (stmt.end_lineno, stmt.end_col_offset)
     return (target.end_lineno, target.end_col_offset)
@@ -290,8 +310,10 @@ def _statement_end(method, target: ast.AST) -> tuple[int, int]:
 
 def _phases(methods, uses) -> dict[str, int]:
     """When each method first runs: hooks by Lightning's order, helpers with their first caller."""
-    phase = {name: _FIRST_CALL_ORDER.index(name) if name in _FIRST_CALL_ORDER else _ANYTIME
-             for name in methods}
+    phase = {
+        name: _FIRST_CALL_ORDER.index(name) if name in _FIRST_CALL_ORDER else _ANYTIME
+        for name in methods
+    }
     changed = True
     while changed:  # a helper called from an early hook runs that early
         changed = False

@@ -49,9 +49,7 @@ def render_review(
         f"{len(results)} file{'s' if len(results) != 1 else ''}: {changed} converted, "
         f"{len(results) - changed - failed} unchanged, {failed} failed · target {target}"
     )
-    legend = "".join(
-        f"<dt>{_e(code)}</dt><dd>{_e(RULES.get(code, ''))}</dd>" for code in codes
-    )
+    legend = "".join(f"<dt>{_e(code)}</dt><dd>{_e(RULES.get(code, ''))}</dd>" for code in codes)
     return _PAGE.format(
         css=_asset("page.css"),
         js=_asset("page.js"),
@@ -68,8 +66,10 @@ def _file_section(index: int, result: MigrationResult, trace: LossTrace | None) 
         f'<h2>{_e(result.path)}<span class="status {status}">{status}</span></h2>',
     ]
     if result.error is not None:
-        parts.append(f'<table class="findings"><tr><td class="warning">{_e(str(result.error))}'
-                     "</td></tr></table>")
+        parts.append(
+            f'<table class="findings"><tr><td class="warning">{_e(str(result.error))}'
+            "</td></tr></table>"
+        )
     if result.findings:
         parts.append(_findings_table(result))
     if result.changes:
@@ -77,7 +77,9 @@ def _file_section(index: int, result: MigrationResult, trace: LossTrace | None) 
     if result.changed:
         parts.append('<div class="panes">')
         parts.append(_pane("original", "Original", result.source, result.changes, "source_lines"))
-        parts.append(_pane("converted", "Conversion", result.output, result.changes, "output_lines"))
+        parts.append(
+            _pane("converted", "Conversion", result.output, result.changes, "output_lines")
+        )
         parts.append("</div>")
     if trace is not None:
         parts.append(_verify_block(trace))
@@ -127,7 +129,11 @@ def _pane(kind: str, title: str, text: str, changes: Sequence[Change], side: str
     rendered = []
     for number, line in enumerate(lines, start=1):
         owners = covering.get(number)
-        attrs = f' class="ln touched" data-changes="{" ".join(map(str, owners))}"' if owners else ' class="ln"'
+        attrs = (
+            f' class="ln touched" data-changes="{" ".join(map(str, owners))}"'
+            if owners
+            else ' class="ln"'
+        )
         rendered.append(
             f'<div{attrs} id="{kind}-{number}"><span class="no">{number}</span>'
             f'<span class="tx">{_e(line)}</span></div>'
@@ -193,8 +199,9 @@ def _plot(trace: LossTrace, width: int = 480, height: int = 160) -> str:
     steps = max(len(trace.original), len(trace.converted), 2) - 1
 
     def points(series: Sequence[float]) -> str:
+        x_scale, y_scale = (width - 16) / steps, (height - 16) / span
         return " ".join(
-            f"{8 + (width - 16) * i / steps:.1f},{height - 8 - (height - 16) * (v - low) / span:.1f}"
+            f"{8 + x_scale * i:.1f},{height - 8 - y_scale * (v - low):.1f}"
             for i, v in enumerate(series)
             if math.isfinite(v)
         )

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from torchlift.cli import migrate_command
-from torchlift.migrator.result import Finding, MigrationResult
+from torchlift.migrator.result import Change, Finding, MigrationResult
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
@@ -22,6 +22,7 @@ BIN = Path(sys.executable).parent
 
 MARK = "# CONVERT ME\n"
 CONVERTED = "# converted\n"
+GOOD_SOURCE = "import torch\n" + MARK + "x = 1\n"  # converts (line 2) under fake_engine
 
 
 def fake_migrate_source(source, path="<string>", target="runtime"):
@@ -37,7 +38,8 @@ def fake_migrate_source(source, path="<string>", target="runtime"):
     line = source[: source.index(MARK)].count("\n") + 1
     output = source.replace(MARK, f"{CONVERTED.rstrip()} for {target}\n")
     finding = Finding(path, line, 0, "TL001", "converted the training loop")
-    return MigrationResult(path, source, output, [finding])
+    change = Change("TL001", (line, line), (line, line), "marker comment -> converted comment")
+    return MigrationResult(path, source, output, [finding], changes=[change])
 
 
 @pytest.fixture

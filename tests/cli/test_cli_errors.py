@@ -153,7 +153,7 @@ def test_report_json(fake_engine, cli, tmp_path):
     result = cli("--check", "--target", "lightning", "--report", report, changed, plain, empty)
     assert result.exit_code == 123
     document = json.loads(report.read_text())
-    assert document["version"] == 1 and document["target"] == "lightning"
+    assert document["version"] == 2 and document["target"] == "lightning"
     assert document["summary"] == {"changed": 1, "unchanged": 1, "failed": 1}
     by_path = {entry["path"]: entry for entry in document["files"]}
     assert by_path[str(changed)] == {
@@ -167,6 +167,14 @@ def test_report_json(fake_engine, cli, tmp_path):
                 "code": "TL001",
                 "message": "converted the training loop",
                 "severity": "info",
+            }
+        ],
+        "changes": [
+            {
+                "code": "TL001",
+                "source_lines": [2, 2],
+                "output_lines": [2, 2],
+                "message": "marker comment -> converted comment",
             }
         ],
     }

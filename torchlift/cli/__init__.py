@@ -21,7 +21,7 @@ from click.core import ParameterSource
 
 from torchlift import __version__
 from torchlift.cli.engine import Outcome, migrate_bytes, migrate_files
-from torchlift.cli.report import Tally, json_report, unified_diff
+from torchlift.cli.report import Tally, change_log_lines, colour_diff, json_report, unified_diff
 from torchlift.cli.signals import Terminated, sigterm_raises
 from torchlift.cli.sources import (
     STDIN,
@@ -57,7 +57,18 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     help="Which package the converted script imports Lightning's API from.",
 )
 @click.option("--report", "report_file", metavar="FILE", help="Also write the findings as JSON.")
+@click.option(
+    "--html",
+    "html_file",
+    metavar="FILE",
+    help="Also write a self-contained review page: original and conversion side by side.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors on stderr.")
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the diff (default: on a terminal, unless NO_COLOR is set).",
+)
 @click.option(
     "-v", "--verbose", is_flag=True, help="Also report files with nothing to convert, and why."
 )
@@ -101,7 +112,9 @@ def migrate_command(
     check,
     target,
     report_file,
+    html_file,
     quiet,
+    color,
     verbose,
     verify_script,
     steps,
@@ -115,8 +128,10 @@ def migrate_command(
     script from stdin and prints the converted script.
     """
     if verify_script is not None:
-        if output or write or check or report_file:
-            raise click.UsageError("--verify cannot be combined with -o, -w, --check or --report")
+        if output or write or check or report_file or html_file:
+            raise click.UsageError(
+                "--verify cannot be combined with -o, -w, --check, --report or --html"
+            )
         ctx.exit(
             run_verify_command(
                 verify_script,
@@ -151,8 +166,10 @@ def migrate_command(
             output=output,
             target=target,
             report_file=report_file,
+            html_file=html_file,
             quiet=quiet,
             verbose=verbose,
+            color=color,
         )
     )
 
@@ -166,6 +183,8 @@ def run_migrate(
     report_file: str | None,
     quiet: bool,
     verbose: bool = False,
+    html_file: str | None = None,
+    color: bool | None = None,
 ) -> int:
     """Migrate every PATH, print and write as `mode` says; return the exit code."""
     # -o inside an input tree: leave it out of the walk, or every run would nest one deeper
@@ -183,24 +202,25 @@ def run_migrate(
             outcome = migrate_bytes(data, STDIN, target)
         else:
             outcome = outcomes[source.path]
-        result = deliver(outcome, source, mode=mode, output=output, quiet=quiet, verbose=verbose)
+        result = deliver(
+            outcome, source, mode=mode, output=output, quiet=quiet, verbose=verbose, color=color
+        )
         if result.error is not None:
             report_failure(tally, result)
         else:
             tally.add(result)
     if not quiet:
-        click.echo(tally.summary(would=mode in ("diff", "check")), err=True)
+        if any(source.root is not None for source in sources):
+            click.echo(tally.table(), err=True)
+        click.echo(tally.summary(would=mode in ("diff", "check")), err=True)  # last, as black
     failed = bool(tally.failed)
     if report_file:
-        try:
-            write_atomic(report_file, json_report(tally, target=target).encode("utf-8"))
-        except SourceError as exc:
-            click.echo(
-                f"migrate: {exc.error.path}: cannot write the report "
-                f"({exc.error.cause.removeprefix('cannot write ')})",
-                err=True,
-            )
-            failed = True
+        failed |= not write_document(report_file, "report", json_report(tally, target=target))
+    if html_file:
+        from torchlift.review import render_review
+
+        page = render_review(tally.results, target=target)
+        failed |= not write_document(html_file, "review page", page)
     if failed:
         return EXIT_FAILED
     if mode == "check" and tally.changed:
@@ -208,8 +228,29 @@ def run_migrate(
     return EXIT_OK
 
 
+def write_document(path: str, what: str, text: str) -> bool:
+    """Write the JSON report or the review page; say so and return False if it fails."""
+    try:
+        write_atomic(path, text.encode("utf-8"))
+    except SourceError as exc:
+        click.echo(
+            f"migrate: {exc.error.path}: cannot write the {what} "
+            f"({exc.error.cause.removeprefix('cannot write ')})",
+            err=True,
+        )
+        return False
+    return True
+
+
 def deliver(
-    outcome: Outcome, source, *, mode: str, output: str | None, quiet: bool, verbose: bool = False
+    outcome: Outcome,
+    source,
+    *,
+    mode: str,
+    output: str | None,
+    quiet: bool,
+    verbose: bool = False,
+    color: bool | None = None,
 ) -> MigrationResult:
     """Print the findings and the diff / code, write files; return the result (with the
     write error, if writing failed)."""
@@ -246,7 +287,13 @@ def deliver(
         elif mode == "write" and result.changed:
             write_atomic(source.path, data)
         elif mode == "diff" and result.changed:
-            click.echo(unified_diff(result.source, result.output, source.path), nl=False)
+            if color is None and os.environ.get("NO_COLOR"):  # https://no-color.org
+                color = False
+            diff = colour_diff(unified_diff(result.source, result.output, source.path))
+            click.echo(diff, nl=False, color=color)  # click strips colours off a non-terminal
+        if verbose and not quiet:  # the change log, under the diff
+            for line in change_log_lines(result):
+                click.echo(line, err=True)
     except SourceError as exc:
         return dataclasses.replace(result, output=result.source, error=exc.error)
     if result.changed and not quiet:

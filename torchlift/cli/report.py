@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from torchlift.migrator.result import MigrationResult
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 
 
 def unified_diff(before: str, after: str, path: str) -> str:
@@ -66,6 +66,43 @@ class Tally:
         return ", ".join(parts) + "."
 
 
+    def table(self) -> str:
+        """The end of a directory run: files converted / unchanged / failed, and the loops left
+        alone, counted by rule code."""
+        refused: dict[str, int] = {}
+        for result in self.results:
+            for finding in result.findings:
+                if finding.severity == "warning":
+                    refused[finding.code] = refused.get(finding.code, 0) + 1
+        by_code = ", ".join(f"{code} x{n}" for code, n in sorted(refused.items()))
+        rows = [
+            ("files converted", self.changed, ""),
+            ("files unchanged", self.unchanged, ""),
+            ("files failed", self.failed, ""),
+            ("loops refused", sum(refused.values()), f"  ({by_code})" if by_code else ""),
+        ]
+        return "\n".join(f"{label:<16}{count:>6}{detail}" for label, count, detail in rows)
+
+
+def colour_diff(diff: str) -> str:
+    """The unified diff with ANSI colours as git and black show it (headers bold, hunks cyan)."""
+    import click
+
+    out = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("+++", "---")):
+            out.append(click.style(line, bold=True))
+        elif line.startswith("@@"):
+            out.append(click.style(line, fg="cyan"))
+        elif line.startswith("+"):
+            out.append(click.style(line, fg="green"))
+        elif line.startswith("-"):
+            out.append(click.style(line, fg="red"))
+        else:
+            out.append(line)
+    return "".join(out)
+
+
 def status_of(result: MigrationResult) -> str:
     if result.error is not None:
         return "failed"
@@ -73,14 +110,18 @@ def status_of(result: MigrationResult) -> str:
 
 
 def json_report(tally: Tally, *, target: str) -> str:
-    """The `--report FILE` document. Schema (version 1):
+    """The `--report FILE` document. Schema version 2 (docs/report-schema-v2.json):
 
-    {"version": 1, "target": "runtime",
+    {"version": 2, "target": "runtime",
      "summary": {"changed": int, "unchanged": int, "failed": int},
      "files": [{"path": str, "status": "changed" | "unchanged" | "failed",
                 "error": null | {"line": int, "message": str},
                 "findings": [{"line": int, "column": int, "code": str,
-                              "message": str, "severity": "info" | "warning"}]}]}
+                              "message": str, "severity": "info" | "warning"}],
+                "changes": [{"code": str, "source_lines": null | [first, last],
+                             "output_lines": null | [first, last], "message": str}]}]}
+
+    Version 2 adds "changes", the migrator's change log (1-based inclusive line ranges).
     """
     files = []
     for result in tally.results:
@@ -97,8 +138,23 @@ def json_report(tally: Tally, *, target: str) -> str:
             }
             for f in result.findings
         ]
+        changes = [
+            {
+                "code": c.code,
+                "source_lines": list(c.source_lines) if c.source_lines else None,
+                "output_lines": list(c.output_lines) if c.output_lines else None,
+                "message": c.message,
+            }
+            for c in result.changes
+        ]
         files.append(
-            {"path": result.path, "status": status_of(result), "error": error, "findings": findings}
+            {
+                "path": result.path,
+                "status": status_of(result),
+                "error": error,
+                "findings": findings,
+                "changes": changes,
+            }
         )
     document = {
         "version": REPORT_VERSION,
@@ -107,3 +163,18 @@ def json_report(tally: Tally, *, target: str) -> str:
         "files": files,
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def change_log_lines(result: MigrationResult) -> list[str]:
+    """`-v`: one grep-able line per change, `path:line: CODE message (lines a-b -> c-d)`."""
+
+    def span(lines) -> str:
+        if lines is None:
+            return "none"
+        return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
+
+    return [
+        f"{result.path}:{(c.source_lines or c.output_lines or (1, 1))[0]}: {c.code} {c.message} "
+        f"(lines {span(c.source_lines)} -> {span(c.output_lines)})"
+        for c in result.changes
+    ]

@@ -14,6 +14,7 @@ import traceback
 import libcst as cst
 import libcst.matchers as m
 
+from .changelog import LoopFacts, import_change, loop_changes
 from .apply_plans import ApplyPlans, RemoveUnusedBindings
 from .emit_module_class import ClassBuilder, build_test_statements, build_trainer_statements
 from .find_loops import LineIndex, find_candidates, pair_loops
@@ -23,6 +24,7 @@ from .names import clear_cache, collect_names
 from .prefilter import may_contain_training_loop, worth_a_syntax_check
 from .result import Finding, InputError, MigrationResult
 from .rules import RULES, Unsupported
+from .static_check import check_conversion
 from .upgrade import mentions_lightning, upgrade_lightning
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -112,11 +114,11 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             findings.append(Finding(path, line, column, why.code, why.reason, "warning"))
     if not planned:
         return MigrationResult(path, text, text, findings)
-    output = _transform(module, text, planned, target, lines, path, findings)
+    output, facts = _transform(module, text, planned, target, lines, path, findings)
     if output == text:
         return MigrationResult(path, text, text, findings)
     try:  # valid Python always: the output is compiled before it is returned
-        compile(output, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+        output_tree = compile(output, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
     except SyntaxError as exc:
         findings.append(
             Finding(
@@ -129,7 +131,22 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             )
         )
         return MigrationResult(path, text, text, findings)
-    return MigrationResult(path, text, output, findings)
+    problems = check_conversion(text, output, path)
+    if problems:  # never a conversion that fails on a name at its first step
+        # reported at the converted loop: the problem's own line is in code never written
+        converted = [f for f in findings if f.code == "TL001"]
+        line, column = (converted[0].line, converted[0].column) if converted else (1, 0)
+        findings = [f for f in findings if f.code != "TL001"]
+        findings += [
+            Finding(path, line, column, p.code, f"{p.message} (line {p.line} of the conversion)",
+                    "warning")
+            for p in problems
+        ]
+        return MigrationResult(path, text, text, findings)
+    changes = [change for loop in facts for change in loop_changes(tree, output_tree, loop)]
+    changes += import_change(output_tree, TARGET_MODULES[target])
+    changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
+    return MigrationResult(path, text, output, findings, changes=changes)
 
 
 def _unique(base: str, taken: set[str]) -> str:
@@ -139,7 +156,8 @@ def _unique(base: str, taken: set[str]) -> str:
     return name
 
 
-def _transform(module, text, planned, target, lines, path, findings) -> str:
+def _transform(module, text, planned, target, lines, path, findings):
+    """The converted text, and the facts of each converted loop (for the change log)."""
     # every identifier-like word of the file: names we add must not collide with any of them
     # (a superset of the bound names, found without another full-tree pass)
     taken = set(_WORD.findall(text))
@@ -151,8 +169,9 @@ def _transform(module, text, planned, target, lines, path, findings) -> str:
                 path, line, column, "TL108", "the name `L` is already used in this file", "warning"
             )
         )
-        return module.code
+        return module.code, []
     replacements, removals, strips, inserts, moved = {}, set(), {}, {}, set()
+    facts = []
     device_bindings: set = set()
     from .resolve_names import resolve_names
 
@@ -190,6 +209,7 @@ def _transform(module, text, planned, target, lines, path, findings) -> str:
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
                 device_bindings.add((assign[0], code))
         line, column = lines.position(plan.epoch_loop, (1, 0))
+        facts.append(_loop_facts(plan, lines, (line, column), class_name, lit_name, trainer_name))
         notes = "; ".join(dict.fromkeys(plan.notes))
         message = f"training loop converted to {class_name} + L.Trainer" + (
             f" ({notes})" if notes else ""
@@ -209,7 +229,32 @@ def _transform(module, text, planned, target, lines, path, findings) -> str:
     if unused:
         new = RemoveUnusedBindings(unused).apply(new)
     new = add_import(new, TARGET_MODULES[target], "L")
-    return new.code
+    return new.code, facts
+
+
+def _loop_facts(plan, lines, at, class_name, lit_name, trainer_name) -> LoopFacts:
+    def positions(stmts):
+        found = (lines.lines.get(id(s)) for s in stmts if s is not None)
+        return tuple(p for p in found if p is not None)
+
+    return LoopFacts(
+        epoch_loop_at=at,
+        train_loader=plan.train_loader,
+        optimizer=plan.optimizer,
+        scheduler=plan.scheduler,
+        model_names=frozenset({plan.model, *plan.model_aliases}),
+        device_names=frozenset(plan.device_names),
+        scaler=plan.scaler,
+        validation_loader=plan.validation.loader if plan.validation else None,
+        test_loader=plan.test.loader if plan.test else None,
+        helpers=tuple(plan.inlined_helpers),
+        removed_at=positions(plan.remove_stmts),
+        optimizer_at=positions([plan.optimizer_stmt, plan.scheduler_stmt]),
+        stripped_at=positions(plan.strip_stmts),
+        class_name=class_name,
+        instance_name=lit_name,
+        trainer_name=trainer_name,
+    )
 
 
 def add_import(module: cst.Module, name: str, alias: str) -> cst.Module:

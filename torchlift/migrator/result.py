@@ -35,6 +35,18 @@ class InputError:
         return f"{self.path}:{self.line}: {self.cause}; nothing written"
 
 
+@dataclass(frozen=True)
+class Change:
+    """One transformation, as the migrator made it: the change log read by `-v`, the JSON report
+    and the review page. Line ranges are 1-based and inclusive; `None` when there is no such side
+    (an import the conversion adds reads no source line; a statement it deletes writes none)."""
+
+    code: str
+    source_lines: tuple[int, int] | None
+    output_lines: tuple[int, int] | None
+    message: str
+
+
 @dataclass
 class MigrationResult:
     path: str
@@ -42,6 +54,7 @@ class MigrationResult:
     output: str  # equals `source` when nothing was converted (or on error)
     findings: list[Finding] = field(default_factory=list)
     error: InputError | None = None
+    changes: list[Change] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from .result import Finding
+from .static_check import RULES as STATIC_CHECK_RULES
+
+CONVERTED = "TL001"  # a converted loop, and every change its conversion made
 
 RULES: dict[str, str] = {
     "TL001": "training loop converted to a LightningModule + Trainer",
@@ -22,6 +25,7 @@ RULES: dict[str, str] = {
     "TL112": "code after the loop reads a name the loop wrote that cannot be carried back",
     "TL113": "mixed precision / gradient scaling pattern not understood",
     "TL114": "gradient accumulation or conditional backward not understood",
+    **STATIC_CHECK_RULES,
     "TL900": "internal error while converting; file left unchanged (please report)",
 }
 

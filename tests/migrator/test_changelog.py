@@ -1,0 +1,70 @@
+"""The change log explains every line a conversion writes, from the migrator itself."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from torchlift.migrator import migrate_source
+from torchlift.migrator.rules import RULES
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+CONVERTED_CASES = sorted(p.parent.name for p in FIXTURES.glob("*/expected.py"))
+
+
+def _written_lines(before: str, after: str) -> set[int]:
+    """1-based output lines that are not a copy of an input line at that place."""
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
+    written = set()
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            written.update(range(j1 + 1, j2 + 1))
+    return written
+
+
+@pytest.mark.parametrize("case", CONVERTED_CASES)
+def test_every_written_line_is_explained(case):
+    source = (FIXTURES / case / "input.py").read_text()
+    result = migrate_source(source, path="input.py")
+    assert result.changed
+    covered = {
+        line
+        for change in result.changes
+        if change.output_lines
+        for line in range(change.output_lines[0], change.output_lines[1] + 1)
+    }
+    blank = {n for n, text in enumerate(result.output.splitlines(), 1) if not text.strip()}
+    missing = sorted(_written_lines(source, result.output) - covered - blank)
+    assert missing == [], [result.output.splitlines()[n - 1] for n in missing]
+
+
+@pytest.mark.parametrize("case", CONVERTED_CASES)
+def test_changes_point_inside_both_files_with_known_codes(case):
+    source = (FIXTURES / case / "input.py").read_text()
+    result = migrate_source(source, path="input.py")
+    n_in, n_out = len(source.splitlines()), len(result.output.splitlines())
+    assert result.changes
+    for change in result.changes:
+        assert change.code in RULES and change.message
+        assert change.source_lines or change.output_lines
+        for span, size in ((change.source_lines, n_in), (change.output_lines, n_out)):
+            if span is not None:
+                assert 1 <= span[0] <= span[1] <= size, change
+
+
+def test_the_returned_loss_comes_from_the_step_sequence():
+    source = (FIXTURES / "seed_simple_model_validation" / "input.py").read_text()
+    result = migrate_source(source, path="input.py")
+    out_lines = result.output.splitlines()
+    src_lines = source.splitlines()
+    step = next(c for c in result.changes if "zero_grad" in c.message)
+    assert out_lines[step.output_lines[0] - 1].strip() == "return loss"
+    first, last = step.source_lines
+    assert any("loss.backward()" in src_lines[n - 1] for n in range(first, last + 1))
+
+
+def test_unchanged_files_have_no_change_log():
+    result = migrate_source("import os\nprint(os.sep)\n", path="plain.py")
+    assert not result.changed and result.changes == []

@@ -1,0 +1,517 @@
+"""The change log of one converted loop: which source lines became which output lines, and why.
+
+Built after the conversion from two `ast` trees — the input's and the output's — and the names
+the conversion used (loader, optimizer, the generated class, trainer and module instance), so
+it reads the plan's facts, never the diff. Each Change maps a source range to an output range;
+`None` on one side means code added (the import) or removed (a device move).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+from .result import Change
+from .rules import CONVERTED
+
+_STEP_CALLS = {"zero_grad", "step", "update"}
+_CLIP_CALLS = {"clip_grad_norm_", "clip_grad_value_"}
+_MODE_CALLS = {"train", "eval"}
+
+
+@dataclass(frozen=True)
+class LoopFacts:
+    """What the conversion of one loop decided, by name and position (no libcst nodes)."""
+
+    epoch_loop_at: tuple[int, int]  # (line, column) of `for epoch in ...`
+    train_loader: str
+    optimizer: str
+    scheduler: str | None
+    model_names: frozenset[str]
+    device_names: frozenset[str]
+    scaler: str | None
+    validation_loader: str | None
+    test_loader: str | None
+    helpers: tuple[str, ...]  # inlined helper functions (their loops moved into the class)
+    removed_at: tuple[tuple[int, int], ...] = field(default=())  # other statements deleted
+    optimizer_at: tuple[tuple[int, int], ...] = field(default=())  # optimizer / scheduler lines
+    stripped_at: tuple[tuple[int, int], ...] = field(default=())  # statements losing a move
+    # what the conversion generated
+    class_name: str = ""
+    instance_name: str = ""
+    trainer_name: str = ""
+
+
+def loop_changes(
+    source_tree: ast.Module, output_tree: ast.Module, facts: LoopFacts
+) -> list[Change]:
+    src = _SourceIndex(source_tree)
+    out = _OutputIndex(output_tree, facts)
+    epoch = src.at(facts.epoch_loop_at)
+    if not isinstance(epoch, (ast.For, ast.AsyncFor)):
+        return []
+    changes: list[Change] = []
+
+    def add(source, output, message, *, removed: bool = False) -> None:
+        """A change from `source` to `output`; a removal has no output. Parts the conversion
+        did not produce (no such loop, no such hook) add nothing."""
+        if source is None or (output is None and not removed):
+            return
+        changes.append(Change(CONVERTED, _span(source), _span(output), message))
+
+    helpers = [src.function(name) for name in facts.helpers]
+    regions = [epoch, *helpers]
+    # in a helper the loader is a parameter: its loop is then the one around backward()
+    batch = _loop_over(regions, facts.train_loader) or _loop_with_backward(helpers, True)
+    validation = None
+    if facts.validation_loader:
+        validation = _loop_over([epoch], facts.validation_loader) or _loop_with_backward(
+            helpers, False
+        )
+    fit_block = out.block_calling("fit")
+
+    add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
+    add(
+        _header(epoch),
+        fit_block,
+        "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the " "Trainer runs the epochs",
+    )
+    if batch is not None:
+        add(
+            batch,
+            out.method("training_step"),
+            f"batch loop over `{facts.train_loader}` -> "
+            "`training_step`: the Trainer iterates the loader",
+        )
+        steps = [s for s in _statements(batch) if _is_step_call(s, facts)]
+        add(
+            _union(steps),
+            out.returned("training_step"),
+            "`zero_grad()` / `backward()` / `step()` -> the loss `training_step` returns: "
+            "Lightning runs the optimizer step",
+        )
+        for stmt in _statements(batch):
+            if _calls(stmt, _CLIP_CALLS):
+                add(stmt, out.trainer, "gradient clipping -> `gradient_clip_val` of the Trainer")
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)) and _calls(stmt.items, {"autocast"}):
+                add(_header(stmt), out.trainer, "`autocast` -> `precision=` of the Trainer")
+            elif isinstance(stmt, ast.If) and _has_modulo(stmt.test) and _calls(stmt, {"step"}):
+                add(
+                    _header(stmt),
+                    out.trainer,
+                    "`if (i + 1) % N == 0:` step -> `accumulate_grad_batches=N`",
+                )
+    for stmt in _statements(epoch, *regions[1:]):
+        if _moves_to_device(stmt, facts.device_names):
+            add(
+                stmt,
+                None,
+                "device move removed: the Trainer puts the model and batches on " "its device",
+                removed=True,
+            )
+        elif _mode_switch(stmt, facts.model_names):
+            add(
+                stmt,
+                None,
+                "`train()` / `eval()` removed: Lightning switches the mode around " "validation",
+                removed=True,
+            )
+        elif facts.scheduler and _method_call(stmt, facts.scheduler, "step"):
+            add(
+                stmt,
+                out.method("configure_optimizers"),
+                "`scheduler.step()` -> the `lr_scheduler` of `configure_optimizers` (its interval)",
+            )
+    pre, post = _epoch_level(epoch, batch, validation, facts, helpers)
+    if validation is not None:
+        enclosing = _top_level_statement(epoch, validation) or next(
+            (h for h in helpers if h is not None and _contains(h, validation)), validation
+        )
+        add(
+            validation,
+            out.method("validation_step"),
+            f"validation loop over " f"`{facts.validation_loader}` -> `validation_step`",
+        )
+        hooks = ["on_validation_epoch_start", "on_validation_epoch_end"]
+        if not post:  # prints after the validation loop report the epoch
+            hooks.append("on_train_epoch_end")
+        for hook in hooks:
+            add(enclosing, out.method(hook), f"code around the validation loop -> `{hook}`")
+    for position in facts.optimizer_at:
+        add(
+            src.at(position),
+            out.method("configure_optimizers"),
+            "optimizer / scheduler -> `configure_optimizers`",
+        )
+    for position in facts.stripped_at:
+        stmt = src.at(position)
+        if stmt is not None:
+            add(
+                stmt,
+                out.statement(_without_device_moves(stmt, facts.device_names)),
+                "device move removed: the Trainer puts the model on its device",
+            )
+    for position in facts.removed_at:
+        add(
+            src.at(position),
+            None,
+            "removed: the Trainer owns it (device, wrapper or scaler)",
+            removed=True,
+        )
+    add(
+        _union(pre),
+        out.method("on_train_epoch_start"),
+        "epoch-start code -> " "`on_train_epoch_start`",
+    )
+    add(_union(post), out.method("on_train_epoch_end"), "epoch-end code -> `on_train_epoch_end`")
+    if facts.test_loader:
+        after = [s for s in _statements(*src.siblings_after(epoch))]
+        test = _loop_over(after, facts.test_loader) or _first_reading(after, facts.test_loader)
+        add(test, out.method("test_step"), f"test loop over `{facts.test_loader}` -> `test_step`")
+        add(test, out.block_calling("test"), "test loop -> `trainer.test(...)`")
+    return changes
+
+
+def import_change(output_tree: ast.Module, module: str) -> list[Change]:
+    for stmt in output_tree.body:
+        if isinstance(stmt, ast.Import) and any(a.name == module for a in stmt.names):
+            return [Change(CONVERTED, None, _span(stmt), f"`import {module} as L` added")]
+    return []
+
+
+# --- source side -----------------------------------------------------------------------------
+
+
+class _SourceIndex:
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self._by_position: dict[tuple[int, int], ast.stmt] = {}
+        self._functions: dict[str, ast.FunctionDef] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt):
+                self._by_position.setdefault((node.lineno, node.col_offset), node)
+            if isinstance(node, ast.FunctionDef):
+                self._functions.setdefault(node.name, node)
+
+    def at(self, position: tuple[int, int]):
+        return self._by_position.get(position)
+
+    def siblings_after(self, stmt: ast.stmt) -> list[ast.stmt]:
+        """The statements after `stmt` in its block, as roots (themselves included)."""
+        for node in ast.walk(self.tree):
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(node, name, None)
+                if isinstance(block, list) and any(s is stmt for s in block):
+                    at = next(i for i, s in enumerate(block) if s is stmt)
+                    return [_Block(block[at + 1 :])]
+        return []
+
+    def function(self, name: str):
+        return self._functions.get(name)
+
+
+@dataclass(frozen=True)
+class _Block:
+    """A list of statements that `_statements` walks like a compound statement's body."""
+
+    body: list
+
+
+def _statements(*roots):
+    """Statements under `roots` (not the roots), not entering nested functions or classes."""
+    for root in roots:
+        if root is None:
+            continue
+        stack = list(_blocks(root))
+        while stack:
+            stmt = stack.pop(0)
+            yield stmt
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stack[0:0] = list(_blocks(stmt))
+
+
+def _blocks(stmt):
+    for name in ("body", "orelse", "finalbody"):
+        yield from getattr(stmt, name, ())
+    for handler in getattr(stmt, "handlers", ()):
+        yield from handler.body
+
+
+def _loop_over(regions, loader: str | None):
+    for stmt in _statements(*regions):
+        if isinstance(stmt, (ast.For, ast.AsyncFor)) and any(
+            isinstance(n, ast.Name) and n.id == loader for n in ast.walk(stmt.iter)
+        ):
+            return stmt
+    return None
+
+
+def _loop_with_backward(regions, wanted: bool):
+    """The first loop in `regions` that calls backward() (wanted) or does not (not wanted)."""
+    for stmt in _statements(*regions):
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            calls = any(
+                isinstance(n, ast.Attribute) and n.attr == "backward" for n in ast.walk(stmt)
+            )
+            if calls == wanted:
+                return stmt
+    return None
+
+
+def _first_reading(stmts, name: str):
+    for stmt in stmts:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)
+        ):
+            return stmt
+    return None
+
+
+def _contains(root, inner) -> bool:
+    return any(node is inner for node in ast.walk(root))
+
+
+def _top_level_statement(epoch, inner):
+    return next((stmt for stmt in epoch.body if _contains(stmt, inner)), None)
+
+
+def _epoch_level(epoch, batch, validation, facts, helpers):
+    """Statements of the epoch body before the batch loop, and after it (outside validation),
+    other than the device moves and mode switches the conversion removes."""
+    pre, post, seen_batch = [], [], False
+    for stmt in epoch.body:
+        if _moves_to_device(stmt, facts.device_names) or _mode_switch(stmt, facts.model_names):
+            continue
+        if facts.scheduler and _method_call(stmt, facts.scheduler, "step"):
+            continue
+        reached = _reaches(stmt, helpers)  # the statement and the helpers it calls
+        if batch is not None and any(_contains(r, batch) for r in reached):
+            seen_batch = True
+            continue
+        if validation is not None and any(_contains(r, validation) for r in reached):
+            continue
+        (post if seen_batch else pre).append(stmt)
+    return pre, post
+
+
+def _reaches(stmt, helpers) -> list:
+    called = {
+        n.func.id
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+    return [stmt, *(h for h in helpers if h is not None and h.name in called)]
+
+
+def _calls(node, names: set[str]) -> bool:
+    nodes = node if isinstance(node, list) else [node]
+    for root in nodes:
+        for sub in ast.walk(root):
+            if isinstance(sub, ast.Call):
+                func = sub.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in names:
+                    return True
+    return False
+
+
+def _method_call(stmt, receiver: str, method: str) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr == method
+        and isinstance(stmt.value.func.value, ast.Name)
+        and stmt.value.func.value.id == receiver
+    )
+
+
+def _is_step_call(stmt, facts: LoopFacts) -> bool:
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr == "backward":
+        return True
+    owners = {facts.optimizer, facts.scaler}
+    return func.attr in _STEP_CALLS and isinstance(func.value, ast.Name) and func.value.id in owners
+
+
+def _moves_to_device(stmt, device_names) -> bool:
+    if isinstance(
+        stmt,
+        (
+            ast.For,
+            ast.AsyncFor,
+            ast.While,
+            ast.If,
+            ast.With,
+            ast.AsyncWith,
+            ast.Try,
+            ast.FunctionDef,
+            ast.ClassDef,
+        ),
+    ):
+        return False  # compound statements are judged by their own simple statements
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "cuda":
+                return True
+            if node.func.attr == "to" and any(
+                isinstance(a, ast.Name) and a.id in device_names for a in node.args
+            ):
+                return True
+    return False
+
+
+def _without_device_moves(stmt, device_names) -> str:
+    """The statement's code once `.to(device)` / `.cuda()` are dropped, as the conversion does."""
+
+    class Strip(ast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            func = node.func
+            if isinstance(func, ast.Attribute) and (
+                func.attr == "cuda"
+                or (
+                    func.attr == "to"
+                    and any(isinstance(a, ast.Name) and a.id in device_names for a in node.args)
+                )
+            ):
+                return func.value
+            return node
+
+    return ast.unparse(Strip().visit(copy.deepcopy(stmt)))
+
+
+def _mode_switch(stmt, model_names) -> bool:
+    return any(_method_call(stmt, name, mode) for name in model_names for mode in _MODE_CALLS)
+
+
+def _has_modulo(test) -> bool:
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test))
+
+
+# --- output side -----------------------------------------------------------------------------
+
+
+class _OutputIndex:
+    def __init__(self, tree: ast.Module, facts: LoopFacts) -> None:
+        self.cls = next(
+            (
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.ClassDef) and n.name == facts.class_name
+            ),
+            None,
+        )
+        self._methods = {
+            n.name: n
+            for n in (self.cls.body if self.cls is not None else [])
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        self._generated = {facts.instance_name, facts.trainer_name}
+        self._by_code: dict[str, ast.stmt] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.Expr, ast.AnnAssign)):
+                self._by_code.setdefault(ast.unparse(node), node)
+        self._runs = self._runs_of_generated_statements(tree)
+        self.trainer = next(
+            (
+                s
+                for run in self._runs
+                for s in run
+                if isinstance(s, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == facts.trainer_name for t in s.targets)
+            ),
+            None,
+        )
+
+    def statement(self, wanted: str):
+        """The first output statement whose code is `wanted` (as `ast.unparse` writes it)."""
+        return self._by_code.get(wanted)
+
+    def method(self, name: str):
+        return self._methods.get(name)
+
+    def returned(self, method: str):
+        node = self._methods.get(method)
+        if node is None:
+            return None
+        returns = [n for n in ast.walk(node) if isinstance(n, ast.Return)]
+        return returns[-1] if returns else None
+
+    def block_calling(self, method: str):
+        """The run of generated statements (instance, Trainer, call, values read back)."""
+        for run in self._runs:
+            for stmt in run:
+                if any(
+                    isinstance(n, ast.Attribute)
+                    and n.attr == method
+                    and isinstance(n.value, ast.Name)
+                    and n.value.id in self._generated
+                    for n in ast.walk(stmt)
+                ):
+                    return run
+        return None
+
+    def _runs_of_generated_statements(self, tree):
+        runs = []
+        for block in _all_blocks(tree):
+            run: list = []
+            for stmt in block:
+                if any(isinstance(n, ast.Name) and n.id in self._generated for n in ast.walk(stmt)):
+                    run.append(stmt)
+                elif run:
+                    runs.append(run)
+                    run = []
+            if run:
+                runs.append(run)
+        return runs
+
+
+def _all_blocks(tree):
+    yield tree.body
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.ClassDef,)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if (
+                isinstance(block, list)
+                and block
+                and isinstance(block[0], ast.stmt)
+                and node is not tree
+            ):
+                yield block
+
+
+# --- spans -----------------------------------------------------------------------------------
+
+
+def _span(node) -> tuple[int, int] | None:
+    if node is None:
+        return None
+    if isinstance(node, list):
+        if not node:
+            return None
+        return (node[0].lineno, max(n.end_lineno for n in node))
+    if isinstance(node, tuple):  # a header: (line, line)
+        return node
+    return (node.lineno, node.end_lineno)
+
+
+def _header(stmt) -> tuple[int, int]:
+    """The header line(s) of a compound statement, up to its first body statement."""
+    return (stmt.lineno, max(stmt.lineno, stmt.body[0].lineno - 1))
+
+
+def _union(stmts) -> list | None:
+    stmts = [s for s in stmts if s is not None]
+    if not stmts:
+        return None
+    first = min(stmts, key=lambda s: s.lineno)
+    last = max(stmts, key=lambda s: s.end_lineno)
+    return [first, last] if first is not last else [first]

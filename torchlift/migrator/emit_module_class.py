@@ -131,7 +131,9 @@ class ClassBuilder:
     def target_prefix(self, target) -> list[cst.BaseStatement]:
         if isinstance(target, cst.Name) and target.value == "batch":
             return []
-        code = self.module.code_for_node(target)
+        # the batch target binds the same names as the step's body: renamed alike (a batch
+        # variable carried as `self.x` is unpacked into `self.x`)
+        code = self.module.code_for_node(self.rewrite([target])[0])
         return [_stmt(f"{code} = batch\n")]
 
     def method(self, header: str, body: list[cst.BaseStatement]) -> cst.FunctionDef:

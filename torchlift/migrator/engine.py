@@ -8,7 +8,6 @@ parse itself; qualified names come from the file's imports, lines from the ast.
 
 from __future__ import annotations
 
-import re
 import traceback
 
 import libcst as cst
@@ -19,13 +18,19 @@ from .emit_module_class import ClassBuilder, build_test_statements, build_traine
 from .find_loops import LineIndex, find_candidates, pair_loops
 from .gather_loops import LoopPlanner, _single_assign
 from .inputs import decode_source, import_table, parse_text
-from .names import clear_cache, collect_names
+from .names import clear_cache, collect_names, file_identifiers
+from .outcomes import (
+    ALIAS_TAKEN,
+    ALREADY_LIGHTNING,
+    CONVERTED,
+    INTERNAL_ERROR,
+    NO_TRAINING_LOOP,
+    uses_lightning_text,
+    why_no_training_loop,
+)
 from .prefilter import may_contain_training_loop
 from .result import Finding, InputError, MigrationResult
-from .rules import RULES, Unsupported
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_L_NAME = re.compile(r"(?<![.\w])L\b(?!\s*[\"'])")
+from .rule import Refused, Rule
 
 TARGET_MODULES = {
     "runtime": "torchlift.runtime",
@@ -57,7 +62,7 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     if error is not None:
         return MigrationResult(path, text, text, [], error)
     if not may_contain_training_loop(text):
-        return MigrationResult(path, text, text, [_info(path, "TL002")])
+        return MigrationResult(path, text, text, [_nothing_to_convert(path, text)])
     try:
         return _migrate_parsed(text, tree, path, target)
     except Exception as exc:  # never a traceback for the user: report and keep the file
@@ -66,25 +71,34 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
             f"internal error ({type(exc).__name__}: {exc} at "
             f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); file left unchanged"
         )
-        return MigrationResult(path, text, text, [Finding(path, 1, 0, "TL900", message, "warning")])
+        finding = Finding(path, 1, 0, INTERNAL_ERROR.code, message, "warning")
+        return MigrationResult(path, text, text, [finding])
     finally:
         clear_cache()
 
 
-def _info(path: str, code: str, line: int = 1, message: str | None = None) -> Finding:
-    return Finding(path, line, 0, code, message or RULES[code], "info")
+def _info(path: str, rule: Rule, message: str | None = None) -> Finding:
+    return Finding(path, 1, 0, rule.code, message or rule.title, "info")
+
+
+def _nothing_to_convert(path: str, text: str) -> Finding:
+    """The prefilter's answer, from the text alone: already Lightning, or why no loop."""
+    if uses_lightning_text(text):
+        return _info(path, ALREADY_LIGHTNING)
+    return _info(path, NO_TRAINING_LOOP, why_no_training_loop(text))
 
 
 def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     candidates, uses_lightning = find_candidates(tree, text)
     if uses_lightning:
-        return MigrationResult(path, text, text, [_info(path, "TL003")])
+        return MigrationResult(path, text, text, [_info(path, ALREADY_LIGHTNING)])
     if not candidates:
-        return MigrationResult(path, text, text, [_info(path, "TL002")])
+        return MigrationResult(path, text, text, [_nothing_to_convert(path, text)])
     try:
         module = cst.parse_module(text)
     except Exception as exc:  # valid for CPython but not for libcst's grammar
-        finding = Finding(path, 1, 0, "TL002", f"not analysed: libcst cannot parse it ({exc})")
+        message = f"not analysed: libcst cannot parse it ({exc})"
+        finding = Finding(path, 1, 0, NO_TRAINING_LOOP.code, message)
         return MigrationResult(path, text, text, [finding])
     loops = pair_loops(module, candidates, tree)
     lines = LineIndex(module, tree)
@@ -95,10 +109,14 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
         planner = LoopPlanner(imports, module, loop)
         try:
             planned.append((planner, planner.plan()))
-        except Unsupported as why:
+        except Refused as refused:  # every reason, each once, in source order
             default = lines.position(loop, (1, 0))
-            line, column = lines.position(why.node, default) if why.node is not None else default
-            findings.append(Finding(path, line, column, why.code, why.reason, "warning"))
+            found = {}
+            for why in refused.blockers:
+                where = lines.position(why.node, default) if why.node is not None else default
+                found.setdefault((*where, why.code, why.reason), None)
+            for line, column, code, reason in sorted(found):
+                findings.append(Finding(path, line, column, code, reason, "warning"))
     if not planned:
         return MigrationResult(path, text, text, findings)
     output = _transform(module, text, planned, target, lines, path, findings)
@@ -112,7 +130,7 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
                 path,
                 1,
                 0,
-                "TL900",
+                INTERNAL_ERROR.code,
                 f"generated code did not parse ({exc}); file left unchanged",
                 "warning",
             )
@@ -129,15 +147,20 @@ def _unique(base: str, taken: set[str]) -> str:
 
 
 def _transform(module, text, planned, target, lines, path, findings) -> str:
-    # every identifier-like word of the file: names we add must not collide with any of them
-    # (a superset of the bound names, found without another full-tree pass)
-    taken = set(_WORD.findall(text))
-    if _L_NAME.search(text):
+    # names we add must not collide with a name of any scope of the file (words in comments,
+    # strings and attribute names do not count)
+    taken = file_identifiers(text, path)
+    if "L" in taken:
         # `L` must be the Lightning alias; any other binding would be shadowed
         line, column = lines.position(planned[0][1].epoch_loop, (1, 0))
         findings.append(
             Finding(
-                path, line, column, "TL108", "the name `L` is already used in this file", "warning"
+                path,
+                line,
+                column,
+                ALIAS_TAKEN.code,
+                "the name `L` is already used in this file",
+                "warning",
             )
         )
         return module.code
@@ -183,7 +206,7 @@ def _transform(module, text, planned, target, lines, path, findings) -> str:
         message = f"training loop converted to {class_name} + L.Trainer" + (
             f" ({notes})" if notes else ""
         )
-        findings.append(Finding(path, line, column, "TL001", message, "info"))
+        findings.append(Finding(path, line, column, CONVERTED.code, message, "info"))
     applier = ApplyPlans(replacements, removals, strips, inserts, moved)
     new = applier.apply(module)
     helpers = {name for _, plan in planned for name in plan.inlined_helpers}
@@ -237,15 +260,8 @@ def _unused_bindings(module: cst.Module, bindings) -> set[str]:
         owner = _owner_of(module, code)
         if owner is None:
             continue
-        reads = set()
-        for stmt in owner.body:
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                if owner is module:  # a function reading the global (not its own local)
-                    use = collect_names(stmt)
-                    if name not in use.writes:
-                        reads |= use.reads
-                continue
-            reads |= collect_names(stmt).reads
+        # a def's reads are its free names (the scope's), not its own locals
+        reads = collect_names(*owner.body).reads
         if name not in reads:
             unused.add(code)
     return unused
@@ -273,7 +289,7 @@ def _insertion_point(module, planner, plan, cls_code: str):
     top = planner.top_stmt
     body = list(module.body)
     index = next(i for i, s in enumerate(body) if s is top)
-    needed = set(_WORD.findall(cls_code))  # same words as rendering the parsed class again
+    needed = file_identifiers(cls_code, "<generated class>")  # names, not words of comments
     needed |= {plan.model_class} if plan.model_class else set()
     anchor = None
     last_import = None

@@ -19,10 +19,25 @@ import libcst as cst
 import libcst.matchers as m
 
 from .inline_helpers import helper_call, inline_call, training_helpers
+from .loop_rules import (
+    ACCUMULATION,
+    BINDING,
+    CONTROL_FLOW,
+    DISTRIBUTED,
+    EPOCH_STATEMENT,
+    EVAL_SHAPE,
+    GLOBAL_STATEMENT,
+    MIXED_PRECISION,
+    NOT_A_LOADER,
+    NOT_AN_EPOCH_LOOP,
+    PLACEMENT,
+    STEP_SEQUENCE,
+    WHILE_LOOP,
+)
 from .names import bound_names, collect_names, node_kinds, scope_reads
 from .passes.strip_device_moves import is_device_expr, is_trivial_statement, strip_device_moves
 from .plan import EvalPlan, LoopPlan
-from .rules import Unsupported
+from .rule import Refused, Unsupported
 
 _TQDM = {"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "tqdm.rich.tqdm"}
 _TRANGE = {"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"}
@@ -101,11 +116,16 @@ _BUILTINS = frozenset(dir(builtins))
 _OPTIMIZER_CALL = frozenset({"optimizer_call"})
 
 
+class _Consequence(Exception):
+    """Planning cannot go on, for a reason already recorded as a blocker."""
+
+
 class LoopPlanner:
     """Builds the plan for one outermost loop. Raises Unsupported with a rule code."""
 
     def __init__(self, imports: dict[str, str], module: cst.Module, loop: cst.CSTNode) -> None:
         self.index_start: dict[str, cst.BaseExpression] = {}
+        self.blockers: list[Unsupported] = []
         self._imports = imports
         self.module = module
         self.loop = loop
@@ -134,13 +154,37 @@ class LoopPlanner:
 
     # -- entry ------------------------------------------------------------------------
     def plan(self) -> LoopPlan:
+        """The complete plan, or Refused with every blocker found.
+
+        A check whose failure leaves the rest of the loop readable records its blocker
+        (`_block`) and planning goes on, so the user sees every reason at once; a failure
+        that leaves nothing sensible to read further raises Unsupported at once."""
+        try:
+            plan = self._plan()
+        except Unsupported as fatal:
+            self.blockers.append(fatal)
+        except _Consequence:
+            pass
+        except Exception:
+            if not self.blockers:
+                raise
+            # analysis went on past a recorded blocker and tripped over what it refused:
+            # the loop is refused anyway, and the blockers say why
+        if self.blockers:
+            raise Refused(self.blockers)
+        return plan
+
+    def _block(self, rule, reason: str, node) -> None:
+        self.blockers.append(Unsupported(rule, reason, node))
+
+    def _plan(self) -> LoopPlan:
         loop = self.loop
         if isinstance(loop, cst.While):
-            raise Unsupported("TL102", "`while` training loops are not converted", loop)
+            raise Unsupported(WHILE_LOOP, "`while` training loops are not converted", loop)
         self._locate_container(loop)
         epoch_var, start, max_epochs, epoch_body = self._read_epoch_loop(loop)
         if loop.orelse is not None:
-            raise Unsupported("TL107", "`for ... else` on the epoch loop", loop)
+            raise Unsupported(CONTROL_FLOW, "`for ... else` on the epoch loop", loop)
         epoch_body = self._inline_helpers(epoch_body)
         pre, train_loop, post, val_stmt = self._split_epoch_body(epoch_body)
         pre = self._unwrap_progress_bar(train_loop, pre)
@@ -181,7 +225,7 @@ class LoopPlanner:
             plan.precision_enabled = enabled
         if getattr(self, "scaler", None) is not None:
             if plan.precision is None:
-                raise Unsupported("TL113", "GradScaler without autocast", self.scaler[1])
+                raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", self.scaler[1])
             plan.remove_stmts.append(self.scaler[1])
             plan.scaler = self.scaler[0]
         self._check_step_order(plan, steps)
@@ -190,7 +234,7 @@ class LoopPlanner:
         self._read_model_bindings(plan)
         if plan.train_loader in self.params:
             raise Unsupported(
-                "TL104",
+                NOT_A_LOADER,
                 f"the loader `{plan.train_loader}` is a parameter of the function holding the "
                 "loop: convert the script that builds it",
                 self.loop,
@@ -206,9 +250,9 @@ class LoopPlanner:
         plan.index_start = dict(self.index_start)
         for start in self.index_start.values():
             if not isinstance(start, cst.Integer):
-                raise Unsupported("TL104", "enumerate start is not a constant", loop)
+                raise Unsupported(NOT_A_LOADER, "enumerate start is not a constant", loop)
         self.scope = scope_info(self, plan)
-        resolve_names(plan, self.scope)
+        resolve_names(plan, self.scope, self._block)
         return plan
 
     # -- where the loop lives ---------------------------------------------------------
@@ -225,7 +269,7 @@ class LoopPlanner:
                 owner = stmt
                 break
         if owner is None:
-            raise Unsupported("TL103", "training loop is nested inside another statement", loop)
+            raise Unsupported(PLACEMENT, "training loop is nested inside another statement", loop)
         if owner is self.module:
             self.container = self.module
             self.top_stmt = loop
@@ -244,7 +288,7 @@ class LoopPlanner:
                 )
             ):
                 raise Unsupported(
-                    "TL103",
+                    PLACEMENT,
                     "training loop is inside a block other than a function or `if __name__`",
                     loop,
                 )
@@ -263,7 +307,7 @@ class LoopPlanner:
             self.scope_before = list(self.before)
             self.params = {p.name.value for p in self._all_params(self.function)}
             if _contains(self.function.body, frozenset({"global"})):
-                raise Unsupported("TL108", "function uses global/nonlocal", loop)
+                raise Unsupported(GLOBAL_STATEMENT, "the function holding the loop uses global/nonlocal", loop)
         else:
             self.scope_before = [*self.module_before, *self.before]
             self.params = set()
@@ -306,21 +350,21 @@ class LoopPlanner:
         if not (names & ({"builtins.range"} | _TRANGE)):
             if isinstance(loop.target, cst.BaseExpression) and self._is_batch_loop_target(loop):
                 raise Unsupported(
-                    "TL101",
+                    NOT_AN_EPOCH_LOOP,
                     "batch loop without an epoch loop around it: wrap it in "
                     "`for epoch in range(1):` to convert it",
                     loop,
                 )
             raise Unsupported(
-                "TL101", "outer loop calling backward() is not `for epoch in range(...)`", loop
+                NOT_AN_EPOCH_LOOP, "outer loop calling backward() is not `for epoch in range(...)`", loop
             )
         args = iterator.args
         if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
-            raise Unsupported("TL101", "epoch range(...) with a step or keywords", loop)
+            raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop)
         if isinstance(loop.target, cst.Name):
             epoch_var = loop.target.value if loop.target.value != "_" else None
         else:
-            raise Unsupported("TL101", "epoch loop target is not a single name", loop)
+            raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop)
         if len(args) == 1:
             start, max_epochs = None, args[0].value
         else:
@@ -370,21 +414,22 @@ class LoopPlanner:
         val_stmt = None
         for stmt in stmts:
             if _contains(stmt, _FLOW) and not isinstance(stmt, cst.For):
-                raise Unsupported("TL107", "epoch loop body uses break/continue/return", stmt)
+                self._block(CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt)
             if _contains(stmt, _BACKWARD):
                 if isinstance(stmt, cst.For) and train_loop is None:
                     train_loop = stmt
                     continue
-                raise Unsupported(
-                    "TL114",
+                self._block(
+                    ACCUMULATION,
                     "backward() is called outside a single batch loop of the epoch "
                     "(conditional or several training loops)",
                     stmt,
                 )
+                continue
             if train_loop is None:
                 if _contains(stmt, _LOOP):
-                    raise Unsupported(
-                        "TL109", "loop before the training batch loop in the epoch", stmt
+                    self._block(
+                        EPOCH_STATEMENT, "loop before the training batch loop in the epoch", stmt
                     )
                 pre.append(stmt)
             elif val_stmt is None and self._eval_loop_of(stmt) is not None:
@@ -392,18 +437,18 @@ class LoopPlanner:
                 post.append(stmt)  # placeholder: split in _read_eval
             else:
                 if _contains(stmt, _LOOP) and not self._harmless_loop(stmt):
-                    raise Unsupported(
-                        "TL110",
+                    self._block(
+                        EVAL_SHAPE,
                         "second loop over data in the epoch is not a validation loop "
                         "under torch.no_grad()",
                         stmt,
                     )
                 post.append(stmt)
         if train_loop is None:
-            raise Unsupported("TL101", "no batch loop found in the epoch loop", self.loop)
+            raise Unsupported(NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", self.loop)
         for stmt in train_loop.body.body:
             if _contains(stmt, _LOOP) and _contains(stmt, _BACKWARD):
-                raise Unsupported("TL114", "backward() in a loop inside the batch loop", stmt)
+                self._block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
         return pre, train_loop, post, val_stmt
 
     def _harmless_loop(self, stmt) -> bool:
@@ -466,15 +511,15 @@ class LoopPlanner:
                     and iterator.args[1].keyword is not None
                     and iterator.args[1].keyword.value != "start"
                 ):
-                    raise Unsupported("TL104", "enumerate() with unexpected arguments", loop)
+                    raise Unsupported(NOT_A_LOADER, "enumerate() with unexpected arguments", loop)
                 if len(iterator.args) == 2:
                     start = iterator.args[1].value
                     if not isinstance(start, (cst.Integer, cst.Name, cst.Attribute)):
-                        raise Unsupported("TL104", "enumerate start is an expression", loop)
+                        raise Unsupported(NOT_A_LOADER, "enumerate start is an expression", loop)
                 if not m.matches(
                     target, m.Tuple(elements=[m.Element(m.Name()), m.Element()])
                 ) and not m.matches(target, m.List(elements=[m.Element(m.Name()), m.Element()])):
-                    raise Unsupported("TL104", "enumerate target is not `i, batch`", loop)
+                    raise Unsupported(NOT_A_LOADER, "enumerate target is not `i, batch`", loop)
                 index = target.elements[0].value.value
                 target = target.elements[1].value
                 iterator = first.value
@@ -508,14 +553,14 @@ class LoopPlanner:
 
     def _read_train_loop(self, loop: cst.For):
         if loop.orelse is not None:
-            raise Unsupported("TL107", "`for ... else` on the batch loop", loop)
+            raise Unsupported(CONTROL_FLOW, "`for ... else` on the batch loop", loop)
         iterator, index, target = self._unwrap_iter(loop)
         bar = getattr(self, "progress_bar", None)
         if bar and m.matches(iterator, m.Name(bar[0])):
             iterator = bar[1]
         if not isinstance(iterator, cst.Name):
             raise Unsupported(
-                "TL104",
+                NOT_A_LOADER,
                 "batch loop does not iterate a loader name (manual batching over range or "
                 "zip is not converted; use a DataLoader)",
                 loop,
@@ -523,8 +568,8 @@ class LoopPlanner:
         if _contains(loop.body, _FLOW_NO_BREAK) or any(
             _direct_breaks(s) for s in loop.body.body if isinstance(s, (cst.For, cst.While))
         ):
-            raise Unsupported(
-                "TL107", "batch loop uses continue/return (cannot be kept faithfully)", loop
+            self._block(
+                CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop
             )
         steps: dict = {"zero_grad": [], "backward": None, "step": [], "clip": None}
         body = []
@@ -534,19 +579,20 @@ class LoopPlanner:
             receiver = _call_method(stmt, "backward")
             if receiver is not None and self._scaler_call(receiver, "scale"):
                 if len(receiver.args) != 1 or not isinstance(receiver.args[0].value, cst.Name):
-                    raise Unsupported("TL113", "scaler.scale(...) of an expression", stmt)
+                    raise Unsupported(MIXED_PRECISION, "scaler.scale(...) of an expression", stmt)
                 receiver = receiver.args[0].value  # scaler.scale(loss).backward()
             if receiver is not None:
                 if steps["backward"] is not None:
-                    raise Unsupported("TL114", "backward() called twice per batch", stmt)
+                    self._block(ACCUMULATION, "backward() called twice per batch", stmt)
+                    continue
                 if not isinstance(receiver, cst.Name):
                     raise Unsupported(
-                        "TL114",
+                        ACCUMULATION,
                         "backward() on an expression (gradient scaling or accumulation)",
                         stmt,
                     )
                 if stmt.body[0].value.args:
-                    raise Unsupported("TL114", "backward() with arguments", stmt)
+                    self._block(ACCUMULATION, "backward() with arguments", stmt)
                 steps["backward"] = position
                 steps["loss"] = receiver.value
                 steps["backward_stmt"] = stmt
@@ -554,7 +600,7 @@ class LoopPlanner:
             receiver = _call_method(stmt, "zero_grad")
             if receiver is not None:
                 if not isinstance(receiver, cst.Name):
-                    raise Unsupported("TL105", "zero_grad() on an expression", stmt)
+                    raise Unsupported(STEP_SEQUENCE, "zero_grad() on an expression", stmt)
                 steps["zero_grad"].append((position, receiver.value, stmt))
                 continue
             if self._scaler_statement(stmt, ("unscale_", "update")):
@@ -562,13 +608,13 @@ class LoopPlanner:
             if self._scaler_statement(stmt, ("step",)):
                 args = stmt.body[0].value.args
                 if len(args) != 1 or not isinstance(args[0].value, cst.Name):
-                    raise Unsupported("TL113", "scaler.step(...) of an expression", stmt)
+                    raise Unsupported(MIXED_PRECISION, "scaler.step(...) of an expression", stmt)
                 steps["step"].append((position, args[0].value.value, stmt))
                 continue
             receiver = _call_method(stmt, "step")
             if receiver is not None and isinstance(receiver, cst.Name):
                 if stmt.body[0].value.args:
-                    raise Unsupported("TL105", "step() with arguments", stmt)
+                    self._block(STEP_SEQUENCE, "step() with arguments", stmt)
                 steps["step"].append((position, receiver.value, stmt))
                 continue
             if (
@@ -587,7 +633,7 @@ class LoopPlanner:
             clip = self._clip_call(stmt)
             if clip is not None:
                 if steps["clip"] is not None:
-                    raise Unsupported("TL105", "gradients clipped twice", stmt)
+                    self._block(STEP_SEQUENCE, "gradients clipped twice", stmt)
                 steps["clip"] = (position, clip, stmt)
                 continue
             group = self._accumulation_group(stmt, index)
@@ -599,15 +645,18 @@ class LoopPlanner:
                     steps[kind].append((position, receiver.value, inner))
                 continue
             if _contains(stmt, _BACKWARD) or _contains(stmt, _OPTIMIZER_CALL):
-                raise Unsupported(
-                    "TL114",
+                self._block(
+                    ACCUMULATION,
                     "optimizer calls inside a nested statement (conditional step or "
                     "gradient accumulation)",
                     stmt,
                 )
+                continue
             body.append((position, stmt))
         if steps["backward"] is None:
-            raise Unsupported("TL105", "no `loss.backward()` statement in the batch loop", loop)
+            if self.blockers:  # a backward() the reading refused already (conditional, nested)
+                raise _Consequence
+            raise Unsupported(STEP_SEQUENCE, "no `loss.backward()` statement in the batch loop", loop)
         return iterator.value, target, index, body, steps
 
     def _read_accumulation(self, plan: LoopPlan, steps) -> None:
@@ -621,7 +670,7 @@ class LoopPlanner:
             if assign and assign[0] == loss and position < steps["backward"]:
                 found = (k, position, stmt, assign[1])
         if found is None:
-            raise Unsupported("TL114", "accumulated loss is not bound before backward()", self.loop)
+            raise Unsupported(ACCUMULATION, "accumulated loss is not bound before backward()", self.loop)
         k, position, stmt, value = found
         if not (
             isinstance(value, cst.BinaryOperation)
@@ -629,7 +678,7 @@ class LoopPlanner:
             and self.module.code_for_node(value.right).strip() == code.strip()
         ):
             raise Unsupported(
-                "TL114",
+                ACCUMULATION,
                 "gradient accumulation without dividing the loss by the group size "
                 "(Lightning divides it)",
                 stmt,
@@ -732,15 +781,15 @@ class LoopPlanner:
             elif key in (None, "device_type"):
                 continue
             else:
-                raise Unsupported("TL113", f"autocast({key}=...) is not converted", stmt)
+                raise Unsupported(MIXED_PRECISION, f"autocast({key}=...) is not converted", stmt)
         if dtype and any(q.endswith("bfloat16") for q in dtype):
             precision = "bf16-mixed"
         elif dtype is None or any(q.endswith(("float16", "half")) for q in dtype):
             precision = "16-mixed"
         else:
-            raise Unsupported("TL113", "autocast dtype not understood", stmt)
+            raise Unsupported(MIXED_PRECISION, "autocast dtype not understood", stmt)
         if getattr(self, "precision", None) not in (None, (precision, enabled)):
-            raise Unsupported("TL113", "several autocast regions disagree", stmt)
+            raise Unsupported(MIXED_PRECISION, "several autocast regions disagree", stmt)
         self.precision = (precision, enabled)
 
     def _scaler_call(self, node, method: str) -> bool:
@@ -775,11 +824,11 @@ class LoopPlanner:
         if not kinds:
             return None
         if isinstance(small, cst.Assign):
-            raise Unsupported("TL105", "the gradient norm returned by clipping is used", stmt)
+            raise Unsupported(STEP_SEQUENCE, "the gradient norm returned by clipping is used", stmt)
         kind = kinds.pop()
         args = list(call.args)
         if len(args) != 2 or any(a.star for a in args):
-            raise Unsupported("TL105", "clipping with norm_type or other options", stmt)
+            raise Unsupported(STEP_SEQUENCE, "clipping with norm_type or other options", stmt)
         return kind, args[0].value, args[1].value
 
     # -- optimizer / scheduler / model ------------------------------------------------
@@ -805,7 +854,7 @@ class LoopPlanner:
             kind = self._optim_kind(binding)
             if kind is None:
                 raise Unsupported(
-                    "TL106",
+                    BINDING,
                     f"`{receiver}.step()`: `{receiver}` is not bound to a torch.optim "
                     "optimizer or scheduler call in this scope before the loop",
                     stmt,
@@ -815,7 +864,7 @@ class LoopPlanner:
         names = {o[1] for o in optimizers}
         if len(names) != 1 or len(optimizers) != 1:
             raise Unsupported(
-                "TL105",
+                STEP_SEQUENCE,
                 "expected exactly one optimizer.step() per batch (several optimizers need "
                 "manual optimization, not converted)",
                 self.loop,
@@ -823,7 +872,7 @@ class LoopPlanner:
         position, name, (stmt, call) = optimizers[0]
         _, count = self._binding(name)
         if count != 1 or stmt not in self.before and stmt not in self.module_before:
-            raise Unsupported("TL106", f"optimizer `{name}` is bound more than once", stmt)
+            raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
         steps["optimizer_step"] = position
         return name, stmt, call
 
@@ -852,7 +901,7 @@ class LoopPlanner:
         }
         if len(receivers) != 1:
             raise Unsupported(
-                "TL106",
+                BINDING,
                 "cannot tell which model the optimizer trains (expected `model.parameters()`)",
                 call,
             )
@@ -862,25 +911,26 @@ class LoopPlanner:
         backward = steps["backward"]
         opt_step = steps["optimizer_step"]
         if opt_step < backward:
-            raise Unsupported("TL105", "optimizer.step() before backward()", plan.epoch_loop)
+            self._block(STEP_SEQUENCE, "optimizer.step() before backward()", plan.epoch_loop)
         if steps.get("accumulate") is not None:
             self._read_accumulation(plan, steps)
         zeros = steps["zero_grad"]
         if len(zeros) != 1:
-            raise Unsupported(
-                "TL105",
+            self._block(
+                STEP_SEQUENCE,
                 "expected one zero_grad() per batch (none means gradients accumulate)",
                 plan.epoch_loop,
             )
-        z_pos, z_name, z_stmt = zeros[0]
-        if z_name not in (plan.optimizer, plan.model, *plan.model_aliases):
-            raise Unsupported("TL105", f"zero_grad() on `{z_name}`", z_stmt)
-        if backward > z_pos and z_pos > opt_step or backward < z_pos < opt_step:
-            raise Unsupported("TL105", "zero_grad() between backward() and step()", z_stmt)
+        else:
+            z_pos, z_name, z_stmt = zeros[0]
+            if z_name not in (plan.optimizer, plan.model, *plan.model_aliases):
+                self._block(STEP_SEQUENCE, f"zero_grad() on `{z_name}`", z_stmt)
+            if backward > z_pos and z_pos > opt_step or backward < z_pos < opt_step:
+                self._block(STEP_SEQUENCE, "zero_grad() between backward() and step()", z_stmt)
         if steps["clip"] is not None:
             c_pos, (kind, params, value), c_stmt = steps["clip"]
             if not backward < c_pos < opt_step:
-                raise Unsupported("TL105", "clipping outside backward()..step()", c_stmt)
+                self._block(STEP_SEQUENCE, "clipping outside backward()..step()", c_stmt)
             if not m.matches(
                 params,
                 m.Call(
@@ -891,7 +941,7 @@ class LoopPlanner:
                 ),
             ):
                 raise Unsupported(
-                    "TL105", "clipping something else than model.parameters()", c_stmt
+                    STEP_SEQUENCE, "clipping something else than model.parameters()", c_stmt
                 )
             plan.clip = (value, kind)
         rebound = False
@@ -901,25 +951,25 @@ class LoopPlanner:
             if {plan.model, *plan.model_aliases} & reads:
                 reads = reads | {plan.model}
             if backward < position < opt_step and plan.model in reads:
-                raise Unsupported(
-                    "TL105", "code between backward() and step() reads the model", stmt
+                self._block(
+                    STEP_SEQUENCE, "code between backward() and step() reads the model", stmt
                 )
             if position > opt_step and plan.model in reads:
-                raise Unsupported(
-                    "TL109",
+                self._block(
+                    EPOCH_STATEMENT,
                     "code after optimizer.step() reads the model (Lightning runs it before "
                     "the step)",
                     stmt,
                 )
             if plan.loss_name in collect_names(stmt).writes and position > backward:
                 if plan.accumulate is not None:
-                    raise Unsupported("TL114", "accumulated loss rebound after backward()", stmt)
+                    raise Unsupported(ACCUMULATION, "accumulated loss rebound after backward()", stmt)
                 rebound = True
                 plan.loss_capture = "step_loss"
             if _direct_breaks(stmt):
                 if position < opt_step:
-                    raise Unsupported(
-                        "TL107", "`break` before optimizer.step() cannot be kept faithfully", stmt
+                    self._block(
+                        CONTROL_FLOW, "`break` before optimizer.step() cannot be kept faithfully", stmt
                     )
                 plan.break_flag = True
         if rebound:
@@ -935,13 +985,13 @@ class LoopPlanner:
             receiver = _call_method(stmt, "step")
             if receiver is not None:
                 raise Unsupported(
-                    "TL109", "scheduler.step() before the epoch's training loop", stmt
+                    EPOCH_STATEMENT, "scheduler.step() before the epoch's training loop", stmt
                 )
         found = []
         for position, name, stmt in schedulers:
             found.append((name, "step", stmt))
             if position < steps["optimizer_step"]:
-                raise Unsupported("TL105", "scheduler.step() before optimizer.step()", stmt)
+                raise Unsupported(STEP_SEQUENCE, "scheduler.step() before optimizer.step()", stmt)
         for stmt in epoch_steps:
             receiver = _call_method(stmt, "step")
             if isinstance(receiver, cst.Name):
@@ -954,24 +1004,24 @@ class LoopPlanner:
                     if args and not (
                         plateau and len(args) == 1 and args[0].keyword is None and not args[0].star
                     ):
-                        raise Unsupported("TL106", "scheduler.step(...) with arguments", stmt)
+                        raise Unsupported(BINDING, "scheduler.step(...) with arguments", stmt)
                     if plateau and not args:
                         raise Unsupported(
-                            "TL106", "ReduceLROnPlateau stepped without a metric", stmt
+                            BINDING, "ReduceLROnPlateau stepped without a metric", stmt
                         )
                     found.append((receiver.value, "epoch", stmt))
         if not found:
             return
         if len({f[0] for f in found}) != 1 or len(found) != 1:
-            raise Unsupported("TL106", "several scheduler.step() calls", found[0][2])
+            raise Unsupported(BINDING, "several scheduler.step() calls", found[0][2])
         name, interval, stmt = found[0]
         (binding_stmt, call), count = self._binding(name)
         if count != 1:
-            raise Unsupported("TL106", f"scheduler `{name}` is bound more than once", binding_stmt)
+            raise Unsupported(BINDING, f"scheduler `{name}` is bound more than once", binding_stmt)
         first = call.args[0] if call.args else None
         if first is None or not m.matches(first.value, m.Name(plan.optimizer)):
             raise Unsupported(
-                "TL106", "scheduler is not built on the loop's optimizer", binding_stmt
+                BINDING, "scheduler is not built on the loop's optimizer", binding_stmt
             )
         plan.scheduler, plan.scheduler_stmt, plan.scheduler_interval = name, binding_stmt, interval
         if interval == "epoch":
@@ -979,7 +1029,7 @@ class LoopPlanner:
             for later in plan.post_train[at + 1 :]:
                 if collect_names(later).reads & {name, plan.optimizer}:
                     raise Unsupported(
-                        "TL109",
+                        EPOCH_STATEMENT,
                         "code after the epoch's scheduler.step() reads the optimizer or "
                         "scheduler (Lightning steps the scheduler after the epoch hooks)",
                         later,
@@ -1018,7 +1068,7 @@ class LoopPlanner:
         devices = plan.device_names
         if model in self.params:
             raise Unsupported(
-                "TL106",
+                BINDING,
                 f"the model `{model}` is a parameter of the function holding the loop (a "
                 "library helper, not a script): convert the script that builds the model",
                 self.loop,
@@ -1063,12 +1113,12 @@ class LoopPlanner:
             assign = _single_assign(stmt)
             if assign is None or assign[0] != model:
                 raise Unsupported(
-                    "TL106", f"model `{model}` is bound in a way not understood", stmt
+                    BINDING, f"model `{model}` is bound in a way not understood", stmt
                 )
             value = assign[1]
             if any("DistributedDataParallel" in q for q in self.call_qualnames(value)):
-                raise Unsupported(
-                    "TL103", "DistributedDataParallel scripts are not converted yet", stmt
+                self._block(
+                    DISTRIBUTED, "DistributedDataParallel scripts are not converted yet", stmt
                 )
             plan.strip_stmts.append(stmt)
             constructed = True
@@ -1082,7 +1132,7 @@ class LoopPlanner:
             plan.notes.append("DataParallel removed: the Trainer places the model")
         if not constructed:
             raise Unsupported(
-                "TL106", f"model `{model}` is not bound by a plain assignment", self.loop
+                BINDING, f"model `{model}` is not bound by a plain assignment", self.loop
             )
         if plan.model_class:
             for stmt in self.module.body:
@@ -1110,10 +1160,10 @@ class LoopPlanner:
     def _read_eval(self, stmt, plan: LoopPlan, kind: str) -> EvalPlan:
         with_stmt, loop = self._eval_loop_of(stmt)
         if loop.orelse is not None or _contains(loop.body, _FLOW):
-            raise Unsupported("TL107", f"{kind} loop uses break/continue/return/else", loop)
+            raise Unsupported(CONTROL_FLOW, f"{kind} loop uses break/continue/return/else", loop)
         iterator, index, target = self._unwrap_iter(loop)
         if iterator.value == plan.train_loader:
-            raise Unsupported("TL110", f"{kind} loop iterates the training loader", loop)
+            raise Unsupported(EVAL_SHAPE, f"{kind} loop iterates the training loader", loop)
         if with_stmt is not None:
             inner = list(with_stmt.body.body)
             at = next(i for i, s in enumerate(inner) if s is loop)
@@ -1124,7 +1174,7 @@ class LoopPlanner:
             body = list(loop.body.body[0].body.body)
         for piece in before + body + after:
             if _contains(piece, _LOOP) and not self._harmless_loop(piece):
-                raise Unsupported("TL110", f"nested loop over data in the {kind} pass", piece)
+                raise Unsupported(EVAL_SHAPE, f"nested loop over data in the {kind} pass", piece)
         # statements between the training loop and this pass that set up its accumulators
         at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
         between, rest = plan.post_train[:at], plan.post_train[at + 1 :]

@@ -14,8 +14,9 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from .loop_rules import HELPER_SHAPE
 from .names import collect_names, node_kinds, rename
-from .rules import Unsupported
+from .rule import Unsupported
 
 _SIMPLE_ARG = m.Name() | m.Attribute() | m.Integer() | m.Float() | m.SimpleString()
 
@@ -52,31 +53,31 @@ def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt) -> dict[str, cs
     params = func.params
     if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None:
         if isinstance(params.star_arg, cst.Param):
-            raise Unsupported("TL111", f"helper `{func.name.value}` takes *args", stmt)
+            raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` takes *args", stmt)
     if params.star_kwarg is not None:
-        raise Unsupported("TL111", f"helper `{func.name.value}` takes **kwargs", stmt)
+        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` takes **kwargs", stmt)
     ordered = [*params.posonly_params, *params.params]
     by_name = {p.name.value: p for p in [*ordered, *params.kwonly_params]}
     bound: dict[str, cst.BaseExpression] = {}
     positional = [a for a in call.args if a.keyword is None]
     if any(a.star for a in call.args) or len(positional) > len(ordered):
-        raise Unsupported("TL111", f"call of `{func.name.value}` with *args or too many args", stmt)
+        raise Unsupported(HELPER_SHAPE, f"call of `{func.name.value}` with *args or too many args", stmt)
     for param, arg in zip(ordered, positional):
         bound[param.name.value] = arg.value
     for arg in call.args:
         if arg.keyword is not None:
             if arg.keyword.value not in by_name:
-                raise Unsupported("TL111", f"unknown keyword `{arg.keyword.value}`", stmt)
+                raise Unsupported(HELPER_SHAPE, f"unknown keyword `{arg.keyword.value}`", stmt)
             bound[arg.keyword.value] = arg.value
     for name, param in by_name.items():
         if name not in bound:
             if param.default is None:
-                raise Unsupported("TL111", f"missing argument `{name}`", stmt)
+                raise Unsupported(HELPER_SHAPE, f"missing argument `{name}`", stmt)
             bound[name] = param.default
     for name, value in bound.items():
         if not m.matches(value, _SIMPLE_ARG) and not isinstance(value, cst.BaseNumber):
             raise Unsupported(
-                "TL111",
+                HELPER_SHAPE,
                 f"argument `{name}` of `{func.name.value}` is an expression; bind it to a name first",
                 stmt,
             )
@@ -108,7 +109,7 @@ def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[st
         body = body[1:]  # docstring
     kinds = node_kinds(func.body)
     if "def" in kinds:
-        raise Unsupported("TL111", f"helper `{func.name.value}` defines functions", stmt)
+        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` defines functions", stmt)
     returns = m.findall(func.body, m.Return()) if "return" in kinds else []
     last = body[-1] if body else None
     final_return = None
@@ -120,9 +121,9 @@ def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[st
         final_return = last.body[0]
         body = body[:-1]
     if any(r is not final_return for r in returns):
-        raise Unsupported("TL111", f"helper `{func.name.value}` returns early", stmt)
+        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` returns early", stmt)
     if {"global", "yield"} & kinds:
-        raise Unsupported("TL111", f"helper `{func.name.value}` uses global/yield", stmt)
+        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` uses global/yield", stmt)
     mapping = dict(_bind_arguments(func, call, stmt))
     params = set(mapping)
     top_writes = _writes_outside_loops(body)
@@ -136,7 +137,7 @@ def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[st
         out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
     elif target is not None:
         raise Unsupported(
-            "TL111", f"`{func.name.value}` returns nothing but its result is used", stmt
+            HELPER_SHAPE, f"`{func.name.value}` returns nothing but its result is used", stmt
         )
     if out:
         out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)

@@ -14,9 +14,17 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from .loop_rules import (
+    BINDING,
+    LOCAL_DEFINITION,
+    MIXED_PRECISION,
+    NOT_CARRIED_BACK,
+    REBINDS_OWNED_NAME,
+    UNPASSABLE_NAME,
+)
 from .names import NameUse, collect_names
 from .plan import LoopPlan
-from .rules import Unsupported
+from .rule import Unsupported
 
 
 @dataclass
@@ -64,7 +72,13 @@ def _is_constant(name: str) -> bool:
     return name.isupper() and any(c.isalpha() for c in name)
 
 
-def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
+def _refuse(rule, reason: str, node) -> None:
+    raise Unsupported(rule, reason, node)
+
+
+def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, NameUse]:
+    """Fill the plan's init_args / state / rebind lists. Each name that cannot be resolved is
+    reported through `block(rule, reason, node)` (the planner collects them all)."""
     pieces = pieces_of(plan)
     uses = {hook: _uses(nodes) for hook, nodes in pieces.items()}
     special = {plan.model, *plan.model_aliases, plan.train_loader, *plan.device_names}
@@ -73,10 +87,10 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
         or plan.scaler in scope.other_reads
         or any(plan.scaler in u.all() for u in uses.values())
     ):
-        raise Unsupported("TL113", f"`{plan.scaler}` is used beyond the step", plan.epoch_loop)
+        block(MIXED_PRECISION, f"`{plan.scaler}` is used beyond the step", plan.epoch_loop)
     if plan.model_aliases & (scope.after_reads | scope.other_reads):
-        raise Unsupported(
-            "TL112", "the DataParallel wrapper is used outside the loop", plan.epoch_loop
+        block(
+            NOT_CARRIED_BACK, "the DataParallel wrapper is used outside the loop", plan.epoch_loop
         )
     if plan.epoch_var:
         special.add(plan.epoch_var)
@@ -89,30 +103,28 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     for hook, use in uses.items():
         if hook != "configure_optimizers" and use.writes & optim_names:
             name = sorted(use.writes & optim_names)[0]
-            raise Unsupported("TL106", f"the loop rebinds `{name}`", plan.epoch_loop)
+            block(BINDING, f"the loop rebinds `{name}`", plan.epoch_loop)
         if use.writes & special:
             name = sorted(use.writes & special)[0]
-            raise Unsupported("TL108", f"the loop rebinds `{name}`", plan.epoch_loop)
+            block(REBINDS_OWNED_NAME, f"the loop rebinds `{name}`", plan.epoch_loop)
     if scope.other_reads & optim_names:
         name = sorted(scope.other_reads & optim_names)[0]
-        raise Unsupported(
-            "TL106",
+        block(
+            BINDING,
             f"`{name}` is used before the training loop; not converted",
             plan.epoch_loop,
         )
     # read after the loop (e.g. saved in a checkpoint): rebound from the trainer after fit
     plan.optim_after = sorted(scope.after_reads & optim_names)
     if plan.epoch_var and plan.epoch_var in scope.after_reads:
-        raise Unsupported("TL112", f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
+        block(NOT_CARRIED_BACK, f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
     for index, hook in (
         (plan.train_index, "training_step"),
         (plan.validation.index if plan.validation else None, "validation_step"),
         (plan.test.index if plan.test else None, "test_step"),
     ):
         if index and any(index in u.all() for h, u in uses.items() if h != hook):
-            raise Unsupported(
-                "TL108", f"batch index `{index}` used outside its step", plan.epoch_loop
-            )
+            block(UNPASSABLE_NAME, f"batch index `{index}` used outside its step", plan.epoch_loop)
 
     all_names: list[str] = []
     for use in uses.values():
@@ -123,6 +135,13 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     loaders = {plan.train_loader} | ({plan.validation.loader} if plan.validation else set())
     extra_init = sorted(uses["configure_optimizers"].reads & loaders)
     init_args, state, rebind, test_rebind = [], set(), [], []
+    # a def or class written in a piece binds a local of the hook it lands in
+    defined = {
+        node.name.value: node
+        for piece in pieces.values()
+        for node in piece
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef))
+    }
     for name in all_names:
         if name in special or name in locals_configure or name == "self":
             continue
@@ -137,6 +156,14 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
             carried = name in scope.after_reads or any(name in u.read_first for u in uses.values())
             if not carried:
                 continue  # local to each step/hook that uses it
+            if name in defined:
+                block(
+                    LOCAL_DEFINITION,
+                    f"`{name}` is defined in the loop and used by another step or hook; "
+                    "define it before the loop",
+                    defined[name],
+                )
+                continue
             state.add(name)
             if name in scope.before_writes:
                 init_args.append(name)
@@ -148,8 +175,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
                     rebind.append(name)
             continue
         if name in scope.function_imports:
-            raise Unsupported(
-                "TL108",
+            block(
+                UNPASSABLE_NAME,
                 f"the loop reads `{name}`, imported inside the function; import it at module level",
                 plan.epoch_loop,
             )
@@ -158,8 +185,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
                 continue  # module-level imports, definitions and CONSTANTS stay globals
             init_args.append(name)
         elif name in scope.after_writes:
-            raise Unsupported(
-                "TL108",
+            block(
+                UNPASSABLE_NAME,
                 f"the loop reads `{name}`, which is only bound after the loop",
                 plan.epoch_loop,
             )

@@ -2,7 +2,13 @@
 
 import libcst as cst
 
-from torchlift.migrator.names import collect_names, file_identifiers, node_kinds, rename, self_attr
+from torchlift.migrator.analysis.names import (
+    collect_names,
+    file_identifiers,
+    node_kinds,
+    rename,
+    self_attr,
+)
 
 
 def test_reads_writes_and_read_first_in_source_order():

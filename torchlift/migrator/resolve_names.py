@@ -14,17 +14,91 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .loop_rules import (
-    BINDING,
-    LOCAL_DEFINITION,
-    MIXED_PRECISION,
-    NOT_CARRIED_BACK,
-    REBINDS_OWNED_NAME,
-    UNPASSABLE_NAME,
-)
-from .names import NameUse, collect_names
+from .analysis.names import NameUse, bound_names, collect_names, scope_reads
+from .analysis.statements import contains, statements
+from .patterns.amp import MIXED_PRECISION
+from .patterns.bindings import BINDING
 from .plan import LoopPlan
-from .rule import Unsupported
+from .rule import Rule, Unsupported
+
+UNPASSABLE_NAME = Rule(
+    "TL108",
+    "loop code reads a name that cannot be passed to the LightningModule",
+    """Names the loop reads become `__init__` arguments of the LightningModule, bound where
+    the loop was. A name imported inside the function, bound only after the loop, or a batch
+    index read outside its own step has no value there to pass.""",
+    """Import at module level, bind the name before the loop, and keep the batch index inside
+    the batch loop.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y) * scale
+            loss.backward()
+            optimizer.step()
+    scale = 1.0
+    """,
+)
+
+NOT_CARRIED_BACK = Rule(
+    "TL112",
+    "code after the loop reads a name the loop wrote that cannot be carried back",
+    """Values the loop leaves behind (an accumulator, the last loss) are read back from the
+    LightningModule after `trainer.fit`. The epoch counter and a DataParallel wrapper have no
+    such value: the Trainer owns them.""",
+    """Record what you need in a variable inside the loop (`last_epoch = epoch`), or read
+    `trainer.current_epoch` after converting.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    print("stopped at", epoch)
+    """,
+)
+
+REBINDS_OWNED_NAME = Rule(
+    "TL116",
+    "the loop rebinds the model, a loader, the device or the epoch counter",
+    """The Trainer owns the model, the loaders, the device and the epoch counter once the loop
+    is converted; a loop that assigns to one of them changes something the Trainer would not
+    see.""",
+    """Use another name for the new value (`batch_loader = ...`), or build it before the
+    loop.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        loader = DataLoader(loader.dataset, batch_size=2)
+    """,
+)
+
+LOCAL_DEFINITION = Rule(
+    "TL119",
+    "a function or class defined in the loop is used by another step or hook",
+    """A `def` or `class` inside the epoch loop moves with the code around it into one hook;
+    the other hooks and steps cannot see it there.""",
+    """Define the function at module level (or before the loop): it is then available to
+    every hook.""",
+    """
+    for epoch in range(2):
+        def scaled(value):
+            return value * 0.5
+
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = scaled(criterion(model(x), y))
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+RULES = (UNPASSABLE_NAME, NOT_CARRIED_BACK, REBINDS_OWNED_NAME, LOCAL_DEFINITION)
 
 
 @dataclass
@@ -51,9 +125,11 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
         pieces["on_test_epoch_start"] = list(plan.test.before)
         pieces["test_step"] = [plan.test.target, *plan.test.body]
         pieces["on_test_epoch_end"] = list(plan.test.after)
-    configure = [plan.optimizer_stmt]
-    if plan.scheduler_stmt is not None:
-        configure.append(plan.scheduler_stmt)
+    configure = []
+    for optimizer in plan.optimizers:
+        configure.append(optimizer.stmt)
+        if optimizer.scheduler_stmt is not None:
+            configure.append(optimizer.scheduler_stmt)
     pieces["configure_optimizers"] = configure
     return pieces
 
@@ -81,14 +157,16 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     reported through `block(rule, reason, node)` (the planner collects them all)."""
     pieces = pieces_of(plan)
     uses = {hook: _uses(nodes) for hook, nodes in pieces.items()}
-    special = {plan.model, *plan.model_aliases, plan.train_loader, *plan.device_names}
+    models = {n for model in plan.models for n in (model.name, *model.aliases)}
+    aliases = {n for model in plan.models for n in model.aliases}
+    special = {*models, plan.train_loader, *plan.device_names}
     if plan.scaler and (
         plan.scaler in scope.after_reads
         or plan.scaler in scope.other_reads
         or any(plan.scaler in u.all() for u in uses.values())
     ):
         block(MIXED_PRECISION, f"`{plan.scaler}` is used beyond the step", plan.epoch_loop)
-    if plan.model_aliases & (scope.after_reads | scope.other_reads):
+    if aliases & (scope.after_reads | scope.other_reads):
         block(
             NOT_CARRIED_BACK, "the DataParallel wrapper is used outside the loop", plan.epoch_loop
         )
@@ -98,7 +176,9 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
         special.add(plan.validation.loader)
     if plan.test:
         special.add(plan.test.loader)
-    optim_names = {plan.optimizer} | ({plan.scheduler} if plan.scheduler else set())
+    optim_names = {o.name for o in plan.optimizers} | {
+        o.scheduler for o in plan.optimizers if o.scheduler
+    }
 
     for hook, use in uses.items():
         if hook != "configure_optimizers" and use.writes & optim_names:
@@ -190,7 +270,7 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
                 f"the loop reads `{name}`, which is only bound after the loop",
                 plan.epoch_loop,
             )
-    if plan.model in scope.after_reads:
+    if plan.model.name in scope.after_reads:
         used = sorted(plan.device_names & scope.after_reads)
         plan.device_after = used[0] if used else None
     plan.init_args = init_args + [n for n in extra_init if n not in init_args]
@@ -199,3 +279,50 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     plan.rebind_after = rebind
     plan.test_rebind = test_rebind
     return uses
+
+
+def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
+    """What the loop's scope binds and reads outside the loop."""
+    before = set(ctx.params)
+    for stmt in ctx.scope_before:
+        before |= bound_names(stmt)
+    function_imports: set[str] = set()
+    if ctx.in_function and contains(ctx.function.body, frozenset({"import"})):
+        for found in statements(ctx.function):
+            if isinstance(found, cst.SimpleStatementLine):
+                for small in found.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        function_imports |= collect_names(small).writes
+    after = _NamesInOrder()
+    for stmt in ctx.scope_after:
+        after.add(stmt)
+    moved = pieces_of(plan)["configure_optimizers"]
+    other = set()
+    for stmt in ctx.scope_before:
+        if any(stmt is s for s in moved):
+            continue
+        other |= scope_reads(stmt)
+    return ScopeInfo(
+        before_writes=before,
+        function_imports=function_imports,
+        after_reads=after.reads,
+        after_writes=after.writes,
+        other_reads=other,
+        module_defs=ctx.module_defs,
+        in_function=ctx.in_function,
+    )
+
+
+class _NamesInOrder:
+    def __init__(self) -> None:
+        self.reads: set[str] = set()
+        self.writes: set[str] = set()
+
+    def add(self, node) -> None:
+        """Accumulate in source order: `reads` are names read before this code binds them."""
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.writes |= bound_names(node)
+            return
+        use = collect_names(node)
+        self.reads |= use.read_first - self.writes
+        self.writes |= use.writes

@@ -1,4 +1,5 @@
-"""Inline per-epoch helper calls (`train(model, loader, optimizer, epoch)`) into the epoch loop.
+"""Pattern: per-epoch helper calls (`train(model, loader, optimizer, epoch)`), inlined into
+the epoch loop before it is read.
 
 The PyTorch examples put the batch loop in module-level helpers called once per epoch. To plan
 such a loop, each call statement is replaced by the helper's body with parameters renamed to
@@ -14,9 +15,61 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from .loop_rules import HELPER_SHAPE
-from .names import collect_names, node_kinds, rename
-from .rule import Unsupported
+from ..analysis.names import bound_names, collect_names, node_kinds, rename
+from ..rule import Rule, Unsupported
+
+HELPER_SHAPE = Rule(
+    "TL111",
+    "training helper function shape not understood",
+    """A helper called once per epoch (`train(model, loader, optimizer, epoch)`) is inlined
+    into the epoch loop before converting. That needs plain parameters (no *args/**kwargs),
+    arguments that are names, attributes or constants, a single `return` at the end, and no
+    functions defined inside.""",
+    """Pass plain names to the helper (bind an expression to a name first) and return once,
+    at its end.""",
+    """
+    def train(model, loader, optimizer, *extra):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+
+
+    for epoch in range(2):
+        train(model, loader, optimizer)
+    """,
+)
+
+RULES = (HELPER_SHAPE,)
+
+
+def epoch_body(ctx, stmts):
+    """Each `[target =] helper(...)` statement of the epoch body replaced by the helper's
+    body; the helpers inlined are noted for the plan (removed once nothing calls them)."""
+    helpers = training_helpers(ctx.module)
+    inlined = ctx.found.setdefault("inlined", [])
+    if not helpers:
+        return stmts
+    taken = collect_names(*stmts).all() | set(ctx.params)
+    for stmt in ctx.scope_before:
+        taken |= bound_names(stmt)
+    out = []
+    for stmt in stmts:
+        found = helper_call(stmt, helpers)
+        if found is None:
+            out.append(stmt)
+            continue
+        body, bound = inline_call(stmt, *found, taken)
+        taken |= bound
+        inlined.append(found[0].name.value)
+        out.extend(body)
+    return out
+
+
+def read(ctx, plan, steps) -> None:
+    plan.inlined_helpers = list(ctx.found.get("inlined", []))
+
 
 _SIMPLE_ARG = m.Name() | m.Attribute() | m.Integer() | m.Float() | m.SimpleString()
 
@@ -61,7 +114,9 @@ def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt) -> dict[str, cs
     bound: dict[str, cst.BaseExpression] = {}
     positional = [a for a in call.args if a.keyword is None]
     if any(a.star for a in call.args) or len(positional) > len(ordered):
-        raise Unsupported(HELPER_SHAPE, f"call of `{func.name.value}` with *args or too many args", stmt)
+        raise Unsupported(
+            HELPER_SHAPE, f"call of `{func.name.value}` with *args or too many args", stmt
+        )
     for param, arg in zip(ordered, positional):
         bound[param.name.value] = arg.value
     for arg in call.args:

@@ -81,3 +81,14 @@ def test_return_in_a_nested_def_is_not_control_flow_of_the_code_around_it():
 def test_file_identifiers_are_names_not_words_of_comments_or_strings():
     text = "# the trainer\nx = 'lit_model'\nobj.trainer = 1\ndef f():\n    local = x\n"
     assert file_identifiers(text, "t.py") == {"x", "obj", "f", "local"}
+
+
+def test_reads_among_asks_whole_definitions_for_their_free_names_only():
+    from torchlift.migrator.analysis.names import reads_among
+
+    module = cst.parse_module(
+        "@deco\nclass Net(Base):\n    device = 1\n    def f(self, device=default):\n"
+        "        return [device for device in devices] + [train]\n"
+    )
+    wanted = {"deco", "Base", "default", "devices", "train", "device", "f"}
+    assert reads_among(wanted, *module.body) == {"deco", "Base", "default", "devices", "train"}

@@ -150,7 +150,7 @@ def clear_cache() -> None:
     _OWN.clear()
 
 
-_KINDS: dict[int, tuple[cst.CSTNode, frozenset]] = {}
+_KINDS: dict[int, tuple[cst.CSTNode, tuple[frozenset, frozenset]]] = {}
 _KIND_OF = {
     cst.Break: "break",
     cst.Continue: "continue",
@@ -177,8 +177,11 @@ _SCOPE_NODES = (
     cst.DictComp,
     cst.GeneratorExp,
 )
+_SCOPE_TYPES = frozenset(_SCOPE_NODES)
+_DEFINITION_TYPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
 # control flow that cannot leave the function or class it is written in
 _LOCAL_FLOW = frozenset({"break", "continue", "return", "yield"})
+_NO_KINDS: frozenset = frozenset()
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -243,28 +246,48 @@ def node_kinds(node: cst.CSTNode) -> frozenset:
     computed once per node for the whole migration (cheaper than a libcst matcher search each
     time). `break`/`continue`/`return`/`yield` inside a nested def or class are that scope's
     own and are not reported for the code around it."""
+    return _facts(node)[0]
+
+
+def mentions(node: cst.CSTNode) -> frozenset:
+    """Every variable-like name spelled in the subtree, in any scope (not attribute or keyword
+    names): a cheap superset of its names. A name not in it is neither read nor written there,
+    which spares the scope analysis of most of a module."""
+    return _facts(node)[1]
+
+
+def _facts(node: cst.CSTNode) -> tuple[frozenset, frozenset]:
+    """(kinds, names) of a subtree, in one walk shared by node_kinds and mentions."""
     hit = _KINDS.get(id(node))
     if hit is not None and hit[0] is node:
         return hit[1]
+    kind_of = type(node)
+    if kind_of is cst.Name:
+        result = (_NO_KINDS, frozenset((node.value,)))
+        _KINDS[id(node)] = (node, result)
+        return result
     kinds = set()
-    kind = _KIND_OF.get(type(node))
+    kind = _KIND_OF.get(kind_of)
     if kind:
         kinds.add(kind)
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+    if kind_of is cst.Call and type(node.func) is cst.Attribute:
         method = node.func.attr.value
         if method == "backward":
             kinds.add("backward")
         elif method in ("zero_grad", "step"):
             kinds.add("optimizer_call")
-    inner = set()
+    names: set = set()
     for child in _children(node):
-        inner |= node_kinds(child)
-    if isinstance(node, _SCOPE_NODES):
+        child_kinds, child_names = _facts(child)
+        kinds |= child_kinds
+        names |= child_names
+    if kind_of is cst.Attribute or kind_of is cst.Arg:  # `x.attr`, `f(key=x)`: only `x`
+        names = _facts(node.value)[1]
+    if kind_of in _SCOPE_TYPES:
+        if kind_of in _DEFINITION_TYPES:
+            kinds -= _LOCAL_FLOW  # a nested def's `return` does not leave the loop around it
         kinds.add("scope")
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            inner -= _LOCAL_FLOW  # a nested def's `return` does not leave the loop around it
-    kinds |= inner
-    result = frozenset(kinds)
+    result = (frozenset(kinds), frozenset(names))
     _KINDS[id(node)] = (node, result)
     return result
 
@@ -438,9 +461,40 @@ class RenameNames(cst.CSTTransformer):
 
 
 def rename(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
-    if not mapping:
-        return node
+    if not mapping or not mapping.keys() & mentions(node):
+        return node  # nothing to rename: no transformer pass, no scope analysis
     return node.visit(RenameNames(mapping, own_scope_nodes(node)))
+
+
+def reads_among(names: set[str], *nodes: cst.CSTNode) -> set[str]:
+    """Which of `names` the nodes read (by scopes), asking only nodes that mention them."""
+    found: set[str] = set()
+    for node in nodes:
+        if names & mentions(node):
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                found |= _definition_reads(node) & names
+            else:
+                found |= collect_names(node).reads & names
+    return found
+
+
+def _definition_reads(node: cst.FunctionDef | cst.ClassDef) -> set[str]:
+    """What a whole `def` or `class` statement reads from the scope it stands in: its
+    decorators, defaults and bases, and the free names of its body. CPython's symbol tables
+    answer it from the statement's code (far cheaper than libcst's ScopeProvider on a body)."""
+    code = cst.Module(body=[node]).code
+    try:
+        top = symtable.symtable(code, "<definition>", "exec")
+    except SyntaxError:  # e.g. `nonlocal` that only makes sense in its real place
+        return collect_names(node).reads
+    reads = {s.get_name() for s in top.get_symbols() if s.is_referenced()}
+    stack = list(top.get_children())
+    while stack:
+        table = stack.pop()
+        # compiled alone, every name a body does not bind resolves to the scope around it
+        reads |= {s.get_name() for s in table.get_symbols() if s.is_referenced() and s.is_global()}
+        stack.extend(table.get_children())
+    return reads
 
 
 def self_attr(name: str) -> cst.Attribute:

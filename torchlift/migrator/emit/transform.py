@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.names import collect_names, file_identifiers
+from ..analysis.names import file_identifiers, reads_among
 from ..analysis.statements import single_assign
 from ..outcomes import ALIAS_TAKEN, CONVERTED
 from ..result import Finding
@@ -95,10 +95,7 @@ def transform(module, text, planned, import_name, lines, path, findings) -> str:
     new = applier.apply(module)
     helpers = {name for _, plan in planned for name in plan.inlined_helpers}
     if helpers:
-        calls = set()
-        for stmt in new.body:
-            calls |= collect_names(stmt).reads & helpers
-        unused_helpers = helpers - calls
+        unused_helpers = helpers - reads_among(helpers, *new.body)
         if unused_helpers:
             new = RemoveUnusedBindings(set(), unused_helpers).apply(new)
     unused = _unused_bindings(new, device_bindings)
@@ -116,8 +113,7 @@ def _unused_bindings(module: cst.Module, bindings) -> set[str]:
         if owner is None:
             continue
         # a def's reads are its free names (the scope's), not its own locals
-        reads = collect_names(*owner.body).reads
-        if name not in reads:
+        if not reads_among({name}, *owner.body):
             unused.add(code)
     return unused
 

@@ -1,4 +1,4 @@
-# Quick start: `make demo` and `make test`. Both create .venv on first use.
+# Quick start: `make demo` and `make test` (ruff, then pytest). Both create .venv on first use.
 # CI passes TORCH_SPEC=torch==2.13.0 to use the local CPU wheel.
 PYTHON ?= python3
 VENV ?= .venv
@@ -23,6 +23,7 @@ demo: $(VENV)/.base
 	$(PY) examples/demo.py
 
 test: $(VENV)/.test
+	$(PY) -m ruff check torchlift tests benchmarks
 	$(PY) -m pytest -q
 
 # Planted bugs the tests must catch (tests/mutations/): minutes, so not part of `make test`.

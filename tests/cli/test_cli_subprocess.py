@@ -9,7 +9,6 @@ import stat
 import subprocess
 import sys
 
-import pytest
 from conftest import BIN, FIXTURES
 
 CASE = FIXTURES / "seed_simple_model_validation" / "input.py"

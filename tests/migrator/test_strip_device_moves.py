@@ -3,7 +3,7 @@
 import libcst as cst
 import pytest
 
-from torchlift.migrator.passes.strip_device_moves import is_trivial_statement, strip_device_moves
+from torchlift.migrator.patterns.device_moves import is_trivial_statement, strip_device_moves
 
 DEVICES = {"device", "dev"}
 

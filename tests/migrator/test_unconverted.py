@@ -1,4 +1,5 @@
-"""Loops the migrator cannot convert faithfully stay byte-identical, with a warning and a code.
+"""Loops the migrator cannot convert faithfully stay byte-identical, with a warning and a code
+(among the others the loop has: every blocker is reported).
 
 Each entry is the body of a small script (the common header below is prepended).
 """
@@ -197,8 +198,8 @@ def test_loop_is_left_untouched_with_a_warning(name):
     assert result.error is None
     assert result.output == source
     warnings = [f for f in result.findings if f.severity == "warning"]
-    assert [f.code for f in warnings] == [code], [str(f) for f in result.findings]
-    assert warnings[0].line > HEADER.count("\n")
+    assert code in [f.code for f in warnings], [str(f) for f in result.findings]
+    assert all(f.line > HEADER.count("\n") for f in warnings)
     assert code in RULES
 
 

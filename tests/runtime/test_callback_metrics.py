@@ -2,7 +2,6 @@
 
 import pytest
 import torch
-
 from runtime_engines import QUIET, engine, engines, loaders, make_model
 
 

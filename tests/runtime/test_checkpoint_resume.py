@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from runtime_engines import engine, fit, make_model
 
 

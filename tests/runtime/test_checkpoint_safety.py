@@ -8,11 +8,11 @@ import pickle
 
 import pytest
 import torch
+from runtime_engines import fit, loaders, make_model
 
 import torchlift.runtime as L
 from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.trainer.checkpoint import load_checkpoint_file, save_checkpoint_file
-from runtime_engines import fit, loaders, make_model
 
 _MARKER_ENV = "TORCHLIFT_TEST_PAYLOAD_MARKER"
 

@@ -7,7 +7,6 @@ import os
 
 import pytest
 import torch
-
 from runtime_engines import engine, fit, loaders
 
 pytestmark = pytest.mark.lightning

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 import torch
+from runtime_engines import fit, loaders, make_model
 
 import torchlift.runtime as L
-from runtime_engines import fit, loaders, make_model
 
 
 def _raw_losses(epochs: int, accumulate: int = 1, n: int = 48) -> tuple[list[float], dict]:

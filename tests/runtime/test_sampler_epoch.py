@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from torch.utils.data import DataLoader, DistributedSampler
-
 from runtime_engines import QUIET, engine, engines, make_data, make_model
+from torch.utils.data import DataLoader, DistributedSampler
 
 
 class RecordingSampler(DistributedSampler):

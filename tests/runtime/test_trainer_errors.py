@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 import torch
+from runtime_engines import QUIET, fit, make_model
 
 import torchlift.runtime as L
 from torchlift.runtime.errors import MisconfigurationException
-from runtime_engines import QUIET, fit, loaders, make_model
 
 
 @pytest.mark.parametrize(

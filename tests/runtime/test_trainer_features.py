@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 import torch
+from runtime_engines import QUIET, engine, engines, fit, loaders, make_data, make_model
 from torch.utils.data import DataLoader
 
 import torchlift.runtime as L
-from runtime_engines import QUIET, engine, engines, fit, loaders, make_data, make_model
 
 
 class Recorder(L.Callback):

@@ -39,8 +39,30 @@ VERIFY_ONLY = ("steps", "rtol", "timeout", "device")
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+def explain_rule(ctx: click.Context, _param, code: str | None) -> None:
+    """`--explain CODE`: print what the rule means, an example, what the user can change."""
+    if code is None or ctx.resilient_parsing:
+        return
+    from torchlift.migrator.rules import RULE_DETAILS
+
+    rule = RULE_DETAILS.get(code.strip().upper())
+    if rule is None:
+        known = ", ".join(RULE_DETAILS)
+        raise click.BadParameter(f"unknown rule code {code!r}; known codes: {known}")
+    click.echo(rule.explain(), nl=False)
+    ctx.exit(EXIT_OK)
+
+
 @click.command(context_settings=CONTEXT)
 @click.argument("paths", nargs=-1, metavar="PATH...")
+@click.option(
+    "--explain",
+    metavar="CODE",
+    callback=explain_rule,
+    expose_value=False,
+    is_eager=True,
+    help="Print what rule CODE (e.g. TL107) means, an example, and what you can change.",
+)
 @click.option(
     "-o",
     "--output",

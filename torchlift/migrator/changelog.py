@@ -12,8 +12,8 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
+from .outcomes import CONVERTED
 from .result import Change
-from .rules import CONVERTED
 
 _STEP_CALLS = {"zero_grad", "step", "update"}
 _CLIP_CALLS = {"clip_grad_norm_", "clip_grad_value_"}
@@ -26,8 +26,8 @@ class LoopFacts:
 
     epoch_loop_at: tuple[int, int]  # (line, column) of `for epoch in ...`
     train_loader: str
-    optimizer: str
-    scheduler: str | None
+    optimizers: frozenset[str]
+    schedulers: frozenset[str]  # schedulers stepped on them
     model_names: frozenset[str]
     device_names: frozenset[str]
     scaler: str | None
@@ -41,6 +41,34 @@ class LoopFacts:
     class_name: str = ""
     instance_name: str = ""
     trainer_name: str = ""
+
+
+def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str) -> LoopFacts:
+    """The LoopFacts of one converted plan (`lines`: the LineIndex of its libcst statements)."""
+
+    def positions(stmts):
+        found = (lines.lines.get(id(s)) for s in stmts if s is not None)
+        return tuple(p for p in found if p is not None)
+
+    optimizers = plan.optimizers
+    return LoopFacts(
+        epoch_loop_at=lines.position(plan.epoch_loop, (1, 0)),
+        train_loader=plan.train_loader,
+        optimizers=frozenset(o.name for o in optimizers),
+        schedulers=frozenset(o.scheduler for o in optimizers if o.scheduler),
+        model_names=frozenset(n for m in plan.models for n in (m.name, *m.aliases)),
+        device_names=frozenset(plan.device_names),
+        scaler=plan.scaler,
+        validation_loader=plan.validation.loader if plan.validation else None,
+        test_loader=plan.test.loader if plan.test else None,
+        helpers=tuple(plan.inlined_helpers),
+        removed_at=positions(plan.remove_stmts),
+        optimizer_at=positions(s for o in optimizers for s in (o.stmt, o.scheduler_stmt)),
+        stripped_at=positions(plan.strip_stmts),
+        class_name=class_name,
+        instance_name=instance_name,
+        trainer_name=trainer_name,
+    )
 
 
 def loop_changes(
@@ -58,7 +86,7 @@ def loop_changes(
         did not produce (no such loop, no such hook) add nothing."""
         if source is None or (output is None and not removed):
             return
-        changes.append(Change(CONVERTED, _span(source), _span(output), message))
+        changes.append(Change(CONVERTED.code, _span(source), _span(output), message))
 
     helpers = [src.function(name) for name in facts.helpers]
     regions = [epoch, *helpers]
@@ -117,7 +145,7 @@ def loop_changes(
                 "`train()` / `eval()` removed: Lightning switches the mode around " "validation",
                 removed=True,
             )
-        elif facts.scheduler and _method_call(stmt, facts.scheduler, "step"):
+        elif any(_method_call(stmt, name, "step") for name in facts.schedulers):
             add(
                 stmt,
                 out.method("configure_optimizers"),
@@ -176,7 +204,7 @@ def loop_changes(
 def import_change(output_tree: ast.Module, module: str) -> list[Change]:
     for stmt in output_tree.body:
         if isinstance(stmt, ast.Import) and any(a.name == module for a in stmt.names):
-            return [Change(CONVERTED, None, _span(stmt), f"`import {module} as L` added")]
+            return [Change(CONVERTED.code, None, _span(stmt), f"`import {module} as L` added")]
     return []
 
 
@@ -283,7 +311,7 @@ def _epoch_level(epoch, batch, validation, facts, helpers):
     for stmt in epoch.body:
         if _moves_to_device(stmt, facts.device_names) or _mode_switch(stmt, facts.model_names):
             continue
-        if facts.scheduler and _method_call(stmt, facts.scheduler, "step"):
+        if any(_method_call(stmt, name, "step") for name in facts.schedulers):
             continue
         reached = _reaches(stmt, helpers)  # the statement and the helpers it calls
         if batch is not None and any(_contains(r, batch) for r in reached):
@@ -335,7 +363,7 @@ def _is_step_call(stmt, facts: LoopFacts) -> bool:
         return False
     if func.attr == "backward":
         return True
-    owners = {facts.optimizer, facts.scaler}
+    owners = {*facts.optimizers, facts.scaler}
     return func.attr in _STEP_CALLS and isinstance(func.value, ast.Name) and func.value.id in owners
 
 

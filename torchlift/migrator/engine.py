@@ -1,40 +1,59 @@
-"""migrate_source: input checks, pre-filter, gather, transform, re-check. Never raises.
+"""migrate_source: the pipeline, and only that. Never raises.
+
+    decode -> parse -> prefilter -> find -> plan (shape + patterns, resolve) -> emit/apply
+    -> re-parse -> check
+
+Each stage is a module of its own: inputs.py, prefilter.py, source/, shapes/ + patterns/ (in
+registry.py's order), resolve_names.py, emit/. The last stage, `check`, receives the original
+and the converted text and returns findings that refuse the conversion (the file then stays
+byte-identical): CHECKS lists the functions run there.
 
 Cost model (issue 3 benchmark): a file without a training loop costs a CPython `ast` parse
 and a regex; a file with one costs one libcst parse, work proportional to the loop, and one
-codegen. No libcst metadata providers: each is a full-tree Python pass costing more than the
-parse itself; qualified names come from the file's imports, lines from the ast.
+codegen. No libcst metadata provider runs on the whole tree (each is a full-tree Python pass
+costing more than the parse itself): qualified names come from the file's imports, lines from
+the ast, and the ScopeProvider only sees the few statements of a loop that open a nested scope
+(analysis/names.py). Patterns add no pass of their own: they read the loop's parts.
 """
 
 from __future__ import annotations
 
-import re
+import dataclasses
 import traceback
+from collections.abc import Callable
 
 import libcst as cst
-import libcst.matchers as m
 
+from . import static_check
+from .analysis.names import clear_cache
 from .changelog import LoopFacts, import_change, loop_changes
-from .apply_plans import ApplyPlans, RemoveUnusedBindings
-from .emit_module_class import ClassBuilder, build_test_statements, build_trainer_statements
-from .find_loops import LineIndex, find_candidates, pair_loops
-from .gather_loops import LoopPlanner, _single_assign
+from .emit.transform import transform
 from .inputs import decode_source, import_table, parse_text
-from .names import clear_cache, collect_names
+from .outcomes import (
+    ALREADY_LIGHTNING,
+    CONVERTED,
+    INTERNAL_ERROR,
+    NO_TRAINING_LOOP,
+    uses_lightning_text,
+    why_no_training_loop,
+)
 from .prefilter import may_contain_training_loop, worth_a_syntax_check
 from .result import Finding, InputError, MigrationResult
-from .rules import RULES, Unsupported
-from .static_check import check_conversion
+from .rule import Refused, Rule
+from .shapes.context import LoopContext
+from .shapes.epoch_batch import plan_loop
+from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .upgrade import mentions_lightning, upgrade_lightning
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_L_NAME = re.compile(r"(?<![.\w])L\b(?!\s*[\"'])")
 
 TARGET_MODULES = {
     "runtime": "torchlift.runtime",
     "lightning": "lightning.pytorch",
     "pytorch_lightning": "pytorch_lightning",
 }
+
+# The check stage: check(original_text, converted_text, path) -> findings; any finding with
+# severity "warning" refuses the conversion.
+CHECKS: list[Callable[[str, str, str], list[Finding]]] = [static_check.check]
 
 
 def migrate_source(
@@ -61,7 +80,7 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
         error = parse_text(text, path)[1] if worth_a_syntax_check(text) else None
         if error is not None:
             return MigrationResult(path, text, text, [], error)
-        return MigrationResult(path, text, text, [_info(path, "TL002")])
+        return MigrationResult(path, text, text, [_nothing_to_convert(path, text)])
     tree, error = parse_text(text, path)
     if error is not None:
         return MigrationResult(path, text, text, [], error)
@@ -70,7 +89,7 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
         if upgraded is not None:
             return upgraded
     if not may_contain_training_loop(text):
-        return MigrationResult(path, text, text, [_info(path, "TL002")])
+        return MigrationResult(path, text, text, [_nothing_to_convert(path, text)])
     try:
         return _migrate_parsed(text, tree, path, target)
     except Exception as exc:  # never a traceback for the user: report and keep the file
@@ -79,25 +98,34 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
             f"internal error ({type(exc).__name__}: {exc} at "
             f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); file left unchanged"
         )
-        return MigrationResult(path, text, text, [Finding(path, 1, 0, "TL900", message, "warning")])
+        finding = Finding(path, 1, 0, INTERNAL_ERROR.code, message, "warning")
+        return MigrationResult(path, text, text, [finding])
     finally:
         clear_cache()
 
 
-def _info(path: str, code: str, line: int = 1, message: str | None = None) -> Finding:
-    return Finding(path, line, 0, code, message or RULES[code], "info")
+def _info(path: str, rule: Rule, message: str | None = None) -> Finding:
+    return Finding(path, 1, 0, rule.code, message or rule.title, "info")
+
+
+def _nothing_to_convert(path: str, text: str) -> Finding:
+    """The prefilter's answer, from the text alone: already Lightning, or why no loop."""
+    if uses_lightning_text(text):
+        return _info(path, ALREADY_LIGHTNING)
+    return _info(path, NO_TRAINING_LOOP, why_no_training_loop(text))
 
 
 def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     candidates, uses_lightning = find_candidates(tree, text)
     if uses_lightning:
-        return MigrationResult(path, text, text, [_info(path, "TL003")])
+        return MigrationResult(path, text, text, [_info(path, ALREADY_LIGHTNING)])
     if not candidates:
-        return MigrationResult(path, text, text, [_info(path, "TL002")])
+        return MigrationResult(path, text, text, [_nothing_to_convert(path, text)])
     try:
         module = cst.parse_module(text)
     except Exception as exc:  # valid for CPython but not for libcst's grammar
-        finding = Finding(path, 1, 0, "TL002", f"not analysed: libcst cannot parse it ({exc})")
+        message = f"not analysed: libcst cannot parse it ({exc})"
+        finding = Finding(path, 1, 0, NO_TRAINING_LOOP.code, message)
         return MigrationResult(path, text, text, [finding])
     loops = pair_loops(module, candidates, tree)
     lines = LineIndex(module, tree)
@@ -105,243 +133,45 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     findings: list[Finding] = []
     planned = []
     for loop in loops:
-        planner = LoopPlanner(imports, module, loop)
+        ctx = LoopContext(imports, module, loop)
         try:
-            planned.append((planner, planner.plan()))
-        except Unsupported as why:
+            planned.append((ctx, plan_loop(ctx)))
+        except Refused as refused:  # every reason, each once, in source order
             default = lines.position(loop, (1, 0))
-            line, column = lines.position(why.node, default) if why.node is not None else default
-            findings.append(Finding(path, line, column, why.code, why.reason, "warning"))
+            found = {}
+            for why in refused.blockers:
+                where = lines.position(why.node, default) if why.node is not None else default
+                found.setdefault((*where, why.code, why.reason), None)
+            for line, column, code, reason in sorted(found):
+                findings.append(Finding(path, line, column, code, reason, "warning"))
     if not planned:
         return MigrationResult(path, text, text, findings)
-    output, facts = _transform(module, text, planned, target, lines, path, findings)
+    facts: list[LoopFacts] = []
+    output = transform(module, text, planned, TARGET_MODULES[target], lines, path, findings, facts)
     if output == text:
         return MigrationResult(path, text, text, findings)
     try:  # valid Python always: the output is compiled before it is returned
-        output_tree = compile(output, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+        output_tree = compile(output, path, "exec", dont_inherit=True, flags=0x400)  # an ast
     except SyntaxError as exc:
-        findings.append(
-            Finding(
-                path,
-                1,
-                0,
-                "TL900",
-                f"generated code did not parse ({exc}); file left unchanged",
-                "warning",
-            )
-        )
+        message = f"generated code did not parse ({exc}); file left unchanged"
+        findings.append(Finding(path, 1, 0, INTERNAL_ERROR.code, message, "warning"))
         return MigrationResult(path, text, text, findings)
-    problems = check_conversion(text, output, path)
-    if problems:  # never a conversion that fails on a name at its first step
-        # reported at the converted loop: the problem's own line is in code never written
-        converted = [f for f in findings if f.code == "TL001"]
-        line, column = (converted[0].line, converted[0].column) if converted else (1, 0)
-        findings = [f for f in findings if f.code != "TL001"]
-        findings += [
-            Finding(path, line, column, p.code, f"{p.message} (line {p.line} of the conversion)",
-                    "warning")
-            for p in problems
-        ]
-        return MigrationResult(path, text, text, findings)
+    refusals = check(text, output, path)
+    if refusals:
+        # reported at the converted loops: the problems' own lines are in code never written
+        at = [(f.line, f.column) for f in findings if f.code == CONVERTED.code] or [(1, 0)]
+        kept = [f for f in findings if f.code != CONVERTED.code]
+        moved = [dataclasses.replace(f, line=at[0][0], column=at[0][1]) for f in refusals]
+        return MigrationResult(path, text, text, kept + moved)
     changes = [change for loop in facts for change in loop_changes(tree, output_tree, loop)]
     changes += import_change(output_tree, TARGET_MODULES[target])
     changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
     return MigrationResult(path, text, output, findings, changes=changes)
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    name, n = base, 2
-    while name in taken:
-        name, n = f"{base}{n}", n + 1
-    return name
-
-
-def _transform(module, text, planned, target, lines, path, findings):
-    """The converted text, and the facts of each converted loop (for the change log)."""
-    # every identifier-like word of the file: names we add must not collide with any of them
-    # (a superset of the bound names, found without another full-tree pass)
-    taken = set(_WORD.findall(text))
-    if _L_NAME.search(text):
-        # `L` must be the Lightning alias; any other binding would be shadowed
-        line, column = lines.position(planned[0][1].epoch_loop, (1, 0))
-        findings.append(
-            Finding(
-                path, line, column, "TL108", "the name `L` is already used in this file", "warning"
-            )
-        )
-        return module.code, []
-    replacements, removals, strips, inserts, moved = {}, set(), {}, {}, set()
-    facts = []
-    device_bindings: set = set()
-    from .resolve_names import resolve_names
-
-    for planner, plan in planned:
-        base = f"Lit{plan.model_class}" if plan.model_class else "LitModel"
-        class_name = _unique(base, taken)
-        taken.add(class_name)
-        lit_name = _unique("lit_model", taken)
-        trainer_name = _unique("trainer", taken | {lit_name})
-        taken |= {lit_name, trainer_name}
-        uses = resolve_names(plan, planner.scope)
-        builder = ClassBuilder(plan, class_name, module)
-        cls = builder.build()
-        cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-        replacements[id(plan.epoch_loop)] = build_trainer_statements(
-            plan, class_name, lit_name, trainer_name, module, uses
-        )
-        if plan.test is not None:
-            first, *rest = plan.test_stmts
-            replacements[id(first)] = build_test_statements(plan, lit_name, trainer_name, module)
-            removals |= {id(s) for s in rest}
-        removals |= {id(s) for s in plan.remove_stmts}
-        moved |= {id(s) for s in plan.remove_stmts}  # their comments describe removed code
-        for stmt in (plan.optimizer_stmt, plan.scheduler_stmt):
-            if stmt is not None:
-                removals.add(id(stmt))
-                moved.add(id(stmt))
-        for stmt in plan.strip_stmts:
-            strips[id(stmt)] = plan.device_names
-        where, anchor = _insertion_point(module, planner, plan, builder.code)
-        inserts.setdefault(id(anchor), (where, []))[1].append(cls)
-        for stmt in planner.scope_before:
-            assign = _single_assign(stmt)
-            if assign and assign[0] in plan.device_names:
-                code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
-                device_bindings.add((assign[0], code))
-        line, column = lines.position(plan.epoch_loop, (1, 0))
-        facts.append(_loop_facts(plan, lines, (line, column), class_name, lit_name, trainer_name))
-        notes = "; ".join(dict.fromkeys(plan.notes))
-        message = f"training loop converted to {class_name} + L.Trainer" + (
-            f" ({notes})" if notes else ""
-        )
-        findings.append(Finding(path, line, column, "TL001", message, "info"))
-    applier = ApplyPlans(replacements, removals, strips, inserts, moved)
-    new = applier.apply(module)
-    helpers = {name for _, plan in planned for name in plan.inlined_helpers}
-    if helpers:
-        calls = set()
-        for stmt in new.body:
-            calls |= collect_names(stmt).reads & helpers
-        unused_helpers = helpers - calls
-        if unused_helpers:
-            new = RemoveUnusedBindings(set(), unused_helpers).apply(new)
-    unused = _unused_bindings(new, device_bindings)
-    if unused:
-        new = RemoveUnusedBindings(unused).apply(new)
-    new = add_import(new, TARGET_MODULES[target], "L")
-    return new.code, facts
-
-
-def _loop_facts(plan, lines, at, class_name, lit_name, trainer_name) -> LoopFacts:
-    def positions(stmts):
-        found = (lines.lines.get(id(s)) for s in stmts if s is not None)
-        return tuple(p for p in found if p is not None)
-
-    return LoopFacts(
-        epoch_loop_at=at,
-        train_loader=plan.train_loader,
-        optimizer=plan.optimizer,
-        scheduler=plan.scheduler,
-        model_names=frozenset({plan.model, *plan.model_aliases}),
-        device_names=frozenset(plan.device_names),
-        scaler=plan.scaler,
-        validation_loader=plan.validation.loader if plan.validation else None,
-        test_loader=plan.test.loader if plan.test else None,
-        helpers=tuple(plan.inlined_helpers),
-        removed_at=positions(plan.remove_stmts),
-        optimizer_at=positions([plan.optimizer_stmt, plan.scheduler_stmt]),
-        stripped_at=positions(plan.strip_stmts),
-        class_name=class_name,
-        instance_name=lit_name,
-        trainer_name=trainer_name,
-    )
-
-
-def add_import(module: cst.Module, name: str, alias: str) -> cst.Module:
-    """`import <name> as <alias>` after the file's leading import block (like libcst's
-    AddImportsVisitor, without its extra full-tree passes); nothing if already there."""
-    wanted = f"import {name} as {alias}"
-    body = list(module.body)
-    last = None
-    for index, stmt in enumerate(body):
-        if isinstance(stmt, cst.SimpleStatementLine):
-            small = stmt.body
-            if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in small):
-                if module.code_for_node(stmt.with_changes(leading_lines=[])).strip() == wanted:
-                    return module
-                last = index
-                continue
-            if index == 0 and m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())])):
-                continue  # module docstring
-        break
-    new_stmt = cst.parse_statement(wanted + "\n")
-    at = 0 if last is None else last + 1
-    if (
-        last is None
-        and body
-        and m.matches(body[0], m.SimpleStatementLine([m.Expr(m.SimpleString())]))
-    ):
-        at = 1
-    body.insert(at, new_stmt)
-    return module.with_changes(body=body)
-
-
-def _unused_bindings(module: cst.Module, bindings) -> set[str]:
-    """Codes of `name = ...` statements (bindings) whose name nothing in its scope reads."""
-    unused = set()
-    for name, code in bindings:
-        owner = _owner_of(module, code)
-        if owner is None:
-            continue
-        reads = set()
-        for stmt in owner.body:
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                if owner is module:  # a function reading the global (not its own local)
-                    use = collect_names(stmt)
-                    if name not in use.writes:
-                        reads |= use.reads
-                continue
-            reads |= collect_names(stmt).reads
-        if name not in reads:
-            unused.add(code)
-    return unused
-
-
-def _owner_of(module: cst.Module, code: str):
-    """The module or function body holding the statement whose code is `code`."""
-
-    def matches(stmt) -> bool:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            return False
-        return module.code_for_node(stmt.with_changes(leading_lines=[])).strip() == code
-
-    if any(matches(s) for s in module.body):
-        return module
-    for stmt in module.body:
-        block = getattr(stmt, "body", None)
-        if isinstance(block, cst.IndentedBlock) and any(matches(s) for s in block.body):
-            return module if isinstance(stmt, cst.If) else block
-    return None
-
-
-def _insertion_point(module, planner, plan, cls_code: str):
-    """After the last top-level definition the class needs (model class, helpers, imports)."""
-    top = planner.top_stmt
-    body = list(module.body)
-    index = next(i for i, s in enumerate(body) if s is top)
-    needed = set(_WORD.findall(cls_code))  # same words as rendering the parsed class again
-    needed |= {plan.model_class} if plan.model_class else set()
-    anchor = None
-    last_import = None
-    for stmt in body[:index]:
-        if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and stmt.name.value in needed:
-            anchor = stmt
-        elif isinstance(stmt, cst.SimpleStatementLine) and any(
-            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
-        ):
-            last_import = stmt
-    if anchor is None:
-        anchor = last_import
-    if anchor is None:
-        return "before", top
-    return "after", anchor
+def check(original: str, converted: str, path: str) -> list[Finding]:
+    """The last stage: every CHECKS function's findings that refuse the conversion."""
+    refusals = []
+    for run_check in CHECKS:
+        refusals += [f for f in run_check(original, converted, path) if f.severity == "warning"]
+    return refusals

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 import codecs
+import io
 import re
 import tokenize
-import io
 
 from .result import InputError
 

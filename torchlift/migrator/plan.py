@@ -1,10 +1,15 @@
 """The plan gathered for one training loop: what the transform needs, nothing more.
 
-A plan is only built when every part of the loop was understood (see gather_loops.py).
+A plan is only built when every part of the loop was understood. The shape fills the loop's
+skeleton (epochs, the batch loop, the code around it); patterns add to it: the models and
+optimizers they recognise, the Trainer arguments they stand for (`trainer_args`), the hook
+pieces and step rewrites they need (`hook_pieces`, `step_rewrites`), the statements of the
+script they take over (`remove_stmts`, `strip_stmts`) and notes for the report.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -24,13 +29,35 @@ class EvalPlan:
 
 
 @dataclass
+class ModelPlan:
+    """A trained model: the name the script binds it to, and what the class needs of it."""
+
+    name: str
+    aliases: set[str] = field(default_factory=set)  # e.g. its DataParallel wrapper
+    class_name: str | None = None  # `Net` when bound as `model = Net(...)`
+    forward_params: cst.Parameters | None = None  # Net.forward's signature
+
+
+@dataclass
+class OptimizerPlan:
+    """An optimizer, built in `configure_optimizers` from the statement that built it, with
+    the scheduler stepped on it, if any."""
+
+    name: str
+    stmt: cst.SimpleStatementLine
+    scheduler: str | None = None
+    scheduler_stmt: cst.SimpleStatementLine | None = None
+    interval: str = "epoch"  # "epoch" | "step"
+    monitor: str | None = None  # logged metric a ReduceLROnPlateau follows
+
+
+@dataclass
 class LoopPlan:
     epoch_loop: cst.For
     container: cst.CSTNode  # Module, or the IndentedBlock of a function / `if __name__` body
     in_function: bool
     epoch_var: str | None
     epoch_start: cst.BaseExpression | None  # None: epochs counted from 0
-    max_epochs: cst.BaseExpression
     # training
     train_loader: str
     train_target: cst.BaseAssignTargetExpression
@@ -39,41 +66,41 @@ class LoopPlan:
     loss_name: str
     pre_train: list[cst.BaseStatement]
     post_train: list[cst.BaseStatement]
-    # bindings
-    model: str
-    model_class: str | None
-    forward_params: cst.Parameters | None
-    optimizer: str
-    optimizer_stmt: cst.SimpleStatementLine
-    scheduler: str | None = None
-    scheduler_stmt: cst.SimpleStatementLine | None = None
-    scheduler_interval: str = "epoch"
+    # what patterns recognise and contribute
+    models: list[ModelPlan] = field(default_factory=list)
+    optimizers: list[OptimizerPlan] = field(default_factory=list)
+    trainer_args: list[tuple[str, str]] = field(default_factory=list)  # (keyword, code)
+    hook_pieces: dict[str, list[str]] = field(default_factory=dict)  # hook -> leading lines
+    step_rewrites: list[Callable] = field(default_factory=list)  # applied to training_step
     device_names: set[str] = field(default_factory=set)
-    clip: tuple[cst.BaseExpression, str] | None = None  # (value, "norm" | "value")
-    precision: str | None = None
+    scaler: str | None = None  # GradScaler name (its construction is removed)
     validation: EvalPlan | None = None
     test: EvalPlan | None = None
     # statements of the container to delete / strip of device moves
     remove_stmts: list[cst.CSTNode] = field(default_factory=list)
     strip_stmts: list[cst.CSTNode] = field(default_factory=list)
-    # filled by resolve_names
-    init_args: list[str] = field(default_factory=list)
-    state: set[str] = field(default_factory=set)
-    rebind_after: list[str] = field(default_factory=list)
+    test_stmts: list = field(default_factory=list)  # container statements of the test pass
     notes: list[str] = field(default_factory=list)
     inlined_helpers: list[str] = field(default_factory=list)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
-    device_after: str | None = None  # device name code after the loop still uses
-    break_flag: bool = False
-    accumulate: cst.BaseExpression | None = None  # accumulate_grad_batches
-    scheduler_monitor: str | None = None  # logged metric a ReduceLROnPlateau follows
-    precision_enabled: cst.BaseExpression | None = None  # autocast(enabled=...) expression
-    scaler: str | None = None  # GradScaler name (its construction is removed)
-    test_stmts: list = field(default_factory=list)  # container statements of the test pass
+    # filled by resolve_names
+    init_args: list[str] = field(default_factory=list)
+    state: set[str] = field(default_factory=set)
+    rebind_after: list[str] = field(default_factory=list)
     test_rebind: list = field(default_factory=list)  # names the test pass sets, read later
-    model_aliases: set = field(default_factory=set)  # names of a DataParallel wrapper
+    device_after: str | None = None  # device name code after the loop still uses
     optim_after: list = field(default_factory=list)  # optimizer/scheduler read after the loop
-    loader_args: list = field(
-        default_factory=list
-    )  # loaders configure_optimizers reads  # `break` after optimizer.step(): end the epoch early
+    loader_args: list = field(default_factory=list)  # loaders configure_optimizers reads
+
+    # The epoch x batch shape trains one model with one optimizer: these read them.
+    @property
+    def model(self) -> ModelPlan:
+        return self.models[0]
+
+    @property
+    def optimizer(self) -> OptimizerPlan:
+        return self.optimizers[0]
+
+    def add_trainer_arg(self, keyword: str, code: str) -> None:
+        self.trainer_args.append((keyword, code))

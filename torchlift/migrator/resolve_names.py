@@ -14,9 +14,91 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .names import NameUse, collect_names
+from .analysis.names import NameUse, bound_names, collect_names, scope_reads
+from .analysis.statements import contains, statements
+from .patterns.amp import MIXED_PRECISION
+from .patterns.bindings import BINDING
 from .plan import LoopPlan
-from .rules import Unsupported
+from .rule import Rule, Unsupported
+
+UNPASSABLE_NAME = Rule(
+    "TL108",
+    "loop code reads a name that cannot be passed to the LightningModule",
+    """Names the loop reads become `__init__` arguments of the LightningModule, bound where
+    the loop was. A name imported inside the function, bound only after the loop, or a batch
+    index read outside its own step has no value there to pass.""",
+    """Import at module level, bind the name before the loop, and keep the batch index inside
+    the batch loop.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y) * scale
+            loss.backward()
+            optimizer.step()
+    scale = 1.0
+    """,
+)
+
+NOT_CARRIED_BACK = Rule(
+    "TL112",
+    "code after the loop reads a name the loop wrote that cannot be carried back",
+    """Values the loop leaves behind (an accumulator, the last loss) are read back from the
+    LightningModule after `trainer.fit`. The epoch counter and a DataParallel wrapper have no
+    such value: the Trainer owns them.""",
+    """Record what you need in a variable inside the loop (`last_epoch = epoch`), or read
+    `trainer.current_epoch` after converting.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    print("stopped at", epoch)
+    """,
+)
+
+REBINDS_OWNED_NAME = Rule(
+    "TL116",
+    "the loop rebinds the model, a loader, the device or the epoch counter",
+    """The Trainer owns the model, the loaders, the device and the epoch counter once the loop
+    is converted; a loop that assigns to one of them changes something the Trainer would not
+    see.""",
+    """Use another name for the new value (`batch_loader = ...`), or build it before the
+    loop.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        loader = DataLoader(loader.dataset, batch_size=2)
+    """,
+)
+
+LOCAL_DEFINITION = Rule(
+    "TL119",
+    "a function or class defined in the loop is used by another step or hook",
+    """A `def` or `class` inside the epoch loop moves with the code around it into one hook;
+    the other hooks and steps cannot see it there.""",
+    """Define the function at module level (or before the loop): it is then available to
+    every hook.""",
+    """
+    for epoch in range(2):
+        def scaled(value):
+            return value * 0.5
+
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = scaled(criterion(model(x), y))
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+RULES = (UNPASSABLE_NAME, NOT_CARRIED_BACK, REBINDS_OWNED_NAME, LOCAL_DEFINITION)
 
 
 @dataclass
@@ -43,9 +125,11 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
         pieces["on_test_epoch_start"] = list(plan.test.before)
         pieces["test_step"] = [plan.test.target, *plan.test.body]
         pieces["on_test_epoch_end"] = list(plan.test.after)
-    configure = [plan.optimizer_stmt]
-    if plan.scheduler_stmt is not None:
-        configure.append(plan.scheduler_stmt)
+    configure = []
+    for optimizer in plan.optimizers:
+        configure.append(optimizer.stmt)
+        if optimizer.scheduler_stmt is not None:
+            configure.append(optimizer.scheduler_stmt)
     pieces["configure_optimizers"] = configure
     return pieces
 
@@ -64,19 +148,27 @@ def _is_constant(name: str) -> bool:
     return name.isupper() and any(c.isalpha() for c in name)
 
 
-def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
+def _refuse(rule, reason: str, node) -> None:
+    raise Unsupported(rule, reason, node)
+
+
+def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, NameUse]:
+    """Fill the plan's init_args / state / rebind lists. Each name that cannot be resolved is
+    reported through `block(rule, reason, node)` (the planner collects them all)."""
     pieces = pieces_of(plan)
     uses = {hook: _uses(nodes) for hook, nodes in pieces.items()}
-    special = {plan.model, *plan.model_aliases, plan.train_loader, *plan.device_names}
+    models = {n for model in plan.models for n in (model.name, *model.aliases)}
+    aliases = {n for model in plan.models for n in model.aliases}
+    special = {*models, plan.train_loader, *plan.device_names}
     if plan.scaler and (
         plan.scaler in scope.after_reads
         or plan.scaler in scope.other_reads
         or any(plan.scaler in u.all() for u in uses.values())
     ):
-        raise Unsupported("TL113", f"`{plan.scaler}` is used beyond the step", plan.epoch_loop)
-    if plan.model_aliases & (scope.after_reads | scope.other_reads):
-        raise Unsupported(
-            "TL112", "the DataParallel wrapper is used outside the loop", plan.epoch_loop
+        block(MIXED_PRECISION, f"`{plan.scaler}` is used beyond the step", plan.epoch_loop)
+    if aliases & (scope.after_reads | scope.other_reads):
+        block(
+            NOT_CARRIED_BACK, "the DataParallel wrapper is used outside the loop", plan.epoch_loop
         )
     if plan.epoch_var:
         special.add(plan.epoch_var)
@@ -84,35 +176,35 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
         special.add(plan.validation.loader)
     if plan.test:
         special.add(plan.test.loader)
-    optim_names = {plan.optimizer} | ({plan.scheduler} if plan.scheduler else set())
+    optim_names = {o.name for o in plan.optimizers} | {
+        o.scheduler for o in plan.optimizers if o.scheduler
+    }
 
     for hook, use in uses.items():
         if hook != "configure_optimizers" and use.writes & optim_names:
             name = sorted(use.writes & optim_names)[0]
-            raise Unsupported("TL106", f"the loop rebinds `{name}`", plan.epoch_loop)
+            block(BINDING, f"the loop rebinds `{name}`", plan.epoch_loop)
         if use.writes & special:
             name = sorted(use.writes & special)[0]
-            raise Unsupported("TL108", f"the loop rebinds `{name}`", plan.epoch_loop)
+            block(REBINDS_OWNED_NAME, f"the loop rebinds `{name}`", plan.epoch_loop)
     if scope.other_reads & optim_names:
         name = sorted(scope.other_reads & optim_names)[0]
-        raise Unsupported(
-            "TL106",
+        block(
+            BINDING,
             f"`{name}` is used before the training loop; not converted",
             plan.epoch_loop,
         )
     # read after the loop (e.g. saved in a checkpoint): rebound from the trainer after fit
     plan.optim_after = sorted(scope.after_reads & optim_names)
     if plan.epoch_var and plan.epoch_var in scope.after_reads:
-        raise Unsupported("TL112", f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
+        block(NOT_CARRIED_BACK, f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
     for index, hook in (
         (plan.train_index, "training_step"),
         (plan.validation.index if plan.validation else None, "validation_step"),
         (plan.test.index if plan.test else None, "test_step"),
     ):
         if index and any(index in u.all() for h, u in uses.items() if h != hook):
-            raise Unsupported(
-                "TL108", f"batch index `{index}` used outside its step", plan.epoch_loop
-            )
+            block(UNPASSABLE_NAME, f"batch index `{index}` used outside its step", plan.epoch_loop)
 
     all_names: list[str] = []
     for use in uses.values():
@@ -123,6 +215,13 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     loaders = {plan.train_loader} | ({plan.validation.loader} if plan.validation else set())
     extra_init = sorted(uses["configure_optimizers"].reads & loaders)
     init_args, state, rebind, test_rebind = [], set(), [], []
+    # a def or class written in a piece binds a local of the hook it lands in
+    defined = {
+        node.name.value: node
+        for piece in pieces.values()
+        for node in piece
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef))
+    }
     for name in all_names:
         if name in special or name in locals_configure or name == "self":
             continue
@@ -137,6 +236,14 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
             carried = name in scope.after_reads or any(name in u.read_first for u in uses.values())
             if not carried:
                 continue  # local to each step/hook that uses it
+            if name in defined:
+                block(
+                    LOCAL_DEFINITION,
+                    f"`{name}` is defined in the loop and used by another step or hook; "
+                    "define it before the loop",
+                    defined[name],
+                )
+                continue
             state.add(name)
             if name in scope.before_writes:
                 init_args.append(name)
@@ -148,8 +255,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
                     rebind.append(name)
             continue
         if name in scope.function_imports:
-            raise Unsupported(
-                "TL108",
+            block(
+                UNPASSABLE_NAME,
                 f"the loop reads `{name}`, imported inside the function; import it at module level",
                 plan.epoch_loop,
             )
@@ -158,12 +265,12 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
                 continue  # module-level imports, definitions and CONSTANTS stay globals
             init_args.append(name)
         elif name in scope.after_writes:
-            raise Unsupported(
-                "TL108",
+            block(
+                UNPASSABLE_NAME,
                 f"the loop reads `{name}`, which is only bound after the loop",
                 plan.epoch_loop,
             )
-    if plan.model in scope.after_reads:
+    if plan.model.name in scope.after_reads:
         used = sorted(plan.device_names & scope.after_reads)
         plan.device_after = used[0] if used else None
     plan.init_args = init_args + [n for n in extra_init if n not in init_args]
@@ -172,3 +279,50 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo) -> dict[str, NameUse]:
     plan.rebind_after = rebind
     plan.test_rebind = test_rebind
     return uses
+
+
+def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
+    """What the loop's scope binds and reads outside the loop."""
+    before = set(ctx.params)
+    for stmt in ctx.scope_before:
+        before |= bound_names(stmt)
+    function_imports: set[str] = set()
+    if ctx.in_function and contains(ctx.function.body, frozenset({"import"})):
+        for found in statements(ctx.function):
+            if isinstance(found, cst.SimpleStatementLine):
+                for small in found.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        function_imports |= collect_names(small).writes
+    after = _NamesInOrder()
+    for stmt in ctx.scope_after:
+        after.add(stmt)
+    moved = pieces_of(plan)["configure_optimizers"]
+    other = set()
+    for stmt in ctx.scope_before:
+        if any(stmt is s for s in moved):
+            continue
+        other |= scope_reads(stmt)
+    return ScopeInfo(
+        before_writes=before,
+        function_imports=function_imports,
+        after_reads=after.reads,
+        after_writes=after.writes,
+        other_reads=other,
+        module_defs=ctx.module_defs,
+        in_function=ctx.in_function,
+    )
+
+
+class _NamesInOrder:
+    def __init__(self) -> None:
+        self.reads: set[str] = set()
+        self.writes: set[str] = set()
+
+    def add(self, node) -> None:
+        """Accumulate in source order: `reads` are names read before this code binds them."""
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.writes |= bound_names(node)
+            return
+        use = collect_names(node)
+        self.reads |= use.read_first - self.writes
+        self.writes |= use.writes

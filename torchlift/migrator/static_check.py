@@ -24,16 +24,37 @@ import symtable
 from dataclasses import dataclass
 
 from .lightning_module_api import LIGHTNING_MODULE_ATTRIBUTES
+from .result import Finding
+from .rule import Rule
 
 UNDEFINED_NAME = "TL150"
 UNASSIGNED_SELF_ATTRIBUTE = "TL151"
 
-RULES = {
-    UNDEFINED_NAME: "the conversion would read a name that nothing defines; file left unchanged",
-    UNASSIGNED_SELF_ATTRIBUTE: (
-        "the conversion would read a `self.` attribute that nothing assigns; file left unchanged"
+RULES = (
+    Rule(
+        UNDEFINED_NAME,
+        "the conversion would read a name that nothing defines; file left unchanged",
+        """The converted script was checked before being returned, with Python's scoping rules
+        (symtable), and some code in it reads a name that nothing defines or imports while the
+        original script did not: a helper or binding the conversion removed, or a loop variable
+        left behind in a hook. Running it would raise NameError, so the file is left unchanged.
+        The message names the variable and the line of the conversion that reads it.""",
+        """Please report it with the script: it is a bug of the migrator. Meanwhile, the
+        variable often belongs to code the loop shares with what comes after it; moving that
+        code into a function called inside the loop usually lets the loop convert.""",
     ),
-}
+    Rule(
+        UNASSIGNED_SELF_ATTRIBUTE,
+        "the conversion would read a `self.` attribute that nothing assigns; file left unchanged",
+        """The generated LightningModule reads `self.<name>` in a hook before any hook that
+        runs earlier (in Lightning's order: __init__, configure_optimizers, validation sanity
+        check, train epoch start, training_step, ...) or an earlier line of the same hook
+        assigns it. Its first call would raise AttributeError, so the file is left unchanged.""",
+        """Please report it with the script: it is a bug of the migrator. Meanwhile, giving the
+        name a value before the training loop (so it becomes an argument of the module) usually
+        lets the loop convert.""",
+    ),
+)
 
 _BUILTINS = frozenset(dir(builtins)) | {
     "__file__",
@@ -60,6 +81,15 @@ class Problem:
     line: int
     column: int
     message: str
+
+
+def check(original: str, converted: str, path: str) -> list[Finding]:
+    """The engine's check stage (engine.CHECKS): every problem refuses the conversion."""
+    return [
+        Finding(path, p.line, p.column, p.code, f"{p.message} (line {p.line} of the conversion)",
+                "warning")
+        for p in check_conversion(original, converted, path)
+    ]
 
 
 def check_conversion(original: str, converted: str, path: str = "<string>") -> list[Problem]:

@@ -27,12 +27,12 @@ import threading
 import time
 from typing import Callable
 
-from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.environments import (
     DistributedEnvironmentError,
     LocalEnvironment,
     is_port_in_use,
 )
+from torchlift.runtime.errors import MisconfigurationException
 
 #: Set in every child so it can watch the process that launched it.
 PARENT_PID_KEY = "TORCHLIFT_LAUNCHER_PID"

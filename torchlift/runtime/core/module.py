@@ -347,8 +347,8 @@ class LightningModule(HyperparametersMixin, nn.Module):
         **kwargs: Any,
     ):
         from torchlift.runtime.trainer.checkpoint import (
-            load_checkpoint_file,
             instantiate_from_checkpoint,
+            load_checkpoint_file,
         )
 
         checkpoint = load_checkpoint_file(

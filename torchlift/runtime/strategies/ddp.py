@@ -23,13 +23,13 @@ from typing import Any
 import torch
 
 from torchlift.runtime.distributed import inject_distributed_sampler
-from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.environments import (
     ClusterEnvironment,
     DistributedEnvironmentError,
     LocalEnvironment,
     detect_environment,
 )
+from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.strategies.strategy import Strategy
 from torchlift.runtime.utilities.rank_zero import rank_zero_only
 

@@ -6,8 +6,6 @@ import glob
 import os
 from typing import Any, Optional
 
-import torch
-
 from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.trainer import checkpoint as ckpt_io
 from torchlift.runtime.trainer.states import TrainerFn

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import inspect
 from typing import Any, Union
-
-import torch
 
 from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.trainer.fetcher import sized_len

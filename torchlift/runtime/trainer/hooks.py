@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from torchlift.runtime.callbacks.callback import Callback
+
+if TYPE_CHECKING:  # annotations only
+    from torchlift.runtime.trainer.states import TrainerFn
 
 
 class _HookDispatch:

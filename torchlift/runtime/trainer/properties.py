@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Optional, Union
 
 import torch
-
-import math
 
 from torchlift.runtime.trainer.states import RunningStage, TrainerFn, TrainerStatus
 

@@ -18,12 +18,12 @@ from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.trainer import checkpoint as ckpt_io
 from torchlift.runtime.trainer.checkpointing import _CheckpointConnector
 from torchlift.runtime.trainer.connector import resolve
-from torchlift.runtime.trainer.data import _DataConnector, _accepts_positional
+from torchlift.runtime.trainer.data import _accepts_positional, _DataConnector
+from torchlift.runtime.trainer.evaluation_loop import run_evaluation, run_prediction
+from torchlift.runtime.trainer.fit_loop import FitLoop
 from torchlift.runtime.trainer.hooks import _HookDispatch
 from torchlift.runtime.trainer.metrics import _MetricsRouting
 from torchlift.runtime.trainer.properties import _TrainerProperties
-from torchlift.runtime.trainer.evaluation_loop import run_evaluation, run_prediction
-from torchlift.runtime.trainer.fit_loop import FitLoop
 from torchlift.runtime.trainer.states import RunningStage, TrainerFn, TrainerState, TrainerStatus
 from torchlift.runtime.utilities.rank_zero import rank_zero_info, rank_zero_print, rank_zero_warn
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 TRACE_DIR = Path(__file__).parent

@@ -1,4 +1,5 @@
-"""Inline per-epoch helper calls (`train(model, loader, optimizer, epoch)`) into the epoch loop.
+"""Pattern: per-epoch helper calls (`train(model, loader, optimizer, epoch)`), inlined into
+the epoch loop before it is read.
 
 The PyTorch examples put the batch loop in module-level helpers called once per epoch. To plan
 such a loop, each call statement is replaced by the helper's body with parameters renamed to
@@ -14,8 +15,61 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from .names import collect_names, node_kinds, rename
-from .rules import Unsupported
+from ..analysis.names import bound_names, collect_names, node_kinds, rename
+from ..rule import Rule, Unsupported
+
+HELPER_SHAPE = Rule(
+    "TL111",
+    "training helper function shape not understood",
+    """A helper called once per epoch (`train(model, loader, optimizer, epoch)`) is inlined
+    into the epoch loop before converting. That needs plain parameters (no *args/**kwargs),
+    arguments that are names, attributes or constants, a single `return` at the end, and no
+    functions defined inside.""",
+    """Pass plain names to the helper (bind an expression to a name first) and return once,
+    at its end.""",
+    """
+    def train(model, loader, optimizer, *extra):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+
+
+    for epoch in range(2):
+        train(model, loader, optimizer)
+    """,
+)
+
+RULES = (HELPER_SHAPE,)
+
+
+def epoch_body(ctx, stmts):
+    """Each `[target =] helper(...)` statement of the epoch body replaced by the helper's
+    body; the helpers inlined are noted for the plan (removed once nothing calls them)."""
+    helpers = training_helpers(ctx.module)
+    inlined = ctx.found.setdefault("inlined", [])
+    if not helpers:
+        return stmts
+    taken = collect_names(*stmts).all() | set(ctx.params)
+    for stmt in ctx.scope_before:
+        taken |= bound_names(stmt)
+    out = []
+    for stmt in stmts:
+        found = helper_call(stmt, helpers)
+        if found is None:
+            out.append(stmt)
+            continue
+        body, bound = inline_call(stmt, *found, taken)
+        taken |= bound
+        inlined.append(found[0].name.value)
+        out.extend(body)
+    return out
+
+
+def read(ctx, plan, steps) -> None:
+    plan.inlined_helpers = list(ctx.found.get("inlined", []))
+
 
 _SIMPLE_ARG = m.Name() | m.Attribute() | m.Integer() | m.Float() | m.SimpleString()
 
@@ -52,31 +106,33 @@ def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt) -> dict[str, cs
     params = func.params
     if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None:
         if isinstance(params.star_arg, cst.Param):
-            raise Unsupported("TL111", f"helper `{func.name.value}` takes *args", stmt)
+            raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` takes *args", stmt)
     if params.star_kwarg is not None:
-        raise Unsupported("TL111", f"helper `{func.name.value}` takes **kwargs", stmt)
+        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` takes **kwargs", stmt)
     ordered = [*params.posonly_params, *params.params]
     by_name = {p.name.value: p for p in [*ordered, *params.kwonly_params]}
     bound: dict[str, cst.BaseExpression] = {}
     positional = [a for a in call.args if a.keyword is None]
     if any(a.star for a in call.args) or len(positional) > len(ordered):
-        raise Unsupported("TL111", f"call of `{func.name.value}` with *args or too many args", stmt)
+        raise Unsupported(
+            HELPER_SHAPE, f"call of `{func.name.value}` with *args or too many args", stmt
+        )
     for param, arg in zip(ordered, positional):
         bound[param.name.value] = arg.value
     for arg in call.args:
         if arg.keyword is not None:
             if arg.keyword.value not in by_name:
-                raise Unsupported("TL111", f"unknown keyword `{arg.keyword.value}`", stmt)
+                raise Unsupported(HELPER_SHAPE, f"unknown keyword `{arg.keyword.value}`", stmt)
             bound[arg.keyword.value] = arg.value
     for name, param in by_name.items():
         if name not in bound:
             if param.default is None:
-                raise Unsupported("TL111", f"missing argument `{name}`", stmt)
+                raise Unsupported(HELPER_SHAPE, f"missing argument `{name}`", stmt)
             bound[name] = param.default
     for name, value in bound.items():
         if not m.matches(value, _SIMPLE_ARG) and not isinstance(value, cst.BaseNumber):
             raise Unsupported(
-                "TL111",
+                HELPER_SHAPE,
                 f"argument `{name}` of `{func.name.value}` is an expression; bind it to a name first",
                 stmt,
             )
@@ -108,7 +164,7 @@ def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[st
         body = body[1:]  # docstring
     kinds = node_kinds(func.body)
     if "def" in kinds:
-        raise Unsupported("TL111", f"helper `{func.name.value}` defines functions", stmt)
+        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` defines functions", stmt)
     returns = m.findall(func.body, m.Return()) if "return" in kinds else []
     last = body[-1] if body else None
     final_return = None
@@ -120,9 +176,9 @@ def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[st
         final_return = last.body[0]
         body = body[:-1]
     if any(r is not final_return for r in returns):
-        raise Unsupported("TL111", f"helper `{func.name.value}` returns early", stmt)
+        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` returns early", stmt)
     if {"global", "yield"} & kinds:
-        raise Unsupported("TL111", f"helper `{func.name.value}` uses global/yield", stmt)
+        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` uses global/yield", stmt)
     mapping = dict(_bind_arguments(func, call, stmt))
     params = set(mapping)
     top_writes = _writes_outside_loops(body)
@@ -136,7 +192,7 @@ def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[st
         out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
     elif target is not None:
         raise Unsupported(
-            "TL111", f"`{func.name.value}` returns nothing but its result is used", stmt
+            HELPER_SHAPE, f"`{func.name.value}` returns nothing but its result is used", stmt
         )
     if out:
         out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)

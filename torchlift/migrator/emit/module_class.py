@@ -10,11 +10,12 @@ from __future__ import annotations
 import black
 import libcst as cst
 
-from .names import collect_names, rename, self_attr
-from .plan import LoopPlan
-from .reserved import RESERVED_ATTRIBUTES
+from ..analysis.names import collect_names, rename, self_attr
+from ..plan import LoopPlan
+from ..reserved import RESERVED_ATTRIBUTES
 
 _BLACK = black.Mode()
+LINE_LENGTH = _BLACK.line_length
 
 
 def attr_name(name: str) -> str:
@@ -43,34 +44,6 @@ class _ModelCallsToSelf(cst.CSTTransformer):
         return updated_node
 
 
-class _BreakToFlag(cst.CSTTransformer):
-    """`break` after optimizer.step() -> `self.stop_epoch = True`; on_train_batch_start then
-    returns -1, which makes Lightning end the epoch (validation still runs)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.depth = 0
-
-    def visit_For(self, node) -> None:
-        self.depth += 1
-
-    def leave_For(self, original_node, updated_node):
-        self.depth -= 1
-        return updated_node
-
-    def visit_While(self, node) -> None:
-        self.depth += 1
-
-    def leave_While(self, original_node, updated_node):
-        self.depth -= 1
-        return updated_node
-
-    def leave_Break(self, original_node, updated_node):
-        if self.depth:
-            return updated_node
-        return cst.parse_statement("self.stop_epoch = True\n").body[0]
-
-
 def _expr(code: str) -> cst.BaseExpression:
     return cst.parse_expression(code)
 
@@ -94,13 +67,14 @@ class ClassBuilder:
             mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
         if plan.test:
             mapping[plan.test.loader] = _expr("self.trainer.test_dataloaders")
-        mapping[plan.model] = _expr("self.model")
-        for alias in plan.model_aliases:
-            mapping[alias] = _expr("self.model")
+        model = plan.model
+        for name in (model.name, *model.aliases):
+            mapping[name] = _expr("self.model")
         # reading the optimizer / scheduler in a step or hook (e.g. the learning rate)
-        mapping[plan.optimizer] = _expr("self.optimizers()")
-        if plan.scheduler:
-            mapping[plan.scheduler] = _expr("self.lr_schedulers()")
+        optimizer = plan.optimizer
+        mapping[optimizer.name] = _expr("self.optimizers()")
+        if optimizer.scheduler:
+            mapping[optimizer.scheduler] = _expr("self.lr_schedulers()")
         self.mapping = mapping
 
     def rewrite(self, nodes, extra=None):
@@ -108,9 +82,10 @@ class ClassBuilder:
         if extra:
             mapping.update(extra)
         out = []
+        model = self.plan.model
         for node in nodes:
-            for model in (self.plan.model, *self.plan.model_aliases):
-                node = node.visit(_ModelCallsToSelf(model))
+            for name in (model.name, *model.aliases):
+                node = node.visit(_ModelCallsToSelf(name))
             out.append(rename(node, mapping))
         return out
 
@@ -131,7 +106,9 @@ class ClassBuilder:
     def target_prefix(self, target) -> list[cst.BaseStatement]:
         if isinstance(target, cst.Name) and target.value == "batch":
             return []
-        code = self.module.code_for_node(target)
+        # the batch target binds the same names as the step's body: renamed alike (a batch
+        # variable carried as `self.x` is unpacked into `self.x`)
+        code = self.module.code_for_node(self.rewrite([target])[0])
         return [_stmt(f"{code} = batch\n")]
 
     def method(self, header: str, body: list[cst.BaseStatement]) -> cst.FunctionDef:
@@ -146,16 +123,13 @@ class ClassBuilder:
 
     def build(self) -> cst.ClassDef:
         plan = self.plan
+        pieces = plan.hook_pieces
         methods = [self.init_method(), self.forward_method()]
-        if plan.pre_train or plan.break_flag:
+        if plan.pre_train or "on_train_epoch_start" in pieces:
             methods.append(self.hook("on_train_epoch_start", plan.pre_train))
-        if plan.break_flag:
-            methods.append(
-                self.method(
-                    "on_train_batch_start(self, batch, batch_idx)",
-                    [_stmt("if self.stop_epoch:\n    return -1\n")],
-                )
-            )
+        if "on_train_batch_start" in pieces:
+            body = [_stmt(code + "\n") for code in pieces["on_train_batch_start"]]
+            methods.append(self.method("on_train_batch_start(self, batch, batch_idx)", body))
         methods.append(self.training_step())
         if plan.validation:
             v = plan.validation
@@ -180,15 +154,14 @@ class ClassBuilder:
 
     def init_method(self) -> cst.FunctionDef:
         plan = self.plan
-        args = [plan.model, *plan.init_args]
-        lines = ["super().__init__()"] + [f"self.{attr_name(a)} = {a}" for a in ["model"]]
-        lines = ["super().__init__()", f"self.model = {plan.model}"]
+        args = [plan.model.name, *plan.init_args]
+        lines = ["super().__init__()", f"self.model = {plan.model.name}"]
         lines += [f"self.{attr_name(a)} = {a}" for a in plan.init_args]
         body = [_stmt(line + "\n") for line in lines]
         return self.method(f"__init__(self, {', '.join(args)})", body)
 
     def forward_method(self) -> cst.FunctionDef:
-        params = self.plan.forward_params
+        params = self.plan.model.forward_params
         if params is None or params.star_kwarg is not None or params.kwonly_params:
             return self.method(
                 "forward(self, *args, **kwargs)", [_stmt("return self.model(*args, **kwargs)\n")]
@@ -207,9 +180,8 @@ class ClassBuilder:
         return self.method(f"forward({header})", [_stmt(f"return self.model({', '.join(call)})\n")])
 
     def hook(self, name: str, stmts) -> cst.FunctionDef:
-        body = self.rewrite(stmts)
-        if name == "on_train_epoch_start" and self.plan.break_flag:
-            body.insert(0, _stmt("self.stop_epoch = False\n"))
+        lead = [_stmt(code + "\n") for code in self.plan.hook_pieces.get(name, [])]
+        body = lead + self.rewrite(stmts)
         return self.method(f"{name}(self)", self.epoch_prefix(stmts) + body)
 
     def step(self, name, target, index, stmts, loss) -> cst.FunctionDef:
@@ -221,8 +193,9 @@ class ClassBuilder:
         elif index and index != "batch_idx":
             extra = {index: cst.Name("batch_idx")}
         body = prefix + self.target_prefix(target) + self.rewrite(stmts, extra)
-        if loss is not None and self.plan.break_flag:
-            body = [node.visit(_BreakToFlag()) for node in body]
+        if loss is not None:  # the training step: what patterns rewrite in it
+            for rewrite_step in self.plan.step_rewrites:
+                body = [rewrite_step(node) for node in body]
         if loss is not None:
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
             body.append(_stmt(f'self.log("train_loss", {loss_code})\n'))
@@ -238,92 +211,26 @@ class ClassBuilder:
 
     def configure_optimizers(self) -> cst.FunctionDef:
         plan = self.plan
-        stmts = [plan.optimizer_stmt]
-        if plan.scheduler_stmt is not None:
-            stmts.append(plan.scheduler_stmt)
-        local = {plan.optimizer: cst.Name(plan.optimizer)}
+        optimizer = plan.optimizer
+        stmts = [optimizer.stmt]
+        if optimizer.scheduler_stmt is not None:
+            stmts.append(optimizer.scheduler_stmt)
+        local = {optimizer.name: cst.Name(optimizer.name)}
         # the Trainer sets up its dataloaders after configure_optimizers: use the ones passed in
         for loader in plan.loader_args:
             local[loader] = self_attr(attr_name(loader))
-        if plan.scheduler:
-            local[plan.scheduler] = cst.Name(plan.scheduler)
+        if optimizer.scheduler:
+            local[optimizer.scheduler] = cst.Name(optimizer.scheduler)
         body = self.rewrite(stmts, local)
-        if plan.scheduler is None:
-            body.append(_stmt(f"return {plan.optimizer}\n"))
+        if optimizer.scheduler is None:
+            body.append(_stmt(f"return {optimizer.name}\n"))
         else:
-            monitor = f'"monitor": "{plan.scheduler_monitor}", ' if plan.scheduler_monitor else ""
+            monitor = f'"monitor": "{optimizer.monitor}", ' if optimizer.monitor else ""
             body.append(
                 _stmt(
-                    f'return {{"optimizer": {plan.optimizer}, "lr_scheduler": '
-                    f'{{"scheduler": {plan.scheduler}, {monitor}'
-                    f'"interval": "{plan.scheduler_interval}"}}}}\n'
+                    f'return {{"optimizer": {optimizer.name}, "lr_scheduler": '
+                    f'{{"scheduler": {optimizer.scheduler}, {monitor}'
+                    f'"interval": "{optimizer.interval}"}}}}\n'
                 )
             )
         return self.method("configure_optimizers(self)", body)
-
-
-def needs_no_sanity_check(plan: LoopPlan, uses) -> bool:
-    """Validation state first set outside on_validation_epoch_start would be missing (or
-    changed) during Lightning's sanity check, which runs validation before any training."""
-    if not plan.validation:
-        return False
-    carried = uses["validation_step"].read_first & plan.state
-    initialised = uses.get("on_validation_epoch_start")
-    return bool(carried - (initialised.writes if initialised else set()))
-
-
-def build_trainer_statements(
-    plan: LoopPlan, class_name: str, lit_name: str, trainer_name: str, module: cst.Module, uses
-) -> list[cst.BaseStatement]:
-    code = module.code_for_node
-    args = ", ".join([plan.model, *plan.init_args])
-    flags = [f"max_epochs={code(plan.max_epochs)}"]
-    if plan.clip is not None:
-        value, kind = plan.clip
-        flags.append(f"gradient_clip_val={code(value)}")
-        if kind == "value":
-            flags.append('gradient_clip_algorithm="value"')
-    if plan.accumulate is not None:
-        flags.append(f"accumulate_grad_batches={code(plan.accumulate)}")
-    if plan.precision and plan.precision_enabled is not None:
-        enabled = code(plan.precision_enabled)
-        flags.append(f'precision="{plan.precision}" if {enabled} else "32-true"')
-    elif plan.precision:
-        flags.append(f'precision="{plan.precision}"')
-    if needs_no_sanity_check(plan, uses):
-        flags.append("num_sanity_val_steps=0")
-    loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
-    lines = [
-        f"{lit_name} = {class_name}({args})",
-        f"{trainer_name} = L.Trainer({', '.join(flags)})",
-        f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
-    ]
-    lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]
-    for name in plan.optim_after:
-        if name == plan.optimizer:
-            lines.append(f"{name} = {trainer_name}.optimizers[0]")
-        else:
-            lines.append(f"{name} = {trainer_name}.lr_scheduler_configs[0].scheduler")
-    if plan.device_after:
-        # the Trainer hands the model back on the CPU; later code expects it on `device`
-        lines.append(f"{plan.model}.to({plan.device_after})")
-    indent = 4 if plan.container is not module else 0
-    return _statements(lines, indent)
-
-
-def _statements(lines: list[str], indent: int) -> list:
-    """Generated one-liners are written in black's style already: black only when one is
-    too long to stay on its line."""
-    code = "\n".join(lines) + "\n"
-    if any(len(line) + indent > _BLACK.line_length for line in lines):
-        code = format_code(code, indent)
-    return list(cst.parse_module(code).body)
-
-
-def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, module) -> list:
-    lines = [f"{trainer_name}.test({lit_name}, {plan.test.loader})"]
-    lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
-    if plan.device_after:
-        lines.append(f"{plan.model}.to({plan.device_after})")
-    indent = 4 if plan.container is not module else 0
-    return _statements(lines, indent)

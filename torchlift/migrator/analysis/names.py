@@ -1,15 +1,25 @@
-"""Which names a piece of code reads and writes, and renaming them (libcst, no metadata).
+"""Which names a piece of code reads and writes, and renaming them, by Python's scopes.
 
-Attribute names (`x.attr`), keyword names (`f(k=v)`) and parameter names are not variables
-and are never reported or renamed.
+A piece (a statement, a hook's body) is analysed as the scope it will run in. Names bound in a
+scope nested inside it -- comprehension and generator-expression targets, lambda and `def`
+parameters and locals, class-body names -- belong to that inner scope: they are not the
+piece's reads or writes and are never renamed. A nested scope's free names (a lambda reading
+`criterion`) are reads of the piece. Which scope a name resolves to is libcst's
+`ScopeProvider`'s answer; it is asked only for pieces that open a nested scope, since a piece
+without one has a single scope and the plain walk below is exact (and far cheaper).
+Attribute names (`x.attr`) and keyword names (`f(k=v)`) are not variables.
 """
 
 from __future__ import annotations
 
 import re
+import symtable
 from dataclasses import dataclass, field
 
 import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import MetadataWrapper, ScopeProvider
+from libcst.metadata.scope_provider import BuiltinScope, ComprehensionScope, GlobalScope
 
 
 @dataclass
@@ -29,10 +39,17 @@ class NameUse:
 
 
 class _Collector(cst.CSTVisitor):
-    def __init__(self) -> None:
+    """Reads and writes in visiting order. `own`: ids of the nodes that belong to the piece's
+    own scope (None: the piece opens no nested scope, every name is its own)."""
+
+    def __init__(self, own: set[int] | None = None) -> None:
         self.use = NameUse()
+        self.own = own
         self._skip: set[int] = set()
         self._store: set[int] = set()
+
+    def _is_own(self, node: cst.CSTNode) -> bool:
+        return self.own is None or id(node) in self.own
 
     def _mark_store(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -51,16 +68,23 @@ class _Collector(cst.CSTVisitor):
             self._skip.add(id(node.keyword))
 
     def visit_Param(self, node: cst.Param) -> None:
-        self._skip.add(id(node.name))
-        self.use.writes.add(node.name.value)
+        self._skip.add(id(node.name))  # a parameter binds in the function's scope, not ours
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._skip.add(id(node.name))
-        self.use.writes.add(node.name.value)
+        if self._is_own(node):
+            self.use.writes.add(node.name.value)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._skip.add(id(node.name))
-        self.use.writes.add(node.name.value)
+        if self._is_own(node):
+            self.use.writes.add(node.name.value)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return self._is_own(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return self._is_own(node)
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
         bound = node.evaluated_alias or node.evaluated_name.split(".")[0]
@@ -74,7 +98,7 @@ class _Collector(cst.CSTVisitor):
         self._mark_store(node.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name):
+        if isinstance(node.target, cst.Name) and self._is_own(node.target):
             name = node.target.value
             if name not in self.use.writes:
                 self.use.read_first.add(name)
@@ -106,7 +130,7 @@ class _Collector(cst.CSTVisitor):
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
-        if id(node) in self._skip:
+        if id(node) in self._skip or not self._is_own(node):
             return
         if id(node) in self._store:
             self.use.writes.add(node.value)
@@ -117,14 +141,16 @@ class _Collector(cst.CSTVisitor):
 
 
 _CACHE: dict[int, tuple[cst.CSTNode, NameUse]] = {}
+_OWN: dict[int, tuple[cst.CSTNode, set[int] | None]] = {}
 
 
 def clear_cache() -> None:
     _CACHE.clear()
     _KINDS.clear()
+    _OWN.clear()
 
 
-_KINDS: dict[int, tuple[cst.CSTNode, frozenset]] = {}
+_KINDS: dict[int, tuple[cst.CSTNode, tuple[frozenset, frozenset]]] = {}
 _KIND_OF = {
     cst.Break: "break",
     cst.Continue: "continue",
@@ -136,10 +162,26 @@ _KIND_OF = {
     cst.While: "loop",
     cst.Import: "import",
     cst.ImportFrom: "import",
+    cst.NamedExpr: "walrus",
     cst.FunctionDef: "def",
     cst.ClassDef: "def",
     cst.Lambda: "def",
 }
+# nodes that open a scope of their own (what makes the ScopeProvider worth asking)
+_SCOPE_NODES = (
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
+_SCOPE_TYPES = frozenset(_SCOPE_NODES)
+_DEFINITION_TYPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
+# control flow that cannot leave the function or class it is written in
+_LOCAL_FLOW = frozenset({"break", "continue", "return", "yield"})
+_NO_KINDS: frozenset = frozenset()
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -200,24 +242,52 @@ def _children(node: cst.CSTNode):
 
 
 def node_kinds(node: cst.CSTNode) -> frozenset:
-    """What a subtree contains ("backward", "optimizer_call", "break", "loop", ...), computed
-    once per node for the whole migration (cheaper than a libcst matcher search each time)."""
+    """What a subtree contains ("backward", "optimizer_call", "break", "loop", "scope", ...),
+    computed once per node for the whole migration (cheaper than a libcst matcher search each
+    time). `break`/`continue`/`return`/`yield` inside a nested def or class are that scope's
+    own and are not reported for the code around it."""
+    return _facts(node)[0]
+
+
+def mentions(node: cst.CSTNode) -> frozenset:
+    """Every variable-like name spelled in the subtree, in any scope (not attribute or keyword
+    names): a cheap superset of its names. A name not in it is neither read nor written there,
+    which spares the scope analysis of most of a module."""
+    return _facts(node)[1]
+
+
+def _facts(node: cst.CSTNode) -> tuple[frozenset, frozenset]:
+    """(kinds, names) of a subtree, in one walk shared by node_kinds and mentions."""
     hit = _KINDS.get(id(node))
     if hit is not None and hit[0] is node:
         return hit[1]
+    kind_of = type(node)
+    if kind_of is cst.Name:
+        result = (_NO_KINDS, frozenset((node.value,)))
+        _KINDS[id(node)] = (node, result)
+        return result
     kinds = set()
-    kind = _KIND_OF.get(type(node))
+    kind = _KIND_OF.get(kind_of)
     if kind:
         kinds.add(kind)
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+    if kind_of is cst.Call and type(node.func) is cst.Attribute:
         method = node.func.attr.value
         if method == "backward":
             kinds.add("backward")
         elif method in ("zero_grad", "step"):
             kinds.add("optimizer_call")
+    names: set = set()
     for child in _children(node):
-        kinds |= node_kinds(child)
-    result = frozenset(kinds)
+        child_kinds, child_names = _facts(child)
+        kinds |= child_kinds
+        names |= child_names
+    if kind_of is cst.Attribute or kind_of is cst.Arg:  # `x.attr`, `f(key=x)`: only `x`
+        names = _facts(node.value)[1]
+    if kind_of in _SCOPE_TYPES:
+        if kind_of in _DEFINITION_TYPES:
+            kinds -= _LOCAL_FLOW  # a nested def's `return` does not leave the loop around it
+        kinds.add("scope")
+    result = (frozenset(kinds), frozenset(names))
     _KINDS[id(node)] = (node, result)
     return result
 
@@ -279,7 +349,7 @@ def collect_names(*nodes: cst.CSTNode) -> NameUse:
     node = nodes[0]
     hit = _CACHE.get(id(node))
     if hit is None or hit[0] is not node:
-        collector = _Collector()
+        collector = _Collector(own_scope_nodes(node))
         _walk(node, collector)
         hit = (node, collector.use)
         _CACHE[id(node)] = hit
@@ -287,15 +357,74 @@ def collect_names(*nodes: cst.CSTNode) -> NameUse:
     return NameUse(set(use.reads), set(use.writes), set(use.read_first))
 
 
+def _as_module(node: cst.CSTNode) -> cst.Module | None:
+    """`node` as the body of a module, the same node objects inside (so ids still match)."""
+    if isinstance(node, cst.Module):
+        return node
+    if isinstance(node, cst.BaseStatement):
+        return cst.Module(body=[node])
+    if isinstance(node, cst.BaseSmallStatement):
+        return cst.Module(body=[cst.SimpleStatementLine([node])])
+    if isinstance(node, cst.BaseExpression):
+        return cst.Module(body=[cst.SimpleStatementLine([cst.Expr(node)])])
+    if isinstance(node, cst.IndentedBlock):
+        return cst.Module(body=node.body)
+    if isinstance(node, cst.AssignTarget):
+        return cst.Module(body=[cst.SimpleStatementLine([cst.Assign([node], cst.Name("_"))])])
+    return None
+
+
+def own_scope_nodes(node: cst.CSTNode) -> set[int] | None:
+    """ids of the name nodes (and def, class, import statements) in `node` that belong to the
+    scope `node` runs in, as libcst's ScopeProvider resolves them: bindings made in that
+    scope, and reads that find their binding there (or nowhere: globals and builtins).
+    None when `node` opens no nested scope: then every name in it is its own."""
+    hit = _OWN.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    module = _as_module(node) if "scope" in node_kinds(node) else None
+    own = None
+    if module is not None:
+        scopes = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+        top = {s for s in scopes.values() if isinstance(s, GlobalScope)}
+        walrus = _walrus_targets(module) if "walrus" in node_kinds(node) else set()
+        own = set()
+        for scope in set(scopes.values()):
+            for assignment in scope.assignments:
+                owner = assignment.scope
+                if id(assignment.node) in walrus:
+                    # PEP 572: `:=` in a comprehension binds in the scope around it (libcst
+                    # 1.x records it in the comprehension)
+                    while isinstance(owner, ComprehensionScope):
+                        owner = owner.parent
+                if owner in top:
+                    own.add(id(assignment.node))
+            for access in scope.accesses:
+                referents = access.referents
+                if not referents or any(
+                    r.scope in top or isinstance(r.scope, BuiltinScope) for r in referents
+                ):
+                    own.add(id(access.node))
+    _OWN[id(node)] = (node, own)
+    return own
+
+
+def _walrus_targets(module: cst.Module) -> set[int]:
+    return {id(found.target) for found in m.findall(module, m.NamedExpr())}
+
+
 class RenameNames(cst.CSTTransformer):
     """Replace variable names by expressions (e.g. `criterion` -> `self.criterion`).
 
-    `mapping` maps a name to the replacement expression; it applies to reads and writes.
+    `mapping` maps a name to the replacement expression; it applies to reads and writes of the
+    scope being rewritten, never to a name a nested scope binds for itself (see
+    own_scope_nodes).
     """
 
-    def __init__(self, mapping: dict[str, cst.BaseExpression]) -> None:
+    def __init__(self, mapping: dict[str, cst.BaseExpression], own: set[int] | None) -> None:
         super().__init__()
         self.mapping = mapping
+        self.own = own
         self._skip: set[int] = set()
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -320,6 +449,8 @@ class RenameNames(cst.CSTTransformer):
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         if id(original_node) in self._skip:
             return updated_node
+        if self.own is not None and id(original_node) not in self.own:
+            return updated_node
         replacement = self.mapping.get(original_node.value)
         if replacement is None:
             return updated_node
@@ -330,9 +461,40 @@ class RenameNames(cst.CSTTransformer):
 
 
 def rename(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
-    if not mapping:
-        return node
-    return node.visit(RenameNames(mapping))
+    if not mapping or not mapping.keys() & mentions(node):
+        return node  # nothing to rename: no transformer pass, no scope analysis
+    return node.visit(RenameNames(mapping, own_scope_nodes(node)))
+
+
+def reads_among(names: set[str], *nodes: cst.CSTNode) -> set[str]:
+    """Which of `names` the nodes read (by scopes), asking only nodes that mention them."""
+    found: set[str] = set()
+    for node in nodes:
+        if names & mentions(node):
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                found |= _definition_reads(node) & names
+            else:
+                found |= collect_names(node).reads & names
+    return found
+
+
+def _definition_reads(node: cst.FunctionDef | cst.ClassDef) -> set[str]:
+    """What a whole `def` or `class` statement reads from the scope it stands in: its
+    decorators, defaults and bases, and the free names of its body. CPython's symbol tables
+    answer it from the statement's code (far cheaper than libcst's ScopeProvider on a body)."""
+    code = cst.Module(body=[node]).code
+    try:
+        top = symtable.symtable(code, "<definition>", "exec")
+    except SyntaxError:  # e.g. `nonlocal` that only makes sense in its real place
+        return collect_names(node).reads
+    reads = {s.get_name() for s in top.get_symbols() if s.is_referenced()}
+    stack = list(top.get_children())
+    while stack:
+        table = stack.pop()
+        # compiled alone, every name a body does not bind resolves to the scope around it
+        reads |= {s.get_name() for s in table.get_symbols() if s.is_referenced() and s.is_global()}
+        stack.extend(table.get_children())
+    return reads
 
 
 def self_attr(name: str) -> cst.Attribute:
@@ -351,3 +513,19 @@ def scope_reads(stmt: cst.CSTNode) -> set[str]:
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return set()
     return collect_names(stmt).reads
+
+
+def file_identifiers(text: str, path: str) -> set[str]:
+    """Every name bound or read in any scope of the file (CPython's symbol tables): what a
+    generated name must avoid. Comments, strings and attribute names are not names."""
+    try:
+        root = symtable.symtable(text, path, "exec")
+    except SyntaxError:  # accepted by the parser, refused by the compiler: keep every word
+        return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    names: set[str] = set()
+    stack = [root]
+    while stack:
+        table = stack.pop()
+        names.update(table.get_identifiers())
+        stack.extend(table.get_children())
+    return names

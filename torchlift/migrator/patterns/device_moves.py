@@ -1,4 +1,10 @@
-"""Remove device placement the Trainer now owns: `.to(device)`, `.cuda()`, `model.cpu()`.
+"""Pattern: device placement, which the Trainer now owns.
+
+    device = torch.device("cuda" if ... else "cpu")   -> a device name (`self.device` inside)
+    x, y = x.to(device), y.to(device)                 -> removed (trivial once stripped)
+    model = Net().to(device)                          -> `model = Net()`
+
+Removes `.to(device)`, `.cuda()`, `model.cpu()` from the code moved into the class.
 
 Leaves alone: `.to(dtype)` and `.to(other_tensor)` (not placement), `.cpu()` inside
 expressions (it is usually needed for `.numpy()` / `.tolist()`), and any `device=` keyword:
@@ -11,6 +17,10 @@ import re
 
 import libcst as cst
 import libcst.matchers as m
+
+from ..analysis.statements import single_assign
+
+RULES = ()
 
 _DEVICE_STRING = re.compile(r"^[rbu]*['\"](cuda|cpu|mps|xpu)(:\d+)?['\"]$", re.I)
 _PLACEMENT_KEYWORDS = {"non_blocking", "copy", "device", "memory_format"}
@@ -114,3 +124,44 @@ def is_trivial_statement(stmt: cst.BaseStatement) -> bool:
             and _code(comp.iter) == _code(target)
         )
     return False
+
+
+def bind(ctx, plan, steps) -> None:
+    """Names bound before the loop to a device: `torch.device(...)`, a device string, or a
+    conditional choosing between them."""
+    for stmt in ctx.scope_before:
+        assign = single_assign(stmt)
+        if assign and _is_device_value(ctx, assign[1]):
+            plan.device_names.add(assign[0])
+
+
+def _is_device_value(ctx, value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.IfExp):
+        return _is_device_value(ctx, value.body) and _is_device_value(ctx, value.orelse)
+    if isinstance(value, cst.Call):
+        return "torch.device" in ctx.call_qualnames(value)
+    return isinstance(value, cst.SimpleString) and is_device_expr(value, set())
+
+
+def clean(ctx, plan) -> None:
+    """Device moves stripped from everything moved into the class; statements left doing
+    nothing (and `if`s holding only such statements) dropped."""
+    devices = plan.device_names
+
+    def strip(stmts):
+        out = []
+        for stmt in stmts:
+            new = strip_device_moves(stmt, devices)
+            if isinstance(new, cst.If) and new.orelse is None:
+                if all(is_trivial_statement(s) for s in new.body.body):
+                    continue
+            if not is_trivial_statement(new):
+                out.append(new)
+        return out
+
+    plan.pre_train = strip(plan.pre_train)
+    plan.post_train = strip(plan.post_train)
+    plan.train_body = strip(plan.train_body)
+    for v in (plan.validation, plan.test):
+        if v is not None:
+            v.before, v.body, v.after = strip(v.before), strip(v.body), strip(v.after)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .passes.strip_device_moves import is_trivial_statement, strip_device_moves
+from ..patterns.device_moves import is_trivial_statement, strip_device_moves
 
 
 class ApplyPlans(cst.CSTTransformer):

@@ -1,0 +1,49 @@
+"""Cases of patterns/data_parallel.py: DataParallel wrappers go; DDP scripts are refused."""
+
+CONVERTS = {
+    "wrapper_rebinding_the_model": (
+        """
+        model = nn.DataParallel(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        ["lit_model = LitModel(model, criterion)"],
+        ["DataParallel("],
+    ),
+    "wrapper_under_another_name": (
+        """
+        parallel = nn.DataParallel(model)
+        opt = torch.optim.SGD(parallel.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(parallel(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        ["loss = self.criterion(self(x), y)", "self.model.parameters()"],
+        ["parallel"],
+    ),
+}
+
+UNCHANGED = {
+    "wrapper_used_after_the_loop": (
+        """
+        parallel = nn.DataParallel(model)
+        opt = torch.optim.SGD(parallel.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(parallel(x), y)
+                loss.backward()
+                opt.step()
+        print(parallel)
+        """,
+        "TL112",
+    ),
+}

@@ -1,0 +1,51 @@
+"""Cases of patterns/eval_passes.py: validation and test passes under no_grad."""
+
+_VAL = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    {validation}
+"""
+
+CONVERTS = {
+    "validation_with_an_accumulator": (
+        _VAL.format(validation="""total = 0.0
+    with torch.no_grad():
+        for x, y in val_loader:
+            total += criterion(model(x), y).item()
+    print(total)"""),
+        [
+            "def on_validation_epoch_start(self):\n        self.total = 0.0",
+            "self.total += self.criterion(self(x), y).item()",
+            "trainer.fit(lit_model, loader, val_loader)",
+        ],
+        ["no_grad"],
+    ),
+    "test_pass_after_training": (
+        _VAL.format(validation="pass") + """
+with torch.no_grad():
+    for x, y in val_loader:
+        print(criterion(model(x), y).item())
+""",
+        ["def test_step(self, batch, batch_idx):", "trainer.test(lit_model, val_loader)"],
+        [],
+    ),
+}
+
+UNCHANGED = {
+    "validation_over_the_training_loader": (
+        _VAL.format(validation="""with torch.no_grad():
+        for x, y in loader:
+            print(criterion(model(x), y).item())"""),
+        "TL110",
+    ),
+    "second_loop_without_no_grad": (
+        _VAL.format(validation="""for x, y in val_loader:
+        print(criterion(model(x), y).item())"""),
+        "TL110",
+    ),
+}

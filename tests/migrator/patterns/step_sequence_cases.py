@@ -1,0 +1,77 @@
+"""Cases of patterns/step_sequence.py: zero_grad / backward / step, once per batch."""
+
+CONVERTS = {
+    "zero_grad_first": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ['loss = self.criterion(self(x), y)\n        self.log("train_loss", loss)\n'],
+        ["zero_grad", "backward", ".step()"],
+    ),
+    "zero_grad_after_step_on_the_model": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                model.zero_grad()
+        """,
+        ["return loss"],
+        ["zero_grad"],
+    ),
+    "loss_rebound_after_backward_is_captured": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                loss = loss.item()
+        """,
+        ["step_loss = loss\n        loss = loss.item()", "return step_loss"],
+        [],
+    ),
+}
+
+UNCHANGED = {
+    "no_zero_grad": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        "TL105",
+    ),
+    "zero_grad_between_backward_and_step": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.zero_grad()
+                optimizer.step()
+        """,
+        "TL105",
+    ),
+    "model_read_after_step": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print(model.weight.sum())
+        """,
+        "TL109",
+    ),
+}

@@ -1,0 +1,1 @@
+"""Read-only questions about code: names and scopes, qualified names, statement shapes."""

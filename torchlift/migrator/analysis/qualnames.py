@@ -1,0 +1,35 @@
+"""Qualified names of expressions, resolved through the file's imports (TorchFix's habit):
+`optim.SGD` with `from torch import optim` is `torch.optim.SGD`, whatever the spelling."""
+
+from __future__ import annotations
+
+import builtins
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+# progress bars around a loader or a range: looked through, Lightning draws its own
+TQDM = frozenset(
+    {"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "tqdm.rich.tqdm"}
+)
+TRANGE = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
+
+
+class Qualnames:
+    def __init__(self, imports: dict[str, str]) -> None:
+        self.imports = imports  # bound name -> qualified name (inputs.import_table)
+
+    def of(self, node: cst.CSTNode) -> set[str]:
+        dotted = get_full_name_for_node(node)
+        if not dotted:
+            return set()
+        head, _, rest = dotted.partition(".")
+        if head in self.imports:
+            return {self.imports[head] + ("." + rest if rest else "")}
+        if not rest and hasattr(builtins, head):
+            return {f"builtins.{head}"}
+        return set()
+
+    def of_call(self, node: cst.CSTNode) -> set[str]:
+        """The qualified names of the function `node` calls (empty when not a call)."""
+        return self.of(node.func) if isinstance(node, cst.Call) else set()

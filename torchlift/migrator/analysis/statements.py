@@ -1,0 +1,62 @@
+"""Shapes of single statements the recognisers ask about (libcst nodes, no metadata)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .names import node_kinds
+
+BACKWARD = frozenset({"backward"})
+FLOW = frozenset({"break", "continue", "return", "yield", "global"})
+FLOW_NO_BREAK = frozenset({"continue", "return", "yield", "global"})
+LOOP = frozenset({"loop"})
+OPTIMIZER_CALL = frozenset({"optimizer_call"})
+
+
+def call_method(stmt: cst.CSTNode, method: str) -> cst.BaseExpression | None:
+    """Receiver of `<receiver>.<method>(...)` when `stmt` is exactly that expression statement."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            func = small.value.func
+            if isinstance(func, cst.Attribute) and func.attr.value == method:
+                return func.value
+    return None
+
+
+def single_assign(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    """(name, value) when `stmt` is exactly `name = value`."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+        ):
+            return small.targets[0].target.value, small.value
+    return None
+
+
+def direct_breaks(node: cst.CSTNode) -> list[cst.Break]:
+    """`break` statements that leave the loop enclosing `node` (not an inner loop)."""
+    found = []
+    if isinstance(node, (cst.For, cst.While)):
+        node = node.body
+    for child in node.children:
+        if isinstance(child, cst.Break):
+            found.append(child)
+        elif not isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef)):
+            found.extend(direct_breaks(child))
+    return found
+
+
+def statements(stmt: cst.CSTNode) -> list:
+    """`stmt` and every statement nested in it, in source order."""
+    from ..source.find_loops import iter_cst_statements
+
+    return iter_cst_statements([stmt], [])
+
+
+def contains(node: cst.CSTNode, kinds: frozenset) -> bool:
+    """Whether the subtree holds any of `kinds` (see names.node_kinds)."""
+    return bool(node_kinds(node) & kinds)

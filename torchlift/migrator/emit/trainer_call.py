@@ -1,0 +1,55 @@
+"""The statements that replace the loop: build the LightningModule, the Trainer with the
+arguments the shape and the patterns contributed, `fit` (and `test`), then read back what
+later code uses (carried values, the optimizer, the model's device)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..patterns.eval_passes import needs_no_sanity_check
+from ..plan import LoopPlan
+from .module_class import LINE_LENGTH, attr_name, format_code
+
+
+def build_trainer_statements(
+    plan: LoopPlan, class_name: str, lit_name: str, trainer_name: str, module: cst.Module, uses
+) -> list[cst.BaseStatement]:
+    args = ", ".join([plan.model.name, *plan.init_args])
+    flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
+    if needs_no_sanity_check(plan, uses):
+        flags.append("num_sanity_val_steps=0")
+    loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
+    lines = [
+        f"{lit_name} = {class_name}({args})",
+        f"{trainer_name} = L.Trainer({', '.join(flags)})",
+        f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
+    ]
+    lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]
+    for name in plan.optim_after:
+        if name == plan.optimizer.name:
+            lines.append(f"{name} = {trainer_name}.optimizers[0]")
+        else:
+            lines.append(f"{name} = {trainer_name}.lr_scheduler_configs[0].scheduler")
+    if plan.device_after:
+        # the Trainer hands the model back on the CPU; later code expects it on `device`
+        lines.append(f"{plan.model.name}.to({plan.device_after})")
+    indent = 4 if plan.container is not module else 0
+    return _statements(lines, indent)
+
+
+def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, module) -> list:
+    lines = [f"{trainer_name}.test({lit_name}, {plan.test.loader})"]
+    lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
+    if plan.device_after:
+        lines.append(f"{plan.model.name}.to({plan.device_after})")
+    indent = 4 if plan.container is not module else 0
+    return _statements(lines, indent)
+
+
+def _statements(lines: list[str], indent: int) -> list:
+    """Generated one-liners are written in black's style already: black only when one is
+    too long to stay on its line."""
+    code = "\n".join(lines) + "\n"
+    if any(len(line) + indent > LINE_LENGTH for line in lines):
+        code = format_code(code, indent)
+    return list(cst.parse_module(code).body)

@@ -1,0 +1,162 @@
+"""Transform (complete plans only): the edits of every planned loop, applied in one pass.
+
+For each plan: the generated class (inserted after the last top-level definition it needs),
+the Trainer statements replacing the loop (and the test pass), the statements the Trainer now
+owns removed, device moves stripped; then helpers nothing calls any more and device bindings
+nothing reads are dropped, and the Lightning import is added. Generated names avoid every
+name of the file (symtable), never words of its comments.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.names import file_identifiers, reads_among
+from ..analysis.statements import single_assign
+from ..changelog import facts_of
+from ..outcomes import ALIAS_TAKEN, CONVERTED
+from ..result import Finding
+from .apply import ApplyPlans, RemoveUnusedBindings
+from .imports import add_import
+from .module_class import ClassBuilder
+from .trainer_call import build_test_statements, build_trainer_statements
+
+
+def _unique(base: str, taken: set[str]) -> str:
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}{n}", n + 1
+    return name
+
+
+def transform(module, text, planned, import_name, lines, path, findings, facts=None) -> str:
+    """The module's new text with every planned loop converted (`planned`: (context, plan)
+    pairs); one TL001 finding per loop, or TL118 and the text unchanged. `facts`, if given,
+    receives each converted loop's LoopFacts (for the change log)."""
+    # names we add must not collide with a name of any scope of the file (words in comments,
+    # strings and attribute names do not count)
+    taken = file_identifiers(text, path)
+    if "L" in taken:
+        # `L` must be the Lightning alias; any other binding would be shadowed
+        line, column = lines.position(planned[0][1].epoch_loop, (1, 0))
+        findings.append(
+            Finding(
+                path,
+                line,
+                column,
+                ALIAS_TAKEN.code,
+                "the name `L` is already used in this file",
+                "warning",
+            )
+        )
+        return module.code
+    replacements, removals, strips, inserts, moved = {}, set(), {}, {}, set()
+    device_bindings: set = set()
+    for ctx, plan in planned:
+        model_class = plan.model.class_name
+        base = f"Lit{model_class}" if model_class else "LitModel"
+        class_name = _unique(base, taken)
+        taken.add(class_name)
+        lit_name = _unique("lit_model", taken)
+        trainer_name = _unique("trainer", taken | {lit_name})
+        taken |= {lit_name, trainer_name}
+        uses = ctx.uses
+        builder = ClassBuilder(plan, class_name, module)
+        cls = builder.build()
+        cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        replacements[id(plan.epoch_loop)] = build_trainer_statements(
+            plan, class_name, lit_name, trainer_name, module, uses
+        )
+        if plan.test is not None:
+            first, *rest = plan.test_stmts
+            replacements[id(first)] = build_test_statements(plan, lit_name, trainer_name, module)
+            removals |= {id(s) for s in rest}
+        removals |= {id(s) for s in plan.remove_stmts}
+        moved |= {id(s) for s in plan.remove_stmts}  # their comments describe removed code
+        for optimizer in plan.optimizers:
+            for stmt in (optimizer.stmt, optimizer.scheduler_stmt):
+                if stmt is not None:
+                    removals.add(id(stmt))
+                    moved.add(id(stmt))
+        for stmt in plan.strip_stmts:
+            strips[id(stmt)] = plan.device_names
+        where, anchor = _insertion_point(module, ctx, plan, builder.code)
+        inserts.setdefault(id(anchor), (where, []))[1].append(cls)
+        for stmt in ctx.scope_before:
+            assign = single_assign(stmt)
+            if assign and assign[0] in plan.device_names:
+                code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
+                device_bindings.add((assign[0], code))
+        line, column = lines.position(plan.epoch_loop, (1, 0))
+        if facts is not None:
+            facts.append(facts_of(plan, lines, class_name, lit_name, trainer_name))
+        notes = "; ".join(dict.fromkeys(plan.notes))
+        message = f"training loop converted to {class_name} + L.Trainer" + (
+            f" ({notes})" if notes else ""
+        )
+        findings.append(Finding(path, line, column, CONVERTED.code, message, "info"))
+    applier = ApplyPlans(replacements, removals, strips, inserts, moved)
+    new = applier.apply(module)
+    helpers = {name for _, plan in planned for name in plan.inlined_helpers}
+    if helpers:
+        unused_helpers = helpers - reads_among(helpers, *new.body)
+        if unused_helpers:
+            new = RemoveUnusedBindings(set(), unused_helpers).apply(new)
+    unused = _unused_bindings(new, device_bindings)
+    if unused:
+        new = RemoveUnusedBindings(unused).apply(new)
+    new = add_import(new, import_name, "L")
+    return new.code
+
+
+def _unused_bindings(module: cst.Module, bindings) -> set[str]:
+    """Codes of `name = ...` statements (bindings) whose name nothing in its scope reads."""
+    unused = set()
+    for name, code in bindings:
+        owner = _owner_of(module, code)
+        if owner is None:
+            continue
+        # a def's reads are its free names (the scope's), not its own locals
+        if not reads_among({name}, *owner.body):
+            unused.add(code)
+    return unused
+
+
+def _owner_of(module: cst.Module, code: str):
+    """The module or function body holding the statement whose code is `code`."""
+
+    def matches(stmt) -> bool:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        return module.code_for_node(stmt.with_changes(leading_lines=[])).strip() == code
+
+    if any(matches(s) for s in module.body):
+        return module
+    for stmt in module.body:
+        block = getattr(stmt, "body", None)
+        if isinstance(block, cst.IndentedBlock) and any(matches(s) for s in block.body):
+            return module if isinstance(stmt, cst.If) else block
+    return None
+
+
+def _insertion_point(module, ctx, plan, cls_code: str):
+    """After the last top-level definition the class needs (model class, helpers, imports)."""
+    top = ctx.top_stmt
+    body = list(module.body)
+    index = next(i for i, s in enumerate(body) if s is top)
+    needed = file_identifiers(cls_code, "<generated class>")  # names, not words of comments
+    needed |= {plan.model.class_name} if plan.model.class_name else set()
+    anchor = None
+    last_import = None
+    for stmt in body[:index]:
+        if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and stmt.name.value in needed:
+            anchor = stmt
+        elif isinstance(stmt, cst.SimpleStatementLine) and any(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+        ):
+            last_import = stmt
+    if anchor is None:
+        anchor = last_import
+    if anchor is None:
+        return "before", top
+    return "after", anchor

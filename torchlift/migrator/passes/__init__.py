@@ -1,1 +1,0 @@
-"""Transform passes: each takes libcst nodes and returns rewritten nodes, one concern each."""

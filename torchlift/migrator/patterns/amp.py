@@ -1,0 +1,165 @@
+"""Pattern: mixed precision -> `Trainer(precision="16-mixed" | "bf16-mixed")`.
+
+    scaler = torch.amp.GradScaler()          -> removed
+    with torch.autocast("cuda"):             -> its body, in training_step
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()            -> the step sequence's backward of `loss`
+    scaler.unscale_(optimizer)               -> removed: Lightning unscales before clipping
+    scaler.step(optimizer)                   -> the step sequence's optimizer step
+    scaler.update()                          -> removed
+
+`autocast(enabled=flag)` becomes `precision="16-mixed" if flag else "32-true"`. Refused (TL113):
+a scaler without autocast, a scaler used outside the batch loop, scaling an expression,
+autocast arguments other than device_type/dtype/enabled, autocast regions that disagree.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.statements import call_method
+from ..rule import Rule, Unsupported
+from . import step_sequence
+
+MIXED_PRECISION = Rule(
+    "TL113",
+    "mixed precision / gradient scaling pattern not understood",
+    """`with torch.autocast(...)` around the forward pass and a `GradScaler` used as
+    `scaler.scale(loss).backward()`, `scaler.step(optimizer)`, `scaler.update()` become
+    `Trainer(precision="16-mixed")` (or "bf16-mixed"). Other uses of the scaler or autocast
+    arguments have no Trainer equivalent.""",
+    """Use the standard autocast + GradScaler recipe of the PyTorch AMP docs, with the scaler
+    used only inside the batch loop.""",
+    """
+    scaler = torch.amp.GradScaler()
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+    """,
+)
+
+RULES = (MIXED_PRECISION,)
+
+_AUTOCAST = {
+    "torch.autocast",
+    "torch.amp.autocast",
+    "torch.cuda.amp.autocast",
+    "torch.cpu.amp.autocast",
+    "torch.amp.autocast_mode.autocast",
+}
+_SCALER = {
+    "torch.amp.GradScaler",
+    "torch.cuda.amp.GradScaler",
+    "torch.amp.grad_scaler.GradScaler",
+}
+
+
+def batch_statements(ctx, stmts):
+    """`with torch.autocast(...):` around forward and loss: its body, the precision noted."""
+    out = []
+    for stmt in stmts:
+        if (
+            isinstance(stmt, cst.With)
+            and len(stmt.items) == 1
+            and isinstance(stmt.items[0].item, cst.Call)
+            and ctx.call_qualnames(stmt.items[0].item) & _AUTOCAST
+            and stmt.items[0].asname is None
+            and isinstance(stmt.body, cst.IndentedBlock)
+        ):
+            _read_autocast(ctx, stmt.items[0].item, stmt)
+            body = list(stmt.body.body)
+            if body:
+                body[0] = body[0].with_changes(
+                    leading_lines=[*stmt.leading_lines, *body[0].leading_lines]
+                )
+            out.extend(body)
+        else:
+            out.append(stmt)
+    return out
+
+
+def _read_autocast(ctx, call: cst.Call, stmt) -> None:
+    dtype, enabled = None, None
+    for arg in call.args:
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key == "dtype":
+            dtype = ctx.qualnames(arg.value)
+        elif key == "enabled":
+            enabled = arg.value
+        elif key in (None, "device_type"):
+            continue
+        else:
+            raise Unsupported(MIXED_PRECISION, f"autocast({key}=...) is not converted", stmt)
+    if dtype and any(q.endswith("bfloat16") for q in dtype):
+        precision = "bf16-mixed"
+    elif dtype is None or any(q.endswith(("float16", "half")) for q in dtype):
+        precision = "16-mixed"
+    else:
+        raise Unsupported(MIXED_PRECISION, "autocast dtype not understood", stmt)
+    if ctx.found.get("precision") not in (None, (precision, enabled)):
+        raise Unsupported(MIXED_PRECISION, "several autocast regions disagree", stmt)
+    ctx.found["precision"] = (precision, enabled)
+
+
+def claim(ctx, steps, stmt, position) -> bool:
+    """The scaler's calls: `scaler.scale(loss).backward()` and `scaler.step(optimizer)` are
+    the step sequence's backward and step; `unscale_` and `update` are the Trainer's."""
+    receiver = call_method(stmt, "backward")
+    if receiver is not None and _scaler_call(ctx, receiver, "scale"):
+        if len(receiver.args) != 1 or not isinstance(receiver.args[0].value, cst.Name):
+            raise Unsupported(MIXED_PRECISION, "scaler.scale(...) of an expression", stmt)
+        step_sequence.record_backward(ctx, steps, stmt, position, receiver.args[0].value)
+        return True
+    if _scaler_statement(ctx, stmt, ("unscale_", "update")):
+        return True  # Lightning's mixed precision unscales before clipping and updates
+    if _scaler_statement(ctx, stmt, ("step",)):
+        args = stmt.body[0].value.args
+        if len(args) != 1 or not isinstance(args[0].value, cst.Name):
+            raise Unsupported(MIXED_PRECISION, "scaler.step(...) of an expression", stmt)
+        steps["step"].append((position, args[0].value.value, stmt))
+        return True
+    return False
+
+
+def _scaler_call(ctx, node, method: str) -> bool:
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return False
+    if node.func.attr.value != method or not isinstance(node.func.value, cst.Name):
+        return False
+    binding, _ = ctx.binding(node.func.value.value)
+    if binding is None or not isinstance(binding[1], cst.Call):
+        return False
+    if ctx.call_qualnames(binding[1]) & _SCALER:
+        ctx.found["scaler"] = (node.func.value.value, binding[0])
+        return True
+    return False
+
+
+def _scaler_statement(ctx, stmt, methods) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if not isinstance(small, cst.Expr):
+        return False
+    return any(_scaler_call(ctx, small.value, method) for method in methods)
+
+
+def read(ctx, plan, steps) -> None:
+    precision = ctx.found.get("precision")
+    if precision is not None:
+        name, enabled = precision
+        if enabled is not None:
+            code = ctx.module.code_for_node(enabled)
+            plan.add_trainer_arg("precision", f'"{name}" if {code} else "32-true"')
+        else:
+            plan.add_trainer_arg("precision", f'"{name}"')
+    scaler = ctx.found.get("scaler")
+    if scaler is not None:
+        if precision is None:
+            raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", scaler[1])
+        plan.remove_stmts.append(scaler[1])
+        plan.scaler = scaler[0]

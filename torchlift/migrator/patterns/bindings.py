@@ -1,0 +1,189 @@
+"""Pattern: which model and optimizer the loop trains, and the statements that build them.
+
+    model = Net().to(device)                            -> `model = Net()`; LitNet(model)
+    optimizer = torch.optim.SGD(model.parameters())     -> moved into configure_optimizers
+
+The optimizer is the receiver of the batch loop's `step()` bound to a `torch.optim` call
+(by qualified name) in the loop's scope before the loop; the model is the one whose
+`parameters()` it is built on. Refused (TL106): no such binding, several optimizers, an
+optimizer bound twice, a model that is a parameter of the function holding the loop or is
+bound other than by a plain assignment.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.names import bound_names, scope_reads
+from ..analysis.statements import call_method, single_assign
+from ..plan import ModelPlan, OptimizerPlan
+from ..rule import Rule, Unsupported
+from .data_parallel import DISTRIBUTED, is_data_parallel
+from .device_moves import is_trivial_statement, strip_device_moves
+from .step_sequence import STEP_SEQUENCE
+
+BINDING = Rule(
+    "TL106",
+    "model, optimizer or scheduler binding not understood",
+    """`configure_optimizers` rebuilds the optimizer (and scheduler) from the statement that
+    created it, and the LightningModule wraps the model the optimizer trains. Each must be
+    bound once, by a plain assignment before the loop, and not used before it (that use
+    would then see a different object).""",
+    """Bind `model = ...`, `optimizer = torch.optim.X(model.parameters(), ...)` and the
+    scheduler once, right before the loop, and use them only in and after the loop.""",
+    """
+    print(optimizer)
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+RULES = (BINDING,)
+
+_DATA_PARALLEL_NOTE = "DataParallel removed: the Trainer places the model"
+
+
+def optim_kind(ctx, binding) -> str | None:
+    """ "optimizer" or "scheduler" for a binding to a torch.optim call, else None."""
+    if binding is None:
+        return None
+    _, value = binding
+    names = ctx.call_qualnames(value)
+    if any(q.startswith("torch.optim.lr_scheduler.") for q in names):
+        return "scheduler"
+    if any(q.startswith("torch.optim.") for q in names):
+        return "optimizer"
+    return None
+
+
+def bind(ctx, plan, steps) -> None:
+    optimizers = []
+    for position, receiver, stmt in steps["step"]:
+        binding, _ = ctx.binding(receiver)
+        kind = optim_kind(ctx, binding)
+        if kind is None:
+            raise Unsupported(
+                BINDING,
+                f"`{receiver}.step()`: `{receiver}` is not bound to a torch.optim "
+                "optimizer or scheduler call in this scope before the loop",
+                stmt,
+            )
+        if kind == "optimizer":
+            optimizers.append((position, receiver, binding))
+    if len({o[1] for o in optimizers}) != 1 or len(optimizers) != 1:
+        raise Unsupported(
+            STEP_SEQUENCE,
+            "expected exactly one optimizer.step() per batch (several optimizers need "
+            "manual optimization, not converted)",
+            ctx.loop,
+        )
+    position, name, (stmt, call) = optimizers[0]
+    _, count = ctx.binding(name)
+    if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
+        raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
+    steps["optimizer_step"] = position
+    plan.optimizers.append(OptimizerPlan(name, stmt))
+    plan.models.append(ModelPlan(_model_from_optimizer(call)))
+
+
+def _model_from_optimizer(call: cst.Call) -> str:
+    receivers = {
+        found.func.value.value
+        for found in m.findall(
+            call,
+            m.Call(
+                func=m.Attribute(
+                    value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters")
+                )
+            ),
+        )
+    }
+    if len(receivers) != 1:
+        raise Unsupported(
+            BINDING,
+            "cannot tell which model the optimizer trains (expected `model.parameters()`)",
+            call,
+        )
+    return receivers.pop()
+
+
+def read(ctx, plan, steps) -> None:
+    """The statements before the loop that build or place the model: the construction is
+    kept without its device move, placement-only statements go (the Trainer places it)."""
+    model = plan.model
+    name = model.name
+    devices = plan.device_names
+    if name in ctx.params:
+        raise Unsupported(
+            BINDING,
+            f"the model `{name}` is a parameter of the function holding the loop (a "
+            "library helper, not a script): convert the script that builds the model",
+            ctx.loop,
+        )
+    constructed = False
+
+    def placement_only(stmt) -> str | None:
+        """'remove' for DataParallel wrapping, 'strip' for a device move of the model."""
+        assign = single_assign(stmt)
+        if assign and assign[0] == name:
+            value = assign[1]
+            if is_data_parallel(ctx, value):
+                return "remove"
+            if m.matches(strip_device_moves(value, devices), m.Name(name)):
+                return "strip"
+            return None
+        receiver = call_method(stmt, "to") or call_method(stmt, "cuda")
+        if receiver is not None and m.matches(receiver, m.Name(name)):
+            if is_trivial_statement(strip_device_moves(stmt, devices)):
+                return "strip"
+        return None
+
+    for stmt in ctx.scope_before:
+        kind = placement_only(stmt)
+        if kind == "remove":
+            plan.remove_stmts.append(stmt)
+            plan.notes.append(_DATA_PARALLEL_NOTE)
+            continue
+        if kind == "strip":
+            plan.strip_stmts.append(stmt)
+            continue
+        if isinstance(stmt, cst.If) and name in bound_names(stmt) | scope_reads(stmt):
+            inner = list(stmt.body.body)
+            kinds = [placement_only(s) for s in inner]
+            if stmt.orelse is None and inner and all(kinds):
+                plan.remove_stmts.append(stmt)
+                if "remove" in kinds:
+                    plan.notes.append(_DATA_PARALLEL_NOTE)
+                continue
+        if name not in bound_names(stmt):
+            continue
+        assign = single_assign(stmt)
+        if assign is None or assign[0] != name:
+            raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
+        value = assign[1]
+        if any("DistributedDataParallel" in q for q in ctx.call_qualnames(value)):
+            ctx.block(DISTRIBUTED, "DistributedDataParallel scripts are not converted yet", stmt)
+        plan.strip_stmts.append(stmt)
+        constructed = True
+        core = strip_device_moves(value, devices)
+        if isinstance(core, cst.Call):
+            func = core.func.attr if isinstance(core.func, cst.Attribute) else core.func
+            if isinstance(core.func, cst.Name) and func.value[:1].isupper():
+                model.class_name = func.value
+    wrapper = ctx.found.get("data_parallel_wrapper")
+    if wrapper is not None:
+        plan.remove_stmts.append(wrapper)
+        plan.notes.append(_DATA_PARALLEL_NOTE)
+    if not constructed:
+        raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
+    if model.class_name:
+        for stmt in ctx.module.body:
+            if isinstance(stmt, cst.ClassDef) and stmt.name.value == model.class_name:
+                for item in stmt.body.body:
+                    if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
+                        model.forward_params = item.params

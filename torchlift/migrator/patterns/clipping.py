@@ -1,0 +1,72 @@
+"""Pattern: gradient clipping -> `Trainer(gradient_clip_val=v[, gradient_clip_algorithm=...])`.
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)    -> gradient_clip_val=1.0
+    torch.nn.utils.clip_grad_value_(model.parameters(), 0.5)   -> ... algorithm="value"
+    optimizer.step()
+
+Refused (TL105): clipping outside backward()..step(), twice, of other parameters than the
+model's, with norm_type or other options, or using the returned norm.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..rule import Unsupported
+from .step_sequence import STEP_SEQUENCE
+
+RULES = ()
+
+_CLIP = {
+    "torch.nn.utils.clip_grad_norm_": "norm",
+    "torch.nn.utils.clip_grad.clip_grad_norm_": "norm",
+    "torch.nn.utils.clip_grad_value_": "value",
+    "torch.nn.utils.clip_grad.clip_grad_value_": "value",
+}
+
+
+def claim(ctx, steps, stmt, position) -> bool:
+    clip = _clip_call(ctx, stmt)
+    if clip is None:
+        return False
+    if steps["clip"] is not None:
+        ctx.block(STEP_SEQUENCE, "gradients clipped twice", stmt)
+    steps["clip"] = (position, clip, stmt)
+    return True
+
+
+def _clip_call(ctx, stmt):
+    """(kind, parameters, value) of a clipping statement, else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+    if not isinstance(call, cst.Call):
+        return None
+    kinds = {_CLIP[q] for q in ctx.call_qualnames(call) if q in _CLIP}
+    if not kinds:
+        return None
+    if isinstance(small, cst.Assign):
+        raise Unsupported(STEP_SEQUENCE, "the gradient norm returned by clipping is used", stmt)
+    kind = kinds.pop()
+    args = list(call.args)
+    if len(args) != 2 or any(a.star for a in args):
+        raise Unsupported(STEP_SEQUENCE, "clipping with norm_type or other options", stmt)
+    return kind, args[0].value, args[1].value
+
+
+def read(ctx, plan, steps) -> None:
+    if steps["clip"] is None:
+        return
+    position, (kind, params, value), stmt = steps["clip"]
+    if not steps["backward"] < position < steps["optimizer_step"]:
+        ctx.block(STEP_SEQUENCE, "clipping outside backward()..step()", stmt)
+    model = plan.model
+    owners = m.OneOf(*[m.Name(n) for n in {model.name, *model.aliases}])
+    if not m.matches(params, m.Call(func=m.Attribute(value=owners, attr=m.Name("parameters")))):
+        raise Unsupported(STEP_SEQUENCE, "clipping something else than model.parameters()", stmt)
+    plan.add_trainer_arg("gradient_clip_val", ctx.module.code_for_node(value))
+    if kind == "value":
+        plan.add_trainer_arg("gradient_clip_algorithm", '"value"')

@@ -1,0 +1,208 @@
+"""Pattern: evaluation passes -> validation_step / test_step and their epoch hooks.
+
+    for epoch in range(N):
+        ...batch loop...
+        val_loss = 0                               -> on_validation_epoch_start
+        with torch.no_grad():
+            for x, y in val_loader:                -> validation_step (val_loader passed to fit)
+                val_loss += criterion(model(x), y).item()
+        print(val_loss / len(val_loader))          -> on_train_epoch_end (after validation)
+
+    with torch.no_grad():                          (after the epoch loop, over a loader bound
+        for x, y in test_loader: ...               before it) -> test_step + trainer.test(...)
+
+A pass is one `for batch in loader` under `torch.no_grad()` / `torch.inference_mode()` (the
+`with` inside or outside the loop). Refused (TL110): a pass over the training loader, nested
+loops over data, a second loop over data in the epoch; (TL107) control flow in the pass. A
+test pass with anything unusual is left as written (the training loop still converts).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.names import bound_names, collect_names
+from ..analysis.statements import BACKWARD, FLOW, LOOP, call_method, contains
+from ..plan import EvalPlan
+from ..rule import Rule, Unsupported
+from ..shapes.context import CONTROL_FLOW
+
+EVAL_SHAPE = Rule(
+    "TL110",
+    "evaluation loop shape not understood",
+    """Validation and test passes become `validation_step` / `test_step` when they are one
+    `for batch in loader` under `torch.no_grad()` or `torch.inference_mode()`, over another
+    loader than the training one, without nested loops over data.""",
+    """Write the pass as `with torch.no_grad(): for x, y in val_loader: ...` after the batch
+    loop.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        for x, y in loader:
+            print(criterion(model(x), y).item())
+    """,
+)
+
+RULES = (EVAL_SHAPE,)
+
+_NO_GRAD = {
+    "torch.no_grad",
+    "torch.inference_mode",
+    "torch.autograd.no_grad",
+    "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.grad_mode.inference_mode",
+}
+_BUILTINS = frozenset(dir(builtins))
+
+
+def eval_loop_of(ctx, stmt) -> tuple[cst.CSTNode | None, cst.For] | None:
+    """(with-statement or None, the batch For) when `stmt` is an evaluation pass."""
+    if isinstance(stmt, cst.With) and _is_no_grad(ctx, stmt):
+        loops = [s for s in stmt.body.body if isinstance(s, cst.For)]
+        if len(loops) == 1 and isinstance(ctx.unwrap_iter(loops[0])[0], cst.Name):
+            return stmt, loops[0]
+    if isinstance(stmt, cst.For):
+        inner = stmt.body.body
+        if len(inner) == 1 and isinstance(inner[0], cst.With) and _is_no_grad(ctx, inner[0]):
+            if isinstance(ctx.unwrap_iter(stmt)[0], cst.Name):
+                return None, stmt
+    return None
+
+
+def _is_no_grad(ctx, stmt: cst.With) -> bool:
+    return all(
+        isinstance(item.item, cst.Call)
+        and not item.item.args
+        and ctx.call_qualnames(item.item) & _NO_GRAD
+        and item.asname is None
+        for item in stmt.items
+    )
+
+
+def read(ctx, plan, steps) -> None:
+    stmt = ctx.found.get("validation_stmt")
+    if stmt is not None:
+        plan.validation = _read_validation(ctx, stmt, plan)
+    _read_test(ctx, plan)
+
+
+def _read_validation(ctx, stmt, plan) -> EvalPlan:
+    kind = "validation"
+    with_stmt, loop = eval_loop_of(ctx, stmt)
+    if loop.orelse is not None or contains(loop.body, FLOW):
+        raise Unsupported(CONTROL_FLOW, f"{kind} loop uses break/continue/return/else", loop)
+    iterator, index, target = ctx.unwrap_iter(loop)
+    if iterator.value == plan.train_loader:
+        raise Unsupported(EVAL_SHAPE, f"{kind} loop iterates the training loader", loop)
+    if with_stmt is not None:
+        inner = list(with_stmt.body.body)
+        at = next(i for i, s in enumerate(inner) if s is loop)
+        before, after = inner[:at], inner[at + 1 :]
+        body = list(loop.body.body)
+    else:
+        before, after = [], []
+        body = list(loop.body.body[0].body.body)
+    for piece in before + body + after:
+        if contains(piece, LOOP) and not ctx.harmless_loop(piece):
+            raise Unsupported(EVAL_SHAPE, f"nested loop over data in the {kind} pass", piece)
+    # statements between the training loop and this pass that set up its accumulators
+    at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
+    between, rest = plan.post_train[:at], plan.post_train[at + 1 :]
+    eval_names = collect_names(loop, *before).all()
+    setup = [
+        s for s in between if collect_names(s).writes & eval_names and not call_method(s, "eval")
+    ]
+    plan.post_train = [s for s in between if s not in setup] + after + rest
+    return EvalPlan(
+        loader=iterator.value,
+        target=target,
+        index=index,
+        before=setup + before,
+        body=body,
+        after=after,
+        anchor=stmt,
+    )
+
+
+def _read_test(ctx, plan) -> None:
+    """A test pass after training (`with torch.no_grad(): for batch in test_loader:`)
+    becomes test_step + `trainer.test(...)`; anything unusual leaves it as written."""
+    after = list(ctx.after)
+    bound_before = set(ctx.params)
+    for stmt in ctx.scope_before:
+        bound_before |= bound_names(stmt)
+    model = plan.model.name
+    for i, stmt in enumerate(after):
+        found = eval_loop_of(ctx, stmt)
+        if found is None:
+            if contains(stmt, LOOP | BACKWARD):
+                return
+            continue
+        with_stmt, loop = found
+        iterator, index, target = ctx.unwrap_iter(loop)
+        if not isinstance(iterator, cst.Name) or iterator.value == plan.train_loader:
+            return
+        if iterator.value not in bound_before or loop.orelse is not None:
+            return
+        if with_stmt is not None:
+            inner = list(with_stmt.body.body)
+            at = next(k for k, s in enumerate(inner) if s is loop)
+            inner_before, inner_after = inner[:at], inner[at + 1 :]
+            body = list(loop.body.body)
+        else:
+            inner_before, inner_after, body = [], [], list(loop.body.body[0].body.body)
+        if any(contains(p, FLOW | LOOP) for p in inner_before + body + inner_after):
+            return
+        pass_names = collect_names(loop, *inner_before).all()
+        j = i
+        while (
+            j > 0
+            and not contains(after[j - 1], LOOP)
+            and (
+                collect_names(after[j - 1]).writes & pass_names
+                or m.matches(call_method(after[j - 1], "eval"), m.Name(model))
+            )
+        ):
+            j -= 1
+        written = collect_names(loop, *inner_before, *inner_after, *after[j:i]).writes
+        k = i + 1
+        while (
+            k < len(after)
+            and collect_names(after[k]).reads & written
+            and not contains(after[k], LOOP)
+            and not collect_names(after[k]).reads & {model}
+        ):
+            k += 1
+        section = after[j:k]
+        reads = collect_names(*section).reads - collect_names(*section).writes
+        if reads - bound_before - ctx.module_defs - _BUILTINS:
+            return  # reads something bound after training: keep the pass as written
+        plan.test = EvalPlan(
+            loader=iterator.value,
+            target=target,
+            index=index,
+            before=after[j:i] + inner_before,
+            body=body,
+            after=inner_after + after[i + 1 : k],
+            anchor=stmt,
+        )
+        plan.test_stmts = section
+        ctx.scope_after = [s for s in ctx.scope_after if not any(s is t for t in section)]
+        return
+
+
+def needs_no_sanity_check(plan, uses) -> bool:
+    """Validation state first set outside on_validation_epoch_start would be missing (or
+    changed) during Lightning's sanity check, which runs validation before any training."""
+    if not plan.validation:
+        return False
+    carried = uses["validation_step"].read_first & plan.state
+    initialised = uses.get("on_validation_epoch_start")
+    return bool(carried - (initialised.writes if initialised else set()))

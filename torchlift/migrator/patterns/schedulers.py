@@ -1,0 +1,92 @@
+"""Pattern: learning-rate schedulers -> returned by configure_optimizers with their interval.
+
+    scheduler = StepLR(optimizer, ...)    -> moved into configure_optimizers
+    scheduler.step()  (in the batch loop) -> "interval": "step"
+    scheduler.step()  (after it)          -> "interval": "epoch"
+    plateau.step(val_loss)                -> self.log("val_loss", val_loss) + "monitor"
+
+Refused (TL106): several schedulers, one bound twice or not on the loop's optimizer, step()
+with arguments other than a ReduceLROnPlateau metric; (TL105) stepped before the optimizer;
+(TL109) stepped before the batch loop, or code after the epoch's step reading the optimizer
+or scheduler (Lightning steps it after the epoch hooks).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.names import collect_names
+from ..analysis.statements import call_method
+from ..rule import Unsupported
+from ..shapes.context import EPOCH_STATEMENT
+from .bindings import BINDING, optim_kind
+from .step_sequence import STEP_SEQUENCE
+
+RULES = ()
+
+
+def read(ctx, plan, steps) -> None:
+    optimizer = plan.optimizer
+    schedulers = [s for s in steps["step"] if s[1] != optimizer.name]
+    epoch_steps = [s for s in plan.post_train if call_method(s, "step") is not None]
+    for stmt in plan.pre_train:
+        if call_method(stmt, "step") is not None:
+            raise Unsupported(
+                EPOCH_STATEMENT, "scheduler.step() before the epoch's training loop", stmt
+            )
+    found = []
+    for position, name, stmt in schedulers:
+        found.append((name, "step", stmt))
+        if position < steps["optimizer_step"]:
+            raise Unsupported(STEP_SEQUENCE, "scheduler.step() before optimizer.step()", stmt)
+    for stmt in epoch_steps:
+        receiver = call_method(stmt, "step")
+        if isinstance(receiver, cst.Name):
+            binding, _ = ctx.binding(receiver.value)
+            if optim_kind(ctx, binding) == "scheduler":
+                args = stmt.body[0].value.args
+                plateau = any(
+                    q.endswith("ReduceLROnPlateau") for q in ctx.call_qualnames(binding[1])
+                )
+                if args and not (
+                    plateau and len(args) == 1 and args[0].keyword is None and not args[0].star
+                ):
+                    raise Unsupported(BINDING, "scheduler.step(...) with arguments", stmt)
+                if plateau and not args:
+                    raise Unsupported(BINDING, "ReduceLROnPlateau stepped without a metric", stmt)
+                found.append((receiver.value, "epoch", stmt))
+    if not found:
+        return
+    if len({f[0] for f in found}) != 1 or len(found) != 1:
+        raise Unsupported(BINDING, "several scheduler.step() calls", found[0][2])
+    name, interval, stmt = found[0]
+    (binding_stmt, call), count = ctx.binding(name)
+    if count != 1:
+        raise Unsupported(BINDING, f"scheduler `{name}` is bound more than once", binding_stmt)
+    first = call.args[0] if call.args else None
+    if first is None or not m.matches(first.value, m.Name(optimizer.name)):
+        raise Unsupported(BINDING, "scheduler is not built on the loop's optimizer", binding_stmt)
+    optimizer.scheduler, optimizer.scheduler_stmt, optimizer.interval = name, binding_stmt, interval
+    if interval != "epoch":
+        return
+    at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
+    for later in plan.post_train[at + 1 :]:
+        if collect_names(later).reads & {name, optimizer.name}:
+            raise Unsupported(
+                EPOCH_STATEMENT,
+                "code after the epoch's scheduler.step() reads the optimizer or "
+                "scheduler (Lightning steps the scheduler after the epoch hooks)",
+                later,
+            )
+    args = stmt.body[0].value.args
+    if args:  # ReduceLROnPlateau: log the metric; Lightning steps it with that value
+        metric = args[0].value
+        key = metric.value if isinstance(metric, cst.Name) else "monitor"
+        optimizer.monitor = key
+        code = ctx.module.code_for_node(metric)
+        log = cst.parse_statement(f'self.log("{key}", {code})\n')
+        log = log.with_changes(leading_lines=stmt.leading_lines)
+        plan.post_train = [log if s is stmt else s for s in plan.post_train]
+        return
+    plan.post_train = [s for s in plan.post_train if s is not stmt]

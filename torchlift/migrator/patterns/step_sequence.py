@@ -1,0 +1,125 @@
+"""Pattern: the optimizer step sequence, which the Trainer runs itself.
+
+    optimizer.zero_grad()     -> removed (Lightning zeroes, steps and calls backward)
+    loss = criterion(...)     -> training_step ... `return loss`
+    loss.backward()           -> removed
+    optimizer.step()          -> removed
+
+Accepted: the three calls once per batch, in any order with the same effect (zero_grad
+before backward or after step; `model.zero_grad()` too). The loss is the name backward() is
+called on; if the step rebinds that name after backward(), the value of backward() is kept
+as `step_loss` and returned. Refused (TL105): a missing or extra zero_grad, step before
+backward, zero_grad between them, code between backward and step reading the model, step()
+with arguments, several optimizers.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.names import collect_names
+from ..analysis.statements import call_method
+from ..rule import Rule, Unsupported
+from ..shapes.context import EPOCH_STATEMENT
+from .accumulation import ACCUMULATION
+
+STEP_SEQUENCE = Rule(
+    "TL105",
+    "optimizer step sequence not understood (zero_grad/backward/step)",
+    """Lightning runs `zero_grad`, `backward` and `optimizer.step` itself, once per batch and
+    in that order. The loop must call each exactly once per batch in an order with the same
+    effect: no missing `zero_grad()` (gradients would accumulate), no `step()` before
+    `backward()`, clipping between them, one optimizer.""",
+    """Call `optimizer.zero_grad()`, `loss.backward()` and `optimizer.step()` once per batch.
+    Several optimizers (GANs) need manual optimization, written by hand.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+RULES = (STEP_SEQUENCE,)
+
+
+def record_backward(ctx, steps, stmt, position, receiver) -> None:
+    """Note `<receiver>.backward()` at `position` as the batch's backward."""
+    if steps["backward"] is not None:
+        ctx.block(ACCUMULATION, "backward() called twice per batch", stmt)
+        return
+    if not isinstance(receiver, cst.Name):
+        raise Unsupported(
+            ACCUMULATION, "backward() on an expression (gradient scaling or accumulation)", stmt
+        )
+    if stmt.body[0].value.args:
+        ctx.block(ACCUMULATION, "backward() with arguments", stmt)
+    steps["backward"] = position
+    steps["loss"] = receiver.value
+    steps["backward_stmt"] = stmt
+
+
+def claim(ctx, steps, stmt, position) -> bool:
+    receiver = call_method(stmt, "backward")
+    if receiver is not None:
+        record_backward(ctx, steps, stmt, position, receiver)
+        return True
+    receiver = call_method(stmt, "zero_grad")
+    if receiver is not None:
+        if not isinstance(receiver, cst.Name):
+            raise Unsupported(STEP_SEQUENCE, "zero_grad() on an expression", stmt)
+        steps["zero_grad"].append((position, receiver.value, stmt))
+        return True
+    receiver = call_method(stmt, "step")
+    if receiver is not None and isinstance(receiver, cst.Name):
+        if stmt.body[0].value.args:
+            ctx.block(STEP_SEQUENCE, "step() with arguments", stmt)
+        steps["step"].append((position, receiver.value, stmt))
+        return True
+    return False
+
+
+def read(ctx, plan, steps) -> None:
+    backward = steps["backward"]
+    opt_step = steps["optimizer_step"]
+    model = plan.model
+    if opt_step < backward:
+        ctx.block(STEP_SEQUENCE, "optimizer.step() before backward()", plan.epoch_loop)
+    zeros = steps["zero_grad"]
+    if len(zeros) != 1:
+        ctx.block(
+            STEP_SEQUENCE,
+            "expected one zero_grad() per batch (none means gradients accumulate)",
+            plan.epoch_loop,
+        )
+    else:
+        z_pos, z_name, z_stmt = zeros[0]
+        if z_name not in (plan.optimizer.name, model.name, *model.aliases):
+            ctx.block(STEP_SEQUENCE, f"zero_grad() on `{z_name}`", z_stmt)
+        if backward > z_pos and z_pos > opt_step or backward < z_pos < opt_step:
+            ctx.block(STEP_SEQUENCE, "zero_grad() between backward() and step()", z_stmt)
+    rebound = False
+    # statements between backward and step see gradients; after step, updated weights
+    for position, stmt in steps["body"]:
+        reads = collect_names(stmt).reads
+        if {model.name, *model.aliases} & reads:
+            reads = reads | {model.name}
+        if backward < position < opt_step and model.name in reads:
+            ctx.block(STEP_SEQUENCE, "code between backward() and step() reads the model", stmt)
+        if position > opt_step and model.name in reads:
+            ctx.block(
+                EPOCH_STATEMENT,
+                "code after optimizer.step() reads the model (Lightning runs it before the step)",
+                stmt,
+            )
+        if plan.loss_name in collect_names(stmt).writes and position > backward:
+            if steps.get("accumulate") is not None:
+                raise Unsupported(ACCUMULATION, "accumulated loss rebound after backward()", stmt)
+            rebound = True
+            plan.loss_capture = "step_loss"
+    if rebound:
+        capture = cst.parse_statement(f"{plan.loss_capture} = {plan.loss_name}\n")
+        body = [s for p, s in steps["body"] if p < backward]
+        body += [capture] + [s for p, s in steps["body"] if p > backward]
+        plan.train_body = body

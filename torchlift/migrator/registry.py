@@ -1,0 +1,117 @@
+"""The shapes and patterns the migrator knows, in order, and the rule codes they own.
+
+A pattern is a module (or any object) under patterns/ defining `RULES` (a tuple of rule.Rule,
+possibly empty) and any of these phase functions, which the loop shape calls in PATTERNS order:
+
+    epoch_body(ctx, stmts) -> stmts              rewrite the epoch loop's body (helper inlining)
+    before_batch_loop(ctx, loop, pre) -> pre     the code before the batch loop (progress bars)
+    batch_loader(ctx, iterator) -> iterator      what the batch loop really iterates
+    batch_statements(ctx, stmts) -> stmts        the batch loop's statements (autocast unwrapped)
+    claim(ctx, steps, stmt, position) -> bool    take one batch-loop statement as its own
+    bind(ctx, plan, steps)                       who is who: models, optimizers, devices
+    read(ctx, plan, steps)                       check the loop and add to the plan
+    clean(ctx, plan)                             strip what the Trainer now does
+
+Adding a pattern is adding its module to PATTERNS (or `register(...)` from outside, as a test
+or a plugin would); its codes join `rules.RULES` through RULE_OWNERS. A family of rules that
+is not a pattern (the Lightning 1.x -> 2.x upgrader's TL2xx) adds its module to RULE_OWNERS.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+SHAPES = ("torchlift.migrator.shapes.epoch_batch",)
+
+# Order matters where two patterns touch the same thing: claims of one batch statement
+# (amp's scaled backward before the plain step sequence), the Trainer arguments' order
+# (clipping, accumulation, precision), post-epoch code (schedulers before eval passes),
+# train()/eval() calls dropped before device moves are stripped.
+PATTERNS = [
+    "torchlift.migrator.patterns.helpers",
+    "torchlift.migrator.patterns.progress_bar",
+    "torchlift.migrator.patterns.clipping",
+    "torchlift.migrator.patterns.accumulation",
+    "torchlift.migrator.patterns.amp",
+    "torchlift.migrator.patterns.step_sequence",
+    "torchlift.migrator.patterns.early_break",
+    "torchlift.migrator.patterns.mode_calls",
+    "torchlift.migrator.patterns.bindings",
+    "torchlift.migrator.patterns.data_parallel",
+    "torchlift.migrator.patterns.device_moves",
+    "torchlift.migrator.patterns.schedulers",
+    "torchlift.migrator.patterns.eval_passes",
+]
+
+RULE_OWNERS = (
+    "torchlift.migrator.outcomes",
+    "torchlift.migrator.shapes.context",
+    *SHAPES,
+    *PATTERNS,
+    "torchlift.migrator.resolve_names",
+    "torchlift.migrator.static_check",
+    "torchlift.migrator.upgrade.codes",
+)
+
+PHASES = (
+    "epoch_body",
+    "before_batch_loop",
+    "batch_loader",
+    "batch_statements",
+    "claim",
+    "bind",
+    "read",
+    "clean",
+)
+
+_extra: list[tuple[int, object]] = []  # (position in PATTERNS, pattern) registered at run time
+_phases: dict[str, list] = {}
+
+
+def rule_owners() -> list[ModuleType]:
+    return [importlib.import_module(name) for name in RULE_OWNERS]
+
+
+def patterns() -> list:
+    """The pattern modules in order, with the ones registered at run time in their place."""
+    found = [importlib.import_module(name) for name in PATTERNS]
+    for position, pattern in sorted(_extra, key=lambda item: item[0]):
+        found.insert(position, pattern)
+    return found
+
+
+def phase(name: str) -> list:
+    """The functions of phase `name`, in pattern order (computed once)."""
+    functions = _phases.get(name)
+    if functions is None:
+        if name not in PHASES:
+            raise ValueError(f"unknown phase {name!r}")
+        functions = [getattr(p, name) for p in patterns() if hasattr(p, name)]
+        _phases[name] = functions
+    return functions
+
+
+def run_phase(name: str, ctx, *args):
+    """Thread the last argument through every function of phase `name`."""
+    *fixed, value = args
+    for function in phase(name):
+        value = function(ctx, *fixed, value)
+    return value
+
+
+def run_each(name: str, ctx, *args) -> None:
+    for function in phase(name):
+        function(ctx, *args)
+
+
+def register(pattern, *, before: str | None = None) -> None:
+    """Add a pattern at run time, before the pattern module named `before` (default: last)."""
+    position = PATTERNS.index(before) if before is not None else len(PATTERNS)
+    _extra.append((position, pattern))
+    _phases.clear()
+
+
+def unregister(pattern) -> None:
+    _extra[:] = [(position, p) for position, p in _extra if p is not pattern]
+    _phases.clear()

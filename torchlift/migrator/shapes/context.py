@@ -1,0 +1,310 @@
+"""Where a training loop stands, and what every recogniser of that loop may ask.
+
+The rules any loop shape shares: a loop is converted where it stands, so it must sit directly
+at module level, in a function body or under `if __name__ == "__main__":` (TL103), and a
+function holding it must not use `global`/`nonlocal` (TL117); batches come from a loader
+(TL104); control flow (TL107) and epoch-level code (TL109) must keep their meaning in hooks. LoopContext records its place (the statements before and after it
+in its scope), answers binding and loader questions, and collects the blockers recognisers
+find, so a refused loop lists every reason.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.names import bound_names, collect_names
+from ..analysis.qualnames import TQDM, Qualnames
+from ..analysis.statements import contains, single_assign, statements
+from ..rule import Rule, Unsupported
+
+PLACEMENT = Rule(
+    "TL103",
+    "training loop is not at module level, in a function body or under `if __name__`",
+    """The loop is replaced by the Trainer call where it stands, so it must sit directly at
+    module level, in a function's body or under `if __name__ == "__main__":` -- not inside
+    a `with`, `try`, another loop or any other block.""",
+    """Move the loop out of the block (for example open the log file inside the loop, or put
+    the loop in a `main()` function).""",
+    """
+    with open("log.txt", "w") as log:
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+    """,
+)
+
+GLOBAL_STATEMENT = Rule(
+    "TL117",
+    "the function holding the loop uses `global` or `nonlocal`",
+    """Names declared `global` or `nonlocal` in the function around the loop live outside it;
+    moving the loop's code into a LightningModule would cut that link.""",
+    """Pass the value in and return it instead of declaring it global.""",
+    """
+    best = None
+
+
+    def main():
+        global best
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            best = loss.item()
+
+
+    main()
+    """,
+)
+
+NOT_A_LOADER = Rule(
+    "TL104",
+    "batch loop does not iterate a loader name (enumerate/tqdm of a name are accepted)",
+    """The Trainer draws batches from a DataLoader it is given, so the batch loop must iterate
+    a loader bound to a name: `for batch in loader`, `enumerate(loader)`, `tqdm(loader)`.
+    Manual batching (`range` over indices, `zip` of tensors) has no loader to hand over.""",
+    """Wrap the tensors in `DataLoader(TensorDataset(x, y), batch_size=...)` and iterate it.""",
+    """
+    data = torch.randn(8, 4)
+    for epoch in range(2):
+        for i in range(0, 8, 4):
+            optimizer.zero_grad()
+            loss = model(data[i : i + 4]).sum()
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+CONTROL_FLOW = Rule(
+    "TL107",
+    "loop body uses control flow that cannot be kept faithfully (break/continue/return)",
+    """Lightning calls `training_step` once per batch and cannot skip the rest of a step or
+    leave the epoch from inside it the way `continue`, `return` or a `break` before the
+    optimizer step do. (A `break` after `optimizer.step()` is converted: it ends the epoch.
+    A `return` inside a function defined in the loop is that function's own.)""",
+    """Filter the data in the dataset or sampler instead of `continue`; move a `break` after
+    `optimizer.step()`; use `max_steps` or an `EarlyStopping` callback by hand.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            if x.sum() > 0:
+                continue
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+EPOCH_STATEMENT = Rule(
+    "TL109",
+    "epoch-level statement cannot be placed in a Lightning hook faithfully",
+    """Code around the batch loop moves to `on_train_epoch_start` / `on_train_epoch_end`, and
+    code after `optimizer.step()` runs in Lightning before the step. Code whose place changes
+    its result (a loop before the batch loop, reading the model right after the step, a
+    scheduler stepped before training) is refused.""",
+    """Move such code to the end of the epoch (after the batch loop), or read the model at the
+    start of the next step.""",
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            print(model.weight.sum())
+    """,
+)
+
+RULES = (PLACEMENT, NOT_A_LOADER, CONTROL_FLOW, EPOCH_STATEMENT, GLOBAL_STATEMENT)
+
+_NAME_MAIN = m.Comparison(
+    left=m.Name("__name__"), comparisons=[m.ComparisonTarget(operator=m.Equal())]
+)
+
+
+class LoopContext:
+    """One candidate loop in its module. Read-only for recognisers, except `block` and the
+    facts they record for later steps (`index_start`)."""
+
+    def __init__(self, imports: dict[str, str], module: cst.Module, loop: cst.CSTNode) -> None:
+        self.module = module
+        self.loop = loop
+        self.names = Qualnames(imports)
+        self.blockers: list[Unsupported] = []
+        self.index_start: dict[str, cst.BaseExpression] = {}  # enumerate(..., start=)
+        self._binding_index: dict | None = None
+        # facts a pattern recorded for a later phase (e.g. the progress bar it unwrapped)
+        self.found: dict[str, object] = {}
+
+    # -- what recognisers report ------------------------------------------------------
+    def block(self, rule: Rule, reason: str, node) -> None:
+        """A reason the loop cannot be converted; planning goes on to find the others."""
+        self.blockers.append(Unsupported(rule, reason, node))
+
+    # -- qualified names ------------------------------------------------------------------
+    def qualnames(self, node: cst.CSTNode) -> set[str]:
+        return self.names.of(node)
+
+    def call_qualnames(self, node: cst.CSTNode) -> set[str]:
+        return self.names.of_call(node)
+
+    # -- where the loop stands --------------------------------------------------------
+    def locate(self) -> None:
+        """Find the loop's container and split its scope around it, or refuse (TL103)."""
+        loop = self.loop
+        self.in_function = False
+        self.function: cst.FunctionDef | None = None
+        owner = None
+        for stmt in self.module.body:
+            if stmt is loop:
+                owner = self.module
+                break
+            block = getattr(stmt, "body", None)
+            if isinstance(block, cst.IndentedBlock) and any(s is loop for s in block.body):
+                owner = stmt
+                break
+        if owner is None:
+            raise Unsupported(PLACEMENT, "training loop is nested inside another statement", loop)
+        if owner is self.module:
+            self.container = self.module
+            self.top_stmt = loop
+        else:
+            if isinstance(owner, cst.FunctionDef):
+                self.in_function = True
+                self.function = owner
+            elif not (isinstance(owner, cst.If) and m.matches(owner.test, _NAME_MAIN)):
+                raise Unsupported(
+                    PLACEMENT,
+                    "training loop is inside a block other than a function or `if __name__`",
+                    loop,
+                )
+            self.container = owner.body
+            self.top_stmt = owner
+        body = list(self.container.body)
+        index = next(i for i, s in enumerate(body) if s is loop)
+        self.before = body[:index]
+        self.after = body[index + 1 :]
+        module_body = list(self.module.body)
+        top_index = next(i for i, s in enumerate(module_body) if s is self.top_stmt)
+        self.module_before = module_body[:top_index] if self.top_stmt is not loop else []
+        self.module_after = module_body[top_index + 1 :] if self.top_stmt is not loop else []
+        if self.in_function:
+            # names the function binds: parameters + statements before the loop
+            self.scope_before = list(self.before)
+            self.params = {p.name.value for p in _all_params(self.function)}
+            if contains(self.function.body, frozenset({"global"})):
+                raise Unsupported(
+                    GLOBAL_STATEMENT, "the function holding the loop uses global/nonlocal", loop
+                )
+        else:
+            self.scope_before = [*self.module_before, *self.before]
+            self.params = set()
+        self.scope_after = list(self.after) + ([] if self.in_function else self.module_after)
+        self.module_defs = self._module_definitions()
+
+    def _module_definitions(self) -> set[str]:
+        names: set[str] = set()
+        for stmt in self.module.body:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                names.add(stmt.name.value)
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        names |= collect_names(small).writes
+            elif isinstance(stmt, (cst.If, cst.Try)) and contains(stmt, frozenset({"import"})):
+                for found in statements(stmt):  # guarded imports
+                    if isinstance(found, cst.SimpleStatementLine):
+                        for small in found.body:
+                            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                                names |= collect_names(small).writes
+        return names
+
+    # -- bindings before the loop -----------------------------------------------------
+    def binding(self, name: str):
+        """((statement, value) of the last `name = <expr>` of the loop's scope before the
+        loop, or None), and how many statements there bind `name`."""
+        index = self._binding_index
+        if index is None:  # one pass over the scope, then lookups
+            index = {}
+            for stmt in self.scope_before:
+                assign = single_assign(stmt)
+                for bound in bound_names(stmt):
+                    found, count = index.get(bound, (None, 0))
+                    found = (stmt, assign[1]) if assign and assign[0] == bound else None
+                    index[bound] = (found, count + 1)
+            self._binding_index = index
+        return index.get(name, (None, 0))
+
+    def is_loader_name(self, name: str) -> bool:
+        for stmt in self.scope_before:
+            found = single_assign(stmt)
+            if found and found[0] == name and isinstance(found[1], cst.Call):
+                if any(q.endswith("DataLoader") for q in self.call_qualnames(found[1])):
+                    return True
+        return False
+
+    def harmless_loop(self, stmt) -> bool:
+        """Loops at epoch level that do not iterate a loader (e.g. over a list of metrics)."""
+        for loop in statements(stmt):
+            if isinstance(loop, cst.While):
+                return False
+            if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Name):
+                if self.is_loader_name(loop.iter.value):
+                    return False
+        return True
+
+    # -- batch loops ----------------------------------------------------------------------
+    def unwrap_iter(self, loop: cst.For):
+        """(loader expression, index name, batch target) of a batch loop: `tqdm(...)` and
+        `enumerate(...)` around the loader are looked through."""
+        iterator, target, index = loop.iter, loop.target, None
+        for _ in range(3):
+            if not isinstance(iterator, cst.Call) or not iterator.args:
+                break
+            names = self.call_qualnames(iterator)
+            first = iterator.args[0]
+            if first.keyword is not None or first.star:
+                break
+            if names & TQDM:
+                iterator = first.value
+            elif "builtins.enumerate" in names and index is None:
+                start = None
+                if len(iterator.args) > 2 or (
+                    len(iterator.args) == 2
+                    and iterator.args[1].keyword is not None
+                    and iterator.args[1].keyword.value != "start"
+                ):
+                    raise Unsupported(NOT_A_LOADER, "enumerate() with unexpected arguments", loop)
+                if len(iterator.args) == 2:
+                    start = iterator.args[1].value
+                    if not isinstance(start, (cst.Integer, cst.Name, cst.Attribute)):
+                        raise Unsupported(NOT_A_LOADER, "enumerate start is an expression", loop)
+                if not m.matches(
+                    target, m.Tuple(elements=[m.Element(m.Name()), m.Element()])
+                ) and not m.matches(target, m.List(elements=[m.Element(m.Name()), m.Element()])):
+                    raise Unsupported(NOT_A_LOADER, "enumerate target is not `i, batch`", loop)
+                index = target.elements[0].value.value
+                target = target.elements[1].value
+                iterator = first.value
+                if start is not None and not (
+                    isinstance(start, cst.Integer) and start.evaluated_value == 0
+                ):
+                    self.index_start[index] = start
+            else:
+                break
+        return iterator, index, target
+
+
+def _all_params(func: cst.FunctionDef) -> list[cst.Param]:
+    p = func.params
+    out = [*p.posonly_params, *p.params, *p.kwonly_params]
+    for star in (p.star_arg, p.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.append(star)
+    return out

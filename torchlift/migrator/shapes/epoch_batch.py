@@ -1,0 +1,296 @@
+"""The epoch x batch shape: `for epoch in range(N):` around one `for batch in loader:`.
+
+    for epoch in range(start, stop):          -> Trainer(max_epochs=stop - start)
+        <pre>                                 -> on_train_epoch_start
+        for i, batch in enumerate(loader):    -> training_step(batch, batch_idx)
+            <step>                            (statements patterns do not claim)
+        <post>  [one evaluation pass]         -> on_train_epoch_end  [validation_step]
+
+This module reads that skeleton and hands every part to the patterns, in the registry's order
+and phases (registry.py): the epoch body (helpers inlined), the code before the batch loop
+(progress bars), each batch-loop statement (claimed by the step sequence, AMP, clipping,
+accumulation, ...), then the patterns' contributions to the plan (bind, read, clean).
+Not converted here: `while` loops (TL102), outer loops that are not `range` epochs (TL101),
+batch loops over something else than a loader name (TL104), control flow the Trainer cannot
+keep (TL107), epoch-level code whose place would change its result (TL109).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import registry
+from ..analysis.qualnames import TQDM, TRANGE
+from ..analysis.statements import (
+    BACKWARD,
+    FLOW,
+    FLOW_NO_BREAK,
+    LOOP,
+    OPTIMIZER_CALL,
+    contains,
+    direct_breaks,
+)
+from ..patterns.accumulation import ACCUMULATION
+from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
+from ..patterns.step_sequence import STEP_SEQUENCE
+from ..plan import LoopPlan
+from ..rule import Refused, Rule, Unsupported
+from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, LoopContext
+
+NOT_AN_EPOCH_LOOP = Rule(
+    "TL101",
+    "loop with backward() is not an epoch loop over range(...) around a batch loop",
+    """The converted shape is `for epoch in range(N):` (or `range(a, b)`, `trange`, `tqdm(range
+    (N))`) around one `for batch in loader:` loop. An outer loop over something else, a range
+    with a step, or a batch loop with no epoch loop around it has no `max_epochs` to give the
+    Trainer.""",
+    """Write the epoch loop as `for epoch in range(num_epochs):`. A single pass over the data
+    can be wrapped in `for epoch in range(1):`.""",
+    """
+    for epoch in range(0, 10, 2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+WHILE_LOOP = Rule(
+    "TL102",
+    "`while` training loops are not converted",
+    """A `while` loop stops on a condition the migrator cannot turn into `max_epochs` or
+    `max_steps` with the same number of steps.""",
+    """Count epochs with `for epoch in range(N):`; if the loop stops on a metric, convert with
+    a fixed N first and add an `EarlyStopping` callback by hand.""",
+    """
+    step = 0
+    while step < 10:
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            step += 1
+    """,
+)
+
+
+RULES = (NOT_AN_EPOCH_LOOP, WHILE_LOOP)
+
+
+class Consequence(Exception):
+    """Planning cannot go on, for a reason already recorded as a blocker."""
+
+
+def plan_loop(ctx: LoopContext) -> LoopPlan:
+    """The complete plan of `ctx.loop`, or Refused with every blocker found.
+
+    A check whose failure leaves the rest of the loop readable records its blocker
+    (`ctx.block`) and planning goes on, so the user sees every reason at once; a failure
+    that leaves nothing sensible to read further raises Unsupported at once."""
+    try:
+        plan = _plan(ctx)
+    except Unsupported as fatal:
+        ctx.blockers.append(fatal)
+    except Consequence:
+        pass
+    except Exception:
+        if not ctx.blockers:
+            raise
+        # analysis went on past a recorded blocker and tripped over what it refused:
+        # the loop is refused anyway, and the blockers say why
+    if ctx.blockers:
+        raise Refused(ctx.blockers)
+    return plan
+
+
+def _plan(ctx: LoopContext) -> LoopPlan:
+    loop = ctx.loop
+    if isinstance(loop, cst.While):
+        raise Unsupported(WHILE_LOOP, "`while` training loops are not converted", loop)
+    ctx.locate()
+    epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
+    if loop.orelse is not None:
+        raise Unsupported(CONTROL_FLOW, "`for ... else` on the epoch loop", loop)
+    epoch_body = registry.run_phase("epoch_body", ctx, epoch_body)
+    pre, batch_loop, post = _split_epoch_body(ctx, epoch_body)
+    pre = registry.run_phase("before_batch_loop", ctx, batch_loop, pre)
+    steps = _read_batch_loop(ctx, batch_loop)
+    plan = LoopPlan(
+        epoch_loop=loop,
+        container=ctx.container,
+        in_function=ctx.in_function,
+        epoch_var=epoch_var,
+        epoch_start=start,
+        train_loader=steps["loader"],
+        train_target=steps["target"],
+        train_index=steps["index"],
+        train_body=[stmt for _, stmt in steps["body"]],
+        loss_name=steps["loss"],
+        pre_train=pre,
+        post_train=post,
+    )
+    plan.add_trainer_arg("max_epochs", ctx.module.code_for_node(max_epochs))
+    for phase in ("bind", "read"):
+        registry.run_each(phase, ctx, plan, steps)
+    if plan.train_loader in ctx.params:
+        raise Unsupported(
+            NOT_A_LOADER,
+            f"the loader `{plan.train_loader}` is a parameter of the function holding the "
+            "loop: convert the script that builds it",
+            loop,
+        )
+    registry.run_each("clean", ctx, plan)
+    plan.index_start = dict(ctx.index_start)
+    for first in ctx.index_start.values():
+        if not isinstance(first, cst.Integer):
+            raise Unsupported(NOT_A_LOADER, "enumerate start is not a constant", loop)
+    from ..resolve_names import resolve_names, scope_info
+
+    ctx.scope = scope_info(ctx, plan)
+    ctx.uses = resolve_names(plan, ctx.scope, ctx.block)
+    return plan
+
+
+def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
+    iterator = loop.iter
+    if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TQDM:
+        if iterator.args and iterator.args[0].keyword is None:
+            iterator = iterator.args[0].value
+    names = ctx.call_qualnames(iterator)
+    if not (names & ({"builtins.range"} | TRANGE)):
+        if isinstance(loop.target, cst.BaseExpression) and isinstance(
+            loop.iter, (cst.Name, cst.Call)
+        ):
+            raise Unsupported(
+                NOT_AN_EPOCH_LOOP,
+                "batch loop without an epoch loop around it: wrap it in "
+                "`for epoch in range(1):` to convert it",
+                loop,
+            )
+        raise Unsupported(
+            NOT_AN_EPOCH_LOOP,
+            "outer loop calling backward() is not `for epoch in range(...)`",
+            loop,
+        )
+    args = iterator.args
+    if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
+        raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop)
+    if isinstance(loop.target, cst.Name):
+        epoch_var = loop.target.value if loop.target.value != "_" else None
+    else:
+        raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop)
+    if len(args) == 1:
+        start, max_epochs = None, args[0].value
+    else:
+        start, stop = args[0].value, args[1].value
+        if (
+            isinstance(stop, cst.BinaryOperation)
+            and isinstance(stop.operator, cst.Add)
+            and isinstance(stop.right, cst.Integer)
+            and isinstance(start, cst.Integer)
+            and start.evaluated_value == stop.right.evaluated_value
+        ):
+            max_epochs = stop.left
+        elif isinstance(start, cst.Integer) and isinstance(stop, cst.Integer):
+            max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
+        else:
+            max_epochs = cst.BinaryOperation(left=stop, operator=cst.Subtract(), right=start)
+        if isinstance(start, cst.Integer) and start.evaluated_value == 0:
+            start = None
+    return epoch_var, start, max_epochs, list(loop.body.body)
+
+
+def _split_epoch_body(ctx: LoopContext, stmts):
+    """(code before the batch loop, the batch loop, code after it). One evaluation pass may
+    follow the batch loop (its statement is kept in `post`, noted for eval_passes)."""
+    pre, post = [], []
+    batch_loop = None
+    for stmt in stmts:
+        if contains(stmt, FLOW) and not isinstance(stmt, cst.For):
+            ctx.block(CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt)
+        if contains(stmt, BACKWARD):
+            if isinstance(stmt, cst.For) and batch_loop is None:
+                batch_loop = stmt
+                continue
+            ctx.block(
+                ACCUMULATION,
+                "backward() is called outside a single batch loop of the epoch "
+                "(conditional or several training loops)",
+                stmt,
+            )
+            continue
+        if batch_loop is None:
+            if contains(stmt, LOOP):
+                ctx.block(EPOCH_STATEMENT, "loop before the training batch loop in the epoch", stmt)
+            pre.append(stmt)
+        elif "validation_stmt" not in ctx.found and eval_loop_of(ctx, stmt) is not None:
+            ctx.found["validation_stmt"] = stmt
+            post.append(stmt)  # placeholder: split by eval_passes
+        else:
+            if contains(stmt, LOOP) and not ctx.harmless_loop(stmt):
+                ctx.block(
+                    EVAL_SHAPE,
+                    "second loop over data in the epoch is not a validation loop "
+                    "under torch.no_grad()",
+                    stmt,
+                )
+            post.append(stmt)
+    if batch_loop is None:
+        raise Unsupported(NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop)
+    for stmt in batch_loop.body.body:
+        if contains(stmt, LOOP) and contains(stmt, BACKWARD):
+            ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
+    return pre, batch_loop, post
+
+
+def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
+    """What the batch loop holds, as `steps`: its loader, target and index; the statements
+    patterns claimed (zero_grad / backward / step / clip / accumulation positions) and the
+    others, with their positions (`body`)."""
+    if loop.orelse is not None:
+        raise Unsupported(CONTROL_FLOW, "`for ... else` on the batch loop", loop)
+    iterator, index, target = ctx.unwrap_iter(loop)
+    iterator = registry.run_phase("batch_loader", ctx, iterator)
+    if not isinstance(iterator, cst.Name):
+        raise Unsupported(
+            NOT_A_LOADER,
+            "batch loop does not iterate a loader name (manual batching over range or "
+            "zip is not converted; use a DataLoader)",
+            loop,
+        )
+    if contains(loop.body, FLOW_NO_BREAK) or any(
+        direct_breaks(s) for s in loop.body.body if isinstance(s, (cst.For, cst.While))
+    ):
+        ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
+    steps: dict = {
+        "loader": iterator.value,
+        "target": target,
+        "index": index,
+        "zero_grad": [],
+        "backward": None,
+        "step": [],
+        "clip": None,
+        "body": [],
+    }
+    claims = registry.phase("claim")
+    position = 0
+    for stmt in registry.run_phase("batch_statements", ctx, list(loop.body.body)):
+        position += 1
+        if any(claim(ctx, steps, stmt, position) for claim in claims):
+            continue
+        if contains(stmt, BACKWARD) or contains(stmt, OPTIMIZER_CALL):
+            ctx.block(
+                ACCUMULATION,
+                "optimizer calls inside a nested statement (conditional step or "
+                "gradient accumulation)",
+                stmt,
+            )
+            continue
+        steps["body"].append((position, stmt))
+    if steps["backward"] is None:
+        if ctx.blockers:  # a backward() the reading refused already (conditional, nested)
+            raise Consequence
+        raise Unsupported(STEP_SEQUENCE, "no `loss.backward()` statement in the batch loop", loop)
+    return steps

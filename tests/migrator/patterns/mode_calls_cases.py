@@ -29,6 +29,38 @@ CONVERTS = {
         ["self.model.train(True)"],
         [],
     ),
+    "train_kept_when_the_model_was_evaluated_before_the_loop": (
+        """
+        model.eval()
+        print(criterion(model(torch.randn(4, 4)), torch.zeros(4, dtype=torch.long)))
+        for epoch in range(2):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["def on_train_epoch_start(self):\n        self.model.train()"],
+        [],
+    ),
+    "train_kept_when_a_helper_received_the_model_before_the_loop": (
+        """
+        def evaluate(net):
+            net.eval()
+
+        evaluate(model)
+        for epoch in range(2):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["self.model.train()"],
+        [],
+    ),
 }
 
 UNCHANGED = {}

@@ -1,34 +1,65 @@
 """Pattern: `model.train()` / `model.eval()` -> removed: the Trainer switches modes itself
-(train for training_step, eval for validation and test steps).
+(eval for validation and test steps, then back to the mode the model had).
+
+Lightning does not put the model in train mode when `fit` starts: a script that evaluated the
+model before its training loop (a test of the untrained model) and then called `model.train()`
+would train in eval mode once converted (dropout off). So when code before the loop may leave
+the model in eval mode — it calls `model.eval()`, or hands the model to a function — the
+script's own `model.train()` calls of the training part are kept (they run in the same hooks).
 
 Leaves alone: `model.train(mode)` with an argument, and calls on anything but the model.
 """
 
 from __future__ import annotations
 
+import builtins
+
 import libcst.matchers as m
 
 from ..analysis.statements import call_method
 
 RULES = ()
+_BUILTINS = frozenset(dir(builtins))
 
 
 def clean(ctx, plan) -> None:
     model = plan.model.name
+    keep_train = _may_be_in_eval_mode(ctx, model)
 
-    def keep(stmt) -> bool:
+    def keep(stmt, training: bool = False) -> bool:
         for method in ("train", "eval"):
             receiver = call_method(stmt, method)
             if receiver is not None and m.matches(receiver, m.Name(model)):
                 if not stmt.body[0].value.args:
-                    return False
+                    return training and method == "train" and keep_train
         return True
 
-    plan.pre_train = [s for s in plan.pre_train if keep(s)]
+    plan.pre_train = [s for s in plan.pre_train if keep(s, training=True)]
     plan.post_train = [s for s in plan.post_train if keep(s)]
-    plan.train_body = [s for s in plan.train_body if keep(s)]
+    plan.train_body = [s for s in plan.train_body if keep(s, training=True)]
     for v in (plan.validation, plan.test):
         if v is not None:
             v.before = [s for s in v.before if keep(s)]
             v.body = [s for s in v.body if keep(s)]
             v.after = [s for s in v.after if keep(s)]
+
+
+def _may_be_in_eval_mode(ctx, model: str) -> bool:
+    """Whether code before the loop may leave `model` in eval mode: it calls `model.eval()`,
+    or passes the model to a call (a helper that evaluates it)."""
+    for stmt in ctx.scope_before:
+        if m.matches(stmt, m.FunctionDef() | m.ClassDef()):
+            continue  # a definition runs nothing until it is called
+        for call in m.findall(stmt, m.Call()):
+            func = call.func
+            if m.matches(func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
+                return True
+            passed = any(m.matches(arg.value, m.Name(model)) for arg in call.args)
+            # builtins (print, len, ...) and torch's own wrappers (DataParallel, compile, ...)
+            # do not switch the mode
+            harmless = any(
+                q.startswith("torch.") or q in _BUILTINS for q in ctx.call_qualnames(call)
+            ) or (m.matches(call.func, m.Name()) and call.func.value in _BUILTINS)
+            if passed and not harmless:
+                return True
+    return False

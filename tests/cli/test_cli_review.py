@@ -113,3 +113,17 @@ def test_verbose_report_is_stable(cli, tmp_path, monkeypatch, case):
     if os.environ.get("TORCHLIFT_REGEN_GOLDEN"):
         golden.write_text(result.stderr)
     assert result.stderr == golden.read_text()
+
+
+def test_a_named_file_with_nothing_to_convert_says_why_without_verbose(cli, tmp_path):
+    script = tmp_path / "plain.py"
+    script.write_text("import torch\nprint(torch.ones(2).sum())\n")
+    result = cli(script)
+    assert result.exit_code == 0
+    assert f"{script}:1:0: TL002 no training loop found (nothing calls `.backward()`)" in result.stderr
+
+
+def test_files_met_in_a_directory_stay_quiet_without_verbose(cli, tmp_path):
+    (tmp_path / "plain.py").write_text("import os\n")
+    assert "TL002" not in cli(tmp_path).stderr
+    assert "TL002" in cli("-v", tmp_path).stderr

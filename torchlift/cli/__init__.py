@@ -281,9 +281,11 @@ def deliver(
         return result
     if not quiet:
         # What was converted and what was left alone (warnings) always; "nothing to do here"
-        # notes only with -v, or a directory of plain modules would drown the report.
+        # notes for a file named on the command line, but for files met while walking a
+        # directory only with -v, or a directory of plain modules would drown the report.
+        named = source.root is None
         for finding in result.findings:
-            if verbose or result.changed or finding.severity != "info":
+            if verbose or named or result.changed or finding.severity != "info":
                 click.echo(str(finding), err=True)
     data = (
         encode_source(result.output, outcome.encoding)

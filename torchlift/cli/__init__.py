@@ -83,7 +83,8 @@ def explain_rule(ctx: click.Context, _param, code: str | None) -> None:
     "--html",
     "html_file",
     metavar="FILE",
-    help="Also write a self-contained review page: original and conversion side by side.",
+    help="Also write a self-contained review page: original and conversion side by side "
+    "(with --verify: and both runs' losses).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors on stderr.")
 @click.option(
@@ -150,10 +151,8 @@ def migrate_command(
     script from stdin and prints the converted script.
     """
     if verify_script is not None:
-        if output or write or check or report_file or html_file:
-            raise click.UsageError(
-                "--verify cannot be combined with -o, -w, --check, --report or --html"
-            )
+        if output or write or check or report_file:
+            raise click.UsageError("--verify cannot be combined with -o, -w, --check or --report")
         ctx.exit(
             run_verify_command(
                 verify_script,
@@ -163,6 +162,7 @@ def migrate_command(
                 target=target,
                 timeout=timeout,
                 device=device,
+                html=html_file,
             )
         )
     for name in VERIFY_ONLY:

@@ -3,8 +3,9 @@
 Contract with the CLI (torchlift/cli calls exactly this):
 
     run_verify(script, script_args, *, steps=20, rtol=1e-5, target="runtime", timeout=600.0,
-               device="cpu", out=sys.stdout, err=None) -> int   # the process exit code
+               device="cpu", out=sys.stdout, err=None, html=None) -> int   # the exit code
 
+`html`, a path: also write the review page with both runs' losses (after the runs).
 `err` receives the one-line usage and input errors (the CLI passes stderr); it defaults to `out`.
 
 It converts SCRIPT in memory, runs the original and the converted code side by side in
@@ -50,8 +51,12 @@ def run_verify(
     device: str = "cpu",
     out: TextIO = sys.stdout,
     err: TextIO | None = None,
+    html: str | None = None,
 ) -> int:
+    said: list[str] = []
+
     def say(text: str = "") -> None:
+        said.append(text)
         print(text, file=out, flush=True)
 
     def complain(text: str) -> None:
@@ -116,7 +121,23 @@ def run_verify(
                 raise
         say(f"  done in {time.monotonic() - started:.1f} s")
     say()
-    return report(original, converted, path.name, steps, rtol, timeout, say)
+    code = report(original, converted, path.name, steps, rtol, timeout, say)
+    if html is not None:
+        verdict = next((line for line in reversed(said) if line.startswith("verdict")), "")
+        write_review_page(Path(html), result, original, converted, verdict.split("\n")[0])
+        say(f"review page: {html}")
+    return code
+
+
+def write_review_page(page: Path, result, original: TracedRun, converted: TracedRun, verdict):
+    """`--verify --html PAGE`: the conversion beside the original, with both loss curves."""
+    from torchlift.review import LossTrace, render_review
+
+    trace = LossTrace(original.losses, converted.losses, verdict.removeprefix("verdict: "))
+    text = render_review([result], traces={result.path: trace})
+    partial = page.with_name(f".{page.name}.{os.getpid()}.tmp")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, page)  # whole or not at all
 
 
 def check_options(path: Path, steps, rtol, target, timeout, device) -> str | None:

@@ -213,7 +213,9 @@ def run_migrate(
     sources, path_errors = collect_sources(paths, skip_dir=output if mode == "output" else None)
     files = [s for s in sources if s.path != STDIN]
     found_in_directory = [s.root is not None for s in files]
-    results = migrate_files([s.path for s in files], target, found_in_directory)
+    # a bar only where a person watches a tree being walked (black/ruff show none on a pipe)
+    progress = not quiet and any(found_in_directory) and sys.stderr.isatty()
+    results = migrate_files([s.path for s in files], target, found_in_directory, progress=progress)
     outcomes = {s.path: outcome for s, outcome in zip(files, results)}
     tally = Tally()
     for error in path_errors:

@@ -7,6 +7,7 @@ that would not compile) becomes that file's `InputError`; it never stops the oth
 from __future__ import annotations
 
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -70,17 +71,31 @@ def migrate_file(path: str, target: str, empty_ok: bool = False) -> Outcome:
 
 
 def migrate_files(
-    paths: list[str], target: str, empty_ok: list[bool] | None = None, workers: int | None = None
+    paths: list[str],
+    target: str,
+    empty_ok: list[bool] | None = None,
+    workers: int | None = None,
+    progress: bool = False,
 ) -> list[Outcome]:
-    """Migrate every path; several files go to a process pool. Order of `paths` is kept."""
+    """Migrate every path; several files go to a process pool. Order of `paths` is kept.
+    `progress`: a tqdm bar on stderr (the CLI asks for it on a terminal)."""
     flags = empty_ok if empty_ok is not None else [False] * len(paths)
     workers = min(workers or os.cpu_count() or 1, len(paths))
+
+    def counted(outcomes):
+        if not progress:
+            return list(outcomes)
+        from tqdm import tqdm
+
+        bar = tqdm(outcomes, total=len(paths), unit="file", file=sys.stderr, leave=False)
+        return list(bar)
+
     if workers > 1:
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 chunksize = max(1, len(paths) // (workers * 4))
                 try:
-                    return list(
+                    return counted(
                         pool.map(migrate_file, paths, repeat(target), flags, chunksize=chunksize)
                     )
                 except BaseException:  # Ctrl-C, SIGTERM: leaving the `with` would wait for
@@ -88,7 +103,7 @@ def migrate_files(
                     raise
         except (OSError, NotImplementedError, BrokenProcessPool):
             pass  # no usable multiprocessing here (sandbox, no /dev/shm): do it in this process
-    return [migrate_file(path, target, flag) for path, flag in zip(paths, flags)]
+    return counted(migrate_file(path, target, flag) for path, flag in zip(paths, flags))
 
 
 def _end_workers(pool: ProcessPoolExecutor) -> None:

@@ -19,6 +19,7 @@ from ..analysis.names import bound_names, scope_reads
 from ..analysis.statements import call_method, single_assign
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
+from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .device_moves import is_trivial_statement, strip_device_moves
 from .step_sequence import STEP_SEQUENCE
@@ -75,6 +76,8 @@ def bind(ctx, plan, steps) -> None:
             )
         if kind == "optimizer":
             optimizers.append((position, receiver, binding))
+    if not optimizers and ctx.blockers:  # the step was refused already (nested, conditional)
+        raise Consequence
     if len({o[1] for o in optimizers}) != 1 or len(optimizers) != 1:
         raise Unsupported(
             STEP_SEQUENCE,

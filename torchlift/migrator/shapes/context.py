@@ -128,6 +128,11 @@ _NAME_MAIN = m.Comparison(
 )
 
 
+class Consequence(Exception):
+    """Planning cannot go on, for a reason already recorded as a blocker (no second message
+    for the same cause)."""
+
+
 class LoopContext:
     """One candidate loop in its module. Read-only for recognisers, except `block` and the
     facts they record for later steps (`index_start`)."""

@@ -35,7 +35,7 @@ from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
-from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, LoopContext
+from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, Consequence, LoopContext
 
 NOT_AN_EPOCH_LOOP = Rule(
     "TL101",
@@ -77,10 +77,6 @@ WHILE_LOOP = Rule(
 
 
 RULES = (NOT_AN_EPOCH_LOOP, WHILE_LOOP)
-
-
-class Consequence(Exception):
-    """Planning cannot go on, for a reason already recorded as a blocker."""
 
 
 def plan_loop(ctx: LoopContext) -> LoopPlan:

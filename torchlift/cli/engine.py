@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -107,6 +108,17 @@ def migrate_files(
 
 
 def _end_workers(pool: ProcessPoolExecutor) -> None:
+    # The pool's manager thread then fails the pending futures, which races their cancelling
+    # by `map` (CPython 3.11: InvalidStateError in that thread): the dying pool's bookkeeping,
+    # not the user's business, so that thread's errors are not printed.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    report = threading.excepthook
+
+    def quiet_manager(args) -> None:
+        if args.thread is not manager:
+            report(args)
+
+    threading.excepthook = quiet_manager
     # SIGKILL: forked workers inherit our SIGTERM handler, and the pool's worker loop catches
     # what a handler raises. They hold no files: nothing is left half-done.
     kill = getattr(pool, "kill_workers", None)  # public from Python 3.14
@@ -115,7 +127,9 @@ def _end_workers(pool: ProcessPoolExecutor) -> None:
         return
     for process in list((pool._processes or {}).values()):
         process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
+    # Wait for the manager thread to close its wake-up pipe: left running, it races the
+    # interpreter's exit hook that writes to that pipe ("OSError: Bad file descriptor").
+    pool.shutdown(wait=True)
 
 
 def failed(path: str, source: str, error: InputError) -> Outcome:

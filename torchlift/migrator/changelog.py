@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 from dataclasses import dataclass, field
 
 from .outcomes import CONVERTED
@@ -441,10 +442,7 @@ class _OutputIndex:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         }
         self._generated = {facts.instance_name, facts.trainer_name}
-        self._by_code: dict[str, ast.stmt] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.Expr, ast.AnnAssign)):
-                self._by_code.setdefault(ast.unparse(node), node)
+        self._tree = tree
         self._runs = self._runs_of_generated_statements(tree)
         self.trainer = next(
             (
@@ -460,6 +458,16 @@ class _OutputIndex:
     def statement(self, wanted: str):
         """The first output statement whose code is `wanted` (as `ast.unparse` writes it)."""
         return self._by_code.get(wanted)
+
+    @functools.cached_property
+    def _by_code(self) -> dict[str, ast.stmt]:
+        # unparsing every statement of the output costs as much as the file is long: only
+        # loops whose statements lost a device move ask for it
+        found: dict[str, ast.stmt] = {}
+        for node in ast.walk(self._tree):
+            if isinstance(node, (ast.Assign, ast.Expr, ast.AnnAssign)):
+                found.setdefault(ast.unparse(node), node)
+        return found
 
     def method(self, name: str):
         return self._methods.get(name)

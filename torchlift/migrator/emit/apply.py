@@ -124,7 +124,8 @@ def _pad_blank_lines(stmt, count: int):
 
 
 class RemoveUnusedBindings:
-    """Drop `device = torch.device(...)` lines whose name nothing reads any more, and
+    """Drop device bindings (`device = torch.device(...)`, or the if/else choosing it) whose
+    name nothing reads any more, with their comments, and
     module-level helper functions that were inlined into the LightningModule."""
 
     def __init__(self, codes: set[str], functions: set[str] = frozenset()) -> None:
@@ -139,10 +140,11 @@ class RemoveUnusedBindings:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in self.functions:
                 carry = [line for line in stmt.leading_lines if line.comment is None]
                 continue
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if isinstance(stmt, (cst.SimpleStatementLine, cst.If)):
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
                 if code in self.codes:
-                    carry = _carried(stmt, False, carry)
+                    # its comment ("# Device configuration") describes the removed line
+                    carry = _carried(stmt, True, carry)
                     continue
             if carry:
                 stmt = _prepend_lines(stmt, carry)

@@ -14,6 +14,7 @@ import libcst as cst
 from ..analysis.names import file_identifiers, reads_among
 from ..analysis.statements import single_assign
 from ..changelog import facts_of
+from ..patterns.device_intent import device_if_binding
 from ..outcomes import ALIAS_TAKEN, CONVERTED
 from ..result import Finding
 from .apply import ApplyPlans, RemoveUnusedBindings
@@ -84,9 +85,10 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
         inserts.setdefault(id(anchor), (where, []))[1].append(cls)
         for stmt in ctx.scope_before:
             assign = single_assign(stmt)
-            if assign and assign[0] in plan.device_names:
+            name = assign[0] if assign else device_if_binding(ctx, stmt)
+            if name in plan.device_names:
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
-                device_bindings.add((assign[0], code))
+                device_bindings.add((name, code))
         line, column = lines.position(plan.epoch_loop, (1, 0))
         if facts is not None:
             facts.append(facts_of(plan, lines, class_name, lit_name, trainer_name))
@@ -126,7 +128,7 @@ def _owner_of(module: cst.Module, code: str):
     """The module or function body holding the statement whose code is `code`."""
 
     def matches(stmt) -> bool:
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if not isinstance(stmt, (cst.SimpleStatementLine, cst.If)):
             return False
         return module.code_for_node(stmt.with_changes(leading_lines=[])).strip() == code
 

@@ -1,0 +1,181 @@
+"""Pattern: the script's device choice -> the Trainer's `accelerator=` and `devices=1`.
+
+    device = torch.device("cuda" if use_cuda else "cpu")   -> accelerator="cuda" if use_cuda else "cpu"
+    if torch.cuda.is_available():                           -> accelerator="cuda" if torch.cuda.is_available()
+        device = torch.device("cuda")                                    else "cpu"
+    else:
+        device = torch.device("cpu")
+    device = torch.accelerator.current_accelerator()        -> accelerator="auto" (the same choice)
+    no device at all (or only `.cuda()` calls)              -> accelerator="cpu" (or "cuda")
+
+The script's own flags (`--no-cuda`, `use_cuda = False`, `args.no_accel`) keep working because
+the condition that chose the device is the condition that chooses the accelerator. A
+single-device script asks for `devices=1` explicitly: Lightning's default ("auto") would spread
+it over every visible GPU, changing its batches and duplicating its prints.
+
+Refused (TL140): a device with an index other than 0 (`"cuda:1"`), which `devices=1` would
+not honour.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from ..analysis.statements import single_assign
+from ..rule import Rule, Unsupported
+
+DEVICE_INDEX = Rule(
+    "TL140",
+    "the script trains on a device index other than 0",
+    """`torch.device("cuda:1")` picks one GPU of several; the converted Trainer asks for one
+    device (`devices=1`, the first), which is not the same GPU.""",
+    """Select the GPU with `CUDA_VISIBLE_DEVICES=1` and write `torch.device("cuda")`, or pass
+    `devices=[1]` to the Trainer by hand after converting.""",
+    """
+    device = torch.device("cuda:1" if torch.cuda.is_available() else "cpu")
+    model = model.to(device)
+    for epoch in range(2):
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+RULES = (DEVICE_INDEX,)
+
+_DEVICE = re.compile(r"^[rbu]*(['\"])(cuda|cpu|mps|xpu|gpu)(?::(\d+))?['\"]$", re.I)
+_CURRENT_ACCELERATOR = "torch.accelerator.current_accelerator"
+
+
+def device_if_binding(ctx, stmt) -> str | None:
+    """The name an `if/elif/else` statement binds to a device in every branch (and does
+    nothing else), e.g. `if use_cuda: device = torch.device("cuda") else: ...`."""
+    if not isinstance(stmt, cst.If) or not _has_else(stmt):
+        return None
+    names = set()
+    branch: cst.If | cst.Else | None = stmt
+    while branch is not None:
+        body = branch.body.body
+        if len(body) != 1:
+            return None
+        assign = single_assign(body[0])
+        if assign is None or not is_device_value(ctx, assign[1]):
+            return None
+        names.add(assign[0])
+        branch = branch.orelse if isinstance(branch, cst.If) else None
+    return names.pop() if len(names) == 1 else None
+
+
+def _has_else(stmt: cst.If) -> bool:
+    while isinstance(stmt.orelse, cst.If):
+        stmt = stmt.orelse
+    return isinstance(stmt.orelse, cst.Else)
+
+
+def is_device_value(ctx, value: cst.BaseExpression) -> bool:
+    """`torch.device(...)`, a device string, `torch.accelerator.current_accelerator()` (or
+    its `.type`), or a conditional choosing between them."""
+    if isinstance(value, cst.IfExp):
+        return is_device_value(ctx, value.body) and is_device_value(ctx, value.orelse)
+    if isinstance(value, cst.Attribute) and value.attr.value == "type":
+        return _CURRENT_ACCELERATOR in ctx.call_qualnames(value.value)
+    if isinstance(value, cst.Call):
+        return bool(ctx.call_qualnames(value) & {"torch.device", _CURRENT_ACCELERATOR})
+    return isinstance(value, cst.SimpleString) and bool(_DEVICE.match(value.value))
+
+
+def bind(ctx, plan, steps) -> None:
+    """The if/else device idiom binds a device name like an assignment does."""
+    for stmt in ctx.scope_before:
+        name = device_if_binding(ctx, stmt)
+        if name is not None:
+            plan.device_names.add(name)
+
+
+def read(ctx, plan, steps) -> None:
+    accelerator = _accelerator(ctx, plan)
+    plan.trainer_args[:0] = [("accelerator", accelerator), ("devices", "1")]
+
+
+def _accelerator(ctx, plan) -> str:
+    binding = _last_device_binding(ctx, plan)
+    if binding is None:
+        uses_cuda = any(
+            isinstance(node, cst.Attribute) and node.attr.value == "cuda"
+            for node in _calls(plan.epoch_loop)
+        )
+        return '"cuda"' if uses_cuda else '"cpu"'
+    stmt, value = binding
+    return _accelerator_of(ctx, value, stmt)
+
+
+def _calls(node: cst.CSTNode):
+    """The `func` of every call with no arguments below `node` (`x.cuda()`)."""
+    found = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            if not call.args:
+                found.append(call.func)
+
+    node.visit(Visitor())
+    return found
+
+
+def _last_device_binding(ctx, plan):
+    """(statement, device value) of the last binding of a device name before the loop."""
+    found = None
+    for stmt in [*ctx.module_before, *ctx.scope_before]:
+        assign = single_assign(stmt)
+        if assign and assign[0] in plan.device_names and is_device_value(ctx, assign[1]):
+            found = stmt, assign[1]
+        elif device_if_binding(ctx, stmt) in plan.device_names:
+            found = stmt, _as_conditional(stmt)
+    return found
+
+
+def _as_conditional(stmt: cst.If) -> cst.BaseExpression:
+    """`if c: d = a elif e: d = b else: d = f` as the expression `a if c else b if e else f`."""
+    value = single_assign(stmt.body.body[0])[1]
+    if isinstance(stmt.orelse, cst.If):
+        orelse = _as_conditional(stmt.orelse)
+    else:
+        orelse = single_assign(stmt.orelse.body.body[0])[1]
+    return cst.IfExp(test=stmt.test, body=value, orelse=orelse)
+
+
+def _accelerator_of(ctx, value: cst.BaseExpression, stmt) -> str:
+    code = ctx.module.code_for_node
+    if isinstance(value, cst.IfExp):
+        body = _accelerator_of(ctx, value.body, stmt)
+        orelse = _accelerator_of(ctx, value.orelse, stmt)
+        if body == orelse:
+            return body
+        test = code(value.test).strip()
+        if isinstance(value.test, (cst.IfExp, cst.Lambda)):
+            test = f"({test})"
+        return f"{body} if {test} else {orelse}"
+    if isinstance(value, cst.SimpleString):
+        return _accelerator_of_string(value, stmt)
+    if isinstance(value, cst.Attribute) or _CURRENT_ACCELERATOR in ctx.call_qualnames(value):
+        return '"auto"'  # Lightning picks the same accelerator torch.accelerator reports
+    # torch.device(...)
+    args = value.args
+    if len(args) > 1 or (args and args[0].keyword is not None):
+        raise Unsupported(DEVICE_INDEX, "torch.device(...) with an index or keywords", stmt)
+    if args and is_device_value(ctx, args[0].value):
+        return _accelerator_of(ctx, args[0].value, stmt)
+    return f"{code(value).strip()}.type"
+
+
+def _accelerator_of_string(value: cst.SimpleString, stmt) -> str:
+    match = _DEVICE.match(value.value)
+    quote, name, index = match.groups()
+    if index is not None and int(index) != 0:
+        raise Unsupported(DEVICE_INDEX, f"the script trains on {value.value}", stmt)
+    return f"{quote}{name.lower()}{quote}"

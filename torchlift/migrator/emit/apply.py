@@ -136,15 +136,18 @@ class RemoveUnusedBindings:
         module = cst.Module(body=[])
         out = []
         carry = []
-        for stmt in body:
+        for index, stmt in enumerate(body):
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in self.functions:
                 carry = [line for line in stmt.leading_lines if line.comment is None]
                 continue
             if isinstance(stmt, (cst.SimpleStatementLine, cst.If)):
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
                 if code in self.codes:
-                    # its comment ("# Device configuration") describes the removed line
-                    carry = _carried(stmt, True, carry)
+                    # its comment ("# Device configuration") goes with it, unless the comment
+                    # heads a group the next statement belongs to (no blank line between)
+                    following = body[index + 1] if index + 1 < len(body) else None
+                    alone = following is None or _blank_prefix(following.leading_lines) > 0
+                    carry = _carried(stmt, alone, carry)
                     continue
             if carry:
                 stmt = _prepend_lines(stmt, carry)

@@ -14,8 +14,8 @@ import libcst as cst
 from ..analysis.names import file_identifiers, reads_among
 from ..analysis.statements import single_assign
 from ..changelog import facts_of
-from ..patterns.device_intent import device_if_binding
 from ..outcomes import ALIAS_TAKEN, CONVERTED
+from ..patterns.device_intent import device_if_binding
 from ..result import Finding
 from .apply import ApplyPlans, RemoveUnusedBindings
 from .imports import add_import

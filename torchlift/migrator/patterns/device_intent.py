@@ -105,26 +105,47 @@ def read(ctx, plan, steps) -> None:
 def _accelerator(ctx, plan) -> str:
     binding = _last_device_binding(ctx, plan)
     if binding is None:
-        uses_cuda = any(
-            isinstance(node, cst.Attribute) and node.attr.value == "cuda"
-            for node in _calls(plan.epoch_loop)
-        )
-        return '"cuda"' if uses_cuda else '"cpu"'
+        return _accelerator_of_cuda_calls(ctx, [*ctx.scope_before, plan.epoch_loop])
     stmt, value = binding
     return _accelerator_of(ctx, value, stmt)
 
 
-def _calls(node: cst.CSTNode):
-    """The `func` of every call with no arguments below `node` (`x.cuda()`)."""
-    found = []
+def _accelerator_of_cuda_calls(ctx, stmts) -> str:
+    """No device name: the script places with `.cuda()` (on the GPU, or on it under the
+    condition of the `if` around the first such call), or nowhere (the CPU)."""
+    finder = _CudaCalls()
+    for stmt in stmts:
+        stmt.visit(finder)
+    if not finder.conditions:
+        return '"cpu"'
+    first = finder.conditions[0]
+    if first is None:
+        return '"cuda"'
+    return f'"cuda" if {ctx.module.code_for_node(first).strip()} else "cpu"'
 
-    class Visitor(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            if not call.args:
-                found.append(call.func)
 
-    node.visit(Visitor())
-    return found
+class _CudaCalls(cst.CSTVisitor):
+    """The condition of the `if` directly around each `x.cuda()` call (None: unconditional)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conditions: list = []
+        self.tests: list = []
+
+    def visit_If(self, node: cst.If) -> bool:
+        node.test.visit(self)
+        self.tests.append(node.test)
+        node.body.visit(self)
+        self.tests[-1] = None  # the else branch is not under the condition
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        self.tests.pop()
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "cuda" and not node.args:
+            self.conditions.append(self.tests[-1] if self.tests else None)
 
 
 def _last_device_binding(ctx, plan):

@@ -63,7 +63,8 @@ def is_device_move(call: cst.Call, device_names: set[str]) -> bool:
 
 class StripDeviceMoves(cst.CSTTransformer):
     """`keep(receiver)`: a move to keep (as `.to(device)`, renamed `self.device` in the
-    class), because what it moves is a tensor the code creates, not the model or a batch."""
+    class), because what it moves is a tensor the code creates, not the model or a batch.
+    """
 
     def __init__(self, device_names: set[str], keep=None) -> None:
         super().__init__()

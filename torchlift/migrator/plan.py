@@ -79,6 +79,7 @@ class LoopPlan:
     # statements of the container to delete / strip of device moves
     remove_stmts: list[cst.CSTNode] = field(default_factory=list)
     strip_stmts: list[cst.CSTNode] = field(default_factory=list)
+    rewrite_stmts: list = field(default_factory=list)  # (statement, its replacement)
     test_stmts: list = field(default_factory=list)  # container statements of the test pass
     notes: list[str] = field(default_factory=list)
     inlined_helpers: list[str] = field(default_factory=list)

@@ -14,7 +14,7 @@ CONVERTS = {
         [
             "step_loss = self.criterion(self(x), y)\n        loss = step_loss / 2",
             "return step_loss",
-            "L.Trainer(max_epochs=2, accumulate_grad_batches=2)",
+            'accelerator="cpu", devices=1, max_epochs=2, accumulate_grad_batches=2',
         ],
         ["% 2 == 0"],
     ),

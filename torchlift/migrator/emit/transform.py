@@ -81,6 +81,8 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
                     moved.add(id(stmt))
         for stmt in plan.strip_stmts:
             strips[id(stmt)] = plan.device_names
+        for stmt, replacement in plan.rewrite_stmts:
+            replacements[id(stmt)] = [replacement]
         where, anchor = _insertion_point(module, ctx, plan, builder.code)
         inserts.setdefault(id(anchor), (where, []))[1].append(cls)
         for stmt in ctx.scope_before:

@@ -46,8 +46,6 @@ BINDING = Rule(
 
 RULES = (BINDING,)
 
-_DATA_PARALLEL_NOTE = "DataParallel removed: the Trainer places the model"
-
 
 def optim_kind(ctx, binding) -> str | None:
     """ "optimizer" or "scheduler" for a binding to a torch.optim call, else None."""
@@ -146,11 +144,12 @@ def read(ctx, plan, steps) -> None:
                 return "strip"
         return None
 
+    wrapped = ctx.found.setdefault("data_parallel_conditions", [])
     for stmt in ctx.scope_before:
         kind = placement_only(stmt)
         if kind == "remove":
             plan.remove_stmts.append(stmt)
-            plan.notes.append(_DATA_PARALLEL_NOTE)
+            wrapped.append(None)
             continue
         if kind == "strip":
             plan.strip_stmts.append(stmt)
@@ -158,10 +157,22 @@ def read(ctx, plan, steps) -> None:
         if isinstance(stmt, cst.If) and name in bound_names(stmt) | scope_reads(stmt):
             inner = list(stmt.body.body)
             kinds = [placement_only(s) for s in inner]
+            others = [s for s, kind in zip(inner, kinds) if kind is None]
             if stmt.orelse is None and inner and all(kinds):
                 plan.remove_stmts.append(stmt)
                 if "remove" in kinds:
-                    plan.notes.append(_DATA_PARALLEL_NOTE)
+                    wrapped.append(stmt.test)
+                continue
+            if (
+                stmt.orelse is None
+                and "remove" in kinds
+                and not any(name in bound_names(s) | scope_reads(s) for s in others)
+            ):
+                # `if torch.cuda.device_count() > 1: print(...); model = DataParallel(model)`:
+                # the wrap goes, the rest of the `if` stays
+                body = stmt.body.with_changes(body=others)
+                plan.rewrite_stmts.append((stmt, stmt.with_changes(body=body)))
+                wrapped.append(stmt.test)
                 continue
         if name not in bound_names(stmt):
             continue
@@ -181,7 +192,7 @@ def read(ctx, plan, steps) -> None:
     wrapper = ctx.found.get("data_parallel_wrapper")
     if wrapper is not None:
         plan.remove_stmts.append(wrapper)
-        plan.notes.append(_DATA_PARALLEL_NOTE)
+        wrapped.append(None)
     if not constructed:
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:

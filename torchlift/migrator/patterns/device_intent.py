@@ -46,7 +46,30 @@ DEVICE_INDEX = Rule(
     """,
 )
 
-RULES = (DEVICE_INDEX,)
+DATA_PARALLEL_DEVICES = Rule(
+    "TL141",
+    "DataParallel script whose GPU count cannot be written as Trainer arguments",
+    """A DataParallel script becomes a DDP one on the GPUs DataParallel used: `devices=` counts
+    them under the condition that put the model on CUDA. When that condition cannot be read
+    from the script (a device from `torch.accelerator`, a device name from a config) or the
+    wrap happens under several conditions, the count cannot be stated.""",
+    """Choose the device with `torch.device("cuda" if use_cuda else "cpu")` and wrap the model
+    once (`if torch.cuda.device_count() > 1: model = nn.DataParallel(model)`).""",
+    """
+    device = torch.accelerator.current_accelerator()
+    model = nn.DataParallel(model)
+    model.to(device)
+    for epoch in range(2):
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+RULES = (DEVICE_INDEX, DATA_PARALLEL_DEVICES)
 
 _DEVICE = re.compile(r"^[rbu]*(['\"])(cuda|cpu|mps|xpu|gpu)(?::(\d+))?['\"]$", re.I)
 _CURRENT_ACCELERATOR = "torch.accelerator.current_accelerator"
@@ -99,7 +122,127 @@ def bind(ctx, plan, steps) -> None:
 
 def read(ctx, plan, steps) -> None:
     accelerator = _accelerator(ctx, plan)
-    plan.trainer_args[:0] = [("accelerator", accelerator), ("devices", "1")]
+    wraps = ctx.found.get("data_parallel_conditions")
+    if not wraps:
+        plan.trainer_args[:0] = [("accelerator", accelerator), ("devices", "1")]
+        return
+    multi = _data_parallel_args(ctx, plan, wraps)
+    if multi is None:
+        plan.trainer_args[:0] = [("accelerator", accelerator), ("devices", "1")]
+        plan.notes.append("DataParallel removed: the model ran on the CPU, where it does nothing")
+        return
+    devices, strategy = multi
+    plan.trainer_args[:0] = [
+        ("accelerator", accelerator),
+        ("devices", devices),
+        ("strategy", strategy),
+    ]
+    plan.notes.append(
+        "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
+        "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
+        "batch_size by the GPU count to keep the global batch"
+    )
+
+
+class _Unknown(Exception):
+    """The device choice has no condition under which it is CUDA that can be written down."""
+
+
+_ALWAYS, _NEVER = "always", "never"
+
+
+def _data_parallel_args(ctx, plan, wraps) -> tuple[str, str] | None:
+    """(devices, strategy) codes for a DataParallel script: every GPU when the script is on
+    CUDA (and its wrap condition holds), else one device; None when it never is."""
+    code = ctx.module.code_for_node
+    try:
+        on_cuda = _cuda_condition(ctx, plan)
+    except _Unknown:
+        raise Unsupported(
+            DATA_PARALLEL_DEVICES,
+            "DataParallel with a device choice whose GPU count cannot be written down",
+            ctx.loop,
+        ) from None
+    if on_cuda == _NEVER:
+        return None
+    # the wrap's own `torch.cuda.device_count() > 1` is what `devices` says; others stay
+    extra = {code(c).strip() for c in wraps if c is not None and not _counts_devices(c)}
+    if len(extra) > 1 or (extra and None in wraps):
+        raise Unsupported(
+            DATA_PARALLEL_DEVICES,
+            "the model is wrapped in DataParallel under several conditions",
+            ctx.loop,
+        )
+    torch = next((k for k, v in ctx.names.imports.items() if v == "torch"), None)
+    if torch is None:
+        raise Unsupported(
+            DATA_PARALLEL_DEVICES, "`torch` is not imported as a module to count the GPUs", ctx.loop
+        )
+    count = f"{torch}.cuda.device_count()"
+    parts = [_paren(p) for p in (on_cuda, *sorted(extra)) if p != _ALWAYS]
+    condition = " and ".join(parts)
+    if not condition:
+        return count, f'"ddp" if {count} > 1 else "auto"'
+    return f"{count} if {condition} else 1", f'"ddp" if {condition} and {count} > 1 else "auto"'
+
+
+def _counts_devices(test: cst.BaseExpression) -> bool:
+    found = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if node.attr.value == "device_count":
+                found.append(node)
+
+    test.visit(Visitor())
+    return bool(found)
+
+
+def _paren(code: str) -> str:
+    try:
+        node = cst.parse_expression(code)
+    except cst.ParserSyntaxError:  # pragma: no cover - codes come from parsed source
+        return f"({code})"
+    simple = (cst.Name, cst.Attribute, cst.Call, cst.Comparison, cst.UnaryOperation)
+    if isinstance(node, simple) or (
+        isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And)
+    ):
+        return code
+    return f"({code})"
+
+
+def _cuda_condition(ctx, plan) -> str:
+    """When the script trains on CUDA: _ALWAYS, _NEVER or a condition's code (or _Unknown)."""
+    binding = _last_device_binding(ctx, plan)
+    if binding is None:
+        finder = _CudaCalls()
+        for stmt in [*ctx.scope_before, plan.epoch_loop]:
+            stmt.visit(finder)
+        if not finder.conditions:
+            return _NEVER
+        first = finder.conditions[0]
+        return _ALWAYS if first is None else ctx.module.code_for_node(first).strip()
+    return _cuda_condition_of(ctx, binding[1])
+
+
+def _cuda_condition_of(ctx, value) -> str:
+    if isinstance(value, cst.SimpleString):
+        name = _DEVICE.match(value.value).group(2).lower()
+        return _ALWAYS if name in ("cuda", "gpu") else _NEVER
+    if isinstance(value, cst.IfExp):
+        body, orelse = _cuda_condition_of(ctx, value.body), _cuda_condition_of(ctx, value.orelse)
+        test = ctx.module.code_for_node(value.test).strip()
+        if body == orelse and body in (_ALWAYS, _NEVER):
+            return body
+        if body == _ALWAYS and orelse == _NEVER:
+            return test
+        if body == _NEVER and orelse == _ALWAYS:
+            return f"not {_paren(test)}"
+        raise _Unknown
+    if isinstance(value, cst.Call) and "torch.device" in ctx.call_qualnames(value):
+        if len(value.args) == 1 and value.args[0].keyword is None:
+            return _cuda_condition_of(ctx, value.args[0].value)
+    raise _Unknown
 
 
 def _accelerator(ctx, plan) -> str:

@@ -120,8 +120,17 @@ def bind(ctx, plan, steps) -> None:
             plan.device_names.add(name)
 
 
+_SINGLE_NOTE = (
+    "device choice -> `accelerator=` of the Trainer, under the script's own condition, and "
+    "`devices=1`: one device, as the script trained"
+)
+
+
 def read(ctx, plan, steps) -> None:
     accelerator = _accelerator(ctx, plan)
+    binding = _last_device_binding(ctx, plan)
+    plan.device_stmt = binding[0] if binding else None
+    plan.device_note = _SINGLE_NOTE
     wraps = ctx.found.get("data_parallel_conditions")
     if not wraps:
         plan.trainer_args[:0] = [("accelerator", accelerator), ("devices", "1")]
@@ -137,11 +146,13 @@ def read(ctx, plan, steps) -> None:
         ("devices", devices),
         ("strategy", strategy),
     ]
-    plan.notes.append(
+    note = (
         "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
         "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
         "batch_size by the GPU count to keep the global batch"
     )
+    plan.notes.append(note)
+    plan.device_note = f"device choice -> `accelerator=`, `devices=`, `strategy=`: {note}"
 
 
 class _Unknown(Exception):

@@ -88,6 +88,28 @@ CONVERTS = {
         ["mask = torch.ones(x.shape[0]).to(self.device)", "x, y = batch"],
         ["x.to("],
     ),
+    "device_the_script_still_reads": (
+        """
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        print(f"Using {device} device")
+        """ + _LOOP,
+        [
+            "L.Trainer(accelerator=device, devices=1, max_epochs=2)",
+            'print(f"Using {device} device")',
+        ],
+        [".to(device)"],
+    ),
+    "torch_device_the_script_still_reads": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        """
+        + _LOOP
+        + """
+        torch.save(model.to(device).state_dict(), "model.pt")
+        """,
+        ["L.Trainer(accelerator=device.type, devices=1, max_epochs=2)"],
+        [],
+    ),
     "data_parallel_becomes_ddp": (
         """
         use_cuda = torch.cuda.is_available()

@@ -15,7 +15,7 @@ from ..analysis.names import file_identifiers, reads_among
 from ..analysis.statements import single_assign
 from ..changelog import facts_of
 from ..outcomes import ALIAS_TAKEN, CONVERTED
-from ..patterns.device_intent import device_if_binding
+from ..patterns.device_intent import device_if_binding, prefer_kept_device_name
 from ..result import Finding
 from .apply import ApplyPlans, RemoveUnusedBindings
 from .imports import add_import
@@ -65,6 +65,7 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
         builder = ClassBuilder(plan, class_name, module)
         cls = builder.build()
         cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        prefer_kept_device_name(ctx, plan)
         replacements[id(plan.epoch_loop)] = build_trainer_statements(
             plan, class_name, lit_name, trainer_name, module, uses
         )

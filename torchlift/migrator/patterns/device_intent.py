@@ -23,6 +23,7 @@ import re
 
 import libcst as cst
 
+from ..analysis.names import scope_reads
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 
@@ -153,6 +154,47 @@ def read(ctx, plan, steps) -> None:
     )
     plan.notes.append(note)
     plan.device_note = f"device choice -> `accelerator=`, `devices=`, `strategy=`: {note}"
+
+
+def prefer_kept_device_name(ctx, plan) -> None:
+    """When the script keeps its device binding (code outside the loop still reads it), the
+    Trainer reads the same name (`accelerator=device` / `device.type`) instead of repeating
+    its condition. Called once the plan is complete (the test pass placed)."""
+    stmt = plan.device_stmt
+    assign = single_assign(stmt) if stmt is not None else None
+    if assign is None or not plan.trainer_args or plan.trainer_args[0][0] != "accelerator":
+        return
+    name, value = assign
+    gone = {
+        id(s)
+        for s in (
+            stmt,
+            plan.epoch_loop,
+            *plan.remove_stmts,
+            *plan.strip_stmts,
+            *plan.test_stmts,
+            *(o.stmt for o in plan.optimizers),
+            *(o.scheduler_stmt for o in plan.optimizers),
+        )
+        if s is not None
+    }
+    kept = [s for s in [*ctx.scope_before, *ctx.scope_after] if id(s) not in gone]
+    if not any(name in scope_reads(s) for s in kept):
+        return
+    if _is_string_device(value):
+        plan.trainer_args[0] = ("accelerator", name)
+    elif isinstance(value, cst.Call) and "torch.device" in ctx.call_qualnames(value):
+        plan.trainer_args[0] = ("accelerator", f"{name}.type")
+
+
+def _is_string_device(value) -> bool:
+    """A device name without an index: a valid `accelerator=` as it is."""
+    if isinstance(value, cst.IfExp):
+        return _is_string_device(value.body) and _is_string_device(value.orelse)
+    if isinstance(value, cst.SimpleString):
+        match = _DEVICE.match(value.value)
+        return match.group(3) is None and match.group(2).lower() in ("cuda", "cpu", "mps", "gpu")
+    return False
 
 
 class _Unknown(Exception):

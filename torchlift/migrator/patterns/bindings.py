@@ -178,6 +178,10 @@ def read(ctx, plan, steps) -> None:
             continue
         assign = single_assign(stmt)
         if assign is None or assign[0] != name:
+            if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
+                raise Unsupported(
+                    DISTRIBUTED, "DistributedDataParallel scripts are not converted yet", stmt
+                )
             raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
         value = assign[1]
         if any("DistributedDataParallel" in q for q in ctx.call_qualnames(value)):
@@ -201,3 +205,11 @@ def read(ctx, plan, steps) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _wraps_in_ddp(ctx, stmt) -> bool:
+    return any(
+        "torch.nn.parallel.DistributedDataParallel" in ctx.call_qualnames(call)
+        or "torch.nn.parallel.distributed.DistributedDataParallel" in ctx.call_qualnames(call)
+        for call in m.findall(stmt, m.Call())
+    )

@@ -45,6 +45,23 @@ CONVERTS = {
         ['accelerator="cuda" if torch.cuda.is_available() else "cpu"', "devices=1"],
         ["# Device configuration", "device ="],
     ),
+    "default_then_if_without_else": (
+        """
+        device = "cpu"
+        if torch.cuda.is_available():
+            device = "cuda"
+        """ + _LOOP,
+        ['accelerator="cuda" if torch.cuda.is_available() else "cpu", devices=1'],
+        ["device ="],
+    ),
+    "device_rebound_by_a_helper": (
+        """
+        device = torch.device("cpu")
+        device = pick_device(device)
+        """ + _LOOP,
+        ["accelerator=torch.device(device).type, devices=1", "device = pick_device(device)"],
+        [".to(device)"],
+    ),
     "torch_accelerator_idiom": (
         """
         device = (

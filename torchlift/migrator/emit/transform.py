@@ -88,7 +88,7 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
         inserts.setdefault(id(anchor), (where, []))[1].append(cls)
         for stmt in ctx.scope_before:
             assign = single_assign(stmt)
-            name = assign[0] if assign else device_if_binding(ctx, stmt)
+            name = assign[0] if assign else device_if_binding(ctx, stmt, complete=False)
             if name in plan.device_names:
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
                 device_bindings.add((name, code))

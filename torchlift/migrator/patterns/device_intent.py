@@ -23,7 +23,7 @@ import re
 
 import libcst as cst
 
-from ..analysis.names import scope_reads
+from ..analysis.names import bound_names, scope_reads
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 
@@ -76,10 +76,11 @@ _DEVICE = re.compile(r"^[rbu]*(['\"])(cuda|cpu|mps|xpu|gpu)(?::(\d+))?['\"]$", r
 _CURRENT_ACCELERATOR = "torch.accelerator.current_accelerator"
 
 
-def device_if_binding(ctx, stmt) -> str | None:
+def device_if_binding(ctx, stmt, complete: bool = True) -> str | None:
     """The name an `if/elif/else` statement binds to a device in every branch (and does
-    nothing else), e.g. `if use_cuda: device = torch.device("cuda") else: ...`."""
-    if not isinstance(stmt, cst.If) or not _has_else(stmt):
+    nothing else), e.g. `if use_cuda: device = torch.device("cuda") else: ...`; with
+    `complete=False` also an `if` without `else` (rebinding a device chosen before it)."""
+    if not isinstance(stmt, cst.If) or (complete and not _has_else(stmt)):
         return None
     names = set()
     branch: cst.If | cst.Else | None = stmt
@@ -275,6 +276,8 @@ def _cuda_condition(ctx, plan) -> str:
             return _NEVER
         first = finder.conditions[0]
         return _ALWAYS if first is None else ctx.module.code_for_node(first).strip()
+    if binding[1] is None:
+        raise _Unknown
     return _cuda_condition_of(ctx, binding[1])
 
 
@@ -302,7 +305,9 @@ def _accelerator(ctx, plan) -> str:
     binding = _last_device_binding(ctx, plan)
     if binding is None:
         return _accelerator_of_cuda_calls(ctx, [*ctx.scope_before, plan.epoch_loop])
-    stmt, value = binding
+    stmt, value, name = binding
+    if value is None:  # rebound in a way not read here: the Trainer asks the device itself
+        return f"torch.device({name}).type"
     return _accelerator_of(ctx, value, stmt)
 
 
@@ -345,22 +350,34 @@ class _CudaCalls(cst.CSTVisitor):
 
 
 def _last_device_binding(ctx, plan):
-    """(statement, device value) of the last binding of a device name before the loop."""
+    """(statement, device value, name) of the last binding of a device name before the loop;
+    the value is None when a statement rebinds the name in a way not read here."""
     found = None
+    names = plan.device_names
     for stmt in [*ctx.module_before, *ctx.scope_before]:
         assign = single_assign(stmt)
-        if assign and assign[0] in plan.device_names and is_device_value(ctx, assign[1]):
-            found = stmt, assign[1]
-        elif device_if_binding(ctx, stmt) in plan.device_names:
-            found = stmt, _as_conditional(stmt)
+        partial = device_if_binding(ctx, stmt, complete=False)
+        if assign and assign[0] in names and is_device_value(ctx, assign[1]):
+            found = stmt, assign[1], assign[0]
+        elif partial in names:
+            before = found[1] if found is not None and found[2] == partial else None
+            if _has_else(stmt) or before is not None:
+                found = stmt, _as_conditional(stmt, before), partial
+            else:
+                found = stmt, None, partial
+        elif names & bound_names(stmt):
+            found = stmt, None, sorted(names & bound_names(stmt))[0]
     return found
 
 
-def _as_conditional(stmt: cst.If) -> cst.BaseExpression:
-    """`if c: d = a elif e: d = b else: d = f` as the expression `a if c else b if e else f`."""
+def _as_conditional(stmt: cst.If, otherwise=None) -> cst.BaseExpression:
+    """`if c: d = a elif e: d = b else: d = f` as the expression `a if c else b if e else f`
+    (`otherwise` for an `if` without `else`: the value bound before it)."""
     value = single_assign(stmt.body.body[0])[1]
     if isinstance(stmt.orelse, cst.If):
-        orelse = _as_conditional(stmt.orelse)
+        orelse = _as_conditional(stmt.orelse, otherwise)
+    elif stmt.orelse is None:
+        orelse = otherwise
     else:
         orelse = single_assign(stmt.orelse.body.body[0])[1]
     return cst.IfExp(test=stmt.test, body=value, orelse=orelse)

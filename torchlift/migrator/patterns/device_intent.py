@@ -13,8 +13,16 @@ the condition that chose the device is the condition that chooses the accelerato
 single-device script asks for `devices=1` explicitly: Lightning's default ("auto") would spread
 it over every visible GPU, changing its batches and duplicating its prints.
 
-Refused (TL140): a device with an index other than 0 (`"cuda:1"`), which `devices=1` would
-not honour.
+When code outside the loop still reads the device, the Trainer reads the same name
+(`accelerator=device`, or `device.type` for a `torch.device`).
+
+DataParallel (found by bindings / data_parallel) becomes DDP over the GPUs it used:
+`devices=torch.cuda.device_count() if <on CUDA> else 1`, `strategy="ddp" if <on CUDA> and
+torch.cuda.device_count() > 1 else "auto"`; on one device nothing changes. The report says how
+the global batch changes (DataParallel split a batch, DDP gives each GPU a whole one).
+
+Refused: TL140, a device with an index other than 0 (`"cuda:1"`), which `devices=1` would
+not honour; TL141, DataParallel when the condition that put the model on CUDA cannot be read.
 """
 
 from __future__ import annotations

@@ -18,6 +18,58 @@ CONVERTS = {
         ],
         ["% 2 == 0"],
     ),
+    # the header's loader yields 2 batches: a group of 3 never completes within an epoch, and
+    # the script carries its gradients on; Lightning would step at each epoch's end
+    "uneven_last_group_kept_manual": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [
+            "self.automatic_optimization = False",
+            "optimizer = self.optimizers()",
+            "self.manual_backward(loss)",
+            "if (batch_idx + 1) % 3 == 0:\n            optimizer.step()",
+            "L.Trainer(max_epochs=2)",
+        ],
+        ["accumulate_grad_batches", "return loss", "step_loss"],
+    ),
+    "steps_at_epoch_end_too": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0 or i + 1 == len(loader):
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["L.Trainer(max_epochs=2, accumulate_grad_batches=3)", "return step_loss"],
+        ["automatic_optimization", "len(loader)"],
+    ),
+    "clipping_each_micro_batch_kept_manual": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [
+            "self.manual_backward(loss)\n        self.clip_gradients(\n"
+            "            optimizer, gradient_clip_val=1.0, gradient_clip_algorithm=\"norm\"\n"
+            "        )\n        if (batch_idx + 1) % 2 == 0:",
+        ],
+        ["gradient_clip_val=1.0)", "accumulate_grad_batches"],
+    ),
 }
 
 UNCHANGED = {

@@ -156,6 +156,8 @@ class ClassBuilder:
         plan = self.plan
         args = [plan.model.name, *plan.init_args]
         lines = ["super().__init__()", f"self.model = {plan.model.name}"]
+        if plan.manual_optimization:
+            lines.append("self.automatic_optimization = False")
         lines += [f"self.{attr_name(a)} = {a}" for a in plan.init_args]
         body = [_stmt(line + "\n") for line in lines]
         return self.method(f"__init__(self, {', '.join(args)})", body)
@@ -164,7 +166,8 @@ class ClassBuilder:
         params = self.plan.model.forward_params
         if params is None or params.star_kwarg is not None or params.kwonly_params:
             return self.method(
-                "forward(self, *args, **kwargs)", [_stmt("return self.model(*args, **kwargs)\n")]
+                "forward(self, *args, **kwargs)",
+                [_stmt("return self.model(*args, **kwargs)\n")],
             )
         plain = [p for p in [*params.posonly_params, *params.params]][1:]
         star = params.star_arg if isinstance(params.star_arg, cst.Param) else None
@@ -185,13 +188,18 @@ class ClassBuilder:
         return self.method(f"{name}(self)", self.epoch_prefix(stmts) + body)
 
     def step(self, name, target, index, stmts, loss) -> cst.FunctionDef:
-        extra = None
+        extra = {}
         prefix = []
         start = self.plan.index_start.get(index) if index else None
         if start is not None:
             prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
         elif index and index != "batch_idx":
-            extra = {index: cst.Name("batch_idx")}
+            extra[index] = cst.Name("batch_idx")
+        if loss is not None and self.plan.manual_optimization:
+            # the step calls the optimizer by the script's name, bound once per step
+            optimizer = self.plan.optimizer.name
+            extra[optimizer] = cst.Name(optimizer)
+            prefix.insert(0, _stmt(f"{optimizer} = self.optimizers()\n"))
         body = prefix + self.target_prefix(target) + self.rewrite(stmts, extra)
         if loss is not None:  # the training step: what patterns rewrite in it
             for rewrite_step in self.plan.step_rewrites:
@@ -199,7 +207,8 @@ class ClassBuilder:
         if loss is not None:
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
             body.append(_stmt(f'self.log("train_loss", {loss_code})\n'))
-            body.append(_stmt(f"return {loss_code}\n"))
+            if not self.plan.manual_optimization:  # manual steps return nothing to optimize
+                body.append(_stmt(f"return {loss_code}\n"))
         if not body:
             body = [_stmt("pass\n")]
         return self.method(f"{name}(self, batch, batch_idx)", self.epoch_prefix(stmts) + body)

@@ -5,6 +5,9 @@
     torch.nn.utils.clip_grad_value_(model.parameters(), 0.5)   -> ... algorithm="value"
     optimizer.step()
 
+Under manual optimization (accumulation.py) the call stays where it is, as
+`self.clip_gradients(optimizer, gradient_clip_val=v, gradient_clip_algorithm=kind)`.
+
 Refused (TL105): clipping outside backward()..step(), twice, of other parameters than the
 model's, with norm_type or other options, or using the returned norm.
 """
@@ -67,6 +70,15 @@ def read(ctx, plan, steps) -> None:
     owners = m.OneOf(*[m.Name(n) for n in {model.name, *model.aliases}])
     if not m.matches(params, m.Call(func=m.Attribute(value=owners, attr=m.Name("parameters")))):
         raise Unsupported(STEP_SEQUENCE, "clipping something else than model.parameters()", stmt)
-    plan.add_trainer_arg("gradient_clip_val", ctx.module.code_for_node(value))
+    value_code = ctx.module.code_for_node(value)
+    if steps.get("manual_optimization"):  # clipped where the script clips, by the module
+        optimizer = plan.optimizer.name
+        call = cst.parse_expression(
+            f"self.clip_gradients({optimizer}, gradient_clip_val={value_code}, "
+            f'gradient_clip_algorithm="{kind}")'
+        )
+        steps.setdefault("kept", []).append((position, stmt.with_changes(body=[cst.Expr(call)])))
+        return
+    plan.add_trainer_arg("gradient_clip_val", value_code)
     if kind == "value":
         plan.add_trainer_arg("gradient_clip_algorithm", '"value"')

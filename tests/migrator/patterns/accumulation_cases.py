@@ -65,7 +65,7 @@ CONVERTS = {
         """,
         [
             "self.manual_backward(loss)\n        self.clip_gradients(\n"
-            "            optimizer, gradient_clip_val=1.0, gradient_clip_algorithm=\"norm\"\n"
+            '            optimizer, gradient_clip_val=1.0, gradient_clip_algorithm="norm"\n'
             "        )\n        if (batch_idx + 1) % 2 == 0:",
         ],
         ["gradient_clip_val=1.0)", "accumulate_grad_batches"],

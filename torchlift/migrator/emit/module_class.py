@@ -67,15 +67,24 @@ class ClassBuilder:
             mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
         if plan.test:
             mapping[plan.test.loader] = _expr("self.trainer.test_dataloaders")
-        model = plan.model
-        for name in (model.name, *model.aliases):
-            mapping[name] = _expr("self.model")
+        for model in plan.models:
+            for name in (model.name, *model.aliases):
+                mapping[name] = self_attr(self.model_attr(model))
         # reading the optimizer / scheduler in a step or hook (e.g. the learning rate)
         optimizer = plan.optimizer
         mapping[optimizer.name] = _expr("self.optimizers()")
         if optimizer.scheduler:
             mapping[optimizer.scheduler] = _expr("self.lr_schedulers()")
         self.mapping = mapping
+
+    @property
+    def several_models(self) -> bool:
+        return len(self.plan.models) > 1
+
+    def model_attr(self, model) -> str:
+        """`self.model` for the one model (forward delegates to it); each model of several
+        keeps its own name."""
+        return attr_name(model.name) if self.several_models else "model"
 
     def rewrite(self, nodes, extra=None):
         mapping = dict(self.mapping)
@@ -84,8 +93,9 @@ class ClassBuilder:
         out = []
         model = self.plan.model
         for node in nodes:
-            for name in (model.name, *model.aliases):
-                node = node.visit(_ModelCallsToSelf(name))
+            if not self.several_models:
+                for name in (model.name, *model.aliases):
+                    node = node.visit(_ModelCallsToSelf(name))
             out.append(rename(node, mapping))
         return out
 
@@ -124,7 +134,9 @@ class ClassBuilder:
     def build(self) -> cst.ClassDef:
         plan = self.plan
         pieces = plan.hook_pieces
-        methods = [self.init_method(), self.forward_method()]
+        methods = [self.init_method()]
+        if not self.several_models:  # several models: the steps call each by its name
+            methods.append(self.forward_method())
         if plan.pre_train or "on_train_epoch_start" in pieces:
             methods.append(self.hook("on_train_epoch_start", plan.pre_train))
         if "on_train_batch_start" in pieces:
@@ -154,8 +166,9 @@ class ClassBuilder:
 
     def init_method(self) -> cst.FunctionDef:
         plan = self.plan
-        args = [plan.model.name, *plan.init_args]
-        lines = ["super().__init__()", f"self.model = {plan.model.name}"]
+        args = [*(model.name for model in plan.models), *plan.init_args]
+        lines = ["super().__init__()"]
+        lines += [f"self.{self.model_attr(model)} = {model.name}" for model in plan.models]
         if plan.manual_optimization:
             lines.append("self.automatic_optimization = False")
         lines += [f"self.{attr_name(a)} = {a}" for a in plan.init_args]

@@ -67,6 +67,8 @@ def read(ctx, plan, steps) -> None:
     if not steps["backward"] < position < steps["optimizer_step"]:
         ctx.block(STEP_SEQUENCE, "clipping outside backward()..step()", stmt)
     model = plan.model
+    if len(plan.models) > 1:  # the Trainer would clip every model's gradients together
+        raise Unsupported(STEP_SEQUENCE, "clipping with an optimizer over several models", stmt)
     owners = m.OneOf(*[m.Name(n) for n in {model.name, *model.aliases}])
     if not m.matches(params, m.Call(func=m.Attribute(value=owners, attr=m.Name("parameters")))):
         raise Unsupported(STEP_SEQUENCE, "clipping something else than model.parameters()", stmt)

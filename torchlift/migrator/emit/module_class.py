@@ -73,6 +73,9 @@ class ClassBuilder:
         # reading the optimizer / scheduler in a step or hook (e.g. the learning rate)
         optimizer = plan.optimizer
         mapping[optimizer.name] = _expr("self.optimizers()")
+        if len(plan.optimizers) > 1:
+            for k, other in enumerate(plan.optimizers):
+                mapping[other.name] = _expr(f"self.optimizers()[{k}]")
         if optimizer.scheduler:
             mapping[optimizer.scheduler] = _expr("self.lr_schedulers()")
         self.mapping = mapping
@@ -168,9 +171,9 @@ class ClassBuilder:
         plan = self.plan
         args = [*(model.name for model in plan.models), *plan.init_args]
         lines = ["super().__init__()"]
-        lines += [f"self.{self.model_attr(model)} = {model.name}" for model in plan.models]
         if plan.manual_optimization:
             lines.append("self.automatic_optimization = False")
+        lines += [f"self.{self.model_attr(model)} = {model.name}" for model in plan.models]
         lines += [f"self.{attr_name(a)} = {a}" for a in plan.init_args]
         body = [_stmt(line + "\n") for line in lines]
         return self.method(f"__init__(self, {', '.join(args)})", body)
@@ -209,15 +212,15 @@ class ClassBuilder:
         elif index and index != "batch_idx":
             extra[index] = cst.Name("batch_idx")
         if loss is not None and self.plan.manual_optimization:
-            # the step calls the optimizer by the script's name, bound once per step
-            optimizer = self.plan.optimizer.name
-            extra[optimizer] = cst.Name(optimizer)
-            prefix.insert(0, _stmt(f"{optimizer} = self.optimizers()\n"))
+            # the step calls the optimizers by the script's names, bound once per step
+            names = [optimizer.name for optimizer in self.plan.optimizers]
+            extra.update({name: cst.Name(name) for name in names})
+            prefix.insert(0, _stmt(f"{', '.join(names)} = self.optimizers()\n"))
         body = prefix + self.target_prefix(target) + self.rewrite(stmts, extra)
         if loss is not None:  # the training step: what patterns rewrite in it
             for rewrite_step in self.plan.step_rewrites:
                 body = [rewrite_step(node) for node in body]
-        if loss is not None:
+        if loss is not None and len(self.plan.optimizers) == 1:  # one loss to log and return
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
             body.append(_stmt(f'self.log("train_loss", {loss_code})\n'))
             if not self.plan.manual_optimization:  # manual steps return nothing to optimize
@@ -233,6 +236,14 @@ class ClassBuilder:
 
     def configure_optimizers(self) -> cst.FunctionDef:
         plan = self.plan
+        if len(plan.optimizers) > 1:  # built in the script's order, the step's unpacking
+            names = [optimizer.name for optimizer in plan.optimizers]
+            local = {name: cst.Name(name) for name in names}
+            for loader in plan.loader_args:
+                local[loader] = self_attr(attr_name(loader))
+            body = self.rewrite([optimizer.stmt for optimizer in plan.optimizers], local)
+            body.append(_stmt(f"return {', '.join(names)}\n"))
+            return self.method("configure_optimizers(self)", body)
         optimizer = plan.optimizer
         stmts = [optimizer.stmt]
         if optimizer.scheduler_stmt is not None:

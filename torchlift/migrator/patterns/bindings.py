@@ -65,6 +65,8 @@ def optim_kind(ctx, binding) -> str | None:
 
 
 def bind(ctx, plan, steps) -> None:
+    if steps.get("manual"):  # several optimizers: manual_optimization bound them
+        return
     optimizers = []
     for position, receiver, stmt in steps["step"]:
         binding, _ = ctx.binding(receiver)
@@ -93,10 +95,10 @@ def bind(ctx, plan, steps) -> None:
         raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
-    plan.models.extend(ModelPlan(name) for name in _models_from_optimizer(call))
+    plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call))
 
 
-def _models_from_optimizer(call: cst.Call) -> list[str]:
+def models_from_optimizer(call: cst.Call) -> list[str]:
     """The names whose `parameters()` the optimizer call reads, in source order."""
     receivers = [
         found.func.value.value

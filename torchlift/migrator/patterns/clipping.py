@@ -46,17 +46,22 @@ def _clip_call(ctx, stmt):
         return None
     small = stmt.body[0]
     call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-    if not isinstance(call, cst.Call):
-        return None
-    kinds = {_CLIP[q] for q in ctx.call_qualnames(call) if q in _CLIP}
-    if not kinds:
+    if not isinstance(call, cst.Call) or not ctx.call_qualnames(call).intersection(_CLIP):
         return None
     if isinstance(small, cst.Assign):
         raise Unsupported(STEP_SEQUENCE, "the gradient norm returned by clipping is used", stmt)
+    return clip_call(ctx, call, stmt)
+
+
+def clip_call(ctx, call: cst.Call, stmt=None):
+    """(kind, parameters, value) of a clipping call, else None."""
+    kinds = {_CLIP[q] for q in ctx.call_qualnames(call) if q in _CLIP}
+    if not kinds:
+        return None
     kind = kinds.pop()
     args = list(call.args)
     if len(args) != 2 or any(a.star for a in args):
-        raise Unsupported(STEP_SEQUENCE, "clipping with norm_type or other options", stmt)
+        raise Unsupported(STEP_SEQUENCE, "clipping with norm_type or other options", stmt or call)
     return kind, args[0].value, args[1].value
 
 

@@ -81,6 +81,8 @@ def claim(ctx, steps, stmt, position) -> bool:
 
 
 def read(ctx, plan, steps) -> None:
+    if steps.get("manual"):  # several optimizers: the step keeps the script's calls
+        return
     backward = steps["backward"]
     opt_step = steps["optimizer_step"]
     models = {n for model in plan.models for n in (model.name, *model.aliases)}

@@ -87,7 +87,9 @@ class ClassBuilder:
     def model_attr(self, model) -> str:
         """`self.model` for the one model (forward delegates to it); each model of several
         keeps its own name."""
-        return attr_name(model.name) if self.several_models else "model"
+        if not self.several_models or model.name == "model":  # `model` is free for a model
+            return "model"
+        return attr_name(model.name)
 
     def rewrite(self, nodes, extra=None):
         mapping = dict(self.mapping)

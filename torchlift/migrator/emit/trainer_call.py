@@ -25,9 +25,10 @@ def build_trainer_statements(
         f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
     ]
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]
+    optimizers = [optimizer.name for optimizer in plan.optimizers]
     for name in plan.optim_after:
-        if name == plan.optimizer.name:
-            lines.append(f"{name} = {trainer_name}.optimizers[0]")
+        if name in optimizers:
+            lines.append(f"{name} = {trainer_name}.optimizers[{optimizers.index(name)}]")
         else:
             lines.append(f"{name} = {trainer_name}.lr_scheduler_configs[0].scheduler")
     if plan.device_after:

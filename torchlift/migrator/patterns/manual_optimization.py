@@ -28,8 +28,10 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.statements import direct_breaks
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
+from ..shapes.context import CONTROL_FLOW
 from .bindings import BINDING, models_from_optimizer, optim_kind
 from .clipping import clip_call
 
@@ -117,6 +119,8 @@ def claim(ctx, steps, stmt, position) -> bool:
     if "manual_optimizers" not in ctx.found:
         return False
     steps["manual"] = True
+    if direct_breaks(stmt):  # the kept statements are a step's, not a loop's
+        raise Unsupported(CONTROL_FLOW, "`break` in a step with several optimizers", stmt)
     kept = _KeepStep(ctx, steps, stmt)
     steps.setdefault("kept", []).append((position, stmt.visit(kept)))
     if kept.backward is not None and steps["backward"] is None:
@@ -217,12 +221,10 @@ def read(ctx, plan, steps) -> None:
     for stmt in [*plan.pre_train, *plan.post_train]:
         for call in _step_calls(stmt):
             name = call.func.value.value
-            if optim_kind(ctx, ctx.binding(name)[0]) is not None:
-                raise Unsupported(
-                    MANUAL_SCHEDULER,
-                    f"`{name}.step()` at epoch level with several optimizers",
-                    stmt,
-                )
+            kind = optim_kind(ctx, ctx.binding(name)[0])
+            if kind is not None:
+                rule = MANUAL_SCHEDULER if kind == "scheduler" else MANUAL_STEP
+                raise Unsupported(rule, f"`{name}.step()` at epoch level", stmt)
     if any(keyword == "precision" for keyword, _ in plan.trainer_args):
         raise Unsupported(MANUAL_STEP, "mixed precision with several optimizers", ctx.loop)
     plan.train_body = [stmt for _, stmt in sorted(steps["kept"], key=lambda found: found[0])]

@@ -79,6 +79,7 @@ FEATURES = {
     "plateau_scheduler_val_loss": [reduces_lr],
     "gradient_accumulation": [accumulates],
     "accumulation_uneven_last_group": [accumulates, carries_partial_group],
+    "gan_dcgan_two_optimizers": [clips],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],

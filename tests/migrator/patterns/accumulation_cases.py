@@ -97,4 +97,18 @@ UNCHANGED = {
         """,
         "TL114",
     ),
+    "uneven_last_group_with_a_scheduler": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            scheduler.step()
+        """,
+        "TL114",
+    ),
 }

@@ -201,10 +201,19 @@ def _keep_script_steps(plan, steps) -> None:
 
 
 def clean(ctx, plan) -> None:
-    if plan.manual_optimization and plan.scaler is not None:
+    if not plan.manual_optimization or len(plan.optimizers) != 1:
+        return
+    if plan.scaler is not None:
         raise Unsupported(
             ACCUMULATION,
             "mixed precision with an accumulation Lightning would not reproduce "
             "(a last partial group) is not converted",
             ctx.loop,
+        )
+    if plan.optimizer.scheduler is not None:  # manual optimization steps no scheduler
+        raise Unsupported(
+            ACCUMULATION,
+            "a scheduler with an accumulation Lightning would not reproduce "
+            "(a last partial group) is not converted",
+            plan.optimizer.scheduler_stmt,
         )

@@ -80,6 +80,7 @@ FEATURES = {
     "gradient_accumulation": [accumulates],
     "accumulation_uneven_last_group": [accumulates, carries_partial_group],
     "gan_dcgan_two_optimizers": [clips],
+    "gan_scheduler_per_optimizer": [changes_lr_between_epochs],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],

@@ -84,20 +84,6 @@ UNCHANGED = {
         """,
         "TL106",
     ),
-    "two_optimizers": (
-        """
-        other = torch.optim.SGD(model.parameters(), lr=0.01)
-        for epoch in range(2):
-            for x, y in loader:
-                optimizer.zero_grad()
-                other.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                optimizer.step()
-                other.step()
-        """,
-        "TL105",
-    ),
     "step_on_something_else": (
         """
         for epoch in range(2):

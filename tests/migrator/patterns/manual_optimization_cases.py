@@ -86,6 +86,46 @@ CONVERTS = {
         ],
         ["gradient_clip_val=0.1)"],
     ),
+    "scheduler_stepped_where_the_script_steps_it": (
+        _GENERATOR + """
+        scheduler = torch.optim.lr_scheduler.StepLR(opt_gen, 1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+            scheduler.step()
+        """,
+        [
+            "def on_train_epoch_end(self):\n        self.lr_schedulers().step()",
+            "return [optimizer, opt_gen], [scheduler]",
+        ],
+        ['"interval"'],
+    ),
+    "two_optimizers_on_one_model": (
+        """
+        other = torch.optim.SGD(model.parameters(), lr=0.01)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                other.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                other.step()
+        """,
+        [
+            "optimizer, other = self.optimizers()",
+            "self.manual_backward(loss)\n        optimizer.step()\n        other.step()",
+            "def forward(self, *args, **kwargs):",
+        ],
+        [],
+    ),
 }
 
 UNCHANGED = {
@@ -123,9 +163,10 @@ UNCHANGED = {
         """,
         "TL125",
     ),
-    "scheduler_of_one_optimizer": (
+    "two_schedulers_on_one_optimizer": (
         _GENERATOR + """
-        scheduler = torch.optim.lr_scheduler.StepLR(opt_gen, 1)
+        warmup = torch.optim.lr_scheduler.LinearLR(opt_gen)
+        decay = torch.optim.lr_scheduler.ExponentialLR(opt_gen, 0.9)
         for epoch in range(2):
             for x, y in loader:
                 optimizer.zero_grad()
@@ -136,7 +177,8 @@ UNCHANGED = {
                 loss_gen = -criterion(model(gen(x)), y)
                 loss_gen.backward()
                 opt_gen.step()
-            scheduler.step()
+            warmup.step()
+            decay.step()
         """,
         "TL126",
     ),

@@ -76,7 +76,11 @@ class ClassBuilder:
         if len(plan.optimizers) > 1:
             for k, other in enumerate(plan.optimizers):
                 mapping[other.name] = _expr(f"self.optimizers()[{k}]")
-        if optimizer.scheduler:
+            schedulers = [o.scheduler for o in plan.optimizers if o.scheduler]
+            for k, scheduler in enumerate(schedulers):
+                index = f"[{k}]" if len(schedulers) > 1 else ""
+                mapping[scheduler] = _expr(f"self.lr_schedulers(){index}")
+        if optimizer.scheduler and len(plan.optimizers) == 1:
             mapping[optimizer.scheduler] = _expr("self.lr_schedulers()")
         self.mapping = mapping
 
@@ -218,6 +222,11 @@ class ClassBuilder:
             names = [optimizer.name for optimizer in self.plan.optimizers]
             extra.update({name: cst.Name(name) for name in names})
             prefix.insert(0, _stmt(f"{', '.join(names)} = self.optimizers()\n"))
+            schedulers = [o.scheduler for o in self.plan.optimizers if o.scheduler]
+            reads = set().union(*(collect_names(s).reads for s in stmts)) if stmts else set()
+            if len(self.plan.optimizers) > 1 and reads & set(schedulers):
+                extra.update({name: cst.Name(name) for name in schedulers})
+                prefix.insert(1, _stmt(f"{', '.join(schedulers)} = self.lr_schedulers()\n"))
         body = prefix + self.target_prefix(target) + self.rewrite(stmts, extra)
         if loss is not None:  # the training step: what patterns rewrite in it
             for rewrite_step in self.plan.step_rewrites:
@@ -243,8 +252,14 @@ class ClassBuilder:
             local = {name: cst.Name(name) for name in names}
             for loader in plan.loader_args:
                 local[loader] = self_attr(attr_name(loader))
-            body = self.rewrite([optimizer.stmt for optimizer in plan.optimizers], local)
-            body.append(_stmt(f"return {', '.join(names)}\n"))
+            schedulers = [o for o in plan.optimizers if o.scheduler]
+            local.update({o.scheduler: cst.Name(o.scheduler) for o in schedulers})
+            stmts = [o.stmt for o in plan.optimizers] + [o.scheduler_stmt for o in schedulers]
+            body = self.rewrite(stmts, local)
+            returned = ", ".join(names)
+            if schedulers:  # Lightning ties each to the optimizer it was built on
+                returned = f"[{returned}], [{', '.join(o.scheduler for o in schedulers)}]"
+            body.append(_stmt(f"return {returned}\n"))
             return self.method("configure_optimizers(self)", body)
         optimizer = plan.optimizer
         stmts = [optimizer.stmt]

@@ -17,10 +17,13 @@ trains. Every statement of the batch loop stays where the script has it: Lightni
 nothing between them under manual optimization. `detach()`, `torch.autograd.grad` and
 conditions on the batch index are ordinary code and are kept as written.
 
-Refused (TL125): an optimizer step taken with a closure or other arguments, a step on a name
-that is not an optimizer of this scope, mixed precision (the scaler's calls), clipping of
-parameters that are not exactly one optimizer's model, `backward()` on an expression;
-(TL126) a learning-rate scheduler stepped on one of the optimizers.
+Schedulers stay stepped where the script steps them, in the step or at the epoch's end,
+through `self.lr_schedulers()`; configure_optimizers returns them with their optimizers.
+
+Refused (TL125): an optimizer step taken with a closure or other arguments, or at epoch level,
+mixed precision (the scaler's calls), clipping of parameters that are not exactly one
+optimizer's model, `backward()` on an expression; (TL126) a scheduler bound twice, not built
+on one of the loop's optimizers, or a second one on the same optimizer.
 """
 
 from __future__ import annotations
@@ -66,14 +69,18 @@ MANUAL_STEP = Rule(
 
 MANUAL_SCHEDULER = Rule(
     "TL126",
-    "several optimizers with a learning-rate scheduler are not converted",
-    """Under manual optimization Lightning does not step schedulers; each would have to be
-    stepped by hand from `self.lr_schedulers()` where the script steps it.""",
-    """Convert without the scheduler and step it in `on_train_epoch_end` by hand.""",
+    "several optimizers: a learning-rate scheduler not tied to exactly one of them",
+    """Under manual optimization the step calls each scheduler itself, from
+    `self.lr_schedulers()`, where the script stepped it; configure_optimizers returns each
+    with the optimizer it is built on. A scheduler bound twice, built on something else than
+    one of the loop's optimizers, or a second scheduler on the same optimizer has no such
+    place.""",
+    """Build one scheduler per optimizer, once, before the loop.""",
     """
     netG = nn.Linear(4, 2)
     optimizerG = torch.optim.SGD(netG.parameters(), lr=0.1)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+    warmup = torch.optim.lr_scheduler.LinearLR(optimizer)
     for epoch in range(2):
         for x, y in loader:
             optimizer.zero_grad()
@@ -85,6 +92,7 @@ MANUAL_SCHEDULER = Rule(
             loss_g.backward()
             optimizerG.step()
         scheduler.step()
+        warmup.step()
     """,
 )
 
@@ -163,9 +171,7 @@ class _KeepStep(cst.CSTTransformer):
             name = func.value.value
             kind = optim_kind(self.ctx, self.ctx.binding(name)[0])
             if kind == "scheduler":
-                raise Unsupported(
-                    MANUAL_SCHEDULER, f"scheduler `{name}` of several optimizers", self.stmt
-                )
+                self.steps.setdefault("manual_schedulers", []).append((name, self.stmt))
             if kind == "optimizer" and updated_node.args:
                 raise Unsupported(
                     MANUAL_STEP, f"`{name}.step(...)` with a closure or arguments", self.stmt
@@ -218,16 +224,41 @@ def bind(ctx, plan, steps) -> None:
 def read(ctx, plan, steps) -> None:
     if not steps.get("manual"):
         return
+    stepped = list(steps.get("manual_schedulers", []))
     for stmt in [*plan.pre_train, *plan.post_train]:
         for call in _step_calls(stmt):
             name = call.func.value.value
             kind = optim_kind(ctx, ctx.binding(name)[0])
-            if kind is not None:
-                rule = MANUAL_SCHEDULER if kind == "scheduler" else MANUAL_STEP
-                raise Unsupported(rule, f"`{name}.step()` at epoch level", stmt)
+            if kind == "optimizer":
+                raise Unsupported(MANUAL_STEP, f"`{name}.step()` at epoch level", stmt)
+            if kind == "scheduler":
+                stepped.append((name, stmt))
+    for name, stmt in stepped:
+        _bind_scheduler(ctx, plan, name, stmt)
     if any(keyword == "precision" for keyword, _ in plan.trainer_args):
         raise Unsupported(MANUAL_STEP, "mixed precision with several optimizers", ctx.loop)
     plan.train_body = [stmt for _, stmt in sorted(steps["kept"], key=lambda found: found[0])]
     plan.notes.append(
         "manual optimization: the step keeps the script's optimizer calls in their order"
     )
+
+
+def _bind_scheduler(ctx, plan, name: str, stmt) -> None:
+    """The scheduler `name`, stepped by `stmt` where the script steps it, joins the optimizer
+    it is built on (Lightning steps no scheduler under manual optimization)."""
+    if any(optimizer.scheduler == name for optimizer in plan.optimizers):
+        return
+    (binding, call), count = ctx.binding(name)
+    if count != 1 or binding not in ctx.before and binding not in ctx.module_before:
+        raise Unsupported(MANUAL_SCHEDULER, f"scheduler `{name}` is bound more than once", stmt)
+    first = next(
+        (a.value for a in call.args if a.keyword is None or a.keyword.value == "optimizer"), None
+    )
+    owner = next((o for o in plan.optimizers if m.matches(first, m.Name(o.name))), None)
+    if owner is None or owner.scheduler is not None:
+        raise Unsupported(
+            MANUAL_SCHEDULER,
+            f"scheduler `{name}` is not the only one built on one of the loop's optimizers",
+            binding,
+        )
+    owner.scheduler, owner.scheduler_stmt = name, binding

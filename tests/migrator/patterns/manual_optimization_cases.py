@@ -126,6 +126,24 @@ CONVERTS = {
         ],
         [],
     ),
+    "mode_switches_in_the_step_kept": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                gen.eval()
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                gen.train()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        ["self.gen.eval()\n        optimizer.zero_grad()", "self.gen.train()\n        opt_gen"],
+        [],
+    ),
 }
 
 UNCHANGED = {
@@ -198,5 +216,21 @@ UNCHANGED = {
                     break
         """,
         "TL107",
+    ),
+    "autocast_with_several_optimizers": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                with torch.autocast("cpu", dtype=torch.bfloat16):
+                    loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        "TL125",
     ),
 }

@@ -235,8 +235,6 @@ def read(ctx, plan, steps) -> None:
                 stepped.append((name, stmt))
     for name, stmt in stepped:
         _bind_scheduler(ctx, plan, name, stmt)
-    if any(keyword == "precision" for keyword, _ in plan.trainer_args):
-        raise Unsupported(MANUAL_STEP, "mixed precision with several optimizers", ctx.loop)
     plan.train_body = [stmt for _, stmt in sorted(steps["kept"], key=lambda found: found[0])]
     plan.notes.append(
         "manual optimization: the step keeps the script's optimizer calls in their order"
@@ -262,3 +260,8 @@ def _bind_scheduler(ctx, plan, name: str, stmt) -> None:
             binding,
         )
     owner.scheduler, owner.scheduler_stmt = name, binding
+
+
+def clean(ctx, plan) -> None:
+    if len(plan.optimizers) > 1 and any(key == "precision" for key, _ in plan.trainer_args):
+        raise Unsupported(MANUAL_STEP, "mixed precision with several optimizers", ctx.loop)

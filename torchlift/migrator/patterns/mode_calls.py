@@ -37,7 +37,8 @@ def clean(ctx, plan) -> None:
 
     plan.pre_train = [s for s in plan.pre_train if keep(s, training=True)]
     plan.post_train = [s for s in plan.post_train if keep(s)]
-    plan.train_body = [s for s in plan.train_body if keep(s, training=True)]
+    if not plan.manual_optimization:  # a manual step keeps its statements in their order
+        plan.train_body = [s for s in plan.train_body if keep(s, training=True)]
     for v in (plan.validation, plan.test):
         if v is not None:
             v.before = [s for s in v.before if keep(s)]

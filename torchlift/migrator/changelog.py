@@ -150,6 +150,9 @@ def loop_changes(
                     out.trainer,
                     "`if (i + 1) % N == 0:` step -> `accumulate_grad_batches=N`",
                 )
+    kept_in_step = set()  # a manual step keeps its mode switches where they are
+    if batch is not None and facts.manual_optimization:
+        kept_in_step = {id(stmt) for stmt in _statements(batch)}
     for stmt in _statements(epoch, *regions[1:]):
         if _moves_to_device(stmt, facts.device_names):
             add(
@@ -158,7 +161,7 @@ def loop_changes(
                 "device move removed: the Trainer puts the model and batches on " "its device",
                 removed=True,
             )
-        elif _mode_switch(stmt, facts.model_names):
+        elif _mode_switch(stmt, facts.model_names) and id(stmt) not in kept_in_step:
             add(
                 stmt,
                 None,
@@ -166,6 +169,14 @@ def loop_changes(
                 removed=True,
             )
         elif any(_method_call(stmt, name, "step") for name in facts.schedulers):
+            if facts.manual_optimization:
+                add(
+                    stmt,
+                    out.cls,
+                    "`scheduler.step()` kept where the script calls it, from "
+                    "`self.lr_schedulers()` (manual optimization steps no scheduler itself)",
+                )
+                continue
             add(
                 stmt,
                 out.method("configure_optimizers"),

@@ -233,4 +233,20 @@ UNCHANGED = {
         """,
         "TL125",
     ),
+    "clipping_norm_used": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y) * norm
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        "TL125",
+    ),
 }

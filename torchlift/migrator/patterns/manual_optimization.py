@@ -102,7 +102,7 @@ _SCALER_CALLS = {"scale", "unscale_", "update"}
 
 
 def _step_calls(node) -> list[cst.Call]:
-    """`<name>.step(...)` calls anywhere in `node` (not in nested definitions)."""
+    """`<name>.step(...)` calls anywhere in `node`."""
     return [
         call
         for call in m.findall(node, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("step"))))
@@ -154,7 +154,7 @@ class _KeepStep(cst.CSTTransformer):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = updated_node.func
         if not isinstance(func, cst.Attribute) or func.attr.value.startswith("clip_grad_"):
-            return self._clip(updated_node)
+            return self._clip(original_node, updated_node)
         method = func.attr.value
         if method == "backward":
             if not isinstance(func.value, cst.Name):
@@ -178,10 +178,14 @@ class _KeepStep(cst.CSTTransformer):
                 )
         return updated_node
 
-    def _clip(self, call: cst.Call) -> cst.BaseExpression:
+    def _clip(self, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
         found = clip_call(self.ctx, call)
         if found is None:
             return call
+        if not m.matches(self.stmt, m.SimpleStatementLine(body=[m.Expr()])) or (
+            self.stmt.body[0].value is not original
+        ):  # self.clip_gradients returns nothing
+            raise Unsupported(MANUAL_STEP, "the gradient norm returned by clipping is used", call)
         kind, params, value = found
         owner = m.matches(
             params, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("parameters")))

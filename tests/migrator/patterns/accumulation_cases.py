@@ -70,6 +70,19 @@ CONVERTS = {
         ],
         ["gradient_clip_val=1.0)", "accumulate_grad_batches"],
     ),
+    "index_counted_from_one_kept_manual": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader, 1):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["i = batch_idx + 1", "if (i + 1) % 2 == 0:", "self.manual_backward(loss)"],
+        ["accumulate_grad_batches"],
+    ),
 }
 
 UNCHANGED = {

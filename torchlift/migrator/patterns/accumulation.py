@@ -129,7 +129,9 @@ def bind(ctx, plan, steps) -> None:
     size = constant_int(ctx, every)
     batches = batches_per_epoch(ctx, steps["loader"])
     even = size is not None and batches is not None and batches % size == 0
-    exact = steps["accumulate_at_end"] or even
+    # Lightning groups batches by a 0-based batch_idx: an index counted from elsewhere
+    # (`enumerate(loader, 1)`) groups them differently
+    exact = (steps["accumulate_at_end"] or even) and steps["index"] not in ctx.index_start
     steps["manual_optimization"] = not exact or steps["clip"] is not None
     plan.manual_optimization = steps["manual_optimization"]
 

@@ -61,10 +61,10 @@ def accumulates(events) -> str | None:
     return None
 
 
-def carries_partial_group(events) -> str | None:
+def uneven_groups(events) -> str | None:
     counts = [e["backwards"] for e in steps(events)]
     if len(set(counts)) < 2:
-        return f"every step followed as many backward() calls, no partial group carried: {counts}"
+        return f"every step followed as many backward() calls, no partial group: {counts}"
     return None
 
 
@@ -78,7 +78,8 @@ FEATURES = {
     "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
     "plateau_scheduler_val_loss": [reduces_lr],
     "gradient_accumulation": [accumulates],
-    "accumulation_uneven_last_group": [accumulates, carries_partial_group],
+    "accumulation_uneven_last_group": [accumulates, uneven_groups],
+    "accumulation_steps_at_epoch_end": [uneven_groups],
     "gan_dcgan_two_optimizers": [clips],
     "gan_scheduler_per_optimizer": [changes_lr_between_epochs],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],

@@ -83,6 +83,35 @@ CONVERTS = {
         ["i = batch_idx + 1", "if (i + 1) % 2 == 0:", "self.manual_backward(loss)"],
         ["accumulate_grad_batches"],
     ),
+    # 10 samples in batches of 4: drop_last leaves 2 batches (groups of 2 even), else 3
+    "drop_last_makes_groups_even": (
+        """
+        train_loader = DataLoader(TensorDataset(torch.randn(10, 4), torch.randint(0, 2, (10,))), batch_size=4, drop_last=True)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["accumulate_grad_batches=2"],
+        ["automatic_optimization"],
+    ),
+    "last_batch_kept_makes_groups_uneven": (
+        """
+        train_loader = DataLoader(TensorDataset(torch.randn(10, 4), torch.randint(0, 2, (10,))), batch_size=4)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["self.automatic_optimization = False"],
+        ["accumulate_grad_batches"],
+    ),
 }
 
 UNCHANGED = {

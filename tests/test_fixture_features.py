@@ -61,6 +61,13 @@ def accumulates(events) -> str | None:
     return None
 
 
+def uneven_groups(events) -> str | None:
+    counts = [e["backwards"] for e in steps(events)]
+    if len(set(counts)) < 2:
+        return f"every step followed as many backward() calls, no partial group: {counts}"
+    return None
+
+
 def steps(events):
     return [e for e in events if e["event"] == "step"]
 
@@ -71,6 +78,10 @@ FEATURES = {
     "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
     "plateau_scheduler_val_loss": [reduces_lr],
     "gradient_accumulation": [accumulates],
+    "accumulation_uneven_last_group": [accumulates, uneven_groups],
+    "accumulation_steps_at_epoch_end": [uneven_groups],
+    "gan_dcgan_two_optimizers": [clips],
+    "gan_scheduler_per_optimizer": [changes_lr_between_epochs],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],

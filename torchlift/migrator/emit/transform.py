@@ -54,7 +54,7 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
     replacements, removals, strips, inserts, moved = {}, set(), {}, {}, set()
     device_bindings: set = set()
     for ctx, plan in planned:
-        model_class = plan.model.class_name
+        model_class = plan.model.class_name if len(plan.models) == 1 else None
         base = f"Lit{model_class}" if model_class else "LitModel"
         class_name = _unique(base, taken)
         taken.add(class_name)
@@ -158,7 +158,7 @@ def _insertion_point(module, ctx, plan, cls_code: str):
     body = list(module.body)
     index = next(i for i, s in enumerate(body) if s is top)
     needed = file_identifiers(cls_code, "<generated class>")  # names, not words of comments
-    needed |= {plan.model.class_name} if plan.model.class_name else set()
+    needed |= {model.class_name for model in plan.models if model.class_name}
     anchor = None
     last_import = None
     for stmt in body[:index]:

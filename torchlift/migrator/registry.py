@@ -41,6 +41,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.data_parallel",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
+    "torchlift.migrator.patterns.skip_batches",
     "torchlift.migrator.patterns.eval_passes",
 ]
 

@@ -83,19 +83,20 @@ NOT_A_LOADER = Rule(
 CONTROL_FLOW = Rule(
     "TL107",
     "loop body uses control flow that cannot be kept faithfully (break/continue/return)",
-    """Lightning calls `training_step` once per batch and cannot skip the rest of a step or
-    leave the epoch from inside it the way `continue`, `return` or a `break` before the
-    optimizer step do. (A `break` after `optimizer.step()` is converted: it ends the epoch.
-    A `return` inside a function defined in the loop is that function's own.)""",
-    """Filter the data in the dataset or sampler instead of `continue`; move a `break` after
-    `optimizer.step()`; use `max_steps` or an `EarlyStopping` callback by hand.""",
+    """Lightning calls `training_step` once per batch and cannot leave the epoch from inside
+    it the way `return` or a `break` before the optimizer step do. (A `break` after
+    `optimizer.step()` is converted: it ends the epoch; a `continue` before backward() is
+    converted too, see TL135. A `return` inside a function defined in the loop is that
+    function's own.)""",
+    """Move a `break` after `optimizer.step()`; use `max_steps` or an `EarlyStopping` callback
+    by hand.""",
     """
     for epoch in range(2):
         for x, y in loader:
-            if x.sum() > 0:
-                continue
             optimizer.zero_grad()
             loss = criterion(model(x), y)
+            if loss.item() < 0.01:
+                break
             loss.backward()
             optimizer.step()
     """,

@@ -256,7 +256,8 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
             "zip is not converted; use a DataLoader)",
             loop,
         )
-    if contains(loop.body, FLOW_NO_BREAK) or any(
+    # `continue` is skip_batches' to read (the batch loop's own) or an inner loop's own
+    if contains(loop.body, FLOW_NO_BREAK - {"continue"}) or any(
         direct_breaks(s) for s in loop.body.body if isinstance(s, (cst.For, cst.While))
     ):
         ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)

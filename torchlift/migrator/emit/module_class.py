@@ -192,13 +192,17 @@ class ClassBuilder:
             prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
         elif index and index != "batch_idx":
             extra = {index: cst.Name("batch_idx")}
-        body = prefix + self.target_prefix(target) + self.rewrite(stmts, extra)
+        unpack = self.target_prefix(target)
+        # an index named like the step's `batch` parameter is bound after the batch is unpacked
+        lead = unpack + prefix if index == "batch" else prefix + unpack
+        body = lead + self.rewrite(stmts, extra)
         if loss is not None:  # the training step: what patterns rewrite in it
             for rewrite_step in self.plan.step_rewrites:
                 body = [rewrite_step(node) for node in body]
         if loss is not None:
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
-            body.append(_stmt(f'self.log("train_loss", {loss_code})\n'))
+            bar = ", prog_bar=True" if self.plan.loss_on_progress_bar else ""
+            body.append(_stmt(f'self.log("train_loss", {loss_code}{bar})\n'))
             body.append(_stmt(f"return {loss_code}\n"))
         if not body:
             body = [_stmt("pass\n")]

@@ -8,6 +8,7 @@ import libcst as cst
 
 from ..patterns.eval_passes import needs_no_sanity_check
 from ..plan import LoopPlan
+from ..shapes.wrappers import extra_indent
 from .module_class import LINE_LENGTH, attr_name, format_code
 
 
@@ -33,7 +34,7 @@ def build_trainer_statements(
     if plan.device_after:
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines.append(f"{plan.model.name}.to({plan.device_after})")
-    indent = 4 if plan.container is not module else 0
+    indent = (4 if plan.container is not module else 0) + extra_indent(plan.wrapper)
     return _statements(lines, indent)
 
 

@@ -16,6 +16,7 @@ from ..analysis.statements import single_assign
 from ..changelog import facts_of
 from ..outcomes import ALIAS_TAKEN, CONVERTED
 from ..result import Finding
+from ..shapes.wrappers import replace_wrapper
 from .apply import ApplyPlans, RemoveUnusedBindings
 from .imports import add_import
 from .module_class import ClassBuilder
@@ -64,9 +65,13 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
         builder = ClassBuilder(plan, class_name, module)
         cls = builder.build()
         cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-        replacements[id(plan.epoch_loop)] = build_trainer_statements(
+        trainer_stmts = build_trainer_statements(
             plan, class_name, lit_name, trainer_name, module, uses
         )
+        if plan.wrapper is None:
+            replacements[id(plan.epoch_loop)] = trainer_stmts
+        else:
+            replacements[id(plan.wrapper)] = replace_wrapper(plan.wrapper, trainer_stmts)
         if plan.test is not None:
             first, *rest = plan.test_stmts
             replacements[id(first)] = build_test_statements(plan, lit_name, trainer_name, module)

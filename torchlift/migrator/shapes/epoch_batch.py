@@ -18,8 +18,10 @@ keep (TL107), epoch-level code whose place would change its result (TL109).
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from .. import registry
+from ..analysis.names import collect_names
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
     BACKWARD,
@@ -127,6 +129,8 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         pre_train=pre,
         post_train=post,
     )
+    plan.wrapper = ctx.wrapper
+    plan.notes.extend(ctx.notes)
     plan.add_trainer_arg("max_epochs", ctx.module.code_for_node(max_epochs))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
@@ -154,6 +158,7 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
     if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TQDM:
         if iterator.args and iterator.args[0].keyword is None:
             iterator = iterator.args[0].value
+    iterator, target = _unwrap_enumerate(ctx, loop, iterator)
     names = ctx.call_qualnames(iterator)
     if not (names & ({"builtins.range"} | TRANGE)):
         if isinstance(loop.target, cst.BaseExpression) and isinstance(
@@ -173,8 +178,8 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
     args = iterator.args
     if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
         raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop)
-    if isinstance(loop.target, cst.Name):
-        epoch_var = loop.target.value if loop.target.value != "_" else None
+    if isinstance(target, cst.Name):
+        epoch_var = target.value if target.value != "_" else None
     else:
         raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop)
     if len(args) == 1:
@@ -196,6 +201,30 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         if isinstance(start, cst.Integer) and start.evaluated_value == 0:
             start = None
     return epoch_var, start, max_epochs, list(loop.body.body)
+
+
+def _unwrap_enumerate(ctx: LoopContext, loop: cst.For, iterator):
+    """`for epoch, _ in enumerate(range(N)):` counts epochs as `for epoch in range(N):` does:
+    (the range, the epoch target). The range's own values must go unread (`_` or a name the
+    loop never reads)."""
+    if not (
+        isinstance(iterator, cst.Call)
+        and "builtins.enumerate" in ctx.call_qualnames(iterator)
+        and len(iterator.args) == 1
+        and iterator.args[0].keyword is None
+        and not iterator.args[0].star
+        and m.matches(loop.target, m.Tuple([m.Element(m.Name()), m.Element(m.Name())]))
+    ):
+        return iterator, loop.target
+    inner = iterator.args[0].value
+    count, value = (e.value.value for e in loop.target.elements)
+    if value != "_" and value in collect_names(loop.body).reads:
+        raise Unsupported(
+            NOT_AN_EPOCH_LOOP,
+            "enumerate(range(...)) epoch loop reads the range's value besides the count",
+            loop,
+        )
+    return inner, cst.Name(count)
 
 
 def _split_epoch_body(ctx: LoopContext, stmts):

@@ -20,6 +20,7 @@ from ..shapes.wrappers import replace_wrapper
 from .apply import ApplyPlans, RemoveUnusedBindings
 from .imports import add_import
 from .module_class import ClassBuilder
+from .unused_imports import drop_unused_imports
 from .trainer_call import build_test_statements, build_trainer_statements
 
 
@@ -110,6 +111,7 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
     unused = _unused_bindings(new, device_bindings)
     if unused:
         new = RemoveUnusedBindings(unused).apply(new)
+    new = drop_unused_imports(text, new, path)
     new = add_import(new, import_name, "L")
     return new.code
 

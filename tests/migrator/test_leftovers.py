@@ -3,8 +3,6 @@ statements it removed (issue 10, item 7)."""
 
 from __future__ import annotations
 
-import textwrap
-
 from torchlift.migrator import migrate_source
 
 SETUP = """\
@@ -48,9 +46,7 @@ def test_an_import_only_the_removed_loop_read_goes():
 
 
 def test_an_import_other_code_still_reads_stays():
-    out = _convert(
-        imports="from tqdm import tqdm", loader="tqdm(loader)", after="print(tqdm)\n"
-    )
+    out = _convert(imports="from tqdm import tqdm", loader="tqdm(loader)", after="print(tqdm)\n")
     assert "from tqdm import tqdm" in out
 
 

@@ -20,8 +20,8 @@ from ..shapes.wrappers import replace_wrapper
 from .apply import ApplyPlans, RemoveUnusedBindings
 from .imports import add_import
 from .module_class import ClassBuilder
-from .unused_imports import drop_unused_imports
 from .trainer_call import build_test_statements, build_trainer_statements
+from .unused_imports import drop_unused_imports
 
 
 def _unique(base: str, taken: set[str]) -> str:

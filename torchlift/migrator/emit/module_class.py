@@ -7,24 +7,31 @@ The generated class is black-formatted on its own; nothing else in the file is r
 
 from __future__ import annotations
 
+import dataclasses
+
 import black
 import libcst as cst
 
 from ..analysis.names import collect_names, rename, self_attr
 from ..plan import LoopPlan
 from ..reserved import RESERVED_ATTRIBUTES
-
-_BLACK = black.Mode()
-LINE_LENGTH = _BLACK.line_length
+from .black_config import current_mode
 
 
 def attr_name(name: str) -> str:
     return f"{name}_" if name in RESERVED_ATTRIBUTES else name
 
 
+def line_length() -> int:
+    return current_mode().line_length
+
+
 def format_code(code: str, indent: int = 0) -> str:
-    """black, for code that will sit `indent` columns deep (line length counted there)."""
-    mode = _BLACK if not indent else black.Mode(line_length=_BLACK.line_length - indent)
+    """black with the project's settings, for code that will sit `indent` columns deep (line
+    length counted there)."""
+    mode = current_mode()
+    if indent:
+        mode = dataclasses.replace(mode, line_length=mode.line_length - indent)
     try:
         return black.format_str(code, mode=mode)
     except Exception:  # black cannot format it: keep libcst's rendering, still valid Python

@@ -18,6 +18,7 @@ from ..outcomes import ALIAS_TAKEN, CONVERTED
 from ..result import Finding
 from ..shapes.wrappers import replace_wrapper
 from .apply import ApplyPlans, RemoveUnusedBindings
+from .black_config import project_black_mode
 from .imports import add_import
 from .module_class import ClassBuilder
 from .trainer_call import build_test_statements, build_trainer_statements
@@ -34,7 +35,13 @@ def _unique(base: str, taken: set[str]) -> str:
 def transform(module, text, planned, import_name, lines, path, findings, facts=None) -> str:
     """The module's new text with every planned loop converted (`planned`: (context, plan)
     pairs); one TL001 finding per loop, or TL118 and the text unchanged. `facts`, if given,
-    receives each converted loop's LoopFacts (for the change log)."""
+    receives each converted loop's LoopFacts (for the change log). Generated code follows
+    the black settings of the script's project."""
+    with project_black_mode(path):
+        return _transform(module, text, planned, import_name, lines, path, findings, facts)
+
+
+def _transform(module, text, planned, import_name, lines, path, findings, facts) -> str:
     # names we add must not collide with a name of any scope of the file (words in comments,
     # strings and attribute names do not count)
     taken = file_identifiers(text, path)

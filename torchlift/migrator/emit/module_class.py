@@ -205,7 +205,8 @@ class ClassBuilder:
         body = lead + self.rewrite(stmts, extra)
         if loss is not None:  # the training step: what patterns rewrite in it
             for rewrite_step in self.plan.step_rewrites:
-                body = [rewrite_step(node) for node in body]
+                rewritten = (rewrite_step(node) for node in body)
+                body = [node for node in rewritten if not isinstance(node, cst.RemovalSentinel)]
         if loss is not None:
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
             bar = ", prog_bar=True" if self.plan.loss_on_progress_bar else ""

@@ -315,6 +315,7 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
             )
             continue
         steps["body"].append((position, stmt))
+    steps["count"] = position  # statements in the batch loop (positions 1..count)
     if steps["backward"] is None:
         if ctx.blockers:  # a backward() the reading refused already (conditional, nested)
             raise Consequence

@@ -43,6 +43,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.schedulers",
     "torchlift.migrator.patterns.skip_batches",
     "torchlift.migrator.patterns.eval_passes",
+    "torchlift.migrator.patterns.epoch_stop",
 ]
 
 RULE_OWNERS = (

@@ -37,7 +37,7 @@ def read(ctx, plan, steps) -> None:
             ctx.block(
                 CONTROL_FLOW, "`break` before optimizer.step() cannot be kept faithfully", stmt
             )
-        elif position != steps["count"] or not _break_ends_its_blocks(stmt):
+        elif position != steps["count"] or not break_ends_its_blocks(stmt):
             ctx.block(
                 CONTROL_FLOW,
                 "code after a `break` in the batch loop would still run on the batch that "
@@ -71,7 +71,7 @@ def _path_to_break(stmt) -> list[cst.If] | None:
     return None
 
 
-def _break_ends_its_blocks(stmt) -> bool:
+def break_ends_its_blocks(stmt) -> bool:
     """Nothing follows the `break` in any block between the batch loop and it."""
     if isinstance(stmt, cst.SimpleStatementLine):
         return not any(isinstance(small, cst.Break) for small in stmt.body[:-1])
@@ -81,7 +81,7 @@ def _break_ends_its_blocks(stmt) -> bool:
             continue
         if len(holders) > 1 or holders[0] is not block.body[-1]:
             return False
-        if not _break_ends_its_blocks(holders[0]):
+        if not break_ends_its_blocks(holders[0]):
             return False
     return True
 

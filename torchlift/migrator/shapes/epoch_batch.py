@@ -31,6 +31,7 @@ from ..analysis.statements import (
     OPTIMIZER_CALL,
     contains,
     direct_breaks,
+    statements,
 )
 from ..patterns.accumulation import ACCUMULATION
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
@@ -234,7 +235,10 @@ def _split_epoch_body(ctx: LoopContext, stmts):
     batch_loop = None
     for stmt in stmts:
         if contains(stmt, FLOW) and not isinstance(stmt, cst.For):
-            ctx.block(CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt)
+            if batch_loop is not None and _only_direct_breaks(stmt):
+                ctx.found.setdefault("epoch_breaks", []).append(stmt)  # epoch_stop's to read
+            else:
+                ctx.block(CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt)
         if contains(stmt, BACKWARD):
             if isinstance(stmt, cst.For) and batch_loop is None:
                 batch_loop = stmt
@@ -264,10 +268,19 @@ def _split_epoch_body(ctx: LoopContext, stmts):
             post.append(stmt)
     if batch_loop is None:
         raise Unsupported(NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop)
+    ctx.found["epoch_last"] = stmts[-1] if stmts else None
     for stmt in batch_loop.body.body:
         if contains(stmt, LOOP) and contains(stmt, BACKWARD):
             ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
     return pre, batch_loop, post
+
+
+def _only_direct_breaks(stmt) -> bool:
+    """`stmt` leaves the epoch loop only by `break` (no continue/return), not from a loop
+    inside it."""
+    if contains(stmt, FLOW - {"break"}) or not direct_breaks(stmt):
+        return False
+    return not any(direct_breaks(loop) for loop in statements(stmt)[1:] if isinstance(loop, (cst.For, cst.While)))
 
 
 def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:

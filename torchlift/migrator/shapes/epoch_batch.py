@@ -280,7 +280,11 @@ def _only_direct_breaks(stmt) -> bool:
     inside it."""
     if contains(stmt, FLOW - {"break"}) or not direct_breaks(stmt):
         return False
-    return not any(direct_breaks(loop) for loop in statements(stmt)[1:] if isinstance(loop, (cst.For, cst.While)))
+    return not any(
+        direct_breaks(loop)
+        for loop in statements(stmt)[1:]
+        if isinstance(loop, (cst.For, cst.While))
+    )
 
 
 def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:

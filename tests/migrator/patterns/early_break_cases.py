@@ -69,6 +69,44 @@ CONVERTS = {
         ["self.stop_epoch = True"],
         ["limit_train_batches"],
     ),
+    "step_counter_is_max_steps": (
+        """
+        step = 0
+        max_steps = 3
+        for epoch in range(5):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= max_steps:
+                    break
+            if step >= max_steps:
+                break
+        """,
+        ["L.Trainer(max_epochs=5, max_steps=max_steps)"],
+        ["break", "stop_epoch", "should_stop", "step += 1"],
+    ),
+    "step_counter_read_after_the_loop_is_kept": (
+        """
+        step = 0
+        for epoch in range(5):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step == 3:
+                    break
+            if step == 3:
+                break
+        print(step)
+        """,
+        ["max_steps=3)", "self.step += 1", "step = lit_model.step"],
+        ["break", "should_stop"],
+    ),
 }
 
 UNCHANGED = {

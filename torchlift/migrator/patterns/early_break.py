@@ -24,6 +24,7 @@ import libcst.matchers as m
 from ..analysis.names import collect_names
 from ..analysis.statements import direct_breaks
 from ..shapes.context import CONTROL_FLOW
+from . import max_steps
 
 RULES = ()
 
@@ -44,6 +45,8 @@ def read(ctx, plan, steps) -> None:
                 "ends the epoch",
                 stmt,
             )
+    if len(breaks) == 1 and max_steps.recognise(ctx, plan, steps, *breaks[0]):
+        return
     if len(breaks) == 1:
         flags = _first_batch_flags(ctx, plan, steps, breaks[0][1])
         if flags is not None:

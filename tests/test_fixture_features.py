@@ -90,6 +90,7 @@ FEATURES = {
     "skip_batches_continue": [fewer_steps_than(2 * 8)],  # NaN-label batches skipped
     "dry_run_limit_batches": [fewer_steps_than(2 * 8)],  # one batch per epoch
     "patience_early_stop": [fewer_steps_than(3 * 6)],  # stops after the second epoch
+    "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
 }
 
 

@@ -7,10 +7,10 @@
     except KeyboardInterrupt:
         print("Exiting from training early")
 
-A wrapper holds the loop and nothing else. Left alone (TL103): other context managers, a
-bar read outside the loop's display calls (the static check finds any leftover read), `try`
+A wrapper holds the loop and nothing else. Left alone (TL103): other context managers, `try`
 with another handler, `else` or `finally` (they would also catch or follow what the Trainer
-raises). Ctrl-C differs: Lightning and the runtime end the process after their graceful
+raises); a bar used beyond its display calls is refused by the static check (TL150: the
+conversion would read a name nothing binds). Ctrl-C differs: Lightning and the runtime end the process after their graceful
 shutdown, so the `except KeyboardInterrupt` body no longer runs; the report says so.
 """
 

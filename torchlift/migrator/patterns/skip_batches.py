@@ -14,7 +14,9 @@ script skipped the batch. That holds only while the `continue` comes before back
 that the script never stepped on that batch. Refused (TL135): a `continue` after backward()
 (the script stepped, or went on with computed gradients), and a `continue` together with a
 per-step scheduler, gradient accumulation or `max_steps` (Lightning still counts the skipped
-batch as a step for those). A `continue` of a loop nested in the batch loop is that loop's own.
+batch as a step for those), and in a multi-process (DDP) conversion (a batch skipped on one
+process would leave the others waiting in backward()). A `continue` of a loop nested in the
+batch loop is that loop's own.
 """
 
 from __future__ import annotations
@@ -87,6 +89,10 @@ def read(ctx, plan, steps) -> None:
         ctx.block(
             SKIPPED_BATCH, "`continue` with max_steps: a skipped batch counts as a step", first
         )
+    arguments = dict(plan.trainer_args)
+    if "strategy" in arguments or arguments.get("devices", "1") != "1":
+        # a step skipped on one process only would leave the others waiting in backward()
+        ctx.block(SKIPPED_BATCH, "`continue` in a multi-process (DDP) conversion", first)
     plan.step_rewrites.append(lambda node: node.visit(_ContinueToReturnNone()))
     plan.notes.append("a skipped batch (`continue`) returns None from training_step")
 

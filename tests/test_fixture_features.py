@@ -91,6 +91,7 @@ FEATURES = {
     "dry_run_limit_batches": [fewer_steps_than(2 * 8)],  # one batch per epoch
     "patience_early_stop": [fewer_steps_than(3 * 6)],  # stops after the second epoch
     "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
+    "max_batches_per_epoch": [fewer_steps_than(2 * 12)],  # 4 of 12 batches per epoch
 }
 
 

@@ -107,6 +107,36 @@ CONVERTS = {
         ["max_steps=3)", "self.step += 1", "step = lit_model.step"],
         ["break", "should_stop"],
     ),
+    "max_batches_is_limit_train_batches": (
+        """
+        max_batches = 2
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if i + 1 >= max_batches:
+                    break
+        """,
+        ["L.Trainer(max_epochs=2, limit_train_batches=max_batches)"],
+        ["break", "stop_epoch"],
+    ),
+    "max_batches_maybe_a_float_stays_a_flag": (
+        """
+        max_batches = 2.5
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if i >= max_batches - 1:
+                    break
+        """,
+        ["self.stop_epoch = True"],
+        ["limit_train_batches"],
+    ),
 }
 
 UNCHANGED = {

@@ -5,7 +5,11 @@
         break                   first batch: `batch_idx % log_interval == 0`, `i == 0`)
                                -> Trainer(limit_train_batches=1 if args.dry_run else 1.0)
     optimizer.step()
-    if i == limit:
+    if i + 1 >= max_batches:
+        break                  -> Trainer(limit_train_batches=max_batches)  (an int for sure)
+
+    optimizer.step()
+    if loss.item() < target:
         break                  -> self.stop_epoch = True
 
 A break on the first batch of every epoch whenever some flags are set is what
@@ -24,7 +28,7 @@ import libcst.matchers as m
 from ..analysis.names import collect_names
 from ..analysis.statements import direct_breaks
 from ..shapes.context import CONTROL_FLOW
-from . import max_steps
+from . import max_steps, skip_batches
 
 RULES = ()
 
@@ -47,6 +51,8 @@ def read(ctx, plan, steps) -> None:
             )
     if len(breaks) == 1 and max_steps.recognise(ctx, plan, steps, *breaks[0]):
         return
+    if len(breaks) == 1 and _batch_limit(ctx, plan, steps, breaks[0][1]):
+        return
     if len(breaks) == 1:
         flags = _first_batch_flags(ctx, plan, steps, breaks[0][1])
         if flags is not None:
@@ -59,6 +65,54 @@ def read(ctx, plan, steps) -> None:
         "if self.stop_epoch:\n    return -1"
     )
     plan.step_rewrites.append(lambda node: node.visit(_BreakToFlag()))
+
+
+def _batch_limit(ctx, plan, steps, stmt) -> bool:
+    """`if i + 1 >= K: break` (or `i >= K - 1`, `==`), K a positive int literal or a name bound
+    once to one: every epoch trains on its first K batches -> `limit_train_batches=K`. Not
+    when a `continue` can skip the test."""
+    index = steps["index"]
+    if index is None or index in plan.index_start:
+        return False
+    if any(skip_batches.direct_continues(s) for _, s in steps["body"]):
+        return False
+    one = m.Integer("1")
+    at_least = m.GreaterThanEqual() | m.Equal()
+    plus_one = m.Comparison(
+        left=m.BinaryOperation(left=m.Name(index), operator=m.Add(), right=one),
+        comparisons=[m.ComparisonTarget(operator=at_least)],
+    )
+    minus_one = m.Comparison(
+        left=m.Name(index),
+        comparisons=[
+            m.ComparisonTarget(
+                operator=at_least,
+                comparator=m.BinaryOperation(operator=m.Subtract(), right=one),
+            )
+        ],
+    )
+    body = m.IndentedBlock([m.SimpleStatementLine([m.Break()])])
+    if not m.matches(stmt, m.If(test=plus_one | minus_one, body=body, orelse=None)):
+        return False
+    limit = stmt.test.comparisons[0].comparator
+    if m.matches(stmt.test, minus_one):
+        limit = limit.left
+    if not _positive_int(ctx, plan, limit):
+        return False
+    plan.add_trainer_arg("limit_train_batches", ctx.module.code_for_node(limit))
+    plan.train_body = [s for s in plan.train_body if s is not stmt]
+    return True
+
+
+def _positive_int(ctx, plan, node) -> bool:
+    """An int >= 1 for sure (a float would be a fraction of the epoch for the Trainer)."""
+    if isinstance(node, cst.Name):
+        loop_stmts = [*plan.pre_train, *plan.train_body, *plan.post_train]
+        binding, count = ctx.binding(node.value)
+        if count != 1 or binding is None or node.value in collect_names(*loop_stmts).writes:
+            return False
+        node = binding[1]
+    return isinstance(node, cst.Integer) and node.evaluated_value >= 1
 
 
 def _path_to_break(stmt) -> list[cst.If] | None:

@@ -72,6 +72,19 @@ def steps(events):
     return [e for e in events if e["event"] == "step"]
 
 
+def fewer_steps_than(batches: int):
+    """A skip, break or early stop acts: fewer optimizer steps than the `batches` the loop
+    would run through without it (epochs x batches per epoch)."""
+
+    def skips_steps(events) -> str | None:
+        taken = len(steps(events))
+        if taken >= batches:
+            return f"{taken} optimizer steps for {batches} batches: nothing was skipped"
+        return None
+
+    return skips_steps
+
+
 FEATURES = {
     "amp_autocast_gradscaler": [clips],
     "char_rnn_lstm": [clips],
@@ -85,6 +98,11 @@ FEATURES = {
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],
+    "skip_batches_continue": [fewer_steps_than(2 * 8)],  # NaN-label batches skipped
+    "dry_run_limit_batches": [fewer_steps_than(2 * 8)],  # one batch per epoch
+    "patience_early_stop": [fewer_steps_than(3 * 6)],  # stops after the second epoch
+    "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
+    "max_batches_per_epoch": [fewer_steps_than(2 * 12)],  # 4 of 12 batches per epoch
 }
 
 

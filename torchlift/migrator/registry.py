@@ -44,7 +44,9 @@ PATTERNS = [
     "torchlift.migrator.patterns.device_intent",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
+    "torchlift.migrator.patterns.skip_batches",
     "torchlift.migrator.patterns.eval_passes",
+    "torchlift.migrator.patterns.epoch_stop",
 ]
 
 RULE_OWNERS = (

@@ -138,7 +138,9 @@ def _uses(piece: list[cst.CSTNode]) -> NameUse:
     use = NameUse()
     for node in piece:
         if isinstance(node, cst.BaseExpression):  # a batch target: written first
-            use.writes |= collect_names(cst.AssignTarget(node)).writes
+            bound = collect_names(cst.AssignTarget(node)).writes
+            use.writes |= bound
+            use.definite |= bound
         else:
             use.update(collect_names(node))
     return use

@@ -7,24 +7,31 @@ The generated class is black-formatted on its own; nothing else in the file is r
 
 from __future__ import annotations
 
+import dataclasses
+
 import black
 import libcst as cst
 
 from ..analysis.names import collect_names, rename, self_attr
 from ..plan import LoopPlan
 from ..reserved import RESERVED_ATTRIBUTES
-
-_BLACK = black.Mode()
-LINE_LENGTH = _BLACK.line_length
+from .black_config import current_mode
 
 
 def attr_name(name: str) -> str:
     return f"{name}_" if name in RESERVED_ATTRIBUTES else name
 
 
+def line_length() -> int:
+    return current_mode().line_length
+
+
 def format_code(code: str, indent: int = 0) -> str:
-    """black, for code that will sit `indent` columns deep (line length counted there)."""
-    mode = _BLACK if not indent else black.Mode(line_length=_BLACK.line_length - indent)
+    """black with the project's settings, for code that will sit `indent` columns deep (line
+    length counted there)."""
+    mode = current_mode()
+    if indent:
+        mode = dataclasses.replace(mode, line_length=mode.line_length - indent)
     try:
         return black.format_str(code, mode=mode)
     except Exception:  # black cannot format it: keep libcst's rendering, still valid Python
@@ -217,23 +224,29 @@ class ClassBuilder:
             prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
         elif index and index != "batch_idx":
             extra[index] = cst.Name("batch_idx")
+        unpack = self.target_prefix(target)
+        # an index named like the step's `batch` parameter is bound after the batch is unpacked
+        lead = unpack + prefix if index == "batch" else prefix + unpack
         if loss is not None and self.plan.manual_optimization:
             # the step calls the optimizers by the script's names, bound once per step
             names = [optimizer.name for optimizer in self.plan.optimizers]
             extra.update({name: cst.Name(name) for name in names})
-            prefix.insert(0, _stmt(f"{', '.join(names)} = self.optimizers()\n"))
+            optimizers = [_stmt(f"{', '.join(names)} = self.optimizers()\n")]
             schedulers = [o.scheduler for o in self.plan.optimizers if o.scheduler]
             reads = set().union(*(collect_names(s).reads for s in stmts)) if stmts else set()
             if len(self.plan.optimizers) > 1 and reads & set(schedulers):
                 extra.update({name: cst.Name(name) for name in schedulers})
-                prefix.insert(1, _stmt(f"{', '.join(schedulers)} = self.lr_schedulers()\n"))
-        body = prefix + self.target_prefix(target) + self.rewrite(stmts, extra)
+                optimizers.append(_stmt(f"{', '.join(schedulers)} = self.lr_schedulers()\n"))
+            lead = optimizers + lead
+        body = lead + self.rewrite(stmts, extra)
         if loss is not None:  # the training step: what patterns rewrite in it
             for rewrite_step in self.plan.step_rewrites:
-                body = [rewrite_step(node) for node in body]
+                rewritten = (rewrite_step(node) for node in body)
+                body = [node for node in rewritten if not isinstance(node, cst.RemovalSentinel)]
         if loss is not None and len(self.plan.optimizers) == 1:  # one loss to log and return
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
-            body.append(_stmt(f'self.log("train_loss", {loss_code})\n'))
+            bar = ", prog_bar=True" if self.plan.loss_on_progress_bar else ""
+            body.append(_stmt(f'self.log("train_loss", {loss_code}{bar})\n'))
             if not self.plan.manual_optimization:  # manual steps return nothing to optimize
                 body.append(_stmt(f"return {loss_code}\n"))
         if not body:

@@ -8,7 +8,8 @@ import libcst as cst
 
 from ..patterns.eval_passes import needs_no_sanity_check
 from ..plan import LoopPlan
-from .module_class import LINE_LENGTH, attr_name, format_code
+from ..shapes.wrappers import extra_indent
+from .module_class import attr_name, format_code, line_length
 
 
 def build_trainer_statements(
@@ -34,7 +35,7 @@ def build_trainer_statements(
     if plan.device_after:
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
-    indent = 4 if plan.container is not module else 0
+    indent = (4 if plan.container is not module else 0) + extra_indent(plan.wrapper)
     return _statements(lines, indent)
 
 
@@ -51,6 +52,6 @@ def _statements(lines: list[str], indent: int) -> list:
     """Generated one-liners are written in black's style already: black only when one is
     too long to stay on its line."""
     code = "\n".join(lines) + "\n"
-    if any(len(line) + indent > LINE_LENGTH for line in lines):
+    if any(len(line) + indent > line_length() for line in lines):
         code = format_code(code, indent)
     return list(cst.parse_module(code).body)

@@ -302,10 +302,13 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         if any(stmt is s for s in moved):
             continue
         other |= scope_reads(stmt)
+    # module globals an inlined helper declared: the module holds their final value after
+    # training, as the helper left it (patterns/helper_globals.py)
+    carried = set(ctx.found.get("helper_globals", ()))
     return ScopeInfo(
         before_writes=before,
         function_imports=function_imports,
-        after_reads=after.reads,
+        after_reads=after.reads | carried,
         after_writes=after.writes,
         other_reads=other,
         module_defs=ctx.module_defs,

@@ -163,6 +163,12 @@ def read(ctx, plan, steps) -> None:
                 if "remove" in kinds:
                     plan.notes.append(_DATA_PARALLEL_NOTE)
                 continue
+            if _wraps_among_others(ctx, stmt, name, kinds):
+                # `if cuda: model = DataParallel(model); cudnn.benchmark = True`: the wrap
+                # goes, the rest of the block stays
+                plan.remove_stmts += [s for s, k in zip(inner, kinds) if k == "remove"]
+                plan.notes.append(_DATA_PARALLEL_NOTE)
+                continue
         if name not in bound_names(stmt):
             continue
         assign = single_assign(stmt)
@@ -190,3 +196,18 @@ def read(ctx, plan, steps) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _wraps_among_others(ctx, stmt: cst.If, name: str, kinds) -> bool:
+    """A module-level `if` (no else) whose statements are DataParallel wraps of the model
+    and statements that do not touch it."""
+    inner = list(stmt.body.body)
+    return (
+        stmt.orelse is None
+        and "remove" in kinds
+        and any(s is stmt for s in ctx.module.body)
+        and all(
+            kind == "remove" or name not in bound_names(s) | scope_reads(s)
+            for s, kind in zip(inner, kinds)
+        )
+    )

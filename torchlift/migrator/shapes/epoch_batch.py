@@ -189,6 +189,12 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
             and start.evaluated_value == stop.right.evaluated_value
         ):
             max_epochs = stop.left
+        elif (  # range(start_epoch, start_epoch + N): N epochs
+            isinstance(stop, cst.BinaryOperation)
+            and isinstance(stop.operator, cst.Add)
+            and stop.left.deep_equals(start)
+        ):
+            max_epochs = stop.right
         elif isinstance(start, cst.Integer) and isinstance(stop, cst.Integer):
             max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
         else:

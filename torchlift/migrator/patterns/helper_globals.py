@@ -1,0 +1,138 @@
+"""Pattern: per-epoch helpers that declare `global` names (`global best_acc` in `test(epoch)`).
+
+    best_acc = 0                         best_acc = 0
+    def test(epoch):                     ...
+        global best_acc              ->  class Lit...:  (the helper inlined, as helpers.py does)
+        ...                                  def on_validation_epoch_end(self):
+        best_acc = acc                           ... self.best_acc = acc
+    for epoch in range(3):               trainer.fit(...)
+        test(epoch)                      best_acc = model.best_acc   (carried back)
+
+A helper's `global x` makes its `x = ...` write the module's `x`. Inlined into an epoch loop
+at module level, the same statement writes that same module name, so the helper's `global`
+lines go and the declared names keep their spelling (never prefixed as helper locals). The
+LightningModule then carries them as state, and their final value is read back after
+`trainer.fit`, as the helper left it in the module.
+
+Refused (TL130): a helper with `global` called from a loop inside a function (inlined there,
+its writes would bind the function's locals), a `global` that is not at the top of the
+helper's body, a declared name that is one of its parameters, or a declared name read by
+another module-level function (that function would see the module's value, not the one the
+hooks carry while training).
+"""
+
+from __future__ import annotations
+
+import symtable
+
+import libcst as cst
+
+from ..rule import Rule, Unsupported
+
+HELPER_GLOBAL = Rule(
+    "TL130",
+    "a per-epoch helper's `global` names cannot keep their meaning once inlined",
+    """A helper that declares `global x` writes the module's `x`. It is inlined into the epoch
+    loop, so that only stays true when the loop itself runs at module level and no other
+    function reads `x` while the hooks carry it.""",
+    """Return the value from the helper instead of declaring it global, or move the epoch loop
+    to module level (under `if __name__ == "__main__":`).""",
+    """
+    best = 0.0
+
+
+    def evaluate(epoch):
+        global best
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        best = max(best, loss.item())
+
+
+    def main():
+        for epoch in range(2):
+            evaluate(epoch)
+
+
+    main()
+    """,
+)
+
+RULES = (HELPER_GLOBAL,)
+
+
+def declared_globals(ctx, func: cst.FunctionDef, stmt, inlined: set[str]) -> tuple[list, set[str]]:
+    """(the helper's body without its `global` lines, the names they declare), or
+    Unsupported when inlining would change what those names mean. `inlined`: the helpers
+    the epoch loop calls (inlined too, so their reads follow the same state)."""
+    body, declared = [], set()
+    for item in func.body.body:
+        small = item.body if isinstance(item, cst.SimpleStatementLine) else ()
+        if small and all(isinstance(s, cst.Global) for s in small):
+            declared |= {n.name.value for s in small for n in s.names}
+            continue
+        body.append(item)
+    if not declared:
+        return body, declared
+    name = func.name.value
+    if ctx.in_function:
+        raise Unsupported(
+            HELPER_GLOBAL,
+            f"helper `{name}` declares `global {', '.join(sorted(declared))}` but the loop is "
+            f"in function `{ctx.function.name.value}`: inlined there, its writes would bind "
+            "that function's locals",
+            stmt,
+        )
+    if "global" in _kinds_below_top(body):
+        raise Unsupported(HELPER_GLOBAL, f"helper `{name}` declares `global` inside a block", stmt)
+    params = {p.name.value for p in (*func.params.posonly_params, *func.params.params)}
+    params |= {p.name.value for p in func.params.kwonly_params}
+    if declared & params:
+        raise Unsupported(HELPER_GLOBAL, f"helper `{name}` declares its parameter global", stmt)
+    readers = _other_readers(ctx, declared, inlined)
+    if readers:
+        who, what = readers[0]
+        raise Unsupported(
+            HELPER_GLOBAL,
+            f"`{what}`, declared global in helper `{name}`, is also used by function `{who}`, "
+            "which would not see the value the hooks carry during training",
+            stmt,
+        )
+    ctx.found.setdefault("helper_globals", set()).update(declared)
+    return body, declared
+
+
+def _kinds_below_top(body) -> set[str]:
+    from ..analysis.names import node_kinds
+
+    kinds: set[str] = set()
+    for stmt in body:
+        kinds |= node_kinds(stmt)
+    return kinds
+
+
+def _other_readers(ctx, names: set[str], inlined: set[str]) -> list[tuple[str, str]]:
+    """(function, name) for module-level functions and classes, other than the inlined
+    helpers, that refer to one of `names` as a global (symtable: Python's own scoping).
+    """
+    found = []
+    for stmt in ctx.module.body:
+        if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or stmt.name.value in inlined:
+            continue
+        table = symtable.symtable(ctx.module.code_for_node(stmt).lstrip(), "<def>", "exec")
+        for used in sorted(names & _global_uses(table)):
+            found.append((stmt.name.value, used))
+    return found
+
+
+def _global_uses(table: symtable.SymbolTable) -> set[str]:
+    """Names some nested scope of `table` reads or writes as module globals."""
+    used = set()
+    for child in table.get_children():
+        for symbol in child.get_symbols():
+            if symbol.is_global() and (symbol.is_referenced() or symbol.is_assigned()):
+                used.add(symbol.get_name())
+        used |= _global_uses(child)
+    return used

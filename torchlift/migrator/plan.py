@@ -84,6 +84,7 @@ class LoopPlan:
     inlined_helpers: list[str] = field(default_factory=list)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
+    module_globals: set[str] = field(default_factory=set)  # declared `global`: kept global
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
     state: set[str] = field(default_factory=set)

@@ -27,6 +27,7 @@ SHAPES = ("torchlift.migrator.shapes.epoch_batch",)
 # Order matters where two patterns touch the same thing: claims of one batch statement
 # (amp's scaled backward before the plain step sequence), the Trainer arguments' order
 # (clipping, accumulation, precision), post-epoch code (schedulers before eval passes),
+# module globals last (they are checked against every name the others bound),
 # train()/eval() calls dropped before device moves are stripped.
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
@@ -42,6 +43,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
     "torchlift.migrator.patterns.eval_passes",
+    "torchlift.migrator.patterns.module_globals",
 ]
 
 RULE_OWNERS = (

@@ -225,6 +225,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     for name in all_names:
         if name in special or name in locals_configure or name == "self":
             continue
+        if name in plan.module_globals:  # read and written as the module's own variable
+            continue
         if name in (
             plan.train_index,
             plan.validation.index if plan.validation else None,

@@ -118,6 +118,9 @@ class ClassBuilder:
             while lines and lines[0].comment is None:
                 lines.pop(0)
             body = [first.with_changes(leading_lines=lines), *body[1:]]
+        written = sorted(collect_names(*body).writes & self.plan.module_globals) if body else []
+        if written:  # the script's module globals stay the module's (patterns/module_globals)
+            body = [_stmt(f"global {', '.join(written)}\n"), *body]
         func = _stmt(f"def {header}:\n    pass\n")
         return func.with_changes(body=func.body.with_changes(body=body))
 

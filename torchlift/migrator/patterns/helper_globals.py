@@ -8,17 +8,18 @@
     for epoch in range(3):               trainer.fit(...)
         test(epoch)                      best_acc = model.best_acc   (carried back)
 
-A helper's `global x` makes its `x = ...` write the module's `x`. Inlined into an epoch loop
-at module level, the same statement writes that same module name, so the helper's `global`
-lines go and the declared names keep their spelling (never prefixed as helper locals). The
-LightningModule then carries them as state, and their final value is read back after
-`trainer.fit`, as the helper left it in the module.
+A helper's `global x` makes its `x = ...` write the module's `x`. Its `global` lines go when
+it is inlined, and the declared names keep their spelling (never prefixed as helper locals):
+- loop at module level: the inlined statement writes that same module name; the
+  LightningModule carries it as state and its final value is read back after `trainer.fit`;
+- loop in a function: the names stay module globals that the generated methods declare
+  `global` where they assign them (patterns/module_globals.py), so every write lands in the
+  module at the moment the script made it.
 
-Refused (TL130): a helper with `global` called from a loop inside a function (inlined there,
-its writes would bind the function's locals), a `global` that is not at the top of the
-helper's body, a declared name that is one of its parameters, or a declared name read by
-another module-level function (that function would see the module's value, not the one the
-hooks carry while training).
+Refused (TL130): a `global` that is not at the top of the helper's body, a declared name that
+is one of its parameters or a local of the function holding the loop (inlined there, both
+would be one name), or -- loop at module level -- a declared name another module-level
+function reads (it would see the module's value, not the one the hooks carry while training).
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ from ..rule import Rule, Unsupported
 
 HELPER_GLOBAL = Rule(
     "TL130",
-    "a per-epoch helper's `global` names cannot keep their meaning once inlined",
-    """A helper that declares `global x` writes the module's `x`. It is inlined into the epoch
-    loop, so that only stays true when the loop itself runs at module level and no other
-    function reads `x` while the hooks carry it.""",
-    """Return the value from the helper instead of declaring it global, or move the epoch loop
-    to module level (under `if __name__ == "__main__":`).""",
+    "a per-epoch helper's `global` name would change meaning once inlined",
+    """A helper that declares `global x` writes the module's `x`, and it is inlined into the
+    epoch loop. That keeps its meaning unless `x` is also a local of the function holding the
+    loop, one of the helper's parameters, or (loop at module level, where `x` is carried as
+    LightningModule state during training) read by another function.""",
+    """Rename the helper's global or the function's local so they differ, or return the value
+    from the helper instead of declaring it global.""",
     """
     best = 0.0
 
@@ -52,8 +54,10 @@ HELPER_GLOBAL = Rule(
 
 
     def main():
+        best = None
         for epoch in range(2):
             evaluate(epoch)
+        print(best)
 
 
     main()
@@ -78,19 +82,25 @@ def declared_globals(ctx, func: cst.FunctionDef, stmt, inlined: set[str]) -> tup
         return body, declared
     name = func.name.value
     if ctx.in_function:
-        raise Unsupported(
-            HELPER_GLOBAL,
-            f"helper `{name}` declares `global {', '.join(sorted(declared))}` but the loop is "
-            f"in function `{ctx.function.name.value}`: inlined there, its writes would bind "
-            "that function's locals",
-            stmt,
-        )
+        local = _function_locals(ctx) - set(ctx.found.get("function_globals", ()))
+        if declared & local:
+            shared = sorted(declared & local)[0]
+            raise Unsupported(
+                HELPER_GLOBAL,
+                f"helper `{name}` declares `global {shared}` but `{shared}` is a local of "
+                f"`{ctx.function.name.value}`, where the loop is: inlined there, both would "
+                "be one name",
+                stmt,
+            )
     if "global" in _kinds_below_top(body):
         raise Unsupported(HELPER_GLOBAL, f"helper `{name}` declares `global` inside a block", stmt)
     params = {p.name.value for p in (*func.params.posonly_params, *func.params.params)}
     params |= {p.name.value for p in func.params.kwonly_params}
     if declared & params:
         raise Unsupported(HELPER_GLOBAL, f"helper `{name}` declares its parameter global", stmt)
+    if ctx.in_function:  # the hooks write them as module globals (module_globals.py)
+        ctx.found.setdefault("hook_globals", set()).update(declared)
+        return body, declared
     readers = _other_readers(ctx, declared, inlined)
     if readers:
         who, what = readers[0]
@@ -102,6 +112,16 @@ def declared_globals(ctx, func: cst.FunctionDef, stmt, inlined: set[str]) -> tup
         )
     ctx.found.setdefault("helper_globals", set()).update(declared)
     return body, declared
+
+
+def _function_locals(ctx) -> set[str]:
+    """Every name the function holding the loop binds (its parameters included)."""
+    from ..analysis.names import bound_names
+
+    names = set(ctx.params)
+    for stmt in ctx.function.body.body:
+        names |= bound_names(stmt)
+    return names
 
 
 def _kinds_below_top(body) -> set[str]:

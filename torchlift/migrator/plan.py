@@ -44,11 +44,12 @@ class OptimizerPlan:
     the scheduler stepped on it, if any."""
 
     name: str
-    stmt: cst.SimpleStatementLine
+    stmt: cst.SimpleStatementLine | None  # None: given (patterns/passed_in.py)
     scheduler: str | None = None
     scheduler_stmt: cst.SimpleStatementLine | None = None
     interval: str = "epoch"  # "epoch" | "step"
     monitor: str | None = None  # logged metric a ReduceLROnPlateau follows
+    given: bool = False  # a parameter of the function holding the loop: handed to the module
 
 
 @dataclass

@@ -31,6 +31,7 @@ SHAPES = ("torchlift.migrator.shapes.epoch_batch",)
 # train()/eval() calls dropped before device moves are stripped.
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
+    "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.accumulation",
@@ -39,6 +40,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.early_break",
     "torchlift.migrator.patterns.mode_calls",
     "torchlift.migrator.patterns.bindings",
+    "torchlift.migrator.patterns.passed_in",
     "torchlift.migrator.patterns.data_parallel",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",

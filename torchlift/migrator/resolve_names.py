@@ -127,6 +127,8 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
         pieces["on_test_epoch_end"] = list(plan.test.after)
     configure = []
     for optimizer in plan.optimizers:
+        if optimizer.given:  # handed to the module: `__init__` argument
+            continue
         configure.append(optimizer.stmt)
         if optimizer.scheduler_stmt is not None:
             configure.append(optimizer.scheduler_stmt)
@@ -275,7 +277,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     if plan.model.name in scope.after_reads:
         used = sorted(plan.device_names & scope.after_reads)
         plan.device_after = used[0] if used else None
-    plan.init_args = init_args + [n for n in extra_init if n not in init_args]
+    given = [o.name for o in plan.optimizers if o.given]
+    plan.init_args = given + init_args + [n for n in extra_init if n not in init_args]
     plan.loader_args = extra_init
     plan.state = state
     plan.rebind_after = rebind

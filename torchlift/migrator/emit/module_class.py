@@ -215,23 +215,26 @@ class ClassBuilder:
     def configure_optimizers(self) -> cst.FunctionDef:
         plan = self.plan
         optimizer = plan.optimizer
-        stmts = [optimizer.stmt]
+        stmts = [] if optimizer.given else [optimizer.stmt]
         if optimizer.scheduler_stmt is not None:
             stmts.append(optimizer.scheduler_stmt)
         local = {optimizer.name: cst.Name(optimizer.name)}
+        if optimizer.given:  # the caller's optimizer, handed to `__init__`
+            local[optimizer.name] = self_attr(attr_name(optimizer.name))
         # the Trainer sets up its dataloaders after configure_optimizers: use the ones passed in
         for loader in plan.loader_args:
             local[loader] = self_attr(attr_name(loader))
         if optimizer.scheduler:
             local[optimizer.scheduler] = cst.Name(optimizer.scheduler)
         body = self.rewrite(stmts, local)
+        returned = self.module.code_for_node(local[optimizer.name])
         if optimizer.scheduler is None:
-            body.append(_stmt(f"return {optimizer.name}\n"))
+            body.append(_stmt(f"return {returned}\n"))
         else:
             monitor = f'"monitor": "{optimizer.monitor}", ' if optimizer.monitor else ""
             body.append(
                 _stmt(
-                    f'return {{"optimizer": {optimizer.name}, "lr_scheduler": '
+                    f'return {{"optimizer": {returned}, "lr_scheduler": '
                     f'{{"scheduler": {optimizer.scheduler}, {monitor}'
                     f'"interval": "{optimizer.interval}"}}}}\n'
                 )

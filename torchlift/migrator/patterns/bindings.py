@@ -22,6 +22,7 @@ from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .device_moves import is_trivial_statement, strip_device_moves
+from .passed_in import given_optimizer
 from .step_sequence import STEP_SEQUENCE
 
 BINDING = Rule(
@@ -64,7 +65,13 @@ def optim_kind(ctx, binding) -> str | None:
 
 def bind(ctx, plan, steps) -> None:
     optimizers = []
+    given: list[str] = []  # models of optimizers the function holding the loop is given
     for position, receiver, stmt in steps["step"]:
+        if receiver in ctx.params and not ctx.binding(receiver)[1]:
+            model = given_optimizer(ctx, receiver, stmt)  # read at the call sites
+            optimizers.append((position, receiver, None))
+            given.append(model)
+            continue
         binding, _ = ctx.binding(receiver)
         kind = optim_kind(ctx, binding)
         if kind is None:
@@ -85,6 +92,12 @@ def bind(ctx, plan, steps) -> None:
             "manual optimization, not converted)",
             ctx.loop,
         )
+    if given:
+        position, name, _ = optimizers[0]
+        steps["optimizer_step"] = position
+        plan.optimizers.append(OptimizerPlan(name, None, given=True))
+        plan.models.append(ModelPlan(given[0]))
+        return
     position, name, (stmt, call) = optimizers[0]
     _, count = ctx.binding(name)
     if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
@@ -121,7 +134,7 @@ def read(ctx, plan, steps) -> None:
     model = plan.model
     name = model.name
     devices = plan.device_names
-    if name in ctx.params:
+    if name in ctx.params and not plan.optimizer.given:
         raise Unsupported(
             BINDING,
             f"the model `{name}` is a parameter of the function holding the loop (a "
@@ -188,7 +201,7 @@ def read(ctx, plan, steps) -> None:
     if wrapper is not None:
         plan.remove_stmts.append(wrapper)
         plan.notes.append(_DATA_PARALLEL_NOTE)
-    if not constructed:
+    if not constructed and not (name in ctx.params and plan.optimizer.given):
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:
         for stmt in ctx.module.body:

@@ -131,13 +131,13 @@ def bind(ctx, plan, steps) -> None:
     conditional choosing between them."""
     for stmt in ctx.scope_before:
         assign = single_assign(stmt)
-        if assign and _is_device_value(ctx, assign[1]):
+        if assign and is_device_value(ctx, assign[1]):
             plan.device_names.add(assign[0])
 
 
-def _is_device_value(ctx, value: cst.BaseExpression) -> bool:
+def is_device_value(ctx, value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.IfExp):
-        return _is_device_value(ctx, value.body) and _is_device_value(ctx, value.orelse)
+        return is_device_value(ctx, value.body) and is_device_value(ctx, value.orelse)
     if isinstance(value, cst.Call):
         return "torch.device" in ctx.call_qualnames(value)
     return isinstance(value, cst.SimpleString) and is_device_expr(value, set())

@@ -78,9 +78,11 @@ def declared_globals(ctx, func: cst.FunctionDef, stmt, inlined: set[str]) -> tup
             declared |= {n.name.value for s in small for n in s.names}
             continue
         body.append(item)
+    name = func.name.value
+    if "global" in _kinds_below_top(body):
+        raise Unsupported(HELPER_GLOBAL, f"helper `{name}` declares `global` inside a block", stmt)
     if not declared:
         return body, declared
-    name = func.name.value
     if ctx.in_function:
         local = _function_locals(ctx) - set(ctx.found.get("function_globals", ()))
         if declared & local:
@@ -92,8 +94,6 @@ def declared_globals(ctx, func: cst.FunctionDef, stmt, inlined: set[str]) -> tup
                 "be one name",
                 stmt,
             )
-    if "global" in _kinds_below_top(body):
-        raise Unsupported(HELPER_GLOBAL, f"helper `{name}` declares `global` inside a block", stmt)
     params = {p.name.value for p in (*func.params.posonly_params, *func.params.params)}
     params |= {p.name.value for p in func.params.kwonly_params}
     if declared & params:

@@ -127,9 +127,8 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
         pieces["on_test_epoch_end"] = list(plan.test.after)
     configure = []
     for optimizer in plan.optimizers:
-        if optimizer.given:  # handed to the module: `__init__` argument
-            continue
-        configure.append(optimizer.stmt)
+        if not optimizer.given:  # a given one is handed to the module: `__init__` argument
+            configure.append(optimizer.stmt)
         if optimizer.scheduler_stmt is not None:
             configure.append(optimizer.scheduler_stmt)
     pieces["configure_optimizers"] = configure

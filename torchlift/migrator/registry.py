@@ -51,6 +51,7 @@ PATTERNS = [
 RULE_OWNERS = (
     "torchlift.migrator.outcomes",
     "torchlift.migrator.shapes.context",
+    "torchlift.migrator.shapes.trainer_class",
     *SHAPES,
     *PATTERNS,
     "torchlift.migrator.resolve_names",

@@ -18,6 +18,7 @@ from ..analysis.names import bound_names, collect_names
 from ..analysis.qualnames import TQDM, Qualnames
 from ..analysis.statements import contains, single_assign, statements
 from ..rule import Rule, Unsupported
+from .trainer_class import refuse_method_loop
 
 PLACEMENT = Rule(
     "TL103",
@@ -181,6 +182,7 @@ class LoopContext:
                 owner = stmt
                 break
         if owner is None:
+            refuse_method_loop(self.module, loop)  # a hand-written trainer class: TL133
             raise Unsupported(PLACEMENT, "training loop is nested inside another statement", loop)
         if owner is self.module:
             self.container = self.module

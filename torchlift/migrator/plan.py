@@ -86,6 +86,8 @@ class LoopPlan:
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
     module_globals: set[str] = field(default_factory=set)  # declared `global`: kept global
+    carried_index: str | None = None  # batch index read after the batch loop: `self.` state
+    post_eval_at: int | None = None  # post_train[post_eval_at:] follows the validation pass
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
     state: set[str] = field(default_factory=set)

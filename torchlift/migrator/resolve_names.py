@@ -199,12 +199,22 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     plan.optim_after = sorted(scope.after_reads & optim_names)
     if plan.epoch_var and plan.epoch_var in scope.after_reads:
         block(NOT_CARRIED_BACK, f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
-    for index, hook in (
-        (plan.train_index, "training_step"),
-        (plan.validation.index if plan.validation else None, "validation_step"),
-        (plan.test.index if plan.test else None, "test_step"),
-    ):
-        if index and any(index in u.all() for h, u in uses.items() if h != hook):
+    steps = {
+        "training_step": plan.train_index,
+        "validation_step": plan.validation.index if plan.validation else None,
+        "test_step": plan.test.index if plan.test else None,
+    }
+    for hook, index in steps.items():
+        if not index:
+            continue
+        own = {h for h, i in steps.items() if i == index}  # steps binding it as their index
+        elsewhere = {h for h, u in uses.items() if h not in own and index in u.all()}
+        if hook == "training_step" and _read_after_batch_loop(plan, index, elsewhere, uses):
+            plan.carried_index = index  # the last step's index, as the batch loop left it
+            continue
+        if plan.carried_index == index:
+            elsewhere.discard("on_train_epoch_end")
+        if elsewhere:
             block(UNPASSABLE_NAME, f"batch index `{index}` used outside its step", plan.epoch_loop)
 
     all_names: list[str] = []
@@ -283,6 +293,21 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     plan.rebind_after = rebind
     plan.test_rebind = test_rebind
     return uses
+
+
+def _read_after_batch_loop(plan: LoopPlan, index: str, elsewhere, uses) -> bool:
+    """The training batch index is read after the batch loop (`total / (i + 1)` at the
+    epoch's end, before any validation pass reusing the name) and nowhere else outside its
+    step, and no code assigns it."""
+    if elsewhere != {"on_train_epoch_end"} or index in uses["on_train_epoch_end"].writes:
+        return False
+    if index in uses["training_step"].writes:
+        return False
+    if plan.validation is not None and plan.validation.index == index:
+        after_pass = plan.post_train[plan.post_eval_at or 0 :]
+        if after_pass and index in collect_names(*after_pass).all():
+            return False  # there it is the validation pass's index
+    return True
 
 
 def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:

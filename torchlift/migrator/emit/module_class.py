@@ -63,6 +63,8 @@ class ClassBuilder:
         for name in plan.device_names:
             mapping[name] = _expr("self.device")
         mapping[plan.train_loader] = _expr("self.trainer.train_dataloader")
+        if plan.carried_index:  # read after the batch loop: the last step's index
+            mapping[plan.carried_index] = self_attr(attr_name(plan.carried_index))
         if plan.validation:
             mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
         if plan.test:
@@ -188,13 +190,18 @@ class ClassBuilder:
         return self.method(f"{name}(self)", self.epoch_prefix(stmts) + body)
 
     def step(self, name, target, index, stmts, loss) -> cst.FunctionDef:
-        extra = None
+        extra = {}
         prefix = []
         start = self.plan.index_start.get(index) if index else None
         if start is not None:
             prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
-        elif index and index != "batch_idx":
+            extra = {index: cst.Name(index)}
+        elif index:
             extra = {index: cst.Name("batch_idx")}
+        if index and loss is not None and index == self.plan.carried_index:
+            # code after the batch loop reads the last step's index
+            value = index if start is not None else "batch_idx"
+            prefix.append(_stmt(f"self.{attr_name(index)} = {value}\n"))
         body = prefix + self.target_prefix(target) + self.rewrite(stmts, extra)
         if loss is not None:  # the training step: what patterns rewrite in it
             for rewrite_step in self.plan.step_rewrites:

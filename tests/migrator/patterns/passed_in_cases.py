@@ -32,6 +32,27 @@ CONVERTS = {
         ],
         [".to(device)", "torch.optim.Adam(self"],
     ),
+    "train_function_called_for_two_models": (
+        """
+        def fit(net, opt, data):
+            for epoch in range(2):
+                for x, y in data:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        small = torch.nn.Linear(4, 2)
+        small_opt = torch.optim.SGD(small.parameters(), lr=0.1)
+        fit(small, small_opt, loader)
+        wide = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Linear(16, 2))
+        wide_opt = torch.optim.Adam(wide.parameters())
+        fit(wide, wide_opt, loader)
+        """,
+        ["lit_model = LitModel(net, opt)", "fit(small, small_opt, loader)", "fit(wide, wide_opt"],
+        ["opt.step()"],
+    ),
 }
 
 UNCHANGED = {

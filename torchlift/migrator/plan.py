@@ -49,7 +49,8 @@ class OptimizerPlan:
     scheduler_stmt: cst.SimpleStatementLine | None = None
     interval: str = "epoch"  # "epoch" | "step"
     monitor: str | None = None  # logged metric a ReduceLROnPlateau follows
-    given: bool = False  # a parameter of the function holding the loop: handed to the module
+    given: bool = False  # built by the caller or kept in the script: handed to the module
+    scheduler_held: bool = False  # kept in the script, stepped by the module where it was
 
 
 @dataclass

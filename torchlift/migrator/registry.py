@@ -44,6 +44,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.data_parallel",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
+    "torchlift.migrator.patterns.kept_optimizers",
     "torchlift.migrator.patterns.eval_passes",
     "torchlift.migrator.patterns.module_globals",
 ]

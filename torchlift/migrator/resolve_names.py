@@ -188,15 +188,18 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
         if use.writes & special:
             name = sorted(use.writes & special)[0]
             block(REBINDS_OWNED_NAME, f"the loop rebinds `{name}`", plan.epoch_loop)
-    if scope.other_reads & optim_names:
-        name = sorted(scope.other_reads & optim_names)[0]
+    kept = {o.name for o in plan.optimizers if o.given} | {
+        o.scheduler for o in plan.optimizers if o.scheduler_held
+    }  # the script's own objects, handed to the module (patterns/kept_optimizers.py)
+    if scope.other_reads & (optim_names - kept):
+        name = sorted(scope.other_reads & (optim_names - kept))[0]
         block(
             BINDING,
             f"`{name}` is used before the training loop; not converted",
             plan.epoch_loop,
         )
     # read after the loop (e.g. saved in a checkpoint): rebound from the trainer after fit
-    plan.optim_after = sorted(scope.after_reads & optim_names)
+    plan.optim_after = sorted(scope.after_reads & (optim_names - kept))
     if plan.epoch_var and plan.epoch_var in scope.after_reads:
         block(NOT_CARRIED_BACK, f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
     steps = {
@@ -287,6 +290,7 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
         used = sorted(plan.device_names & scope.after_reads)
         plan.device_after = used[0] if used else None
     given = [o.name for o in plan.optimizers if o.given]
+    given += [o.scheduler for o in plan.optimizers if o.scheduler_held]
     plan.init_args = given + init_args + [n for n in extra_init if n not in init_args]
     plan.loader_args = extra_init
     plan.state = state

@@ -75,7 +75,11 @@ class ClassBuilder:
         # reading the optimizer / scheduler in a step or hook (e.g. the learning rate)
         optimizer = plan.optimizer
         mapping[optimizer.name] = _expr("self.optimizers()")
-        if optimizer.scheduler:
+        if optimizer.given:  # the script's own optimizer, handed to `__init__`
+            mapping[optimizer.name] = self_attr(attr_name(optimizer.name))
+        if optimizer.scheduler_held:  # the script's scheduler, stepped by the module
+            mapping[optimizer.scheduler] = self_attr(attr_name(optimizer.scheduler))
+        elif optimizer.scheduler:
             mapping[optimizer.scheduler] = _expr("self.lr_schedulers()")
         self.mapping = mapping
 
@@ -235,7 +239,7 @@ class ClassBuilder:
             local[optimizer.scheduler] = cst.Name(optimizer.scheduler)
         body = self.rewrite(stmts, local)
         returned = self.module.code_for_node(local[optimizer.name])
-        if optimizer.scheduler is None:
+        if optimizer.scheduler is None or optimizer.scheduler_held:
             body.append(_stmt(f"return {returned}\n"))
         else:
             monitor = f'"monitor": "{optimizer.monitor}", ' if optimizer.monitor else ""

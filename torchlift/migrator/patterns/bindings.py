@@ -29,13 +29,13 @@ BINDING = Rule(
     "TL106",
     "model, optimizer or scheduler binding not understood",
     """`configure_optimizers` rebuilds the optimizer (and scheduler) from the statement that
-    created it, and the LightningModule wraps the model the optimizer trains. Each must be
-    bound once, by a plain assignment before the loop, and not used before it (that use
-    would then see a different object).""",
+    created it (or returns the script's own when code outside the loop uses it), and the
+    LightningModule wraps the model the optimizer trains. Each must be bound once, by a plain
+    assignment before the loop.""",
     """Bind `model = ...`, `optimizer = torch.optim.X(model.parameters(), ...)` and the
-    scheduler once, right before the loop, and use them only in and after the loop.""",
+    scheduler once, right before the loop.""",
     """
-    print(optimizer)
+    optimizer = torch.optim.Adam(model.parameters())
     for epoch in range(2):
         for x, y in loader:
             optimizer.zero_grad()

@@ -75,6 +75,7 @@ FEATURES = {
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],
     "train_function_given_optimizer": [changes_lr_between_epochs],
+    "resume_checkpoint_exponential_lr": [changes_lr_between_epochs],
 }
 
 

@@ -1,12 +1,13 @@
 """Pattern: per-epoch helpers that declare `global` names (`global best_acc` in `test(epoch)`).
 
     best_acc = 0                         best_acc = 0
-    def test(epoch):                     ...
-        global best_acc              ->  class Lit...:  (the helper inlined, as helpers.py does)
-        ...                                  def on_validation_epoch_end(self):
-        best_acc = acc                           ... self.best_acc = acc
-    for epoch in range(3):               trainer.fit(...)
-        test(epoch)                      best_acc = model.best_acc   (carried back)
+    def test(epoch):                     class LitNet(L.LightningModule):   (test() inlined)
+        global best_acc                      def on_train_epoch_end(self):
+        ...                          ->          ...
+        best_acc = acc                           self.best_acc = acc
+    for epoch in range(3):               ...
+        train(epoch)                     trainer.fit(lit_model, trainloader, testloader)
+        test(epoch)                      best_acc = lit_model.best_acc      (carried back)
 
 A helper's `global x` makes its `x = ...` write the module's `x`. Its `global` lines go when
 it is inlined, and the declared names keep their spelling (never prefixed as helper locals):
@@ -28,6 +29,7 @@ import symtable
 
 import libcst as cst
 
+from ..analysis.names import bound_names, node_kinds
 from ..rule import Rule, Unsupported
 
 HELPER_GLOBAL = Rule(
@@ -116,8 +118,6 @@ def declared_globals(ctx, func: cst.FunctionDef, stmt, inlined: set[str]) -> tup
 
 def _function_locals(ctx) -> set[str]:
     """Every name the function holding the loop binds (its parameters included)."""
-    from ..analysis.names import bound_names
-
     names = set(ctx.params)
     for stmt in ctx.function.body.body:
         names |= bound_names(stmt)
@@ -125,8 +125,6 @@ def _function_locals(ctx) -> set[str]:
 
 
 def _kinds_below_top(body) -> set[str]:
-    from ..analysis.names import node_kinds
-
     kinds: set[str] = set()
     for stmt in body:
         kinds |= node_kinds(stmt)

@@ -75,11 +75,11 @@ def read(ctx, plan, steps) -> None:
         return
     if optimizer.scheduler and (optimizer.interval != "epoch" or optimizer.monitor):
         where = used_before[0] if used_before else read_after_step
+        how = "per batch" if optimizer.interval == "step" else "on a metric"
         raise Unsupported(
             KEPT_OPTIMIZER,
             f"`{optimizer.name}` is used outside the loop, and its scheduler "
-            f"`{optimizer.scheduler}` is stepped {'per batch' if optimizer.interval == 'step' else 'on a metric'}: "
-            "it cannot be stepped in place",
+            f"`{optimizer.scheduler}` is stepped {how}: it cannot be stepped in place",
             where,
         )
     optimizer.given, optimizer.stmt = True, None

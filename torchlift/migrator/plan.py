@@ -89,6 +89,9 @@ class LoopPlan:
     module_globals: set[str] = field(default_factory=set)  # declared `global`: kept global
     carried_index: str | None = None  # batch index read after the batch loop: `self.` state
     post_eval_at: int | None = None  # post_train[post_eval_at:] follows the validation pass
+    manual_optimization: bool = False  # the step keeps the script's optimizer calls
+    loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
+    wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
     state: set[str] = field(default_factory=set)

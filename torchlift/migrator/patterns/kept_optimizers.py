@@ -60,7 +60,7 @@ RULES = (KEPT_OPTIMIZER,)
 def read(ctx, plan, steps) -> None:
     """Keep the optimizer (and scheduler) in the script when code outside the loop uses them
     in a way `configure_optimizers` would not see."""
-    if not plan.optimizers or plan.optimizer.given:
+    if len(plan.optimizers) != 1 or plan.optimizer.given:  # one optimizer, built here
         return
     optimizer = plan.optimizer
     names = {optimizer.name} | ({optimizer.scheduler} if optimizer.scheduler else set())

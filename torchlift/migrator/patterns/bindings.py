@@ -24,19 +24,20 @@ from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .device_moves import is_trivial_statement, strip_device_moves
+from .passed_in import given_optimizer
 from .step_sequence import STEP_SEQUENCE
 
 BINDING = Rule(
     "TL106",
     "model, optimizer or scheduler binding not understood",
     """`configure_optimizers` rebuilds the optimizer (and scheduler) from the statement that
-    created it, and the LightningModule wraps the model the optimizer trains. Each must be
-    bound once, by a plain assignment before the loop, and not used before it (that use
-    would then see a different object).""",
+    created it (or returns the script's own when code outside the loop uses it), and the
+    LightningModule wraps the model the optimizer trains. Each must be bound once, by a plain
+    assignment before the loop.""",
     """Bind `model = ...`, `optimizer = torch.optim.X(model.parameters(), ...)` and the
-    scheduler once, right before the loop, and use them only in and after the loop.""",
+    scheduler once, right before the loop.""",
     """
-    print(optimizer)
+    optimizer = torch.optim.Adam(model.parameters())
     for epoch in range(2):
         for x, y in loader:
             optimizer.zero_grad()
@@ -66,7 +67,13 @@ def bind(ctx, plan, steps) -> None:
     if steps.get("manual"):  # several optimizers: manual_optimization bound them
         return
     optimizers = []
+    given: list[str] = []  # models of optimizers the function holding the loop is given
     for position, receiver, stmt in steps["step"]:
+        if receiver in ctx.params and not ctx.binding(receiver)[1]:
+            model = given_optimizer(ctx, receiver, stmt)  # read at the call sites
+            optimizers.append((position, receiver, None))
+            given.append(model)
+            continue
         binding, _ = ctx.binding(receiver)
         kind = optim_kind(ctx, binding)
         if kind is None:
@@ -87,6 +94,12 @@ def bind(ctx, plan, steps) -> None:
             "manual optimization, not converted)",
             ctx.loop,
         )
+    if given:
+        position, name, _ = optimizers[0]
+        steps["optimizer_step"] = position
+        plan.optimizers.append(OptimizerPlan(name, None, given=True))
+        plan.models.append(ModelPlan(given[0]))
+        return
     position, name, (stmt, call) = optimizers[0]
     _, count = ctx.binding(name)
     if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
@@ -128,7 +141,7 @@ def _read_model(ctx, plan, model) -> None:
     kept without its device move, placement-only statements go (the Trainer places it)."""
     name = model.name
     devices = plan.device_names
-    if name in ctx.params:
+    if name in ctx.params and not plan.optimizer.given:
         raise Unsupported(
             BINDING,
             f"the model `{name}` is a parameter of the function holding the loop (a "
@@ -206,7 +219,7 @@ def _read_model(ctx, plan, model) -> None:
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
         wrapped.append(None)
-    if not constructed:
+    if not constructed and not (name in ctx.params and plan.optimizer.given):
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:
         for stmt in ctx.module.body:

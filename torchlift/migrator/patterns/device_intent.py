@@ -311,6 +311,9 @@ def _cuda_condition_of(ctx, value) -> str:
 
 def _accelerator(ctx, plan) -> str:
     binding = _last_device_binding(ctx, plan)
+    given = sorted(plan.device_names & set(ctx.params))
+    if binding is None and given:  # `def train(..., device)`: the caller chose it
+        return f"torch.device({given[0]}).type"
     if binding is None:
         return _accelerator_of_cuda_calls(ctx, [*ctx.scope_before, plan.epoch_loop])
     stmt, value, name = binding

@@ -42,6 +42,7 @@ class LoopFacts:
     class_name: str = ""
     instance_name: str = ""
     trainer_name: str = ""
+    step_loop: bool = False  # a step loop (shapes/iteration.py): one epoch of iterations
 
 
 def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str) -> LoopFacts:
@@ -69,6 +70,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         class_name=class_name,
         instance_name=instance_name,
         trainer_name=trainer_name,
+        step_loop=plan.loader_stmt is not None,
     )
 
 
@@ -101,11 +103,24 @@ def loop_changes(
     fit_block = out.block_calling("fit")
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
-    add(
-        _header(epoch),
-        fit_block,
-        "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the " "Trainer runs the epochs",
-    )
+    if facts.step_loop:
+        add(
+            _header(epoch),
+            fit_block,
+            f"step loop -> one epoch over `{facts.train_loader}` (the iteration numbers) + "
+            "`fit`: the Trainer runs the steps",
+        )
+        add(
+            list(epoch.body),
+            out.method("training_step"),
+            "step loop body -> `training_step`, its iteration number as the batch",
+        )
+    else:
+        add(
+            _header(epoch),
+            fit_block,
+            "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the " "Trainer runs the epochs",
+        )
     if batch is not None:
         add(
             batch,

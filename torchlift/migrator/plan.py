@@ -53,14 +53,14 @@ class OptimizerPlan:
 
 @dataclass
 class LoopPlan:
-    epoch_loop: cst.For
+    epoch_loop: cst.For | cst.While  # the training loop (a step loop has no epochs)
     container: cst.CSTNode  # Module, or the IndentedBlock of a function / `if __name__` body
     in_function: bool
     epoch_var: str | None
     epoch_start: cst.BaseExpression | None  # None: epochs counted from 0
     # training
     train_loader: str
-    train_target: cst.BaseAssignTargetExpression
+    train_target: cst.BaseAssignTargetExpression | None  # None: the step ignores its batch
     train_index: str | None
     train_body: list[cst.BaseStatement]
     loss_name: str
@@ -84,6 +84,10 @@ class LoopPlan:
     inlined_helpers: list[str] = field(default_factory=list)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
+    # step loops (shapes/iteration.py): the statement binding the generated loader of
+    # iteration numbers, and the code that runs after optimizer.step() (-> on_train_batch_end)
+    loader_stmt: str | None = None
+    after_step: list[cst.BaseStatement] = field(default_factory=list)
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
     state: set[str] = field(default_factory=set)

@@ -41,7 +41,9 @@ class ApplyPlans(cst.CSTTransformer):
                     continue
             if key in self.replacements:
                 new = list(self.replacements[key])
-                new[0] = new[0].with_changes(leading_lines=upd.leading_lines)
+                new[0] = new[0].with_changes(
+                    leading_lines=[*upd.leading_lines, *new[0].leading_lines]
+                )
                 upd_list = new
             else:
                 upd_list = [upd]

@@ -19,7 +19,8 @@ def build_trainer_statements(
     if needs_no_sanity_check(plan, uses):
         flags.append("num_sanity_val_steps=0")
     loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
-    lines = [
+    lines = [plan.loader_stmt] if plan.loader_stmt else []
+    lines += [
         f"{lit_name} = {class_name}({args})",
         f"{trainer_name} = L.Trainer({', '.join(flags)})",
         f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
@@ -52,4 +53,8 @@ def _statements(lines: list[str], indent: int) -> list:
     code = "\n".join(lines) + "\n"
     if any(len(line) + indent > LINE_LENGTH for line in lines):
         code = format_code(code, indent)
-    return list(cst.parse_module(code).body)
+    module = cst.parse_module(code)
+    body = list(module.body)
+    if module.header:  # a leading comment line belongs to the first statement
+        body[0] = body[0].with_changes(leading_lines=[*module.header, *body[0].leading_lines])
+    return body

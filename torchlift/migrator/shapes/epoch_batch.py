@@ -80,13 +80,17 @@ RULES = (NOT_AN_EPOCH_LOOP, WHILE_LOOP)
 
 
 def plan_loop(ctx: LoopContext) -> LoopPlan:
-    """The complete plan of `ctx.loop`, or Refused with every blocker found.
+    return plan_with(_plan, ctx)
+
+
+def plan_with(planner, ctx: LoopContext) -> LoopPlan:
+    """The complete plan `planner` makes of `ctx.loop`, or Refused with every blocker found.
 
     A check whose failure leaves the rest of the loop readable records its blocker
     (`ctx.block`) and planning goes on, so the user sees every reason at once; a failure
     that leaves nothing sensible to read further raises Unsupported at once."""
     try:
-        plan = _plan(ctx)
+        plan = planner(ctx)
     except Unsupported as fatal:
         ctx.blockers.append(fatal)
     except Consequence:
@@ -130,6 +134,13 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     plan.add_trainer_arg("max_epochs", ctx.module.code_for_node(max_epochs))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
+    return finish_plan(ctx, plan)
+
+
+def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
+    """The steps every shape ends with: the loader check, the patterns' `clean` phase, and
+    what each name of the moved code becomes (resolve_names)."""
+    loop = ctx.loop
     if plan.train_loader in ctx.params:
         raise Unsupported(
             NOT_A_LOADER,
@@ -256,12 +267,18 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
             "zip is not converted; use a DataLoader)",
             loop,
         )
+    return read_step(ctx, loop, iterator.value, target, index)
+
+
+def read_step(ctx: LoopContext, loop, loader: str, target, index) -> dict:
+    """The `steps` of one training step, the body of `loop`: what patterns claimed and the
+    other statements with their positions. Shared by every shape."""
     if contains(loop.body, FLOW_NO_BREAK) or any(
         direct_breaks(s) for s in loop.body.body if isinstance(s, (cst.For, cst.While))
     ):
         ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
     steps: dict = {
-        "loader": iterator.value,
+        "loader": loader,
         "target": target,
         "index": index,
         "zero_grad": [],

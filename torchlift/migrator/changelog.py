@@ -80,7 +80,7 @@ def loop_changes(
     src = _SourceIndex(source_tree)
     out = _OutputIndex(output_tree, facts)
     epoch = src.at(facts.epoch_loop_at)
-    if not isinstance(epoch, (ast.For, ast.AsyncFor)):
+    if not isinstance(epoch, (ast.For, ast.AsyncFor, ast.While)):
         return []
     changes: list[Change] = []
 

@@ -1,5 +1,6 @@
 """Loop shapes: how a training loop is laid out (epoch x batch, step loops). A shape finds the
-loop's parts, builds the skeleton plan and calls the patterns (see registry.py) on them."""
+loop's parts, builds the skeleton plan and calls the patterns (see registry.py) on them.
+"""
 
 from __future__ import annotations
 

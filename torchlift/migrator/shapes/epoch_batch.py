@@ -35,7 +35,13 @@ from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
-from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, Consequence, LoopContext
+from .context import (
+    CONTROL_FLOW,
+    EPOCH_STATEMENT,
+    NOT_A_LOADER,
+    Consequence,
+    LoopContext,
+)
 
 NOT_AN_EPOCH_LOOP = Rule(
     "TL101",
@@ -183,11 +189,15 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         )
     args = iterator.args
     if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
-        raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop)
+        raise Unsupported(
+            NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop
+        )
     if isinstance(loop.target, cst.Name):
         epoch_var = loop.target.value if loop.target.value != "_" else None
     else:
-        raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop)
+        raise Unsupported(
+            NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop
+        )
     if len(args) == 1:
         start, max_epochs = None, args[0].value
     else:
@@ -203,7 +213,9 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         elif isinstance(start, cst.Integer) and isinstance(stop, cst.Integer):
             max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
         else:
-            max_epochs = cst.BinaryOperation(left=stop, operator=cst.Subtract(), right=start)
+            max_epochs = cst.BinaryOperation(
+                left=stop, operator=cst.Subtract(), right=start
+            )
         if isinstance(start, cst.Integer) and start.evaluated_value == 0:
             start = None
     return epoch_var, start, max_epochs, list(loop.body.body)
@@ -230,7 +242,11 @@ def _split_epoch_body(ctx: LoopContext, stmts):
             continue
         if batch_loop is None:
             if contains(stmt, LOOP):
-                ctx.block(EPOCH_STATEMENT, "loop before the training batch loop in the epoch", stmt)
+                ctx.block(
+                    EPOCH_STATEMENT,
+                    "loop before the training batch loop in the epoch",
+                    stmt,
+                )
             pre.append(stmt)
         elif "validation_stmt" not in ctx.found and eval_loop_of(ctx, stmt) is not None:
             ctx.found["validation_stmt"] = stmt
@@ -245,7 +261,9 @@ def _split_epoch_body(ctx: LoopContext, stmts):
                 )
             post.append(stmt)
     if batch_loop is None:
-        raise Unsupported(NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop)
+        raise Unsupported(
+            NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop
+        )
     for stmt in batch_loop.body.body:
         if contains(stmt, LOOP) and contains(stmt, BACKWARD):
             ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
@@ -270,13 +288,18 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
     return read_step(ctx, loop, iterator.value, target, index)
 
 
-def read_step(ctx: LoopContext, loop, loader: str, target, index) -> dict:
-    """The `steps` of one training step, the body of `loop`: what patterns claimed and the
-    other statements with their positions. Shared by every shape."""
+def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) -> dict:
+    """The `steps` of one training step, the body of `loop` (or `stmts` of it): what patterns
+    claimed and the other statements with their positions. Shared by every shape."""
+    stmts = list(loop.body.body) if stmts is None else stmts
     if contains(loop.body, FLOW_NO_BREAK) or any(
-        direct_breaks(s) for s in loop.body.body if isinstance(s, (cst.For, cst.While))
+        direct_breaks(s) for s in stmts if isinstance(s, (cst.For, cst.While))
     ):
-        ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
+        ctx.block(
+            CONTROL_FLOW,
+            "batch loop uses continue/return (cannot be kept faithfully)",
+            loop,
+        )
     steps: dict = {
         "loader": loader,
         "target": target,
@@ -289,7 +312,7 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index) -> dict:
     }
     claims = registry.phase("claim")
     position = 0
-    for stmt in registry.run_phase("batch_statements", ctx, list(loop.body.body)):
+    for stmt in registry.run_phase("batch_statements", ctx, stmts):
         position += 1
         if any(claim(ctx, steps, stmt, position) for claim in claims):
             continue
@@ -303,7 +326,11 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index) -> dict:
             continue
         steps["body"].append((position, stmt))
     if steps["backward"] is None:
-        if ctx.blockers:  # a backward() the reading refused already (conditional, nested)
+        if (
+            ctx.blockers
+        ):  # a backward() the reading refused already (conditional, nested)
             raise Consequence
-        raise Unsupported(STEP_SEQUENCE, "no `loss.backward()` statement in the batch loop", loop)
+        raise Unsupported(
+            STEP_SEQUENCE, "no `loss.backward()` statement in the batch loop", loop
+        )
     return steps

@@ -22,12 +22,14 @@ Not converted here: a counter that is not a plain name (TL120), a step loop with
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from .. import registry
 from ..analysis.names import collect_names, file_identifiers
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import BACKWARD, LOOP, contains, direct_breaks
 from ..plan import LoopPlan
+from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
 from .context import CONTROL_FLOW, LoopContext
 from .epoch_batch import finish_plan, plan_with, read_step
@@ -91,16 +93,65 @@ BREAK_AFTER_STEP = Rule(
     """,
 )
 
-RULES = (STEP_COUNTER, NO_TORCH_NAME, BREAK_AFTER_STEP)
+STEP_COUNT = Rule(
+    "TL123",
+    "step loop's number of steps is not known before the loop",
+    """A `while` or `itertools.count()` step loop becomes one epoch over `range(start, stop)`,
+    so its stop must be a counter compared with a number of steps the loop does not change:
+    `while it < N:`, `while True:` / `for it in itertools.count():` with
+    `if it >= N: break` first in the body (or last, after `it += 1`, when `it` and `N` are
+    constants with `it < N`). A loop that stops on a metric has no such count.""",
+    """Count the steps: `for it in range(max_iters):`, and keep a metric `break` after
+    `optimizer.step()` (it ends training early, as in the script).""",
+    """
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    loss = torch.tensor(1.0)
+    while loss.item() > 0.1:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    """,
+)
+
+COUNTER_STEP = Rule(
+    "TL124",
+    "`while` step loop's counter does not go up by one per step",
+    """The iterations of `while it < N:` are `range(it, N)` only when the body adds one to
+    the counter once per step, unconditionally, and binds it nowhere else.""",
+    """Write `it += 1` once at the top level of the loop body, or loop over `range(...)`.""",
+    """
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    it = 0
+    while it < 10:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        it += 2
+    """,
+)
+
+RULES = (STEP_COUNTER, NO_TORCH_NAME, BREAK_AFTER_STEP, STEP_COUNT, COUNTER_STEP)
 
 _LOADER_NAME = "iterations"
-_LOADER_QUALNAMES = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
+_LOADER_QUALNAMES = (
+    "torch.utils.data.DataLoader",
+    "torch.utils.data.dataloader.DataLoader",
+)
 
 
 def takes(ctx: LoopContext) -> bool:
-    """A `for` over range(...) whose own body calls backward() (no batch loop inside)."""
+    """A `while` loop, or a `for` over range(...) / itertools.count(), whose own body calls
+    backward() (no batch loop inside: that is an epoch x batch nest)."""
     loop = ctx.loop
-    if not isinstance(loop, cst.For) or _counted_range(ctx, loop.iter) is None:
+    if isinstance(loop, cst.For):
+        counted = _counted_range(ctx, loop.iter) is not None or _count_start(
+            ctx, loop.iter
+        )
+        if not counted:
+            return False
+    elif not isinstance(loop, cst.While):
         return False
     body = loop.body.body
     nested = any(contains(s, LOOP) and contains(s, BACKWARD) for s in body)
@@ -124,30 +175,47 @@ def _counted_range(ctx: LoopContext, iterator) -> cst.Call | None:
         return iterator
     if names & TRANGE:  # trange(*args, **bar_options) is tqdm(range(*args))
         args = [a for a in iterator.args if a.keyword is None]
-        if any(a.star for a in args):
+        if not args or any(a.star for a in args):
             return None
         return cst.Call(func=cst.Name("range"), args=_without_trailing_comma(args))
     return None
 
 
+def _count_start(ctx: LoopContext, iterator):
+    """`itertools.count()` -> cst.Integer 0, `count(start)` -> start; None otherwise."""
+    if not isinstance(
+        iterator, cst.Call
+    ) or "itertools.count" not in ctx.call_qualnames(iterator):
+        return None
+    args = iterator.args
+    if not args:
+        return cst.Integer("0")
+    if len(args) == 1 and args[0].keyword is None and not args[0].star:
+        return args[0].value
+    return None
+
+
 def _without_trailing_comma(args):
-    return [*args[:-1], args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] if args else []
+    return (
+        [*args[:-1], args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        if args
+        else []
+    )
 
 
 def _plan(ctx: LoopContext) -> LoopPlan:
     loop = ctx.loop
     ctx.locate()
     if loop.orelse is not None:
-        raise Unsupported(CONTROL_FLOW, "`for ... else` on the step loop", loop)
-    counted = _counted_range(ctx, loop.iter)
-    target = loop.target
-    if not isinstance(target, cst.Name):
-        raise Unsupported(STEP_COUNTER, "the step loop's counter is not a single name", loop)
-    body = list(loop.body.body)
-    if target.value == "_" or not any(target.value in collect_names(s).reads for s in body):
+        raise Unsupported(CONTROL_FLOW, "`else` on the step loop", loop)
+    bounds, target, body = _read_counting(ctx, loop)
+    if isinstance(loop, cst.For) and (
+        target.value == "_"
+        or not any(target.value in collect_names(s).reads for s in body)
+    ):
         target = None
     loader = _unique(_LOADER_NAME, file_identifiers(ctx.module.code, "<module>"))
-    steps = read_step(ctx, loop, loader, target, None)
+    steps = read_step(ctx, loop, loader, target, None, body)
     plan = LoopPlan(
         epoch_loop=loop,
         container=ctx.container,
@@ -162,12 +230,184 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         pre_train=[],
         post_train=[],
     )
-    plan.loader_stmt = _loader_statement(ctx, loader, counted)
+    plan.loader_stmt = _loader_statement(ctx, loader, bounds)
     plan.add_trainer_arg("max_epochs", "1")
     registry.run_each("bind", ctx, plan, steps)
     _move_code_after_step(ctx, plan, steps)
     registry.run_each("read", ctx, plan, steps)
-    return finish_plan(ctx, plan)
+    plan = finish_plan(ctx, plan)
+    if (
+        isinstance(loop, cst.For)
+        and target is not None
+        and target.value in ctx.scope.after_reads
+        and target.value not in ctx.scope.before_writes
+    ):
+        ctx.block(NOT_CARRIED_BACK, f"code after the loop reads `{target.value}`", loop)
+    return plan
+
+
+def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
+    """(code of the `range(...)` of the counter's values, the counter, the step's statements
+    without the stop test), or Unsupported."""
+    body = list(loop.body.body)
+    if isinstance(loop, cst.For):
+        if not isinstance(loop.target, cst.Name):
+            raise Unsupported(
+                STEP_COUNTER, "the step loop's counter is not a single name", loop
+            )
+        counter = loop.target
+        counted = _counted_range(ctx, loop.iter)
+        if counted is not None:
+            return ctx.module.code_for_node(counted), counter, body
+        start = _count_start(ctx, loop.iter)
+        stop = _stop_test(body[0], counter.value) if body else None
+        if stop is None:
+            raise Unsupported(
+                STEP_COUNT,
+                "a loop over itertools.count() must start with "
+                f"`if {counter.value} >= <steps>: break` (the number of steps)",
+                loop,
+            )
+        _check_stop_fixed(ctx, loop, stop, body[1:])
+        first = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
+        return f"range({first}{ctx.module.code_for_node(stop)})", counter, body[1:]
+    counter, stop, body = _while_bounds(ctx, loop, body)
+    _check_increment(ctx, loop, counter.value, body)
+    _check_stop_fixed(ctx, loop, stop, body)
+    return f"range({counter.value}, {ctx.module.code_for_node(stop)})", counter, body
+
+
+def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
+    """(counter, stop expression, statements without the stop test) of `while it < N:` or
+    `while True:` with `if it >= N: break` first or last in its body."""
+    test = loop.test
+    if m.matches(test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
+        target = test.comparisons[0]
+        if isinstance(target.operator, cst.LessThan):
+            return test.left, target.comparator, body
+        if isinstance(target.operator, cst.LessThanEqual):
+            stop = cst.BinaryOperation(target.comparator, cst.Add(), cst.Integer("1"))
+            return test.left, stop, body
+    if not m.matches(test, m.Name("True")):
+        raise Unsupported(
+            STEP_COUNT,
+            "the `while` condition is not `counter < <steps>` or `True`",
+            loop,
+        )
+    for stmt in body:
+        if isinstance(stmt, cst.If) and m.matches(stmt.body, _BREAK_ONLY):
+            found = stmt
+            break
+    else:
+        raise Unsupported(
+            STEP_COUNT, "`while True:` with no `if counter >= <steps>: break`", loop
+        )
+    counter = _compared_name(found)
+    stop = _stop_test(found, counter) if counter else None
+    if stop is None or found is not body[0] and found is not body[-1]:
+        raise Unsupported(
+            STEP_COUNT,
+            "the `break` of `while True:` is not `if counter >= <steps>: break` as the first "
+            "or last statement of the loop",
+            found,
+        )
+    if found is body[-1] and not _runs_below(ctx, counter, stop):
+        # the test after the step: the body runs once even when the counter starts at the end
+        raise Unsupported(
+            STEP_COUNT,
+            f"`{counter}` and the number of steps are not constants known to start below it "
+            "(the loop's test comes after the first step)",
+            found,
+        )
+    rest = [s for s in body if s is not found]
+    return cst.Name(counter), stop, rest
+
+
+_BREAK_ONLY = m.IndentedBlock(
+    body=[m.SimpleStatementLine(body=[m.Break()])]
+) | m.SimpleStatementSuite(body=[m.Break()])
+
+
+def _compared_name(stmt: cst.If) -> str | None:
+    test = stmt.test
+    if m.matches(test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
+        return test.left.value
+    return None
+
+
+def _stop_test(stmt, counter: str):
+    """N of `if <counter> >= N: break` (no `else`), or None."""
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+        return None
+    if not m.matches(stmt.body, _BREAK_ONLY):
+        return None
+    test = stmt.test
+    if m.matches(
+        test,
+        m.Comparison(
+            left=m.Name(counter),
+            comparisons=[m.ComparisonTarget(operator=m.GreaterThanEqual())],
+        ),
+    ):
+        return test.comparisons[0].comparator
+    return None
+
+
+def _is_zero(node) -> bool:
+    return isinstance(node, cst.Integer) and node.evaluated_value == 0
+
+
+def _constant(ctx: LoopContext, node) -> int | None:
+    """The int a name or literal surely holds when the loop starts (one binding to a literal)."""
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value
+    if isinstance(node, cst.Name):
+        found, count = ctx.binding(node.value)
+        if found is not None and count == 1 and isinstance(found[1], cst.Integer):
+            return found[1].evaluated_value
+    return None
+
+
+def _runs_below(ctx: LoopContext, counter: str, stop) -> bool:
+    start, end = _constant(ctx, cst.Name(counter)), _constant(ctx, stop)
+    return start is not None and end is not None and start < end
+
+
+def _check_increment(ctx: LoopContext, loop, counter: str, body: list) -> None:
+    """The counter of a `while` step loop goes up by one per step: one `counter += 1` at the
+    top level of the body, and no other statement binds it."""
+    increments = [s for s in body if m.matches(s, _increment(counter))]
+    writers = [s for s in body if counter in collect_names(s).writes]
+    if len(increments) != 1 or len(writers) != 1:
+        raise Unsupported(
+            COUNTER_STEP,
+            f"`{counter}` does not go up by exactly one per step (`{counter} += 1` once, "
+            "unconditionally, and no other assignment)",
+            loop,
+        )
+
+
+def _increment(counter: str):
+    return m.SimpleStatementLine(
+        body=[
+            m.AugAssign(
+                target=m.Name(counter), operator=m.AddAssign(), value=m.Integer("1")
+            )
+        ]
+    )
+
+
+def _check_stop_fixed(ctx: LoopContext, loop, stop, body: list) -> None:
+    """The number of steps is read once, before the loop: the body must not rebind it."""
+    reads = collect_names(stop).reads
+    for stmt in body:
+        changed = reads & collect_names(stmt).writes
+        if changed:
+            raise Unsupported(
+                STEP_COUNT,
+                f"the loop changes `{sorted(changed)[0]}`, which its stop test reads",
+                stmt,
+            )
 
 
 def _unique(base: str, taken: set[str]) -> str:
@@ -177,19 +417,20 @@ def _unique(base: str, taken: set[str]) -> str:
     return name
 
 
-def _loader_statement(ctx: LoopContext, loader: str, counted: cst.Call) -> str:
+def _loader_statement(ctx: LoopContext, loader: str, counted_code: str) -> str:
     """`iterations = DataLoader(range(...), batch_size=None, generator=torch.Generator())`:
     yields the counter's values one at a time (batch_size=None: plain ints), and its own
     generator keeps `iter(loader)` off the global RNG."""
     imports = ctx.names.imports
     torch_name = next((n for n, q in sorted(imports.items()) if q == "torch"), None)
     if torch_name is None:
-        raise Unsupported(NO_TORCH_NAME, "no `import torch` to build the step loader", ctx.loop)
+        raise Unsupported(
+            NO_TORCH_NAME, "no `import torch` to build the step loader", ctx.loop
+        )
     data_loader = next(
         (n for n, q in sorted(imports.items()) if q in _LOADER_QUALNAMES),
         f"{torch_name}.utils.data.DataLoader",
     )
-    counted_code = ctx.module.code_for_node(counted)
     return (
         "# the iteration numbers as batches; its own generator keeps the global RNG untouched\n"
         f"{loader} = {data_loader}({counted_code}, batch_size=None, "
@@ -199,7 +440,8 @@ def _loader_statement(ctx: LoopContext, loader: str, counted: cst.Call) -> str:
 
 def _move_code_after_step(ctx: LoopContext, plan: LoopPlan, steps: dict) -> None:
     """Code after optimizer.step() that reads the model -> on_train_batch_end (with the rest
-    of the code after the step, in order): Lightning runs training_step before the step."""
+    of the code after the step, in order): Lightning runs training_step before the step.
+    """
     if "optimizer_step" not in steps:
         return
     after = [(p, s) for p, s in steps["body"] if p > steps["optimizer_step"]]
@@ -209,7 +451,11 @@ def _move_code_after_step(ctx: LoopContext, plan: LoopPlan, steps: dict) -> None
         return
     for _, stmt in after:
         if direct_breaks(stmt):
-            ctx.block(BREAK_AFTER_STEP, "`break` after the step in code reading the model", stmt)
+            ctx.block(
+                BREAK_AFTER_STEP,
+                "`break` after the step in code reading the model",
+                stmt,
+            )
     moved = [s for _, s in after]
     moved[0] = moved[0].with_changes(leading_lines=[])  # the blank line before it
     if any(plan.loss_name in collect_names(s).reads for s in moved):

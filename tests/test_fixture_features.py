@@ -74,6 +74,7 @@ FEATURES = {
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],
+    "char_model_get_batch_steps": [clips, changes_lr_between_epochs],
 }
 
 

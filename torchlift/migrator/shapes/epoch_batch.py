@@ -10,7 +10,8 @@ This module reads that skeleton and hands every part to the patterns, in the reg
 and phases (registry.py): the epoch body (helpers inlined), the code before the batch loop
 (progress bars), each batch-loop statement (claimed by the step sequence, AMP, clipping,
 accumulation, ...), then the patterns' contributions to the plan (bind, read, clean).
-Not converted here: `while` loops (TL102), outer loops that are not `range` epochs (TL101),
+Step loops with no batch loop inside are shapes/iteration.py's. Not converted here: `while`
+loops around a batch loop (TL102), outer loops that are not `range` epochs (TL101),
 batch loops over something else than a loader name (TL104), control flow the Trainer cannot
 keep (TL107), epoch-level code whose place would change its result (TL109).
 """
@@ -64,9 +65,10 @@ NOT_AN_EPOCH_LOOP = Rule(
 
 WHILE_LOOP = Rule(
     "TL102",
-    "`while` training loops are not converted",
-    """A `while` loop stops on a condition the migrator cannot turn into `max_epochs` or
-    `max_steps` with the same number of steps.""",
+    "`while` loop around a batch loop is not converted",
+    """A `while` loop around a batch loop stops on a condition the migrator cannot turn into
+    `max_epochs` with the same number of steps. (A `while` step loop with no batch loop
+    inside, counting its steps, is converted: shapes/iteration.py.)""",
     """Count epochs with `for epoch in range(N):`; if the loop stops on a metric, convert with
     a fixed N first and add an `EarlyStopping` callback by hand.""",
     """
@@ -114,7 +116,9 @@ def plan_with(planner, ctx: LoopContext) -> LoopPlan:
 def _plan(ctx: LoopContext) -> LoopPlan:
     loop = ctx.loop
     if isinstance(loop, cst.While):
-        raise Unsupported(WHILE_LOOP, "`while` training loops are not converted", loop)
+        raise Unsupported(
+            WHILE_LOOP, "`while` loop around a batch loop is not converted", loop
+        )
     ctx.locate()
     epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
     if loop.orelse is not None:

@@ -36,14 +36,21 @@ from .epoch_batch import finish_plan, plan_with, read_step
 
 STEP_COUNTER = Rule(
     "TL120",
-    "step loop's counter is not a single name",
+    "step loop's counter is not a plain name",
     """A step loop `for it in range(N):` becomes one epoch over a loader of the numbers
     `range(N)`, each handed to `training_step` as its batch and bound to the counter's name.
-    A counter unpacked into several names has no such batch.""",
-    """Count with one name: `for it in range(N):`.""",
+    A counter stored into an attribute or an item (`for state.step in range(N):`) would have
+    to be written back into an object outside the module at every step.""",
+    """Count with a plain name and store it where needed: `for it in range(N):
+    state.step = it`.""",
     """
+    class State:
+        step = 0
+
+
+    state = State()
     x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
-    for it, _ in zip(range(10), range(10)):
+    for state.step in range(10):
         optimizer.zero_grad()
         loss = criterion(model(x), y)
         loss.backward()
@@ -253,7 +260,7 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
     if isinstance(loop, cst.For):
         if not isinstance(loop.target, cst.Name):
             raise Unsupported(
-                STEP_COUNTER, "the step loop's counter is not a single name", loop
+                STEP_COUNTER, "the step loop's counter is not a plain name", loop
             )
         counter = loop.target
         counted = _counted_range(ctx, loop.iter)

@@ -104,6 +104,8 @@ def loop_changes(
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
     if facts.step_loop:
+        if fit_block is not None:  # with the comment line above the generated loader
+            fit_block = (fit_block[0].lineno - 1, max(n.end_lineno for n in fit_block))
         add(
             _header(epoch),
             fit_block,
@@ -457,6 +459,8 @@ class _OutputIndex:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         }
         self._generated = {facts.instance_name, facts.trainer_name}
+        if facts.step_loop:  # the generated loader of iteration numbers
+            self._generated.add(facts.train_loader)
         self._tree = tree
         self._runs = self._runs_of_generated_statements(tree)
         self.trainer = next(

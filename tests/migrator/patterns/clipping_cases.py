@@ -25,21 +25,15 @@ CONVERTS = {
 
 UNCHANGED = {
     "norm_type": (
-        _LOOP.format(
-            clip="torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, 1.0)"
-        ),
+        _LOOP.format(clip="torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, 1.0)"),
         "TL105",
     ),
     "returned_norm_used": (
-        _LOOP.format(
-            clip="norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"
-        ),
+        _LOOP.format(clip="norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"),
         "TL105",
     ),
     "other_parameters": (
-        _LOOP.format(
-            clip="torch.nn.utils.clip_grad_norm_(criterion.parameters(), 1.0)"
-        ),
+        _LOOP.format(clip="torch.nn.utils.clip_grad_norm_(criterion.parameters(), 1.0)"),
         "TL105",
     ),
 }

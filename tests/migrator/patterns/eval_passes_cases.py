@@ -31,10 +31,7 @@ with torch.no_grad():
     for x, y in val_loader:
         print(criterion(model(x), y).item())
 """,
-        [
-            "def test_step(self, batch, batch_idx):",
-            "trainer.test(lit_model, val_loader)",
-        ],
+        ["def test_step(self, batch, batch_idx):", "trainer.test(lit_model, val_loader)"],
         [],
     ),
 }

@@ -51,8 +51,7 @@ CONVERTS = {
         ["tqdm(range"],
     ),
     "while_counter_less_equal": (
-        _loop("while it <= 4:", setup="it = 1\n", after="    it += 1\n")
-        + "print(it)\n",
+        _loop("while it <= 4:", setup="it = 1\n", after="    it += 1\n") + "print(it)\n",
         [
             "range(it, 4 + 1), batch_size=None",
             "self.it = batch",
@@ -103,9 +102,7 @@ CONVERTS = {
         [],
     ),
     "metric_break_after_step_ends_training": (
-        _loop(
-            "for t in range(50):", after="    if loss.item() < 0.5:\n        break\n"
-        ),
+        _loop("for t in range(50):", after="    if loss.item() < 0.5:\n        break\n"),
         ["self.stop_epoch = True", "range(50), batch_size=None"],
         ["break"],
     ),
@@ -137,9 +134,7 @@ UNCHANGED = {
         "TL123",
     ),
     "stop_changed_by_the_loop": (
-        _loop(
-            "while it < n:", setup="it, n = 0, 5\n", after="    it += 1\n    n -= 1\n"
-        ),
+        _loop("while it < n:", setup="it, n = 0, 5\n", after="    it += 1\n    n -= 1\n"),
         "TL123",
     ),
     "counter_up_by_two": (

@@ -13,9 +13,7 @@ CONVERTS = {
             model.eval()
             print(epoch)
         """,
-        [
-            "def on_train_epoch_end(self):\n        epoch = self.current_epoch\n        print(epoch)"
-        ],
+        ["def on_train_epoch_end(self):\n        epoch = self.current_epoch\n        print(epoch)"],
         [".train()", ".eval()"],
     ),
     "train_with_a_mode_argument_is_kept": (

@@ -48,9 +48,7 @@ UNCHANGED = {
             scheduler="torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)",
             in_step="pass",
             in_epoch="pass",
-        ).replace(
-            "optimizer.zero_grad()", "scheduler.step()\n        optimizer.zero_grad()"
-        ),
+        ).replace("optimizer.zero_grad()", "scheduler.step()\n        optimizer.zero_grad()"),
         "TL105",
     ),
     "step_with_an_epoch_argument": (

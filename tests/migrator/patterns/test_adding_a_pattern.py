@@ -26,8 +26,7 @@ class DetectAnomaly:
                 continue
             call = stmt.body[0].value
             if "torch.autograd.set_detect_anomaly" in ctx.call_qualnames(call) and (
-                isinstance(call.args[0].value, cst.Name)
-                and call.args[0].value.value == "True"
+                isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "True"
             ):
                 plan.remove_stmts.append(stmt)
                 plan.add_trainer_arg("detect_anomaly", "True")

@@ -64,9 +64,7 @@ def test_every_registered_pattern_has_its_table_of_cases():
 
 
 @pytest.mark.parametrize(
-    "pattern, name, loop, present, absent",
-    CONVERTS,
-    ids=[f"{c[0]}:{c[1]}" for c in CONVERTS],
+    "pattern, name, loop, present, absent", CONVERTS, ids=[f"{c[0]}:{c[1]}" for c in CONVERTS]
 )
 def test_converts(pattern, name, loop, present, absent):
     source = _source(loop)

@@ -137,9 +137,7 @@ class LoopContext:
     """One candidate loop in its module. Read-only for recognisers, except `block` and the
     facts they record for later steps (`index_start`)."""
 
-    def __init__(
-        self, imports: dict[str, str], module: cst.Module, loop: cst.CSTNode
-    ) -> None:
+    def __init__(self, imports: dict[str, str], module: cst.Module, loop: cst.CSTNode) -> None:
         self.module = module
         self.loop = loop
         self.names = Qualnames(imports)
@@ -173,15 +171,11 @@ class LoopContext:
                 owner = self.module
                 break
             block = getattr(stmt, "body", None)
-            if isinstance(block, cst.IndentedBlock) and any(
-                s is loop for s in block.body
-            ):
+            if isinstance(block, cst.IndentedBlock) and any(s is loop for s in block.body):
                 owner = stmt
                 break
         if owner is None:
-            raise Unsupported(
-                PLACEMENT, "training loop is nested inside another statement", loop
-            )
+            raise Unsupported(PLACEMENT, "training loop is nested inside another statement", loop)
         if owner is self.module:
             self.container = self.module
             self.top_stmt = loop
@@ -203,28 +197,20 @@ class LoopContext:
         self.after = body[index + 1 :]
         module_body = list(self.module.body)
         top_index = next(i for i, s in enumerate(module_body) if s is self.top_stmt)
-        self.module_before = (
-            module_body[:top_index] if self.top_stmt is not loop else []
-        )
-        self.module_after = (
-            module_body[top_index + 1 :] if self.top_stmt is not loop else []
-        )
+        self.module_before = module_body[:top_index] if self.top_stmt is not loop else []
+        self.module_after = module_body[top_index + 1 :] if self.top_stmt is not loop else []
         if self.in_function:
             # names the function binds: parameters + statements before the loop
             self.scope_before = list(self.before)
             self.params = {p.name.value for p in _all_params(self.function)}
             if contains(self.function.body, frozenset({"global"})):
                 raise Unsupported(
-                    GLOBAL_STATEMENT,
-                    "the function holding the loop uses global/nonlocal",
-                    loop,
+                    GLOBAL_STATEMENT, "the function holding the loop uses global/nonlocal", loop
                 )
         else:
             self.scope_before = [*self.module_before, *self.before]
             self.params = set()
-        self.scope_after = list(self.after) + (
-            [] if self.in_function else self.module_after
-        )
+        self.scope_after = list(self.after) + ([] if self.in_function else self.module_after)
         self.module_defs = self._module_definitions()
 
     def _module_definitions(self) -> set[str]:
@@ -236,9 +222,7 @@ class LoopContext:
                 for small in stmt.body:
                     if isinstance(small, (cst.Import, cst.ImportFrom)):
                         names |= collect_names(small).writes
-            elif isinstance(stmt, (cst.If, cst.Try)) and contains(
-                stmt, frozenset({"import"})
-            ):
+            elif isinstance(stmt, (cst.If, cst.Try)) and contains(stmt, frozenset({"import"})):
                 for found in statements(stmt):  # guarded imports
                     if isinstance(found, cst.SimpleStatementLine):
                         for small in found.body:
@@ -301,23 +285,15 @@ class LoopContext:
                     and iterator.args[1].keyword is not None
                     and iterator.args[1].keyword.value != "start"
                 ):
-                    raise Unsupported(
-                        NOT_A_LOADER, "enumerate() with unexpected arguments", loop
-                    )
+                    raise Unsupported(NOT_A_LOADER, "enumerate() with unexpected arguments", loop)
                 if len(iterator.args) == 2:
                     start = iterator.args[1].value
                     if not isinstance(start, (cst.Integer, cst.Name, cst.Attribute)):
-                        raise Unsupported(
-                            NOT_A_LOADER, "enumerate start is an expression", loop
-                        )
+                        raise Unsupported(NOT_A_LOADER, "enumerate start is an expression", loop)
                 if not m.matches(
                     target, m.Tuple(elements=[m.Element(m.Name()), m.Element()])
-                ) and not m.matches(
-                    target, m.List(elements=[m.Element(m.Name()), m.Element()])
-                ):
-                    raise Unsupported(
-                        NOT_A_LOADER, "enumerate target is not `i, batch`", loop
-                    )
+                ) and not m.matches(target, m.List(elements=[m.Element(m.Name()), m.Element()])):
+                    raise Unsupported(NOT_A_LOADER, "enumerate target is not `i, batch`", loop)
                 index = target.elements[0].value.value
                 target = target.elements[1].value
                 iterator = first.value

@@ -36,13 +36,7 @@ from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
-from .context import (
-    CONTROL_FLOW,
-    EPOCH_STATEMENT,
-    NOT_A_LOADER,
-    Consequence,
-    LoopContext,
-)
+from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, Consequence, LoopContext
 
 NOT_AN_EPOCH_LOOP = Rule(
     "TL101",
@@ -116,9 +110,7 @@ def plan_with(planner, ctx: LoopContext) -> LoopPlan:
 def _plan(ctx: LoopContext) -> LoopPlan:
     loop = ctx.loop
     if isinstance(loop, cst.While):
-        raise Unsupported(
-            WHILE_LOOP, "`while` loop around a batch loop is not converted", loop
-        )
+        raise Unsupported(WHILE_LOOP, "`while` loop around a batch loop is not converted", loop)
     ctx.locate()
     epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
     if loop.orelse is not None:
@@ -193,15 +185,11 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         )
     args = iterator.args
     if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
-        raise Unsupported(
-            NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop
-        )
+        raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop)
     if isinstance(loop.target, cst.Name):
         epoch_var = loop.target.value if loop.target.value != "_" else None
     else:
-        raise Unsupported(
-            NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop
-        )
+        raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop)
     if len(args) == 1:
         start, max_epochs = None, args[0].value
     else:
@@ -217,9 +205,7 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         elif isinstance(start, cst.Integer) and isinstance(stop, cst.Integer):
             max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
         else:
-            max_epochs = cst.BinaryOperation(
-                left=stop, operator=cst.Subtract(), right=start
-            )
+            max_epochs = cst.BinaryOperation(left=stop, operator=cst.Subtract(), right=start)
         if isinstance(start, cst.Integer) and start.evaluated_value == 0:
             start = None
     return epoch_var, start, max_epochs, list(loop.body.body)
@@ -246,11 +232,7 @@ def _split_epoch_body(ctx: LoopContext, stmts):
             continue
         if batch_loop is None:
             if contains(stmt, LOOP):
-                ctx.block(
-                    EPOCH_STATEMENT,
-                    "loop before the training batch loop in the epoch",
-                    stmt,
-                )
+                ctx.block(EPOCH_STATEMENT, "loop before the training batch loop in the epoch", stmt)
             pre.append(stmt)
         elif "validation_stmt" not in ctx.found and eval_loop_of(ctx, stmt) is not None:
             ctx.found["validation_stmt"] = stmt
@@ -265,9 +247,7 @@ def _split_epoch_body(ctx: LoopContext, stmts):
                 )
             post.append(stmt)
     if batch_loop is None:
-        raise Unsupported(
-            NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop
-        )
+        raise Unsupported(NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop)
     for stmt in batch_loop.body.body:
         if contains(stmt, LOOP) and contains(stmt, BACKWARD):
             ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
@@ -299,11 +279,7 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
     if contains(loop.body, FLOW_NO_BREAK) or any(
         direct_breaks(s) for s in stmts if isinstance(s, (cst.For, cst.While))
     ):
-        ctx.block(
-            CONTROL_FLOW,
-            "batch loop uses continue/return (cannot be kept faithfully)",
-            loop,
-        )
+        ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
     steps: dict = {
         "loader": loader,
         "target": target,
@@ -330,11 +306,7 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
             continue
         steps["body"].append((position, stmt))
     if steps["backward"] is None:
-        if (
-            ctx.blockers
-        ):  # a backward() the reading refused already (conditional, nested)
+        if ctx.blockers:  # a backward() the reading refused already (conditional, nested)
             raise Consequence
-        raise Unsupported(
-            STEP_SEQUENCE, "no `loss.backward()` statement in the batch loop", loop
-        )
+        raise Unsupported(STEP_SEQUENCE, "no `loss.backward()` statement in the batch loop", loop)
     return steps

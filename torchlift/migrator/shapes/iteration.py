@@ -153,9 +153,7 @@ def takes(ctx: LoopContext) -> bool:
     backward() (no batch loop inside: that is an epoch x batch nest)."""
     loop = ctx.loop
     if isinstance(loop, cst.For):
-        counted = _counted_range(ctx, loop.iter) is not None or _count_start(
-            ctx, loop.iter
-        )
+        counted = _counted_range(ctx, loop.iter) is not None or _count_start(ctx, loop.iter)
         if not counted:
             return False
     elif not isinstance(loop, cst.While):
@@ -190,9 +188,7 @@ def _counted_range(ctx: LoopContext, iterator) -> cst.Call | None:
 
 def _count_start(ctx: LoopContext, iterator):
     """`itertools.count()` -> cst.Integer 0, `count(start)` -> start; None otherwise."""
-    if not isinstance(
-        iterator, cst.Call
-    ) or "itertools.count" not in ctx.call_qualnames(iterator):
+    if not isinstance(iterator, cst.Call) or "itertools.count" not in ctx.call_qualnames(iterator):
         return None
     args = iterator.args
     if not args:
@@ -203,11 +199,7 @@ def _count_start(ctx: LoopContext, iterator):
 
 
 def _without_trailing_comma(args):
-    return (
-        [*args[:-1], args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-        if args
-        else []
-    )
+    return [*args[:-1], args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] if args else []
 
 
 def _plan(ctx: LoopContext) -> LoopPlan:
@@ -217,8 +209,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         raise Unsupported(CONTROL_FLOW, "`else` on the step loop", loop)
     bounds, target, body = _read_counting(ctx, loop)
     if isinstance(loop, cst.For) and (
-        target.value == "_"
-        or not any(target.value in collect_names(s).reads for s in body)
+        target.value == "_" or not any(target.value in collect_names(s).reads for s in body)
     ):
         target = None
     loader = _unique(_LOADER_NAME, file_identifiers(ctx.module.code, "<module>"))
@@ -259,9 +250,7 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
     body = list(loop.body.body)
     if isinstance(loop, cst.For):
         if not isinstance(loop.target, cst.Name):
-            raise Unsupported(
-                STEP_COUNTER, "the step loop's counter is not a plain name", loop
-            )
+            raise Unsupported(STEP_COUNTER, "the step loop's counter is not a plain name", loop)
         counter = loop.target
         counted = _counted_range(ctx, loop.iter)
         if counted is not None:
@@ -306,9 +295,7 @@ def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
             found = stmt
             break
     else:
-        raise Unsupported(
-            STEP_COUNT, "`while True:` with no `if counter >= <steps>: break`", loop
-        )
+        raise Unsupported(STEP_COUNT, "`while True:` with no `if counter >= <steps>: break`", loop)
     counter = _compared_name(found)
     stop = _stop_test(found, counter) if counter else None
     if stop is None or found is not body[0] and found is not body[-1]:
@@ -396,11 +383,7 @@ def _check_increment(ctx: LoopContext, loop, counter: str, body: list) -> None:
 
 def _increment(counter: str):
     return m.SimpleStatementLine(
-        body=[
-            m.AugAssign(
-                target=m.Name(counter), operator=m.AddAssign(), value=m.Integer("1")
-            )
-        ]
+        body=[m.AugAssign(target=m.Name(counter), operator=m.AddAssign(), value=m.Integer("1"))]
     )
 
 
@@ -431,9 +414,7 @@ def _loader_statement(ctx: LoopContext, loader: str, counted_code: str) -> str:
     imports = ctx.names.imports
     torch_name = next((n for n, q in sorted(imports.items()) if q == "torch"), None)
     if torch_name is None:
-        raise Unsupported(
-            NO_TORCH_NAME, "no `import torch` to build the step loader", ctx.loop
-        )
+        raise Unsupported(NO_TORCH_NAME, "no `import torch` to build the step loader", ctx.loop)
     data_loader = next(
         (n for n, q in sorted(imports.items()) if q in _LOADER_QUALNAMES),
         f"{torch_name}.utils.data.DataLoader",

@@ -106,6 +106,11 @@ CONVERTS = {
         ["self.stop_epoch = True", "range(50), batch_size=None"],
         ["break"],
     ),
+    "local_counter_needs_no_increment": (
+        _loop("while it < 3:", setup="it = 0\n", after="    it += 1\n"),
+        ["def training_step(self, batch, batch_idx):\n        loss = self.criterion("],
+        ["it += 1", "it = batch"],
+    ),
 }
 
 UNCHANGED = {
@@ -170,5 +175,14 @@ UNCHANGED = {
             after="    if model.weight.sum() > 0:\n        break\n",
         ),
         "TL122",
+    ),
+    "counter_advanced_before_a_step_read_after_it": (
+        _loop(
+            "while it < 3:",
+            setup="it = 0\n",
+            before="    it += 1\n",
+            after="    print(it, model.weight.sum().item())\n",
+        ),
+        "TL124",
     ),
 }

@@ -232,8 +232,15 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     plan.add_trainer_arg("max_epochs", "1")
     registry.run_each("bind", ctx, plan, steps)
     _move_code_after_step(ctx, plan, steps)
+    if isinstance(loop, cst.While) and plan.after_step:
+        _check_counter_in_hook(ctx, plan, target.value)
     registry.run_each("read", ctx, plan, steps)
     plan = finish_plan(ctx, plan)
+    if isinstance(loop, cst.While) and target.value not in plan.state:
+        plan.train_body = _without_dead_increment(plan.train_body, target.value)
+        pieces = [*plan.train_body, *plan.after_step]
+        if not any(target.value in collect_names(s).reads for s in pieces):
+            plan.train_target = None  # no `it = batch` nothing reads
     if (
         isinstance(loop, cst.For)
         and target is not None
@@ -385,6 +392,31 @@ def _increment(counter: str):
     return m.SimpleStatementLine(
         body=[m.AugAssign(target=m.Name(counter), operator=m.AddAssign(), value=m.Integer("1"))]
     )
+
+
+def _check_counter_in_hook(ctx: LoopContext, plan: LoopPlan, counter: str) -> None:
+    """on_train_batch_end binds the counter to its batch, the value before `counter += 1`:
+    code moved there must not read it after an increment left in training_step."""
+    if not any(counter in collect_names(s).reads for s in plan.after_step):
+        return
+    if any(m.matches(s, _increment(counter)) for s in plan.train_body):
+        ctx.block(
+            COUNTER_STEP,
+            f"`{counter} += 1` comes before optimizer.step() and code after the step reading "
+            f"the model reads `{counter}`: move the increment to the end of the loop",
+            ctx.loop,
+        )
+
+
+def _without_dead_increment(body: list, counter: str) -> list:
+    """A counter local to training_step (bound from the batch) needs no `counter += 1` when
+    nothing after it reads the counter."""
+    for index, stmt in enumerate(body):
+        if m.matches(stmt, _increment(counter)):
+            rest = body[index + 1 :]
+            if not any(counter in collect_names(s).reads for s in rest):
+                return body[:index] + rest
+    return body
 
 
 def _check_stop_fixed(ctx: LoopContext, loop, stop, body: list) -> None:

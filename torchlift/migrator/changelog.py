@@ -43,6 +43,7 @@ class LoopFacts:
     instance_name: str = ""
     trainer_name: str = ""
     step_loop: bool = False  # a step loop (shapes/iteration.py): one epoch of iterations
+    generated_loader: bool = False  # the training loader is generated (a range of numbers)
 
 
 def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str) -> LoopFacts:
@@ -70,7 +71,8 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         class_name=class_name,
         instance_name=instance_name,
         trainer_name=trainer_name,
-        step_loop=plan.loader_stmt is not None,
+        step_loop=plan.step_loop,
+        generated_loader=plan.loader_stmt is not None,
     )
 
 
@@ -459,7 +461,7 @@ class _OutputIndex:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         }
         self._generated = {facts.instance_name, facts.trainer_name}
-        if facts.step_loop:  # the generated loader of iteration numbers
+        if facts.generated_loader:  # the generated loader of numbers
             self._generated.add(facts.train_loader)
         self._tree = tree
         self._runs = self._runs_of_generated_statements(tree)

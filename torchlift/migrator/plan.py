@@ -86,7 +86,8 @@ class LoopPlan:
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
     # step loops (shapes/iteration.py): the statement binding the generated loader of
     # iteration numbers, and the code that runs after optimizer.step() (-> on_train_batch_end)
-    loader_stmt: str | None = None
+    loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)
+    step_loop: bool = False
     after_step: list[cst.BaseStatement] = field(default_factory=list)
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)

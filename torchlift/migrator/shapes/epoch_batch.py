@@ -21,6 +21,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import registry
+from ..analysis.names import collect_names
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
     BACKWARD,
@@ -133,6 +134,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         pre_train=pre,
         post_train=post,
     )
+    plan.loader_stmt = ctx.found.get("loader_stmt")
     plan.add_trainer_arg("max_epochs", ctx.module.code_for_node(max_epochs))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
@@ -262,14 +264,37 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
         raise Unsupported(CONTROL_FLOW, "`for ... else` on the batch loop", loop)
     iterator, index, target = ctx.unwrap_iter(loop)
     iterator = registry.run_phase("batch_loader", ctx, iterator)
+    if "builtins.range" in ctx.call_qualnames(iterator):
+        return _read_range_batch_loop(ctx, loop, iterator, target, index)
     if not isinstance(iterator, cst.Name):
         raise Unsupported(
             NOT_A_LOADER,
-            "batch loop does not iterate a loader name (manual batching over range or "
-            "zip is not converted; use a DataLoader)",
+            "batch loop does not iterate a loader name or range(...) (manual batching over "
+            "zip or chunks is not converted; use a DataLoader)",
             loop,
         )
     return read_step(ctx, loop, iterator.value, target, index)
+
+
+def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, target, index):
+    """Manual batching, `for i in range(0, n, batch_size): xb = x[i : i + batch_size]`: the
+    numbers become the batches of a generated loader (shapes/iteration.py's), when the epoch
+    loop does not change what the range reads (it is built once, before the Trainer)."""
+    from .iteration import number_loader
+
+    changed = collect_names(numbers).reads & collect_names(ctx.loop.body).writes
+    if changed:
+        raise Unsupported(
+            NOT_A_LOADER,
+            f"the batch loop's range(...) reads `{sorted(changed)[0]}`, which the epoch loop "
+            "changes (use a DataLoader)",
+            loop,
+        )
+    code = ctx.module.code_for_node(numbers)
+    loader, ctx.found["loader_stmt"] = number_loader(
+        ctx, "batch_indices", code, "the batch loop's numbers"
+    )
+    return read_step(ctx, loop, loader, target, index)
 
 
 def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) -> dict:

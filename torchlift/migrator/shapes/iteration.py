@@ -212,7 +212,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         target.value == "_" or not any(target.value in collect_names(s).reads for s in body)
     ):
         target = None
-    loader = _unique(_LOADER_NAME, file_identifiers(ctx.module.code, "<module>"))
+    loader, loader_stmt = number_loader(ctx, _LOADER_NAME, bounds, "the iteration numbers")
     steps = read_step(ctx, loop, loader, target, None, body)
     plan = LoopPlan(
         epoch_loop=loop,
@@ -228,7 +228,8 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         pre_train=[],
         post_train=[],
     )
-    plan.loader_stmt = _loader_statement(ctx, loader, bounds)
+    plan.loader_stmt = loader_stmt
+    plan.step_loop = True
     plan.add_trainer_arg("max_epochs", "1")
     registry.run_each("bind", ctx, plan, steps)
     _move_code_after_step(ctx, plan, steps)
@@ -439,7 +440,14 @@ def _unique(base: str, taken: set[str]) -> str:
     return name
 
 
-def _loader_statement(ctx: LoopContext, loader: str, counted_code: str) -> str:
+def number_loader(ctx: LoopContext, base: str, counted_code: str, what: str) -> tuple[str, str]:
+    """(name, statement) of a generated loader over the numbers of `counted_code` (a range),
+    named after `base` (unique in the file); `what` says in its comment what they are."""
+    loader = _unique(base, file_identifiers(ctx.module.code, "<module>"))
+    return loader, _loader_statement(ctx, loader, counted_code, what)
+
+
+def _loader_statement(ctx: LoopContext, loader: str, counted_code: str, what: str) -> str:
     """`iterations = DataLoader(range(...), batch_size=None, generator=torch.Generator())`:
     yields the counter's values one at a time (batch_size=None: plain ints), and its own
     generator keeps `iter(loader)` off the global RNG."""
@@ -452,7 +460,7 @@ def _loader_statement(ctx: LoopContext, loader: str, counted_code: str) -> str:
         f"{torch_name}.utils.data.DataLoader",
     )
     return (
-        "# the iteration numbers as batches; its own generator keeps the global RNG untouched\n"
+        f"# {what} as batches; its own generator keeps the global RNG untouched\n"
         f"{loader} = {data_loader}({counted_code}, batch_size=None, "
         f"generator={torch_name}.Generator())"
     )

@@ -97,6 +97,8 @@ def loop_changes(
     regions = [epoch, *helpers]
     # in a helper the loader is a parameter: its loop is then the one around backward()
     batch = _loop_over(regions, facts.train_loader) or _loop_with_backward(helpers, True)
+    if batch is None and facts.generated_loader and not facts.step_loop:  # over range(...)
+        batch = _loop_with_backward([epoch], True)
     validation = None
     if facts.validation_loader:
         validation = _loop_over([epoch], facts.validation_loader) or _loop_with_backward(
@@ -105,9 +107,9 @@ def loop_changes(
     fit_block = out.block_calling("fit")
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
+    if facts.generated_loader and fit_block is not None:  # and the comment line above it
+        fit_block = (fit_block[0].lineno - 1, max(n.end_lineno for n in fit_block))
     if facts.step_loop:
-        if fit_block is not None:  # with the comment line above the generated loader
-            fit_block = (fit_block[0].lineno - 1, max(n.end_lineno for n in fit_block))
         add(
             _header(epoch),
             fit_block,

@@ -4,19 +4,24 @@
         <step>                                       batch_size=None, generator=...)
                                                  Trainer(max_epochs=1)
                                                  training_step(batch, ...): it = batch
+    while it < n:  ... it += 1                -> the same over range(it, n)
+    while True / for it in itertools.count():
+        if it >= n: break  ...                -> the same over range(it, n)
 
 Full-batch training (`for t in range(500): loss = loss_fn(model(x), y); ...`) and step loops
 that fetch their own batch (`xb, yb = get_batch("train")`, `next(data_iter)`) are both this
-shape: the iteration numbers become the batches of a generated loader, one epoch long, and
+shape: the counter's values become the batches of a generated loader, one epoch long, and
 the body's own batch fetch stays in `training_step`, so the global RNG sees the script's draws
 in the script's order (the loader has its own generator: iterating it draws nothing). The
 step's statements go through the same patterns as a batch loop's (registry.py); code after
 `optimizer.step()` that reads the model runs in `on_train_batch_end`, after the step as in
 the script. `range(...)` may be wrapped in `tqdm(...)`; `trange(...)` is `range(...)`.
 
-Not converted here: a counter that is not a plain name (TL120), a step loop with no
-`torch` import to build the loader from (TL121), a `break` in code moved after the step
-(TL122). `while` loops and `for` loops over anything else keep epoch_batch's refusals.
+Not converted here: a counter that is not a plain name (TL120), a file with no `torch` name
+to build the loader from (TL121), a `break` in code moved after the step (TL122), a number of
+steps not known before the loop (TL123: a metric or any other `while` condition), a `while`
+counter that does not go up by one per step (TL124). A loop with a batch loop inside is
+epoch_batch's.
 """
 
 from __future__ import annotations

@@ -121,6 +121,7 @@ def loop_changes(
             out.method("training_step"),
             "step loop body -> `training_step`, its iteration number as the batch",
         )
+        _step_loop_changes(epoch, out, facts, add)
     else:
         add(
             _header(epoch),
@@ -374,6 +375,28 @@ def _method_call(stmt, receiver: str, method: str) -> bool:
         and stmt.value.func.attr == method
         and isinstance(stmt.value.func.value, ast.Name)
         and stmt.value.func.value.id == receiver
+    )
+
+
+def _step_loop_changes(loop, out, facts: LoopFacts, add) -> None:
+    """The optimizer calls, clipping and the code after the step of a step loop's body."""
+    body = loop.body
+    steps = [s for s in body if _is_step_call(s, facts)]
+    add(
+        _union(steps),
+        out.returned("training_step"),
+        "`zero_grad()` / `backward()` / `step()` -> the loss `training_step` returns: "
+        "Lightning runs the optimizer step",
+    )
+    for stmt in body:
+        if _calls(stmt, _CLIP_CALLS):
+            add(stmt, out.trainer, "gradient clipping -> `gradient_clip_val` of the Trainer")
+    last_step = max((s.lineno for s in steps if s.value.func.attr == "step"), default=None)
+    after = [s for s in body if last_step is not None and s.lineno > last_step]
+    add(
+        _union(after) if after else None,
+        out.method("on_train_batch_end"),
+        "code after `optimizer.step()` reading the model -> `on_train_batch_end` (after the step)",
     )
 
 

@@ -50,6 +50,15 @@ CONVERTS = {
         ["range(4), batch_size=None"],
         ["tqdm(range"],
     ),
+    "progress_bar_bound_before_the_loop": (
+        _loop(
+            "for step in pbar:",
+            setup='from tqdm import tqdm\npbar = tqdm(range(6), desc="fit")\n',
+            after="    pbar.set_postfix(loss=loss.item())\n",
+        ),
+        ["range(6), batch_size=None"],
+        ["pbar", "set_postfix"],
+    ),
     "while_counter_less_equal": (
         _loop("while it <= 4:", setup="it = 1\n", after="    it += 1\n") + "print(it)\n",
         [

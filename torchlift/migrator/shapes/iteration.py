@@ -159,7 +159,7 @@ def takes(ctx: LoopContext) -> bool:
     loop = ctx.loop
     if isinstance(loop, cst.For):
         counted = _counted_range(ctx, loop.iter) is not None or _count_start(ctx, loop.iter)
-        if not counted:
+        if not counted and _progress_bar(ctx, loop) is None:
             return False
     elif not isinstance(loop, cst.While):
         return False
@@ -189,6 +189,25 @@ def _counted_range(ctx: LoopContext, iterator) -> cst.Call | None:
             return None
         return cst.Call(func=cst.Name("range"), args=_without_trailing_comma(args))
     return None
+
+
+def _progress_bar(ctx: LoopContext, loop: cst.For):
+    """(statement, range call) of `pbar = tqdm(range(N), ...)`, the one binding before
+    `for t in pbar:` of the name the loop iterates; None otherwise."""
+    if not isinstance(loop.iter, cst.Name):
+        return None
+    try:
+        ctx.locate()
+    except Unsupported:
+        return None  # the loop's place is refused by whichever shape plans it
+    found, count = ctx.binding(loop.iter.value)
+    if found is None or count != 1:
+        return None
+    stmt, value = found
+    if not (isinstance(value, cst.Call) and ctx.call_qualnames(value) & (TQDM | TRANGE)):
+        return None
+    counted = _counted_range(ctx, value)
+    return (stmt, counted) if counted is not None else None
 
 
 def _count_start(ctx: LoopContext, iterator):
@@ -235,6 +254,8 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     )
     plan.loader_stmt = loader_stmt
     plan.step_loop = True
+    if "progress_bar_stmt" in ctx.found:
+        plan.remove_stmts.append(ctx.found["progress_bar_stmt"])
     plan.add_trainer_arg("max_epochs", "1")
     registry.run_each("bind", ctx, plan, steps)
     _move_code_after_step(ctx, plan, steps)
@@ -266,6 +287,11 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
             raise Unsupported(STEP_COUNTER, "the step loop's counter is not a plain name", loop)
         counter = loop.target
         counted = _counted_range(ctx, loop.iter)
+        bar = _progress_bar(ctx, loop) if counted is None else None
+        if bar is not None:  # `pbar = tqdm(range(N))` before `for t in pbar:`: dropped
+            stmt, counted = bar
+            ctx.found["progress_bar"] = (loop.iter.value, counted)  # its display calls too
+            ctx.found["progress_bar_stmt"] = stmt
         if counted is not None:
             return ctx.module.code_for_node(counted), counter, body
         start = _count_start(ctx, loop.iter)

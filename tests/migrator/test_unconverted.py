@@ -132,6 +132,31 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
+    "manual_batching_range_of_the_epoch": (
+        "TL104",
+        """
+        data = torch.randn(8, 4)
+        for epoch in range(1, 3):
+            for i in range(0, 4 * epoch, 4):
+                optimizer.zero_grad()
+                loss = model(data[i : i + 4]).sum()
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "manual_batching_range_of_a_growing_list": (
+        "TL104",
+        """
+        rows = [torch.randn(4, 4)]
+        for epoch in range(2):
+            rows.append(torch.randn(4, 4))
+            for i in range(len(rows)):
+                optimizer.zero_grad()
+                loss = model(rows[i]).sum()
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
     "optimizer_used_before_loop": (
         "TL106",
         """

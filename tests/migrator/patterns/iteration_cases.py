@@ -151,6 +151,14 @@ UNCHANGED = {
         _loop("while it < n:", setup="it, n = 0, 5\n", after="    it += 1\n    n -= 1\n"),
         "TL123",
     ),
+    "stop_mutated_by_the_loop": (
+        _loop(
+            "while it < len(queue):",
+            setup="it, queue = 0, [1, 2, 3, 4]\n",
+            after="    queue.pop()\n    it += 1\n",
+        ),
+        "TL123",
+    ),
     "counter_up_by_two": (
         _loop("while it < 6:", setup="it = 0\n", after="    it += 2\n"),
         "TL124",

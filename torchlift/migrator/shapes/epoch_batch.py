@@ -19,6 +19,7 @@ keep (TL107), epoch-level code whose place would change its result (TL109).
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from .. import registry
 from ..analysis.names import collect_names
@@ -282,12 +283,12 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     loop does not change what the range reads (it is built once, before the Trainer)."""
     from .iteration import number_loader
 
-    changed = collect_names(numbers).reads & collect_names(ctx.loop.body).writes
+    changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
     if changed:
         raise Unsupported(
             NOT_A_LOADER,
-            f"the batch loop's range(...) reads `{sorted(changed)[0]}`, which the epoch loop "
-            "changes (use a DataLoader)",
+            f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop may "
+            "change (use a DataLoader)",
             loop,
         )
     code = ctx.module.code_for_node(numbers)
@@ -295,6 +296,39 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
         ctx, "batch_indices", code, "the batch loop's numbers"
     )
     return read_step(ctx, loop, loader, target, index)
+
+
+_SHAPE_READS = frozenset({"size", "dim", "numel"})
+
+
+def _maybe_changed(ctx: LoopContext, names: set[str]) -> set[str]:
+    """Those of `names` the epoch loop may rebind or mutate (its target included)."""
+    loop = ctx.loop
+    target = names & collect_names(cst.AssignTarget(loop.target)).writes
+    return target | maybe_changed(ctx, loop.body, names)
+
+
+def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[str]:
+    """Those of `names` that `code` may rebind or mutate: names it binds, calls a method on
+    (but `.size()`), assigns or deletes an item or attribute of, or hands to a function that
+    is not torch's or a builtin."""
+    found = names & collect_names(code).writes
+    for node in m.findall(code, m.Call() | m.AssignTarget() | m.AugAssign() | m.Del()):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+                if func.attr.value not in _SHAPE_READS:
+                    found |= names & {func.value.value}
+            pure = any(q.split(".")[0] in ("torch", "builtins") for q in ctx.call_qualnames(node))
+            if not pure:
+                found |= names & {a.value.value for a in node.args if isinstance(a.value, cst.Name)}
+        else:
+            target = node.target
+            while isinstance(target, (cst.Subscript, cst.Attribute)):
+                target = target.value
+            if isinstance(target, cst.Name):
+                found |= names & {target.value}
+    return found
 
 
 def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) -> dict:

@@ -37,7 +37,7 @@ from ..plan import LoopPlan
 from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
 from .context import CONTROL_FLOW, LoopContext
-from .epoch_batch import finish_plan, plan_with, read_step
+from .epoch_batch import finish_plan, maybe_changed, plan_with, read_step
 
 STEP_COUNTER = Rule(
     "TL120",
@@ -455,11 +455,11 @@ def _check_stop_fixed(ctx: LoopContext, loop, stop, body: list) -> None:
     """The number of steps is read once, before the loop: the body must not rebind it."""
     reads = collect_names(stop).reads
     for stmt in body:
-        changed = reads & collect_names(stmt).writes
+        changed = maybe_changed(ctx, stmt, reads)
         if changed:
             raise Unsupported(
                 STEP_COUNT,
-                f"the loop changes `{sorted(changed)[0]}`, which its stop test reads",
+                f"the loop may change `{sorted(changed)[0]}`, which its stop test reads",
                 stmt,
             )
 

@@ -89,6 +89,9 @@ class LoopPlan:
     loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)
     step_loop: bool = False
     after_step: list[cst.BaseStatement] = field(default_factory=list)
+    manual_optimization: bool = False  # the step keeps the script's optimizer calls
+    loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
+    wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
     state: set[str] = field(default_factory=set)

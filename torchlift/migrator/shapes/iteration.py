@@ -254,6 +254,8 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     )
     plan.loader_stmt = loader_stmt
     plan.step_loop = True
+    plan.wrapper = ctx.wrapper
+    plan.notes.extend(ctx.notes)
     if "progress_bar_stmt" in ctx.found:
         plan.remove_stmts.append(ctx.found["progress_bar_stmt"])
     plan.add_trainer_arg("max_epochs", "1")
@@ -307,9 +309,22 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
         first = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
         return f"range({first}{ctx.module.code_for_node(stop)})", counter, body[1:]
     counter, stop, body = _while_bounds(ctx, loop, body)
+    if any(_own_continues(s) for s in body):
+        raise Unsupported(
+            CONTROL_FLOW, f"`continue` in a `while` step loop skips `{counter.value} += 1`", loop
+        )
     _check_increment(ctx, loop, counter.value, body)
     _check_stop_fixed(ctx, loop, stop, body)
     return f"range({counter.value}, {ctx.module.code_for_node(stop)})", counter, body
+
+
+def _own_continues(node) -> bool:
+    """Whether `node` holds a `continue` of the loop around it (not of a loop inside it)."""
+    if isinstance(node, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return False
+    if isinstance(node, cst.Continue):
+        return True
+    return any(_own_continues(child) for child in node.children)
 
 
 def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):

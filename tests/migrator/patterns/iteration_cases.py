@@ -59,6 +59,11 @@ CONVERTS = {
         ["range(6), batch_size=None"],
         ["pbar", "set_postfix"],
     ),
+    "continue_skips_that_step": (
+        _loop("for t in range(3):", before="    if t == 1:\n        continue\n"),
+        ["if t == 1:\n            return None"],
+        ["continue"],
+    ),
     "while_counter_less_equal": (
         _loop("while it <= 4:", setup="it = 1\n", after="    it += 1\n") + "print(it)\n",
         [
@@ -182,8 +187,12 @@ UNCHANGED = {
         _loop("for t in range(3):", after="    print(t)\n") + "print('last', t)\n",
         "TL112",
     ),
-    "continue_in_step_loop": (
-        _loop("for t in range(3):", before="    if t == 1:\n        continue\n"),
+    "continue_in_while_step_loop": (
+        _loop(
+            "while it < 4:",
+            setup="it = 0\n",
+            before="    it += 1\n    if it == 2:\n        continue\n",
+        ),
         "TL107",
     ),
     "break_in_code_reading_the_model_after_step": (

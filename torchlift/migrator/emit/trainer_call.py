@@ -57,6 +57,7 @@ def _statements(lines: list[str], indent: int) -> list:
         code = format_code(code, indent)
     module = cst.parse_module(code)
     body = list(module.body)
-    if module.header:  # a leading comment line belongs to the first statement
-        body[0] = body[0].with_changes(leading_lines=[*module.header, *body[0].leading_lines])
+    comments = [line for line in module.header if line.comment is not None]
+    if comments:  # a leading comment line belongs to the first statement
+        body[0] = body[0].with_changes(leading_lines=[*comments, *body[0].leading_lines])
     return body

@@ -73,12 +73,15 @@ class LoopPlan:
     hook_pieces: dict[str, list[str]] = field(default_factory=dict)  # hook -> leading lines
     step_rewrites: list[Callable] = field(default_factory=list)  # applied to training_step
     device_names: set[str] = field(default_factory=set)
+    device_stmt: cst.CSTNode | None = None  # the statement choosing the device, if any
+    device_note: str = ""  # the change log's word on the Trainer's device arguments
     scaler: str | None = None  # GradScaler name (its construction is removed)
     validation: EvalPlan | None = None
     test: EvalPlan | None = None
     # statements of the container to delete / strip of device moves
     remove_stmts: list[cst.CSTNode] = field(default_factory=list)
     strip_stmts: list[cst.CSTNode] = field(default_factory=list)
+    rewrite_stmts: list = field(default_factory=list)  # (statement, its replacement)
     test_stmts: list = field(default_factory=list)  # container statements of the test pass
     notes: list[str] = field(default_factory=list)
     inlined_helpers: list[str] = field(default_factory=list)

@@ -42,6 +42,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.mode_calls",
     "torchlift.migrator.patterns.bindings",
     "torchlift.migrator.patterns.data_parallel",
+    "torchlift.migrator.patterns.device_intent",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
     "torchlift.migrator.patterns.skip_batches",

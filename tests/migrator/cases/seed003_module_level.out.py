@@ -71,5 +71,9 @@ criterion = nn.CrossEntropyLoss()
 
 num_epochs = 3
 lit_model = LitSimpleModel(model, criterion, num_epochs)
-trainer = L.Trainer(max_epochs=num_epochs)
+trainer = L.Trainer(
+    accelerator="cuda" if torch.cuda.is_available() else "cpu",
+    devices=1,
+    max_epochs=num_epochs,
+)
 trainer.fit(lit_model, train_dataloader, val_dataloader)

@@ -32,6 +32,23 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "conditional_ddp_wrap": (
+        """
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        ddp = False
+        if ddp:
+            model = DDP(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        "TL115",
+    ),
     "wrapper_used_after_the_loop": (
         """
         parallel = nn.DataParallel(model)

@@ -48,8 +48,6 @@ BINDING = Rule(
 
 RULES = (BINDING,)
 
-_DATA_PARALLEL_NOTE = "DataParallel removed: the Trainer places the model"
-
 
 def optim_kind(ctx, binding) -> str | None:
     """ "optimizer" or "scheduler" for a binding to a torch.optim call, else None."""
@@ -155,11 +153,12 @@ def _read_model(ctx, plan, model) -> None:
                 return "strip"
         return None
 
+    wrapped = ctx.found.setdefault("data_parallel_conditions", [])
     for stmt in ctx.scope_before:
         kind = placement_only(stmt)
         if kind == "remove":
             plan.remove_stmts.append(stmt)
-            plan.notes.append(_DATA_PARALLEL_NOTE)
+            wrapped.append(None)
             continue
         if kind == "strip":
             plan.strip_stmts.append(stmt)
@@ -167,15 +166,31 @@ def _read_model(ctx, plan, model) -> None:
         if isinstance(stmt, cst.If) and name in bound_names(stmt) | scope_reads(stmt):
             inner = list(stmt.body.body)
             kinds = [placement_only(s) for s in inner]
+            others = [s for s, kind in zip(inner, kinds) if kind is None]
             if stmt.orelse is None and inner and all(kinds):
                 plan.remove_stmts.append(stmt)
                 if "remove" in kinds:
-                    plan.notes.append(_DATA_PARALLEL_NOTE)
+                    wrapped.append(stmt.test)
+                continue
+            if (
+                stmt.orelse is None
+                and "remove" in kinds
+                and not any(name in bound_names(s) | scope_reads(s) for s in others)
+            ):
+                # `if torch.cuda.device_count() > 1: print(...); model = DataParallel(model)`:
+                # the wrap goes, the rest of the `if` stays
+                body = stmt.body.with_changes(body=others)
+                plan.rewrite_stmts.append((stmt, stmt.with_changes(body=body)))
+                wrapped.append(stmt.test)
                 continue
         if name not in bound_names(stmt):
             continue
         assign = single_assign(stmt)
         if assign is None or assign[0] != name:
+            if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
+                raise Unsupported(
+                    DISTRIBUTED, "DistributedDataParallel scripts are not converted yet", stmt
+                )
             raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
         value = assign[1]
         if any("DistributedDataParallel" in q for q in ctx.call_qualnames(value)):
@@ -190,7 +205,7 @@ def _read_model(ctx, plan, model) -> None:
     wrapper = ctx.found.get("data_parallel_wrapper")
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
-        plan.notes.append(_DATA_PARALLEL_NOTE)
+        wrapped.append(None)
     if not constructed:
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:
@@ -199,3 +214,11 @@ def _read_model(ctx, plan, model) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _wraps_in_ddp(ctx, stmt) -> bool:
+    return any(
+        "torch.nn.parallel.DistributedDataParallel" in ctx.call_qualnames(call)
+        or "torch.nn.parallel.distributed.DistributedDataParallel" in ctx.call_qualnames(call)
+        for call in m.findall(stmt, m.Call())
+    )

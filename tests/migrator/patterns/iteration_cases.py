@@ -21,7 +21,7 @@ CONVERTS = {
         ),
         [
             "iterations = DataLoader(range(5), batch_size=None, generator=torch.Generator())",
-            "trainer = L.Trainer(max_epochs=1)",
+            'trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=1)',
             "t = batch",
             "trainer.fit(lit_model, iterations)",
         ],

@@ -109,11 +109,50 @@ LOOPS = {
     "manual_batching": (
         "TL104",
         """
-        data = torch.randn(8, 4)
+        data, targets = torch.randn(8, 4), torch.randint(0, 2, (8,))
         for epoch in range(2):
-            for i in range(0, 8, 4):
+            for xb, yb in zip(data.split(4), targets.split(4)):
+                optimizer.zero_grad()
+                loss = criterion(model(xb), yb)
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "manual_batching_range_changed_per_epoch": (
+        "TL104",
+        """
+        data = torch.randn(8, 4)
+        n = 8
+        for epoch in range(2):
+            n = n - 4 * epoch
+            for i in range(0, n, 4):
                 optimizer.zero_grad()
                 loss = model(data[i : i + 4]).sum()
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "manual_batching_range_of_the_epoch": (
+        "TL104",
+        """
+        data = torch.randn(8, 4)
+        for epoch in range(1, 3):
+            for i in range(0, 4 * epoch, 4):
+                optimizer.zero_grad()
+                loss = model(data[i : i + 4]).sum()
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "manual_batching_range_of_a_growing_list": (
+        "TL104",
+        """
+        rows = [torch.randn(4, 4)]
+        for epoch in range(2):
+            rows.append(torch.randn(4, 4))
+            for i in range(len(rows)):
+                optimizer.zero_grad()
+                loss = model(rows[i]).sum()
                 loss.backward()
                 optimizer.step()
         """,

@@ -45,6 +45,8 @@ class LoopFacts:
     class_name: str = ""
     instance_name: str = ""
     trainer_name: str = ""
+    step_loop: bool = False  # a step loop (shapes/iteration.py): one epoch of iterations
+    generated_loader: bool = False  # the training loader is generated (a range of numbers)
 
 
 def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str) -> LoopFacts:
@@ -75,6 +77,8 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         class_name=class_name,
         instance_name=instance_name,
         trainer_name=trainer_name,
+        step_loop=plan.step_loop,
+        generated_loader=plan.loader_stmt is not None,
     )
 
 
@@ -84,7 +88,7 @@ def loop_changes(
     src = _SourceIndex(source_tree)
     out = _OutputIndex(output_tree, facts)
     epoch = src.at(facts.epoch_loop_at)
-    if not isinstance(epoch, (ast.For, ast.AsyncFor)):
+    if not isinstance(epoch, (ast.For, ast.AsyncFor, ast.While)):
         return []
     changes: list[Change] = []
 
@@ -99,6 +103,8 @@ def loop_changes(
     regions = [epoch, *helpers]
     # in a helper the loader is a parameter: its loop is then the one around backward()
     batch = _loop_over(regions, facts.train_loader) or _loop_with_backward(helpers, True)
+    if batch is None and facts.generated_loader and not facts.step_loop:  # over range(...)
+        batch = _loop_with_backward([epoch], True)
     validation = None
     if facts.validation_loader:
         validation = _loop_over([epoch], facts.validation_loader) or _loop_with_backward(
@@ -107,11 +113,27 @@ def loop_changes(
     fit_block = out.block_calling("fit")
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
-    add(
-        _header(epoch),
-        fit_block,
-        "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the " "Trainer runs the epochs",
-    )
+    if facts.generated_loader and fit_block is not None:  # and the comment line above it
+        fit_block = (fit_block[0].lineno - 1, max(n.end_lineno for n in fit_block))
+    if facts.step_loop:
+        add(
+            _header(epoch),
+            fit_block,
+            f"step loop -> one epoch over `{facts.train_loader}` (the iteration numbers) + "
+            "`fit`: the Trainer runs the steps",
+        )
+        add(
+            list(epoch.body),
+            out.method("training_step"),
+            "step loop body -> `training_step`, its iteration number as the batch",
+        )
+        _step_loop_changes(epoch, out, facts, add)
+    else:
+        add(
+            _header(epoch),
+            fit_block,
+            "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the " "Trainer runs the epochs",
+        )
     if batch is not None:
         add(
             batch,
@@ -406,6 +428,28 @@ def _method_call(stmt, receiver: str, method: str) -> bool:
     )
 
 
+def _step_loop_changes(loop, out, facts: LoopFacts, add) -> None:
+    """The optimizer calls, clipping and the code after the step of a step loop's body."""
+    body = loop.body
+    steps = [s for s in body if _is_step_call(s, facts)]
+    add(
+        _union(steps),
+        out.returned("training_step"),
+        "`zero_grad()` / `backward()` / `step()` -> the loss `training_step` returns: "
+        "Lightning runs the optimizer step",
+    )
+    for stmt in body:
+        if _calls(stmt, _CLIP_CALLS):
+            add(stmt, out.trainer, "gradient clipping -> `gradient_clip_val` of the Trainer")
+    last_step = max((s.lineno for s in steps if s.value.func.attr == "step"), default=None)
+    after = [s for s in body if last_step is not None and s.lineno > last_step]
+    add(
+        _union(after) if after else None,
+        out.method("on_train_batch_end"),
+        "code after `optimizer.step()` reading the model -> `on_train_batch_end` (after the step)",
+    )
+
+
 def _is_step_call(stmt, facts: LoopFacts) -> bool:
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return False
@@ -532,6 +576,8 @@ class _OutputIndex:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         }
         self._generated = {facts.instance_name, facts.trainer_name}
+        if facts.generated_loader:  # the generated loader of numbers
+            self._generated.add(facts.train_loader)
         self._tree = tree
         self._runs = self._runs_of_generated_statements(tree)
         self.trainer = next(

@@ -40,8 +40,8 @@ from .outcomes import (
 from .prefilter import may_contain_training_loop, worth_a_syntax_check
 from .result import Finding, InputError, MigrationResult
 from .rule import Refused, Rule
+from .shapes import plan_loop
 from .shapes.context import LoopContext
-from .shapes.epoch_batch import plan_loop
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .upgrade import mentions_lightning, upgrade_lightning
 

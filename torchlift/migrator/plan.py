@@ -55,14 +55,14 @@ class OptimizerPlan:
 
 @dataclass
 class LoopPlan:
-    epoch_loop: cst.For
+    epoch_loop: cst.For | cst.While  # the training loop (a step loop has no epochs)
     container: cst.CSTNode  # Module, or the IndentedBlock of a function / `if __name__` body
     in_function: bool
     epoch_var: str | None
     epoch_start: cst.BaseExpression | None  # None: epochs counted from 0
     # training
     train_loader: str
-    train_target: cst.BaseAssignTargetExpression
+    train_target: cst.BaseAssignTargetExpression | None  # None: the step ignores its batch
     train_index: str | None
     train_body: list[cst.BaseStatement]
     loss_name: str
@@ -92,6 +92,11 @@ class LoopPlan:
     module_globals: set[str] = field(default_factory=set)  # declared `global`: kept global
     carried_index: str | None = None  # batch index read after the batch loop: `self.` state
     post_eval_at: int | None = None  # post_train[post_eval_at:] follows the validation pass
+    # step loops (shapes/iteration.py): the statement binding the generated loader of
+    # iteration numbers, and the code that runs after optimizer.step() (-> on_train_batch_end)
+    loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)
+    step_loop: bool = False
+    after_step: list[cst.BaseStatement] = field(default_factory=list)
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in

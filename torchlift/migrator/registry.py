@@ -22,7 +22,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-SHAPES = ("torchlift.migrator.shapes.epoch_batch",)
+# The first shape whose `takes(ctx)` accepts a loop plans it; the last one takes the rest.
+SHAPES = ("torchlift.migrator.shapes.iteration", "torchlift.migrator.shapes.epoch_batch")
 
 # Order matters where two patterns touch the same thing: claims of one batch statement
 # (several optimizers keep every statement first; amp's scaled backward before the plain

@@ -115,9 +115,12 @@ class ScopeInfo:
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
     pieces = {
         "on_train_epoch_start": list(plan.pre_train),
-        "training_step": [plan.train_target, *plan.train_body],
+        "training_step": [t for t in [plan.train_target] if t is not None] + plan.train_body,
         "on_train_epoch_end": list(plan.post_train),
     }
+    if plan.after_step:
+        target = [plan.train_target] if plan.train_target is not None else []
+        pieces["on_train_batch_end"] = target + list(plan.after_step)
     if plan.validation:
         pieces["on_validation_epoch_start"] = list(plan.validation.before)
         pieces["validation_step"] = [plan.validation.target, *plan.validation.body]

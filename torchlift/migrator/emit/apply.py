@@ -44,7 +44,8 @@ class ApplyPlans(cst.CSTTransformer):
                     continue
             if key in self.replacements:
                 new = list(self.replacements[key])
-                new[0] = new[0].with_changes(leading_lines=upd.leading_lines)
+                own = [line for line in new[0].leading_lines if line.comment is not None]
+                new[0] = new[0].with_changes(leading_lines=[*upd.leading_lines, *own])
                 upd_list = new
             else:
                 upd_list = [upd]

@@ -136,7 +136,7 @@ class ClassBuilder:
         return [_stmt(f"{plan.epoch_var} = {value}\n")]
 
     def target_prefix(self, target) -> list[cst.BaseStatement]:
-        if isinstance(target, cst.Name) and target.value == "batch":
+        if target is None or isinstance(target, cst.Name) and target.value == "batch":
             return []
         # the batch target binds the same names as the step's body: renamed alike (a batch
         # variable carried as `self.x` is unpacked into `self.x`)
@@ -168,6 +168,9 @@ class ClassBuilder:
             body = [_stmt(code + "\n") for code in pieces["on_train_batch_start"]]
             methods.append(self.method("on_train_batch_start(self, batch, batch_idx)", body))
         methods.append(self.training_step())
+        if plan.after_step:
+            body = self.target_prefix(plan.train_target) + self.rewrite(plan.after_step)
+            methods.append(self.method("on_train_batch_end(self, outputs, batch, batch_idx)", body))
         if plan.validation:
             v = plan.validation
             if v.before:

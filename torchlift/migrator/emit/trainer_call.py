@@ -20,7 +20,8 @@ def build_trainer_statements(
     if needs_no_sanity_check(plan, uses):
         flags.append("num_sanity_val_steps=0")
     loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
-    lines = [
+    lines = [plan.loader_stmt] if plan.loader_stmt else []
+    lines += [
         f"{lit_name} = {class_name}({args})",
         f"{trainer_name} = L.Trainer({', '.join(flags)})",
         f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
@@ -54,4 +55,9 @@ def _statements(lines: list[str], indent: int) -> list:
     code = "\n".join(lines) + "\n"
     if any(len(line) + indent > line_length() for line in lines):
         code = format_code(code, indent)
-    return list(cst.parse_module(code).body)
+    module = cst.parse_module(code)
+    body = list(module.body)
+    comments = [line for line in module.header if line.comment is not None]
+    if comments:  # a leading comment line belongs to the first statement
+        body[0] = body[0].with_changes(leading_lines=[*comments, *body[0].leading_lines])
+    return body

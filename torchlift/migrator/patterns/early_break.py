@@ -163,7 +163,9 @@ def _first_batch_flags(ctx, plan, steps, stmt) -> list[str] | None:
         return None
     loop_stmts = [*plan.pre_train, *plan.train_body, *plan.post_train]
     written = collect_names(*loop_stmts).writes | _mutated_roots(loop_stmts)
-    written |= collect_names(plan.train_target).writes | {plan.epoch_var, index} - {None}
+    if plan.train_target is not None:  # a step loop may ignore its batch
+        written |= collect_names(plan.train_target).writes
+    written |= {plan.epoch_var, index} - {None}
     flags = []
     for guard in path:
         test = guard.test

@@ -74,14 +74,16 @@ NOT_A_LOADER = Rule(
     "batch loop does not iterate a loader name (enumerate/tqdm of a name are accepted)",
     """The Trainer draws batches from a DataLoader it is given, so the batch loop must iterate
     a loader bound to a name: `for batch in loader`, `enumerate(loader)`, `tqdm(loader)`.
-    Manual batching (`range` over indices, `zip` of tensors) has no loader to hand over.""",
+    Manual batching over `range(0, n, batch_size)` is converted (the numbers become the
+    batches of a generated loader) unless the epoch loop changes what the range reads; other
+    manual batching (`zip` of tensor chunks) has no loader to hand over.""",
     """Wrap the tensors in `DataLoader(TensorDataset(x, y), batch_size=...)` and iterate it.""",
     """
-    data = torch.randn(8, 4)
+    data, targets = torch.randn(8, 4), torch.randint(0, 2, (8,))
     for epoch in range(2):
-        for i in range(0, 8, 4):
+        for xb, yb in zip(data.split(4), targets.split(4)):
             optimizer.zero_grad()
-            loss = model(data[i : i + 4]).sum()
+            loss = criterion(model(xb), yb)
             loss.backward()
             optimizer.step()
     """,

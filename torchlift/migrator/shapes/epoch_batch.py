@@ -10,7 +10,8 @@ This module reads that skeleton and hands every part to the patterns, in the reg
 and phases (registry.py): the epoch body (helpers inlined), the code before the batch loop
 (progress bars), each batch-loop statement (claimed by the step sequence, AMP, clipping,
 accumulation, ...), then the patterns' contributions to the plan (bind, read, clean).
-Not converted here: `while` loops (TL102), outer loops that are not `range` epochs (TL101),
+Step loops with no batch loop inside are shapes/iteration.py's. Not converted here: `while`
+loops around a batch loop (TL102), outer loops that are not `range` epochs (TL101),
 batch loops over something else than a loader name (TL104), control flow the Trainer cannot
 keep (TL107), epoch-level code whose place would change its result (TL109).
 """
@@ -62,9 +63,10 @@ NOT_AN_EPOCH_LOOP = Rule(
 
 WHILE_LOOP = Rule(
     "TL102",
-    "`while` training loops are not converted",
-    """A `while` loop stops on a condition the migrator cannot turn into `max_epochs` or
-    `max_steps` with the same number of steps.""",
+    "`while` loop around a batch loop is not converted",
+    """A `while` loop around a batch loop stops on a condition the migrator cannot turn into
+    `max_epochs` with the same number of steps. (A `while` step loop with no batch loop
+    inside, counting its steps, is converted: shapes/iteration.py.)""",
     """Count epochs with `for epoch in range(N):`; if the loop stops on a metric, convert with
     a fixed N first and add an `EarlyStopping` callback by hand.""",
     """
@@ -84,13 +86,17 @@ RULES = (NOT_AN_EPOCH_LOOP, WHILE_LOOP)
 
 
 def plan_loop(ctx: LoopContext) -> LoopPlan:
-    """The complete plan of `ctx.loop`, or Refused with every blocker found.
+    return plan_with(_plan, ctx)
+
+
+def plan_with(planner, ctx: LoopContext) -> LoopPlan:
+    """The complete plan `planner` makes of `ctx.loop`, or Refused with every blocker found.
 
     A check whose failure leaves the rest of the loop readable records its blocker
     (`ctx.block`) and planning goes on, so the user sees every reason at once; a failure
     that leaves nothing sensible to read further raises Unsupported at once."""
     try:
-        plan = _plan(ctx)
+        plan = planner(ctx)
     except Unsupported as fatal:
         ctx.blockers.append(fatal)
     except Consequence:
@@ -108,7 +114,7 @@ def plan_loop(ctx: LoopContext) -> LoopPlan:
 def _plan(ctx: LoopContext) -> LoopPlan:
     loop = ctx.loop
     if isinstance(loop, cst.While):
-        raise Unsupported(WHILE_LOOP, "`while` training loops are not converted", loop)
+        raise Unsupported(WHILE_LOOP, "`while` loop around a batch loop is not converted", loop)
     ctx.locate()
     epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
     if loop.orelse is not None:
@@ -131,11 +137,19 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         pre_train=pre,
         post_train=post,
     )
+    plan.loader_stmt = ctx.found.get("loader_stmt")
     plan.wrapper = ctx.wrapper
     plan.notes.extend(ctx.notes)
     plan.add_trainer_arg("max_epochs", ctx.module.code_for_node(max_epochs))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
+    return finish_plan(ctx, plan)
+
+
+def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
+    """The steps every shape ends with: the loader check, the patterns' `clean` phase, and
+    what each name of the moved code becomes (resolve_names)."""
+    loop = ctx.loop
     if plan.train_loader in ctx.params and plan.optimizer.given:
         given_loader(ctx, plan.train_loader, loop)  # read at the call sites
     elif plan.train_loader in ctx.params:
@@ -304,20 +318,83 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
         raise Unsupported(CONTROL_FLOW, "`for ... else` on the batch loop", loop)
     iterator, index, target = ctx.unwrap_iter(loop)
     iterator = registry.run_phase("batch_loader", ctx, iterator)
+    if "builtins.range" in ctx.call_qualnames(iterator):
+        return _read_range_batch_loop(ctx, loop, iterator, target, index)
     if not isinstance(iterator, cst.Name):
         raise Unsupported(
             NOT_A_LOADER,
-            "batch loop does not iterate a loader name (manual batching over range or "
-            "zip is not converted; use a DataLoader)",
+            "batch loop does not iterate a loader name or range(...) (manual batching over "
+            "zip or chunks is not converted; use a DataLoader)",
             loop,
         )
+    return read_step(ctx, loop, iterator.value, target, index)
+
+
+def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, target, index):
+    """Manual batching, `for i in range(0, n, batch_size): xb = x[i : i + batch_size]`: the
+    numbers become the batches of a generated loader (shapes/iteration.py's), when the epoch
+    loop does not change what the range reads (it is built once, before the Trainer)."""
+    from .iteration import number_loader
+
+    changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
+    if changed:
+        raise Unsupported(
+            NOT_A_LOADER,
+            f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop may "
+            "change (use a DataLoader)",
+            loop,
+        )
+    code = ctx.module.code_for_node(numbers)
+    loader, ctx.found["loader_stmt"] = number_loader(
+        ctx, "batch_indices", code, "the batch loop's numbers"
+    )
+    return read_step(ctx, loop, loader, target, index)
+
+
+_SHAPE_READS = frozenset({"size", "dim", "numel"})
+
+
+def _maybe_changed(ctx: LoopContext, names: set[str]) -> set[str]:
+    """Those of `names` the epoch loop may rebind or mutate (its target included)."""
+    loop = ctx.loop
+    target = names & collect_names(cst.AssignTarget(loop.target)).writes
+    return target | maybe_changed(ctx, loop.body, names)
+
+
+def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[str]:
+    """Those of `names` that `code` may rebind or mutate: names it binds, calls a method on
+    (but `.size()`), assigns or deletes an item or attribute of, or hands to a function that
+    is not torch's or a builtin."""
+    found = names & collect_names(code).writes
+    for node in m.findall(code, m.Call() | m.AssignTarget() | m.AugAssign() | m.Del()):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+                if func.attr.value not in _SHAPE_READS:
+                    found |= names & {func.value.value}
+            pure = any(q.split(".")[0] in ("torch", "builtins") for q in ctx.call_qualnames(node))
+            if not pure:
+                found |= names & {a.value.value for a in node.args if isinstance(a.value, cst.Name)}
+        else:
+            target = node.target
+            while isinstance(target, (cst.Subscript, cst.Attribute)):
+                target = target.value
+            if isinstance(target, cst.Name):
+                found |= names & {target.value}
+    return found
+
+
+def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) -> dict:
+    """The `steps` of one training step, the body of `loop` (or `stmts` of it): what patterns
+    claimed and the other statements with their positions. Shared by every shape."""
+    stmts = list(loop.body.body) if stmts is None else stmts
     # `continue` is skip_batches' to read (the batch loop's own) or an inner loop's own
     if contains(loop.body, FLOW_NO_BREAK - {"continue"}) or any(
-        direct_breaks(s) for s in loop.body.body if isinstance(s, (cst.For, cst.While))
+        direct_breaks(s) for s in stmts if isinstance(s, (cst.For, cst.While))
     ):
         ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
     steps: dict = {
-        "loader": iterator.value,
+        "loader": loader,
         "target": target,
         "index": index,
         "zero_grad": [],
@@ -328,7 +405,7 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
     }
     claims = registry.phase("claim")
     position = 0
-    for stmt in registry.run_phase("batch_statements", ctx, list(loop.body.body)):
+    for stmt in registry.run_phase("batch_statements", ctx, stmts):
         position += 1
         if any(claim(ctx, steps, stmt, position) for claim in claims):
             continue

@@ -1,0 +1,214 @@
+"""Cases of shapes/iteration.py: step loops (one optimizer step per iteration, no batch loop)."""
+
+_STEP = """\
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def _loop(head: str, before: str = "", after: str = "", setup: str = "") -> str:
+    fetch = "x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))\n"
+    return fetch + setup + head + "\n" + before + _STEP + after
+
+
+CONVERTS = {
+    "full_batch_range": (
+        _loop(
+            "for t in range(5):",
+            after="    if t % 2 == 0:\n        print(t, loss.item())\n",
+        ),
+        [
+            "iterations = DataLoader(range(5), batch_size=None, generator=torch.Generator())",
+            'trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=1)',
+            "t = batch",
+            "trainer.fit(lit_model, iterations)",
+        ],
+        ["for t in", "loss.backward()"],
+    ),
+    "unused_counter_is_no_batch_name": (
+        _loop("for _ in range(3):"),
+        ["range(3), batch_size=None"],
+        ["_ = batch"],
+    ),
+    "trange_with_options": (
+        _loop(
+            'for step in trange(2, 6, desc="fit"):',
+            setup="from tqdm import trange\n",
+            before="    print(step)\n",
+        ),
+        ["range(2, 6), batch_size=None"],
+        ["trange(", "desc="],
+    ),
+    "tqdm_around_range": (
+        _loop(
+            "for step in tqdm(range(4)):",
+            setup="from tqdm import tqdm\n",
+            before="    print(step)\n",
+        ),
+        ["range(4), batch_size=None"],
+        ["tqdm(range"],
+    ),
+    "progress_bar_bound_before_the_loop": (
+        _loop(
+            "for step in pbar:",
+            setup='from tqdm import tqdm\npbar = tqdm(range(6), desc="fit")\n',
+            after="    pbar.set_postfix(loss=loss.item())\n",
+        ),
+        ["range(6), batch_size=None"],
+        ["pbar", "set_postfix"],
+    ),
+    "continue_skips_that_step": (
+        _loop("for t in range(3):", before="    if t == 1:\n        continue\n"),
+        ["if t == 1:\n            return None"],
+        ["continue"],
+    ),
+    "while_counter_less_equal": (
+        _loop("while it <= 4:", setup="it = 1\n", after="    it += 1\n") + "print(it)\n",
+        [
+            "range(it, 4 + 1), batch_size=None",
+            "self.it = batch",
+            "self.it += 1",
+            "it = lit_model.it",
+        ],
+        ["while it"],
+    ),
+    "while_true_stop_test_first": (
+        _loop(
+            "while True:",
+            setup="it = 0\nmax_iters = 3\n",
+            before="    if it >= max_iters:\n        break\n",
+            after="    it += 1\n",
+        ),
+        ["range(it, max_iters), batch_size=None"],
+        ["break", "while True"],
+    ),
+    "while_true_stop_test_last_with_constants": (
+        _loop(
+            "while True:",
+            setup="it = 0\nmax_iters = 3\n",
+            after="    it += 1\n    if it >= max_iters:\n        break\n",
+        ),
+        ["range(it, max_iters), batch_size=None"],
+        ["break", "while True"],
+    ),
+    "itertools_count_from_start": (
+        _loop(
+            "for step in itertools.count(2):",
+            setup="import itertools\n",
+            before="    if step >= 6:\n        break\n    print(step)\n",
+        ),
+        ["range(2, 6), batch_size=None", "step = batch"],
+        ["itertools.count(", "break"],
+    ),
+    "model_read_after_step_runs_after_it": (
+        _loop(
+            "for t in range(4):",
+            after="    if t % 2 == 1:\n        print(t, loss.item(), model.weight.sum().item())\n",
+        ),
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        t = batch\n"
+            '        loss = outputs["loss"]\n'
+            "        if t % 2 == 1:",
+        ],
+        [],
+    ),
+    "metric_break_after_step_ends_training": (
+        _loop("for t in range(50):", after="    if loss.item() < 0.5:\n        break\n"),
+        ["self.stop_epoch = True", "range(50), batch_size=None"],
+        ["break"],
+    ),
+    "local_counter_needs_no_increment": (
+        _loop("while it < 3:", setup="it = 0\n", after="    it += 1\n"),
+        ["def training_step(self, batch, batch_idx):\n        loss = self.criterion("],
+        ["it += 1", "it = batch"],
+    ),
+}
+
+UNCHANGED = {
+    "while_loss_above_threshold": (
+        _loop("while loss.item() > 0.1:", setup="loss = torch.tensor(1.0)\n"),
+        "TL123",
+    ),
+    "while_true_metric_break": (
+        _loop("while True:", after="    if loss.item() < 0.1:\n        break\n"),
+        "TL123",
+    ),
+    "while_true_stop_last_counter_unknown": (
+        _loop(
+            "while True:",
+            setup="it = int('0')\n",
+            after="    it += 1\n    if it >= 5:\n        break\n",
+        ),
+        "TL123",
+    ),
+    "count_without_stop_test_first": (
+        _loop(
+            "for step in itertools.count():",
+            setup="import itertools\n",
+            after="    if step >= 5:\n        break\n",
+        ),
+        "TL123",
+    ),
+    "stop_changed_by_the_loop": (
+        _loop("while it < n:", setup="it, n = 0, 5\n", after="    it += 1\n    n -= 1\n"),
+        "TL123",
+    ),
+    "stop_mutated_by_the_loop": (
+        _loop(
+            "while it < len(queue):",
+            setup="it, queue = 0, [1, 2, 3, 4]\n",
+            after="    queue.pop()\n    it += 1\n",
+        ),
+        "TL123",
+    ),
+    "counter_up_by_two": (
+        _loop("while it < 6:", setup="it = 0\n", after="    it += 2\n"),
+        "TL124",
+    ),
+    "counter_also_assigned": (
+        _loop(
+            "while it < 6:",
+            setup="it = 0\n",
+            after="    it += 1\n    it = min(it, 6)\n",
+        ),
+        "TL124",
+    ),
+    "counter_attribute": (
+        _loop(
+            "for box.step in range(3):",
+            setup="import types\nbox = types.SimpleNamespace()\n",
+        ),
+        "TL120",
+    ),
+    "counter_read_after_the_loop": (
+        _loop("for t in range(3):", after="    print(t)\n") + "print('last', t)\n",
+        "TL112",
+    ),
+    "continue_in_while_step_loop": (
+        _loop(
+            "while it < 4:",
+            setup="it = 0\n",
+            before="    it += 1\n    if it == 2:\n        continue\n",
+        ),
+        "TL107",
+    ),
+    "break_in_code_reading_the_model_after_step": (
+        _loop(
+            "for t in range(9):",
+            after="    if model.weight.sum() > 0:\n        break\n",
+        ),
+        "TL122",
+    ),
+    "counter_advanced_before_a_step_read_after_it": (
+        _loop(
+            "while it < 3:",
+            setup="it = 0\n",
+            before="    it += 1\n",
+            after="    print(it, model.weight.sum().item())\n",
+        ),
+        "TL124",
+    ),
+}

@@ -1,0 +1,540 @@
+"""The step-loop shape: one optimizer step per iteration of a counted loop, no batch loop.
+
+    for it in range(a, b):                    -> iterations = DataLoader(range(a, b),
+        <step>                                       batch_size=None, generator=...)
+                                                 Trainer(max_epochs=1)
+                                                 training_step(batch, ...): it = batch
+    while it < n:  ... it += 1                -> the same over range(it, n)
+    while True / for it in itertools.count():
+        if it >= n: break  ...                -> the same over range(it, n)
+
+Full-batch training (`for t in range(500): loss = loss_fn(model(x), y); ...`) and step loops
+that fetch their own batch (`xb, yb = get_batch("train")`, `next(data_iter)`) are both this
+shape: the counter's values become the batches of a generated loader, one epoch long, and
+the body's own batch fetch stays in `training_step`, so the global RNG sees the script's draws
+in the script's order (the loader has its own generator: iterating it draws nothing). The
+step's statements go through the same patterns as a batch loop's (registry.py); code after
+`optimizer.step()` that reads the model runs in `on_train_batch_end`, after the step as in
+the script. `range(...)` may be wrapped in `tqdm(...)`; `trange(...)` is `range(...)`.
+
+Not converted here: a counter that is not a plain name (TL120), a file with no `torch` name
+to build the loader from (TL121), a `break` in code moved after the step (TL122), a number of
+steps not known before the loop (TL123: a metric or any other `while` condition), a `while`
+counter that does not go up by one per step (TL124). A loop with a batch loop inside is
+epoch_batch's.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from .. import registry
+from ..analysis.names import collect_names, file_identifiers
+from ..analysis.qualnames import TQDM, TRANGE
+from ..analysis.statements import BACKWARD, LOOP, contains, direct_breaks
+from ..plan import LoopPlan
+from ..resolve_names import NOT_CARRIED_BACK
+from ..rule import Rule, Unsupported
+from .context import CONTROL_FLOW, LoopContext
+from .epoch_batch import finish_plan, maybe_changed, plan_with, read_step
+
+STEP_COUNTER = Rule(
+    "TL120",
+    "step loop's counter is not a plain name",
+    """A step loop `for it in range(N):` becomes one epoch over a loader of the numbers
+    `range(N)`, each handed to `training_step` as its batch and bound to the counter's name.
+    A counter stored into an attribute or an item (`for state.step in range(N):`) would have
+    to be written back into an object outside the module at every step.""",
+    """Count with a plain name and store it where needed: `for it in range(N):
+    state.step = it`.""",
+    """
+    class State:
+        step = 0
+
+
+    state = State()
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    for state.step in range(10):
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    """,
+)
+
+NO_TORCH_NAME = Rule(
+    "TL121",
+    "step loop in a file that does not `import torch`",
+    """The converted step loop builds its loader as `torch.utils.data.DataLoader(range(N), ...,
+    generator=torch.Generator())`, reached through the file's `torch` name.""",
+    """Add `import torch` at the top of the script.""",
+    """
+    from torch import nn, optim, randn
+
+    model = nn.Linear(4, 1)
+    optimizer = optim.SGD(model.parameters(), lr=0.1)
+    x = randn(8, 4)
+    for t in range(10):
+        optimizer.zero_grad()
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+    """,
+    uses_header=False,
+)
+
+BREAK_AFTER_STEP = Rule(
+    "TL122",
+    "`break` in step-loop code that reads the model after optimizer.step()",
+    """Code after `optimizer.step()` that reads the model (a test accuracy printed every k
+    steps) moves to `on_train_batch_end`, which runs after the step as in the script; a
+    `break` there would have to stop the Trainer from a hook, which is not converted.""",
+    """Move the `break` before the code reading the model, or drop it and set the number of
+    steps in `range(...)`.""",
+    """
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    for t in range(100):
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        accuracy = (model(x).argmax(1) == y).float().mean()
+        if accuracy > 0.9:
+            break
+    """,
+)
+
+STEP_COUNT = Rule(
+    "TL123",
+    "step loop's number of steps is not known before the loop",
+    """A `while` or `itertools.count()` step loop becomes one epoch over `range(start, stop)`,
+    so its stop must be a counter compared with a number of steps the loop does not change:
+    `while it < N:`, `while True:` / `for it in itertools.count():` with
+    `if it >= N: break` first in the body (or last, after `it += 1`, when `it` and `N` are
+    constants with `it < N`). A loop that stops on a metric has no such count.""",
+    """Count the steps: `for it in range(max_iters):`, and keep a metric `break` after
+    `optimizer.step()` (it ends training early, as in the script).""",
+    """
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    loss = torch.tensor(1.0)
+    while loss.item() > 0.1:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    """,
+)
+
+COUNTER_STEP = Rule(
+    "TL124",
+    "`while` step loop's counter does not go up by one per step",
+    """The iterations of `while it < N:` are `range(it, N)` only when the body adds one to
+    the counter once per step, unconditionally, and binds it nowhere else.""",
+    """Write `it += 1` once at the top level of the loop body, or loop over `range(...)`.""",
+    """
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    it = 0
+    while it < 10:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        it += 2
+    """,
+)
+
+RULES = (STEP_COUNTER, NO_TORCH_NAME, BREAK_AFTER_STEP, STEP_COUNT, COUNTER_STEP)
+
+_LOADER_NAME = "iterations"
+_LOADER_QUALNAMES = (
+    "torch.utils.data.DataLoader",
+    "torch.utils.data.dataloader.DataLoader",
+)
+
+
+def takes(ctx: LoopContext) -> bool:
+    """A `while` loop, or a `for` over range(...) / itertools.count(), whose own body calls
+    backward() (no batch loop inside: that is an epoch x batch nest)."""
+    loop = ctx.loop
+    if isinstance(loop, cst.For):
+        counted = _counted_range(ctx, loop.iter) is not None or _count_start(ctx, loop.iter)
+        if not counted and _progress_bar(ctx, loop) is None:
+            return False
+    elif not isinstance(loop, cst.While):
+        return False
+    body = loop.body.body
+    nested = any(contains(s, LOOP) and contains(s, BACKWARD) for s in body)
+    return not nested and any(contains(s, BACKWARD) for s in body)
+
+
+def plan_loop(ctx: LoopContext) -> LoopPlan:
+    return plan_with(_plan, ctx)
+
+
+def _counted_range(ctx: LoopContext, iterator) -> cst.Call | None:
+    """The `range(...)` call a step loop counts over (through tqdm / trange), or None."""
+    if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TQDM:
+        if not iterator.args or iterator.args[0].keyword is not None:
+            return None
+        iterator = iterator.args[0].value
+    if not isinstance(iterator, cst.Call):
+        return None
+    names = ctx.call_qualnames(iterator)
+    if "builtins.range" in names:
+        return iterator
+    if names & TRANGE:  # trange(*args, **bar_options) is tqdm(range(*args))
+        args = [a for a in iterator.args if a.keyword is None]
+        if not args or any(a.star for a in args):
+            return None
+        return cst.Call(func=cst.Name("range"), args=_without_trailing_comma(args))
+    return None
+
+
+def _progress_bar(ctx: LoopContext, loop: cst.For):
+    """(statement, range call) of `pbar = tqdm(range(N), ...)`, the one binding before
+    `for t in pbar:` of the name the loop iterates; None otherwise."""
+    if not isinstance(loop.iter, cst.Name):
+        return None
+    try:
+        ctx.locate()
+    except Unsupported:
+        return None  # the loop's place is refused by whichever shape plans it
+    found, count = ctx.binding(loop.iter.value)
+    if found is None or count != 1:
+        return None
+    stmt, value = found
+    if not (isinstance(value, cst.Call) and ctx.call_qualnames(value) & (TQDM | TRANGE)):
+        return None
+    counted = _counted_range(ctx, value)
+    return (stmt, counted) if counted is not None else None
+
+
+def _count_start(ctx: LoopContext, iterator):
+    """`itertools.count()` -> cst.Integer 0, `count(start)` -> start; None otherwise."""
+    if not isinstance(iterator, cst.Call) or "itertools.count" not in ctx.call_qualnames(iterator):
+        return None
+    args = iterator.args
+    if not args:
+        return cst.Integer("0")
+    if len(args) == 1 and args[0].keyword is None and not args[0].star:
+        return args[0].value
+    return None
+
+
+def _without_trailing_comma(args):
+    return [*args[:-1], args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] if args else []
+
+
+def _plan(ctx: LoopContext) -> LoopPlan:
+    loop = ctx.loop
+    ctx.locate()
+    if loop.orelse is not None:
+        raise Unsupported(CONTROL_FLOW, "`else` on the step loop", loop)
+    bounds, target, body = _read_counting(ctx, loop)
+    if isinstance(loop, cst.For) and (
+        target.value == "_" or not any(target.value in collect_names(s).reads for s in body)
+    ):
+        target = None
+    loader, loader_stmt = number_loader(ctx, _LOADER_NAME, bounds, "the iteration numbers")
+    steps = read_step(ctx, loop, loader, target, None, body)
+    plan = LoopPlan(
+        epoch_loop=loop,
+        container=ctx.container,
+        in_function=ctx.in_function,
+        epoch_var=None,
+        epoch_start=None,
+        train_loader=loader,
+        train_target=target,
+        train_index=None,
+        train_body=[stmt for _, stmt in steps["body"]],
+        loss_name=steps["loss"],
+        pre_train=[],
+        post_train=[],
+    )
+    plan.loader_stmt = loader_stmt
+    plan.step_loop = True
+    plan.wrapper = ctx.wrapper
+    plan.notes.extend(ctx.notes)
+    if "progress_bar_stmt" in ctx.found:
+        plan.remove_stmts.append(ctx.found["progress_bar_stmt"])
+    plan.add_trainer_arg("max_epochs", "1")
+    registry.run_each("bind", ctx, plan, steps)
+    _move_code_after_step(ctx, plan, steps)
+    if isinstance(loop, cst.While) and plan.after_step:
+        _check_counter_in_hook(ctx, plan, target.value)
+    registry.run_each("read", ctx, plan, steps)
+    plan = finish_plan(ctx, plan)
+    if isinstance(loop, cst.While) and target.value not in plan.state:
+        plan.train_body = _without_dead_increment(plan.train_body, target.value)
+        pieces = [*plan.train_body, *plan.after_step]
+        if not any(target.value in collect_names(s).reads for s in pieces):
+            plan.train_target = None  # no `it = batch` nothing reads
+    if (
+        isinstance(loop, cst.For)
+        and target is not None
+        and target.value in ctx.scope.after_reads
+        and target.value not in ctx.scope.before_writes
+    ):
+        ctx.block(NOT_CARRIED_BACK, f"code after the loop reads `{target.value}`", loop)
+    return plan
+
+
+def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
+    """(code of the `range(...)` of the counter's values, the counter, the step's statements
+    without the stop test), or Unsupported."""
+    body = list(loop.body.body)
+    if isinstance(loop, cst.For):
+        if not isinstance(loop.target, cst.Name):
+            raise Unsupported(STEP_COUNTER, "the step loop's counter is not a plain name", loop)
+        counter = loop.target
+        counted = _counted_range(ctx, loop.iter)
+        bar = _progress_bar(ctx, loop) if counted is None else None
+        if bar is not None:  # `pbar = tqdm(range(N))` before `for t in pbar:`: dropped
+            stmt, counted = bar
+            ctx.found["progress_bar"] = (loop.iter.value, counted)  # its display calls too
+            ctx.found["progress_bar_stmt"] = stmt
+        if counted is not None:
+            return ctx.module.code_for_node(counted), counter, body
+        start = _count_start(ctx, loop.iter)
+        stop = _stop_test(body[0], counter.value) if body else None
+        if stop is None:
+            raise Unsupported(
+                STEP_COUNT,
+                "a loop over itertools.count() must start with "
+                f"`if {counter.value} >= <steps>: break` (the number of steps)",
+                loop,
+            )
+        _check_stop_fixed(ctx, loop, stop, body[1:])
+        first = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
+        return f"range({first}{ctx.module.code_for_node(stop)})", counter, body[1:]
+    counter, stop, body = _while_bounds(ctx, loop, body)
+    if any(_own_continues(s) for s in body):
+        raise Unsupported(
+            CONTROL_FLOW, f"`continue` in a `while` step loop skips `{counter.value} += 1`", loop
+        )
+    _check_increment(ctx, loop, counter.value, body)
+    _check_stop_fixed(ctx, loop, stop, body)
+    return f"range({counter.value}, {ctx.module.code_for_node(stop)})", counter, body
+
+
+def _own_continues(node) -> bool:
+    """Whether `node` holds a `continue` of the loop around it (not of a loop inside it)."""
+    if isinstance(node, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return False
+    if isinstance(node, cst.Continue):
+        return True
+    return any(_own_continues(child) for child in node.children)
+
+
+def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
+    """(counter, stop expression, statements without the stop test) of `while it < N:` or
+    `while True:` with `if it >= N: break` first or last in its body."""
+    test = loop.test
+    if m.matches(test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
+        target = test.comparisons[0]
+        if isinstance(target.operator, cst.LessThan):
+            return test.left, target.comparator, body
+        if isinstance(target.operator, cst.LessThanEqual):
+            stop = cst.BinaryOperation(target.comparator, cst.Add(), cst.Integer("1"))
+            return test.left, stop, body
+    if not m.matches(test, m.Name("True")):
+        raise Unsupported(
+            STEP_COUNT,
+            "the `while` condition is not `counter < <steps>` or `True`",
+            loop,
+        )
+    for stmt in body:
+        if isinstance(stmt, cst.If) and m.matches(stmt.body, _BREAK_ONLY):
+            found = stmt
+            break
+    else:
+        raise Unsupported(STEP_COUNT, "`while True:` with no `if counter >= <steps>: break`", loop)
+    counter = _compared_name(found)
+    stop = _stop_test(found, counter) if counter else None
+    if stop is None or found is not body[0] and found is not body[-1]:
+        raise Unsupported(
+            STEP_COUNT,
+            "the `break` of `while True:` is not `if counter >= <steps>: break` as the first "
+            "or last statement of the loop",
+            found,
+        )
+    if found is body[-1] and not _runs_below(ctx, counter, stop):
+        # the test after the step: the body runs once even when the counter starts at the end
+        raise Unsupported(
+            STEP_COUNT,
+            f"`{counter}` and the number of steps are not constants known to start below it "
+            "(the loop's test comes after the first step)",
+            found,
+        )
+    rest = [s for s in body if s is not found]
+    return cst.Name(counter), stop, rest
+
+
+_BREAK_ONLY = m.IndentedBlock(
+    body=[m.SimpleStatementLine(body=[m.Break()])]
+) | m.SimpleStatementSuite(body=[m.Break()])
+
+
+def _compared_name(stmt: cst.If) -> str | None:
+    test = stmt.test
+    if m.matches(test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
+        return test.left.value
+    return None
+
+
+def _stop_test(stmt, counter: str):
+    """N of `if <counter> >= N: break` (no `else`), or None."""
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+        return None
+    if not m.matches(stmt.body, _BREAK_ONLY):
+        return None
+    test = stmt.test
+    if m.matches(
+        test,
+        m.Comparison(
+            left=m.Name(counter),
+            comparisons=[m.ComparisonTarget(operator=m.GreaterThanEqual())],
+        ),
+    ):
+        return test.comparisons[0].comparator
+    return None
+
+
+def _is_zero(node) -> bool:
+    return isinstance(node, cst.Integer) and node.evaluated_value == 0
+
+
+def _constant(ctx: LoopContext, node) -> int | None:
+    """The int a name or literal surely holds when the loop starts (one binding to a literal)."""
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value
+    if isinstance(node, cst.Name):
+        found, count = ctx.binding(node.value)
+        if found is not None and count == 1 and isinstance(found[1], cst.Integer):
+            return found[1].evaluated_value
+    return None
+
+
+def _runs_below(ctx: LoopContext, counter: str, stop) -> bool:
+    start, end = _constant(ctx, cst.Name(counter)), _constant(ctx, stop)
+    return start is not None and end is not None and start < end
+
+
+def _check_increment(ctx: LoopContext, loop, counter: str, body: list) -> None:
+    """The counter of a `while` step loop goes up by one per step: one `counter += 1` at the
+    top level of the body, and no other statement binds it."""
+    increments = [s for s in body if m.matches(s, _increment(counter))]
+    writers = [s for s in body if counter in collect_names(s).writes]
+    if len(increments) != 1 or len(writers) != 1:
+        raise Unsupported(
+            COUNTER_STEP,
+            f"`{counter}` does not go up by exactly one per step (`{counter} += 1` once, "
+            "unconditionally, and no other assignment)",
+            loop,
+        )
+
+
+def _increment(counter: str):
+    return m.SimpleStatementLine(
+        body=[m.AugAssign(target=m.Name(counter), operator=m.AddAssign(), value=m.Integer("1"))]
+    )
+
+
+def _check_counter_in_hook(ctx: LoopContext, plan: LoopPlan, counter: str) -> None:
+    """on_train_batch_end binds the counter to its batch, the value before `counter += 1`:
+    code moved there must not read it after an increment left in training_step."""
+    if not any(counter in collect_names(s).reads for s in plan.after_step):
+        return
+    if any(m.matches(s, _increment(counter)) for s in plan.train_body):
+        ctx.block(
+            COUNTER_STEP,
+            f"`{counter} += 1` comes before optimizer.step() and code after the step reading "
+            f"the model reads `{counter}`: move the increment to the end of the loop",
+            ctx.loop,
+        )
+
+
+def _without_dead_increment(body: list, counter: str) -> list:
+    """A counter local to training_step (bound from the batch) needs no `counter += 1` when
+    nothing after it reads the counter."""
+    for index, stmt in enumerate(body):
+        if m.matches(stmt, _increment(counter)):
+            rest = body[index + 1 :]
+            if not any(counter in collect_names(s).reads for s in rest):
+                return body[:index] + rest
+    return body
+
+
+def _check_stop_fixed(ctx: LoopContext, loop, stop, body: list) -> None:
+    """The number of steps is read once, before the loop: the body must not rebind it."""
+    reads = collect_names(stop).reads
+    for stmt in body:
+        changed = maybe_changed(ctx, stmt, reads)
+        if changed:
+            raise Unsupported(
+                STEP_COUNT,
+                f"the loop may change `{sorted(changed)[0]}`, which its stop test reads",
+                stmt,
+            )
+
+
+def _unique(base: str, taken: set[str]) -> str:
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}{n}", n + 1
+    return name
+
+
+def number_loader(ctx: LoopContext, base: str, counted_code: str, what: str) -> tuple[str, str]:
+    """(name, statement) of a generated loader over the numbers of `counted_code` (a range),
+    named after `base` (unique in the file); `what` says in its comment what they are."""
+    loader = _unique(base, file_identifiers(ctx.module.code, "<module>"))
+    return loader, _loader_statement(ctx, loader, counted_code, what)
+
+
+def _loader_statement(ctx: LoopContext, loader: str, counted_code: str, what: str) -> str:
+    """`iterations = DataLoader(range(...), batch_size=None, generator=torch.Generator())`:
+    yields the counter's values one at a time (batch_size=None: plain ints), and its own
+    generator keeps `iter(loader)` off the global RNG."""
+    imports = ctx.names.imports
+    torch_name = next((n for n, q in sorted(imports.items()) if q == "torch"), None)
+    if torch_name is None:
+        raise Unsupported(NO_TORCH_NAME, "no `import torch` to build the step loader", ctx.loop)
+    data_loader = next(
+        (n for n, q in sorted(imports.items()) if q in _LOADER_QUALNAMES),
+        f"{torch_name}.utils.data.DataLoader",
+    )
+    return (
+        f"# {what} as batches; its own generator keeps the global RNG untouched\n"
+        f"{loader} = {data_loader}({counted_code}, batch_size=None, "
+        f"generator={torch_name}.Generator())"
+    )
+
+
+def _move_code_after_step(ctx: LoopContext, plan: LoopPlan, steps: dict) -> None:
+    """Code after optimizer.step() that reads the model -> on_train_batch_end (with the rest
+    of the code after the step, in order): Lightning runs training_step before the step.
+    """
+    if "optimizer_step" not in steps:
+        return
+    after = [(p, s) for p, s in steps["body"] if p > steps["optimizer_step"]]
+    model = plan.model
+    model_names = {model.name, *model.aliases}
+    if not any(model_names & collect_names(s).reads for _, s in after):
+        return
+    for _, stmt in after:
+        if direct_breaks(stmt):
+            ctx.block(
+                BREAK_AFTER_STEP,
+                "`break` after the step in code reading the model",
+                stmt,
+            )
+    moved = [s for _, s in after]
+    moved[0] = moved[0].with_changes(leading_lines=[])  # the blank line before it
+    if any(plan.loss_name in collect_names(s).reads for s in moved):
+        # the hook's `outputs["loss"]` is the value training_step returned, detached
+        moved.insert(0, cst.parse_statement(f'{plan.loss_name} = outputs["loss"]\n'))
+    plan.after_step = moved
+    steps["body"] = [(p, s) for p, s in steps["body"] if p <= steps["optimizer_step"]]
+    plan.train_body = [stmt for _, stmt in steps["body"]]

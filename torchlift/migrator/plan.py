@@ -24,8 +24,10 @@ class EvalPlan:
     index: str | None
     before: list[cst.BaseStatement]  # -> on_*_epoch_start
     body: list[cst.BaseStatement]  # -> *_step
-    after: list[cst.BaseStatement]  # -> epoch-end hook
+    after: list[cst.BaseStatement]  # -> on_*_epoch_end
     anchor: cst.CSTNode  # outermost statement of the pass (for removal when after training)
+    following: list[cst.BaseStatement] = field(default_factory=list)  # epoch code after it
+    keeps_train_mode: bool = False  # the script evaluated without model.eval()
 
 
 @dataclass
@@ -66,6 +68,8 @@ class LoopPlan:
     loss_name: str
     pre_train: list[cst.BaseStatement]
     post_train: list[cst.BaseStatement]
+    after_step: list[cst.BaseStatement] = field(default_factory=list)  # -> on_train_batch_end
+    after_step_source: list[cst.BaseStatement] = field(default_factory=list)  # as written
     # what patterns recognise and contribute
     models: list[ModelPlan] = field(default_factory=list)
     optimizers: list[OptimizerPlan] = field(default_factory=list)

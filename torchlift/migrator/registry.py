@@ -30,6 +30,7 @@ SHAPES = ("torchlift.migrator.shapes.epoch_batch",)
 # train()/eval() calls dropped before device moves are stripped.
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
+    "torchlift.migrator.patterns.eval_shapes",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.accumulation",
@@ -39,9 +40,13 @@ PATTERNS = [
     "torchlift.migrator.patterns.mode_calls",
     "torchlift.migrator.patterns.bindings",
     "torchlift.migrator.patterns.data_parallel",
+    "torchlift.migrator.patterns.after_step",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
     "torchlift.migrator.patterns.eval_passes",
+    "torchlift.migrator.patterns.eval_mode",
+    "torchlift.migrator.patterns.eval_metrics",
+    "torchlift.migrator.patterns.sanity_check",
 ]
 
 RULE_OWNERS = (

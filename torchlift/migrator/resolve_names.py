@@ -116,11 +116,13 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
     pieces = {
         "on_train_epoch_start": list(plan.pre_train),
         "training_step": [plan.train_target, *plan.train_body],
+        "on_train_batch_end": list(plan.after_step),
         "on_train_epoch_end": list(plan.post_train),
     }
     if plan.validation:
         pieces["on_validation_epoch_start"] = list(plan.validation.before)
         pieces["validation_step"] = [plan.validation.target, *plan.validation.body]
+        pieces["on_validation_epoch_end"] = list(plan.validation.after)
     if plan.test:
         pieces["on_test_epoch_start"] = list(plan.test.before)
         pieces["test_step"] = [plan.test.target, *plan.test.body]
@@ -198,12 +200,12 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     plan.optim_after = sorted(scope.after_reads & optim_names)
     if plan.epoch_var and plan.epoch_var in scope.after_reads:
         block(NOT_CARRIED_BACK, f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
-    for index, hook in (
-        (plan.train_index, "training_step"),
-        (plan.validation.index if plan.validation else None, "validation_step"),
-        (plan.test.index if plan.test else None, "test_step"),
+    for index, hooks in (
+        (plan.train_index, ("training_step", "on_train_batch_end")),
+        (plan.validation.index if plan.validation else None, ("validation_step",)),
+        (plan.test.index if plan.test else None, ("test_step",)),
     ):
-        if index and any(index in u.all() for h, u in uses.items() if h != hook):
+        if index and any(index in u.all() for h, u in uses.items() if h not in hooks):
             block(UNPASSABLE_NAME, f"batch index `{index}` used outside its step", plan.epoch_loop)
 
     all_names: list[str] = []

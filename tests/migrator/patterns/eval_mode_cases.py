@@ -1,0 +1,40 @@
+"""Cases of patterns/eval_mode.py: the model's mode during evaluation, as the script had it."""
+
+_EPOCH = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+for epoch in range(2):
+    {train}
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    {evaluation}
+    with torch.no_grad():
+        for x, y in val_loader:
+            print(criterion(model(x), y).item())
+"""
+
+CONVERTS = {
+    "evaluated_without_eval_keeps_train_mode": (
+        _EPOCH.format(train="pass", evaluation="pass"),
+        [
+            "def on_validation_model_eval(self):\n"
+            "        # the script evaluated in train mode (it never called model.eval())\n"
+            "        self.train()"
+        ],
+        [],
+    ),
+    "eval_before_the_pass_is_lightnings_default": (
+        _EPOCH.format(train="model.train()", evaluation="model.eval()"),
+        ["def validation_step"],
+        ["on_validation_model_eval", ".eval()"],
+    ),
+}
+
+UNCHANGED = {
+    "eval_only_in_some_epochs": (
+        _EPOCH.format(train="model.train()", evaluation="if epoch > 0:\n        model.eval()"),
+        "TL147",
+    ),
+}

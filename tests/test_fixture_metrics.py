@@ -60,3 +60,53 @@ def test_model_checkpoint_finds_the_logged_validation_metric(case, target, tmp_p
     expected = min(values) if mode == "min" else max(values)
     assert values and best == pytest.approx(expected, abs=1e-3)
     assert list((tmp_path / "best").glob("*.ckpt")), "no best checkpoint written"
+
+
+# fixture -> what its evaluation prints (every one, in order; the progress bar may share a line)
+PRINTED = {
+    "eval_every_n_steps_checkpoint": r"epoch \d+ step \d+ [^\r\n]*",
+    "dropout_eval_without_eval_mode": r"epoch \d+ val_loss [^\r\n]*",
+    "validation_writes_predictions_file": r"epoch \d+: val_acc=[^\r\n]*",
+}
+
+
+def _run(script: str, folder: Path) -> str:
+    folder.mkdir()
+    (folder / "train.py").write_text(script)
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    run = subprocess.run(
+        [sys.executable, "train.py"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout
+
+
+@pytest.mark.parametrize("target", ["runtime", "lightning"])
+@pytest.mark.parametrize("case", sorted(PRINTED))
+def test_evaluation_prints_and_writes_what_the_script_did(case, target, tmp_path):
+    """Same evaluation lines, same files: evaluation after the optimizer step, in the
+    script's mode, and never on the untrained model (no sanity-check pass)."""
+    source = (FIXTURES / case / "input.py").read_text()
+    result = migrate_source(source, path=f"{case}.py", target=target)
+    assert result.changed, [str(f) for f in result.findings]
+    original = _run(source, tmp_path / "original")
+    converted = _run(result.output, tmp_path / "converted")
+    pattern = re.compile(PRINTED[case])
+    assert pattern.findall(original), "the original printed no evaluation line"
+    assert pattern.findall(converted) == pattern.findall(original)
+    written = sorted(
+        p.relative_to(tmp_path / "original")
+        for p in (tmp_path / "original").rglob("*")
+        if p.is_file() and p.name != "train.py"
+    )
+    for path in written:
+        ours = tmp_path / "converted" / path
+        assert ours.exists(), f"{path} not written by the conversion"
+        if path.suffix == ".txt":
+            assert ours.read_text() == (tmp_path / "original" / path).read_text()

@@ -13,7 +13,7 @@ CONVERTS = {
         """,
         [
             "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
-            '        print(self.model.weight.sum(), outputs["loss"].item())'
+            '        self.print(self.model.weight.sum(), outputs["loss"].item())'
         ],
         [],
     ),

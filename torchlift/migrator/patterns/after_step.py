@@ -26,6 +26,7 @@ import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names, rename
 from ..rule import Rule
+from .eval_metrics import SelfPrint
 
 READS_AFTER_ACCUMULATED_STEP = Rule(
     "TL146",
@@ -78,7 +79,7 @@ def bind(ctx, plan, steps) -> None:
 def clean(ctx, plan) -> None:
     """The loss the hook reads is the step's output (`outputs["loss"]`, the same value,
     detached); `torch.save(...)` in the hook runs on global rank zero only (one file, not one
-    per process)."""
+    per process); `print` is `self.print` (rank zero, through the progress bar)."""
     if not plan.after_step:
         return
     names = collect_names(*plan.after_step)
@@ -89,8 +90,8 @@ def clean(ctx, plan) -> None:
     if plan.loss_capture is None and loss not in names.writes and "outputs" not in taken:
         step_output = cst.parse_expression("outputs['loss']")  # black picks the quotes
         plan.after_step = [rename(s, {loss: step_output}) for s in plan.after_step]
-    guard = _RankZeroSaves(ctx)
-    plan.after_step = [s.visit(guard) for s in plan.after_step]
+    guard, to_self_print = _RankZeroSaves(ctx), SelfPrint(ctx)
+    plan.after_step = [s.visit(guard).visit(to_self_print) for s in plan.after_step]
 
 
 class _RankZeroSaves(cst.CSTTransformer):

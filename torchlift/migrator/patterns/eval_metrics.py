@@ -100,7 +100,7 @@ def _epoch_end_section(plan, validation) -> list:
 def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True) -> list:
     """`epoch_end` with its prints as `self.print` and a `self.log` per number left."""
     if self_print:
-        epoch_end = [s.visit(_SelfPrint(ctx)) for s in epoch_end]
+        epoch_end = [s.visit(SelfPrint(ctx)) for s in epoch_end]
     trained = collect_names(*training).writes if training else set()
     numbers = _numbers(ctx, [*evaluation.before, *evaluation.body, *epoch_end])
     candidates = []
@@ -186,7 +186,7 @@ def _logged_keys(stmts: list) -> set[str]:
     return keys
 
 
-class _SelfPrint(cst.CSTTransformer):
+class SelfPrint(cst.CSTTransformer):
     """`print(...)` -> `self.print(...)` (Lightning's rank-zero print through the bar)."""
 
     def __init__(self, ctx) -> None:

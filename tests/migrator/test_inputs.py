@@ -59,3 +59,20 @@ def test_odd_but_valid_input_never_raises_and_is_unchanged(source):
     result = migrate_source(source, "odd.py")
     assert result.error is None
     assert result.output == source
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_cr_and_crlf_files_convert_like_lf_files(newline):
+    """Line numbers count a lone CR as CPython does: a CR-only file is found, converted and
+    ends with its line break, exactly as the LF version (its line endings kept)."""
+    from pathlib import Path
+
+    case = Path(__file__).resolve().parents[2] / "fixtures/tutorial_quickstart_module_level"
+    text = (case / "input.py").read_text()
+    expected = migrate_source(text, "train.py")
+    converted = migrate_source(text.replace("\n", newline), "train.py")
+    assert expected.changed and converted.changed
+    assert converted.output == expected.output.replace("\n", newline)
+    assert [(f.code, f.line) for f in converted.findings] == [
+        (f.code, f.line) for f in expected.findings
+    ]

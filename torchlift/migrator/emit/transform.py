@@ -106,7 +106,15 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
     if unused:
         new = RemoveUnusedBindings(unused).apply(new)
     new = add_import(new, import_name, "L")
-    return new.code
+    return _keep_final_newline(text, new.code, new.default_newline)
+
+
+def _keep_final_newline(original: str, output: str, newline: str) -> str:
+    """libcst drops the last line break of a file whose lines end in a lone CR: put it back,
+    so a converted CR-only file ends as the original did."""
+    if original.endswith(("\r", "\n")) and not output.endswith(("\r", "\n")):
+        return output + newline
+    return output
 
 
 def _unused_bindings(module: cst.Module, bindings) -> set[str]:

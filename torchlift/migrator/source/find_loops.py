@@ -10,6 +10,7 @@ in the order they appear in the file).
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 import libcst as cst
@@ -17,6 +18,14 @@ import libcst as cst
 _BACKWARD = re.compile(r"\.\s*backward\s*\(")
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _LIGHTNING_BASES = {"LightningModule", "LightningDataModule"}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_numbers(text: str, offsets) -> set[int]:
+    """The 1-based lines of `offsets`, counting line breaks as CPython's tokenizer does
+    (CRLF, LF and a lone CR each end a line), so they agree with the ast's `lineno`."""
+    breaks = [m.start() for m in _LINE_BREAK.finditer(text)]
+    return {bisect.bisect_left(breaks, offset) + 1 for offset in offsets}
 
 
 def _children(stmt: ast.stmt):
@@ -47,7 +56,7 @@ def find_candidates(tree: ast.Module, text: str) -> tuple[list[ast.stmt], bool]:
         )
         for s, _ in statements
     )
-    lines = sorted({text.count("\n", 0, hit.start()) + 1 for hit in _BACKWARD.finditer(text)})
+    lines = sorted(line_numbers(text, (hit.start() for hit in _BACKWARD.finditer(text))))
     if not lines:
         return [], uses_lightning
 

@@ -34,6 +34,13 @@ CONVERTS = {
         ["out = self(x)\n        self.hits += (out.argmax(1) == y).sum().item()"],
         ["no_grad"],
     ),
+    "loop_over_a_list_after_training_is_epoch_code": (
+        _EPOCH.format(evaluation="""metric_names = ["a", "b"]
+    for name in metric_names:
+        print(name, loss.item())"""),
+        ["def on_train_epoch_end(self):"],
+        ["validation_step", "no_grad"],
+    ),
 }
 
 UNCHANGED = {

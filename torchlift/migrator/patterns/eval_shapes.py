@@ -98,9 +98,12 @@ def epoch_body(ctx, stmts):
 
 
 def _is_evaluation_loop(ctx, loop: cst.For) -> bool:
-    """A loop over a loader name, with no loop over data, backward or optimizer call inside."""
+    """A loop over a DataLoader's name (not a list of metrics), with no loop over data,
+    backward or optimizer call inside."""
     iterator = ctx.unwrap_iter(loop)[0]
     if not isinstance(iterator, cst.Name) or loop.orelse is not None:
+        return False
+    if not ctx.is_loader_name(iterator.value):
         return False
     if contains(loop.body, BACKWARD | OPTIMIZER_CALL):
         return False

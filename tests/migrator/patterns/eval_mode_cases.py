@@ -30,6 +30,12 @@ CONVERTS = {
         ["def validation_step"],
         ["on_validation_model_eval", ".eval()"],
     ),
+    "train_each_epoch_after_an_evaluation_before_the_loop": (
+        "model.eval()\nprint(model(torch.randn(1, 4)))\n"
+        + _EPOCH.format(train="model.train()", evaluation="pass"),
+        ["def on_validation_model_eval(self):"],
+        [],
+    ),
 }
 
 UNCHANGED = {

@@ -62,7 +62,11 @@ def read(ctx, plan, steps) -> None:
     if validation is not None:
         epoch += [*validation.before, *validation.body, *validation.after]
     epoch_calls = [stmt for stmt in epoch if _mode_calls(stmt, models, "eval")]
-    evaluated_before = _may_be_in_eval_mode(ctx, plan.model.name)
+    # train mode at the pass unless something set eval mode: code before the loop may have,
+    # unless each epoch starts with model.train()
+    evaluated_before = _may_be_in_eval_mode(ctx, plan.model.name) and not _switches(
+        plan.pre_train, models, "train"
+    )
     in_eval_mode = False  # the mode the epoch loop leaves the model in
     if validation is not None:
         between = [s for s in plan.post_train if not any(s is t for t in validation.following)]
@@ -93,9 +97,13 @@ def read(ctx, plan, steps) -> None:
 
 
 def _switches_to_eval(stmts, models: set[str]) -> bool:
-    """Some top-level statement of `stmts` is `<model>.eval()`."""
+    return _switches(stmts, models, "eval")
+
+
+def _switches(stmts, models: set[str], method: str) -> bool:
+    """Some top-level statement of `stmts` is `<model>.<method>()`."""
     for stmt in stmts:
-        receiver = call_method(stmt, "eval")
+        receiver = call_method(stmt, method)
         if isinstance(receiver, cst.Name) and receiver.value in models:
             return True
     return False

@@ -61,8 +61,28 @@ def accumulates(events) -> str | None:
     return None
 
 
+def uneven_groups(events) -> str | None:
+    counts = [e["backwards"] for e in steps(events)]
+    if len(set(counts)) < 2:
+        return f"every step followed as many backward() calls, no partial group: {counts}"
+    return None
+
+
 def steps(events):
     return [e for e in events if e["event"] == "step"]
+
+
+def fewer_steps_than(batches: int):
+    """A skip, break or early stop acts: fewer optimizer steps than the `batches` the loop
+    would run through without it (epochs x batches per epoch)."""
+
+    def skips_steps(events) -> str | None:
+        taken = len(steps(events))
+        if taken >= batches:
+            return f"{taken} optimizer steps for {batches} batches: nothing was skipped"
+        return None
+
+    return skips_steps
 
 
 FEATURES = {
@@ -71,9 +91,18 @@ FEATURES = {
     "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
     "plateau_scheduler_val_loss": [reduces_lr],
     "gradient_accumulation": [accumulates],
+    "accumulation_uneven_last_group": [accumulates, uneven_groups],
+    "accumulation_steps_at_epoch_end": [uneven_groups],
+    "gan_dcgan_two_optimizers": [clips],
+    "gan_scheduler_per_optimizer": [changes_lr_between_epochs],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],
+    "skip_batches_continue": [fewer_steps_than(2 * 8)],  # NaN-label batches skipped
+    "dry_run_limit_batches": [fewer_steps_than(2 * 8)],  # one batch per epoch
+    "patience_early_stop": [fewer_steps_than(3 * 6)],  # stops after the second epoch
+    "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
+    "max_batches_per_epoch": [fewer_steps_than(2 * 12)],  # 4 of 12 batches per epoch
 }
 
 

@@ -48,16 +48,16 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
-    "continue_in_batch_loop": (
-        "TL107",
+    "continue_after_backward": (
+        "TL135",
         """
         for epoch in range(2):
             for x, y in loader:
-                if x.sum() > 0:
-                    continue
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
                 loss.backward()
+                if x.sum() > 0:
+                    continue
                 optimizer.step()
         """,
     ),

@@ -41,6 +41,7 @@ class LoopFacts:
     after_step_at: tuple[tuple[int, int], ...] = field(default=())  # -> on_train_batch_end
     train_mode_hooks: tuple[str, ...] = field(default=())  # on_*_model_eval kept in train mode
     sanity_check_off: bool = False  # num_sanity_val_steps=0
+    manual_optimization: bool = False  # the step keeps the script's optimizer calls
     # what the conversion generated
     class_name: str = ""
     instance_name: str = ""
@@ -79,6 +80,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
             if evaluation is not None and evaluation.keeps_train_mode
         ),
         sanity_check_off=("num_sanity_val_steps", "0") in plan.trainer_args,
+        manual_optimization=plan.manual_optimization,
         class_name=class_name,
         instance_name=instance_name,
         trainer_name=trainer_name,
@@ -127,23 +129,43 @@ def loop_changes(
             "`training_step`: the Trainer iterates the loader",
         )
         steps = [s for s in _statements(batch) if _is_step_call(s, facts)]
-        add(
-            _union(steps),
-            out.returned("training_step"),
-            "`zero_grad()` / `backward()` / `step()` -> the loss `training_step` returns: "
-            "Lightning runs the optimizer step",
-        )
-        for stmt in _statements(batch):
+        if facts.manual_optimization:
+            add(
+                _union(steps),
+                out.method("training_step"),
+                "manual optimization: `backward()` -> `self.manual_backward()`, the script's "
+                "`zero_grad()` / `step()` / clipping kept where it calls them",
+            )
+            steps = []
+        else:
+            add(
+                _union(steps),
+                out.returned("training_step"),
+                "`zero_grad()` / `backward()` / `step()` -> the loss `training_step` returns: "
+                "Lightning runs the optimizer step",
+            )
+        for stmt in _statements(batch) if not facts.manual_optimization else ():
             if _calls(stmt, _CLIP_CALLS):
-                add(stmt, out.trainer, "gradient clipping -> `gradient_clip_val` of the Trainer")
+                add(
+                    stmt,
+                    out.trainer,
+                    "gradient clipping -> `gradient_clip_val` of the Trainer",
+                )
             elif isinstance(stmt, (ast.With, ast.AsyncWith)) and _calls(stmt.items, {"autocast"}):
-                add(_header(stmt), out.trainer, "`autocast` -> `precision=` of the Trainer")
+                add(
+                    _header(stmt),
+                    out.trainer,
+                    "`autocast` -> `precision=` of the Trainer",
+                )
             elif isinstance(stmt, ast.If) and _has_modulo(stmt.test) and _calls(stmt, {"step"}):
                 add(
                     _header(stmt),
                     out.trainer,
                     "`if (i + 1) % N == 0:` step -> `accumulate_grad_batches=N`",
                 )
+    kept_in_step = set()  # a manual step keeps its mode switches where they are
+    if batch is not None and facts.manual_optimization:
+        kept_in_step = {id(stmt) for stmt in _statements(batch)}
     for stmt in _statements(epoch, *regions[1:]):
         if _moves_to_device(stmt, facts.device_names):
             add(
@@ -152,7 +174,7 @@ def loop_changes(
                 "device move removed: the Trainer puts the model and batches on " "its device",
                 removed=True,
             )
-        elif _mode_switch(stmt, facts.model_names):
+        elif _mode_switch(stmt, facts.model_names) and id(stmt) not in kept_in_step:
             add(
                 stmt,
                 None,
@@ -160,6 +182,14 @@ def loop_changes(
                 removed=True,
             )
         elif any(_method_call(stmt, name, "step") for name in facts.schedulers):
+            if facts.manual_optimization:
+                add(
+                    stmt,
+                    out.cls,
+                    "`scheduler.step()` kept where the script calls it, from "
+                    "`self.lr_schedulers()` (manual optimization steps no scheduler itself)",
+                )
+                continue
             add(
                 stmt,
                 out.method("configure_optimizers"),
@@ -168,7 +198,8 @@ def loop_changes(
     pre, post = _epoch_level(epoch, batch, validation, facts, helpers)
     if validation is not None:
         enclosing = _top_level_statement(epoch, validation) or next(
-            (h for h in helpers if h is not None and _contains(h, validation)), validation
+            (h for h in helpers if h is not None and _contains(h, validation)),
+            validation,
         )
         add(
             validation,
@@ -179,7 +210,11 @@ def loop_changes(
         if not post:  # prints after the validation loop report the epoch
             hooks.append("on_train_epoch_end")
         for hook in hooks:
-            add(enclosing, out.method(hook), f"code around the validation loop -> `{hook}`")
+            add(
+                enclosing,
+                out.method(hook),
+                f"code around the validation loop -> `{hook}`",
+            )
     for position in facts.optimizer_at:
         add(
             src.at(position),
@@ -206,12 +241,20 @@ def loop_changes(
         out.method("on_train_epoch_start"),
         "epoch-start code -> " "`on_train_epoch_start`",
     )
-    add(_union(post), out.method("on_train_epoch_end"), "epoch-end code -> `on_train_epoch_end`")
+    add(
+        _union(post),
+        out.method("on_train_epoch_end"),
+        "epoch-end code -> `on_train_epoch_end`",
+    )
     test = None
     if facts.test_loader:
         after = [s for s in _statements(*src.siblings_after(epoch))]
         test = _loop_over(after, facts.test_loader) or _first_reading(after, facts.test_loader)
-        add(test, out.method("test_step"), f"test loop over `{facts.test_loader}` -> `test_step`")
+        add(
+            test,
+            out.method("test_step"),
+            f"test loop over `{facts.test_loader}` -> `test_step`",
+        )
         add(test, out.block_calling("test"), "test loop -> `trainer.test(...)`")
     add(
         _union([src.at(p) for p in facts.after_step_at]),

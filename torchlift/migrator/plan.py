@@ -88,6 +88,9 @@ class LoopPlan:
     inlined_helpers: list[str] = field(default_factory=list)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
+    manual_optimization: bool = False  # the step keeps the script's optimizer calls
+    loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
+    wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
     state: set[str] = field(default_factory=set)

@@ -25,13 +25,15 @@ from types import ModuleType
 SHAPES = ("torchlift.migrator.shapes.epoch_batch",)
 
 # Order matters where two patterns touch the same thing: claims of one batch statement
-# (amp's scaled backward before the plain step sequence), the Trainer arguments' order
+# (several optimizers keep every statement first; amp's scaled backward before the plain
+# step sequence), the Trainer arguments' order
 # (clipping, accumulation, precision), post-epoch code (schedulers before eval passes),
 # train()/eval() calls dropped before device moves are stripped.
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
     "torchlift.migrator.patterns.eval_shapes",
     "torchlift.migrator.patterns.progress_bar",
+    "torchlift.migrator.patterns.manual_optimization",
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.accumulation",
     "torchlift.migrator.patterns.amp",
@@ -43,7 +45,9 @@ PATTERNS = [
     "torchlift.migrator.patterns.after_step",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
+    "torchlift.migrator.patterns.skip_batches",
     "torchlift.migrator.patterns.eval_passes",
+    "torchlift.migrator.patterns.epoch_stop",
     "torchlift.migrator.patterns.eval_mode",
     "torchlift.migrator.patterns.eval_metrics",
     "torchlift.migrator.patterns.sanity_check",

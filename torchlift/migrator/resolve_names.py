@@ -140,7 +140,9 @@ def _uses(piece: list[cst.CSTNode]) -> NameUse:
     use = NameUse()
     for node in piece:
         if isinstance(node, cst.BaseExpression):  # a batch target: written first
-            use.writes |= collect_names(cst.AssignTarget(node)).writes
+            bound = collect_names(cst.AssignTarget(node)).writes
+            use.writes |= bound
+            use.definite |= bound
         else:
             use.update(collect_names(node))
     return use
@@ -272,7 +274,7 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
                 f"the loop reads `{name}`, which is only bound after the loop",
                 plan.epoch_loop,
             )
-    if plan.model.name in scope.after_reads:
+    if any(model.name in scope.after_reads for model in plan.models):
         used = sorted(plan.device_names & scope.after_reads)
         plan.device_after = used[0] if used else None
     plan.init_args = init_args + [n for n in extra_init if n not in init_args]

@@ -3,7 +3,6 @@
 import torch
 import torch.nn as tnn
 from torch.utils.data import DataLoader, TensorDataset
-from tqdm import tqdm
 import torchlift.runtime as L
 
 

@@ -18,6 +18,100 @@ CONVERTS = {
         ],
         ["% 2 == 0"],
     ),
+    # the header's loader yields 2 batches: a group of 3 never completes within an epoch, and
+    # the script carries its gradients on; Lightning would step at each epoch's end
+    "uneven_last_group_kept_manual": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [
+            "self.automatic_optimization = False",
+            "optimizer = self.optimizers()",
+            "self.manual_backward(loss)",
+            "if (batch_idx + 1) % 3 == 0:\n            optimizer.step()",
+            "L.Trainer(max_epochs=2)",
+        ],
+        ["accumulate_grad_batches", "return loss", "step_loss"],
+    ),
+    "steps_at_epoch_end_too": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0 or i + 1 == len(loader):
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["L.Trainer(max_epochs=2, accumulate_grad_batches=3)", "return step_loss"],
+        ["automatic_optimization", "len(loader)"],
+    ),
+    "clipping_each_micro_batch_kept_manual": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [
+            "self.manual_backward(loss)\n        self.clip_gradients(\n"
+            '            optimizer, gradient_clip_val=1.0, gradient_clip_algorithm="norm"\n'
+            "        )\n        if (batch_idx + 1) % 2 == 0:",
+        ],
+        ["gradient_clip_val=1.0)", "accumulate_grad_batches"],
+    ),
+    "index_counted_from_one_kept_manual": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader, 1):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["i = batch_idx + 1", "if (i + 1) % 2 == 0:", "self.manual_backward(loss)"],
+        ["accumulate_grad_batches"],
+    ),
+    # 10 samples in batches of 4: drop_last leaves 2 batches (groups of 2 even), else 3
+    "drop_last_makes_groups_even": (
+        """
+        train_loader = DataLoader(TensorDataset(torch.randn(10, 4), torch.randint(0, 2, (10,))), batch_size=4, drop_last=True)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["accumulate_grad_batches=2"],
+        ["automatic_optimization"],
+    ),
+    "last_batch_kept_makes_groups_uneven": (
+        """
+        train_loader = DataLoader(TensorDataset(torch.randn(10, 4), torch.randint(0, 2, (10,))), batch_size=4)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["self.automatic_optimization = False"],
+        ["accumulate_grad_batches"],
+    ),
 }
 
 UNCHANGED = {
@@ -42,6 +136,20 @@ UNCHANGED = {
                 if loss.item() > 0:
                     loss.backward()
                     optimizer.step()
+        """,
+        "TL114",
+    ),
+    "uneven_last_group_with_a_scheduler": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            scheduler.step()
         """,
         "TL114",
     ),

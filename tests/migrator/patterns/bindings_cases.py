@@ -28,6 +28,47 @@ CONVERTS = {
         ],
         [],
     ),
+    "one_optimizer_over_two_modules": (
+        """
+        import itertools
+
+        encoder = nn.Linear(4, 3)
+        decoder = nn.Linear(3, 2)
+        opt = torch.optim.Adam(itertools.chain(encoder.parameters(), decoder.parameters()))
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(decoder(encoder(x)), y)
+                loss.backward()
+                opt.step()
+        """,
+        [
+            "def __init__(self, encoder, decoder, criterion):",
+            "self.encoder = encoder\n        self.decoder = decoder",
+            "loss = self.criterion(self.decoder(self.encoder(x)), y)",
+            "itertools.chain(self.encoder.parameters(), self.decoder.parameters())",
+            "LitModel(encoder, decoder, criterion)",
+        ],
+        ["def forward", "self.model"],
+    ),
+    "several_parameter_groups": (
+        """
+        encoder = nn.Linear(4, 3)
+        decoder = nn.Linear(3, 2)
+        opt = torch.optim.SGD(
+            [{"params": encoder.parameters()}, {"params": decoder.parameters(), "lr": 0.01}],
+            lr=0.1,
+        )
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(decoder(encoder(x)), y)
+                loss.backward()
+                opt.step()
+        """,
+        ['{"params": self.decoder.parameters(), "lr": 0.01}'],
+        [],
+    ),
 }
 
 UNCHANGED = {
@@ -43,20 +84,6 @@ UNCHANGED = {
         """,
         "TL106",
     ),
-    "two_optimizers": (
-        """
-        other = torch.optim.SGD(model.parameters(), lr=0.01)
-        for epoch in range(2):
-            for x, y in loader:
-                optimizer.zero_grad()
-                other.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                optimizer.step()
-                other.step()
-        """,
-        "TL105",
-    ),
     "step_on_something_else": (
         """
         for epoch in range(2):
@@ -68,5 +95,19 @@ UNCHANGED = {
                 criterion.step()
         """,
         "TL106",
+    ),
+    "one_model_zeroed_of_two": (
+        """
+        encoder = nn.Linear(4, 3)
+        decoder = nn.Linear(3, 2)
+        opt = torch.optim.Adam(list(encoder.parameters()) + list(decoder.parameters()))
+        for epoch in range(2):
+            for x, y in loader:
+                encoder.zero_grad()
+                loss = criterion(decoder(encoder(x)), y)
+                loss.backward()
+                opt.step()
+        """,
+        "TL105",
     ),
 }

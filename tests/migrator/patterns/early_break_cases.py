@@ -9,16 +9,133 @@ CONVERTS = {
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
-                if i == 0:
+                if i == 2:
                     break
         """,
         [
             "def on_train_epoch_start(self):\n        self.stop_epoch = False",
             "def on_train_batch_start(self, batch, batch_idx):\n"
             "        if self.stop_epoch:\n            return -1",
-            "if batch_idx == 0:\n            self.stop_epoch = True",
+            "if batch_idx == 2:\n            self.stop_epoch = True",
         ],
         ["break"],
+    ),
+    "dry_run_flag_is_limit_train_batches": (
+        """
+        dry_run = True
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if i % 10 == 0:
+                    print(loss.item())
+                    if dry_run:
+                        break
+        """,
+        [
+            "L.Trainer(max_epochs=2, limit_train_batches=1 if dry_run else 1.0)",
+            "if batch_idx % 10 == 0:\n            print(loss.item())\n        self.log",
+        ],
+        ["break", "stop_epoch", "if dry_run:"],
+    ),
+    "unconditional_break_is_one_batch": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                break
+        """,
+        ["limit_train_batches=1)"],
+        ["break", "stop_epoch"],
+    ),
+    "flag_the_loop_changes_stays_a_flag": (
+        """
+        config = {"dry_run": False}
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                config["dry_run"] = loss.item() < 0.5
+                if config["dry_run"]:
+                    break
+        """,
+        ["self.stop_epoch = True"],
+        ["limit_train_batches"],
+    ),
+    "step_counter_is_max_steps": (
+        """
+        step = 0
+        max_steps = 3
+        for epoch in range(5):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= max_steps:
+                    break
+            if step >= max_steps:
+                break
+        """,
+        ["L.Trainer(max_epochs=5, max_steps=max_steps)"],
+        ["break", "stop_epoch", "should_stop", "step += 1"],
+    ),
+    "step_counter_read_after_the_loop_is_kept": (
+        """
+        step = 0
+        for epoch in range(5):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step == 3:
+                    break
+            if step == 3:
+                break
+        print(step)
+        """,
+        ["max_steps=3)", "self.step += 1", "step = lit_model.step"],
+        ["break", "should_stop"],
+    ),
+    "max_batches_is_limit_train_batches": (
+        """
+        max_batches = 2
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if i + 1 >= max_batches:
+                    break
+        """,
+        ["L.Trainer(max_epochs=2, limit_train_batches=max_batches)"],
+        ["break", "stop_epoch"],
+    ),
+    "max_batches_maybe_a_float_stays_a_flag": (
+        """
+        max_batches = 2.5
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if i >= max_batches - 1:
+                    break
+        """,
+        ["self.stop_epoch = True"],
+        ["limit_train_batches"],
     ),
 }
 
@@ -33,6 +150,20 @@ UNCHANGED = {
                     break
                 loss.backward()
                 optimizer.step()
+        """,
+        "TL107",
+    ),
+    "code_after_break_would_run": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if i == 3:
+                    break
+                print(loss.item())
         """,
         "TL107",
     ),

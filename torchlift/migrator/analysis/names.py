@@ -28,14 +28,18 @@ class NameUse:
     writes: set[str] = field(default_factory=set)
     # names whose first use (in source order) is a read: read before any write here
     read_first: set[str] = field(default_factory=set)
+    # names bound on every path through the code (a name bound in one `if` branch only is
+    # in `writes`, not here): a later read of it may see its value from before
+    definite: set[str] = field(default_factory=set)
 
     def all(self) -> set[str]:
         return self.reads | self.writes
 
     def update(self, other: "NameUse") -> None:
-        self.read_first |= other.read_first - self.writes
+        self.read_first |= other.read_first - self.definite
         self.reads |= other.reads
         self.writes |= other.writes
+        self.definite |= other.definite
 
 
 class _Collector(cst.CSTVisitor):
@@ -47,6 +51,20 @@ class _Collector(cst.CSTVisitor):
         self.own = own
         self._skip: set[int] = set()
         self._store: set[int] = set()
+        # names bound on every path so far: a read of any other name may see the value the
+        # name had before (an `if` branch not taken), so it counts as read first
+        self._definite: set[str] = self.use.definite
+
+    def visit_If(self, node: cst.If) -> bool:
+        _walk(node.test, self)
+        before = set(self._definite)
+        _walk(node.body, self)
+        after_body, self._definite = self._definite, set(before)
+        if node.orelse is not None:
+            _walk(node.orelse, self)
+        self._definite = before | (after_body & self._definite)
+        self.use.definite = self._definite
+        return False
 
     def _is_own(self, node: cst.CSTNode) -> bool:
         return self.own is None or id(node) in self.own
@@ -74,11 +92,13 @@ class _Collector(cst.CSTVisitor):
         self._skip.add(id(node.name))
         if self._is_own(node):
             self.use.writes.add(node.name.value)
+            self._definite.add(node.name.value)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._skip.add(id(node.name))
         if self._is_own(node):
             self.use.writes.add(node.name.value)
+            self._definite.add(node.name.value)
 
     def visit_Import(self, node: cst.Import) -> bool:
         return self._is_own(node)
@@ -89,6 +109,7 @@ class _Collector(cst.CSTVisitor):
     def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
         bound = node.evaluated_alias or node.evaluated_name.split(".")[0]
         self.use.writes.add(bound)
+        self._definite.add(bound)
         return False
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
@@ -100,10 +121,11 @@ class _Collector(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name) and self._is_own(node.target):
             name = node.target.value
-            if name not in self.use.writes:
+            if name not in self._definite:
                 self.use.read_first.add(name)
             self.use.reads.add(name)
             self.use.writes.add(name)
+            self._definite.add(name)
             self._skip.add(id(node.target))
 
     def visit_For(self, node: cst.For) -> None:
@@ -134,8 +156,9 @@ class _Collector(cst.CSTVisitor):
             return
         if id(node) in self._store:
             self.use.writes.add(node.value)
+            self._definite.add(node.value)
         else:
-            if node.value not in self.use.writes:
+            if node.value not in self._definite:
                 self.use.read_first.add(node.value)
             self.use.reads.add(node.value)
 
@@ -354,7 +377,7 @@ def collect_names(*nodes: cst.CSTNode) -> NameUse:
         hit = (node, collector.use)
         _CACHE[id(node)] = hit
     use = hit[1]
-    return NameUse(set(use.reads), set(use.writes), set(use.read_first))
+    return NameUse(set(use.reads), set(use.writes), set(use.read_first), set(use.definite))
 
 
 def _as_module(node: cst.CSTNode) -> cst.Module | None:

@@ -27,7 +27,8 @@ class ApplyPlans(cst.CSTTransformer):
         out: list[cst.CSTNode] = []
         carry: list[cst.EmptyLine] = []
         pad_next = False
-        for orig, upd in zip(original_body, updated_body):
+        pairs = list(zip(original_body, updated_body))
+        for position, (orig, upd) in enumerate(pairs):
             key = id(orig)
             if top_level and key in self.inserts and self.inserts[key][0] == "before":
                 out.extend(self.inserts[key][1])
@@ -37,6 +38,8 @@ class ApplyPlans(cst.CSTTransformer):
             if key in self.strips:
                 upd = strip_device_moves(upd, self.strips[key])
                 if is_trivial_statement(upd):
+                    if self._block_goes(pairs, position):
+                        upd = _without_attached_comments(upd)
                     carry = _carried(upd, False, carry)
                     continue
             if key in self.replacements:
@@ -56,6 +59,17 @@ class ApplyPlans(cst.CSTTransformer):
                 out.extend(self.inserts[key][1])
                 pad_next = True
         return out
+
+    def _gone(self, orig, upd) -> bool:
+        if id(orig) in self.removals:
+            return True
+        names = self.strips.get(id(orig))
+        return names is not None and is_trivial_statement(strip_device_moves(upd, names))
+
+    def _block_goes(self, pairs, position: int) -> bool:
+        """Whether every statement of the block the one at `position` belongs to (up to the
+        next blank line) is removed: its comment then describes removed code only."""
+        return _whole_block_gone(pairs, position, lambda pair: self._gone(*pair))
 
     def _touches(self, block: cst.IndentedBlock) -> bool:
         return any(
@@ -89,6 +103,33 @@ def _carried(stmt, moved: bool, carry):
     blank_b = _blank_prefix(lines)
     front = carry[:blank_a] if blank_a >= blank_b else lines[:blank_b]
     return front + carry[blank_a:] + lines[blank_b:]
+
+
+def _whole_block_gone(pairs, position: int, gone) -> bool:
+    """Whether the comment right above the statement at `position` describes removed code
+    only: the statement is inside a block (its comment is its own), or every statement of the
+    block it heads (up to the next one a blank line away) satisfies `gone`."""
+    lines = pairs[position][1].leading_lines
+    heads_block = position == 0 or any(line.comment is None for line in lines)
+    if not heads_block:
+        return True
+    for index in range(position, len(pairs)):
+        stmt = pairs[index][1]
+        if index > position and any(line.comment is None for line in stmt.leading_lines):
+            return True
+        if not gone(pairs[index]):
+            return False
+    return True
+
+
+def _without_attached_comments(stmt):
+    """`stmt` without the comment lines right above it (no blank line between): they describe
+    it and go when it goes ("# Device configuration" above a removed device binding). A
+    comment a blank line away heads a section and stays."""
+    lines = list(stmt.leading_lines)
+    while lines and lines[-1].comment is not None:
+        lines.pop()
+    return stmt.with_changes(leading_lines=lines)
 
 
 def _blank_prefix(lines) -> int:
@@ -135,13 +176,16 @@ class RemoveUnusedBindings:
         module = cst.Module(body=[])
         out = []
         carry = []
-        for stmt in body:
+        pairs = [(stmt, stmt) for stmt in body]
+        for position, stmt in enumerate(body):
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in self.functions:
                 carry = [line for line in stmt.leading_lines if line.comment is None]
                 continue
             if isinstance(stmt, cst.SimpleStatementLine):
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
                 if code in self.codes:
+                    if _whole_block_gone(pairs, position, lambda pair: self._gone(module, pair[0])):
+                        stmt = _without_attached_comments(stmt)
                     carry = _carried(stmt, False, carry)
                     continue
             if carry:
@@ -149,6 +193,13 @@ class RemoveUnusedBindings:
             carry = []
             out.append(stmt)
         return out
+
+    def _gone(self, module, stmt) -> bool:
+        if isinstance(stmt, cst.FunctionDef):
+            return stmt.name.value in self.functions
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        return module.code_for_node(stmt.with_changes(leading_lines=[])).strip() in self.codes
 
     def apply(self, module: cst.Module) -> cst.Module:
         body = []

@@ -7,24 +7,31 @@ The generated class is black-formatted on its own; nothing else in the file is r
 
 from __future__ import annotations
 
+import dataclasses
+
 import black
 import libcst as cst
 
 from ..analysis.names import collect_names, rename, self_attr
 from ..plan import LoopPlan
 from ..reserved import RESERVED_ATTRIBUTES
-
-_BLACK = black.Mode()
-LINE_LENGTH = _BLACK.line_length
+from .black_config import current_mode
 
 
 def attr_name(name: str) -> str:
     return f"{name}_" if name in RESERVED_ATTRIBUTES else name
 
 
+def line_length() -> int:
+    return current_mode().line_length
+
+
 def format_code(code: str, indent: int = 0) -> str:
-    """black, for code that will sit `indent` columns deep (line length counted there)."""
-    mode = _BLACK if not indent else black.Mode(line_length=_BLACK.line_length - indent)
+    """black with the project's settings, for code that will sit `indent` columns deep (line
+    length counted there)."""
+    mode = current_mode()
+    if indent:
+        mode = dataclasses.replace(mode, line_length=mode.line_length - indent)
     try:
         return black.format_str(code, mode=mode)
     except Exception:  # black cannot format it: keep libcst's rendering, still valid Python
@@ -67,15 +74,33 @@ class ClassBuilder:
             mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
         if plan.test:
             mapping[plan.test.loader] = _expr("self.trainer.test_dataloaders")
-        model = plan.model
-        for name in (model.name, *model.aliases):
-            mapping[name] = _expr("self.model")
+        for model in plan.models:
+            for name in (model.name, *model.aliases):
+                mapping[name] = self_attr(self.model_attr(model))
         # reading the optimizer / scheduler in a step or hook (e.g. the learning rate)
         optimizer = plan.optimizer
         mapping[optimizer.name] = _expr("self.optimizers()")
-        if optimizer.scheduler:
+        if len(plan.optimizers) > 1:
+            for k, other in enumerate(plan.optimizers):
+                mapping[other.name] = _expr(f"self.optimizers()[{k}]")
+            schedulers = [o.scheduler for o in plan.optimizers if o.scheduler]
+            for k, scheduler in enumerate(schedulers):
+                index = f"[{k}]" if len(schedulers) > 1 else ""
+                mapping[scheduler] = _expr(f"self.lr_schedulers(){index}")
+        if optimizer.scheduler and len(plan.optimizers) == 1:
             mapping[optimizer.scheduler] = _expr("self.lr_schedulers()")
         self.mapping = mapping
+
+    @property
+    def several_models(self) -> bool:
+        return len(self.plan.models) > 1
+
+    def model_attr(self, model) -> str:
+        """`self.model` for the one model (forward delegates to it); each model of several
+        keeps its own name."""
+        if not self.several_models or model.name == "model":  # `model` is free for a model
+            return "model"
+        return attr_name(model.name)
 
     def rewrite(self, nodes, extra=None):
         mapping = dict(self.mapping)
@@ -84,8 +109,9 @@ class ClassBuilder:
         out = []
         model = self.plan.model
         for node in nodes:
-            for name in (model.name, *model.aliases):
-                node = node.visit(_ModelCallsToSelf(name))
+            if not self.several_models:
+                for name in (model.name, *model.aliases):
+                    node = node.visit(_ModelCallsToSelf(name))
             out.append(rename(node, mapping))
         return out
 
@@ -124,7 +150,9 @@ class ClassBuilder:
     def build(self) -> cst.ClassDef:
         plan = self.plan
         pieces = plan.hook_pieces
-        methods = [self.init_method(), self.forward_method()]
+        methods = [self.init_method()]
+        if not self.several_models:  # several models: the steps call each by its name
+            methods.append(self.forward_method())
         if plan.pre_train or "on_train_epoch_start" in pieces:
             methods.append(self.hook("on_train_epoch_start", plan.pre_train))
         if "on_train_batch_start" in pieces:
@@ -162,8 +190,11 @@ class ClassBuilder:
 
     def init_method(self) -> cst.FunctionDef:
         plan = self.plan
-        args = [plan.model.name, *plan.init_args]
-        lines = ["super().__init__()", f"self.model = {plan.model.name}"]
+        args = [*(model.name for model in plan.models), *plan.init_args]
+        lines = ["super().__init__()"]
+        if plan.manual_optimization:
+            lines.append("self.automatic_optimization = False")
+        lines += [f"self.{self.model_attr(model)} = {model.name}" for model in plan.models]
         lines += [f"self.{attr_name(a)} = {a}" for a in plan.init_args]
         body = [_stmt(line + "\n") for line in lines]
         return self.method(f"__init__(self, {', '.join(args)})", body)
@@ -172,7 +203,8 @@ class ClassBuilder:
         params = self.plan.model.forward_params
         if params is None or params.star_kwarg is not None or params.kwonly_params:
             return self.method(
-                "forward(self, *args, **kwargs)", [_stmt("return self.model(*args, **kwargs)\n")]
+                "forward(self, *args, **kwargs)",
+                [_stmt("return self.model(*args, **kwargs)\n")],
             )
         plain = [p for p in [*params.posonly_params, *params.params]][1:]
         star = params.star_arg if isinstance(params.star_arg, cst.Param) else None
@@ -193,21 +225,38 @@ class ClassBuilder:
         return self.method(f"{name}(self)", self.epoch_prefix(stmts) + body)
 
     def step(self, name, target, index, stmts, loss) -> cst.FunctionDef:
-        extra = None
+        extra = {}
         prefix = []
         start = self.plan.index_start.get(index) if index else None
         if start is not None:
             prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
         elif index and index != "batch_idx":
-            extra = {index: cst.Name("batch_idx")}
-        body = prefix + self.target_prefix(target) + self.rewrite(stmts, extra)
+            extra[index] = cst.Name("batch_idx")
+        unpack = self.target_prefix(target)
+        # an index named like the step's `batch` parameter is bound after the batch is unpacked
+        lead = unpack + prefix if index == "batch" else prefix + unpack
+        if loss is not None and self.plan.manual_optimization:
+            # the step calls the optimizers by the script's names, bound once per step
+            names = [optimizer.name for optimizer in self.plan.optimizers]
+            extra.update({name: cst.Name(name) for name in names})
+            optimizers = [_stmt(f"{', '.join(names)} = self.optimizers()\n")]
+            schedulers = [o.scheduler for o in self.plan.optimizers if o.scheduler]
+            reads = set().union(*(collect_names(s).reads for s in stmts)) if stmts else set()
+            if len(self.plan.optimizers) > 1 and reads & set(schedulers):
+                extra.update({name: cst.Name(name) for name in schedulers})
+                optimizers.append(_stmt(f"{', '.join(schedulers)} = self.lr_schedulers()\n"))
+            lead = optimizers + lead
+        body = lead + self.rewrite(stmts, extra)
         if loss is not None:  # the training step: what patterns rewrite in it
             for rewrite_step in self.plan.step_rewrites:
-                body = [rewrite_step(node) for node in body]
-        if loss is not None:
+                rewritten = (rewrite_step(node) for node in body)
+                body = [node for node in rewritten if not isinstance(node, cst.RemovalSentinel)]
+        if loss is not None and len(self.plan.optimizers) == 1:  # one loss to log and return
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
-            body.append(_stmt(f'self.log("train_loss", {loss_code})\n'))
-            body.append(_stmt(f"return {loss_code}\n"))
+            bar = ", prog_bar=True" if self.plan.loss_on_progress_bar else ""
+            body.append(_stmt(f'self.log("train_loss", {loss_code}{bar})\n'))
+            if not self.plan.manual_optimization:  # manual steps return nothing to optimize
+                body.append(_stmt(f"return {loss_code}\n"))
         if not body:
             body = [_stmt("pass\n")]
         return self.method(f"{name}(self, batch, batch_idx)", self.epoch_prefix(stmts) + body)
@@ -244,6 +293,20 @@ class ClassBuilder:
 
     def configure_optimizers(self) -> cst.FunctionDef:
         plan = self.plan
+        if len(plan.optimizers) > 1:  # built in the script's order, the step's unpacking
+            names = [optimizer.name for optimizer in plan.optimizers]
+            local = {name: cst.Name(name) for name in names}
+            for loader in plan.loader_args:
+                local[loader] = self_attr(attr_name(loader))
+            schedulers = [o for o in plan.optimizers if o.scheduler]
+            local.update({o.scheduler: cst.Name(o.scheduler) for o in schedulers})
+            stmts = [o.stmt for o in plan.optimizers] + [o.scheduler_stmt for o in schedulers]
+            body = self.rewrite(stmts, local)
+            returned = ", ".join(names)
+            if schedulers:  # Lightning ties each to the optimizer it was built on
+                returned = f"[{returned}], [{', '.join(o.scheduler for o in schedulers)}]"
+            body.append(_stmt(f"return {returned}\n"))
+            return self.method("configure_optimizers(self)", body)
         optimizer = plan.optimizer
         stmts = [optimizer.stmt]
         if optimizer.scheduler_stmt is not None:

@@ -7,13 +7,14 @@ from __future__ import annotations
 import libcst as cst
 
 from ..plan import LoopPlan
-from .module_class import LINE_LENGTH, attr_name, format_code
+from ..shapes.wrappers import extra_indent
+from .module_class import attr_name, format_code, line_length
 
 
 def build_trainer_statements(
     plan: LoopPlan, class_name: str, lit_name: str, trainer_name: str, module: cst.Module, uses
 ) -> list[cst.BaseStatement]:
-    args = ", ".join([plan.model.name, *plan.init_args])
+    args = ", ".join([*(model.name for model in plan.models), *plan.init_args])
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
     loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
     lines = [
@@ -22,15 +23,16 @@ def build_trainer_statements(
         f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
     ]
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]
+    optimizers = [optimizer.name for optimizer in plan.optimizers]
     for name in plan.optim_after:
-        if name == plan.optimizer.name:
-            lines.append(f"{name} = {trainer_name}.optimizers[0]")
+        if name in optimizers:
+            lines.append(f"{name} = {trainer_name}.optimizers[{optimizers.index(name)}]")
         else:
             lines.append(f"{name} = {trainer_name}.lr_scheduler_configs[0].scheduler")
     if plan.device_after:
         # the Trainer hands the model back on the CPU; later code expects it on `device`
-        lines.append(f"{plan.model.name}.to({plan.device_after})")
-    indent = 4 if plan.container is not module else 0
+        lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
+    indent = (4 if plan.container is not module else 0) + extra_indent(plan.wrapper)
     return _statements(lines, indent)
 
 
@@ -38,7 +40,7 @@ def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, modu
     lines = [f"{trainer_name}.test({lit_name}, {plan.test.loader})"]
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
     if plan.device_after:
-        lines.append(f"{plan.model.name}.to({plan.device_after})")
+        lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
     indent = 4 if plan.container is not module else 0
     return _statements(lines, indent)
 
@@ -47,6 +49,6 @@ def _statements(lines: list[str], indent: int) -> list:
     """Generated one-liners are written in black's style already: black only when one is
     too long to stay on its line."""
     code = "\n".join(lines) + "\n"
-    if any(len(line) + indent > LINE_LENGTH for line in lines):
+    if any(len(line) + indent > line_length() for line in lines):
         code = format_code(code, indent)
     return list(cst.parse_module(code).body)

@@ -16,10 +16,13 @@ from ..analysis.statements import single_assign
 from ..changelog import facts_of
 from ..outcomes import ALIAS_TAKEN, CONVERTED
 from ..result import Finding
+from ..shapes.wrappers import replace_wrapper
 from .apply import ApplyPlans, RemoveUnusedBindings
+from .black_config import project_black_mode
 from .imports import add_import
 from .module_class import ClassBuilder
 from .trainer_call import build_test_statements, build_trainer_statements
+from .unused_imports import drop_unused_imports
 
 
 def _unique(base: str, taken: set[str]) -> str:
@@ -32,7 +35,13 @@ def _unique(base: str, taken: set[str]) -> str:
 def transform(module, text, planned, import_name, lines, path, findings, facts=None) -> str:
     """The module's new text with every planned loop converted (`planned`: (context, plan)
     pairs); one TL001 finding per loop, or TL118 and the text unchanged. `facts`, if given,
-    receives each converted loop's LoopFacts (for the change log)."""
+    receives each converted loop's LoopFacts (for the change log). Generated code follows
+    the black settings of the script's project."""
+    with project_black_mode(path):
+        return _transform(module, text, planned, import_name, lines, path, findings, facts)
+
+
+def _transform(module, text, planned, import_name, lines, path, findings, facts) -> str:
     # names we add must not collide with a name of any scope of the file (words in comments,
     # strings and attribute names do not count)
     taken = file_identifiers(text, path)
@@ -53,7 +62,7 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
     replacements, removals, strips, inserts, moved = {}, set(), {}, {}, set()
     device_bindings: set = set()
     for ctx, plan in planned:
-        model_class = plan.model.class_name
+        model_class = plan.model.class_name if len(plan.models) == 1 else None
         base = f"Lit{model_class}" if model_class else "LitModel"
         class_name = _unique(base, taken)
         taken.add(class_name)
@@ -64,9 +73,13 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
         builder = ClassBuilder(plan, class_name, module)
         cls = builder.build()
         cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-        replacements[id(plan.epoch_loop)] = build_trainer_statements(
+        trainer_stmts = build_trainer_statements(
             plan, class_name, lit_name, trainer_name, module, uses
         )
+        if plan.wrapper is None:
+            replacements[id(plan.epoch_loop)] = trainer_stmts
+        else:
+            replacements[id(plan.wrapper)] = replace_wrapper(plan.wrapper, trainer_stmts)
         if plan.test is not None:
             first, *rest = plan.test_stmts
             replacements[id(first)] = build_test_statements(plan, lit_name, trainer_name, module)
@@ -105,6 +118,7 @@ def transform(module, text, planned, import_name, lines, path, findings, facts=N
     unused = _unused_bindings(new, device_bindings)
     if unused:
         new = RemoveUnusedBindings(unused).apply(new)
+    new = drop_unused_imports(text, new, path)
     new = add_import(new, import_name, "L")
     return _keep_final_newline(text, new.code, new.default_newline)
 
@@ -153,7 +167,7 @@ def _insertion_point(module, ctx, plan, cls_code: str):
     body = list(module.body)
     index = next(i for i, s in enumerate(body) if s is top)
     needed = file_identifiers(cls_code, "<generated class>")  # names, not words of comments
-    needed |= {plan.model.class_name} if plan.model.class_name else set()
+    needed |= {model.class_name for model in plan.models if model.class_name}
     anchor = None
     last_import = None
     for stmt in body[:index]:

@@ -1,10 +1,18 @@
-"""Pattern: gradient accumulation -> `Trainer(accumulate_grad_batches=N)`.
+"""Pattern: gradient accumulation -> `Trainer(accumulate_grad_batches=N)`, or kept as written.
 
     loss = criterion(model(x), y) / N      -> step_loss = criterion(self(x), y)
     loss.backward()                           loss = step_loss / N   (what Lightning divides)
     if (i + 1) % N == 0:                      (the group's step and zero_grad go: the
         optimizer.step()                       Trainer steps every N batches)
         optimizer.zero_grad()
+
+Lightning also steps on the last, partial group of an epoch. `accumulate_grad_batches` is
+only used where the script does the same: its condition also steps at the epoch's end
+(`... or i + 1 == len(loader)`), or the loader's batches per epoch are certainly a multiple
+of N (analysis/loader_length.py). Otherwise the script carries the partial group's gradients
+into the next epoch (or drops them), and the step keeps its own calls under manual
+optimization: `self.manual_backward(loss)` and the `if` group exactly as written.
+Clipping each micro-batch is also kept that way (Lightning clips once per group).
 
 Refused (TL114): a loss not divided by N (Lightning divides it), the loss rebound after
 backward(), and -- the code shared with the shape -- a backward() that does not run once per
@@ -16,6 +24,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.loader_length import batches_per_epoch, constant_int
 from ..analysis.statements import call_method, single_assign
 from ..rule import Rule, Unsupported
 
@@ -44,10 +53,11 @@ RULES = (ACCUMULATION,)
 
 def claim(ctx, steps, stmt, position) -> bool:
     """The `if (i + 1) % N == 0:` group: its step()/zero_grad() join the step sequence."""
-    every = _group_size(stmt, steps["index"])
-    if every is None:
+    group = _group(stmt, steps["index"], steps["loader"])
+    if group is None:
         return False
-    steps["accumulate"] = every
+    steps["accumulate"], steps["accumulate_at_end"] = group
+    steps["accumulate_group"] = (position, stmt)
     for inner in stmt.body.body:
         zero = call_method(inner, "zero_grad")
         receiver = zero if zero is not None else call_method(inner, "step")
@@ -55,21 +65,51 @@ def claim(ctx, steps, stmt, position) -> bool:
     return True
 
 
-def _group_size(stmt, index):
-    """`if (i + 1) % N == 0:` holding only step()/zero_grad(): N, else None."""
-    if not isinstance(stmt, cst.If) or stmt.orelse is not None or index is None:
-        return None
-    test = stmt.test
-    if not m.matches(
+def _next_index(index):
+    return m.BinaryOperation(left=m.Name(index), operator=m.Add(), right=m.Integer("1"))
+
+
+def _is_group_end(test, index):
+    """`(i + 1) % N == 0`: N, else None."""
+    if m.matches(
         test,
         m.Comparison(
-            left=m.BinaryOperation(
-                left=m.BinaryOperation(left=m.Name(index), operator=m.Add(), right=m.Integer("1")),
-                operator=m.Modulo(),
-            ),
+            left=m.BinaryOperation(left=_next_index(index), operator=m.Modulo()),
             comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=m.Integer("0"))],
         ),
     ):
+        return test.left.right
+    return None
+
+
+def _is_epoch_end(test, index, loader) -> bool:
+    """`i + 1 == len(loader)` (either side)."""
+    length = m.Call(func=m.Name("len"), args=[m.Arg(value=m.Name(loader))])
+    return m.matches(
+        test,
+        m.Comparison(
+            left=_next_index(index),
+            comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=length)],
+        )
+        | m.Comparison(
+            left=length,
+            comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=_next_index(index))],
+        ),
+    )
+
+
+def _group(stmt, index, loader):
+    """(N, steps at the epoch's end) of `if (i + 1) % N == 0[ or i + 1 == len(loader)]:`
+    holding only step()/zero_grad(), else None."""
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None or index is None:
+        return None
+    test, at_end = stmt.test, False
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        if not _is_epoch_end(test.right, index, loader):
+            return None
+        test, at_end = test.left, True
+    every = _is_group_end(test, index)
+    if every is None:
         return None
     inner = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
     for s in inner:
@@ -78,12 +118,30 @@ def _group_size(stmt, index):
             return None
     if not inner:
         return None
-    return test.left.right
+    return every, at_end
+
+
+def bind(ctx, plan, steps) -> None:
+    """Whether Lightning's accumulation does what the script does (see the docstring)."""
+    every = steps.get("accumulate")
+    if every is None:
+        return
+    size = constant_int(ctx, every)
+    batches = batches_per_epoch(ctx, steps["loader"])
+    even = size is not None and batches is not None and batches % size == 0
+    # Lightning groups batches by a 0-based batch_idx: an index counted from elsewhere
+    # (`enumerate(loader, 1)`) groups them differently
+    exact = (steps["accumulate_at_end"] or even) and steps["index"] not in ctx.index_start
+    steps["manual_optimization"] = not exact or steps["clip"] is not None
+    plan.manual_optimization = steps["manual_optimization"]
 
 
 def read(ctx, plan, steps) -> None:
     every = steps.get("accumulate")
     if every is None:
+        return
+    if steps["manual_optimization"]:  # the script's own arithmetic and calls are kept
+        _keep_script_steps(plan, steps)
         return
     code = ctx.module.code_for_node(every)
     body = steps["body"]
@@ -125,3 +183,39 @@ def read(ctx, plan, steps) -> None:
     plan.notes.append(
         "accumulate_grad_batches: Lightning also steps on a last partial group of an epoch"
     )
+
+
+def _keep_script_steps(plan, steps) -> None:
+    """Manual optimization: backward() becomes `self.manual_backward(loss)`, the `if` group
+    and whatever other pattern kept (`steps["kept"]`) stay where the script had them."""
+    backward = steps["backward_stmt"]
+    call = cst.parse_expression(f"self.manual_backward({plan.loss_name})")
+    kept = [
+        (steps["backward"], backward.with_changes(body=[cst.Expr(call)])),
+        steps["accumulate_group"],
+        *steps.get("kept", []),
+    ]
+    plan.train_body = [s for _, s in sorted([*steps["body"], *kept], key=lambda item: item[0])]
+    plan.notes.append(
+        "manual optimization: the script's accumulation does not step on a last partial "
+        "group of an epoch, Lightning's accumulate_grad_batches would"
+    )
+
+
+def clean(ctx, plan) -> None:
+    if not plan.manual_optimization or len(plan.optimizers) != 1:
+        return
+    if plan.scaler is not None:
+        raise Unsupported(
+            ACCUMULATION,
+            "mixed precision with an accumulation Lightning would not reproduce "
+            "(a last partial group) is not converted",
+            ctx.loop,
+        )
+    if plan.optimizer.scheduler is not None:  # manual optimization steps no scheduler
+        raise Unsupported(
+            ACCUMULATION,
+            "a scheduler with an accumulation Lightning would not reproduce "
+            "(a last partial group) is not converted",
+            plan.optimizer.scheduler_stmt,
+        )

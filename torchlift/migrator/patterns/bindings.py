@@ -5,7 +5,9 @@
 
 The optimizer is the receiver of the batch loop's `step()` bound to a `torch.optim` call
 (by qualified name) in the loop's scope before the loop; the model is the one whose
-`parameters()` it is built on. Refused (TL106): no such binding, several optimizers, an
+`parameters()` it is built on -- several models when it is built on several
+(`itertools.chain(encoder.parameters(), decoder.parameters())`, parameter groups): the
+LightningModule holds them all. Refused (TL106): no such binding, several optimizers, an
 optimizer bound twice, a model that is a parameter of the function holding the loop or is
 bound other than by a plain assignment.
 """
@@ -63,6 +65,8 @@ def optim_kind(ctx, binding) -> str | None:
 
 
 def bind(ctx, plan, steps) -> None:
+    if steps.get("manual"):  # several optimizers: manual_optimization bound them
+        return
     optimizers = []
     for position, receiver, stmt in steps["step"]:
         binding, _ = ctx.binding(receiver)
@@ -91,11 +95,12 @@ def bind(ctx, plan, steps) -> None:
         raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
-    plan.models.append(ModelPlan(_model_from_optimizer(call)))
+    plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call))
 
 
-def _model_from_optimizer(call: cst.Call) -> str:
-    receivers = {
+def models_from_optimizer(call: cst.Call) -> list[str]:
+    """The names whose `parameters()` the optimizer call reads, in source order."""
+    receivers = [
         found.func.value.value
         for found in m.findall(
             call,
@@ -105,20 +110,24 @@ def _model_from_optimizer(call: cst.Call) -> str:
                 )
             ),
         )
-    }
-    if len(receivers) != 1:
+    ]
+    if not receivers:
         raise Unsupported(
             BINDING,
             "cannot tell which model the optimizer trains (expected `model.parameters()`)",
             call,
         )
-    return receivers.pop()
+    return list(dict.fromkeys(receivers))
 
 
 def read(ctx, plan, steps) -> None:
+    for model in plan.models:
+        _read_model(ctx, plan, model)
+
+
+def _read_model(ctx, plan, model) -> None:
     """The statements before the loop that build or place the model: the construction is
     kept without its device move, placement-only statements go (the Trainer places it)."""
-    model = plan.model
     name = model.name
     devices = plan.device_names
     if name in ctx.params:
@@ -179,7 +188,7 @@ def read(ctx, plan, steps) -> None:
             if isinstance(core.func, cst.Name) and func.value[:1].isupper():
                 model.class_name = func.value
     wrapper = ctx.found.get("data_parallel_wrapper")
-    if wrapper is not None:
+    if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
         plan.notes.append(_DATA_PARALLEL_NOTE)
     if not constructed:

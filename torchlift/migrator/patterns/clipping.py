@@ -5,6 +5,9 @@
     torch.nn.utils.clip_grad_value_(model.parameters(), 0.5)   -> ... algorithm="value"
     optimizer.step()
 
+Under manual optimization (accumulation.py) the call stays where it is, as
+`self.clip_gradients(optimizer, gradient_clip_val=v, gradient_clip_algorithm=kind)`.
+
 Refused (TL105): clipping outside backward()..step(), twice, of other parameters than the
 model's, with norm_type or other options, or using the returned norm.
 """
@@ -43,17 +46,22 @@ def _clip_call(ctx, stmt):
         return None
     small = stmt.body[0]
     call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-    if not isinstance(call, cst.Call):
-        return None
-    kinds = {_CLIP[q] for q in ctx.call_qualnames(call) if q in _CLIP}
-    if not kinds:
+    if not isinstance(call, cst.Call) or not ctx.call_qualnames(call).intersection(_CLIP):
         return None
     if isinstance(small, cst.Assign):
         raise Unsupported(STEP_SEQUENCE, "the gradient norm returned by clipping is used", stmt)
+    return clip_call(ctx, call, stmt)
+
+
+def clip_call(ctx, call: cst.Call, stmt=None):
+    """(kind, parameters, value) of a clipping call, else None."""
+    kinds = {_CLIP[q] for q in ctx.call_qualnames(call) if q in _CLIP}
+    if not kinds:
+        return None
     kind = kinds.pop()
     args = list(call.args)
     if len(args) != 2 or any(a.star for a in args):
-        raise Unsupported(STEP_SEQUENCE, "clipping with norm_type or other options", stmt)
+        raise Unsupported(STEP_SEQUENCE, "clipping with norm_type or other options", stmt or call)
     return kind, args[0].value, args[1].value
 
 
@@ -64,9 +72,20 @@ def read(ctx, plan, steps) -> None:
     if not steps["backward"] < position < steps["optimizer_step"]:
         ctx.block(STEP_SEQUENCE, "clipping outside backward()..step()", stmt)
     model = plan.model
+    if len(plan.models) > 1:  # the Trainer would clip every model's gradients together
+        raise Unsupported(STEP_SEQUENCE, "clipping with an optimizer over several models", stmt)
     owners = m.OneOf(*[m.Name(n) for n in {model.name, *model.aliases}])
     if not m.matches(params, m.Call(func=m.Attribute(value=owners, attr=m.Name("parameters")))):
         raise Unsupported(STEP_SEQUENCE, "clipping something else than model.parameters()", stmt)
-    plan.add_trainer_arg("gradient_clip_val", ctx.module.code_for_node(value))
+    value_code = ctx.module.code_for_node(value)
+    if steps.get("manual_optimization"):  # clipped where the script clips, by the module
+        optimizer = plan.optimizer.name
+        call = cst.parse_expression(
+            f"self.clip_gradients({optimizer}, gradient_clip_val={value_code}, "
+            f'gradient_clip_algorithm="{kind}")'
+        )
+        steps.setdefault("kept", []).append((position, stmt.with_changes(body=[cst.Expr(call)])))
+        return
+    plan.add_trainer_arg("gradient_clip_val", value_code)
     if kind == "value":
         plan.add_trainer_arg("gradient_clip_algorithm", '"value"')

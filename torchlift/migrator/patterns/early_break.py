@@ -1,20 +1,34 @@
 """Pattern: `break` after `optimizer.step()` -> end the epoch early, as the script did.
 
     optimizer.step()
-    if i == limit:
+    if args.dry_run:           (a flag the loop never writes, and/or a test true on the
+        break                   first batch: `batch_idx % log_interval == 0`, `i == 0`)
+                               -> Trainer(limit_train_batches=1 if args.dry_run else 1.0)
+    optimizer.step()
+    if i + 1 >= max_batches:
+        break                  -> Trainer(limit_train_batches=max_batches)  (an int for sure)
+
+    optimizer.step()
+    if loss.item() < target:
         break                  -> self.stop_epoch = True
 
-`on_train_epoch_start` resets the flag and `on_train_batch_start` returns -1 while it is set,
-which makes Lightning end the epoch (validation still runs). Refused (TL107): a `break`
-before the optimizer step (the step would be skipped for that batch).
+A break on the first batch of every epoch whenever some flags are set is what
+`limit_train_batches=1` says. Any other break becomes a flag: `on_train_epoch_start` resets it
+and `on_train_batch_start` returns -1 while it is set, which makes Lightning end the epoch
+(validation still runs). Refused (TL107): a `break` before the optimizer step (the step would
+be skipped for that batch), and code after the `break` in the batch loop (it would run on the
+batch the script stopped at).
 """
 
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
+from ..analysis.names import collect_names
 from ..analysis.statements import direct_breaks
 from ..shapes.context import CONTROL_FLOW
+from . import max_steps, skip_batches
 
 RULES = ()
 
@@ -28,11 +42,203 @@ def read(ctx, plan, steps) -> None:
             ctx.block(
                 CONTROL_FLOW, "`break` before optimizer.step() cannot be kept faithfully", stmt
             )
+        elif position != steps["count"] or not break_ends_its_blocks(stmt):
+            ctx.block(
+                CONTROL_FLOW,
+                "code after a `break` in the batch loop would still run on the batch that "
+                "ends the epoch",
+                stmt,
+            )
+    if len(breaks) == 1 and max_steps.recognise(ctx, plan, steps, *breaks[0]):
+        return
+    if len(breaks) == 1 and _batch_limit(ctx, plan, steps, breaks[0][1]):
+        return
+    if len(breaks) == 1:
+        flags = _first_batch_flags(ctx, plan, steps, breaks[0][1])
+        if flags is not None:
+            code = "1" if not flags else f"1 if {' and '.join(flags)} else 1.0"
+            plan.add_trainer_arg("limit_train_batches", code)
+            plan.step_rewrites.append(lambda node: _without_break(node))
+            return
     plan.hook_pieces.setdefault("on_train_epoch_start", []).append("self.stop_epoch = False")
     plan.hook_pieces.setdefault("on_train_batch_start", []).append(
         "if self.stop_epoch:\n    return -1"
     )
     plan.step_rewrites.append(lambda node: node.visit(_BreakToFlag()))
+
+
+def _batch_limit(ctx, plan, steps, stmt) -> bool:
+    """`if i + 1 >= K: break` (or `i >= K - 1`, `==`), K a positive int literal or a name bound
+    once to one: every epoch trains on its first K batches -> `limit_train_batches=K`. Not
+    when a `continue` can skip the test."""
+    index = steps["index"]
+    if index is None or index in plan.index_start:
+        return False
+    if any(skip_batches.direct_continues(s) for _, s in steps["body"]):
+        return False
+    one = m.Integer("1")
+    at_least = m.GreaterThanEqual() | m.Equal()
+    plus_one = m.Comparison(
+        left=m.BinaryOperation(left=m.Name(index), operator=m.Add(), right=one),
+        comparisons=[m.ComparisonTarget(operator=at_least)],
+    )
+    minus_one = m.Comparison(
+        left=m.Name(index),
+        comparisons=[
+            m.ComparisonTarget(
+                operator=at_least,
+                comparator=m.BinaryOperation(operator=m.Subtract(), right=one),
+            )
+        ],
+    )
+    body = m.IndentedBlock([m.SimpleStatementLine([m.Break()])])
+    if not m.matches(stmt, m.If(test=plus_one | minus_one, body=body, orelse=None)):
+        return False
+    limit = stmt.test.comparisons[0].comparator
+    if m.matches(stmt.test, minus_one):
+        limit = limit.left
+    if not _positive_int(ctx, plan, limit):
+        return False
+    plan.add_trainer_arg("limit_train_batches", ctx.module.code_for_node(limit))
+    plan.train_body = [s for s in plan.train_body if s is not stmt]
+    return True
+
+
+def _positive_int(ctx, plan, node) -> bool:
+    """An int >= 1 for sure (a float would be a fraction of the epoch for the Trainer)."""
+    if isinstance(node, cst.Name):
+        loop_stmts = [*plan.pre_train, *plan.train_body, *plan.post_train]
+        binding, count = ctx.binding(node.value)
+        if count != 1 or binding is None or node.value in collect_names(*loop_stmts).writes:
+            return False
+        node = binding[1]
+    return isinstance(node, cst.Integer) and node.evaluated_value >= 1
+
+
+def _path_to_break(stmt) -> list[cst.If] | None:
+    """The `if` statements (entered through their body) from `stmt` down to its `break`;
+    None when the way there passes through anything else (an `else`, a `with`, a `try`)."""
+    if m.matches(stmt, m.SimpleStatementLine([m.Break()])):
+        return []
+    if isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock):
+        for inner in stmt.body.body:
+            if direct_breaks(inner):
+                rest = _path_to_break(inner)
+                return None if rest is None else [stmt, *rest]
+    return None
+
+
+def break_ends_its_blocks(stmt) -> bool:
+    """Nothing follows the `break` in any block between the batch loop and it."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return not any(isinstance(small, cst.Break) for small in stmt.body[:-1])
+    for block in _blocks(stmt):
+        holders = [s for s in block.body if direct_breaks(s)]
+        if not holders:
+            continue
+        if len(holders) > 1 or holders[0] is not block.body[-1]:
+            return False
+        if not break_ends_its_blocks(holders[0]):
+            return False
+    return True
+
+
+def _blocks(node):
+    """The indented blocks of a compound statement (`if`/`elif`/`else`, `try` handlers, ...),
+    not those of a loop or definition inside it."""
+    for child in node.children:
+        if isinstance(child, cst.IndentedBlock):
+            yield child
+        elif not isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef)):
+            if isinstance(child, (cst.If, cst.Else, cst.ExceptHandler, cst.Finally)):
+                yield from _blocks(child)
+
+
+def _first_batch_flags(ctx, plan, steps, stmt) -> list[str] | None:
+    """The flags (loop-invariant conditions, as code) under which the `break` ends every epoch
+    on its first batch; None when it may end one elsewhere."""
+    path = _path_to_break(stmt)
+    index = steps["index"]
+    if path is None or (index is not None and index in plan.index_start):
+        return None
+    loop_stmts = [*plan.pre_train, *plan.train_body, *plan.post_train]
+    written = collect_names(*loop_stmts).writes | _mutated_roots(loop_stmts)
+    written |= collect_names(plan.train_target).writes | {plan.epoch_var, index} - {None}
+    flags = []
+    for guard in path:
+        test = guard.test
+        if index is not None and _true_on_first_batch(test, index, written):
+            continue
+        if m.findall(test, m.Call() | m.Await() | m.NamedExpr()):
+            return None
+        if collect_names(test).reads & written:
+            return None
+        code = ctx.module.code_for_node(test)
+        needs_parentheses = isinstance(test, (cst.BooleanOperation, cst.IfExp, cst.Lambda))
+        flags.append(f"({code})" if needs_parentheses else code)
+    return flags
+
+
+def _mutated_roots(stmts) -> set[str]:
+    """Names whose object the statements may change: `cfg["x"] = ...`, `args.x += 1`,
+    `cfg.update(...)` (the root name of an assigned item or attribute, or of a method call)."""
+    roots: set[str] = set()
+    targets = m.Subscript() | m.Attribute()
+    for stmt in stmts:
+        found = m.findall(stmt, m.AssignTarget(target=targets))
+        found += m.findall(stmt, m.AugAssign(target=targets) | m.AnnAssign(target=targets))
+        nodes = [node.target for node in found]
+        nodes += [call.func for call in m.findall(stmt, m.Call(func=m.Attribute()))]
+        for node in nodes:
+            while isinstance(node, (cst.Attribute, cst.Subscript)):
+                node = node.value
+            if isinstance(node, cst.Name):
+                roots.add(node.value)
+    return roots
+
+
+def _true_on_first_batch(test, index: str, written: set[str]) -> bool:
+    """`index % n == 0` or `index == 0` (index counted from 0): true on the first batch."""
+    zero = m.Integer("0")
+    idx = m.Name(index)
+    first = m.Comparison(
+        left=idx | m.BinaryOperation(left=idx, operator=m.Modulo()),
+        comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=zero)],
+    )
+    if not m.matches(test, first):
+        return False
+    if isinstance(test.left, cst.BinaryOperation):
+        divisor = test.left.right
+        if m.findall(divisor, m.Call()) or collect_names(divisor).reads & written:
+            return False
+    return True
+
+
+def _without_break(node):
+    """The training step's statements with the `break` (and an `if` left empty) removed."""
+    return node.visit(_DropBreak())
+
+
+class _DropBreak(cst.CSTTransformer):
+    def visit_For(self, node) -> bool:
+        return False
+
+    def visit_While(self, node) -> bool:
+        return False
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if m.matches(updated_node, m.SimpleStatementLine([m.Break()])):
+            return cst.RemoveFromParent()
+        return updated_node
+
+    def leave_If(self, original_node, updated_node):
+        if isinstance(updated_node.body, cst.IndentedBlock) and not updated_node.body.body:
+            if updated_node.orelse is None:
+                return cst.RemoveFromParent()
+            return updated_node.with_changes(
+                body=updated_node.body.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+            )
+        return updated_node
 
 
 class _BreakToFlag(cst.CSTTransformer):

@@ -33,7 +33,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
-from ..analysis.statements import LOOP, call_method, contains, statements
+from ..analysis.statements import FLOW, LOOP, call_method, contains, statements
 
 RULES = ()
 
@@ -80,14 +80,16 @@ def _mode_call(stmt, models: set[str]) -> bool:
 
 
 def _epoch_end_section(plan, validation) -> list:
-    """The statements of the epoch after the pass that belong to it (see the docstring)."""
+    """The run of epoch statements right after the pass that belong to it (see the
+    docstring): contiguous in `post_train`, so the hooks keep the script's order."""
     inside = {id(s) for s in validation.after}
     tail = {id(s) for s in [*validation.after, *validation.following]}
     computed = collect_names(*validation.before, *validation.body).writes
+    start = next((i for i, s in enumerate(plan.post_train) if id(s) in tail), None)
     section = []
-    for stmt in plan.post_train:
-        if id(stmt) not in tail:
-            continue
+    for stmt in plan.post_train[start:] if start is not None else []:
+        if id(stmt) not in tail or contains(stmt, FLOW):  # rewritten by another pattern
+            break
         if id(stmt) not in inside and (
             contains(stmt, LOOP) or not collect_names(stmt).reads & computed
         ):

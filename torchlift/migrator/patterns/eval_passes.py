@@ -139,7 +139,7 @@ def _read_test(ctx, plan) -> None:
     bound_before = set(ctx.params)
     for stmt in ctx.scope_before:
         bound_before |= bound_names(stmt)
-    model = plan.model.name
+    models = {model.name for model in plan.models}
     for i, stmt in enumerate(after):
         found = eval_loop_of(ctx, stmt)
         if found is None:
@@ -168,7 +168,9 @@ def _read_test(ctx, plan) -> None:
             and not contains(after[j - 1], LOOP)
             and (
                 collect_names(after[j - 1]).writes & pass_names
-                or m.matches(call_method(after[j - 1], "eval"), m.Name(model))
+                or m.matches(
+                    call_method(after[j - 1], "eval"), m.Name(m.MatchIfTrue(models.__contains__))
+                )
             )
         ):
             j -= 1
@@ -178,7 +180,7 @@ def _read_test(ctx, plan) -> None:
             k < len(after)
             and collect_names(after[k]).reads & written
             and not contains(after[k], LOOP)
-            and not collect_names(after[k]).reads & {model}
+            and not collect_names(after[k]).reads & models
         ):
             k += 1
         section = after[j:k]

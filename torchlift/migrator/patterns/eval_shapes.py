@@ -39,6 +39,7 @@ GRADIENTS_IN_EVALUATION = Rule(
     e.g. in a function called after training, or convert this loop by hand with
     `Trainer(inference_mode=False)` and `torch.enable_grad()` in the step.""",
     """
+    val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
     for epoch in range(2):
         for x, y in loader:
             optimizer.zero_grad()

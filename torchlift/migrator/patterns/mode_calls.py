@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 
+import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.statements import call_method
@@ -23,20 +24,21 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 def clean(ctx, plan) -> None:
-    model = plan.model.name
-    keep_train = _may_be_in_eval_mode(ctx, model)
+    models = [model.name for model in plan.models]
+    keep_train = {model: _may_be_in_eval_mode(ctx, model) for model in models}
 
     def keep(stmt, training: bool = False) -> bool:
         for method in ("train", "eval"):
             receiver = call_method(stmt, method)
-            if receiver is not None and m.matches(receiver, m.Name(model)):
+            if isinstance(receiver, cst.Name) and receiver.value in keep_train:
                 if not stmt.body[0].value.args:
-                    return training and method == "train" and keep_train
+                    return training and method == "train" and keep_train[receiver.value]
         return True
 
     plan.pre_train = [s for s in plan.pre_train if keep(s, training=True)]
     plan.post_train = [s for s in plan.post_train if keep(s)]
-    plan.train_body = [s for s in plan.train_body if keep(s, training=True)]
+    if not plan.manual_optimization:  # a manual step keeps its statements in their order
+        plan.train_body = [s for s in plan.train_body if keep(s, training=True)]
     for v in (plan.validation, plan.test):
         if v is not None:
             v.before = [s for s in v.before if keep(s)]

@@ -4,6 +4,10 @@
     for x, y in pbar:                 -> the batch loop iterates `loader`
         ...
         pbar.set_postfix(loss=...)    -> removed: Lightning's bar shows the logged loss
+                                         (`prog_bar=True` when the bar showed the loss)
+
+    with tqdm(total=...) as pbar:     (the loop's wrapper, shapes/wrappers.py: removed)
+        ... pbar.update(1) ...        -> removed, at batch or epoch level
 
 `for x, y in tqdm(loader)` needs nothing from here (the shape looks through it). Leaves alone:
 a bar over anything but one positional loader argument.
@@ -14,6 +18,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.names import collect_names
 from ..analysis.qualnames import TQDM
 from ..analysis.statements import call_method, single_assign
 
@@ -50,9 +55,40 @@ def batch_loader(ctx, iterator):
     return iterator
 
 
-def claim(ctx, steps, stmt, position) -> bool:
+def display_receiver(stmt) -> cst.BaseExpression | None:
+    """`pbar` of a statement that is exactly `pbar.<display method>(...)`."""
+    for method in _DISPLAY:
+        receiver = call_method(stmt, method)
+        if receiver is not None:
+            return receiver
+    return None
+
+
+def _bar_names(ctx) -> set[str]:
     bar = ctx.found.get("progress_bar")
-    if not bar or all(call_method(stmt, method) is None for method in _DISPLAY):
+    return set(ctx.found.get("wrapping_bars", ())) | ({bar[0]} if bar else set())
+
+
+def _is_display(ctx, stmt) -> bool:
+    receiver = display_receiver(stmt)
+    return isinstance(receiver, cst.Name) and receiver.value in _bar_names(ctx)
+
+
+def epoch_body(ctx, stmts):
+    """The display calls of a bar wrapping the whole loop, at epoch level: dropped."""
+    return [s for s in stmts if not _is_display(ctx, s)]
+
+
+def claim(ctx, steps, stmt, position) -> bool:
+    if not _is_display(ctx, stmt):
         return False
-    receiver = stmt.body[0].value.func.value
-    return m.matches(receiver, m.Name(bar[0]))
+    steps.setdefault("bar_displays", []).append(stmt)
+    return True
+
+
+def read(ctx, plan, steps) -> None:
+    """A bar that showed the loss (`pbar.set_postfix(loss=loss.item())`): the Trainer's bar
+    shows the logged training loss instead."""
+    for stmt in steps.get("bar_displays", ()):
+        if plan.loss_name in collect_names(stmt).reads:
+            plan.loss_on_progress_bar = True

@@ -27,6 +27,8 @@ RULES = ()
 
 
 def read(ctx, plan, steps) -> None:
+    if steps.get("manual"):  # manual_optimization refuses schedulers of several optimizers
+        return
     optimizer = plan.optimizer
     schedulers = [s for s in steps["step"] if s[1] != optimizer.name]
     epoch_steps = [s for s in plan.post_train if call_method(s, "step") is not None]

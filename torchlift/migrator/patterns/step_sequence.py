@@ -81,9 +81,11 @@ def claim(ctx, steps, stmt, position) -> bool:
 
 
 def read(ctx, plan, steps) -> None:
+    if steps.get("manual"):  # several optimizers: the step keeps the script's calls
+        return
     backward = steps["backward"]
     opt_step = steps["optimizer_step"]
-    model = plan.model
+    models = {n for model in plan.models for n in (model.name, *model.aliases)}
     if opt_step < backward:
         ctx.block(STEP_SEQUENCE, "optimizer.step() before backward()", plan.epoch_loop)
     zeros = steps["zero_grad"]
@@ -95,19 +97,19 @@ def read(ctx, plan, steps) -> None:
         )
     else:
         z_pos, z_name, z_stmt = zeros[0]
-        if z_name not in (plan.optimizer.name, model.name, *model.aliases):
+        # over several models, one model's zero_grad() leaves the others' gradients to add up
+        allowed = {plan.optimizer.name} | (models if len(plan.models) == 1 else set())
+        if z_name not in allowed:
             ctx.block(STEP_SEQUENCE, f"zero_grad() on `{z_name}`", z_stmt)
         if backward > z_pos and z_pos > opt_step or backward < z_pos < opt_step:
             ctx.block(STEP_SEQUENCE, "zero_grad() between backward() and step()", z_stmt)
     rebound = False
     # statements between backward and step see gradients; after step, updated weights
     for position, stmt in steps["body"]:
-        reads = collect_names(stmt).reads
-        if {model.name, *model.aliases} & reads:
-            reads = reads | {model.name}
-        if backward < position < opt_step and model.name in reads:
+        reads_model = bool(models & collect_names(stmt).reads)
+        if backward < position < opt_step and reads_model:
             ctx.block(STEP_SEQUENCE, "code between backward() and step() reads the model", stmt)
-        if position > opt_step and model.name in reads:
+        if position > opt_step and reads_model:
             ctx.block(
                 EPOCH_STATEMENT,
                 "code after optimizer.step() reads the model (Lightning runs it before the step)",

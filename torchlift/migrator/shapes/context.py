@@ -83,19 +83,20 @@ NOT_A_LOADER = Rule(
 CONTROL_FLOW = Rule(
     "TL107",
     "loop body uses control flow that cannot be kept faithfully (break/continue/return)",
-    """Lightning calls `training_step` once per batch and cannot skip the rest of a step or
-    leave the epoch from inside it the way `continue`, `return` or a `break` before the
-    optimizer step do. (A `break` after `optimizer.step()` is converted: it ends the epoch.
-    A `return` inside a function defined in the loop is that function's own.)""",
-    """Filter the data in the dataset or sampler instead of `continue`; move a `break` after
-    `optimizer.step()`; use `max_steps` or an `EarlyStopping` callback by hand.""",
+    """Lightning calls `training_step` once per batch and cannot leave the epoch from inside
+    it the way `return` or a `break` before the optimizer step do. (A `break` after
+    `optimizer.step()` is converted: it ends the epoch; a `continue` before backward() is
+    converted too, see TL135. A `return` inside a function defined in the loop is that
+    function's own.)""",
+    """Move a `break` after `optimizer.step()`; use `max_steps` or an `EarlyStopping` callback
+    by hand.""",
     """
     for epoch in range(2):
         for x, y in loader:
-            if x.sum() > 0:
-                continue
             optimizer.zero_grad()
             loss = criterion(model(x), y)
+            if loss.item() < 0.01:
+                break
             loss.backward()
             optimizer.step()
     """,
@@ -162,9 +163,15 @@ class LoopContext:
     # -- where the loop stands --------------------------------------------------------
     def locate(self) -> None:
         """Find the loop's container and split its scope around it, or refuse (TL103)."""
-        loop = self.loop
+        from .wrappers import INTERRUPT_NOTE, wrapper_around
+
         self.in_function = False
         self.function: cst.FunctionDef | None = None
+        self.wrapper, why_not = wrapper_around(self, self.loop)
+        if why_not is not None:
+            raise Unsupported(PLACEMENT, why_not, self.loop)
+        # the loop, or the `with` bar / `try` standing for it
+        loop = self.wrapper if self.wrapper is not None else self.loop
         owner = None
         for stmt in self.module.body:
             if stmt is loop:
@@ -175,7 +182,9 @@ class LoopContext:
                 owner = stmt
                 break
         if owner is None:
-            raise Unsupported(PLACEMENT, "training loop is nested inside another statement", loop)
+            raise Unsupported(
+                PLACEMENT, "training loop is nested inside another statement", self.loop
+            )
         if owner is self.module:
             self.container = self.module
             self.top_stmt = loop
@@ -187,7 +196,7 @@ class LoopContext:
                 raise Unsupported(
                     PLACEMENT,
                     "training loop is inside a block other than a function or `if __name__`",
-                    loop,
+                    self.loop,
                 )
             self.container = owner.body
             self.top_stmt = owner
@@ -195,6 +204,11 @@ class LoopContext:
         index = next(i for i, s in enumerate(body) if s is loop)
         self.before = body[:index]
         self.after = body[index + 1 :]
+        self.notes: list[str] = []
+        if isinstance(self.wrapper, cst.Try):  # an interrupt handler runs after the loop
+            handlers = [s for handler in self.wrapper.handlers for s in handler.body.body]
+            self.after = handlers + self.after
+            self.notes.append(INTERRUPT_NOTE)
         module_body = list(self.module.body)
         top_index = next(i for i, s in enumerate(module_body) if s is self.top_stmt)
         self.module_before = module_body[:top_index] if self.top_stmt is not loop else []
@@ -205,7 +219,9 @@ class LoopContext:
             self.params = {p.name.value for p in _all_params(self.function)}
             if contains(self.function.body, frozenset({"global"})):
                 raise Unsupported(
-                    GLOBAL_STATEMENT, "the function holding the loop uses global/nonlocal", loop
+                    GLOBAL_STATEMENT,
+                    "the function holding the loop uses global/nonlocal",
+                    self.loop,
                 )
         else:
             self.scope_before = [*self.module_before, *self.before]

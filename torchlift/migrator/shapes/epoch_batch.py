@@ -18,8 +18,10 @@ keep (TL107), epoch-level code whose place would change its result (TL109).
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from .. import registry
+from ..analysis.names import collect_names
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
     BACKWARD,
@@ -29,6 +31,7 @@ from ..analysis.statements import (
     OPTIMIZER_CALL,
     contains,
     direct_breaks,
+    statements,
 )
 from ..patterns.accumulation import ACCUMULATION
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
@@ -127,6 +130,8 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         pre_train=pre,
         post_train=post,
     )
+    plan.wrapper = ctx.wrapper
+    plan.notes.extend(ctx.notes)
     plan.add_trainer_arg("max_epochs", ctx.module.code_for_node(max_epochs))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
@@ -154,6 +159,7 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
     if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TQDM:
         if iterator.args and iterator.args[0].keyword is None:
             iterator = iterator.args[0].value
+    iterator, target = _unwrap_enumerate(ctx, loop, iterator)
     names = ctx.call_qualnames(iterator)
     if not (names & ({"builtins.range"} | TRANGE)):
         if isinstance(loop.target, cst.BaseExpression) and isinstance(
@@ -173,8 +179,8 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
     args = iterator.args
     if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
         raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop)
-    if isinstance(loop.target, cst.Name):
-        epoch_var = loop.target.value if loop.target.value != "_" else None
+    if isinstance(target, cst.Name):
+        epoch_var = target.value if target.value != "_" else None
     else:
         raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop)
     if len(args) == 1:
@@ -198,6 +204,30 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
     return epoch_var, start, max_epochs, list(loop.body.body)
 
 
+def _unwrap_enumerate(ctx: LoopContext, loop: cst.For, iterator):
+    """`for epoch, _ in enumerate(range(N)):` counts epochs as `for epoch in range(N):` does:
+    (the range, the epoch target). The range's own values must go unread (`_` or a name the
+    loop never reads)."""
+    if not (
+        isinstance(iterator, cst.Call)
+        and "builtins.enumerate" in ctx.call_qualnames(iterator)
+        and len(iterator.args) == 1
+        and iterator.args[0].keyword is None
+        and not iterator.args[0].star
+        and m.matches(loop.target, m.Tuple([m.Element(m.Name()), m.Element(m.Name())]))
+    ):
+        return iterator, loop.target
+    inner = iterator.args[0].value
+    count, value = (e.value.value for e in loop.target.elements)
+    if value != "_" and value in collect_names(loop.body).reads:
+        raise Unsupported(
+            NOT_AN_EPOCH_LOOP,
+            "enumerate(range(...)) epoch loop reads the range's value besides the count",
+            loop,
+        )
+    return inner, cst.Name(count)
+
+
 def _split_epoch_body(ctx: LoopContext, stmts):
     """(code before the batch loop, the batch loop, code after it). One evaluation pass may
     follow the batch loop (its statement is kept in `post`, noted for eval_passes)."""
@@ -205,7 +235,10 @@ def _split_epoch_body(ctx: LoopContext, stmts):
     batch_loop = None
     for stmt in stmts:
         if contains(stmt, FLOW) and not isinstance(stmt, cst.For):
-            ctx.block(CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt)
+            if batch_loop is not None and _only_direct_breaks(stmt):
+                ctx.found.setdefault("epoch_breaks", []).append(stmt)  # epoch_stop's to read
+            else:
+                ctx.block(CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt)
         if contains(stmt, BACKWARD):
             if isinstance(stmt, cst.For) and batch_loop is None:
                 batch_loop = stmt
@@ -235,10 +268,23 @@ def _split_epoch_body(ctx: LoopContext, stmts):
             post.append(stmt)
     if batch_loop is None:
         raise Unsupported(NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop)
+    ctx.found["epoch_last"] = stmts[-1] if stmts else None
     for stmt in batch_loop.body.body:
         if contains(stmt, LOOP) and contains(stmt, BACKWARD):
             ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
     return pre, batch_loop, post
+
+
+def _only_direct_breaks(stmt) -> bool:
+    """`stmt` leaves the epoch loop only by `break` (no continue/return), not from a loop
+    inside it."""
+    if contains(stmt, FLOW - {"break"}) or not direct_breaks(stmt):
+        return False
+    return not any(
+        direct_breaks(loop)
+        for loop in statements(stmt)[1:]
+        if isinstance(loop, (cst.For, cst.While))
+    )
 
 
 def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
@@ -256,7 +302,8 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
             "zip is not converted; use a DataLoader)",
             loop,
         )
-    if contains(loop.body, FLOW_NO_BREAK) or any(
+    # `continue` is skip_batches' to read (the batch loop's own) or an inner loop's own
+    if contains(loop.body, FLOW_NO_BREAK - {"continue"}) or any(
         direct_breaks(s) for s in loop.body.body if isinstance(s, (cst.For, cst.While))
     ):
         ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
@@ -285,6 +332,7 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
             )
             continue
         steps["body"].append((position, stmt))
+    steps["count"] = position  # statements in the batch loop (positions 1..count)
     if steps["backward"] is None:
         if ctx.blockers:  # a backward() the reading refused already (conditional, nested)
             raise Consequence

@@ -1,0 +1,252 @@
+"""Cases of patterns/manual_optimization.py: several optimizers -> manual optimization."""
+
+_GENERATOR = """
+        gen = nn.Linear(4, 4)
+        opt_gen = torch.optim.SGD(gen.parameters(), lr=0.1)
+"""
+
+CONVERTS = {
+    "two_optimizers_kept_in_order": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        [
+            "self.automatic_optimization = False\n        self.model = model\n"
+            "        self.gen = gen",
+            "optimizer, opt_gen = self.optimizers()",
+            "loss = self.criterion(self.model(self.gen(x).detach()), y)\n"
+            "        self.manual_backward(loss)\n        optimizer.step()",
+            "self.manual_backward(loss_gen)\n        opt_gen.step()",
+            "return optimizer, opt_gen",
+            "LitModel(model, gen, criterion)",
+        ],
+        ["return loss", "def forward", ".backward()"],
+    ),
+    "backward_arguments_kept": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                fake = gen(x)
+                loss = criterion(model(fake), y)
+                loss.backward(retain_graph=True)
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(fake), y)
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        ["self.manual_backward(loss, retain_graph=True)"],
+        [],
+    ),
+    "generator_every_n_batches": (
+        _GENERATOR + """
+        n_critic = 2
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                if i % n_critic == 0:
+                    opt_gen.zero_grad()
+                    loss_gen = -criterion(model(gen(x)), y)
+                    loss_gen.backward()
+                    opt_gen.step()
+        """,
+        ["if batch_idx % self.n_critic == 0:\n            opt_gen.zero_grad()"],
+        [],
+    ),
+    "clipping_one_optimizers_model": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                torch.nn.utils.clip_grad_value_(model.parameters(), 0.1)
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        [
+            "self.clip_gradients(\n            optimizer, gradient_clip_val=0.1, "
+            'gradient_clip_algorithm="value"\n        )'
+        ],
+        ["gradient_clip_val=0.1)"],
+    ),
+    "scheduler_stepped_where_the_script_steps_it": (
+        _GENERATOR + """
+        scheduler = torch.optim.lr_scheduler.StepLR(opt_gen, 1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+            scheduler.step()
+        """,
+        [
+            "def on_train_epoch_end(self):\n        self.lr_schedulers().step()",
+            "return [optimizer, opt_gen], [scheduler]",
+        ],
+        ['"interval"'],
+    ),
+    "two_optimizers_on_one_model": (
+        """
+        other = torch.optim.SGD(model.parameters(), lr=0.01)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                other.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                other.step()
+        """,
+        [
+            "optimizer, other = self.optimizers()",
+            "self.manual_backward(loss)\n        optimizer.step()\n        other.step()",
+            "def forward(self, *args, **kwargs):",
+        ],
+        [],
+    ),
+    "mode_switches_in_the_step_kept": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                gen.eval()
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                gen.train()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        ["self.gen.eval()\n        optimizer.zero_grad()", "self.gen.train()\n        opt_gen"],
+        [],
+    ),
+}
+
+UNCHANGED = {
+    "step_with_closure": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                def closure():
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    return loss
+
+                optimizer.step(closure)
+                opt_gen.zero_grad()
+                loss_gen = gen(x).pow(2).mean()
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        "TL125",
+    ),
+    "clipping_both_models_together": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                opt_gen.zero_grad()
+                loss = criterion(model(gen(x)), y)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(
+                    list(model.parameters()) + list(gen.parameters()), 1.0
+                )
+                optimizer.step()
+                opt_gen.step()
+        """,
+        "TL125",
+    ),
+    "two_schedulers_on_one_optimizer": (
+        _GENERATOR + """
+        warmup = torch.optim.lr_scheduler.LinearLR(opt_gen)
+        decay = torch.optim.lr_scheduler.ExponentialLR(opt_gen, 0.9)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+            warmup.step()
+            decay.step()
+        """,
+        "TL126",
+    ),
+    "break_in_the_step": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+                if i == 1:
+                    break
+        """,
+        "TL107",
+    ),
+    "autocast_with_several_optimizers": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                with torch.autocast("cpu", dtype=torch.bfloat16):
+                    loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        "TL125",
+    ),
+    "clipping_norm_used": (
+        _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y) * norm
+                loss_gen.backward()
+                opt_gen.step()
+        """,
+        "TL125",
+    ),
+}

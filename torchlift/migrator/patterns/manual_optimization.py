@@ -1,0 +1,271 @@
+"""Pattern: several optimizers (GANs, critics) -> manual optimization, the script's order kept.
+
+    optimizer_d = Adam(net_d.parameters())    -> configure_optimizers returns both, in order
+    optimizer_g = Adam(net_g.parameters())
+    for i, real in enumerate(loader):         -> training_step(self, batch, batch_idx):
+                                                    optimizer_d, optimizer_g = self.optimizers()
+        net_d.zero_grad()                           self.net_d.zero_grad()
+        loss_d = ...                                loss_d = ...
+        loss_d.backward(retain_graph=True)          self.manual_backward(loss_d, retain_graph=True)
+        optimizer_d.step()                          optimizer_d.step()
+        if i % n_critic == 0:                       if batch_idx % self.n_critic == 0:
+            ...                                         ...
+        clip_grad_norm_(net_g.parameters(), 1.0)    self.clip_gradients(optimizer_g, 1.0, "norm")
+
+The module sets `self.automatic_optimization = False` and holds every model an optimizer
+trains. Every statement of the batch loop stays where the script has it: Lightning runs
+nothing between them under manual optimization. `detach()`, `torch.autograd.grad` and
+conditions on the batch index are ordinary code and are kept as written.
+
+Schedulers stay stepped where the script steps them, in the step or at the epoch's end,
+through `self.lr_schedulers()`; configure_optimizers returns them with their optimizers.
+
+Refused (TL125): an optimizer step taken with a closure or other arguments, or at epoch level,
+mixed precision (the scaler's calls), clipping of parameters that are not exactly one
+optimizer's model, `backward()` on an expression; (TL126) a scheduler bound twice, not built
+on one of the loop's optimizers, or a second one on the same optimizer.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.statements import direct_breaks
+from ..plan import ModelPlan, OptimizerPlan
+from ..rule import Rule, Unsupported
+from ..shapes.context import CONTROL_FLOW
+from .bindings import BINDING, models_from_optimizer, optim_kind
+from .clipping import clip_call
+
+MANUAL_STEP = Rule(
+    "TL125",
+    "several optimizers: a step manual optimization cannot keep as written",
+    """Several optimizers become manual optimization: the step keeps the script's
+    `zero_grad()`, `backward()` (as `self.manual_backward`) and `step()` calls in order.
+    A step taken with a closure, mixed precision's scaler calls, or clipping of parameters
+    that are not one optimizer's model have no faithful manual form here.""",
+    """Call `optimizer.step()` without arguments, clip `model.parameters()` of the model the
+    optimizer trains, and write mixed precision by hand (`precision="16-mixed"` with
+    `self.manual_backward`).""",
+    """
+    netG = nn.Linear(4, 4)
+    optimizerG = torch.optim.LBFGS(netG.parameters())
+    for epoch in range(2):
+        for x, y in loader:
+            def closure():
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                return loss
+
+            optimizer.step(closure)
+            optimizerG.zero_grad()
+            loss_g = netG(x).pow(2).mean()
+            loss_g.backward()
+            optimizerG.step()
+    """,
+)
+
+MANUAL_SCHEDULER = Rule(
+    "TL126",
+    "several optimizers: a learning-rate scheduler not tied to exactly one of them",
+    """Under manual optimization the step calls each scheduler itself, from
+    `self.lr_schedulers()`, where the script stepped it; configure_optimizers returns each
+    with the optimizer it is built on. A scheduler bound twice, built on something else than
+    one of the loop's optimizers, or a second scheduler on the same optimizer has no such
+    place.""",
+    """Build one scheduler per optimizer, once, before the loop.""",
+    """
+    netG = nn.Linear(4, 2)
+    optimizerG = torch.optim.SGD(netG.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+    warmup = torch.optim.lr_scheduler.LinearLR(optimizer)
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            optimizerG.zero_grad()
+            loss_g = criterion(netG(x), y)
+            loss_g.backward()
+            optimizerG.step()
+        scheduler.step()
+        warmup.step()
+    """,
+)
+
+RULES = (MANUAL_STEP, MANUAL_SCHEDULER)
+
+_SCALER_CALLS = {"scale", "unscale_", "update"}
+
+
+def _step_calls(node) -> list[cst.Call]:
+    """`<name>.step(...)` calls anywhere in `node`."""
+    return [
+        call
+        for call in m.findall(node, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("step"))))
+    ]
+
+
+def batch_statements(ctx, stmts):
+    """Note a batch loop that steps several optimizers: its statements are all kept."""
+    optimizers = {}
+    for stmt in stmts:
+        for call in _step_calls(stmt):
+            name = call.func.value.value
+            binding, _ = ctx.binding(name)
+            if optim_kind(ctx, binding) == "optimizer":
+                optimizers.setdefault(name, call)
+    if len(optimizers) > 1:
+        ctx.found["manual_optimizers"] = optimizers
+    return stmts
+
+
+def claim(ctx, steps, stmt, position) -> bool:
+    if "manual_optimizers" not in ctx.found:
+        return False
+    steps["manual"] = True
+    if direct_breaks(stmt):  # the kept statements are a step's, not a loop's
+        raise Unsupported(CONTROL_FLOW, "`break` in a step with several optimizers", stmt)
+    kept = _KeepStep(ctx, steps, stmt)
+    steps.setdefault("kept", []).append((position, stmt.visit(kept)))
+    if kept.backward is not None and steps["backward"] is None:
+        steps["backward"] = position
+        steps["loss"] = kept.backward
+        steps["backward_stmt"] = stmt
+    return True
+
+
+class _KeepStep(cst.CSTTransformer):
+    """One batch-loop statement as the manual step keeps it."""
+
+    def __init__(self, ctx, steps, stmt) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.steps = steps
+        self.stmt = stmt
+        self.backward: str | None = None  # the first loss backward() is called on
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False  # a closure's own calls are its business (its step is refused)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        func = updated_node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value.startswith("clip_grad_"):
+            return self._clip(original_node, updated_node)
+        method = func.attr.value
+        if method == "backward":
+            if not isinstance(func.value, cst.Name):
+                raise Unsupported(MANUAL_STEP, "backward() on an expression", self.stmt)
+            self.backward = self.backward or func.value.value
+            args = [cst.Arg(func.value), *updated_node.args]
+            args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
+            return cst.parse_expression("self.manual_backward()").with_changes(args=args)
+        if method in _SCALER_CALLS and isinstance(func.value, cst.Name):
+            binding, _ = self.ctx.binding(func.value.value)
+            if binding and any("GradScaler" in q for q in self.ctx.call_qualnames(binding[1])):
+                raise Unsupported(MANUAL_STEP, "mixed precision with several optimizers", self.stmt)
+        if method == "step" and isinstance(func.value, cst.Name):
+            name = func.value.value
+            kind = optim_kind(self.ctx, self.ctx.binding(name)[0])
+            if kind == "scheduler":
+                self.steps.setdefault("manual_schedulers", []).append((name, self.stmt))
+            if kind == "optimizer" and updated_node.args:
+                raise Unsupported(
+                    MANUAL_STEP, f"`{name}.step(...)` with a closure or arguments", self.stmt
+                )
+        return updated_node
+
+    def _clip(self, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
+        found = clip_call(self.ctx, call)
+        if found is None:
+            return call
+        if not m.matches(self.stmt, m.SimpleStatementLine(body=[m.Expr()])) or (
+            self.stmt.body[0].value is not original
+        ):  # self.clip_gradients returns nothing
+            raise Unsupported(MANUAL_STEP, "the gradient norm returned by clipping is used", call)
+        kind, params, value = found
+        owner = m.matches(
+            params, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("parameters")))
+        )
+        optimizers = self.ctx.found["manual_optimizers"]
+        trained = {name: models_from_optimizer(self.ctx.binding(name)[0][1]) for name in optimizers}
+        match = [
+            n for n, models in trained.items() if owner and models == [params.func.value.value]
+        ]
+        if len(match) != 1:
+            raise Unsupported(
+                MANUAL_STEP, "clipping parameters that are not one optimizer's model", self.stmt
+            )
+        code = self.ctx.module.code_for_node(value)
+        return cst.parse_expression(
+            f"self.clip_gradients({match[0]}, gradient_clip_val={code}, "
+            f'gradient_clip_algorithm="{kind}")'
+        )
+
+
+def bind(ctx, plan, steps) -> None:
+    """Every optimizer stepped in the loop, in the order the script builds them, and every
+    model they train."""
+    if not steps.get("manual"):
+        return
+    optimizers = []
+    for name in ctx.found["manual_optimizers"]:
+        (stmt, call), count = ctx.binding(name)
+        if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
+            raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
+        optimizers.append((ctx.scope_before.index(stmt), name, stmt, call))
+    models: list[str] = []
+    for _, name, stmt, call in sorted(optimizers, key=lambda found: found[0]):
+        plan.optimizers.append(OptimizerPlan(name, stmt))
+        models += [model for model in models_from_optimizer(call) if model not in models]
+    plan.models.extend(ModelPlan(model) for model in models)
+    plan.manual_optimization = True
+
+
+def read(ctx, plan, steps) -> None:
+    if not steps.get("manual"):
+        return
+    stepped = list(steps.get("manual_schedulers", []))
+    for stmt in [*plan.pre_train, *plan.post_train]:
+        for call in _step_calls(stmt):
+            name = call.func.value.value
+            kind = optim_kind(ctx, ctx.binding(name)[0])
+            if kind == "optimizer":
+                raise Unsupported(MANUAL_STEP, f"`{name}.step()` at epoch level", stmt)
+            if kind == "scheduler":
+                stepped.append((name, stmt))
+    for name, stmt in stepped:
+        _bind_scheduler(ctx, plan, name, stmt)
+    plan.train_body = [stmt for _, stmt in sorted(steps["kept"], key=lambda found: found[0])]
+    plan.notes.append(
+        "manual optimization: the step keeps the script's optimizer calls in their order"
+    )
+
+
+def _bind_scheduler(ctx, plan, name: str, stmt) -> None:
+    """The scheduler `name`, stepped by `stmt` where the script steps it, joins the optimizer
+    it is built on (Lightning steps no scheduler under manual optimization)."""
+    if any(optimizer.scheduler == name for optimizer in plan.optimizers):
+        return
+    (binding, call), count = ctx.binding(name)
+    if count != 1 or binding not in ctx.before and binding not in ctx.module_before:
+        raise Unsupported(MANUAL_SCHEDULER, f"scheduler `{name}` is bound more than once", stmt)
+    first = next(
+        (a.value for a in call.args if a.keyword is None or a.keyword.value == "optimizer"), None
+    )
+    owner = next((o for o in plan.optimizers if m.matches(first, m.Name(o.name))), None)
+    if owner is None or owner.scheduler is not None:
+        raise Unsupported(
+            MANUAL_SCHEDULER,
+            f"scheduler `{name}` is not the only one built on one of the loop's optimizers",
+            binding,
+        )
+    owner.scheduler, owner.scheduler_stmt = name, binding
+
+
+def clean(ctx, plan) -> None:
+    if len(plan.optimizers) > 1 and any(key == "precision" for key, _ in plan.trainer_args):
+        raise Unsupported(MANUAL_STEP, "mixed precision with several optimizers", ctx.loop)

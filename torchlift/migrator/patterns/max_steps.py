@@ -1,0 +1,97 @@
+"""Pattern: a step counter with a `break` in the batch loop -> `Trainer(max_steps=K)`.
+
+    step = 0
+    for epoch in range(N):
+        for x, y in loader:
+            ...
+            optimizer.step()
+            step += 1                     -> removed (when nothing else reads it)
+            if step >= max_steps:         -> Trainer(max_epochs=N, max_steps=max_steps)
+                break
+        if step >= max_steps:             -> removed
+            break
+
+The counter starts at 0 before the loop and only this `+= 1` after the optimizer step changes
+it, so the `break` comes after exactly K optimizer steps, which is where Lightning's
+`max_steps` stops. Left to early_break (an epoch-ending flag): a loop with validation (Lightning
+does not validate the epoch max_steps cuts short, the script did), gradient accumulation (Lightning
+counts optimizer steps, the script batches), any other counter shape.
+"""
+
+from __future__ import annotations
+
+import libcst.matchers as m
+
+from ..analysis.names import collect_names
+
+RULES = ()
+
+
+def recognise(ctx, plan, steps, position, stmt) -> bool:
+    """Take the batch loop's `if counter >= K: break` (at `position`) as `max_steps`."""
+    found = _counter_test(stmt)
+    if found is None or plan.validation is not None or steps.get("accumulate") is not None:
+        return False
+    counter, limit = found
+    increments = [
+        (p, s) for p, s in steps["body"] if m.matches(s, _increment(counter)) and p < position
+    ]
+    if len(increments) != 1 or increments[0][0] < steps["optimizer_step"]:
+        return False
+    increment = increments[0][1]
+    binding, count = ctx.binding(counter)
+    if count != 1 or binding is None or not m.matches(binding[1], m.Integer("0")):
+        return False
+    loop_stmts = [*plan.pre_train, *plan.train_body, *plan.post_train]
+    others = [s for s in loop_stmts if s is not increment]
+    if counter in collect_names(*others).writes:
+        return False
+    if m.findall(limit, m.Call()) or collect_names(limit).reads & collect_names(*loop_stmts).writes:
+        return False
+    code = ctx.module.code_for_node(limit)
+    plan.add_trainer_arg("max_steps", code)
+    ctx.found["max_steps_test"] = ctx.module.code_for_node(stmt.test)
+    epoch_checks = [s for s in plan.post_train if _is_same_check(ctx, s)]
+    plan.post_train = [s for s in plan.post_train if not any(s is c for c in epoch_checks)]
+    ctx.found["epoch_breaks"] = [
+        s for s in ctx.found.get("epoch_breaks", ()) if not any(s is c for c in epoch_checks)
+    ]
+    plan.train_body = [s for s in plan.train_body if s is not stmt]
+    rest = [s for s in others if s is not stmt and not any(s is c for c in epoch_checks)]
+    after = collect_names(*ctx.scope_after).reads if ctx.scope_after else set()
+    if counter not in collect_names(*rest).reads and counter not in after:
+        plan.train_body = [s for s in plan.train_body if s is not increment]
+        if any(binding[0] is s for s in ctx.before):
+            plan.remove_stmts.append(binding[0])
+    return True
+
+
+def _counter_test(stmt):
+    """(counter, limit) of `if counter >= limit: break` / `if counter == limit: break`."""
+    if not m.matches(
+        stmt,
+        m.If(
+            test=m.Comparison(
+                left=m.Name(),
+                comparisons=[m.ComparisonTarget(operator=m.GreaterThanEqual() | m.Equal())],
+            ),
+            body=m.IndentedBlock([m.SimpleStatementLine([m.Break()])]),
+            orelse=None,
+        ),
+    ):
+        return None
+    return stmt.test.left.value, stmt.test.comparisons[0].comparator
+
+
+def _increment(counter: str):
+    return m.SimpleStatementLine(
+        [m.AugAssign(target=m.Name(counter), operator=m.AddAssign(), value=m.Integer("1"))]
+    )
+
+
+def _is_same_check(ctx, stmt) -> bool:
+    """The epoch loop's own `if counter >= limit: break`, the batch loop's test repeated."""
+    found = _counter_test(stmt)
+    return found is not None and ctx.module.code_for_node(stmt.test) == ctx.found.get(
+        "max_steps_test"
+    )

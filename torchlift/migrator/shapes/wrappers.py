@@ -1,0 +1,85 @@
+"""Blocks a training loop may stand in, besides a module, a function or `if __name__`.
+
+    with tqdm(total=...) as pbar:          -> removed: the Trainer shows its own bar; the
+        for epoch in range(N): ...            bar's display calls in the loop go too
+    try:                                   -> kept, around the Trainer statements
+        for epoch in range(N): ...
+    except KeyboardInterrupt:
+        print("Exiting from training early")
+
+A wrapper holds the loop and nothing else. Left alone (TL103): other context managers, `try`
+with another handler, `else` or `finally` (they would also catch or follow what the Trainer
+raises); a bar used beyond its display calls is refused by the static check (TL150: the
+conversion would read a name nothing binds). Ctrl-C differs: Lightning and the runtime end the process after their graceful
+shutdown, so the `except KeyboardInterrupt` body no longer runs; the report says so.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.qualnames import TQDM
+
+INTERRUPT_NOTE = (
+    "on Ctrl-C the Trainer ends the process after a graceful shutdown: the "
+    "`except KeyboardInterrupt` block is kept around fit but no longer runs"
+)
+
+
+def wrapper_around(ctx, loop) -> tuple[cst.CSTNode | None, str | None]:
+    """(the `with` / `try` statement holding exactly `loop`, or None; why such a block does
+    not qualify, or None)."""
+    holders = [ctx.module.body]
+    for stmt in ctx.module.body:
+        block = getattr(stmt, "body", None)
+        if isinstance(stmt, (cst.FunctionDef, cst.If)) and isinstance(block, cst.IndentedBlock):
+            holders.append(block.body)
+    for body in holders:
+        for stmt in body:
+            if not isinstance(stmt, (cst.With, cst.Try)):
+                continue
+            inner = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
+            if not any(s is loop for s in inner):
+                continue
+            if len(inner) != 1:
+                return None, "the block around the training loop holds other statements"
+            if isinstance(stmt, cst.With):
+                return _progress_bar(ctx, stmt)
+            return _interrupt_guard(ctx, stmt)
+    return None, None
+
+
+def _progress_bar(ctx, stmt: cst.With):
+    if stmt.asynchronous is not None:
+        return None, "`async with` around the training loop"
+    names = []
+    for item in stmt.items:
+        if not (isinstance(item.item, cst.Call) and ctx.call_qualnames(item.item) & TQDM):
+            return None, "`with` around the training loop is not a tqdm progress bar"
+        if item.asname is not None:
+            if not isinstance(item.asname.name, cst.Name):
+                return None, "progress bar bound to something else than a name"
+            names.append(item.asname.name.value)
+    ctx.found["wrapping_bars"] = set(names)
+    return stmt, None
+
+
+def _interrupt_guard(ctx, stmt: cst.Try):
+    if stmt.orelse is not None or stmt.finalbody is not None:
+        return None, "`try` around the training loop has an `else` or `finally` block"
+    for handler in stmt.handlers:
+        if handler.type is None or "builtins.KeyboardInterrupt" not in ctx.qualnames(handler.type):
+            return None, "`try` around the training loop catches more than KeyboardInterrupt"
+    return stmt, None
+
+
+def replace_wrapper(wrapper, stmts: list) -> list:
+    """What stands where the wrapper stood: the Trainer statements (`with` bar dropped), or
+    the `try` around them."""
+    if isinstance(wrapper, cst.Try):
+        return [wrapper.with_changes(body=wrapper.body.with_changes(body=stmts))]
+    return stmts
+
+
+def extra_indent(wrapper) -> int:
+    return 4 if isinstance(wrapper, cst.Try) else 0

@@ -118,10 +118,10 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
-    "optimizer_used_before_loop": (
+    "optimizer_bound_twice_before_loop": (
         "TL106",
         """
-        print(optimizer)
+        optimizer = torch.optim.Adam(model.parameters())
         for epoch in range(2):
             for x, y in loader:
                 optimizer.zero_grad()

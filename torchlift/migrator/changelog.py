@@ -41,6 +41,8 @@ class LoopFacts:
     after_step_at: tuple[tuple[int, int], ...] = field(default=())  # -> on_train_batch_end
     train_mode_hooks: tuple[str, ...] = field(default=())  # on_*_model_eval kept in train mode
     sanity_check_off: bool = False  # num_sanity_val_steps=0
+    device_at: tuple[tuple[int, int], ...] = field(default=())  # the device choice
+    device_note: str = ""  # what the Trainer's device arguments say
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     # what the conversion generated
     class_name: str = ""
@@ -80,6 +82,8 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
             if evaluation is not None and evaluation.keeps_train_mode
         ),
         sanity_check_off=("num_sanity_val_steps", "0") in plan.trainer_args,
+        device_at=positions([plan.device_stmt]),
+        device_note=plan.device_note,
         manual_optimization=plan.manual_optimization,
         class_name=class_name,
         instance_name=instance_name,
@@ -163,11 +167,14 @@ def loop_changes(
                     out.trainer,
                     "`if (i + 1) % N == 0:` step -> `accumulate_grad_batches=N`",
                 )
+    for position in facts.device_at:
+        add(src.at(position), out.trainer, facts.device_note)
+    created = _created_tensors(_statements(epoch, *regions[1:]))
     kept_in_step = set()  # a manual step keeps its mode switches where they are
     if batch is not None and facts.manual_optimization:
         kept_in_step = {id(stmt) for stmt in _statements(batch)}
     for stmt in _statements(epoch, *regions[1:]):
-        if _moves_to_device(stmt, facts.device_names):
+        if _moves_to_device(stmt, facts.device_names, created):
             add(
                 stmt,
                 None,
@@ -445,7 +452,45 @@ def _is_step_call(stmt, facts: LoopFacts) -> bool:
     return func.attr in _STEP_CALLS and isinstance(func.value, ast.Name) and func.value.id in owners
 
 
-def _moves_to_device(stmt, device_names) -> bool:
+# torch functions creating a tensor on the CPU: their `.to(device)` stays (patterns/device_moves)
+_FACTORIES = frozenset(
+    "tensor as_tensor from_numpy zeros ones empty full eye arange linspace logspace rand randn "
+    "randint randperm normal bernoulli multinomial".split()
+)
+
+
+def _creates_tensor(node) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        func = node.func
+        if isinstance(func.value, ast.Name) and func.value.id == "torch":
+            return func.attr in _FACTORIES
+        return _creates_tensor(func.value)
+    if isinstance(node, ast.BinOp):
+        return _creates_tensor(node.left) or _creates_tensor(node.right)
+    return False
+
+
+def _created_tensors(stmts) -> set:
+    """Names bound to a tensor the code creates (`noise = torch.randn(...)`)."""
+    return {
+        stmt.targets[0].id
+        for stmt in stmts
+        if isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and _creates_tensor(stmt.value)
+    }
+
+
+def _kept_move(call, created) -> bool:
+    """A move of a tensor the code creates: kept (as `.to(self.device)`), not removed."""
+    receiver = call.func.value
+    if isinstance(receiver, ast.Name):
+        return receiver.id in created
+    return _creates_tensor(receiver)
+
+
+def _moves_to_device(stmt, device_names, created=frozenset()) -> bool:
     if isinstance(
         stmt,
         (
@@ -463,6 +508,8 @@ def _moves_to_device(stmt, device_names) -> bool:
         return False  # compound statements are judged by their own simple statements
     for node in ast.walk(stmt):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if _kept_move(node, created):
+                continue
             if node.func.attr == "cuda":
                 return True
             if node.func.attr == "to" and any(

@@ -46,11 +46,13 @@ class OptimizerPlan:
     the scheduler stepped on it, if any."""
 
     name: str
-    stmt: cst.SimpleStatementLine
+    stmt: cst.SimpleStatementLine | None  # None: given (patterns/passed_in.py)
     scheduler: str | None = None
     scheduler_stmt: cst.SimpleStatementLine | None = None
     interval: str = "epoch"  # "epoch" | "step"
     monitor: str | None = None  # logged metric a ReduceLROnPlateau follows
+    given: bool = False  # built by the caller or kept in the script: handed to the module
+    scheduler_held: bool = False  # kept in the script, stepped by the module where it was
 
 
 @dataclass
@@ -77,17 +79,23 @@ class LoopPlan:
     hook_pieces: dict[str, list[str]] = field(default_factory=dict)  # hook -> leading lines
     step_rewrites: list[Callable] = field(default_factory=list)  # applied to training_step
     device_names: set[str] = field(default_factory=set)
+    device_stmt: cst.CSTNode | None = None  # the statement choosing the device, if any
+    device_note: str = ""  # the change log's word on the Trainer's device arguments
     scaler: str | None = None  # GradScaler name (its construction is removed)
     validation: EvalPlan | None = None
     test: EvalPlan | None = None
     # statements of the container to delete / strip of device moves
     remove_stmts: list[cst.CSTNode] = field(default_factory=list)
     strip_stmts: list[cst.CSTNode] = field(default_factory=list)
+    rewrite_stmts: list = field(default_factory=list)  # (statement, its replacement)
     test_stmts: list = field(default_factory=list)  # container statements of the test pass
     notes: list[str] = field(default_factory=list)
     inlined_helpers: list[str] = field(default_factory=list)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
+    module_globals: set[str] = field(default_factory=set)  # declared `global`: kept global
+    carried_index: str | None = None  # batch index read after the batch loop: `self.` state
+    post_eval_at: int | None = None  # post_train[post_eval_at:] follows the validation pass
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in

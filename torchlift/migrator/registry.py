@@ -28,10 +28,12 @@ SHAPES = ("torchlift.migrator.shapes.epoch_batch",)
 # (several optimizers keep every statement first; amp's scaled backward before the plain
 # step sequence), the Trainer arguments' order
 # (clipping, accumulation, precision), post-epoch code (schedulers before eval passes),
+# module globals last (they are checked against every name the others bound),
 # train()/eval() calls dropped before device moves are stripped.
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
     "torchlift.migrator.patterns.eval_shapes",
+    "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.manual_optimization",
     "torchlift.migrator.patterns.clipping",
@@ -41,21 +43,26 @@ PATTERNS = [
     "torchlift.migrator.patterns.early_break",
     "torchlift.migrator.patterns.mode_calls",
     "torchlift.migrator.patterns.bindings",
+    "torchlift.migrator.patterns.passed_in",
     "torchlift.migrator.patterns.data_parallel",
     "torchlift.migrator.patterns.after_step",
+    "torchlift.migrator.patterns.device_intent",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
+    "torchlift.migrator.patterns.kept_optimizers",
     "torchlift.migrator.patterns.skip_batches",
     "torchlift.migrator.patterns.eval_passes",
     "torchlift.migrator.patterns.epoch_stop",
     "torchlift.migrator.patterns.eval_mode",
     "torchlift.migrator.patterns.eval_metrics",
     "torchlift.migrator.patterns.sanity_check",
+    "torchlift.migrator.patterns.module_globals",
 ]
 
 RULE_OWNERS = (
     "torchlift.migrator.outcomes",
     "torchlift.migrator.shapes.context",
+    "torchlift.migrator.shapes.trainer_class",
     *SHAPES,
     *PATTERNS,
     "torchlift.migrator.resolve_names",

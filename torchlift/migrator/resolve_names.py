@@ -129,7 +129,8 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
         pieces["on_test_epoch_end"] = list(plan.test.after)
     configure = []
     for optimizer in plan.optimizers:
-        configure.append(optimizer.stmt)
+        if not optimizer.given:  # a given one is handed to the module: `__init__` argument
+            configure.append(optimizer.stmt)
         if optimizer.scheduler_stmt is not None:
             configure.append(optimizer.scheduler_stmt)
     pieces["configure_optimizers"] = configure
@@ -191,23 +192,38 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
         if use.writes & special:
             name = sorted(use.writes & special)[0]
             block(REBINDS_OWNED_NAME, f"the loop rebinds `{name}`", plan.epoch_loop)
-    if scope.other_reads & optim_names:
-        name = sorted(scope.other_reads & optim_names)[0]
+    kept = {o.name for o in plan.optimizers if o.given} | {
+        o.scheduler for o in plan.optimizers if o.scheduler_held
+    }  # the script's own objects, handed to the module (patterns/kept_optimizers.py)
+    if scope.other_reads & (optim_names - kept):
+        name = sorted(scope.other_reads & (optim_names - kept))[0]
         block(
             BINDING,
             f"`{name}` is used before the training loop; not converted",
             plan.epoch_loop,
         )
     # read after the loop (e.g. saved in a checkpoint): rebound from the trainer after fit
-    plan.optim_after = sorted(scope.after_reads & optim_names)
+    plan.optim_after = sorted(scope.after_reads & (optim_names - kept))
     if plan.epoch_var and plan.epoch_var in scope.after_reads:
         block(NOT_CARRIED_BACK, f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
-    for index, hooks in (
-        (plan.train_index, ("training_step", "on_train_batch_end")),
-        (plan.validation.index if plan.validation else None, ("validation_step",)),
-        (plan.test.index if plan.test else None, ("test_step",)),
-    ):
-        if index and any(index in u.all() for h, u in uses.items() if h not in hooks):
+    steps = {
+        "training_step": plan.train_index,
+        "validation_step": plan.validation.index if plan.validation else None,
+        "test_step": plan.test.index if plan.test else None,
+    }
+    for hook, index in steps.items():
+        if not index:
+            continue
+        own = {h for h, i in steps.items() if i == index}  # steps binding it as their index
+        if index == plan.train_index:
+            own.add("on_train_batch_end")  # the hook after the step gets it as `batch_idx`
+        elsewhere = {h for h, u in uses.items() if h not in own and index in u.all()}
+        if hook == "training_step" and _read_after_batch_loop(plan, index, elsewhere, uses):
+            plan.carried_index = index  # the last step's index, as the batch loop left it
+            continue
+        if plan.carried_index == index:
+            elsewhere.discard("on_train_epoch_end")
+        if elsewhere:
             block(UNPASSABLE_NAME, f"batch index `{index}` used outside its step", plan.epoch_loop)
 
     all_names: list[str] = []
@@ -228,6 +244,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     }
     for name in all_names:
         if name in special or name in locals_configure or name == "self":
+            continue
+        if name in plan.module_globals:  # read and written as the module's own variable
             continue
         if name in (
             plan.train_index,
@@ -277,12 +295,29 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     if any(model.name in scope.after_reads for model in plan.models):
         used = sorted(plan.device_names & scope.after_reads)
         plan.device_after = used[0] if used else None
-    plan.init_args = init_args + [n for n in extra_init if n not in init_args]
+    given = [o.name for o in plan.optimizers if o.given]
+    given += [o.scheduler for o in plan.optimizers if o.scheduler_held]
+    plan.init_args = given + init_args + [n for n in extra_init if n not in init_args]
     plan.loader_args = extra_init
     plan.state = state
     plan.rebind_after = rebind
     plan.test_rebind = test_rebind
     return uses
+
+
+def _read_after_batch_loop(plan: LoopPlan, index: str, elsewhere, uses) -> bool:
+    """The training batch index is read after the batch loop (`total / (i + 1)` at the
+    epoch's end, before any validation pass reusing the name) and nowhere else outside its
+    step, and no code assigns it."""
+    if elsewhere != {"on_train_epoch_end"} or index in uses["on_train_epoch_end"].writes:
+        return False
+    if index in uses["training_step"].writes:
+        return False
+    if plan.validation is not None and plan.validation.index == index:
+        after_pass = plan.post_train[plan.post_eval_at or 0 :]
+        if after_pass and index in collect_names(*after_pass).all():
+            return False  # there it is the validation pass's index
+    return True
 
 
 def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
@@ -306,10 +341,13 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         if any(stmt is s for s in moved):
             continue
         other |= scope_reads(stmt)
+    # module globals an inlined helper declared: the module holds their final value after
+    # training, as the helper left it (patterns/helper_globals.py)
+    carried = set(ctx.found.get("helper_globals", ()))
     return ScopeInfo(
         before_writes=before,
         function_imports=function_imports,
-        after_reads=after.reads,
+        after_reads=after.reads | carried,
         after_writes=after.writes,
         other_reads=other,
         module_defs=ctx.module_defs,

@@ -44,7 +44,9 @@ def seed_everything(seed: int | None = None, workers: bool = False, verbose: boo
     elif not isinstance(seed, int):
         seed = int(seed)
     if not MIN_SEED <= seed <= MAX_SEED:
-        raise ValueError(f"seed_everything: seed={seed} is out of bounds; accepted: {MIN_SEED}..{MAX_SEED}")
+        raise ValueError(
+            f"seed_everything: seed={seed} is out of bounds; accepted: {MIN_SEED}..{MAX_SEED}"
+        )
     if verbose:
         rank_zero_info(f"Seed set to {seed}")
     os.environ["PL_GLOBAL_SEED"] = str(seed)
@@ -55,6 +57,49 @@ def seed_everything(seed: int | None = None, workers: bool = False, verbose: boo
     torch.manual_seed(seed)  # also seeds every CUDA device
     os.environ["PL_SEED_WORKERS"] = f"{int(workers)}"
     return seed
+
+
+def pl_worker_init_function(worker_id: int, rank: int | None = None) -> None:
+    """The `worker_init_fn` added to loaders after `seed_everything(workers=True)`: each
+    worker of each rank gets its own, reproducible torch / python / numpy seeds (Lightning's
+    function, same seeds)."""
+    global_rank = rank if rank is not None else int(os.environ.get("RANK", 0))
+    base_seed = torch.initial_seed() - worker_id
+    seeds = _generate_seed_sequence(base_seed, worker_id, global_rank, count=4)
+    torch.manual_seed(seeds[0])
+    random.seed((seeds[1] << 32) | seeds[2])
+    np = _numpy()
+    if np is not None:
+        np.random.seed(
+            np.random.SeedSequence([base_seed, worker_id, global_rank]).generate_state(4)
+        )
+
+
+def _generate_seed_sequence(base_seed: int, worker_id: int, global_rank: int, count: int) -> list:
+    """MurmurHash3's finalizer on (base seed, worker, rank), then Knuth's LCG (as Lightning)."""
+    mask = (1 << 64) - 1
+    combined = (base_seed << 32) | (worker_id << 16) | global_rank
+    combined ^= combined >> 33
+    combined = (combined * 0xFF51AFD7ED558CCD) & mask
+    combined ^= combined >> 33
+    combined = (combined * 0xC4CEB9FE1A85EC53) & mask
+    combined ^= combined >> 33
+    seeds = []
+    for _ in range(count):
+        combined = (combined * 6364136223846793005 + 1) & mask
+        seeds.append(combined)
+    return seeds
+
+
+def auto_add_worker_init_fn(dataloader: Any, rank: int) -> None:
+    """After `seed_everything(workers=True)`, a loader without its own `worker_init_fn` gets
+    `pl_worker_init_function` (Lightning's `_auto_add_worker_init_fn`)."""
+    if not hasattr(dataloader, "worker_init_fn"):
+        return
+    if int(os.environ.get("PL_SEED_WORKERS", 0)) and dataloader.worker_init_fn is None:
+        import functools
+
+        dataloader.worker_init_fn = functools.partial(pl_worker_init_function, rank=rank)
 
 
 def reset_seed() -> None:

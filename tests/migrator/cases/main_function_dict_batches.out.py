@@ -70,7 +70,11 @@ def main():
 
     best = float("inf")
     lit_model = LitClassifier(net, best)
-    trainer = L.Trainer(max_epochs=3)
+    trainer = L.Trainer(
+        accelerator="cuda" if torch.cuda.is_available() else "cpu",
+        devices=1,
+        max_epochs=3,
+    )
     trainer.fit(lit_model, loader)
     best = lit_model.best
     print("best", best)

@@ -42,7 +42,11 @@ if __name__ == "__main__":
     loss_fn = tnn.MSELoss()
     lit_model = LitModel(model, loss_fn)
     trainer = L.Trainer(
-        max_epochs=2, gradient_clip_val=0.5, gradient_clip_algorithm="value"
+        accelerator="cpu",
+        devices=1,
+        max_epochs=2,
+        gradient_clip_val=0.5,
+        gradient_clip_algorithm="value",
     )
     trainer.fit(lit_model, train_loader)
     torch.save(model.state_dict(), "model.pt")

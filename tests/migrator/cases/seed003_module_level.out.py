@@ -72,5 +72,10 @@ criterion = nn.CrossEntropyLoss()
 
 num_epochs = 3
 lit_model = LitSimpleModel(model, criterion, num_epochs)
-trainer = L.Trainer(max_epochs=num_epochs, num_sanity_val_steps=0)
+trainer = L.Trainer(
+    accelerator="cuda" if torch.cuda.is_available() else "cpu",
+    devices=1,
+    max_epochs=num_epochs,
+    num_sanity_val_steps=0,
+)
 trainer.fit(lit_model, train_dataloader, val_dataloader)

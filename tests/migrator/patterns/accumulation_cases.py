@@ -14,7 +14,7 @@ CONVERTS = {
         [
             "step_loss = self.criterion(self(x), y)\n        loss = step_loss / 2",
             "return step_loss",
-            "L.Trainer(max_epochs=2, accumulate_grad_batches=2)",
+            'accelerator="cpu", devices=1, max_epochs=2, accumulate_grad_batches=2',
         ],
         ["% 2 == 0"],
     ),
@@ -35,7 +35,7 @@ CONVERTS = {
             "optimizer = self.optimizers()",
             "self.manual_backward(loss)",
             "if (batch_idx + 1) % 3 == 0:\n            optimizer.step()",
-            "L.Trainer(max_epochs=2)",
+            'L.Trainer(accelerator="cpu", devices=1, max_epochs=2)',
         ],
         ["accumulate_grad_batches", "return loss", "step_loss"],
     ),
@@ -49,7 +49,10 @@ CONVERTS = {
                     optimizer.step()
                     optimizer.zero_grad()
         """,
-        ["L.Trainer(max_epochs=2, accumulate_grad_batches=3)", "return step_loss"],
+        [
+            'accelerator="cpu", devices=1, max_epochs=2, accumulate_grad_batches=3',
+            "return step_loss",
+        ],
         ["automatic_optimization", "len(loader)"],
     ),
     "clipping_each_micro_batch_kept_manual": (

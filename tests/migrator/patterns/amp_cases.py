@@ -15,7 +15,10 @@ for epoch in range(2):
 CONVERTS = {
     "fp16": (
         _AMP.format(args='"cuda"'),
-        ['L.Trainer(max_epochs=2, precision="16-mixed")', "loss = self.criterion(self(x), y)"],
+        [
+            'L.Trainer(accelerator="cpu", devices=1, max_epochs=2, precision="16-mixed")',
+            "loss = self.criterion(self(x), y)",
+        ],
         ["scaler", "autocast"],
     ),
     "bf16_enabled_flag": (

@@ -72,9 +72,9 @@ CONVERTS = {
 }
 
 UNCHANGED = {
-    "optimizer_used_before_the_loop": (
+    "optimizer_bound_again_before_the_loop": (
         """
-        print(optimizer)
+        optimizer = torch.optim.Adam(model.parameters())
         for epoch in range(2):
             for x, y in loader:
                 optimizer.zero_grad()

@@ -13,12 +13,12 @@ for epoch in range(2):
 CONVERTS = {
     "norm": (
         _LOOP.format(clip="torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"),
-        ["L.Trainer(max_epochs=2, gradient_clip_val=1.0)"],
+        ['L.Trainer(accelerator="cpu", devices=1, max_epochs=2, gradient_clip_val=1.0)'],
         ["clip_grad_norm_"],
     ),
     "value": (
         _LOOP.format(clip="torch.nn.utils.clip_grad_value_(model.parameters(), 0.5)"),
-        ['gradient_clip_val=0.5, gradient_clip_algorithm="value"'],
+        ['gradient_clip_val=0.5,\n    gradient_clip_algorithm="value",'],
         ["clip_grad_value_"],
     ),
 }

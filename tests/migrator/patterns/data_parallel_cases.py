@@ -29,9 +29,43 @@ CONVERTS = {
         ["loss = self.criterion(self(x), y)", "self.model.parameters()"],
         ["parallel"],
     ),
+    "wrap_beside_other_statements_in_an_if": (
+        """
+        import torch.backends.cudnn as cudnn
+
+        if torch.cuda.is_available():
+            model = nn.DataParallel(model)
+            cudnn.benchmark = True
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["if torch.cuda.is_available():\n    cudnn.benchmark = True\n"],
+        ["DataParallel("],
+    ),
 }
 
 UNCHANGED = {
+    "conditional_ddp_wrap": (
+        """
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        ddp = False
+        if ddp:
+            model = DDP(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        "TL115",
+    ),
     "wrapper_used_after_the_loop": (
         """
         parallel = nn.DataParallel(model)

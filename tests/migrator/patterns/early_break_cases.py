@@ -35,7 +35,7 @@ CONVERTS = {
                         break
         """,
         [
-            "L.Trainer(max_epochs=2, limit_train_batches=1 if dry_run else 1.0)",
+            "max_epochs=2,\n    limit_train_batches=1 if dry_run else 1.0",
             "if batch_idx % 10 == 0:\n            print(loss.item())\n        self.log",
         ],
         ["break", "stop_epoch", "if dry_run:"],
@@ -85,7 +85,7 @@ CONVERTS = {
             if step >= max_steps:
                 break
         """,
-        ["L.Trainer(max_epochs=5, max_steps=max_steps)"],
+        ['L.Trainer(accelerator="cpu", devices=1, max_epochs=5, max_steps=max_steps)'],
         ["break", "stop_epoch", "should_stop", "step += 1"],
     ),
     "step_counter_read_after_the_loop_is_kept": (
@@ -119,7 +119,7 @@ CONVERTS = {
                 if i + 1 >= max_batches:
                     break
         """,
-        ["L.Trainer(max_epochs=2, limit_train_batches=max_batches)"],
+        ['accelerator="cpu", devices=1, max_epochs=2, limit_train_batches=max_batches'],
         ["break", "stop_epoch"],
     ),
     "max_batches_maybe_a_float_stays_a_flag": (

@@ -24,9 +24,69 @@ CONVERTS = {
         ],
         ["def train_epoch"],
     ),
+    "batch_index_read_after_the_loop_and_reused_by_the_eval_helper": (
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+        def train(epoch):
+            total = 0.0
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                total += loss.item()
+            print(epoch, total / (i + 1))
+
+
+        def test():
+            hits = 0
+            with torch.no_grad():
+                for i, (x, y) in enumerate(val_loader):
+                    hits += (model(x).argmax(1) == y).sum().item()
+            print(hits)
+
+
+        for epoch in range(2):
+            train(epoch)
+            test()
+        """,
+        [
+            "def training_step(self, batch, batch_idx):\n        self.i = batch_idx\n",
+            "print(epoch, self.total / (self.i + 1))",
+        ],
+        ["def train(", "self.i = i"],
+    ),
 }
 
 UNCHANGED = {
+    "batch_index_read_after_the_eval_pass_reusing_it": (
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+        def train(epoch):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+
+        def test():
+            with torch.no_grad():
+                for i, (x, y) in enumerate(val_loader):
+                    model(x)
+            print("batches", i + 1)
+
+
+        for epoch in range(2):
+            train(epoch)
+            test()
+        """,
+        "TL108",
+    ),
     "helper_with_star_args": (
         """
         def train(model, loader, optimizer, *extra):

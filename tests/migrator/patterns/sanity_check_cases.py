@@ -14,7 +14,7 @@ CONVERTS = {
                 for x, y in val_loader:
                     print(criterion(model(x), y).item())
         """,
-        ["L.Trainer(max_epochs=2, num_sanity_val_steps=0)"],
+        ["max_epochs=2, num_sanity_val_steps=0)"],
         [],
     ),
     "no_validation_keeps_the_default": (
@@ -26,7 +26,7 @@ CONVERTS = {
                 loss.backward()
                 optimizer.step()
         """,
-        ["L.Trainer(max_epochs=2)"],
+        ["max_epochs=2)"],
         ["num_sanity_val_steps"],
     ),
 }

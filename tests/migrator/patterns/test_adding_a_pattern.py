@@ -61,7 +61,10 @@ def test_without_the_pattern_the_call_stays_and_no_argument_is_added():
 def test_a_pattern_registered_from_outside_contributes_to_the_plan(detect_anomaly):
     result = migrate_source(SCRIPT, "train.py")
     assert result.changed
-    assert "L.Trainer(max_epochs=2, detect_anomaly=True)" in result.output
+    assert (
+        'L.Trainer(accelerator="cpu", devices=1, max_epochs=2, detect_anomaly=True)'
+        in result.output
+    )
     assert "set_detect_anomaly" not in result.output
 
 

@@ -165,7 +165,8 @@ def _pad_blank_lines(stmt, count: int):
 
 
 class RemoveUnusedBindings:
-    """Drop `device = torch.device(...)` lines whose name nothing reads any more, and
+    """Drop device bindings (`device = torch.device(...)`, or the if/else choosing it) whose
+    name nothing reads any more, with their comments, and
     module-level helper functions that were inlined into the LightningModule."""
 
     def __init__(self, codes: set[str], functions: set[str] = frozenset()) -> None:
@@ -181,7 +182,7 @@ class RemoveUnusedBindings:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in self.functions:
                 carry = [line for line in stmt.leading_lines if line.comment is None]
                 continue
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if isinstance(stmt, (cst.SimpleStatementLine, cst.If)):
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
                 if code in self.codes:
                     if _whole_block_gone(pairs, position, lambda pair: self._gone(module, pair[0])):
@@ -197,7 +198,7 @@ class RemoveUnusedBindings:
     def _gone(self, module, stmt) -> bool:
         if isinstance(stmt, cst.FunctionDef):
             return stmt.name.value in self.functions
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if not isinstance(stmt, (cst.SimpleStatementLine, cst.If)):  # the if/else device idiom
             return False
         return module.code_for_node(stmt.with_changes(leading_lines=[])).strip() in self.codes
 

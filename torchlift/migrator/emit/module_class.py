@@ -70,6 +70,8 @@ class ClassBuilder:
         for name in plan.device_names:
             mapping[name] = _expr("self.device")
         mapping[plan.train_loader] = _expr("self.trainer.train_dataloader")
+        if plan.carried_index:  # read after the batch loop: the last step's index
+            mapping[plan.carried_index] = self_attr(attr_name(plan.carried_index))
         if plan.validation:
             mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
         if plan.test:
@@ -87,7 +89,11 @@ class ClassBuilder:
             for k, scheduler in enumerate(schedulers):
                 index = f"[{k}]" if len(schedulers) > 1 else ""
                 mapping[scheduler] = _expr(f"self.lr_schedulers(){index}")
-        if optimizer.scheduler and len(plan.optimizers) == 1:
+        if optimizer.given:  # the script's own optimizer, handed to `__init__`
+            mapping[optimizer.name] = self_attr(attr_name(optimizer.name))
+        if optimizer.scheduler_held:  # the script's scheduler, stepped by the module
+            mapping[optimizer.scheduler] = self_attr(attr_name(optimizer.scheduler))
+        elif optimizer.scheduler and len(plan.optimizers) == 1:
             mapping[optimizer.scheduler] = _expr("self.lr_schedulers()")
         self.mapping = mapping
 
@@ -144,6 +150,9 @@ class ClassBuilder:
             while lines and lines[0].comment is None:
                 lines.pop(0)
             body = [first.with_changes(leading_lines=lines), *body[1:]]
+        written = sorted(collect_names(*body).writes & self.plan.module_globals) if body else []
+        if written:  # the script's module globals stay the module's (patterns/module_globals)
+            body = [_stmt(f"global {', '.join(written)}\n"), *body]
         func = _stmt(f"def {header}:\n    pass\n")
         return func.with_changes(body=func.body.with_changes(body=body))
 
@@ -230,8 +239,13 @@ class ClassBuilder:
         start = self.plan.index_start.get(index) if index else None
         if start is not None:
             prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
-        elif index and index != "batch_idx":
+            extra[index] = cst.Name(index)
+        elif index:
             extra[index] = cst.Name("batch_idx")
+        if index and loss is not None and index == self.plan.carried_index:
+            # code after the batch loop reads the last step's index
+            value = index if start is not None else "batch_idx"
+            prefix.append(_stmt(f"self.{attr_name(index)} = {value}\n"))
         unpack = self.target_prefix(target)
         # an index named like the step's `batch` parameter is bound after the batch is unpacked
         lead = unpack + prefix if index == "batch" else prefix + unpack
@@ -308,23 +322,26 @@ class ClassBuilder:
             body.append(_stmt(f"return {returned}\n"))
             return self.method("configure_optimizers(self)", body)
         optimizer = plan.optimizer
-        stmts = [optimizer.stmt]
+        stmts = [] if optimizer.given else [optimizer.stmt]
         if optimizer.scheduler_stmt is not None:
             stmts.append(optimizer.scheduler_stmt)
         local = {optimizer.name: cst.Name(optimizer.name)}
+        if optimizer.given:  # the caller's optimizer, handed to `__init__`
+            local[optimizer.name] = self_attr(attr_name(optimizer.name))
         # the Trainer sets up its dataloaders after configure_optimizers: use the ones passed in
         for loader in plan.loader_args:
             local[loader] = self_attr(attr_name(loader))
         if optimizer.scheduler:
             local[optimizer.scheduler] = cst.Name(optimizer.scheduler)
         body = self.rewrite(stmts, local)
-        if optimizer.scheduler is None:
-            body.append(_stmt(f"return {optimizer.name}\n"))
+        returned = self.module.code_for_node(local[optimizer.name])
+        if optimizer.scheduler is None or optimizer.scheduler_held:
+            body.append(_stmt(f"return {returned}\n"))
         else:
             monitor = f'"monitor": "{optimizer.monitor}", ' if optimizer.monitor else ""
             body.append(
                 _stmt(
-                    f'return {{"optimizer": {optimizer.name}, "lr_scheduler": '
+                    f'return {{"optimizer": {returned}, "lr_scheduler": '
                     f'{{"scheduler": {optimizer.scheduler}, {monitor}'
                     f'"interval": "{optimizer.interval}"}}}}\n'
                 )

@@ -15,6 +15,7 @@ from ..analysis.names import file_identifiers, reads_among
 from ..analysis.statements import single_assign
 from ..changelog import facts_of
 from ..outcomes import ALIAS_TAKEN, CONVERTED
+from ..patterns.device_intent import device_if_binding, prefer_kept_device_name
 from ..result import Finding
 from ..shapes.wrappers import replace_wrapper
 from .apply import ApplyPlans, RemoveUnusedBindings
@@ -73,6 +74,7 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
         builder = ClassBuilder(plan, class_name, module)
         cls = builder.build()
         cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        prefer_kept_device_name(ctx, plan)
         trainer_stmts = build_trainer_statements(
             plan, class_name, lit_name, trainer_name, module, uses
         )
@@ -93,13 +95,16 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
                     moved.add(id(stmt))
         for stmt in plan.strip_stmts:
             strips[id(stmt)] = plan.device_names
+        for stmt, replacement in plan.rewrite_stmts:
+            replacements[id(stmt)] = [replacement]
         where, anchor = _insertion_point(module, ctx, plan, builder.code)
         inserts.setdefault(id(anchor), (where, []))[1].append(cls)
         for stmt in ctx.scope_before:
             assign = single_assign(stmt)
-            if assign and assign[0] in plan.device_names:
+            name = assign[0] if assign else device_if_binding(ctx, stmt, complete=False)
+            if name in plan.device_names:
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
-                device_bindings.add((assign[0], code))
+                device_bindings.add((name, code))
         line, column = lines.position(plan.epoch_loop, (1, 0))
         if facts is not None:
             facts.append(facts_of(plan, lines, class_name, lit_name, trainer_name))
@@ -148,7 +153,7 @@ def _owner_of(module: cst.Module, code: str):
     """The module or function body holding the statement whose code is `code`."""
 
     def matches(stmt) -> bool:
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if not isinstance(stmt, (cst.SimpleStatementLine, cst.If)):
             return False
         return module.code_for_node(stmt.with_changes(leading_lines=[])).strip() == code
 

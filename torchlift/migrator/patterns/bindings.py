@@ -24,19 +24,20 @@ from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .device_moves import is_trivial_statement, strip_device_moves
+from .passed_in import given_optimizer
 from .step_sequence import STEP_SEQUENCE
 
 BINDING = Rule(
     "TL106",
     "model, optimizer or scheduler binding not understood",
     """`configure_optimizers` rebuilds the optimizer (and scheduler) from the statement that
-    created it, and the LightningModule wraps the model the optimizer trains. Each must be
-    bound once, by a plain assignment before the loop, and not used before it (that use
-    would then see a different object).""",
+    created it (or returns the script's own when code outside the loop uses it), and the
+    LightningModule wraps the model the optimizer trains. Each must be bound once, by a plain
+    assignment before the loop.""",
     """Bind `model = ...`, `optimizer = torch.optim.X(model.parameters(), ...)` and the
-    scheduler once, right before the loop, and use them only in and after the loop.""",
+    scheduler once, right before the loop.""",
     """
-    print(optimizer)
+    optimizer = torch.optim.Adam(model.parameters())
     for epoch in range(2):
         for x, y in loader:
             optimizer.zero_grad()
@@ -47,8 +48,6 @@ BINDING = Rule(
 )
 
 RULES = (BINDING,)
-
-_DATA_PARALLEL_NOTE = "DataParallel removed: the Trainer places the model"
 
 
 def optim_kind(ctx, binding) -> str | None:
@@ -68,7 +67,13 @@ def bind(ctx, plan, steps) -> None:
     if steps.get("manual"):  # several optimizers: manual_optimization bound them
         return
     optimizers = []
+    given: list[str] = []  # models of optimizers the function holding the loop is given
     for position, receiver, stmt in steps["step"]:
+        if receiver in ctx.params and not ctx.binding(receiver)[1]:
+            model = given_optimizer(ctx, receiver, stmt)  # read at the call sites
+            optimizers.append((position, receiver, None))
+            given.append(model)
+            continue
         binding, _ = ctx.binding(receiver)
         kind = optim_kind(ctx, binding)
         if kind is None:
@@ -89,6 +94,12 @@ def bind(ctx, plan, steps) -> None:
             "manual optimization, not converted)",
             ctx.loop,
         )
+    if given:
+        position, name, _ = optimizers[0]
+        steps["optimizer_step"] = position
+        plan.optimizers.append(OptimizerPlan(name, None, given=True))
+        plan.models.append(ModelPlan(given[0]))
+        return
     position, name, (stmt, call) = optimizers[0]
     _, count = ctx.binding(name)
     if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
@@ -130,7 +141,7 @@ def _read_model(ctx, plan, model) -> None:
     kept without its device move, placement-only statements go (the Trainer places it)."""
     name = model.name
     devices = plan.device_names
-    if name in ctx.params:
+    if name in ctx.params and not plan.optimizer.given:
         raise Unsupported(
             BINDING,
             f"the model `{name}` is a parameter of the function holding the loop (a "
@@ -155,11 +166,12 @@ def _read_model(ctx, plan, model) -> None:
                 return "strip"
         return None
 
+    wrapped = ctx.found.setdefault("data_parallel_conditions", [])
     for stmt in ctx.scope_before:
         kind = placement_only(stmt)
         if kind == "remove":
             plan.remove_stmts.append(stmt)
-            plan.notes.append(_DATA_PARALLEL_NOTE)
+            wrapped.append(None)
             continue
         if kind == "strip":
             plan.strip_stmts.append(stmt)
@@ -167,15 +179,31 @@ def _read_model(ctx, plan, model) -> None:
         if isinstance(stmt, cst.If) and name in bound_names(stmt) | scope_reads(stmt):
             inner = list(stmt.body.body)
             kinds = [placement_only(s) for s in inner]
+            others = [s for s, kind in zip(inner, kinds) if kind is None]
             if stmt.orelse is None and inner and all(kinds):
                 plan.remove_stmts.append(stmt)
                 if "remove" in kinds:
-                    plan.notes.append(_DATA_PARALLEL_NOTE)
+                    wrapped.append(stmt.test)
+                continue
+            if (
+                stmt.orelse is None
+                and "remove" in kinds
+                and not any(name in bound_names(s) | scope_reads(s) for s in others)
+            ):
+                # `if torch.cuda.device_count() > 1: print(...); model = DataParallel(model)`:
+                # the wrap goes, the rest of the `if` stays
+                body = stmt.body.with_changes(body=others)
+                plan.rewrite_stmts.append((stmt, stmt.with_changes(body=body)))
+                wrapped.append(stmt.test)
                 continue
         if name not in bound_names(stmt):
             continue
         assign = single_assign(stmt)
         if assign is None or assign[0] != name:
+            if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
+                raise Unsupported(
+                    DISTRIBUTED, "DistributedDataParallel scripts are not converted yet", stmt
+                )
             raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
         value = assign[1]
         if any("DistributedDataParallel" in q for q in ctx.call_qualnames(value)):
@@ -190,8 +218,8 @@ def _read_model(ctx, plan, model) -> None:
     wrapper = ctx.found.get("data_parallel_wrapper")
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
-        plan.notes.append(_DATA_PARALLEL_NOTE)
-    if not constructed:
+        wrapped.append(None)
+    if not constructed and not (name in ctx.params and plan.optimizer.given):
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:
         for stmt in ctx.module.body:
@@ -199,3 +227,11 @@ def _read_model(ctx, plan, model) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _wraps_in_ddp(ctx, stmt) -> bool:
+    return any(
+        "torch.nn.parallel.DistributedDataParallel" in ctx.call_qualnames(call)
+        or "torch.nn.parallel.distributed.DistributedDataParallel" in ctx.call_qualnames(call)
+        for call in m.findall(stmt, m.Call())
+    )

@@ -4,7 +4,9 @@
     x, y = x.to(device), y.to(device)                 -> removed (trivial once stripped)
     model = Net().to(device)                          -> `model = Net()`
 
-Removes `.to(device)`, `.cuda()`, `model.cpu()` from the code moved into the class.
+Removes `.to(device)`, `.cuda()`, `model.cpu()` from the code moved into the class, except
+on tensors that code creates itself (`torch.randn(n).to(device)` -> `.to(self.device)`): the
+Trainer moves the model and the batches, nothing else.
 
 Leaves alone: `.to(dtype)` and `.to(other_tensor)` (not placement), `.cpu()` inside
 expressions (it is usually needed for `.numpy()` / `.tolist()`), and any `device=` keyword:
@@ -19,6 +21,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.statements import single_assign
+from .device_intent import is_device_value
 
 RULES = ()
 
@@ -59,13 +62,24 @@ def is_device_move(call: cst.Call, device_names: set[str]) -> bool:
 
 
 class StripDeviceMoves(cst.CSTTransformer):
-    def __init__(self, device_names: set[str]) -> None:
+    """`keep(receiver)`: a move to keep (as `.to(device)`, renamed `self.device` in the
+    class), because what it moves is a tensor the code creates, not the model or a batch.
+    """
+
+    def __init__(self, device_names: set[str], keep=None) -> None:
         super().__init__()
         self.device_names = device_names
+        self.keep = keep
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if is_device_move(updated_node, self.device_names):
             receiver = updated_node.func.value  # type: ignore[union-attr]
+            if self.keep is not None and self.keep(receiver):
+                if updated_node.func.attr.value == "cuda":  # type: ignore[union-attr]
+                    return cst.parse_expression(f"_.to({_DEVICE_ATTR})").with_changes(
+                        func=cst.Attribute(value=receiver, attr=cst.Name("to"))
+                    )
+                return updated_node
             return receiver.with_changes(
                 lpar=[*updated_node.lpar, *getattr(receiver, "lpar", [])],
                 rpar=[*getattr(receiver, "rpar", []), *updated_node.rpar],
@@ -73,8 +87,62 @@ class StripDeviceMoves(cst.CSTTransformer):
         return updated_node
 
 
-def strip_device_moves(node: cst.CSTNode, device_names: set[str]) -> cst.CSTNode:
-    return node.visit(StripDeviceMoves(device_names))
+def strip_device_moves(node: cst.CSTNode, device_names: set[str], keep=None) -> cst.CSTNode:
+    return node.visit(StripDeviceMoves(device_names, keep))
+
+
+_DEVICE_ATTR = "self.device"
+# torch functions creating a tensor from nothing on the CPU: the Trainer moves the model and
+# the batches, not these, so their `.to(device)` stays (`self.device` in the class)
+_FACTORIES = frozenset(
+    "torch." + name
+    for name in (
+        "tensor as_tensor from_numpy zeros ones empty full eye arange linspace logspace "
+        "rand randn randint randperm normal bernoulli multinomial"
+    ).split()
+)
+
+
+def _creates_tensor(ctx, value: cst.BaseExpression) -> bool:
+    """A torch factory call, possibly followed by method calls (`torch.zeros(n).long()`) or
+    arithmetic (`0.1 * torch.randn(...)`)."""
+    if isinstance(value, cst.Call):
+        if ctx.call_qualnames(value) & _FACTORIES:
+            return True
+        if isinstance(value.func, cst.Attribute):
+            return _creates_tensor(ctx, value.func.value)
+    if isinstance(value, cst.BinaryOperation):
+        return _creates_tensor(ctx, value.left) or _creates_tensor(ctx, value.right)
+    return False
+
+
+def _created_tensor_keeper(ctx, stmts):
+    """keep(receiver) for the moves of one hook: tensors its code creates (a factory call, or
+    a name the hook binds to one)."""
+    created = set()
+    for stmt in stmts:
+        for inner in _simple_statements(stmt):
+            assign = single_assign(inner)
+            if assign and _creates_tensor(ctx, assign[1]):
+                created.add(assign[0])
+
+    def keep(receiver) -> bool:
+        if isinstance(receiver, cst.Name):
+            return receiver.value in created
+        return _creates_tensor(ctx, receiver)
+
+    return keep
+
+
+def _simple_statements(stmt):
+    found = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node) -> None:
+            found.append(node)
+
+    stmt.visit(Visitor())
+    return found
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -131,16 +199,8 @@ def bind(ctx, plan, steps) -> None:
     conditional choosing between them."""
     for stmt in ctx.scope_before:
         assign = single_assign(stmt)
-        if assign and _is_device_value(ctx, assign[1]):
+        if assign and is_device_value(ctx, assign[1]):
             plan.device_names.add(assign[0])
-
-
-def _is_device_value(ctx, value: cst.BaseExpression) -> bool:
-    if isinstance(value, cst.IfExp):
-        return _is_device_value(ctx, value.body) and _is_device_value(ctx, value.orelse)
-    if isinstance(value, cst.Call):
-        return "torch.device" in ctx.call_qualnames(value)
-    return isinstance(value, cst.SimpleString) and is_device_expr(value, set())
 
 
 def clean(ctx, plan) -> None:
@@ -150,8 +210,9 @@ def clean(ctx, plan) -> None:
 
     def strip(stmts):
         out = []
+        keep = _created_tensor_keeper(ctx, stmts)
         for stmt in stmts:
-            new = strip_device_moves(stmt, devices)
+            new = strip_device_moves(stmt, devices, keep)
             if isinstance(new, cst.If) and new.orelse is None:
                 if all(is_trivial_statement(s) for s in new.body.body):
                     continue

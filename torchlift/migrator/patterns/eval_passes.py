@@ -119,7 +119,9 @@ def _read_validation(ctx, stmt, plan) -> EvalPlan:
     setup = [
         s for s in between if collect_names(s).writes & eval_names and not call_method(s, "eval")
     ]
-    plan.post_train = [s for s in between if s not in setup] + after + rest
+    kept = [s for s in between if s not in setup]
+    plan.post_train = kept + after + rest
+    plan.post_eval_at = len(kept)  # post_train[post_eval_at:] runs after the pass
     return EvalPlan(
         loader=iterator.value,
         target=target,

@@ -17,6 +17,7 @@ import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names, node_kinds, rename
 from ..rule import Rule, Unsupported
+from .helper_globals import declared_globals
 
 HELPER_SHAPE = Rule(
     "TL111",
@@ -55,12 +56,14 @@ def epoch_body(ctx, stmts):
     for stmt in ctx.scope_before:
         taken |= bound_names(stmt)
     out = []
-    for stmt in stmts:
-        found = helper_call(stmt, helpers)
+    calls = [(stmt, helper_call(stmt, helpers)) for stmt in stmts]
+    called = {found[0].name.value for _, found in calls if found is not None}
+    for stmt, found in calls:
         if found is None:
             out.append(stmt)
             continue
-        body, bound = inline_call(stmt, *found, taken)
+        body, declared = declared_globals(ctx, found[0], stmt, called)
+        body, bound = inline_call(stmt, *found, taken, body=body, keep=declared)
         taken |= bound
         inlined.append(found[0].name.value)
         out.extend(body)
@@ -157,9 +160,13 @@ def _writes_outside_loops(stmts) -> set[str]:
     return writes
 
 
-def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[str]]:
-    """Statements equivalent to `stmt` (a helper call) and the helper locals they bind."""
-    body = list(func.body.body)
+def inline_call(
+    stmt, func, call, target, taken: set[str], body=None, keep: set[str] = frozenset()
+) -> tuple[list, set[str]]:
+    """Statements equivalent to `stmt` (a helper call) and the helper locals they bind.
+    `body`: the helper's statements to inline (default: all of them); `keep`: names it
+    binds that keep their spelling (module globals it declared)."""
+    body = list(func.body.body if body is None else body)
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
         body = body[1:]  # docstring
     kinds = node_kinds(func.body)
@@ -177,13 +184,13 @@ def inline_call(stmt, func, call, target, taken: set[str]) -> tuple[list, set[st
         body = body[:-1]
     if any(r is not final_return for r in returns):
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` returns early", stmt)
-    if {"global", "yield"} & kinds:
+    if "yield" in kinds or "global" in node_kinds(cst.IndentedBlock(body)):
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` uses global/yield", stmt)
     mapping = dict(_bind_arguments(func, call, stmt))
     params = set(mapping)
     top_writes = _writes_outside_loops(body)
     all_writes = collect_names(*body).writes - params
-    for name in sorted(top_writes - params):
+    for name in sorted(top_writes - params - keep):
         if name in taken:
             mapping[name] = cst.Name(f"{func.name.value}_{name}")
     out = [rename(s, mapping) for s in body]

@@ -73,15 +73,19 @@ def read(ctx, plan, steps) -> None:
     if interval != "epoch":
         return
     at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
+    args = stmt.body[0].value.args
+    ctx.found["epoch_scheduler_step"] = (stmt, list(plan.post_train))
     for later in plan.post_train[at + 1 :]:
         if collect_names(later).reads & {name, optimizer.name}:
+            if not args:  # kept_optimizers.py keeps both in the script, or refuses
+                ctx.found["read_after_scheduler_step"] = later
+                return
             raise Unsupported(
                 EPOCH_STATEMENT,
                 "code after the epoch's scheduler.step() reads the optimizer or "
                 "scheduler (Lightning steps the scheduler after the epoch hooks)",
                 later,
             )
-    args = stmt.body[0].value.args
     if args:  # ReduceLROnPlateau: log the metric; Lightning steps it with that value
         metric = args[0].value
         key = metric.value if isinstance(metric, cst.Name) else "monitor"

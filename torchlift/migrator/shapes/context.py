@@ -2,7 +2,8 @@
 
 The rules any loop shape shares: a loop is converted where it stands, so it must sit directly
 at module level, in a function body or under `if __name__ == "__main__":` (TL103), and a
-function holding it must not use `global`/`nonlocal` (TL117); batches come from a loader
+function holding it may declare module globals at the top of its body but not `nonlocal`
+or a `global` inside a block (TL117); batches come from a loader
 (TL104); control flow (TL107) and epoch-level code (TL109) must keep their meaning in hooks. LoopContext records its place (the statements before and after it
 in its scope), answers binding and loader questions, and collects the blockers recognisers
 find, so a refused loop lists every reason.
@@ -17,6 +18,7 @@ from ..analysis.names import bound_names, collect_names
 from ..analysis.qualnames import TQDM, Qualnames
 from ..analysis.statements import contains, single_assign, statements
 from ..rule import Rule, Unsupported
+from .trainer_class import refuse_method_loop
 
 PLACEMENT = Rule(
     "TL103",
@@ -39,23 +41,28 @@ PLACEMENT = Rule(
 
 GLOBAL_STATEMENT = Rule(
     "TL117",
-    "the function holding the loop uses `global` or `nonlocal`",
-    """Names declared `global` or `nonlocal` in the function around the loop live outside it;
-    moving the loop's code into a LightningModule would cut that link.""",
-    """Pass the value in and return it instead of declaring it global.""",
+    "the function holding the loop uses `nonlocal`, or `global` inside a block",
+    """Names the function holding the loop declares `global` at the top of its body stay
+    module globals that the generated hooks read and write (patterns/module_globals.py). A
+    `nonlocal` or a `global` inside a nested block or function ties names to scopes the
+    LightningModule's methods cannot share.""",
+    """Declare module globals once, at the top of the function; pass a closure's state in
+    and return it instead of `nonlocal`.""",
     """
-    best = None
-
-
     def main():
-        global best
+        best = None
+
+        def record(value):
+            nonlocal best
+            best = value
+
         for epoch in range(2):
             for x, y in loader:
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
-            best = loss.item()
+            record(loss.item())
 
 
     main()
@@ -182,6 +189,7 @@ class LoopContext:
                 owner = stmt
                 break
         if owner is None:
+            refuse_method_loop(self.module, self.loop)  # a hand-written trainer class: TL133
             raise Unsupported(
                 PLACEMENT, "training loop is nested inside another statement", self.loop
             )
@@ -217,12 +225,14 @@ class LoopContext:
             # names the function binds: parameters + statements before the loop
             self.scope_before = list(self.before)
             self.params = {p.name.value for p in _all_params(self.function)}
-            if contains(self.function.body, frozenset({"global"})):
+            declared = top_level_globals(self.function)
+            if declared is None:
                 raise Unsupported(
                     GLOBAL_STATEMENT,
-                    "the function holding the loop uses global/nonlocal",
+                    "the function holding the loop uses `nonlocal`, or `global` inside a block",
                     self.loop,
                 )
+            self.found["function_globals"] = declared
         else:
             self.scope_before = [*self.module_before, *self.before]
             self.params = set()
@@ -320,6 +330,22 @@ class LoopContext:
             else:
                 break
         return iterator, index, target
+
+
+def top_level_globals(func: cst.FunctionDef) -> set[str] | None:
+    """The names `func` declares `global` in statements of its own body (not in a block), or
+    None when it has a `nonlocal` or a `global` elsewhere (inside a block, a nested def)."""
+    declared: set[str] = set()
+    for stmt in func.body.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Global):
+                    declared |= {n.name.value for n in small.names}
+                elif isinstance(small, cst.Nonlocal):
+                    return None
+        elif contains(stmt, frozenset({"global"})):
+            return None
+    return declared
 
 
 def _all_params(func: cst.FunctionDef) -> list[cst.Param]:

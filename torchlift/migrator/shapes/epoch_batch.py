@@ -35,6 +35,7 @@ from ..analysis.statements import (
 )
 from ..patterns.accumulation import ACCUMULATION
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
+from ..patterns.passed_in import given_loader
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
@@ -135,7 +136,9 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     plan.add_trainer_arg("max_epochs", ctx.module.code_for_node(max_epochs))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
-    if plan.train_loader in ctx.params:
+    if plan.train_loader in ctx.params and plan.optimizer.given:
+        given_loader(ctx, plan.train_loader, loop)  # read at the call sites
+    elif plan.train_loader in ctx.params:
         raise Unsupported(
             NOT_A_LOADER,
             f"the loader `{plan.train_loader}` is a parameter of the function holding the "
@@ -195,6 +198,12 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
             and start.evaluated_value == stop.right.evaluated_value
         ):
             max_epochs = stop.left
+        elif (  # range(start_epoch, start_epoch + N): N epochs
+            isinstance(stop, cst.BinaryOperation)
+            and isinstance(stop.operator, cst.Add)
+            and stop.left.deep_equals(start)
+        ):
+            max_epochs = stop.right
         elif isinstance(start, cst.Integer) and isinstance(stop, cst.Integer):
             max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
         else:

@@ -5,6 +5,7 @@ what it accepts."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -89,6 +90,10 @@ def resolve_devices(devices: Any, accelerator: str) -> list[int]:
     )
     available = torch.cuda.device_count() if accelerator == "cuda" else 1
     if devices == "auto" or devices is None:
+        # Lightning's meaning: every visible GPU (one inside a notebook), one CPU / MPS device
+        interactive = hasattr(sys, "ps1") or bool(sys.flags.interactive)
+        if accelerator == "cuda" and not interactive:
+            return list(range(max(available, 1)))
         return [0]
     parsed: Union[int, list[int]]
     if isinstance(devices, str):

@@ -47,9 +47,14 @@ class _DataConnector:
         return None
 
     def _prepare_loader(self, loader: Any, stage: str) -> Any:
+        from torchlift.runtime.seed import auto_add_worker_init_fn
+
         if stage == "fit" and self.overfit_batches:
             loader = _without_shuffle(loader)
-        return self.strategy.process_dataloader(loader, stage)
+        if self._use_distributed_sampler:
+            loader = self.strategy.process_dataloader(loader, stage)
+        auto_add_worker_init_fn(loader, self.global_rank)
+        return loader
 
     def _limit_batches(self, loader: Any, limit: Union[int, float], name: str) -> float:
         length = sized_len(loader)

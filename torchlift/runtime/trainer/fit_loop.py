@@ -211,6 +211,7 @@ class FitLoop(FitLoopCounters):
     def run(self) -> None:
         trainer = self.trainer
         self.setup_data()
+        self._last_dataloader_reload = trainer.current_epoch
         if self.done or trainer.limit_train_batches == 0:
             return
         resume, self._resume = self._resume, None
@@ -272,10 +273,26 @@ class FitLoop(FitLoopCounters):
         ep.val_loop.batch_progress.total = dict.fromkeys(ep.val_loop.batch_progress.fields, 0)
 
     def _run_epoch(self, first_epoch_iterator_ready: bool) -> None:
+        if not first_epoch_iterator_ready:
+            self._reload_dataloaders_if_due()
         self._begin_epoch()
         if not first_epoch_iterator_ready:
             self._start_epoch_iterator()
         self._batch_loop()
+
+    def _reload_dataloaders_if_due(self) -> None:
+        """`reload_dataloaders_every_n_epochs=n`: the `*_dataloader()` sources are asked again
+        every n epochs, before the epoch starts (as Lightning's fit loop does)."""
+        trainer = self.trainer
+        every = trainer.reload_dataloaders_every_n_epochs
+        epoch = trainer.current_epoch
+        if not every or epoch - self._last_dataloader_reload < every:
+            return
+        self._last_dataloader_reload = epoch
+        self.setup_data()
+        if trainer.val_dataloaders is not None:
+            trainer.val_dataloaders = None
+            trainer._setup_validation_data_if_needed()
 
     def _resume_mid_epoch(self, resume: dict[str, Any]) -> None:
         """Continue an epoch that a checkpoint interrupted after batch `ready`."""

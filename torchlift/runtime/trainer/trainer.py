@@ -152,6 +152,20 @@ class Trainer(
                     "(batches) or a float in (0.0, 1.0] (fraction of an epoch)"
                 )
 
+        # arguments whose machinery the runtime does not have: an error, never a silent no-op
+        if profiler is not None:
+            raise MisconfigurationException(
+                f"Trainer(profiler={profiler!r}) is not supported by torchlift.runtime; remove it "
+                "or run the script on Lightning"
+            )
+        if plugins not in (None, [], ()):
+            raise MisconfigurationException(
+                f"Trainer(plugins={plugins!r}) is not supported by torchlift.runtime; remove it "
+                "or run the script on Lightning"
+            )
+        _check_int("reload_dataloaders_every_n_epochs", reload_dataloaders_every_n_epochs, 0)
+        self._use_distributed_sampler = bool(use_distributed_sampler)
+
         # --- resolve devices / strategy / precision (connector.py) -----------------------------
         resolved = resolve(
             accelerator, devices, strategy, num_nodes, "32-true" if precision is None else precision

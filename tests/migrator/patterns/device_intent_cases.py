@@ -1,0 +1,176 @@
+"""Cases of patterns/device_intent.py: the script's device choice becomes `accelerator=` and
+`devices=1` (or DDP over the GPUs DataParallel used); a device index other than 0 and
+DataParallel GPU counts that cannot be written down are refused."""
+
+_LOOP = """
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+"""
+
+CONVERTS = {
+    "no_device_is_the_cpu": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ['L.Trainer(accelerator="cpu", devices=1, max_epochs=2)'],
+        [],
+    ),
+    "flag_in_the_device_expression": (
+        """
+        use_cuda = not args.no_cuda and torch.cuda.is_available()
+        device = torch.device("cuda" if use_cuda else "cpu")
+        """ + _LOOP,
+        ['accelerator="cuda" if use_cuda else "cpu", devices=1'],
+        ["device = torch.device", ".to(device)"],
+    ),
+    "if_else_statement": (
+        """
+        # Device configuration
+        if torch.cuda.is_available():
+            device = torch.device("cuda:0")
+        else:
+            device = "cpu"
+
+        """ + _LOOP,
+        ['accelerator="cuda" if torch.cuda.is_available() else "cpu"', "devices=1"],
+        ["# Device configuration", "device ="],
+    ),
+    "default_then_if_without_else": (
+        """
+        device = "cpu"
+        if torch.cuda.is_available():
+            device = "cuda"
+        """ + _LOOP,
+        ['accelerator="cuda" if torch.cuda.is_available() else "cpu", devices=1'],
+        ["device ="],
+    ),
+    "device_rebound_by_a_helper": (
+        """
+        device = torch.device("cpu")
+        device = pick_device(device)
+        """ + _LOOP,
+        ["accelerator=torch.device(device).type, devices=1", "device = pick_device(device)"],
+        [".to(device)"],
+    ),
+    "torch_accelerator_idiom": (
+        """
+        device = (
+            torch.accelerator.current_accelerator().type
+            if torch.accelerator.is_available()
+            else "cpu"
+        )
+        """ + _LOOP,
+        ['accelerator="auto" if torch.accelerator.is_available() else "cpu"'],
+        ["device_", "current_accelerator"],
+    ),
+    "conditional_cuda_calls": (
+        """
+        use_gpu = torch.cuda.is_available()
+        if use_gpu:
+            model = model.cuda()
+        for epoch in range(2):
+            for x, y in loader:
+                if use_gpu:
+                    x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ['accelerator="cuda" if use_gpu else "cpu"'],
+        [".cuda()"],
+    ),
+    "created_tensor_keeps_its_move": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                mask = torch.ones(x.shape[0]).to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x) * mask[:, None], y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["mask = torch.ones(x.shape[0]).to(self.device)", "x, y = batch"],
+        ["x.to("],
+    ),
+    "device_the_script_still_reads": (
+        """
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        print(f"Using {device} device")
+        """ + _LOOP,
+        [
+            "L.Trainer(accelerator=device, devices=1, max_epochs=2)",
+            'print(f"Using {device} device")',
+        ],
+        [".to(device)"],
+    ),
+    "torch_device_the_script_still_reads": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        """
+        + _LOOP
+        + """
+        torch.save(model.to(device).state_dict(), "model.pt")
+        """,
+        ["L.Trainer(accelerator=device.type, devices=1, max_epochs=2)"],
+        [],
+    ),
+    "data_parallel_becomes_ddp": (
+        """
+        use_cuda = torch.cuda.is_available()
+        device = torch.device("cuda" if use_cuda else "cpu")
+        if torch.cuda.device_count() > 1:
+            print("GPUs:", torch.cuda.device_count())
+            model = nn.DataParallel(model)
+        model.to(device)
+        """ + _LOOP,
+        [
+            "devices=torch.cuda.device_count() if use_cuda else 1",
+            'strategy="ddp" if use_cuda and torch.cuda.device_count() > 1 else "auto"',
+            'print("GPUs:", torch.cuda.device_count())',
+        ],
+        ["DataParallel("],
+    ),
+    "data_parallel_on_the_cpu_is_dropped": (
+        """
+        model = nn.DataParallel(model)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ['accelerator="cpu", devices=1'],
+        ["DataParallel(", "strategy="],
+    ),
+}
+
+UNCHANGED = {
+    "second_gpu": (
+        """
+        device = torch.device("cuda:1" if torch.cuda.is_available() else "cpu")
+        """ + _LOOP,
+        "TL140",
+    ),
+    "data_parallel_on_torch_accelerator": (
+        """
+        device = torch.accelerator.current_accelerator()
+        model = nn.DataParallel(model)
+        model.to(device)
+        """ + _LOOP,
+        "TL141",
+    ),
+}

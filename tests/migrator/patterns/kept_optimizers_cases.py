@@ -1,0 +1,76 @@
+"""Cases of patterns/kept_optimizers.py: an optimizer used outside the loop stays in the script."""
+
+CONVERTS = {
+    "resume_block_loads_optimizer_and_scheduler_state": (
+        """
+        import os
+
+        scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.9)
+        if os.path.exists("last.pt"):
+            state = torch.load("last.pt")
+            optimizer.load_state_dict(state["optimizer"])
+            scheduler.load_state_dict(state["scheduler"])
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            scheduler.step()
+            torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, "last.pt")
+        """,
+        [
+            "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+            "scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.9)",
+            "self.scheduler.step()",
+            '"optimizer": self.optimizer.state_dict()',
+            "def configure_optimizers(self):\n        return self.optimizer\n",
+            "LitModel(model, optimizer, scheduler, criterion)",
+        ],
+        ["lr_schedulers()", '"interval"'],
+    ),
+    "optimizer_state_loaded_before_the_loop": (
+        """
+        optimizer.load_state_dict(optimizer.state_dict())
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["return self.optimizer", "optimizer.load_state_dict(optimizer.state_dict())"],
+        ["torch.optim.SGD(self.model"],
+    ),
+}
+
+UNCHANGED = {
+    "per_batch_scheduler_of_a_resumed_optimizer": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+        optimizer.load_state_dict(optimizer.state_dict())
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                scheduler.step()
+        """,
+        "TL134",
+    ),
+    "plateau_scheduler_read_after_its_step": (
+        """
+        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            scheduler.step(loss.item())
+            print(optimizer.param_groups[0]["lr"])
+        """,
+        "TL109",
+    ),
+}

@@ -1,0 +1,426 @@
+"""Pattern: the script's device choice -> the Trainer's `accelerator=` and `devices=1`.
+
+    device = torch.device("cuda" if use_cuda else "cpu")   -> accelerator="cuda" if use_cuda else "cpu"
+    if torch.cuda.is_available():                           -> accelerator="cuda" if torch.cuda.is_available()
+        device = torch.device("cuda")                                    else "cpu"
+    else:
+        device = torch.device("cpu")
+    device = torch.accelerator.current_accelerator()        -> accelerator="auto" (the same choice)
+    no device at all (or only `.cuda()` calls)              -> accelerator="cpu" (or "cuda")
+
+The script's own flags (`--no-cuda`, `use_cuda = False`, `args.no_accel`) keep working because
+the condition that chose the device is the condition that chooses the accelerator. A
+single-device script asks for `devices=1` explicitly: Lightning's default ("auto") would spread
+it over every visible GPU, changing its batches and duplicating its prints.
+
+When code outside the loop still reads the device, the Trainer reads the same name
+(`accelerator=device`, or `device.type` for a `torch.device`).
+
+DataParallel (found by bindings / data_parallel) becomes DDP over the GPUs it used:
+`devices=torch.cuda.device_count() if <on CUDA> else 1`, `strategy="ddp" if <on CUDA> and
+torch.cuda.device_count() > 1 else "auto"`; on one device nothing changes. The report says how
+the global batch changes (DataParallel split a batch, DDP gives each GPU a whole one).
+
+Refused: TL140, a device with an index other than 0 (`"cuda:1"`), which `devices=1` would
+not honour; TL141, DataParallel when the condition that put the model on CUDA cannot be read.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from ..analysis.names import bound_names, scope_reads
+from ..analysis.statements import single_assign
+from ..rule import Rule, Unsupported
+
+DEVICE_INDEX = Rule(
+    "TL140",
+    "the script trains on a device index other than 0",
+    """`torch.device("cuda:1")` picks one GPU of several; the converted Trainer asks for one
+    device (`devices=1`, the first), which is not the same GPU.""",
+    """Select the GPU with `CUDA_VISIBLE_DEVICES=1` and write `torch.device("cuda")`, or pass
+    `devices=[1]` to the Trainer by hand after converting.""",
+    """
+    device = torch.device("cuda:1" if torch.cuda.is_available() else "cpu")
+    model = model.to(device)
+    for epoch in range(2):
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+DATA_PARALLEL_DEVICES = Rule(
+    "TL141",
+    "DataParallel script whose GPU count cannot be written as Trainer arguments",
+    """A DataParallel script becomes a DDP one on the GPUs DataParallel used: `devices=` counts
+    them under the condition that put the model on CUDA. When that condition cannot be read
+    from the script (a device from `torch.accelerator`, a device name from a config) or the
+    wrap happens under several conditions, the count cannot be stated.""",
+    """Choose the device with `torch.device("cuda" if use_cuda else "cpu")` and wrap the model
+    once (`if torch.cuda.device_count() > 1: model = nn.DataParallel(model)`).""",
+    """
+    device = torch.accelerator.current_accelerator()
+    model = nn.DataParallel(model)
+    model.to(device)
+    for epoch in range(2):
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+RULES = (DEVICE_INDEX, DATA_PARALLEL_DEVICES)
+
+_DEVICE = re.compile(r"^[rbu]*(['\"])(cuda|cpu|mps|xpu|gpu)(?::(\d+))?['\"]$", re.I)
+_CURRENT_ACCELERATOR = "torch.accelerator.current_accelerator"
+
+
+def device_if_binding(ctx, stmt, complete: bool = True) -> str | None:
+    """The name an `if/elif/else` statement binds to a device in every branch (and does
+    nothing else), e.g. `if use_cuda: device = torch.device("cuda") else: ...`; with
+    `complete=False` also an `if` without `else` (rebinding a device chosen before it)."""
+    if not isinstance(stmt, cst.If) or (complete and not _has_else(stmt)):
+        return None
+    names = set()
+    branch: cst.If | cst.Else | None = stmt
+    while branch is not None:
+        body = branch.body.body
+        if len(body) != 1:
+            return None
+        assign = single_assign(body[0])
+        if assign is None or not is_device_value(ctx, assign[1]):
+            return None
+        names.add(assign[0])
+        branch = branch.orelse if isinstance(branch, cst.If) else None
+    return names.pop() if len(names) == 1 else None
+
+
+def _has_else(stmt: cst.If) -> bool:
+    while isinstance(stmt.orelse, cst.If):
+        stmt = stmt.orelse
+    return isinstance(stmt.orelse, cst.Else)
+
+
+def is_device_value(ctx, value: cst.BaseExpression) -> bool:
+    """`torch.device(...)`, a device string, `torch.accelerator.current_accelerator()` (or
+    its `.type`), or a conditional choosing between them."""
+    if isinstance(value, cst.IfExp):
+        return is_device_value(ctx, value.body) and is_device_value(ctx, value.orelse)
+    if isinstance(value, cst.Attribute) and value.attr.value == "type":
+        return _CURRENT_ACCELERATOR in ctx.call_qualnames(value.value)
+    if isinstance(value, cst.Call):
+        return bool(ctx.call_qualnames(value) & {"torch.device", _CURRENT_ACCELERATOR})
+    return isinstance(value, cst.SimpleString) and bool(_DEVICE.match(value.value))
+
+
+def bind(ctx, plan, steps) -> None:
+    """The if/else device idiom binds a device name like an assignment does."""
+    for stmt in ctx.scope_before:
+        name = device_if_binding(ctx, stmt)
+        if name is not None:
+            plan.device_names.add(name)
+
+
+_SINGLE_NOTE = (
+    "device choice -> `accelerator=` of the Trainer, under the script's own condition, and "
+    "`devices=1`: one device, as the script trained"
+)
+
+
+def read(ctx, plan, steps) -> None:
+    accelerator = _accelerator(ctx, plan)
+    binding = _last_device_binding(ctx, plan)
+    plan.device_stmt = binding[0] if binding else None
+    plan.device_note = _SINGLE_NOTE
+    wraps = ctx.found.get("data_parallel_conditions")
+    if not wraps:
+        plan.trainer_args[:0] = [("accelerator", accelerator), ("devices", "1")]
+        return
+    multi = _data_parallel_args(ctx, plan, wraps)
+    if multi is None:
+        plan.trainer_args[:0] = [("accelerator", accelerator), ("devices", "1")]
+        plan.notes.append("DataParallel removed: the model ran on the CPU, where it does nothing")
+        return
+    devices, strategy = multi
+    plan.trainer_args[:0] = [
+        ("accelerator", accelerator),
+        ("devices", devices),
+        ("strategy", strategy),
+    ]
+    note = (
+        "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
+        "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
+        "batch_size by the GPU count to keep the global batch"
+    )
+    plan.notes.append(note)
+    plan.device_note = f"device choice -> `accelerator=`, `devices=`, `strategy=`: {note}"
+
+
+def prefer_kept_device_name(ctx, plan) -> None:
+    """When the script keeps its device binding (code outside the loop still reads it), the
+    Trainer reads the same name (`accelerator=device` / `device.type`) instead of repeating
+    its condition. Called once the plan is complete (the test pass placed)."""
+    stmt = plan.device_stmt
+    assign = single_assign(stmt) if stmt is not None else None
+    if assign is None or not plan.trainer_args or plan.trainer_args[0][0] != "accelerator":
+        return
+    name, value = assign
+    gone = {
+        id(s)
+        for s in (
+            stmt,
+            plan.epoch_loop,
+            *plan.remove_stmts,
+            *plan.strip_stmts,
+            *plan.test_stmts,
+            *(o.stmt for o in plan.optimizers),
+            *(o.scheduler_stmt for o in plan.optimizers),
+        )
+        if s is not None
+    }
+    kept = [s for s in [*ctx.scope_before, *ctx.scope_after] if id(s) not in gone]
+    if not any(name in scope_reads(s) for s in kept):
+        return
+    if _is_string_device(value):
+        plan.trainer_args[0] = ("accelerator", name)
+    elif isinstance(value, cst.Call) and "torch.device" in ctx.call_qualnames(value):
+        plan.trainer_args[0] = ("accelerator", f"{name}.type")
+
+
+def _is_string_device(value) -> bool:
+    """A device name without an index: a valid `accelerator=` as it is."""
+    if isinstance(value, cst.IfExp):
+        return _is_string_device(value.body) and _is_string_device(value.orelse)
+    if isinstance(value, cst.SimpleString):
+        match = _DEVICE.match(value.value)
+        return match.group(3) is None and match.group(2).lower() in ("cuda", "cpu", "mps", "gpu")
+    return False
+
+
+class _Unknown(Exception):
+    """The device choice has no condition under which it is CUDA that can be written down."""
+
+
+_ALWAYS, _NEVER = "always", "never"
+
+
+def _data_parallel_args(ctx, plan, wraps) -> tuple[str, str] | None:
+    """(devices, strategy) codes for a DataParallel script: every GPU when the script is on
+    CUDA (and its wrap condition holds), else one device; None when it never is."""
+    code = ctx.module.code_for_node
+    try:
+        on_cuda = _cuda_condition(ctx, plan)
+    except _Unknown:
+        raise Unsupported(
+            DATA_PARALLEL_DEVICES,
+            "DataParallel with a device choice whose GPU count cannot be written down",
+            ctx.loop,
+        ) from None
+    if on_cuda == _NEVER:
+        return None
+    # the wrap's own `torch.cuda.device_count() > 1` is what `devices` says; others stay
+    extra = {code(c).strip() for c in wraps if c is not None and not _counts_devices(c)}
+    if len(extra) > 1 or (extra and None in wraps):
+        raise Unsupported(
+            DATA_PARALLEL_DEVICES,
+            "the model is wrapped in DataParallel under several conditions",
+            ctx.loop,
+        )
+    torch = next((k for k, v in ctx.names.imports.items() if v == "torch"), None)
+    if torch is None:
+        raise Unsupported(
+            DATA_PARALLEL_DEVICES, "`torch` is not imported as a module to count the GPUs", ctx.loop
+        )
+    count = f"{torch}.cuda.device_count()"
+    parts = [_paren(p) for p in (on_cuda, *sorted(extra)) if p != _ALWAYS]
+    condition = " and ".join(parts)
+    if not condition:
+        return count, f'"ddp" if {count} > 1 else "auto"'
+    return f"{count} if {condition} else 1", f'"ddp" if {condition} and {count} > 1 else "auto"'
+
+
+def _counts_devices(test: cst.BaseExpression) -> bool:
+    found = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if node.attr.value == "device_count":
+                found.append(node)
+
+    test.visit(Visitor())
+    return bool(found)
+
+
+def _paren(code: str) -> str:
+    try:
+        node = cst.parse_expression(code)
+    except cst.ParserSyntaxError:  # pragma: no cover - codes come from parsed source
+        return f"({code})"
+    simple = (cst.Name, cst.Attribute, cst.Call, cst.Comparison, cst.UnaryOperation)
+    if isinstance(node, simple) or (
+        isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And)
+    ):
+        return code
+    return f"({code})"
+
+
+def _cuda_condition(ctx, plan) -> str:
+    """When the script trains on CUDA: _ALWAYS, _NEVER or a condition's code (or _Unknown)."""
+    binding = _last_device_binding(ctx, plan)
+    if binding is None:
+        finder = _CudaCalls()
+        for stmt in [*ctx.scope_before, plan.epoch_loop]:
+            stmt.visit(finder)
+        if not finder.conditions:
+            return _NEVER
+        first = finder.conditions[0]
+        return _ALWAYS if first is None else ctx.module.code_for_node(first).strip()
+    if binding[1] is None:
+        raise _Unknown
+    return _cuda_condition_of(ctx, binding[1])
+
+
+def _cuda_condition_of(ctx, value) -> str:
+    if isinstance(value, cst.SimpleString):
+        name = _DEVICE.match(value.value).group(2).lower()
+        return _ALWAYS if name in ("cuda", "gpu") else _NEVER
+    if isinstance(value, cst.IfExp):
+        body, orelse = _cuda_condition_of(ctx, value.body), _cuda_condition_of(ctx, value.orelse)
+        test = ctx.module.code_for_node(value.test).strip()
+        if body == orelse and body in (_ALWAYS, _NEVER):
+            return body
+        if body == _ALWAYS and orelse == _NEVER:
+            return test
+        if body == _NEVER and orelse == _ALWAYS:
+            return f"not {_paren(test)}"
+        raise _Unknown
+    if isinstance(value, cst.Call) and "torch.device" in ctx.call_qualnames(value):
+        if len(value.args) == 1 and value.args[0].keyword is None:
+            return _cuda_condition_of(ctx, value.args[0].value)
+    raise _Unknown
+
+
+def _accelerator(ctx, plan) -> str:
+    binding = _last_device_binding(ctx, plan)
+    given = sorted(plan.device_names & set(ctx.params))
+    if binding is None and given:  # `def train(..., device)`: the caller chose it
+        return f"torch.device({given[0]}).type"
+    if binding is None:
+        return _accelerator_of_cuda_calls(ctx, [*ctx.scope_before, plan.epoch_loop])
+    stmt, value, name = binding
+    if value is None:  # rebound in a way not read here: the Trainer asks the device itself
+        return f"torch.device({name}).type"
+    return _accelerator_of(ctx, value, stmt)
+
+
+def _accelerator_of_cuda_calls(ctx, stmts) -> str:
+    """No device name: the script places with `.cuda()` (on the GPU, or on it under the
+    condition of the `if` around the first such call), or nowhere (the CPU)."""
+    finder = _CudaCalls()
+    for stmt in stmts:
+        stmt.visit(finder)
+    if not finder.conditions:
+        return '"cpu"'
+    first = finder.conditions[0]
+    if first is None:
+        return '"cuda"'
+    return f'"cuda" if {ctx.module.code_for_node(first).strip()} else "cpu"'
+
+
+class _CudaCalls(cst.CSTVisitor):
+    """The condition of the `if` directly around each `x.cuda()` call (None: unconditional)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conditions: list = []
+        self.tests: list = []
+
+    def visit_If(self, node: cst.If) -> bool:
+        node.test.visit(self)
+        self.tests.append(node.test)
+        node.body.visit(self)
+        self.tests[-1] = None  # the else branch is not under the condition
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        self.tests.pop()
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "cuda" and not node.args:
+            self.conditions.append(self.tests[-1] if self.tests else None)
+
+
+def _last_device_binding(ctx, plan):
+    """(statement, device value, name) of the last binding of a device name before the loop;
+    the value is None when a statement rebinds the name in a way not read here."""
+    found = None
+    names = plan.device_names
+    for stmt in [*ctx.module_before, *ctx.scope_before]:
+        assign = single_assign(stmt)
+        partial = device_if_binding(ctx, stmt, complete=False)
+        if assign and assign[0] in names and is_device_value(ctx, assign[1]):
+            found = stmt, assign[1], assign[0]
+        elif partial in names:
+            before = found[1] if found is not None and found[2] == partial else None
+            if _has_else(stmt) or before is not None:
+                found = stmt, _as_conditional(stmt, before), partial
+            else:
+                found = stmt, None, partial
+        elif names & bound_names(stmt):
+            found = stmt, None, sorted(names & bound_names(stmt))[0]
+    return found
+
+
+def _as_conditional(stmt: cst.If, otherwise=None) -> cst.BaseExpression:
+    """`if c: d = a elif e: d = b else: d = f` as the expression `a if c else b if e else f`
+    (`otherwise` for an `if` without `else`: the value bound before it)."""
+    value = single_assign(stmt.body.body[0])[1]
+    if isinstance(stmt.orelse, cst.If):
+        orelse = _as_conditional(stmt.orelse, otherwise)
+    elif stmt.orelse is None:
+        orelse = otherwise
+    else:
+        orelse = single_assign(stmt.orelse.body.body[0])[1]
+    return cst.IfExp(test=stmt.test, body=value, orelse=orelse)
+
+
+def _accelerator_of(ctx, value: cst.BaseExpression, stmt) -> str:
+    code = ctx.module.code_for_node
+    if isinstance(value, cst.IfExp):
+        body = _accelerator_of(ctx, value.body, stmt)
+        orelse = _accelerator_of(ctx, value.orelse, stmt)
+        if body == orelse:
+            return body
+        test = code(value.test).strip()
+        if isinstance(value.test, (cst.IfExp, cst.Lambda)):
+            test = f"({test})"
+        return f"{body} if {test} else {orelse}"
+    if isinstance(value, cst.SimpleString):
+        return _accelerator_of_string(value, stmt)
+    if isinstance(value, cst.Attribute) or _CURRENT_ACCELERATOR in ctx.call_qualnames(value):
+        return '"auto"'  # Lightning picks the same accelerator torch.accelerator reports
+    # torch.device(...)
+    args = value.args
+    if len(args) > 1 or (args and args[0].keyword is not None):
+        raise Unsupported(DEVICE_INDEX, "torch.device(...) with an index or keywords", stmt)
+    if args and is_device_value(ctx, args[0].value):
+        return _accelerator_of(ctx, args[0].value, stmt)
+    return f"{code(value).strip()}.type"
+
+
+def _accelerator_of_string(value: cst.SimpleString, stmt) -> str:
+    match = _DEVICE.match(value.value)
+    quote, name, index = match.groups()
+    if index is not None and int(index) != 0:
+        raise Unsupported(DEVICE_INDEX, f"the script trains on {value.value}", stmt)
+    return f"{quote}{name.lower()}{quote}"

@@ -1,0 +1,257 @@
+"""Pattern: a training function given its model, optimizer and loader by its callers.
+
+    def train(model, optimizer, loader, criterion, num_epochs):
+        for epoch in range(num_epochs):          -> lit_model = LitModel(model, optimizer, criterion)
+            for x, y in loader:                     trainer = L.Trainer(max_epochs=num_epochs)
+                ...                                 trainer.fit(lit_model, loader)
+
+    def main():
+        model = Net()
+        optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+        train(model, optimizer, loader, criterion, num_epochs=4)
+
+The loop is converted where it lives, inside the function: its parameters are the bindings.
+The LightningModule receives the caller's optimizer and returns it from
+`configure_optimizers`, so the function keeps its signature and every caller keeps its
+meaning, however many times it calls it (each call builds its own LightningModule around the
+model and optimizer it passes).
+
+What the function is given is read at its call sites in this file (Python scopes: the name
+bound once in the caller's own scope): every call must pass, for the optimizer parameter, a
+name bound to a `torch.optim` optimizer built on `X.parameters()`, with that `X` passed as one
+same parameter of the function (the model); for the loader parameter, a name bound to a
+`DataLoader(...)`. Refused (TL132): a function never called in this file (a library helper:
+what it is given is unknown), used other than by calls (passed as a callback), called with
+`*args`/`**kwargs` or with expressions for those parameters, or given an optimizer whose
+model is not passed alongside it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.names import bound_names
+from ..analysis.statements import single_assign
+from ..rule import Rule, Unsupported
+from .device_intent import is_device_value
+
+PASSED_IN = Rule(
+    "TL132",
+    "what the function holding the loop is given cannot be read at its call sites",
+    """A loop inside `train(model, optimizer, loader, ...)` is converted where it is, with the
+    function's parameters as the model, optimizer and loader. What they are is read where the
+    function is called in the same file: each call must pass names bound once in the
+    caller, to a `torch.optim` optimizer built on the model passed beside it, and to a
+    `DataLoader`.""",
+    """Call the function from the same file with named arguments bound right before the call
+    (`optimizer = torch.optim.SGD(model.parameters(), ...)`; `train(model, optimizer,
+    loader)`), or convert the script that calls it.""",
+    """
+    def train(model, optimizer, loader):
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+
+    train(model, torch.optim.SGD(model.parameters(), lr=0.1), loader)
+    """,
+)
+
+RULES = (PASSED_IN,)
+
+
+def bind(ctx, plan, steps) -> None:
+    """A parameter every call site passes a device for is a device name (its moves go)."""
+    if not (plan.optimizers and plan.optimizer.given):
+        return
+    for param in sorted(ctx.params - set(plan.device_names)):
+        if ctx.binding(param)[1]:
+            continue  # rebound in the function: not what the callers passed
+        values = []
+        for caller, call in _call_sites(ctx, ctx.loop):
+            argument = _argument(ctx, call, param)
+            values.append(
+                _bound_value(caller, argument) if isinstance(argument, cst.Name) else None
+            )
+        if all(v is not None and is_device_value(ctx, v) for v in values):
+            plan.device_names.add(param)
+
+
+def given_optimizer(ctx, name: str, node) -> str:
+    """The parameter holding the model that the optimizer parameter `name` trains, read at
+    every call site; Unsupported (TL132) when a call does not show it."""
+    model_params: set[str] | None = None
+    for caller, call in _call_sites(ctx, node):
+        value = _argument_value(ctx, caller, call, name, node)
+        names = ctx.call_qualnames(value) if isinstance(value, cst.Call) else set()
+        if not any(q.startswith("torch.optim.") for q in names) or any(
+            q.startswith("torch.optim.lr_scheduler.") for q in names
+        ):
+            raise Unsupported(
+                PASSED_IN,
+                f"`{_function(ctx)}` is called with `{name}` not bound to a torch.optim "
+                "optimizer in the caller",
+                call,
+            )
+        trained = _parameters_of(value)
+        passed = {
+            param
+            for param in ctx.params
+            if m.matches(_argument(ctx, call, param), m.Name(trained or ""))
+        }
+        model_params = passed if model_params is None else model_params & passed
+        if not model_params:
+            raise Unsupported(
+                PASSED_IN,
+                f"the optimizer `{_function(ctx)}` is given trains a model that is not passed "
+                "beside it",
+                call,
+            )
+    if len(model_params) != 1:
+        raise Unsupported(PASSED_IN, "the model is passed as several parameters", node)
+    return model_params.pop()
+
+
+def given_loader(ctx, name: str, node) -> None:
+    """Unsupported (TL132) unless every call passes a name bound to a DataLoader as `name`."""
+    for caller, call in _call_sites(ctx, node):
+        value = _argument_value(ctx, caller, call, name, node)
+        names = ctx.call_qualnames(value) if isinstance(value, cst.Call) else set()
+        if not any(q.endswith("DataLoader") for q in names):
+            raise Unsupported(
+                PASSED_IN,
+                f"`{_function(ctx)}` is called with `{name}` not bound to a DataLoader",
+                call,
+            )
+
+
+def _function(ctx) -> str:
+    return ctx.function.name.value
+
+
+def _call_sites(ctx, node) -> list[tuple[cst.CSTNode, cst.Call]]:
+    """(caller scope, call) for every call of the function holding the loop; every other
+    use of its name is refused."""
+    found = ctx.found.get("call_sites")
+    if found is not None:
+        return found
+    name = _function(ctx)
+    found = []
+    for stmt in ctx.module.body:
+        if stmt is ctx.function:
+            continue
+        scopes = [stmt] if isinstance(stmt, cst.FunctionDef) else [ctx.module]
+        if isinstance(stmt, cst.ClassDef):
+            scopes = [stmt]
+        calls = m.findall(stmt, m.Call(func=m.Name(name)))
+        spelled = len(m.findall(stmt, m.Name(name)))
+        spelled -= len(m.findall(stmt, m.Attribute(attr=m.Name(name))))  # `net.train()`
+        spelled -= len(m.findall(stmt, m.Arg(keyword=m.Name(name))))
+        if spelled != len(calls):
+            raise Unsupported(
+                PASSED_IN, f"`{name}` is used other than by calls (passed or rebound)", node
+            )
+        if calls and isinstance(stmt, cst.ClassDef):
+            raise Unsupported(PASSED_IN, f"`{name}` is called from a class", node)
+        found += [(scopes[0], call) for call in calls]
+    if not found:
+        raise Unsupported(
+            PASSED_IN,
+            f"`{name}` is not called in this file, so what it is given (model, optimizer, "
+            "loader) is unknown",
+            node,
+        )
+    ctx.found["call_sites"] = found
+    return found
+
+
+def _argument(ctx, call: cst.Call, param: str) -> cst.BaseExpression | None:
+    """The expression `call` passes for `param` (its default when it passes none)."""
+    if any(arg.star for arg in call.args):
+        raise Unsupported(PASSED_IN, f"`{_function(ctx)}` is called with *args/**kwargs", call)
+    params = ctx.function.params
+    ordered = [*params.posonly_params, *params.params]
+    positional = [arg for arg in call.args if arg.keyword is None]
+    for index, known in enumerate(ordered):
+        if known.name.value == param and index < len(positional):
+            return positional[index].value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == param:
+            return arg.value
+    for known in [*ordered, *params.kwonly_params]:
+        if known.name.value == param:
+            return known.default
+    return None
+
+
+def _argument_value(ctx, caller, call: cst.Call, param: str, node) -> cst.BaseExpression:
+    """The value bound, once in the caller's scope, to the name `call` passes as `param`."""
+    argument = _argument(ctx, call, param)
+    if not isinstance(argument, cst.Name):
+        raise Unsupported(
+            PASSED_IN,
+            f"`{_function(ctx)}` is called with an expression for `{param}`; bind it to a "
+            "name first",
+            call,
+        )
+    value = _bound_value(caller, argument)
+    if value is None:
+        raise Unsupported(
+            PASSED_IN,
+            f"`{argument.value}`, passed to `{_function(ctx)}` as `{param}`, is not bound "
+            "once by a plain assignment in the caller",
+            call,
+        )
+    return value
+
+
+def _bound_value(caller, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of the one plain assignment binding `name` in the caller's scope, if so."""
+    bindings = [stmt for stmt in _scope_statements(caller) if name.value in bound_names(stmt)]
+    assign = single_assign(bindings[0]) if len(bindings) == 1 else None
+    return assign[1] if assign is not None and assign[0] == name.value else None
+
+
+def _scope_statements(scope) -> list[cst.BaseStatement]:
+    """The simple statements of a module or function body, in blocks too, not in nested
+    functions or classes (their own scopes)."""
+    out = []
+    body = scope.body if isinstance(scope, cst.Module) else scope.body.body
+    pending = list(body)
+    while pending:
+        stmt = pending.pop(0)
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out.append(stmt)
+            continue
+        for part in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, part, None)
+            inner = getattr(block, "body", None)
+            if isinstance(inner, (list, tuple)):
+                pending[:0] = list(inner)
+            elif isinstance(block, (cst.If, cst.Else)):
+                pending.insert(0, block)
+        for handler in getattr(stmt, "handlers", ()):
+            pending[:0] = list(handler.body.body)
+    return out
+
+
+def _parameters_of(call: cst.Call) -> str | None:
+    """`model` for an optimizer built on `model.parameters()`."""
+    receivers = {
+        found.func.value.value
+        for found in m.findall(
+            call,
+            m.Call(
+                func=m.Attribute(
+                    value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters")
+                )
+            ),
+        )
+    }
+    return receivers.pop() if len(receivers) == 1 else None

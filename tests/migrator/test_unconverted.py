@@ -169,15 +169,16 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
-    "model_read_after_step": (
-        "TL109",
+    "model_read_after_accumulated_step": (
+        "TL146",
         """
         for epoch in range(2):
-            for x, y in loader:
-                optimizer.zero_grad()
-                loss = criterion(model(x), y)
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
                 loss.backward()
-                optimizer.step()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
                 print(model.weight.sum())
         """,
     ),

@@ -38,6 +38,9 @@ class LoopFacts:
     removed_at: tuple[tuple[int, int], ...] = field(default=())  # other statements deleted
     optimizer_at: tuple[tuple[int, int], ...] = field(default=())  # optimizer / scheduler lines
     stripped_at: tuple[tuple[int, int], ...] = field(default=())  # statements losing a move
+    after_step_at: tuple[tuple[int, int], ...] = field(default=())  # -> on_train_batch_end
+    train_mode_hooks: tuple[str, ...] = field(default=())  # on_*_model_eval kept in train mode
+    sanity_check_off: bool = False  # num_sanity_val_steps=0
     device_at: tuple[tuple[int, int], ...] = field(default=())  # the device choice
     device_note: str = ""  # what the Trainer's device arguments say
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
@@ -71,6 +74,16 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         removed_at=positions(plan.remove_stmts),
         optimizer_at=positions(s for o in optimizers for s in (o.stmt, o.scheduler_stmt)),
         stripped_at=positions(plan.strip_stmts),
+        after_step_at=positions(plan.after_step_source),
+        train_mode_hooks=tuple(
+            hook
+            for hook, evaluation in (
+                ("on_validation_model_eval", plan.validation),
+                ("on_test_model_eval", plan.test),
+            )
+            if evaluation is not None and evaluation.keeps_train_mode
+        ),
+        sanity_check_off=("num_sanity_val_steps", "0") in plan.trainer_args,
         device_at=positions([plan.device_stmt]),
         device_note=plan.device_note,
         manual_optimization=plan.manual_optimization,
@@ -262,6 +275,7 @@ def loop_changes(
         out.method("on_train_epoch_end"),
         "epoch-end code -> `on_train_epoch_end`",
     )
+    test = None
     if facts.test_loader:
         after = [s for s in _statements(*src.siblings_after(epoch))]
         test = _loop_over(after, facts.test_loader) or _first_reading(after, facts.test_loader)
@@ -271,6 +285,26 @@ def loop_changes(
             f"test loop over `{facts.test_loader}` -> `test_step`",
         )
         add(test, out.block_calling("test"), "test loop -> `trainer.test(...)`")
+    add(
+        _union([src.at(p) for p in facts.after_step_at]),
+        out.method("on_train_batch_end"),
+        "code after `optimizer.step()` reading the model -> `on_train_batch_end`: Lightning "
+        "calls it after its optimizer step",
+    )
+    for hook in facts.train_mode_hooks:
+        add(
+            validation if hook == "on_validation_model_eval" else test,
+            out.method(hook),
+            f"evaluated without `model.eval()`: `{hook}` keeps train mode (Lightning would "
+            "switch to eval mode: Dropout and BatchNorm would change the numbers)",
+        )
+    if facts.sanity_check_off:
+        add(
+            validation,
+            out.trainer,
+            "`num_sanity_val_steps=0`: the script never validated the untrained model (no "
+            "validation prints, files or state before training)",
+        )
     return changes
 
 

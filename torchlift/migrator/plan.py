@@ -24,8 +24,10 @@ class EvalPlan:
     index: str | None
     before: list[cst.BaseStatement]  # -> on_*_epoch_start
     body: list[cst.BaseStatement]  # -> *_step
-    after: list[cst.BaseStatement]  # -> epoch-end hook
+    after: list[cst.BaseStatement]  # -> on_*_epoch_end
     anchor: cst.CSTNode  # outermost statement of the pass (for removal when after training)
+    following: list[cst.BaseStatement] = field(default_factory=list)  # epoch code after it
+    keeps_train_mode: bool = False  # the script evaluated without model.eval()
 
 
 @dataclass
@@ -68,6 +70,8 @@ class LoopPlan:
     loss_name: str
     pre_train: list[cst.BaseStatement]
     post_train: list[cst.BaseStatement]
+    after_step: list[cst.BaseStatement] = field(default_factory=list)  # -> on_train_batch_end
+    after_step_source: list[cst.BaseStatement] = field(default_factory=list)  # as written
     # what patterns recognise and contribute
     models: list[ModelPlan] = field(default_factory=list)
     optimizers: list[OptimizerPlan] = field(default_factory=list)
@@ -93,10 +97,9 @@ class LoopPlan:
     carried_index: str | None = None  # batch index read after the batch loop: `self.` state
     post_eval_at: int | None = None  # post_train[post_eval_at:] follows the validation pass
     # step loops (shapes/iteration.py): the statement binding the generated loader of
-    # iteration numbers, and the code that runs after optimizer.step() (-> on_train_batch_end)
+    # iteration numbers
     loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)
     step_loop: bool = False
-    after_step: list[cst.BaseStatement] = field(default_factory=list)
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
@@ -120,3 +123,17 @@ class LoopPlan:
 
     def add_trainer_arg(self, keyword: str, code: str) -> None:
         self.trainer_args.append((keyword, code))
+
+    def after_step_pieces(self) -> list[cst.CSTNode]:
+        """What on_train_batch_end holds: the code after the step, with the batch target
+        unpacked again first when that code reads a batch name (`x`, or a step loop's `it`)."""
+        from .analysis.names import collect_names
+
+        after = list(self.after_step)
+        target = self.train_target
+        if after and target is not None:
+            batch_names = collect_names(target).all()
+            if batch_names & set().union(*(collect_names(s).reads for s in after)):
+                return [target, *after]
+        return after
+

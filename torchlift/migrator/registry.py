@@ -33,6 +33,7 @@ SHAPES = ("torchlift.migrator.shapes.iteration", "torchlift.migrator.shapes.epoc
 # train()/eval() calls dropped before device moves are stripped.
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
+    "torchlift.migrator.patterns.eval_shapes",
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.manual_optimization",
@@ -45,6 +46,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.bindings",
     "torchlift.migrator.patterns.passed_in",
     "torchlift.migrator.patterns.data_parallel",
+    "torchlift.migrator.patterns.after_step",
     "torchlift.migrator.patterns.device_intent",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
@@ -52,6 +54,9 @@ PATTERNS = [
     "torchlift.migrator.patterns.skip_batches",
     "torchlift.migrator.patterns.eval_passes",
     "torchlift.migrator.patterns.epoch_stop",
+    "torchlift.migrator.patterns.eval_mode",
+    "torchlift.migrator.patterns.eval_metrics",
+    "torchlift.migrator.patterns.sanity_check",
     "torchlift.migrator.patterns.module_globals",
 ]
 

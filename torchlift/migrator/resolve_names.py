@@ -116,14 +116,13 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
     pieces = {
         "on_train_epoch_start": list(plan.pre_train),
         "training_step": [t for t in [plan.train_target] if t is not None] + plan.train_body,
+        "on_train_batch_end": plan.after_step_pieces(),
         "on_train_epoch_end": list(plan.post_train),
     }
-    if plan.after_step:
-        target = [plan.train_target] if plan.train_target is not None else []
-        pieces["on_train_batch_end"] = target + list(plan.after_step)
     if plan.validation:
         pieces["on_validation_epoch_start"] = list(plan.validation.before)
         pieces["validation_step"] = [plan.validation.target, *plan.validation.body]
+        pieces["on_validation_epoch_end"] = list(plan.validation.after)
     if plan.test:
         pieces["on_test_epoch_start"] = list(plan.test.before)
         pieces["test_step"] = [plan.test.target, *plan.test.body]
@@ -216,6 +215,8 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
         if not index:
             continue
         own = {h for h, i in steps.items() if i == index}  # steps binding it as their index
+        if index == plan.train_index:
+            own.add("on_train_batch_end")  # the hook after the step gets it as `batch_idx`
         elsewhere = {h for h, u in uses.items() if h not in own and index in u.all()}
         if hook == "training_step" and _read_after_batch_loop(plan, index, elsewhere, uses):
             plan.carried_index = index  # the last step's index, as the batch loop left it

@@ -47,12 +47,13 @@ class LitSimpleModel(L.LightningModule):
         outputs = self(data)
         self.val_loss += self.criterion(outputs, labels).item()
 
-    def on_train_epoch_end(self):
+    def on_validation_epoch_end(self):
         epoch = self.current_epoch
         self.val_loss /= len(self.trainer.val_dataloaders)
-        print(
+        self.print(
             f"Epoch {epoch+1}/{self.num_epochs}, Validation Loss: {self.val_loss:.4f}"
         )
+        self.log("val_loss", self.val_loss)
 
     def configure_optimizers(self):
         optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3)
@@ -75,5 +76,6 @@ trainer = L.Trainer(
     accelerator="cuda" if torch.cuda.is_available() else "cpu",
     devices=1,
     max_epochs=num_epochs,
+    num_sanity_val_steps=0,
 )
 trainer.fit(lit_model, train_dataloader, val_dataloader)

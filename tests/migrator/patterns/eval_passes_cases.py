@@ -43,9 +43,4 @@ UNCHANGED = {
             print(criterion(model(x), y).item())"""),
         "TL110",
     ),
-    "second_loop_without_no_grad": (
-        _VAL.format(validation="""for x, y in val_loader:
-        print(criterion(model(x), y).item())"""),
-        "TL110",
-    ),
 }

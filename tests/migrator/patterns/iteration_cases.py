@@ -110,7 +110,6 @@ CONVERTS = {
         [
             "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
             "        t = batch\n"
-            '        loss = outputs["loss"]\n'
             "        if t % 2 == 1:",
         ],
         [],

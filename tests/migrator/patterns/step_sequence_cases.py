@@ -62,16 +62,4 @@ UNCHANGED = {
         """,
         "TL105",
     ),
-    "model_read_after_step": (
-        """
-        for epoch in range(2):
-            for x, y in loader:
-                optimizer.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                optimizer.step()
-                print(model.weight.sum())
-        """,
-        "TL109",
-    ),
 }

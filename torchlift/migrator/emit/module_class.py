@@ -169,17 +169,22 @@ class ClassBuilder:
             methods.append(self.method("on_train_batch_start(self, batch, batch_idx)", body))
         methods.append(self.training_step())
         if plan.after_step:
-            body = self.target_prefix(plan.train_target) + self.rewrite(plan.after_step)
-            methods.append(self.method("on_train_batch_end(self, outputs, batch, batch_idx)", body))
+            methods.append(self.train_batch_end())
         if plan.validation:
             v = plan.validation
+            if v.keeps_train_mode:
+                methods.append(self.train_mode_hook("on_validation_model_eval"))
             if v.before:
                 methods.append(self.hook("on_validation_epoch_start", v.before))
             methods.append(self.step("validation_step", v.target, v.index, v.body, None))
+            if v.after:
+                methods.append(self.hook("on_validation_epoch_end", v.after))
         if plan.post_train:
             methods.append(self.hook("on_train_epoch_end", plan.post_train))
         if plan.test:
             t = plan.test
+            if t.keeps_train_mode:
+                methods.append(self.train_mode_hook("on_test_model_eval"))
             if t.before:
                 methods.append(self.hook("on_test_epoch_start", t.before))
             methods.append(self.step("test_step", t.target, t.index, t.body, None))
@@ -274,6 +279,33 @@ class ClassBuilder:
         p = self.plan
         loss = p.loss_capture or p.loss_name
         return self.step("training_step", p.train_target, p.train_index, p.train_body, loss)
+
+    def train_mode_hook(self, name: str) -> cst.FunctionDef:
+        """Lightning's eval-mode switch before an evaluation pass, overridden to keep the
+        train mode the script evaluated in."""
+        why = cst.EmptyLine(
+            comment=cst.Comment(
+                "# the script evaluated in train mode (it never called model.eval())"
+            )
+        )
+        body = [_stmt("self.train()\n").with_changes(leading_lines=[why])]
+        return self.method(f"{name}(self)", body)
+
+    def train_batch_end(self) -> cst.FunctionDef:
+        """Code the script ran after `optimizer.step()`: Lightning's hook after the step."""
+        plan = self.plan
+        index = plan.train_index
+        extra = {index: cst.Name("batch_idx")} if index and index != "batch_idx" else None
+        prefix = []
+        start = plan.index_start.get(index) if index else None
+        if start is not None:
+            prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
+            extra = None
+        pieces = plan.after_step_pieces()
+        unpack = self.target_prefix(plan.train_target) if pieces[0] is plan.train_target else []
+        body = prefix + unpack + self.rewrite(plan.after_step, extra)
+        header = "on_train_batch_end(self, outputs, batch, batch_idx)"
+        return self.method(header, self.epoch_prefix(plan.after_step) + body)
 
     def configure_optimizers(self) -> cst.FunctionDef:
         plan = self.plan

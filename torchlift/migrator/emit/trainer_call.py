@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..patterns.eval_passes import needs_no_sanity_check
 from ..plan import LoopPlan
 from ..shapes.wrappers import extra_indent
 from .module_class import attr_name, format_code, line_length
@@ -17,8 +16,6 @@ def build_trainer_statements(
 ) -> list[cst.BaseStatement]:
     args = ", ".join([*(model.name for model in plan.models), *plan.init_args])
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
-    if needs_no_sanity_check(plan, uses):
-        flags.append("num_sanity_val_steps=0")
     loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
     lines = [plan.loader_stmt] if plan.loader_stmt else []
     lines += [

@@ -130,6 +130,7 @@ def _read_validation(ctx, stmt, plan) -> EvalPlan:
         body=body,
         after=after,
         anchor=stmt,
+        following=rest,
     )
 
 
@@ -200,13 +201,3 @@ def _read_test(ctx, plan) -> None:
         plan.test_stmts = section
         ctx.scope_after = [s for s in ctx.scope_after if not any(s is t for t in section)]
         return
-
-
-def needs_no_sanity_check(plan, uses) -> bool:
-    """Validation state first set outside on_validation_epoch_start would be missing (or
-    changed) during Lightning's sanity check, which runs validation before any training."""
-    if not plan.validation:
-        return False
-    carried = uses["validation_step"].read_first & plan.state
-    initialised = uses.get("on_validation_epoch_start")
-    return bool(carried - (initialised.writes if initialised else set()))

@@ -115,19 +115,19 @@ EPOCH_STATEMENT = Rule(
     "TL109",
     "epoch-level statement cannot be placed in a Lightning hook faithfully",
     """Code around the batch loop moves to `on_train_epoch_start` / `on_train_epoch_end`, and
-    code after `optimizer.step()` runs in Lightning before the step. Code whose place changes
-    its result (a loop before the batch loop, reading the model right after the step, a
-    scheduler stepped before training) is refused.""",
-    """Move such code to the end of the epoch (after the batch loop), or read the model at the
-    start of the next step.""",
+    code after `optimizer.step()` that reads the model to `on_train_batch_end`. Code whose
+    place changes its result (a loop before the batch loop, a scheduler stepped before
+    training) is refused.""",
+    """Move such code to the end of the epoch (after the batch loop), or into the batch loop.""",
     """
     for epoch in range(2):
+        for group in optimizer.param_groups:
+            group["lr"] *= 0.9
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
-            print(model.weight.sum())
     """,
 )
 

@@ -32,7 +32,7 @@ import libcst.matchers as m
 from .. import registry
 from ..analysis.names import collect_names, file_identifiers
 from ..analysis.qualnames import TQDM, TRANGE
-from ..analysis.statements import BACKWARD, LOOP, contains, direct_breaks
+from ..analysis.statements import BACKWARD, LOOP, contains
 from ..plan import LoopPlan
 from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
@@ -84,27 +84,6 @@ NO_TORCH_NAME = Rule(
     uses_header=False,
 )
 
-BREAK_AFTER_STEP = Rule(
-    "TL122",
-    "`break` in step-loop code that reads the model after optimizer.step()",
-    """Code after `optimizer.step()` that reads the model (a test accuracy printed every k
-    steps) moves to `on_train_batch_end`, which runs after the step as in the script; a
-    `break` there would have to stop the Trainer from a hook, which is not converted.""",
-    """Move the `break` before the code reading the model, or drop it and set the number of
-    steps in `range(...)`.""",
-    """
-    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
-    for t in range(100):
-        optimizer.zero_grad()
-        loss = criterion(model(x), y)
-        loss.backward()
-        optimizer.step()
-        accuracy = (model(x).argmax(1) == y).float().mean()
-        if accuracy > 0.9:
-            break
-    """,
-)
-
 STEP_COUNT = Rule(
     "TL123",
     "step loop's number of steps is not known before the loop",
@@ -144,7 +123,7 @@ COUNTER_STEP = Rule(
     """,
 )
 
-RULES = (STEP_COUNTER, NO_TORCH_NAME, BREAK_AFTER_STEP, STEP_COUNT, COUNTER_STEP)
+RULES = (STEP_COUNTER, NO_TORCH_NAME, STEP_COUNT, COUNTER_STEP)  # TL122: patterns/after_step.py
 
 _LOADER_NAME = "iterations"
 _LOADER_QUALNAMES = (
@@ -260,7 +239,6 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         plan.remove_stmts.append(ctx.found["progress_bar_stmt"])
     plan.add_trainer_arg("max_epochs", "1")
     registry.run_each("bind", ctx, plan, steps)
-    _move_code_after_step(ctx, plan, steps)
     if isinstance(loop, cst.While) and plan.after_step:
         _check_counter_in_hook(ctx, plan, target.value)
     registry.run_each("read", ctx, plan, steps)
@@ -510,31 +488,3 @@ def _loader_statement(ctx: LoopContext, loader: str, counted_code: str, what: st
         f"{loader} = {data_loader}({counted_code}, batch_size=None, "
         f"generator={torch_name}.Generator())"
     )
-
-
-def _move_code_after_step(ctx: LoopContext, plan: LoopPlan, steps: dict) -> None:
-    """Code after optimizer.step() that reads the model -> on_train_batch_end (with the rest
-    of the code after the step, in order): Lightning runs training_step before the step.
-    """
-    if "optimizer_step" not in steps:
-        return
-    after = [(p, s) for p, s in steps["body"] if p > steps["optimizer_step"]]
-    model = plan.model
-    model_names = {model.name, *model.aliases}
-    if not any(model_names & collect_names(s).reads for _, s in after):
-        return
-    for _, stmt in after:
-        if direct_breaks(stmt):
-            ctx.block(
-                BREAK_AFTER_STEP,
-                "`break` after the step in code reading the model",
-                stmt,
-            )
-    moved = [s for _, s in after]
-    moved[0] = moved[0].with_changes(leading_lines=[])  # the blank line before it
-    if any(plan.loss_name in collect_names(s).reads for s in moved):
-        # the hook's `outputs["loss"]` is the value training_step returned, detached
-        moved.insert(0, cst.parse_statement(f'{plan.loss_name} = outputs["loss"]\n'))
-    plan.after_step = moved
-    steps["body"] = [(p, s) for p, s in steps["body"] if p <= steps["optimizer_step"]]
-    plan.train_body = [stmt for _, stmt in steps["body"]]

@@ -1,0 +1,69 @@
+"""Cases of patterns/after_step.py: code after optimizer.step() reading the model."""
+
+CONVERTS = {
+    "model_read_after_step": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print(model.weight.sum(), loss.item())
+        """,
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            '        self.print(self.model.weight.sum(), outputs["loss"].item())'
+        ],
+        [],
+    ),
+    "checkpoint_every_n_steps_on_rank_zero": (
+        """
+        step = 0
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if i % 2 == 0:
+                    torch.save(model.state_dict(), f"step_{step}.pt")
+        """,
+        [
+            "self.step += 1\n        if batch_idx % 2 == 0:\n"
+            "            if self.trainer.is_global_zero:\n"
+            '                torch.save(self.model.state_dict(), f"step_{self.step}.pt")'
+        ],
+        [],
+    ),
+    "code_after_the_step_without_the_model_stays_in_the_step": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print(loss.item())
+        """,
+        ["print(loss.item())\n        self.log"],
+        ["on_train_batch_end"],
+    ),
+}
+
+UNCHANGED = {
+    "model_read_after_an_accumulated_step": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                print(model.weight.sum())
+        """,
+        "TL146",
+    ),
+}

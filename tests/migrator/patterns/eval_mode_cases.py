@@ -1,0 +1,46 @@
+"""Cases of patterns/eval_mode.py: the model's mode during evaluation, as the script had it."""
+
+_EPOCH = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+for epoch in range(2):
+    {train}
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    {evaluation}
+    with torch.no_grad():
+        for x, y in val_loader:
+            print(criterion(model(x), y).item())
+"""
+
+CONVERTS = {
+    "evaluated_without_eval_keeps_train_mode": (
+        _EPOCH.format(train="pass", evaluation="pass"),
+        [
+            "def on_validation_model_eval(self):\n"
+            "        # the script evaluated in train mode (it never called model.eval())\n"
+            "        self.train()"
+        ],
+        [],
+    ),
+    "eval_before_the_pass_is_lightnings_default": (
+        _EPOCH.format(train="model.train()", evaluation="model.eval()"),
+        ["def validation_step"],
+        ["on_validation_model_eval", ".eval()"],
+    ),
+    "train_each_epoch_after_an_evaluation_before_the_loop": (
+        "model.eval()\nprint(model(torch.randn(1, 4)))\n"
+        + _EPOCH.format(train="model.train()", evaluation="pass"),
+        ["def on_validation_model_eval(self):"],
+        [],
+    ),
+}
+
+UNCHANGED = {
+    "eval_only_in_some_epochs": (
+        _EPOCH.format(train="model.train()", evaluation="if epoch > 0:\n        model.eval()"),
+        "TL147",
+    ),
+}

@@ -1,0 +1,112 @@
+"""What an evaluation pass computed is logged under the script's own name (issue 10, item 5):
+a `ModelCheckpoint(monitor=<that name>)` added to a converted fixture finds its metric and
+keeps a best checkpoint, on the runtime and on real Lightning.
+
+The checkpoint callback is added to the Trainer call of the converted script as a user would
+(`callbacks=[L.callbacks.ModelCheckpoint(monitor=...)]`); the script then prints the best
+score it kept, which must be the value the script printed for its best epoch.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from torchlift.migrator import migrate_source
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+
+# fixture -> (the logged validation metric, mode, the printed value's pattern)
+MONITORED = {
+    "dropout_eval_without_eval_mode": ("val_loss", "min", r"val_loss ([0-9.]+)"),
+    "validation_writes_predictions_file": ("val_acc", "max", r"val_acc=([0-9.]+)"),
+}
+
+
+@pytest.mark.parametrize("target", ["runtime", "lightning"])
+@pytest.mark.parametrize("case", sorted(MONITORED))
+def test_model_checkpoint_finds_the_logged_validation_metric(case, target, tmp_path):
+    metric, mode, printed = MONITORED[case]
+    source = (FIXTURES / case / "input.py").read_text()
+    result = migrate_source(source, path=f"{case}.py", target=target)
+    assert result.changed, [str(f) for f in result.findings]
+    callback = (
+        f'callbacks=[L.callbacks.ModelCheckpoint(monitor="{metric}", mode="{mode}", '
+        'dirpath="best")], '
+    )
+    script = result.output.replace("L.Trainer(", "L.Trainer(" + callback, 1)
+    assert callback in script
+    script += "\nprint('BEST', trainer.checkpoint_callback.best_model_score.item())\n"
+    (tmp_path / "train.py").write_text(script)
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    run = subprocess.run(
+        [sys.executable, "train.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    values = [float(v) for v in re.findall(printed, run.stdout)]
+    best = float(re.search(r"BEST ([-0-9.e]+)", run.stdout).group(1))
+    expected = min(values) if mode == "min" else max(values)
+    assert values and best == pytest.approx(expected, abs=1e-3)
+    assert list((tmp_path / "best").glob("*.ckpt")), "no best checkpoint written"
+
+
+# fixture -> what its evaluation prints (every one, in order; the progress bar may share a line)
+PRINTED = {
+    "eval_every_n_steps_checkpoint": r"epoch \d+ step \d+ [^\r\n]*",
+    "dropout_eval_without_eval_mode": r"epoch \d+ val_loss [^\r\n]*",
+    "validation_writes_predictions_file": r"epoch \d+: val_acc=[^\r\n]*",
+}
+
+
+def _run(script: str, folder: Path) -> str:
+    folder.mkdir()
+    (folder / "train.py").write_text(script)
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    run = subprocess.run(
+        [sys.executable, "train.py"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout
+
+
+@pytest.mark.parametrize("target", ["runtime", "lightning"])
+@pytest.mark.parametrize("case", sorted(PRINTED))
+def test_evaluation_prints_and_writes_what_the_script_did(case, target, tmp_path):
+    """Same evaluation lines, same files: evaluation after the optimizer step, in the
+    script's mode, and never on the untrained model (no sanity-check pass)."""
+    source = (FIXTURES / case / "input.py").read_text()
+    result = migrate_source(source, path=f"{case}.py", target=target)
+    assert result.changed, [str(f) for f in result.findings]
+    original = _run(source, tmp_path / "original")
+    converted = _run(result.output, tmp_path / "converted")
+    pattern = re.compile(PRINTED[case])
+    assert pattern.findall(original), "the original printed no evaluation line"
+    assert pattern.findall(converted) == pattern.findall(original)
+    written = sorted(
+        p.relative_to(tmp_path / "original")
+        for p in (tmp_path / "original").rglob("*")
+        if p.is_file() and p.name != "train.py"
+    )
+    for path in written:
+        ours = tmp_path / "converted" / path
+        assert ours.exists(), f"{path} not written by the conversion"
+        if path.suffix == ".txt":
+            assert ours.read_text() == (tmp_path / "original" / path).read_text()

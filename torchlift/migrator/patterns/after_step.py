@@ -1,0 +1,141 @@
+"""Pattern: code after `optimizer.step()` that reads the model -> `on_train_batch_end`.
+
+    for b_x, b_y in train_loader:
+        loss = loss_func(cnn(b_x), b_y)        -> training_step
+        optimizer.zero_grad(); loss.backward(); optimizer.step()
+        step += 1                              -> on_train_batch_end(self, outputs, batch, batch_idx)
+        if step % EVAL_EVERY == 0:                (Lightning calls it after the optimizer step,
+            print(accuracy_of(cnn))                as the script ran this code)
+        if step % SAVE_EVERY == 0:
+            torch.save(cnn.state_dict(), ...)  -> the same call, on global rank zero only
+
+Code after the step that does not read the model stays in `training_step` (it runs before
+Lightning's step, which it cannot observe). Once one statement after the step reads the model,
+every statement after the step moves to the hook, in order, so their prints and counters
+keep their sequence. Names the step computes and the hook reads (the loss, the batch) are
+carried as `self.` state by resolve_names; the batch index is the hook's `batch_idx`.
+
+Refused (TL146): with gradient accumulation the hook runs after every batch, not after each
+optimizer step, so model reads after a conditional step keep TL109.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.names import bound_names, collect_names, rename
+from ..analysis.statements import direct_breaks
+from ..rule import Rule
+from .eval_metrics import SelfPrint
+
+READS_AFTER_ACCUMULATED_STEP = Rule(
+    "TL146",
+    "code after an accumulated optimizer step reads the model",
+    """Code after `optimizer.step()` that reads the model (an evaluation every N steps, a
+    checkpoint) moves to `on_train_batch_end`, which Lightning calls after the optimizer step.
+    With gradient accumulation the step happens only every N batches while the hook runs after
+    every batch: the code would see weights before the step it was written after.""",
+    """Read the model at the start of the next step, or at the end of the epoch.""",
+    """
+    for epoch in range(2):
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y) / 2
+            loss.backward()
+            if (i + 1) % 2 == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+            print(model.weight.sum())
+    """,
+)
+
+BREAK_AFTER_STEP = Rule(
+    "TL122",
+    "`break` in code that reads the model after optimizer.step()",
+    """Code after `optimizer.step()` that reads the model (a test accuracy printed every k
+    steps) moves to `on_train_batch_end`, which runs after the step as in the script; a
+    `break` there would have to stop the Trainer from a hook, which is not converted.""",
+    """Move the `break` before the code reading the model, or drop it and set the number of
+    steps in `range(...)`.""",
+    """
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    for t in range(100):
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        accuracy = (model(x).argmax(1) == y).float().mean()
+        if accuracy > 0.9:
+            break
+    """,
+)
+
+RULES = (READS_AFTER_ACCUMULATED_STEP, BREAK_AFTER_STEP)
+
+_SAVE = frozenset({"torch.save", "torch.serialization.save"})
+
+
+def bind(ctx, plan, steps) -> None:
+    """Take the statements after the optimizer step when one of them reads the model."""
+    opt_step = steps.get("optimizer_step")
+    if opt_step is None or not plan.models:
+        return
+    model_names = {n for model in plan.models for n in (model.name, *model.aliases)}
+    after = [(p, s) for p, s in steps["body"] if p > opt_step]
+    reading = [s for _, s in after if collect_names(s).reads & model_names]
+    if not reading:
+        return
+    if steps.get("accumulate") is not None:
+        ctx.block(
+            READS_AFTER_ACCUMULATED_STEP,
+            "code after an accumulated optimizer.step() reads the model (on_train_batch_end "
+            "runs after every batch)",
+            reading[0],
+        )  # and taken below like a convertible one: one message for this cause, not TL109
+    for _, stmt in after:
+        if direct_breaks(stmt):
+            ctx.block(BREAK_AFTER_STEP, "`break` after the step in code reading the model", stmt)
+    steps["body"] = [(p, s) for p, s in steps["body"] if p < opt_step]
+    plan.train_body = [s for _, s in steps["body"]]
+    moved = [s for _, s in after]
+    lines = list(moved[0].leading_lines)
+    while lines and lines[0].comment is None:  # the blank line that set it apart from the step
+        lines.pop(0)
+    moved[0] = moved[0].with_changes(leading_lines=lines)
+    plan.after_step = moved
+    plan.after_step_source = list(plan.after_step)
+
+
+def clean(ctx, plan) -> None:
+    """The loss the hook reads is the step's output (`outputs["loss"]`, the same value,
+    detached); `torch.save(...)` in the hook runs on global rank zero only (one file, not one
+    per process); `print` is `self.print` (rank zero, through the progress bar)."""
+    if not plan.after_step:
+        return
+    names = collect_names(*plan.after_step)
+    taken = collect_names(*plan.train_body).all() | names.all()
+    for stmt in ctx.scope_before:
+        taken |= bound_names(stmt)
+    loss = plan.loss_name
+    if plan.loss_capture is None and loss not in names.writes and "outputs" not in taken:
+        step_output = cst.parse_expression("outputs['loss']")  # black picks the quotes
+        plan.after_step = [rename(s, {loss: step_output}) for s in plan.after_step]
+    guard, to_self_print = _RankZeroSaves(ctx), SelfPrint(ctx)
+    plan.after_step = [s.visit(guard).visit(to_self_print) for s in plan.after_step]
+
+
+class _RankZeroSaves(cst.CSTTransformer):
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) == 1 and m.matches(updated_node.body[0], m.Expr(m.Call())):
+            if self.ctx.call_qualnames(updated_node.body[0].value) & _SAVE:
+                guard = cst.parse_statement("if self.trainer.is_global_zero:\n    pass\n")
+                line = updated_node.with_changes(leading_lines=[])
+                return guard.with_changes(
+                    body=guard.body.with_changes(body=[line]),
+                    leading_lines=updated_node.leading_lines,
+                )
+        return updated_node

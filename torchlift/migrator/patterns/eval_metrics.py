@@ -1,0 +1,204 @@
+"""Pattern: what an evaluation pass computed, logged and printed at the pass's own epoch end.
+
+    val_loss = 0.0                                    -> on_validation_epoch_start
+    with torch.no_grad():
+        for x, y in val_loader:                       -> validation_step
+            val_loss += criterion(model(x), y).item()
+    val_loss /= len(val_loader)                       -> on_validation_epoch_end:
+    print(f"val loss {val_loss:.4f}")                      self.val_loss /= ...
+                                                           self.print(f"val loss ...")
+                                                           self.log("val_loss", self.val_loss)
+
+The code after the pass that reads what the pass computed (and the code inside its `with`
+after the loop) runs in `on_validation_epoch_end` rather than `on_train_epoch_end`: Lightning
+calls it right after the pass, before `on_train_epoch_end`, so the script's order holds, and
+it runs with the pass (`check_val_every_n_epoch`, `trainer.validate()`). The first statement
+after the pass that does not read its results, and everything after it, stays in
+`on_train_epoch_end`; so does the whole section when it reads what training computed (the
+last loss), or when the script ran other epoch code between training and the pass (that code
+lands in `on_train_epoch_end`, after the pass: what the pass printed must still follow it). The test pass's epoch-end code (`on_test_epoch_end`) is
+treated alike.
+
+Every number the pass leaves at its epoch end -- accumulators and the values computed from
+them -- is `self.log`-ged under the script's own name, so `ModelCheckpoint(monitor="val_loss")`,
+`EarlyStopping` and loggers find it. A name is logged when every assignment to it is provably a
+number (a literal, `.item()`, `float()` / `int()` / `len()`, arithmetic on numbers); tensors
+and lists are not (`self.log` would reject them). `print(...)` there becomes `self.print(...)`
+(rank zero, written through the progress bar) when it has no `file=` / `flush=` arguments.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.names import collect_names
+from ..analysis.statements import FLOW, LOOP, call_method, contains, statements
+
+RULES = ()
+
+_NUMBER_CALLS = frozenset({"builtins.float", "builtins.int", "builtins.len", "builtins.bool"})
+_SELF_PRINT_KEYWORDS = frozenset({"sep", "end"})
+
+
+def read(ctx, plan, steps) -> None:
+    training = [*plan.pre_train, *plan.train_body, *plan.after_step]
+    validation = plan.validation
+    if validation is not None:
+        section = _epoch_end_section(plan, validation)
+        at = len(plan.post_train)
+        if section:
+            at = next(i for i, s in enumerate(plan.post_train) if s is section[0])
+        before, after = plan.post_train[:at], plan.post_train[at + len(section) :]
+        models = {plan.model.name, *plan.model.aliases}
+        others = [*training, *before, *after]
+        if any(not _mode_call(s, models) for s in before) or (
+            collect_names(*section).reads & collect_names(*training).writes
+        ):
+            # epoch code the script ran between training and the pass stays in
+            # on_train_epoch_end, which runs after the pass: what follows the pass must too;
+            # and code reading what training computed is not validation's (trainer.validate).
+            # Its prints stay prints there, like the rest of that hook's.
+            reported = _reported(ctx, validation, section, others, self_print=False)
+            plan.post_train = before + reported + after
+            validation.after = []
+        else:
+            plan.post_train = before + after
+            validation.after = _reported(ctx, validation, section, others)
+    if plan.test is not None:
+        training += plan.post_train
+        plan.test.after = _reported(ctx, plan.test, plan.test.after, training)
+
+
+def _mode_call(stmt, models: set[str]) -> bool:
+    """`<model>.train()` / `<model>.eval()`: the Trainer's business, removed."""
+    for method in ("train", "eval"):
+        receiver = call_method(stmt, method)
+        if isinstance(receiver, cst.Name) and receiver.value in models:
+            return True
+    return False
+
+
+def _epoch_end_section(plan, validation) -> list:
+    """The run of epoch statements right after the pass that belong to it (see the
+    docstring): contiguous in `post_train`, so the hooks keep the script's order."""
+    inside = {id(s) for s in validation.after}
+    tail = {id(s) for s in [*validation.after, *validation.following]}
+    computed = collect_names(*validation.before, *validation.body).writes
+    start = next((i for i, s in enumerate(plan.post_train) if id(s) in tail), None)
+    section = []
+    for stmt in plan.post_train[start:] if start is not None else []:
+        if id(stmt) not in tail or contains(stmt, FLOW):  # rewritten by another pattern
+            break
+        if id(stmt) not in inside and (
+            contains(stmt, LOOP) or not collect_names(stmt).reads & computed
+        ):
+            break
+        section.append(stmt)
+        computed |= collect_names(stmt).writes
+    return section
+
+
+def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True) -> list:
+    """`epoch_end` with its prints as `self.print` and a `self.log` per number left."""
+    if self_print:
+        epoch_end = [s.visit(SelfPrint(ctx)) for s in epoch_end]
+    trained = collect_names(*training).writes if training else set()
+    numbers = _numbers(ctx, [*evaluation.before, *evaluation.body, *epoch_end])
+    candidates = []
+    for stmt in [*evaluation.before, *epoch_end]:
+        writes = collect_names(stmt).writes
+        in_order = [n.value for n in m.findall(stmt, m.Name()) if n.value in writes]
+        for name in in_order:
+            if name not in candidates:
+                candidates.append(name)
+    logged = _logged_keys(epoch_end)
+    logs = [
+        cst.parse_statement(f'self.log("{name}", {name})\n')
+        for name in candidates
+        if name in numbers and name not in trained and name not in logged
+    ]
+    return epoch_end + logs
+
+
+def _numbers(ctx, stmts: list) -> set[str]:
+    """Names every assignment of which (in `stmts`, in order) is provably a Python number."""
+    number: dict[str, bool] = {}
+    for stmt in stmts:
+        for found in statements(stmt):
+            if isinstance(found, cst.For):  # a loop target is whatever the loop yields
+                for name in collect_names(cst.AssignTarget(found.target)).writes:
+                    number[name] = False
+            if not isinstance(found, cst.SimpleStatementLine):
+                continue
+            for small in found.body:
+                _note_assignment(ctx, small, number)
+    return {name for name, is_number in number.items() if is_number}
+
+
+def _note_assignment(ctx, small, number: dict[str, bool]) -> None:
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target, value = small.targets[0].target, small.value
+        pairs = [(target, value)]
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+            if len(target.elements) == len(value.elements):  # a, b = 0.0, 0
+                pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+        if all(isinstance(t, cst.Name) for t, _ in pairs):
+            known = dict(number)  # the right-hand sides are evaluated before any binding
+            for t, v in pairs:
+                number[t.value] = number.get(t.value, True) and _is_number(ctx, v, known)
+            return
+    elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+        name = small.target.value
+        number[name] = number.get(name, False) and _is_number(ctx, small.value, number)
+        return
+    for name in collect_names(small).writes:  # any other binding: not known to be a number
+        number[name] = False
+
+
+def _is_number(ctx, expr, number: dict[str, bool]) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.Name):
+        return number.get(expr.value, False)
+    if isinstance(expr, cst.UnaryOperation):
+        return _is_number(ctx, expr.expression, number)
+    if isinstance(expr, cst.BinaryOperation):
+        return _is_number(ctx, expr.left, number) and _is_number(ctx, expr.right, number)
+    if isinstance(expr, cst.IfExp):
+        return _is_number(ctx, expr.body, number) and _is_number(ctx, expr.orelse, number)
+    if isinstance(expr, cst.Call):
+        if m.matches(
+            expr, m.Call(func=m.Attribute(attr=m.Name("item") | m.Name("numel")), args=[])
+        ):
+            return True
+        if m.matches(expr, m.Call(func=m.Attribute(attr=m.Name("size")), args=[m.Arg()])):
+            return True  # tensor.size(dim) is an int (without the dim, a torch.Size)
+        return bool(ctx.call_qualnames(expr) & _NUMBER_CALLS)
+    return False
+
+
+def _logged_keys(stmts: list) -> set[str]:
+    keys = set()
+    log_call = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name("log")))
+    for stmt in stmts:
+        for call in m.findall(stmt, log_call):
+            if call.args and isinstance(call.args[0].value, cst.SimpleString):
+                keys.add(call.args[0].value.evaluated_value)
+    return keys
+
+
+class SelfPrint(cst.CSTTransformer):
+    """`print(...)` -> `self.print(...)` (Lightning's rank-zero print through the bar)."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if "builtins.print" not in self.ctx.call_qualnames(original_node):
+            return updated_node
+        keywords = {a.keyword.value for a in updated_node.args if a.keyword is not None}
+        if keywords - _SELF_PRINT_KEYWORDS or any(a.star for a in updated_node.args):
+            return updated_node
+        return updated_node.with_changes(func=cst.parse_expression("self.print"))

@@ -1,0 +1,118 @@
+"""Pattern: the model's mode during evaluation, kept as the script had it.
+
+Lightning puts the module in eval mode before validation and test (`on_validation_model_eval`
+/ `on_test_model_eval`) and restores the modes afterwards. A script that evaluates without
+ever calling `model.eval()` evaluates in train mode: its Dropout draws masks and its
+BatchNorm uses (and updates) batch statistics. The conversion keeps that:
+
+    def on_validation_model_eval(self):
+        # the script evaluated in train mode (it never called model.eval())
+        self.train()
+
+The hook exists with that meaning on both targets (Lightning 2.6 and the runtime call it
+after capturing the modes, and restore them after the pass).
+
+A pass runs in eval mode when `model.eval()` is called, unconditionally, after the batch loop
+and before the pass (or, for a test pass, before it after training); in train mode when the
+loop and the code around the pass never call `model.eval()`. Anything else (eval() under a
+condition, inside the pass, or only in some epochs) is refused (TL147).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.statements import call_method
+from ..rule import Rule
+from .mode_calls import _may_be_in_eval_mode
+
+EVAL_MODE_UNKNOWN = Rule(
+    "TL147",
+    "the model's mode during evaluation cannot be determined",
+    """Lightning switches the model to eval mode for validation and test, and the conversion
+    keeps a script's train-mode evaluation by overriding `on_validation_model_eval`. That needs
+    the mode at the pass to be certain: `model.eval()` called unconditionally between the batch
+    loop and the pass, or never at all.""",
+    """Call `model.eval()` right before the evaluation loop (and `model.train()` before the
+    batch loop), unconditionally.""",
+    """
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        if epoch > 0:
+            model.eval()
+        with torch.no_grad():
+            for x, y in val_loader:
+                print(criterion(model(x), y).item())
+    """,
+)
+
+RULES = (EVAL_MODE_UNKNOWN,)
+
+
+def read(ctx, plan, steps) -> None:
+    models = {plan.model.name, *plan.model.aliases}
+    validation, test = plan.validation, plan.test
+    epoch = [*plan.pre_train, *plan.train_body, *plan.post_train]
+    if validation is not None:
+        epoch += [*validation.before, *validation.body, *validation.after]
+    epoch_calls = [stmt for stmt in epoch if _mode_calls(stmt, models, "eval")]
+    # train mode at the pass unless something set eval mode: code before the loop may have,
+    # unless each epoch starts with model.train()
+    evaluated_before = _may_be_in_eval_mode(ctx, plan.model.name) and not _switches(
+        plan.pre_train, models, "train"
+    )
+    in_eval_mode = False  # the mode the epoch loop leaves the model in
+    if validation is not None:
+        between = [s for s in plan.post_train if not any(s is t for t in validation.following)]
+        if _switches_to_eval([*between, *validation.before], models):
+            after = [*validation.after, *validation.following]
+            in_eval_mode = not any(_mode_calls(s, models, "train") for s in after)
+        elif not epoch_calls and not evaluated_before:
+            validation.keeps_train_mode = True
+        else:
+            ctx.block(
+                EVAL_MODE_UNKNOWN,
+                "model.eval() is called, but not unconditionally between the batch loop and "
+                "the validation loop",
+                epoch_calls[0] if epoch_calls else validation.anchor,
+            )
+    if test is not None:
+        section_calls = [s for s in plan.test_stmts if _mode_calls(s, models, "eval")]
+        if _switches_to_eval(test.before, models) or (in_eval_mode and not section_calls):
+            return
+        if not epoch_calls and not section_calls and not evaluated_before:
+            test.keeps_train_mode = True
+            return
+        ctx.block(
+            EVAL_MODE_UNKNOWN,
+            "model.eval() is called, but not unconditionally before the test loop",
+            test.anchor,
+        )
+
+
+def _switches_to_eval(stmts, models: set[str]) -> bool:
+    return _switches(stmts, models, "eval")
+
+
+def _switches(stmts, models: set[str], method: str) -> bool:
+    """Some top-level statement of `stmts` is `<model>.<method>()`."""
+    for stmt in stmts:
+        receiver = call_method(stmt, method)
+        if isinstance(receiver, cst.Name) and receiver.value in models:
+            return True
+    return False
+
+
+def _mode_calls(node, models: set[str], method: str) -> list[cst.Call]:
+    """`<model>.eval()` / `<model>.train()` calls anywhere in `node`."""
+    return [
+        call
+        for call in m.findall(node, m.Call(func=m.Attribute(attr=m.Name(method)), args=[]))
+        if m.matches(call.func.value, m.Name()) and call.func.value.value in models
+    ]

@@ -22,6 +22,19 @@ criterion = nn.CrossEntropyLoss()
 """
 
 LOOPS = {
+    "break_on_the_model_after_the_step": (  # once TL900: a `break` moved into a hook
+        "TL122",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if model.weight.abs().sum() > 3:
+                    break
+        """,
+    ),
     "while_loop": (
         "TL102",
         """

@@ -60,3 +60,27 @@ def statements(stmt: cst.CSTNode) -> list:
 def contains(node: cst.CSTNode, kinds: frozenset) -> bool:
     """Whether the subtree holds any of `kinds` (see names.node_kinds)."""
     return bool(node_kinds(node) & kinds)
+
+
+class OwnLoopTransformer(cst.CSTTransformer):
+    """Base of transformers that rewrite `break` / `continue` of the loop being converted:
+    `depth` counts the loops nested inside it, whose own `break` / `continue` stay."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+
+    def visit_For(self, node) -> None:
+        self.depth += 1
+
+    def leave_For(self, original_node, updated_node):
+        self.depth -= 1
+        return updated_node
+
+    def visit_While(self, node) -> None:
+        self.depth += 1
+
+    def leave_While(self, original_node, updated_node):
+        self.depth -= 1
+        return updated_node
+

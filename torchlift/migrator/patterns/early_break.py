@@ -26,7 +26,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
-from ..analysis.statements import direct_breaks
+from ..analysis.statements import OwnLoopTransformer, direct_breaks
 from ..shapes.context import CONTROL_FLOW
 from . import max_steps, skip_batches
 
@@ -243,26 +243,8 @@ class _DropBreak(cst.CSTTransformer):
         return updated_node
 
 
-class _BreakToFlag(cst.CSTTransformer):
+class _BreakToFlag(OwnLoopTransformer):
     """`break` of the batch loop (not of a loop inside it) -> `self.stop_epoch = True`."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.depth = 0
-
-    def visit_For(self, node) -> None:
-        self.depth += 1
-
-    def leave_For(self, original_node, updated_node):
-        self.depth -= 1
-        return updated_node
-
-    def visit_While(self, node) -> None:
-        self.depth += 1
-
-    def leave_While(self, original_node, updated_node):
-        self.depth -= 1
-        return updated_node
 
     def leave_Break(self, original_node, updated_node):
         if self.depth:

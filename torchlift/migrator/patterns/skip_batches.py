@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.statements import OwnLoopTransformer
 from ..rule import Rule
 
 SKIPPED_BATCH = Rule(
@@ -97,26 +98,8 @@ def read(ctx, plan, steps) -> None:
     plan.notes.append("a skipped batch (`continue`) returns None from training_step")
 
 
-class _ContinueToReturnNone(cst.CSTTransformer):
+class _ContinueToReturnNone(OwnLoopTransformer):
     """`continue` of the batch loop (not of a loop inside it) -> `return None`."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.depth = 0
-
-    def visit_For(self, node) -> None:
-        self.depth += 1
-
-    def leave_For(self, original_node, updated_node):
-        self.depth -= 1
-        return updated_node
-
-    def visit_While(self, node) -> None:
-        self.depth += 1
-
-    def leave_While(self, original_node, updated_node):
-        self.depth -= 1
-        return updated_node
 
     def leave_Continue(self, original_node, updated_node):
         if self.depth:

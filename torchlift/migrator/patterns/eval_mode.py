@@ -15,7 +15,10 @@ after capturing the modes, and restore them after the pass).
 A pass runs in eval mode when `model.eval()` is called, unconditionally, after the batch loop
 and before the pass (or, for a test pass, before it after training); in train mode when the
 loop and the code around the pass never call `model.eval()`. Anything else (eval() under a
-condition, inside the pass, or only in some epochs) is refused (TL147).
+condition, inside the pass, or only in some epochs) is refused (TL147), and so is epoch code
+after an eval-mode pass that runs the model (a forward, `model.decode(z)`, the model handed to
+a function): Lightning has put the model back in train mode by then, so BatchNorm would update
+its statistics and Dropout draw masks where the script ran in eval mode.
 """
 
 from __future__ import annotations
@@ -73,6 +76,14 @@ def read(ctx, plan, steps) -> None:
         if _switches_to_eval([*between, *validation.before], models):
             after = [*validation.after, *validation.following]
             in_eval_mode = not any(_mode_calls(s, models, "train") for s in after)
+            runs = [s for s in after if _runs_model(s, models)] if in_eval_mode else []
+            if runs:
+                ctx.block(
+                    EVAL_MODE_UNKNOWN,
+                    "code after the evaluation runs the model, which the script left in eval "
+                    "mode and Lightning puts back in train mode before it",
+                    runs[0],
+                )
         elif not epoch_calls and not evaluated_before:
             validation.keeps_train_mode = True
         else:
@@ -116,3 +127,42 @@ def _mode_calls(node, models: set[str], method: str) -> list[cst.Call]:
         for call in m.findall(node, m.Call(func=m.Attribute(attr=m.Name(method)), args=[]))
         if m.matches(call.func.value, m.Name()) and call.func.value.value in models
     ]
+
+
+# methods whose result does not depend on the module's train/eval mode
+_MODE_FREE_METHODS = frozenset(
+    {
+        "state_dict",
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "modules",
+        "named_modules",
+        "children",
+        "named_children",
+        "train",
+        "eval",
+        "to",
+        "cpu",
+        "cuda",
+        "zero_grad",
+    }
+)
+
+
+def _runs_model(node, models: set[str]) -> bool:
+    """`node` calls the model or one of its (sub)modules' mode-dependent methods, or hands the
+    model itself to a function: a run whose result depends on the train/eval mode."""
+    for call in m.findall(node, m.Call()):
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _MODE_FREE_METHODS:
+            continue
+        root = func
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if isinstance(root, cst.Name) and root.value in models:
+            return True
+        if any(isinstance(a.value, cst.Name) and a.value.value in models for a in call.args):
+            return True
+    return False

@@ -131,6 +131,22 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
+    "train_eval_phase_loop_over_a_dict_of_loaders": (
+        "TL104",
+        """
+        loaders = {"train": loader, "val": loader}
+        for epoch in range(2):
+            for phase in ["train", "val"]:
+                model.train(phase == "train")
+                for x, y in loaders[phase]:
+                    optimizer.zero_grad()
+                    with torch.set_grad_enabled(phase == "train"):
+                        loss = criterion(model(x), y)
+                        if phase == "train":
+                            loss.backward()
+                            optimizer.step()
+        """,
+    ),
     "manual_batching_range_changed_per_epoch": (
         "TL104",
         """
@@ -257,4 +273,6 @@ def test_loop_is_left_untouched_with_a_warning(name):
 
 
 def test_every_rule_has_a_one_line_description():
-    assert all(code.startswith("TL") and "\n" not in text for code, text in RULES.items())
+    assert all(
+        code.startswith("TL") and "\n" not in text for code, text in RULES.items()
+    )

@@ -273,6 +273,4 @@ def test_loop_is_left_untouched_with_a_warning(name):
 
 
 def test_every_rule_has_a_one_line_description():
-    assert all(
-        code.startswith("TL") and "\n" not in text for code, text in RULES.items()
-    )
+    assert all(code.startswith("TL") and "\n" not in text for code, text in RULES.items())

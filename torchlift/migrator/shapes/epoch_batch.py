@@ -40,13 +40,7 @@ from ..patterns.passed_in import given_loader
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
-from .context import (
-    CONTROL_FLOW,
-    EPOCH_STATEMENT,
-    NOT_A_LOADER,
-    Consequence,
-    LoopContext,
-)
+from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, Consequence, LoopContext
 
 NOT_AN_EPOCH_LOOP = Rule(
     "TL101",
@@ -120,9 +114,7 @@ def plan_with(planner, ctx: LoopContext) -> LoopPlan:
 def _plan(ctx: LoopContext) -> LoopPlan:
     loop = ctx.loop
     if isinstance(loop, cst.While):
-        raise Unsupported(
-            WHILE_LOOP, "`while` loop around a batch loop is not converted", loop
-        )
+        raise Unsupported(WHILE_LOOP, "`while` loop around a batch loop is not converted", loop)
     ctx.locate()
     epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
     if loop.orelse is not None:
@@ -203,15 +195,11 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         )
     args = iterator.args
     if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
-        raise Unsupported(
-            NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop
-        )
+        raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop)
     if isinstance(target, cst.Name):
         epoch_var = target.value if target.value != "_" else None
     else:
-        raise Unsupported(
-            NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop
-        )
+        raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch loop target is not a single name", loop)
     if len(args) == 1:
         start, max_epochs = None, args[0].value
     else:
@@ -233,9 +221,7 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         elif isinstance(start, cst.Integer) and isinstance(stop, cst.Integer):
             max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
         else:
-            max_epochs = cst.BinaryOperation(
-                left=stop, operator=cst.Subtract(), right=start
-            )
+            max_epochs = cst.BinaryOperation(left=stop, operator=cst.Subtract(), right=start)
         if isinstance(start, cst.Integer) and start.evaluated_value == 0:
             start = None
     return epoch_var, start, max_epochs, list(loop.body.body)
@@ -273,13 +259,9 @@ def _split_epoch_body(ctx: LoopContext, stmts):
     for stmt in stmts:
         if contains(stmt, FLOW) and not isinstance(stmt, cst.For):
             if batch_loop is not None and _only_direct_breaks(stmt):
-                ctx.found.setdefault("epoch_breaks", []).append(
-                    stmt
-                )  # epoch_stop's to read
+                ctx.found.setdefault("epoch_breaks", []).append(stmt)  # epoch_stop's to read
             else:
-                ctx.block(
-                    CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt
-                )
+                ctx.block(CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt)
         if contains(stmt, BACKWARD):
             if isinstance(stmt, cst.For) and batch_loop is None:
                 batch_loop = stmt
@@ -293,11 +275,7 @@ def _split_epoch_body(ctx: LoopContext, stmts):
             continue
         if batch_loop is None:
             if contains(stmt, LOOP):
-                ctx.block(
-                    EPOCH_STATEMENT,
-                    "loop before the training batch loop in the epoch",
-                    stmt,
-                )
+                ctx.block(EPOCH_STATEMENT, "loop before the training batch loop in the epoch", stmt)
             pre.append(stmt)
         elif "validation_stmt" not in ctx.found and eval_loop_of(ctx, stmt) is not None:
             ctx.found["validation_stmt"] = stmt
@@ -312,9 +290,7 @@ def _split_epoch_body(ctx: LoopContext, stmts):
                 )
             post.append(stmt)
     if batch_loop is None:
-        raise Unsupported(
-            NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop
-        )
+        raise Unsupported(NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop)
     ctx.found["epoch_last"] = stmts[-1] if stmts else None
     for stmt in batch_loop.body.body:
         if contains(stmt, LOOP) and contains(stmt, BACKWARD):
@@ -347,9 +323,7 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
     if (
         isinstance(iterator, (cst.List, cst.Tuple))
         and iterator.elements
-        and all(
-            isinstance(element.value, cst.SimpleString) for element in iterator.elements
-        )
+        and all(isinstance(element.value, cst.SimpleString) for element in iterator.elements)
     ):
         # `for phase in ['train', 'val']:` around a loop over `dataloaders[phase]`: training
         # and evaluation share one body, which the Trainer runs as separate steps.
@@ -370,9 +344,7 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
     return read_step(ctx, loop, iterator.value, target, index)
 
 
-def _read_range_batch_loop(
-    ctx: LoopContext, loop: cst.For, numbers: cst.Call, target, index
-):
+def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, target, index):
     """Manual batching, `for i in range(0, n, batch_size): xb = x[i : i + batch_size]`: the
     numbers become the batches of a generated loader (shapes/iteration.py's), when the epoch
     loop does not change what the range reads (it is built once, before the Trainer)."""
@@ -414,14 +386,9 @@ def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[s
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
                 if func.attr.value not in _SHAPE_READS:
                     found |= names & {func.value.value}
-            pure = any(
-                q.split(".")[0] in ("torch", "builtins")
-                for q in ctx.call_qualnames(node)
-            )
+            pure = any(q.split(".")[0] in ("torch", "builtins") for q in ctx.call_qualnames(node))
             if not pure:
-                found |= names & {
-                    a.value.value for a in node.args if isinstance(a.value, cst.Name)
-                }
+                found |= names & {a.value.value for a in node.args if isinstance(a.value, cst.Name)}
         else:
             target = node.target
             while isinstance(target, (cst.Subscript, cst.Attribute)):
@@ -439,11 +406,7 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
     if contains(loop.body, FLOW_NO_BREAK - {"continue"}) or any(
         direct_breaks(s) for s in stmts if isinstance(s, (cst.For, cst.While))
     ):
-        ctx.block(
-            CONTROL_FLOW,
-            "batch loop uses continue/return (cannot be kept faithfully)",
-            loop,
-        )
+        ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
     steps: dict = {
         "loader": loader,
         "target": target,
@@ -471,11 +434,7 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
         steps["body"].append((position, stmt))
     steps["count"] = position  # statements in the batch loop (positions 1..count)
     if steps["backward"] is None:
-        if (
-            ctx.blockers
-        ):  # a backward() the reading refused already (conditional, nested)
+        if ctx.blockers:  # a backward() the reading refused already (conditional, nested)
             raise Consequence
-        raise Unsupported(
-            STEP_SEQUENCE, "no `loss.backward()` statement in the batch loop", loop
-        )
+        raise Unsupported(STEP_SEQUENCE, "no `loss.backward()` statement in the batch loop", loop)
     return steps

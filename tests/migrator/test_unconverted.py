@@ -149,6 +149,22 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
+    "train_eval_phase_loop_over_a_dict_of_loaders": (
+        "TL104",
+        """
+        loaders = {"train": loader, "val": loader}
+        for epoch in range(2):
+            for phase in ["train", "val"]:
+                model.train(phase == "train")
+                for x, y in loaders[phase]:
+                    optimizer.zero_grad()
+                    with torch.set_grad_enabled(phase == "train"):
+                        loss = criterion(model(x), y)
+                        if phase == "train":
+                            loss.backward()
+                            optimizer.step()
+        """,
+    ),
     "manual_batching_range_changed_per_epoch": (
         "TL104",
         """

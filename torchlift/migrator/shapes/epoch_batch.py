@@ -320,6 +320,20 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
     iterator = registry.run_phase("batch_loader", ctx, iterator)
     if "builtins.range" in ctx.call_qualnames(iterator):
         return _read_range_batch_loop(ctx, loop, iterator, target, index)
+    if (
+        isinstance(iterator, (cst.List, cst.Tuple))
+        and iterator.elements
+        and all(isinstance(element.value, cst.SimpleString) for element in iterator.elements)
+    ):
+        # `for phase in ['train', 'val']:` around a loop over `dataloaders[phase]`: training
+        # and evaluation share one body, which the Trainer runs as separate steps.
+        raise Unsupported(
+            NOT_A_LOADER,
+            "the loop inside the epoch loop iterates a list of strings "
+            f"(`{ctx.module.code_for_node(iterator)}`), not a loader: a train/eval phase loop "
+            "sharing one body is not converted (write the train and eval loops separately)",
+            loop,
+        )
     if not isinstance(iterator, cst.Name):
         raise Unsupported(
             NOT_A_LOADER,

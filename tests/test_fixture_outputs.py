@@ -1,0 +1,103 @@
+"""What a reviewer checks in every converted fixture (issue 10's acceptance), read from each
+fixtures/<case>/expected.py beside its input.py:
+
+- the Trainer names `accelerator=` and `devices=` (`devices=1` unless the script spread the model
+  over GPUs with DataParallel), so real Lightning does not spread a one-device script over
+  every GPU it finds;
+- no import the conversion left unused (ruff's F401 on the output, minus what it already said
+  of the input);
+- no comment left about device code the conversion removed: a comment naming the device / CUDA
+  / GPU sits right above code that still does something with it (line 1, the fixture's own
+  description, aside).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CASES = sorted(p.parent.name for p in FIXTURES.glob("*/expected.py"))
+DEVICE_WORDS = re.compile(r"\b(device|devices|cuda|gpus?|accelerator)\b", re.IGNORECASE)
+DEVICE_CODE = re.compile(r"device|cuda|accelerator|\.to\(|gpu", re.IGNORECASE)
+
+
+# Known: a comment only partly about removed code stays with the statement it still describes
+# ("initialising the model and moving it to the GPU" above `model = Net()`, the move gone).
+# Rewriting a user's comment text is not the migrator's business; the report names the move.
+PARTLY_TRUE = {"seed_mnist_dataparallel": {"# Inicializando o modelo e movendo para GPU"}}
+
+
+def _trainer_calls(text: str) -> list[ast.Call]:
+    return [
+        node
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "Trainer"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "L"
+    ]
+
+
+def _unused_imports(path: Path) -> set[str]:
+    found = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "F401"]
+        + ["--output-format", "json", "--exit-zero", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {item["message"] for item in json.loads(found.stdout)}
+
+
+def test_there_are_cases():
+    assert len(CASES) > 40
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_trainer_says_where_it_runs(case):
+    source = (FIXTURES / case / "input.py").read_text()
+    calls = _trainer_calls((FIXTURES / case / "expected.py").read_text())
+    assert calls, "no L.Trainer(...) in the converted script"
+    for call in calls:
+        keywords = {k.arg: k.value for k in call.keywords}
+        assert "accelerator" in keywords, ast.unparse(call)
+        assert "devices" in keywords, ast.unparse(call)
+        if "DataParallel" not in source:
+            devices = keywords["devices"]
+            assert isinstance(devices, ast.Constant) and devices.value == 1, ast.unparse(call)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_no_import_is_left_unused_by_the_conversion(case):
+    before = _unused_imports(FIXTURES / case / "input.py")
+    after = _unused_imports(FIXTURES / case / "expected.py")
+    assert after <= before, sorted(after - before)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_no_comment_about_removed_device_code(case):
+    lines = (FIXTURES / case / "expected.py").read_text().splitlines()
+    stale = set()
+    for number, line in enumerate(lines[1:], start=1):  # line 1 says what the fixture shows
+        comment = line.strip()
+        if not comment.startswith("#") or not DEVICE_WORDS.search(comment):
+            continue
+        following = next(
+            (
+                text
+                for text in lines[number + 1 :]
+                if text.strip() and not text.strip().startswith("#")
+            ),
+            "",
+        )
+        if not DEVICE_CODE.search(following):
+            stale.add(comment)
+    assert stale == PARTLY_TRUE.get(case, set())

@@ -22,6 +22,28 @@ criterion = nn.CrossEntropyLoss()
 """
 
 LOOPS = {
+    "helper_reading_the_model_after_an_eval_mode_pass": (
+        "TL147",
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(8, 4)), batch_size=4)
+
+        def show_predictions():
+            print(model(torch.randn(2, 4)))
+
+        for epoch in range(2):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            model.eval()
+            with torch.no_grad():
+                for (x,) in val_loader:
+                    print(model(x).sum().item())
+            show_predictions()
+        """,
+    ),
     "model_run_after_an_eval_mode_pass": (  # once converted silently: sampled in train mode
         "TL147",
         """

@@ -76,7 +76,8 @@ def read(ctx, plan, steps) -> None:
         if _switches_to_eval([*between, *validation.before], models):
             after = [*validation.after, *validation.following]
             in_eval_mode = not any(_mode_calls(s, models, "train") for s in after)
-            runs = [s for s in after if _runs_model(s, models)] if in_eval_mode else []
+            helpers = _helpers_reading(ctx.module, models)
+            runs = [s for s in after if _runs_model(s, models, helpers)] if in_eval_mode else []
             if runs:
                 ctx.block(
                     EVAL_MODE_UNKNOWN,
@@ -151,11 +152,24 @@ _MODE_FREE_METHODS = frozenset(
 )
 
 
-def _runs_model(node, models: set[str]) -> bool:
-    """`node` calls the model or one of its (sub)modules' mode-dependent methods, or hands the
-    model itself to a function: a run whose result depends on the train/eval mode."""
+def _helpers_reading(module: cst.Module, models: set[str]) -> set[str]:
+    """Names of the functions of the script that read a model name (a global, or a parameter
+    spelled the same: either way the call may run the model)."""
+    return {
+        fn.name.value
+        for fn in m.findall(module, m.FunctionDef())
+        if any(n.value in models for n in m.findall(fn.body, m.Name()))
+    }
+
+
+def _runs_model(node, models: set[str], helpers: set[str]) -> bool:
+    """`node` calls the model or one of its (sub)modules' mode-dependent methods, hands the
+    model itself to a function, or calls a function of the script that reads the model: a run
+    whose result may depend on the train/eval mode."""
     for call in m.findall(node, m.Call()):
         func = call.func
+        if isinstance(func, cst.Name) and func.value in helpers:
+            return True
         if isinstance(func, cst.Attribute) and func.attr.value in _MODE_FREE_METHODS:
             continue
         root = func

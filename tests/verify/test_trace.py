@@ -96,3 +96,36 @@ def test_only_rank_zero_records(tmp_path):
     env = dict(os.environ, RANK="1", LOCAL_RANK="1")
     run = run_traced(script, env=env)
     assert run.returncode == 0 and run.losses == [] and not run.imported_torch
+
+
+def test_buffers_of_trained_modules_are_recorded_even_from_a_finished_function(tmp_path):
+    # A BatchNorm's running statistics change its results as its weights do, though autograd
+    # never reaches them: a run that only differs there (an extra forward in train mode after
+    # training, inside a function whose model is gone when the run ends) must not look equal.
+    script = _script(
+        tmp_path,
+        """
+        import sys
+        import torch
+        def main():
+            torch.manual_seed(0)
+            model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4))
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for _ in range(2):
+                opt.zero_grad()
+                model(torch.randn(8, 3)).pow(2).mean().backward()
+                opt.step()
+            if sys.argv[1] == "peek":
+                with torch.no_grad():
+                    model(torch.randn(8, 3))  # train mode: updates the running statistics
+        main()
+        """,
+    )
+    plain = run_traced(script, ["plain"], params=True, seed=1)
+    peek = run_traced(script, ["peek"], params=True, seed=1)
+    assert plain.returncode == 0 and peek.returncode == 0, plain.stderr + peek.stderr
+    assert plain.losses == peek.losses
+    # Linear weight, bias, BatchNorm weight, bias; then running mean, var, batches tracked
+    assert len(plain.params) == 7 and len(peek.params) == 7
+    assert [t.tolist() for t in plain.params[:4]] == [t.tolist() for t in peek.params[:4]]
+    assert plain.params[4].tolist() != peek.params[4].tolist()

@@ -42,6 +42,7 @@ if _path:
     _seed = os.environ.get("TORCHLIFT_TRACE_SEED", "")
     _state = {"step": 0, "file": None, "inside": False, "dumped": False}
     _leaves = {}  # id -> tensor, in the order the autograd graphs reached them
+    _owners = {}  # id of a leaf -> the module holding it (kept alive until the dump)
 
     def _is_rank_zero():
         if not _rank_zero_by_env():
@@ -89,7 +90,36 @@ if _path:
         import torch
 
         values = [t.detach().to("cpu", copy=True) for t in _leaves.values()]
+        values += [b.detach().to("cpu", copy=True) for b in _buffers_of_trained_modules()]
         torch.save(values, _params_path)
+
+    def _find_owners():
+        # BatchNorm running statistics and other buffers change the model's results as much
+        # as its weights, but autograd never reaches them: remember the module that directly
+        # holds each trained parameter when the parameter is first seen (a module local to a
+        # function may be gone by the time the run ends), and dump its buffers too.
+        if len(_owners) == len(_leaves):
+            return
+        import gc
+
+        import torch
+
+        for obj in gc.get_objects():
+            if isinstance(obj, torch.nn.Module):
+                for param in obj.parameters(recurse=False):
+                    if id(param) in _leaves:
+                        _owners.setdefault(id(param), obj)
+        for key in _leaves:
+            _owners.setdefault(key, None)  # a tensor no module holds: not looked up again
+
+    def _buffers_of_trained_modules():
+        seen, buffers = set(), []
+        for key in _leaves:
+            module = _owners.get(key)
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                buffers += [b for b in module.buffers(recurse=False) if b is not None]
+        return buffers
 
     def _finish(event):
         try:
@@ -107,6 +137,7 @@ if _path:
             _finish("limit")
             os._exit(0)
         _collect_leaves(tensors)
+        _find_owners()
         total = 0.0
         for tensor in tensors:
             value = tensor.detach().float()

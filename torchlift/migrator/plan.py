@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .analysis.names import collect_names
+
 
 @dataclass
 class EvalPlan:
@@ -127,8 +129,6 @@ class LoopPlan:
     def after_step_pieces(self) -> list[cst.CSTNode]:
         """What on_train_batch_end holds: the code after the step, with the batch target
         unpacked again first when that code reads a batch name (`x`, or a step loop's `it`)."""
-        from .analysis.names import collect_names
-
         after = list(self.after_step)
         target = self.train_target
         if after and target is not None:

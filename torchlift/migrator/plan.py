@@ -95,6 +95,9 @@ class LoopPlan:
     inlined_helpers: list[str] = field(default_factory=list)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
+    # carried names a kept hand-set learning rate follows: saved in checkpoints when they
+    # are `self.` state (patterns/lr_decay.py)
+    checkpoint_state: list[str] = field(default_factory=list)
     module_globals: set[str] = field(default_factory=set)  # declared `global`: kept global
     carried_index: str | None = None  # batch index read after the batch loop: `self.` state
     post_eval_at: int | None = None  # post_train[post_eval_at:] follows the validation pass

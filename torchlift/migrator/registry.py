@@ -51,6 +51,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.schedulers",
     "torchlift.migrator.patterns.kept_optimizers",
+    "torchlift.migrator.patterns.lr_decay",
     "torchlift.migrator.patterns.skip_batches",
     "torchlift.migrator.patterns.eval_passes",
     "torchlift.migrator.patterns.epoch_stop",

@@ -495,13 +495,13 @@ def reads_among(names: set[str], *nodes: cst.CSTNode) -> set[str]:
     for node in nodes:
         if names & mentions(node):
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                found |= _definition_reads(node) & names
+                found |= definition_reads(node) & names
             else:
                 found |= collect_names(node).reads & names
     return found
 
 
-def _definition_reads(node: cst.FunctionDef | cst.ClassDef) -> set[str]:
+def definition_reads(node: cst.FunctionDef | cst.ClassDef) -> set[str]:
     """What a whole `def` or `class` statement reads from the scope it stands in: its
     decorators, defaults and bases, and the free names of its body. CPython's symbol tables
     answer it from the statement's code (far cheaper than libcst's ScopeProvider on a body)."""

@@ -190,12 +190,27 @@ class ClassBuilder:
             methods.append(self.step("test_step", t.target, t.index, t.body, None))
             if t.after:
                 methods.append(self.hook("on_test_epoch_end", t.after))
+        methods += self.checkpoint_hooks()
         methods.append(self.configure_optimizers())
         cls = _stmt(f"class {self.class_name}(L.LightningModule):\n    pass\n")
         cls = cls.with_changes(body=cls.body.with_changes(body=methods))
         code = format_code(self.module.code_for_node(cls))
         self.code = code  # the class's text, for callers that need its words (no codegen)
         return cst.parse_statement(code)
+
+    def checkpoint_hooks(self) -> list[cst.FunctionDef]:
+        """Carried values a kept hand-set learning rate follows, saved with the checkpoint so
+        a resumed run sets the same rates (patterns/lr_decay.py)."""
+        plan = self.plan
+        names = [n for n in plan.checkpoint_state if n in plan.state | plan.module_globals]
+        if not names:
+            return []
+        save = [_stmt(f'checkpoint["{name}"] = {name}\n') for name in names]
+        load = [_stmt(f'{name} = checkpoint["{name}"]\n') for name in names]
+        return [
+            self.method("on_save_checkpoint(self, checkpoint)", self.rewrite(save)),
+            self.method("on_load_checkpoint(self, checkpoint)", self.rewrite(load)),
+        ]
 
     def init_method(self) -> cst.FunctionDef:
         plan = self.plan

@@ -36,6 +36,7 @@ from ..analysis.statements import (
 )
 from ..patterns.accumulation import ACCUMULATION
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
+from ..patterns.lr_decay import sets_param_group_lr
 from ..patterns.passed_in import given_loader
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
@@ -274,7 +275,7 @@ def _split_epoch_body(ctx: LoopContext, stmts):
             )
             continue
         if batch_loop is None:
-            if contains(stmt, LOOP):
+            if contains(stmt, LOOP) and not _only_param_group_loops(stmt):
                 ctx.block(EPOCH_STATEMENT, "loop before the training batch loop in the epoch", stmt)
             pre.append(stmt)
         elif "validation_stmt" not in ctx.found and eval_loop_of(ctx, stmt) is not None:
@@ -296,6 +297,15 @@ def _split_epoch_body(ctx: LoopContext, stmts):
         if contains(stmt, LOOP) and contains(stmt, BACKWARD):
             ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
     return pre, batch_loop, post
+
+
+def _only_param_group_loops(stmt) -> bool:
+    """Every loop in `stmt` walks an optimizer's param_groups (a learning rate set at the
+    epoch's start draws no data: patterns/lr_decay.py reads it)."""
+    loops = [s for s in statements(stmt) if isinstance(s, (cst.For, cst.While))]
+    if not loops or m.findall(stmt, m.CompFor()):
+        return False
+    return all(sets_param_group_lr(loop) for loop in loops)
 
 
 def _only_direct_breaks(stmt) -> bool:

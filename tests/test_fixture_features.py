@@ -101,6 +101,11 @@ FEATURES = {
     "train_function_given_optimizer": [changes_lr_between_epochs],
     "resume_checkpoint_exponential_lr": [changes_lr_between_epochs],
     "char_model_get_batch_steps": [clips, changes_lr_between_epochs],
+    "imagenet_adjust_learning_rate": [changes_lr_between_epochs],
+    "milestone_lr_drops": [changes_lr_between_epochs],
+    "epoch_lr_decay_variable": [changes_lr_between_epochs],
+    "warmup_lr_per_step": [clips, changes_lr_between_epochs],
+    "tutorial_update_lr_divide": [changes_lr_between_epochs],
     "skip_batches_continue": [fewer_steps_than(2 * 8)],  # NaN-label batches skipped
     "dry_run_limit_batches": [fewer_steps_than(2 * 8)],  # one batch per epoch
     "patience_early_stop": [fewer_steps_than(3 * 6)],  # stops after the second epoch

@@ -236,13 +236,15 @@ def read(ctx, plan, steps) -> None:
         for update in [_group_update(stmt, optimizer.name) or _milestone_update(stmt, optimizer)]
         if update is not None
     ]
-    if not found:
+    setting = [s for s in _epoch_code(plan) if _sets_lr(ctx, s)]
+    if not setting:
         return
     schedules = _Schedules(ctx, plan)
-    if len(found) == 1 and optimizer.scheduler is None and not optimizer.given:
+    convertible = len(found) == len(setting) == 1
+    if convertible and optimizer.scheduler is None and not optimizer.given:
         if _to_scheduler(ctx, plan, steps, schedules, *found[0]):
             return
-    _keep(ctx, plan, found)
+    _keep(ctx, plan, setting)
 
 
 def _milestone_update(stmt, optimizer):
@@ -452,11 +454,10 @@ def _torch_alias(ctx) -> str | None:
     return None
 
 
-def _keep(ctx, plan, found) -> None:
+def _keep(ctx, plan, kept) -> None:
     """The script's own updates stay in their hook. The loop state they follow is saved in
     the checkpoint when it is restorable: each name updated only from itself, the epoch,
     constants and other such names; otherwise the loop is refused (TL185)."""
-    kept = [s for s in [*plan.pre_train, *plan.train_body, *plan.post_train] if _sets_lr(s)]
     free = {plan.epoch_var, plan.optimizer.name}
     wanted = changed_by_loop(ctx, plan, collect_names(*kept).reads - free)
     closure, queue = set(), sorted(wanted)
@@ -491,8 +492,25 @@ def _keep(ctx, plan, found) -> None:
     plan.checkpoint_state = sorted(set(plan.checkpoint_state) | closure)
 
 
-def _sets_lr(stmt) -> bool:
-    return any(sets_param_group_lr(s) for s in statements(stmt))
+def _sets_lr(ctx, stmt) -> bool:
+    """`stmt` walks an optimizer's param_groups, itself or through a function of the module
+    it calls (`update_lr(optimizer, lr)`)."""
+    if any(sets_param_group_lr(s) for s in statements(stmt)):
+        return True
+    setters = ctx.found.get("lr_setters")
+    if setters is None:
+        setters = ctx.found["lr_setters"] = {
+            top.name.value
+            for top in ctx.module.body
+            if isinstance(top, cst.FunctionDef)
+            and any(sets_param_group_lr(s) for s in statements(top))
+        }
+    called = {
+        call.func.value
+        for call in m.findall(stmt, m.Call(func=m.Name()))
+        if isinstance(call.func, cst.Name)
+    }
+    return bool(called & setters)
 
 
 def _reads_training(plan, writer) -> bool:

@@ -112,11 +112,23 @@ class _Collector(cst.CSTVisitor):
         self._definite.add(bound)
         return False
 
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        # the value is evaluated before the targets are bound: `lr = lr * 0.8` reads `lr` first
+        _walk(node.value, self)
+        for target in node.targets:
+            _walk(target, self)
+        return False
+
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._mark_store(node.target)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._mark_store(node.target)
+        if node.value is not None:
+            _walk(node.value, self)
+        _walk(node.annotation, self)
+        _walk(node.target, self)
+        return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name) and self._is_own(node.target):

@@ -54,4 +54,6 @@ def test_resumed_run_uses_the_same_learning_rates(case, target, tmp_path):
     full = runs.pop("full")
     assert len({str(lrs) for _, lrs in full}) > 1, "the schedule never changed the rate"
     for name, lrs in runs.items():
-        assert lrs == full, f"{name}: resumed learning rates differ\nfull:    {full}\nresumed: {lrs}"
+        assert (
+            lrs == full
+        ), f"{name}: resumed learning rates differ\nfull:    {full}\nresumed: {lrs}"

@@ -139,4 +139,3 @@ class LoopPlan:
             if batch_names & set().union(*(collect_names(s).reads for s in after)):
                 return [target, *after]
         return after
-

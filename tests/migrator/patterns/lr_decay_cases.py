@@ -70,13 +70,22 @@ CONVERTS = {
             "        for group in optimizer.param_groups:\n"
             "            group['lr'] *= 0.1"
         ),
-        ["def on_train_epoch_start(self):", "group[\"lr\"] *= 0.1"],
+        ["def on_train_epoch_start(self):", 'group["lr"] *= 0.1'],
         ["MultiStepLR"],
     ),
     "formula_not_scaled_by_the_optimizer_lr_kept": (
         _loop(epoch_start="lr = 0.05 * 0.5 ** epoch\n    " + _SET.format(indent="    ")),
         ["def on_train_epoch_start(self):", "self.optimizers().param_groups"],
         ["LambdaLR", "on_save_checkpoint"],
+    ),
+    "rate_for_the_next_step_set_after_the_step_kept": (
+        _loop(
+            before="it = 0",
+            step_end="it += 1\n        lr = 0.1 * min(1, (it + 1) / 4)\n        "
+            + _SET.format(indent="        "),
+        ),
+        ["self.it += 1", 'checkpoint["it"] = self.it', 'self.it = checkpoint["it"]'],
+        ["LambdaLR"],
     ),
     "divided_rate_kept_and_checkpointed": (
         _loop(before="lr = 0.1", epoch_end="lr /= 2\n    " + _SET.format(indent="    ")),

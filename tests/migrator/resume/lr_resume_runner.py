@@ -38,7 +38,9 @@ def main(script: str, engine: str, out: str) -> None:
 
         def trainer(self, log, epochs):
             quiet = dict(enable_checkpointing=False, enable_progress_bar=False, logger=False)
-            return real_trainer(**{**self.kwargs, **quiet, "max_epochs": epochs, "callbacks": [log]})
+            return real_trainer(
+                **{**self.kwargs, **quiet, "max_epochs": epochs, "callbacks": [log]}
+            )
 
         def fit(self, model, *args, **kwargs) -> None:
             total = self.kwargs["max_epochs"] + EXTRA_EPOCHS

@@ -34,7 +34,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import definition_reads, collect_names
+from ..analysis.names import collect_names, definition_reads
 from ..analysis.statements import single_assign, statements
 from ..rule import Rule
 
@@ -68,7 +68,7 @@ UNRESTORED_LR_STATE = Rule(
 
 RULES = (UNRESTORED_LR_STATE,)
 
-# functions a schedule's formula may call: pure, and drawing from no RNG
+# functions a schedule's formula may call (and math's): pure, drawing from no RNG
 _PURE_CALLS = frozenset(
     {f"builtins.{name}" for name in ("min", "max", "abs", "float", "int", "round", "pow")}
 )
@@ -170,9 +170,8 @@ class _Schedules:
         if changed_by_loop(self.ctx, self.plan, reads):
             return False
         for call in m.findall(node, m.Call()):
-            if not self.ctx.call_qualnames(call) <= _PURE_CALLS or not self.ctx.call_qualnames(
-                call
-            ):
+            names = self.ctx.call_qualnames(call)
+            if not names or not all(q in _PURE_CALLS or q.startswith("math.") for q in names):
                 return False
         return not m.findall(node, m.Lambda() | m.NamedExpr() | m.Await() | m.Yield())
 
@@ -256,8 +255,12 @@ def _milestone_update(stmt, optimizer):
         return None
     update = _group_update(stmt.body.body[0], optimizer.name)
     test = stmt.test
-    if update is None or update[0] != "*=" or not m.matches(
-        test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget(operator=m.In())])
+    if (
+        update is None
+        or update[0] != "*="
+        or not m.matches(
+            test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget(operator=m.In())])
+        )
     ):
         return None
     return "milestones", (test.left.value, test.comparisons[0].comparator, update[1])
@@ -276,7 +279,9 @@ def _to_scheduler(ctx, plan, steps, schedules, where, stmts, at, update) -> bool
             return False
         if not schedules.constant(factor) or schedules.base is None:
             return False
-        call = f"MultiStepLR({{o}}, milestones={_code(ctx, milestones)}, gamma={_code(ctx, factor)})"
+        call = (
+            f"MultiStepLR({{o}}, milestones={_code(ctx, milestones)}, gamma={_code(ctx, factor)})"
+        )
         interval = "epoch"
     elif kind == "=" and where in ("pre", "step"):
         value, name, assign = _value_via(stmts, at, update)
@@ -355,7 +360,7 @@ def _distinct_integers(ctx, schedules, milestones) -> bool:
     MultiStepLR multiplies by gamma ** (times listed), the script once."""
     node = milestones
     if isinstance(node, cst.Name):
-        (found, count) = ctx.binding(node.value)
+        found, count = ctx.binding(node.value)
         if found is None or count != 1 or not schedules.constant(node):
             return False
         node = found[1]
@@ -374,6 +379,9 @@ def _step_counter(ctx, plan, steps, stmts, at) -> str | None:
     scheduler counts optimizer steps, the same number only without accumulation."""
     if steps.get("accumulate") is not None or plan.after_step:
         return None
+    positions = {id(stmt): position for position, stmt in steps["body"]}
+    if positions.get(id(stmts[at]), steps["optimizer_step"]) > steps["optimizer_step"]:
+        return None  # set after the step: for the next one, one count later than a scheduler
     for position, stmt in enumerate(stmts):
         if position <= at or not isinstance(stmt, cst.SimpleStatementLine):
             continue

@@ -116,13 +116,13 @@ EPOCH_STATEMENT = Rule(
     "epoch-level statement cannot be placed in a Lightning hook faithfully",
     """Code around the batch loop moves to `on_train_epoch_start` / `on_train_epoch_end`, and
     code after `optimizer.step()` that reads the model to `on_train_batch_end`. Code whose
-    place changes its result (a loop before the batch loop, a scheduler stepped before
-    training) is refused.""",
+    place changes its result (a loop before the batch loop other than one setting the
+    learning rate on `param_groups`, a scheduler stepped before training) is refused.""",
     """Move such code to the end of the epoch (after the batch loop), or into the batch loop.""",
     """
     for epoch in range(2):
-        for group in optimizer.param_groups:
-            group["lr"] *= 0.9
+        for x, _ in loader:
+            print(x.mean())
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)

@@ -277,7 +277,7 @@ def _to_scheduler(ctx, plan, steps, schedules, where, stmts, at, update) -> bool
         variable, milestones, factor = payload
         if variable != epoch or not _distinct_integers(ctx, schedules, milestones):
             return False
-        if not schedules.constant(factor) or schedules.base is None:
+        if not schedules.constant(factor):
             return False
         call = (
             f"MultiStepLR({{o}}, milestones={_code(ctx, milestones)}, gamma={_code(ctx, factor)})"
@@ -348,11 +348,8 @@ def _code(ctx, node) -> str:
 def _reads_outside(ctx) -> set[str]:
     """Names that may see a value the loop leaves: read after the loop, or by a function or
     class of the module (which may be called from the loop and read it as a global)."""
-    names = collect_names(*ctx.scope_after).reads if ctx.scope_after else set()
-    for stmt in ctx.module.body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            names |= definition_reads(stmt)
-    return names
+    after = collect_names(*ctx.scope_after).reads if ctx.scope_after else set()
+    return after | _module_function_reads(ctx)
 
 
 def _distinct_integers(ctx, schedules, milestones) -> bool:
@@ -398,17 +395,35 @@ def _step_counter(ctx, plan, steps, stmts, at) -> str | None:
         if binding is None or count != 1 or not m.matches(binding[1], m.Integer("0")):
             continue
         writers = [s for s in statements(ctx.loop) if counter in _own_writes(s)]
-        if writers != [stmt]:
-            continue
+        if len(writers) != 1 or writers[0] is not stmt or counter in _module_function_reads(ctx):
+            continue  # a function of the module may change it as a global
         ctx.found["lr_counter"] = (stmt, binding[0])
         return counter
     return None
 
 
 def _own_writes(stmt) -> set[str]:
+    """Names `stmt` binds itself (a compound statement's body is looked at on its own)."""
     if isinstance(stmt, cst.SimpleStatementLine):
         return collect_names(stmt).writes
+    if isinstance(stmt, cst.For):
+        return collect_names(cst.AssignTarget(stmt.target)).writes
+    if isinstance(stmt, cst.With):
+        return {
+            name
+            for item in stmt.items
+            if item.asname is not None
+            for name in collect_names(cst.AssignTarget(item.asname.name)).writes
+        }
     return set()
+
+
+def _module_function_reads(ctx) -> set[str]:
+    names: set[str] = set()
+    for stmt in ctx.module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            names |= definition_reads(stmt)
+    return names
 
 
 def _decay_factor(ctx, schedules, stmts, at, update):

@@ -482,7 +482,7 @@ def _keep(ctx, plan, kept) -> None:
     the checkpoint when it is restorable: each name updated only from itself, the epoch,
     constants and other such names; otherwise the loop is refused (TL185)."""
     free = {plan.epoch_var, plan.optimizer.name}
-    wanted = changed_by_loop(ctx, plan, collect_names(*kept).reads - free)
+    wanted = changed_by_loop(ctx, plan, collect_names(*kept).read_first - free)
     closure, queue = set(), sorted(wanted)
     while queue:  # every loop variable the kept updates follow, however indirectly
         name = queue.pop()
@@ -490,14 +490,16 @@ def _keep(ctx, plan, kept) -> None:
             continue
         closure.add(name)
         for writer in _top_writers(plan, name):
-            queue.extend(changed_by_loop(ctx, plan, collect_names(writer).reads - free) - closure)
+            queue.extend(
+                changed_by_loop(ctx, plan, collect_names(writer).read_first - free) - closure
+            )
     restorable = set(closure)
     changed = True
     while changed:  # drop names updated from something that is not restorable
         changed = False
         for name in sorted(restorable):
             for writer in _top_writers(plan, name):
-                needs = changed_by_loop(ctx, plan, collect_names(writer).reads - free) - {name}
+                needs = changed_by_loop(ctx, plan, collect_names(writer).read_first - free) - {name}
                 if not needs <= restorable or _reads_training(plan, writer):
                     restorable.discard(name)
                     changed = True

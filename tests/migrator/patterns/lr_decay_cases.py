@@ -63,6 +63,11 @@ CONVERTS = {
         ["optimizer, lambda step: min(1, (step + 1) / 4)", '"interval": "step"'],
         ["param_groups", "step = 0", "step += 1"],
     ),
+    "first_group_set_by_index": (
+        _loop(epoch_start="optimizer.param_groups[0]['lr'] = 0.1 * 0.5 ** epoch"),
+        ["optimizer, lambda epoch: 0.5**epoch"],
+        ["param_groups"],
+    ),
     # kept where the script wrote it: no scheduler repeats the same floats
     "milestones_listed_twice_kept": (
         _loop(
@@ -86,6 +91,11 @@ CONVERTS = {
         ),
         ["self.it += 1", 'checkpoint["it"] = self.it', 'self.it = checkpoint["it"]'],
         ["LambdaLR"],
+    ),
+    "first_group_set_by_index_kept_and_checkpointed": (
+        _loop(before="lr = 0.1", epoch_end="lr /= 2\n    optimizer.param_groups[0]['lr'] = lr"),
+        ['self.optimizers().param_groups[0]["lr"] = self.lr', 'checkpoint["lr"] = self.lr'],
+        ["ExponentialLR"],
     ),
     "divided_rate_kept_and_checkpointed": (
         _loop(before="lr = 0.1", epoch_end="lr /= 2\n    " + _SET.format(indent="    ")),

@@ -17,13 +17,15 @@ with the same float: LambdaLR computes `base_lr * f(n)` (the script's `B * f(n)`
 optimizer's own `lr=`), MultiStepLR and ExponentialLR `group["lr"] * gamma` (the script's
 repeated `*=`; MultiStepLR only for milestones that are distinct integers, as it raises gamma
 to the number of times a milestone is listed). A scheduler's state is checkpointed, so a
-resumed run continues the schedule.
+resumed run continues the schedule. `optimizer.param_groups[0]["lr"] = ...` counts as the
+loop over the groups when the optimizer is built on `model.parameters()` (one group).
 
 Anything else stays where the script wrote it (`on_train_epoch_start`, `training_step`,
 `on_train_epoch_end`): a value computed from the epoch, or from the optimizer's own `lr`
 (restored with the optimizer's state), resumes as it ran. A carried variable the learning
 rate is computed from (`lr *= 0.5` read by a print too) is saved in the checkpoint
-(`on_save_checkpoint` / `on_load_checkpoint`) when it only feeds on itself and constants.
+(`on_save_checkpoint` / `on_load_checkpoint`) when it only feeds on itself, the epoch,
+constants and other such variables.
 
 Refused (TL185): a learning rate computed from loop state that depends on other training
 results (`if val_loss > best: lr *= 0.5`): restoring it would need that whole state.
@@ -84,9 +86,37 @@ def sets_param_group_lr(stmt: cst.CSTNode) -> bool:
     )
 
 
-def _group_update(stmt: cst.CSTNode, optimizer: str):
+_LR_KEY = m.SubscriptElement(m.Index(m.SimpleString('"lr"') | m.SimpleString("'lr'")))
+
+
+def _indexed_update(stmt: cst.CSTNode, optimizer: str):
+    """("=", value) or ("*=", factor) when `stmt` is `optimizer.param_groups[0]["lr"] = value`
+    (or `*= factor`): the same update as the loop when the optimizer has one group."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    key = m.Subscript(
+        value=m.Subscript(
+            value=m.Attribute(value=m.Name(optimizer), attr=m.Name("param_groups")),
+            slice=[m.SubscriptElement(m.Index(m.Integer("0")))],
+        ),
+        slice=[_LR_KEY],
+    )
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        if m.matches(small.targets[0].target, key):
+            return "=", small.value
+    elif isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.MultiplyAssign):
+        if m.matches(small.target, key):
+            return "*=", small.value
+    return None
+
+
+def _group_update(stmt: cst.CSTNode, optimizer: str, one_group: bool = False):
     """("=", value) or ("*=", factor) when `stmt` is
-    `for g in optimizer.param_groups: g["lr"] = value` (or `*= factor`); else None."""
+    `for g in optimizer.param_groups: g["lr"] = value` (or `*= factor`), or, for an optimizer
+    of `one_group`, `optimizer.param_groups[0]["lr"] = value`; else None."""
+    if one_group and _indexed_update(stmt, optimizer) is not None:
+        return _indexed_update(stmt, optimizer)
     if not (
         isinstance(stmt, cst.For)
         and stmt.orelse is None
@@ -107,10 +137,7 @@ def _group_update(stmt: cst.CSTNode, optimizer: str):
     if len(smalls) != 1:
         return None
     small = smalls[0]
-    key = m.Subscript(
-        value=m.Name(stmt.target.value),
-        slice=[m.SubscriptElement(m.Index(m.SimpleString('"lr"') | m.SimpleString("'lr'")))],
-    )
+    key = m.Subscript(value=m.Name(stmt.target.value), slice=[_LR_KEY])
     if isinstance(small, cst.Assign) and len(small.targets) == 1:
         if m.matches(small.targets[0].target, key):
             value, kind = small.value, "="
@@ -227,18 +254,22 @@ def read(ctx, plan, steps) -> None:
     if plan.step_loop or steps.get("manual") or len(plan.optimizers) != 1:
         return  # a step loop keeps its learning rates in the step (shapes/iteration.py)
     optimizer = plan.optimizer
+    setting = [s for s in _epoch_code(plan) if _sets_lr(ctx, s)]
+    if not setting:
+        return
+    schedules = _Schedules(ctx, plan)
+    one_group = schedules.base is not None  # built on `model.parameters()`, one lr
     found = [
         (where, stmts, at, update)
         for where, stmts in (("pre", plan.pre_train), ("step", plan.train_body))
         + (("post", plan.post_train),)
         for at, stmt in enumerate(stmts)
-        for update in [_group_update(stmt, optimizer.name) or _milestone_update(stmt, optimizer)]
+        for update in [
+            _group_update(stmt, optimizer.name, one_group)
+            or _milestone_update(stmt, optimizer.name, one_group)
+        ]
         if update is not None
     ]
-    setting = [s for s in _epoch_code(plan) if _sets_lr(ctx, s)]
-    if not setting:
-        return
-    schedules = _Schedules(ctx, plan)
     convertible = len(found) == len(setting) == 1
     if convertible and optimizer.scheduler is None and not optimizer.given:
         if _to_scheduler(ctx, plan, steps, schedules, *found[0]):
@@ -246,14 +277,14 @@ def read(ctx, plan, steps) -> None:
     _keep(ctx, plan, setting)
 
 
-def _milestone_update(stmt, optimizer):
+def _milestone_update(stmt, optimizer: str, one_group: bool):
     """("milestones", (epoch name, milestones, factor)) for `if epoch in M:` around
     `for g in optimizer.param_groups: g["lr"] *= factor`."""
     if not isinstance(stmt, cst.If) or stmt.orelse is not None:
         return None
     if len(stmt.body.body) != 1:
         return None
-    update = _group_update(stmt.body.body[0], optimizer.name)
+    update = _group_update(stmt.body.body[0], optimizer, one_group)
     test = stmt.test
     if (
         update is None
@@ -522,6 +553,8 @@ def _sets_lr(ctx, stmt) -> bool:
     it calls (`update_lr(optimizer, lr)`)."""
     if any(sets_param_group_lr(s) for s in statements(stmt)):
         return True
+    if _writes_a_group_item(stmt):
+        return True
     setters = ctx.found.get("lr_setters")
     if setters is None:
         setters = ctx.found["lr_setters"] = {
@@ -536,6 +569,12 @@ def _sets_lr(ctx, stmt) -> bool:
         if isinstance(call.func, cst.Name)
     }
     return bool(called & setters)
+
+
+def _writes_a_group_item(stmt) -> bool:
+    """`stmt` assigns to an item of a param group (`optimizer.param_groups[0]["lr"] = lr`)."""
+    item = m.Subscript(value=m.Subscript(value=m.Attribute(attr=m.Name("param_groups"))))
+    return bool(m.findall(stmt, m.AssignTarget(target=item) | m.AugAssign(target=item)))
 
 
 def _reads_training(plan, writer) -> bool:

@@ -17,6 +17,26 @@ from ..plan import LoopPlan
 from ..reserved import RESERVED_ATTRIBUTES
 from .black_config import current_mode
 
+# keys of Lightning's own checkpoint dict: a saved script variable must not overwrite one
+_CHECKPOINT_KEYS = frozenset(
+    {
+        "epoch",
+        "global_step",
+        "pytorch-lightning_version",
+        "state_dict",
+        "loops",
+        "callbacks",
+        "optimizer_states",
+        "lr_schedulers",
+        "hparams_name",
+        "hyper_parameters",
+        "datamodule_hparams_name",
+        "datamodule_hyper_parameters",
+        "MixedPrecision",
+        "native_amp_scaling_state",
+    }
+)
+
 
 def attr_name(name: str) -> str:
     return f"{name}_" if name in RESERVED_ATTRIBUTES else name
@@ -205,8 +225,9 @@ class ClassBuilder:
         names = [n for n in plan.checkpoint_state if n in plan.state | plan.module_globals]
         if not names:
             return []
-        save = [_stmt(f'checkpoint["{name}"] = {name}\n') for name in names]
-        load = [_stmt(f'{name} = checkpoint["{name}"]\n') for name in names]
+        keys = {name: f"script_{name}" if name in _CHECKPOINT_KEYS else name for name in names}
+        save = [_stmt(f'checkpoint["{keys[name]}"] = {name}\n') for name in names]
+        load = [_stmt(f'{name} = checkpoint["{keys[name]}"]\n') for name in names]
         return [
             self.method("on_save_checkpoint(self, checkpoint)", self.rewrite(save)),
             self.method("on_load_checkpoint(self, checkpoint)", self.rewrite(load)),

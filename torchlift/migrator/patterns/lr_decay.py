@@ -251,29 +251,30 @@ def _value_via(stmts, at: int, update):
 
 
 def read(ctx, plan, steps) -> None:
-    if plan.step_loop or steps.get("manual") or len(plan.optimizers) != 1:
+    if plan.step_loop:
         return  # a step loop keeps its learning rates in the step (shapes/iteration.py)
-    optimizer = plan.optimizer
     setting = [s for s in _epoch_code(plan) if _sets_lr(ctx, s)]
     if not setting:
         return
-    schedules = _Schedules(ctx, plan)
-    one_group = schedules.base is not None  # built on `model.parameters()`, one lr
-    found = [
-        (where, stmts, at, update)
-        for where, stmts in (("pre", plan.pre_train), ("step", plan.train_body))
-        + (("post", plan.post_train),)
-        for at, stmt in enumerate(stmts)
-        for update in [
-            _group_update(stmt, optimizer.name, one_group)
-            or _milestone_update(stmt, optimizer.name, one_group)
+    optimizer = plan.optimizer
+    one_optimizer = len(plan.optimizers) == 1 and not steps.get("manual")
+    if one_optimizer and optimizer.scheduler is None and not optimizer.given:
+        schedules = _Schedules(ctx, plan)
+        one_group = schedules.base is not None  # built on `model.parameters()`, one lr
+        found = [
+            (where, stmts, at, update)
+            for where, stmts in (("pre", plan.pre_train), ("step", plan.train_body))
+            + (("post", plan.post_train),)
+            for at, stmt in enumerate(stmts)
+            for update in [
+                _group_update(stmt, optimizer.name, one_group)
+                or _milestone_update(stmt, optimizer.name, one_group)
+            ]
+            if update is not None
         ]
-        if update is not None
-    ]
-    convertible = len(found) == len(setting) == 1
-    if convertible and optimizer.scheduler is None and not optimizer.given:
-        if _to_scheduler(ctx, plan, steps, schedules, *found[0]):
-            return
+        if len(found) == len(setting) == 1:
+            if _to_scheduler(ctx, plan, steps, schedules, *found[0]):
+                return
     _keep(ctx, plan, setting)
 
 
@@ -512,7 +513,7 @@ def _keep(ctx, plan, kept) -> None:
     """The script's own updates stay in their hook. The loop state they follow is saved in
     the checkpoint when it is restorable: each name updated only from itself, the epoch,
     constants and other such names; otherwise the loop is refused (TL185)."""
-    free = {plan.epoch_var, plan.optimizer.name}
+    free = {plan.epoch_var} | {optimizer.name for optimizer in plan.optimizers}
     wanted = changed_by_loop(ctx, plan, collect_names(*kept).read_first - free)
     closure, queue = set(), sorted(wanted)
     while queue:  # every loop variable the kept updates follow, however indirectly

@@ -119,6 +119,15 @@ UNCHANGED = {
         ),
         "TL185",
     ),
+    "rate_following_a_list_the_loss_extends": (
+        _loop(
+            before="history = []",
+            epoch_start="for group in optimizer.param_groups:\n"
+            "        group['lr'] = 0.1 * 0.5 ** len(history)",
+            epoch_end="if loss.item() > 0.5:\n        history.append(loss.item())",
+        ),
+        "TL185",
+    ),
     "rate_following_the_loss": (
         _loop(
             epoch_end="for group in optimizer.param_groups:\n"

@@ -521,7 +521,7 @@ def _keep(ctx, plan, kept) -> None:
         if name in closure:
             continue
         closure.add(name)
-        for writer in _top_writers(plan, name):
+        for writer in _top_writers(ctx, plan, name):
             queue.extend(
                 changed_by_loop(ctx, plan, collect_names(writer).read_first - free) - closure
             )
@@ -530,7 +530,7 @@ def _keep(ctx, plan, kept) -> None:
     while changed:  # drop names updated from something that is not restorable
         changed = False
         for name in sorted(restorable):
-            for writer in _top_writers(plan, name):
+            for writer in _top_writers(ctx, plan, name):
                 needs = changed_by_loop(ctx, plan, collect_names(writer).read_first - free) - {name}
                 if not needs <= restorable or _reads_training(plan, writer):
                     restorable.discard(name)
@@ -538,7 +538,7 @@ def _keep(ctx, plan, kept) -> None:
                     break
     lost = sorted(closure - restorable)
     if lost:
-        writer = _top_writers(plan, lost[0])[0]
+        writer = _top_writers(ctx, plan, lost[0])[0]
         ctx.block(
             UNRESTORED_LR_STATE,
             f"the learning rate set by hand follows `{lost[0]}`, which the loop updates from "
@@ -584,7 +584,9 @@ def _reads_training(plan, writer) -> bool:
     return bool(collect_names(writer).reads & (models | {plan.loss_name}))
 
 
-def _top_writers(plan, name: str) -> list:
-    """The statements of the epoch (top level of a hook or step) that write `name`."""
-    pieces = [*plan.pre_train, *plan.train_body, *plan.after_step, *plan.post_train]
-    return [s for s in pieces if name in collect_names(s).writes]
+def _top_writers(ctx, plan, name: str) -> list:
+    """The statements of the epoch (top level of a hook or step) that rebind `name` or may
+    change it in place (`history.append(loss.item())`)."""
+    from ..shapes.epoch_batch import maybe_changed
+
+    return [s for s in _epoch_code(plan) if maybe_changed(ctx, s, {name})]

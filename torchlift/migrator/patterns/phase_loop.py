@@ -186,6 +186,9 @@ def epoch_body(ctx, stmts):
 
 def read(ctx, plan, steps) -> None:
     plan.loader_exprs.update(ctx.found.get("phase_loaders", {}))
+    binding = ctx.found.get("phase_binding")
+    if binding is not None:  # `phases = ("train", "val")`, read by the phase loop alone
+        plan.remove_stmts.append(binding)
 
 
 # -- recognising the phase loop -----------------------------------------------------------
@@ -196,7 +199,13 @@ def _phase_values(ctx, loop: cst.For) -> list[cst.SimpleString] | None:
         return None
     phases = loop.iter
     if isinstance(phases, cst.Name):
-        phases = _bound_once(ctx, phases.value)
+        name = phases.value
+        phases = _bound_once(ctx, name)
+        binding = ctx.binding(name)[0]
+        if binding is not None and any(binding[0] is s for s in ctx.before):
+            spelled = _names_outside(ctx.module, loop, counted=True)
+            if spelled.count(name) == 1:
+                ctx.found["phase_binding"] = binding[0]
     if not isinstance(phases, (cst.List, cst.Tuple)) or not phases.elements:
         return None
     if not all(
@@ -338,10 +347,21 @@ class _Fold(cst.CSTTransformer):
         return updated_node.body if test else updated_node.orelse
 
     def leave_FormattedStringExpression(self, original_node, updated_node):
+        # `{phase:5s}` -> the text it formats to (a literal inside an f-string could clash
+        # with the f-string's own quotes before Python 3.12)
         value = _string(updated_node.expression)
-        if value is None or updated_node.conversion or updated_node.format_spec:
+        spec = updated_node.format_spec or []
+        if value is None or not all(isinstance(p, cst.FormattedStringText) for p in spec):
             return updated_node
-        return cst.FormattedStringText(value.replace("{", "{{").replace("}", "}}"))
+        if updated_node.conversion == "r":
+            value = repr(value)
+        elif updated_node.conversion not in (None, "s"):
+            return updated_node
+        try:
+            text = format(value, "".join(p.value for p in spec))
+        except ValueError:
+            return updated_node
+        return cst.FormattedStringText(text.replace("{", "{{").replace("}", "}}"))
 
     def leave_Call(self, original_node, updated_node):
         # m.train(True) -> m.train(); m.train(False) -> m.eval()
@@ -415,8 +435,12 @@ def _flatten_one(ctx, stmt, disabled: list) -> list:
             )
         if not enabled:
             disabled.append(stmt)
-        # training: grad mode is on anyway; evaluation: the whole pass runs under no_grad
-        return _lead(stmt, _flatten(ctx, list(stmt.body.body), disabled))
+        # training: grad mode is on anyway; evaluation: the whole pass runs under no_grad.
+        # A comment above the `with` was about it: it goes with it.
+        blank = [line for line in stmt.leading_lines if line.comment is None]
+        return _lead(
+            stmt.with_changes(leading_lines=blank), _flatten(ctx, list(stmt.body.body), disabled)
+        )
     return [_with_blocks(ctx, stmt, disabled)]
 
 
@@ -586,19 +610,20 @@ def _phase_private(ctx, loop, body, var: str) -> set[str]:
     return (use.writes - use.read_first - outside - {var}) & epoch_level
 
 
-def _names_outside(module: cst.Module, loop: cst.For) -> set[str]:
-    """Every name spelled in the module outside `loop` (a superset of its variables)."""
-    names: set[str] = set()
+def _names_outside(module: cst.Module, loop: cst.For, counted: bool = False):
+    """Every name spelled in the module outside `loop` (a superset of its variables), as a
+    set, or `counted`: a list with one entry per spelling."""
+    names: list[str] = []
 
     class Walk(cst.CSTVisitor):
         def visit_For(self, node: cst.For) -> bool:
             return node is not loop
 
         def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
+            names.append(node.value)
 
     module.visit(Walk())
-    return names
+    return names if counted else set(names)
 
 
 def _prefixed(stmts, batch_loop, private: set[str], phase: str, taken: set[str], loop) -> list:

@@ -250,8 +250,13 @@ def _unroll(ctx, loop: cst.For, phases: list[cst.SimpleString], following) -> li
             PHASE_UNRESOLVED, f"code after the phase loop reads `{var}` (its last value)", loop
         )
     names = [phase.evaluated_value for phase in phases]
-    copies = [_specialize(ctx, body, var, phase, loop) for phase in phases]
+    specialized = [_specialize(ctx, body, var, phase, loop) for phase in phases]
+    copies = [stmts for stmts, _ in specialized]
     training = [i for i, copy in enumerate(copies) if contains(_block(copy), BACKWARD)]
+    if len(phases) == 2 and training == [0, 1]:
+        raise Unsupported(
+            EVALUATION_PHASE_STEPS, "every phase calls backward(): none only evaluates", loop
+        )
     if len(phases) != 2 or training != [0]:
         why = (
             "the evaluation phase comes before the training phase (Lightning validates after "
@@ -260,6 +265,12 @@ def _unroll(ctx, loop: cst.For, phases: list[cst.SimpleString], following) -> li
             else f"phases {names}: exactly a training phase then an evaluation phase convert"
         )
         raise Unsupported(PHASE_ORDER, why, loop)
+    if specialized[0][1]:
+        raise Unsupported(
+            PHASE_UNRESOLVED,
+            "the training phase disables gradients around code",
+            specialized[0][1][0],
+        )
     if not all(name.isidentifier() for name in names) or names[0] == names[1]:
         raise Unsupported(PHASE_UNRESOLVED, f"phase names {names} are not distinct words", loop)
     taken = file_identifiers(ctx.module.code, "<phases>")
@@ -294,11 +305,7 @@ def _specialize(ctx, body, var: str, phase: cst.SimpleString, loop) -> list:
     stmts = [stmt.visit(folder) for stmt in stmts]
     disabled: list = []  # `with torch.set_grad_enabled(False):` blocks unwrapped
     stmts = _flatten(ctx, stmts, disabled)
-    if disabled and contains(_block(stmts), BACKWARD):
-        raise Unsupported(
-            PHASE_UNRESOLVED, "the training phase disables gradients around code", disabled[0]
-        )
-    return stmts
+    return stmts, disabled
 
 
 class _Fold(cst.CSTTransformer):
@@ -582,7 +589,8 @@ def _evaluation_pass(ctx, stmts, eval_loop, train, train_loop, loop) -> list:
                 loop,
             )
     pass_loop = eval_loop.with_changes(body=eval_loop.body.with_changes(body=inner))
-    if _uses_gradients(ctx, pass_loop):
+    rest = [s for s in stmts if s is not eval_loop]
+    if _uses_gradients(ctx, _block([pass_loop, *rest])):  # a `.grad` after its zero_grad too
         raise Unsupported(
             GRADIENTS_IN_EVALUATION,
             "the evaluation phase uses gradients (Lightning evaluates under inference mode)",
@@ -642,6 +650,10 @@ def _prefixed(stmts, batch_loop, private: set[str], phase: str, taken: set[str],
     return [rename(stmt, mapping) for stmt in stmts]
 
 
+def _mode_call(stmt) -> bool:
+    return call_method(stmt, "eval") is not None or call_method(stmt, "train") is not None
+
+
 def _check_shared_state(ctx, train, evaluation, loop) -> None:
     """The training phase's code after its batch loop runs after the evaluation pass once
     converted: the pass must not change what it reads, nor read what it writes."""
@@ -654,7 +666,8 @@ def _check_shared_state(ctx, train, evaluation, loop) -> None:
     at = next(
         i for i, s in enumerate(evaluation) if isinstance(s, cst.With) and _is_no_grad(ctx, s)
     )
-    early = evaluation[: at + 1]
+    # the mode switch is Lightning's (it restores the train mode before that code runs)
+    early = [s for s in evaluation[: at + 1] if not _mode_call(s)]
     early_names = collect_names(*early).all()
     after_names = collect_names(*after).all()
     shared = maybe_changed(ctx, cst.IndentedBlock(body=early), after_names)

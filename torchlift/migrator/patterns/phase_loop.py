@@ -198,14 +198,9 @@ def _phase_values(ctx, loop: cst.For) -> list[cst.SimpleString] | None:
     if not isinstance(loop.target, cst.Name):
         return None
     phases = loop.iter
-    if isinstance(phases, cst.Name):
-        name = phases.value
+    name = phases.value if isinstance(phases, cst.Name) else None
+    if name is not None:
         phases = _bound_once(ctx, name)
-        binding = ctx.binding(name)[0]
-        if binding is not None and any(binding[0] is s for s in ctx.before):
-            spelled = _names_outside(ctx.module, loop, counted=True)
-            if spelled.count(name) == 1:
-                ctx.found["phase_binding"] = binding[0]
     if not isinstance(phases, (cst.List, cst.Tuple)) or not phases.elements:
         return None
     if not all(
@@ -213,6 +208,10 @@ def _phase_values(ctx, loop: cst.For) -> list[cst.SimpleString] | None:
         for element in phases.elements
     ):
         return None
+    binding = ctx.binding(name)[0] if name is not None else None
+    if binding is not None and any(binding[0] is s for s in ctx.before):
+        if _names_outside(ctx.module, loop, counted=True).count(name) == 1:
+            ctx.found["phase_binding"] = binding[0]  # read by the phase loop alone
     return [element.value for element in phases.elements]
 
 
@@ -612,10 +611,25 @@ def _phase_private(ctx, loop, body, var: str) -> set[str]:
     """Names the phase body binds afresh in each phase at epoch level (outside its batch
     loop) or carries across it, that nothing outside the phase loop reads or writes."""
     use = collect_names(*body)
-    batch_loops = [s for s in body if isinstance(s, cst.For)]
-    epoch_level = collect_names(*[s for s in body if s not in batch_loops]).all()
     outside = _names_outside(ctx.module, loop)
-    return (use.writes - use.read_first - outside - {var}) & epoch_level
+    return (use.writes - use.read_first - outside - {var}) & _spelled_outside_loops(body)
+
+
+def _spelled_outside_loops(body) -> set[str]:
+    """Names spelled in `body` outside its loops: the phase's epoch-level names (a name
+    only a batch loop uses is a local of its step)."""
+    names: set[str] = set()
+
+    class Walk(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> bool:
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            names.add(node.value)
+
+    for stmt in body:
+        stmt.visit(Walk())
+    return names
 
 
 def _names_outside(module: cst.Module, loop: cst.For, counted: bool = False):

@@ -35,6 +35,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.helpers",
     "torchlift.migrator.patterns.phase_loop",
     "torchlift.migrator.patterns.eval_shapes",
+    "torchlift.migrator.patterns.extra_evaluation",
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.manual_optimization",

@@ -33,8 +33,8 @@ SHAPES = ("torchlift.migrator.shapes.iteration", "torchlift.migrator.shapes.epoc
 # train()/eval() calls dropped before device moves are stripped.
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
-    "torchlift.migrator.patterns.phase_loop",
     "torchlift.migrator.patterns.eval_shapes",
+    "torchlift.migrator.patterns.phase_loop",
     "torchlift.migrator.patterns.extra_evaluation",
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",

@@ -113,4 +113,24 @@ UNCHANGED = {
         _tutorial(after="print(phase, model.weight.grad)"),
         "TL145",
     ),
+    "unrolled_accumulator_reused_by_validation": (
+        _LOADERS + """
+for epoch in range(2):
+    total = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    print("train", total)
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for x, y in val_loader:
+            total += criterion(model(x), y).item()
+    print("val", total)
+""",
+        "TL177",
+    ),
 }

@@ -44,7 +44,7 @@ from ..analysis.names import collect_names, file_identifiers, rename
 from ..analysis.statements import BACKWARD, FLOW, OPTIMIZER_CALL, call_method, contains
 from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
-from .eval_passes import _is_no_grad
+from .eval_passes import _is_no_grad, eval_loop_of
 from .eval_shapes import GRADIENTS_IN_EVALUATION, _torch_name, _uses_gradients
 
 PHASE_ORDER = Rule(
@@ -96,10 +96,12 @@ PHASE_UNRESOLVED = Rule(
 
 PHASES_SHARE_STATE = Rule(
     "TL177",
-    "the training phase's epoch code reads state the evaluation phase changes",
-    """Lightning runs the training phase's code after its batch loop in `on_train_epoch_end`,
-    after the validation pass. That is faithful only when the evaluation pass neither changes
-    what that code reads nor reads what it writes, and the code draws no random numbers and
+    "epoch code after training reads state the validation pass changes",
+    """Lightning runs the epoch code that follows the training batch loop (a phase loop's
+    training-phase code, or any code between the batch loop and the validation pass) in
+    `on_train_epoch_end`, after the validation pass. That is faithful only when the pass
+    neither changes what that code reads nor reads what it writes (accumulators shared by
+    training and validation), and, for a phase loop, the code draws no random numbers and
     calls no function of the script (either could see the other order).""",
     """Compute the training phase's epoch metrics from names of its own, and keep helper calls
     and random draws out of the code after the training batch loop.""",
@@ -173,15 +175,56 @@ _TRUE, _FALSE = "True", "False"
 
 
 def epoch_body(ctx, stmts):
-    """The epoch body with its phase loop (if any) replaced by one copy per phase."""
+    """The epoch body with its phase loop (if any) replaced by one copy per phase; either
+    way, the epoch code between training and validation checked against the pass."""
     for at, stmt in enumerate(stmts):
         if not (isinstance(stmt, cst.For) and contains(stmt, BACKWARD)):
             continue
         phases = _phase_values(ctx, stmt)
-        if phases is None:
-            return stmts
-        return [*stmts[:at], *_unroll(ctx, stmt, phases, stmts[at + 1 :]), *stmts[at + 1 :]]
+        if phases is not None:
+            unrolled = _unroll(ctx, stmt, phases, stmts[at + 1 :])
+            stmts = [*stmts[:at], *unrolled, *stmts[at + 1 :]]
+        _check_code_before_the_pass(ctx, stmts)
+        return stmts
     return stmts
+
+
+def _check_code_before_the_pass(ctx, stmts) -> None:
+    """Epoch code between the batch loop and the validation pass (not its setup) runs in
+    `on_train_epoch_end`, after the pass: refused (TL177) when the pass changes what that code
+    reads or reads what it changes (the train accumulators the pass resets and reuses). The
+    pass's enumerate index is its step's own (resolve_names keeps a training index apart)."""
+    from ..shapes.epoch_batch import maybe_changed
+
+    at = next(i for i, s in enumerate(stmts) if contains(s, BACKWARD))
+    found = next(
+        ((j, hit) for j in range(at + 1, len(stmts)) if (hit := eval_loop_of(ctx, stmts[j]))),
+        None,
+    )
+    if found is None:
+        return
+    j, (_, pass_loop) = found
+    names = collect_names(pass_loop).all()
+    between = [s for s in stmts[at + 1 : j] if not _mode_call(s)]
+    setup = [s for s in between if collect_names(s).writes & names]
+    kept = [s for s in between if not any(s is t for t in setup)]
+    if not kept:
+        return
+    # mode switches are eval_mode's to judge (TL147), not state shared with the pass
+    early = cst.IndentedBlock(body=[*setup, stmts[j]]).visit(_WithoutModeCalls())
+    later = cst.IndentedBlock(body=kept).visit(_WithoutModeCalls())
+    index = ctx.unwrap_iter(pass_loop)[1]
+    shared = maybe_changed(ctx, early, collect_names(later).all())
+    shared |= maybe_changed(ctx, later, collect_names(early).all())
+    shared -= {index}
+    if shared:
+        raise Unsupported(
+            PHASES_SHARE_STATE,
+            f"epoch code after the training loop reads `{sorted(shared)[0]}`, which the "
+            "validation pass changes: Lightning runs that code after the pass "
+            "(on_train_epoch_end)",
+            kept[0],
+        )
 
 
 def read(ctx, plan, steps) -> None:
@@ -662,6 +705,13 @@ def _prefixed(stmts, batch_loop, private: set[str], phase: str, taken: set[str],
             )
         mapping[name] = cst.Name(new)
     return [rename(stmt, mapping) for stmt in stmts]
+
+
+class _WithoutModeCalls(cst.CSTTransformer):
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if _mode_call(updated_node):
+            return updated_node.with_changes(body=[cst.Pass()])
+        return updated_node
 
 
 def _mode_call(stmt) -> bool:

@@ -229,6 +229,7 @@ def _check_code_before_the_pass(ctx, stmts) -> None:
 
 def read(ctx, plan, steps) -> None:
     plan.loader_exprs.update(ctx.found.get("phase_loaders", {}))
+    plan.phase_loop = ctx.found.get("phase_loop")
     binding = ctx.found.get("phase_binding")
     if binding is not None:  # `phases = ("train", "val")`, read by the phase loop alone
         plan.remove_stmts.append(binding)
@@ -262,21 +263,19 @@ def _bound_once(ctx, name: str):
     """The literal `name` is bound to before the loop, when nothing else binds it."""
     if name in collect_names(ctx.loop).writes:
         return None
-    found, count = ctx.binding(name)
-    if found is None and ctx.in_function and name not in ctx.params:
-        module = [s for s in ctx.module.body if name in collect_names(s).writes]
-        if len(module) == 1 and not isinstance(module[0], (cst.FunctionDef, cst.ClassDef)):
-            stmt = module[0]
-            if m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())])])):
-                return stmt.body[0].value
-        return None
-    if found is None or count != 1:
-        return None
     from ..shapes.epoch_batch import maybe_changed
 
-    if maybe_changed(ctx, ctx.loop.body, {name}):
+    found, count = ctx.binding(name)
+    value = found[1] if found is not None and count == 1 else None
+    if found is None and ctx.in_function and name not in ctx.params:  # a module constant
+        module = [s for s in ctx.module.body if name in collect_names(s).writes]
+        if len(module) == 1 and m.matches(
+            module[0], m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())])])
+        ):
+            value = module[0].body[0].value
+    if value is None or maybe_changed(ctx, ctx.loop.body, {name}):
         return None
-    return found[1]
+    return value
 
 
 # -- unrolling ----------------------------------------------------------------------------
@@ -319,12 +318,13 @@ def _unroll(ctx, loop: cst.For, phases: list[cst.SimpleString], following) -> li
     train, evaluation = copies
     train, train_loop, train_loader = _with_loader(ctx, train, names[0], taken, loop)
     evaluation, eval_loop, eval_loader = _with_loader(ctx, evaluation, names[1], taken, loop)
-    evaluation = _evaluation_pass(ctx, evaluation, eval_loop, train, train_loop, loop)
+    evaluation = _evaluation_pass(ctx, evaluation, eval_loop, train_loop, loop)
     private = _phase_private(ctx, loop, body, var)
-    train = _prefixed(train, train_loop, private, names[0], taken, loop)
-    evaluation = _prefixed(evaluation, None, private, names[1], taken, loop)
+    train = _prefixed(train, private, names[0], taken, loop)
+    evaluation = _prefixed(evaluation, private, names[1], taken, loop)
     _check_shared_state(ctx, train, evaluation, loop)
     ctx.found.setdefault("phase_loaders", {}).update({**train_loader, **eval_loader})
+    ctx.found["phase_loop"] = loop
     evaluation = [stmt.deep_clone() for stmt in evaluation]  # nodes of its own
     out = [*train, *evaluation]
     out[0] = out[0].with_changes(leading_lines=[*loop.leading_lines, *out[0].leading_lines])
@@ -602,7 +602,7 @@ def _fresh(name: str, taken: set[str]) -> str:
 
 
 # -- the evaluation phase -----------------------------------------------------------------
-def _evaluation_pass(ctx, stmts, eval_loop, train, train_loop, loop) -> list:
+def _evaluation_pass(ctx, stmts, eval_loop, train_loop, loop) -> list:
     """The evaluation phase with its batch loop as the `with torch.no_grad(): for ...` pass
     eval_passes reads: its own no_grad blocks flattened, its `optimizer.zero_grad()` dropped
     (the training phase zeroes the gradients before each of its backward() calls)."""
@@ -691,7 +691,7 @@ def _names_outside(module: cst.Module, loop: cst.For, counted: bool = False):
     return names if counted else set(names)
 
 
-def _prefixed(stmts, batch_loop, private: set[str], phase: str, taken: set[str], loop) -> list:
+def _prefixed(stmts, private: set[str], phase: str, taken: set[str], loop) -> list:
     if not private:
         return stmts
     mapping = {}

@@ -66,6 +66,15 @@ CONVERTS = {
         ['print(f" train {self.train_running:.2f}")', 'print(f"   val {self.val_running:.2f}")'],
         ["phase"],
     ),
+    "loader_chosen_per_phase": (
+        _tutorial().replace(
+            "        for x, y in loaders[phase]:",
+            '        data = loader if phase == "train" else val_loader\n'
+            "        for x, y in data:",
+        ),
+        ["trainer.fit(lit_model, loader, val_loader)"],
+        ["data =", "in data", "phase"],
+    ),
 }
 
 UNCHANGED = {

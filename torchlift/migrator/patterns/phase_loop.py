@@ -41,7 +41,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names, file_identifiers, rename
-from ..analysis.statements import BACKWARD, FLOW, OPTIMIZER_CALL, call_method, contains
+from ..analysis.statements import (
+    BACKWARD,
+    FLOW,
+    OPTIMIZER_CALL,
+    call_method,
+    contains,
+    single_assign,
+)
 from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
 from .eval_passes import _is_no_grad, eval_loop_of
@@ -535,7 +542,9 @@ def _is_set_grad(ctx, item: cst.WithItem) -> bool:
 def _with_loader(ctx, stmts, phase: str, taken: set[str], loop):
     """(statements, the phase's batch loop, {generated loader name: the loader's code}).
     The batch loop iterates `<loaders>["<phase>"]` (renamed to a generated name standing for
-    the loader the Trainer is given) or a loader name."""
+    the loader the Trainer is given) or a loader name, possibly through a name the phase binds
+    to it first (`loader = train_loader if phase == "train" else val_loader`)."""
+    stmts = _without_loader_alias(ctx, stmts)
     loops = [
         s
         for s in stmts
@@ -577,6 +586,29 @@ def _with_loader(ctx, stmts, phase: str, taken: set[str], loop):
     renamed = [s.visit(_ReplaceExpression(loader, cst.Name(name))) for s in stmts]
     new_loop = next(s for s, old in zip(renamed, stmts) if old is batch_loop)
     return renamed, new_loop, {name: code}
+
+
+def _without_loader_alias(ctx, stmts) -> list:
+    """`stmts` with `loader = <loader>` (a name or `<loaders>["<phase>"]`, bound once, before
+    the loop iterating it) inlined into its reads and dropped: the step iterates the loader."""
+    for at, stmt in enumerate(stmts):
+        assign = single_assign(stmt)
+        if assign is None or not isinstance(assign[1], (cst.Name, cst.Subscript)):
+            continue
+        name, value = assign
+        if isinstance(value, cst.Subscript) and not m.matches(
+            value,
+            m.Subscript(value=m.Name(), slice=[m.SubscriptElement(m.Index(m.SimpleString()))]),
+        ):
+            continue
+        iterated = any(
+            isinstance(s, cst.For) and m.matches(_loader_of(ctx, s), m.Name(name))
+            for s in stmts[at + 1 :]
+        )
+        rest = [*stmts[:at], *stmts[at + 1 :]]
+        if iterated and name not in collect_names(*rest).writes:
+            return [rename(s, {name: value}) for s in rest]
+    return stmts
 
 
 def _loader_of(ctx, loop: cst.For):

@@ -28,11 +28,18 @@ metrics logged, best weights carried back). The loaders `dataloaders["train"]` /
 Lightning runs the code after the training batch loop in `on_train_epoch_end`, after the
 validation pass. So names a phase sets up for itself at epoch level (accumulators, epoch
 metrics) get the phase's name as prefix (`train_running_loss`, `val_running_loss`): both
-phases' values then exist side by side, as they did in the script at each moment. Refused:
-an evaluation phase before the training phase, more than two phases (TL175); a phase value that
-cannot be resolved, a batch loop not over `<loaders>[phase]` or a phase loop name (TL176);
-training-phase epoch code whose result the evaluation pass could change (TL177); an evaluation
-phase that steps an optimizer (TL178).
+phases' values then exist side by side, as they did in the script at each moment. A loader
+chosen per phase before the batch loop (`loader = dataloaders[phase]`, `train_dl if phase ==
+"train" else val_dl`) is inlined into the loop. Refused: an evaluation phase before the
+training phase, more than two phases (TL175); a phase value that cannot be resolved, a batch
+loop not over `<loaders>[phase]` or a loader name (TL176); training-phase epoch code whose
+result the evaluation pass could change, or that calls the script's functions or draws random
+numbers (TL177); an evaluation phase that calls backward() or steps an optimizer (TL178).
+
+The same order question exists without a phase loop: epoch code between the batch loop and
+the validation pass (not the pass's own setup) lands in `on_train_epoch_end`, after the pass.
+Such code that reads what the pass changes (an accumulator both reuse) or changes what the
+pass reads is refused TL177 for every epoch loop.
 """
 
 from __future__ import annotations
@@ -287,6 +294,9 @@ def _bound_once(ctx, name: str):
 
 # -- unrolling ----------------------------------------------------------------------------
 def _unroll(ctx, loop: cst.For, phases: list[cst.SimpleString], following) -> list:
+    """The statements replacing the phase loop: the training phase's copy of its body, then
+    the evaluation phase's, with the evaluation pass in its canonical form; Unsupported when
+    the two cannot run in Lightning's order faithfully."""
     var = loop.target.value
     body = list(loop.body.body)
     if loop.orelse is not None or contains(loop.body, FLOW):
@@ -346,11 +356,12 @@ def _block(stmts) -> cst.IndentedBlock:
     return cst.IndentedBlock(body=stmts)
 
 
-def _specialize(ctx, body, var: str, phase: cst.SimpleString, loop) -> list:
-    """The phase loop's body with `var` = `phase`, every test of it resolved."""
+def _specialize(ctx, body, var: str, phase: cst.SimpleString, loop) -> tuple[list, list]:
+    """The phase loop's body with `var` = `phase`, every test of it resolved, and the
+    `with torch.set_grad_enabled(False):` statements unwrapped in it."""
     literal = cst.SimpleString(phase.value)
     stmts = [rename(stmt, {var: literal}) for stmt in body]
-    folder = _Fold(ctx)
+    folder = _Fold()
     stmts = [stmt.visit(folder) for stmt in stmts]
     disabled: list = []  # `with torch.set_grad_enabled(False):` blocks unwrapped
     stmts = _flatten(ctx, stmts, disabled)
@@ -360,11 +371,7 @@ def _specialize(ctx, body, var: str, phase: cst.SimpleString, loop) -> list:
 class _Fold(cst.CSTTransformer):
     """Constant folding of what the phase's value decides: comparisons of string literals,
     `not`, `and`/`or` with a known left side, `x if c else y`, f-string parts, and
-    `m.train(c)` with c known."""
-
-    def __init__(self, ctx) -> None:
-        super().__init__()
-        self.ctx = ctx
+    `m.train(c)` with c known (from the phase: a literal `m.train(True)` is left as written)."""
 
     def leave_Comparison(self, original_node, updated_node):
         if len(updated_node.comparisons) != 1:
@@ -431,7 +438,7 @@ class _Fold(cst.CSTTransformer):
         ):
             return updated_node
         mode = _known(updated_node.args[0].value)
-        if mode is None:
+        if mode is None or _known(original_node.args[0].value) is not None:
             return updated_node
         name = "train" if mode else "eval"
         return updated_node.with_changes(func=func.with_changes(attr=cst.Name(name)), args=[])

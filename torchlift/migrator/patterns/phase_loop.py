@@ -332,11 +332,14 @@ def _unroll(ctx, loop: cst.For, phases: list[cst.SimpleString], following) -> li
     if not all(name.isidentifier() for name in names) or names[0] == names[1]:
         raise Unsupported(PHASE_UNRESOLVED, f"phase names {names} are not distinct words", loop)
     taken = file_identifiers(ctx.module.code, "<phases>")
+    outside = _names_outside(ctx.module, loop)
     train, evaluation = copies
-    train, train_loop, train_loader = _with_loader(ctx, train, names[0], taken, loop)
-    evaluation, eval_loop, eval_loader = _with_loader(ctx, evaluation, names[1], taken, loop)
+    train, train_loop, train_loader = _with_loader(ctx, train, names[0], taken, outside, loop)
+    evaluation, eval_loop, eval_loader = _with_loader(
+        ctx, evaluation, names[1], taken, outside, loop
+    )
     evaluation = _evaluation_pass(ctx, evaluation, eval_loop, train_loop, loop)
-    private = _phase_private(ctx, loop, body, var)
+    private = _phase_private(body, var, outside)
     train = _prefixed(train, private, names[0], taken, loop)
     evaluation = _prefixed(evaluation, private, names[1], taken, loop)
     _check_shared_state(ctx, train, evaluation, loop)
@@ -546,12 +549,12 @@ def _is_set_grad(ctx, item: cst.WithItem) -> bool:
 
 
 # -- the phases' loaders ------------------------------------------------------------------
-def _with_loader(ctx, stmts, phase: str, taken: set[str], loop):
+def _with_loader(ctx, stmts, phase: str, taken: set[str], outside: set[str], loop):
     """(statements, the phase's batch loop, {generated loader name: the loader's code}).
     The batch loop iterates `<loaders>["<phase>"]` (renamed to a generated name standing for
     the loader the Trainer is given) or a loader name, possibly through a name the phase binds
     to it first (`loader = train_loader if phase == "train" else val_loader`)."""
-    stmts = _without_loader_alias(ctx, stmts)
+    stmts = _without_loader_alias(ctx, stmts, outside)
     loops = [
         s
         for s in stmts
@@ -595,9 +598,10 @@ def _with_loader(ctx, stmts, phase: str, taken: set[str], loop):
     return renamed, new_loop, {name: code}
 
 
-def _without_loader_alias(ctx, stmts) -> list:
+def _without_loader_alias(ctx, stmts, outside: set[str]) -> list:
     """`stmts` with `loader = <loader>` (a name or `<loaders>["<phase>"]`, bound once, before
-    the loop iterating it) inlined into its reads and dropped: the step iterates the loader."""
+    the loop iterating it, used nowhere outside the phase loop) inlined into its reads and
+    dropped: the step iterates the loader."""
     for at, stmt in enumerate(stmts):
         assign = single_assign(stmt)
         if assign is None or not isinstance(assign[1], (cst.Name, cst.Subscript)):
@@ -613,7 +617,7 @@ def _without_loader_alias(ctx, stmts) -> list:
             for s in stmts[at + 1 :]
         )
         rest = [*stmts[:at], *stmts[at + 1 :]]
-        if iterated and name not in collect_names(*rest).writes:
+        if iterated and name not in outside and name not in collect_names(*rest).writes:
             return [rename(s, {name: value}) for s in rest]
     return stmts
 
@@ -689,11 +693,10 @@ def _evaluation_pass(ctx, stmts, eval_loop, train_loop, loop) -> list:
 
 
 # -- names each phase keeps for itself ------------------------------------------------------
-def _phase_private(ctx, loop, body, var: str) -> set[str]:
+def _phase_private(body, var: str, outside: set[str]) -> set[str]:
     """Names the phase body binds afresh in each phase at epoch level (outside its batch
     loop) or carries across it, that nothing outside the phase loop reads or writes."""
     use = collect_names(*body)
-    outside = _names_outside(ctx.module, loop)
     return (use.writes - use.read_first - outside - {var}) & _spelled_outside_loops(body)
 
 
@@ -715,13 +718,21 @@ def _spelled_outside_loops(body) -> set[str]:
 
 
 def _names_outside(module: cst.Module, loop: cst.For, counted: bool = False):
-    """Every name spelled in the module outside `loop` (a superset of its variables), as a
-    set, or `counted`: a list with one entry per spelling."""
+    """Every name spelled in the module outside `loop` (a superset of its variables; not
+    attribute or keyword names), as a set, or `counted`: a list with one entry per spelling."""
     names: list[str] = []
 
     class Walk(cst.CSTVisitor):
         def visit_For(self, node: cst.For) -> bool:
             return node is not loop
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
 
         def visit_Name(self, node: cst.Name) -> None:
             names.append(node.value)

@@ -75,6 +75,13 @@ CONVERTS = {
         ["trainer.fit(lit_model, loader, val_loader)"],
         ["data =", "in data", "phase"],
     ),
+    "flag_set_from_the_phase": (
+        _tutorial(mode='is_train = phase == "train"\n        model.train(is_train)')
+        .replace('set_grad_enabled(phase == "train")', "set_grad_enabled(is_train)")
+        .replace('if phase == "train":', "if is_train:"),
+        ["def validation_step(self, batch, batch_idx):", 'print(f"val: {self.val_running:.3f}")'],
+        ["is_train", "set_grad_enabled"],
+    ),
 }
 
 UNCHANGED = {

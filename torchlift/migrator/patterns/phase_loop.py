@@ -308,7 +308,8 @@ def _unroll(ctx, loop: cst.For, phases: list[cst.SimpleString], following) -> li
             PHASE_UNRESOLVED, f"code after the phase loop reads `{var}` (its last value)", loop
         )
     names = [phase.evaluated_value for phase in phases]
-    specialized = [_specialize(ctx, body, var, phase, loop) for phase in phases]
+    outside = _names_outside(ctx.module, loop)
+    specialized = [_specialize(ctx, body, var, phase, outside) for phase in phases]
     copies = [stmts for stmts, _ in specialized]
     training = [i for i, copy in enumerate(copies) if contains(_block(copy), BACKWARD)]
     if len(phases) == 2 and training == [0, 1]:
@@ -332,7 +333,6 @@ def _unroll(ctx, loop: cst.For, phases: list[cst.SimpleString], following) -> li
     if not all(name.isidentifier() for name in names) or names[0] == names[1]:
         raise Unsupported(PHASE_UNRESOLVED, f"phase names {names} are not distinct words", loop)
     taken = file_identifiers(ctx.module.code, "<phases>")
-    outside = _names_outside(ctx.module, loop)
     train, evaluation = copies
     train, train_loop, train_loader = _with_loader(ctx, train, names[0], taken, outside, loop)
     evaluation, eval_loop, eval_loader = _with_loader(
@@ -359,16 +359,31 @@ def _block(stmts) -> cst.IndentedBlock:
     return cst.IndentedBlock(body=stmts)
 
 
-def _specialize(ctx, body, var: str, phase: cst.SimpleString, loop) -> tuple[list, list]:
+def _specialize(ctx, body, var: str, phase: cst.SimpleString, outside) -> tuple[list, list]:
     """The phase loop's body with `var` = `phase`, every test of it resolved, and the
-    `with torch.set_grad_enabled(False):` statements unwrapped in it."""
-    literal = cst.SimpleString(phase.value)
-    stmts = [rename(stmt, {var: literal}) for stmt in body]
-    folder = _Fold()
-    stmts = [stmt.visit(folder) for stmt in stmts]
+    `with torch.set_grad_enabled(False):` statements unwrapped in it. A flag the phase sets
+    (`is_train = phase == "train"`) is resolved too, when only this body uses it."""
+    mapping: dict[str, cst.BaseExpression] = {var: cst.SimpleString(phase.value)}
+    stmts = list(body)
+    while mapping:
+        stmts = [rename(stmt, mapping).visit(_Fold()) for stmt in stmts]
+        stmts, mapping = _without_flag(stmts, outside)
     disabled: list = []  # `with torch.set_grad_enabled(False):` blocks unwrapped
-    stmts = _flatten(ctx, stmts, disabled)
-    return stmts, disabled
+    return _flatten(ctx, stmts, disabled), disabled
+
+
+def _without_flag(stmts, outside: set[str]):
+    """(stmts without `flag = True|False`, {flag: its value}) for the first such flag bound
+    once at the top of the phase's body and used nowhere outside the phase loop."""
+    for at, stmt in enumerate(stmts):
+        assign = single_assign(stmt)
+        if assign is None or _known(assign[1]) is None or assign[0] in outside:
+            continue
+        rest = [*stmts[:at], *stmts[at + 1 :]]
+        earlier = collect_names(*stmts[:at]).reads if at else set()
+        if assign[0] not in collect_names(*rest).writes and assign[0] not in earlier:
+            return rest, {assign[0]: assign[1]}
+    return stmts, {}
 
 
 class _Fold(cst.CSTTransformer):

@@ -23,6 +23,7 @@ import traceback
 from collections.abc import Callable
 
 import libcst as cst
+import libcst.matchers as m
 
 from . import static_check
 from .analysis.names import clear_cache
@@ -39,9 +40,11 @@ from .outcomes import (
 )
 from .prefilter import may_contain_training_loop, worth_a_syntax_check
 from .result import Finding, InputError, MigrationResult
-from .rule import Refused, Rule
+from .rule import Refused, Rule, Unsupported
 from .shapes import plan_loop
 from .shapes.context import LoopContext
+from .shapes.trainer_class import class_holding
+from .shapes.trainer_inline import inline_trainer_class, remap
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .upgrade import mentions_lightning, upgrade_lightning
 
@@ -62,12 +65,16 @@ def migrate_source(
     """Migrate one file's text. Raises only ValueError for an unknown `target` (a usage
     error); every input, however broken, gives a MigrationResult."""
     if target not in TARGET_MODULES:
-        raise ValueError(f"unknown target {target!r}; expected one of {sorted(TARGET_MODULES)}")
+        raise ValueError(
+            f"unknown target {target!r}; expected one of {sorted(TARGET_MODULES)}"
+        )
     try:
         return _migrate(source, path, target)
     except Exception as exc:  # last resort: decoding or validation itself failed oddly
         raw = source if isinstance(source, str) else source.decode("latin-1")
-        return MigrationResult(path, raw, raw, [], InputError(path, 1, f"cannot process ({exc})"))
+        return MigrationResult(
+            path, raw, raw, [], InputError(path, 1, f"cannot process ({exc})")
+        )
 
 
 def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
@@ -75,8 +82,12 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     if error is not None:
         raw = source.decode("latin-1") if isinstance(source, bytes) else source
         return MigrationResult(path, raw, raw, [], error)
-    lightning = mentions_lightning(text)  # a Lightning 1.x file has no loop but may upgrade
-    if not lightning and not may_contain_training_loop(text):  # before any parse: prefilter.py
+    lightning = mentions_lightning(
+        text
+    )  # a Lightning 1.x file has no loop but may upgrade
+    if not lightning and not may_contain_training_loop(
+        text
+    ):  # before any parse: prefilter.py
         error = parse_text(text, path)[1] if worth_a_syntax_check(text) else None
         if error is not None:
             return MigrationResult(path, text, text, [], error)
@@ -85,7 +96,9 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     if error is not None:
         return MigrationResult(path, text, text, [], error)
     if lightning:
-        upgraded = upgrade_lightning(text, path, TARGET_MODULES[target], tree)  # 1.x -> 2.x
+        upgraded = upgrade_lightning(
+            text, path, TARGET_MODULES[target], tree
+        )  # 1.x -> 2.x
         if upgraded is not None:
             return upgraded
     if not may_contain_training_loop(text):
@@ -131,6 +144,22 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     lines = LineIndex(module, tree)
     imports = import_table(tree)
     findings: list[Finding] = []
+    trainer_class = class_holding(module, loops)
+    if trainer_class is not None:  # inlined, then converted as a flat script (TL170)
+        at = lines.position(trainer_class, (1, 0))
+        try:
+            inlined = inline_trainer_class(module, trainer_class, loops)
+        except Unsupported as why:
+            where = lines.position(why.node, at) if why.node is not None else at
+            findings.append(Finding(path, *where, why.code, why.reason, "warning"))
+            inner = {id(n) for n in m.findall(trainer_class, m.For() | m.While())}
+            loops = [loop for loop in loops if id(loop) not in inner]
+        else:
+            flat_tree, error = parse_text(inlined.text, path)
+            if error is not None:  # never expected: the flat script is generated code
+                raise RuntimeError(f"inlined trainer class did not parse: {error}")
+            result = _migrate_parsed(inlined.text, flat_tree, path, target)
+            return remap(result, inlined, text, at)
     planned = []
     for loop in loops:
         ctx = LoopContext(imports, module, loop)
@@ -140,18 +169,26 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             default = lines.position(loop, (1, 0))
             found = {}
             for why in refused.blockers:
-                where = lines.position(why.node, default) if why.node is not None else default
+                where = (
+                    lines.position(why.node, default)
+                    if why.node is not None
+                    else default
+                )
                 found.setdefault((*where, why.code, why.reason), None)
             for line, column, code, reason in sorted(found):
                 findings.append(Finding(path, line, column, code, reason, "warning"))
     if not planned:
         return MigrationResult(path, text, text, findings)
     facts: list[LoopFacts] = []
-    output = transform(module, text, planned, TARGET_MODULES[target], lines, path, findings, facts)
+    output = transform(
+        module, text, planned, TARGET_MODULES[target], lines, path, findings, facts
+    )
     if output == text:
         return MigrationResult(path, text, text, findings)
     try:  # valid Python always: the output is compiled before it is returned
-        output_tree = compile(output, path, "exec", dont_inherit=True, flags=0x400)  # an ast
+        output_tree = compile(
+            output, path, "exec", dont_inherit=True, flags=0x400
+        )  # an ast
     except SyntaxError as exc:
         message = f"generated code did not parse ({exc}); file left unchanged"
         findings.append(Finding(path, 1, 0, INTERNAL_ERROR.code, message, "warning"))
@@ -159,13 +196,21 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     refusals = check(text, output, path)
     if refusals:
         # reported at the converted loops: the problems' own lines are in code never written
-        at = [(f.line, f.column) for f in findings if f.code == CONVERTED.code] or [(1, 0)]
+        at = [(f.line, f.column) for f in findings if f.code == CONVERTED.code] or [
+            (1, 0)
+        ]
         kept = [f for f in findings if f.code != CONVERTED.code]
-        moved = [dataclasses.replace(f, line=at[0][0], column=at[0][1]) for f in refusals]
+        moved = [
+            dataclasses.replace(f, line=at[0][0], column=at[0][1]) for f in refusals
+        ]
         return MigrationResult(path, text, text, kept + moved)
-    changes = [change for loop in facts for change in loop_changes(tree, output_tree, loop)]
+    changes = [
+        change for loop in facts for change in loop_changes(tree, output_tree, loop)
+    ]
     changes += import_change(output_tree, TARGET_MODULES[target])
-    changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
+    changes.sort(
+        key=lambda c: (c.source_lines or c.output_lines)[0]
+    )  # in reading order
     return MigrationResult(path, text, output, findings, changes=changes)
 
 
@@ -173,5 +218,7 @@ def check(original: str, converted: str, path: str) -> list[Finding]:
     """The last stage: every CHECKS function's findings that refuse the conversion."""
     refusals = []
     for run_check in CHECKS:
-        refusals += [f for f in run_check(original, converted, path) if f.severity == "warning"]
+        refusals += [
+            f for f in run_check(original, converted, path) if f.severity == "warning"
+        ]
     return refusals

@@ -518,10 +518,8 @@ class _Plan:
             )
             self._clash(inner, f"a name in `{helper}` besides its attribute")
             if module_level:
-                self._clash(
-                    own.reads & introduced - set(self.needs[helper]) - params,
-                    "a global",
-                )
+                frees = own.reads - own.writes - params - {"self"}
+                self._clash(frees & introduced, f"a global read by `{helper}`")
             if helper in module_names | taken | introduced | init_globals | run_globals:
                 self._clash({helper}, "a module name, once a function,")
         self._check_param_attrs(init_params)
@@ -562,20 +560,20 @@ class _Plan:
         place): the class and the script then name the same object."""
         shared = set()
         init_writes = collect_names(self.init.body).writes
+        run_writes = collect_names(self.run.body).writes
         run_stores = self.used[self.site.method].stores
+        for param, value in self.run_args:
+            if isinstance(value, cst.Name) and value.value == param and param not in run_writes:
+                shared.add(param)
         for param, value in self.init_args:
             if not (isinstance(value, cst.Name) and value.value == param):
                 continue
-            if param in init_writes or param in run_stores:
+            if param in init_writes or param in run_stores or param in run_writes:
                 continue
             kept = True
-            for assign in m.findall(
-                self.init.body, m.Assign() | m.AugAssign() | m.AnnAssign()
-            ):
+            for assign in m.findall(self.init.body, m.Assign() | m.AugAssign() | m.AnnAssign()):
                 for target in getattr(assign, "targets", None) or [assign]:
-                    if m.matches(
-                        target.target, m.Attribute(m.Name("self"), m.Name(param))
-                    ):
+                    if m.matches(target.target, m.Attribute(m.Name("self"), m.Name(param))):
                         kept &= _same_object(assign, param)
             if kept:
                 shared.add(param)

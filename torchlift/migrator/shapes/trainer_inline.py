@@ -124,6 +124,13 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
                     f"`{name}.{other}` calls `self.{method}()` again",
                     used[other].node,
                 )
+    for method in ("__init__", site.method):
+        if methods[method].decorators:
+            raise Unsupported(
+                METHOD_SHAPE,
+                f"`{name}.{method}` is decorated: its body cannot run without the decorator",
+                methods[method],
+            )
     needs = {h: _attrs_needed(h, used, methods) for h in helpers}
     plan = _Plan(module, cls, site, used, attrs, helpers, needs)
     plan.check_names()
@@ -161,6 +168,13 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
                 "classes): not inlined",
                 stmt,
             )
+        decorators = {_decorator_name(d) for d in stmt.decorators}
+        if decorators & {"staticmethod", "classmethod", "property"}:
+            raise Unsupported(
+                TRAINER_CLASS,
+                f"`{name}.{stmt.name.value}` is a {sorted(decorators)[0]}, not a plain method",
+                stmt,
+            )
         params = stmt.params
         first = params.params[0].name.value if params.params else None
         if first != "self" or params.posonly_params:
@@ -171,6 +185,12 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
             )
         found[stmt.name.value] = stmt
     return found
+
+
+def _decorator_name(decorator: cst.Decorator) -> str:
+    node = decorator.decorator
+    node = node.func if isinstance(node, cst.Call) else node
+    return node.attr.value if isinstance(node, cst.Attribute) else getattr(node, "value", "")
 
 
 def _holder(methods: dict[str, cst.FunctionDef], loops) -> str:
@@ -409,40 +429,38 @@ def _blocks(module: cst.Module):
 
 
 def _check_instance_uses(module, site: _Site, cls, methods) -> None:
+    """The instance is only run once and its attributes read: no other use in its scope, and
+    no function of that scope reading it as a free name."""
     instance = site.instance
-    allowed = {
-        id(site.created.body[0].targets[0].target),
-        id(site.run.body[0].value.func.value),
-    }
-    reads = {
-        id(a.value)
-        for a in m.findall(site.owner, m.Attribute(value=m.Name(instance)))
-        if a.attr.value not in methods
-    }
+    allowed = {id(site.created.body[0].targets[0].target), id(site.run.body[0].value.func.value)}
     stores = {
         id(t.value)
         for target in m.findall(site.owner, m.AssignTarget() | m.AugAssign() | m.Del())
         for t in [getattr(target, "target", None)]
         if m.matches(t, m.Attribute(value=m.Name(instance)))
     }
-    place = site.owner if site.owner is not module else module
-    for use in m.findall(place, m.Name(instance)):
-        if id(use) in allowed or (id(use) in reads and id(use) not in stores):
-            continue
-        raise Unsupported(
-            SELF_ESCAPES,
-            f"`{instance}` is used other than by `{instance}.{site.method}()` and reads of its "
-            "attributes (passed on, another method called or an attribute set from outside)",
-            site.created,
-        )
+    reads = {
+        id(a.value)
+        for a in m.findall(site.owner, m.Attribute(value=m.Name(instance)))
+        if a.attr.value not in methods and id(a.value) not in stores
+    }
+    escapes = SELF_ESCAPES, (
+        f"`{instance}` is used other than by `{instance}.{site.method}()` and reads of its "
+        "attributes (passed on, another method called or an attribute set from outside)"
+    )
     index = site.block.index(site.created)
-    before = site.block[:index]
-    if any(m.findall(stmt, m.Name(instance)) for stmt in before):
-        raise Unsupported(
-            SELF_ESCAPES,
-            f"`{instance}` is used before `{instance} = ...`",
-            site.created,
-        )
+    for position, stmt in enumerate(site.block):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if instance in collect_names(stmt).reads:  # reads the instance as a free name
+                raise Unsupported(*escapes, stmt)
+            continue
+        for use in m.findall(stmt, m.Name(instance)):
+            if position < index:
+                raise Unsupported(
+                    SELF_ESCAPES, f"`{instance}` is used before `{instance} = ...`", stmt
+                )
+            if id(use) not in allowed and id(use) not in reads:
+                raise Unsupported(*escapes, stmt)
 
 
 # -- the flat script --------------------------------------------------------------------------
@@ -484,14 +502,17 @@ class _Plan:
             run_params & (init_params | init_locals), "a run parameter named like"
         )
         self._clash(init_globals & introduced, "a global read by `__init__` named like")
-        others = [s for s in site.block if s not in (site.created, site.run, self.cls)]
+        skip = {id(site.created), id(site.run), id(self.cls), id(site.owner)}
+        others = [s for s in site.block if id(s) not in skip]
+        module_level = not isinstance(site.owner, cst.FunctionDef)
+        if module_level and site.owner is not self.module:  # `if __name__`: module scope
+            others += [s for s in self.module.body if id(s) not in skip]
         use = collect_names(*others) if others else None
         bound_here = (use.writes if use else set()) | {
             p.name.value for p in _params(site.owner)
         }
         taken = (use.all() if use else set()) | bound_here
         shared = self._shared(init_params)
-        module_level = site.owner is self.module
         self._clash(
             run_globals & (introduced - (shared if module_level else set())), "a global"
         )

@@ -106,6 +106,7 @@ FEATURES = {
     "patience_early_stop": [fewer_steps_than(3 * 6)],  # stops after the second epoch
     "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
     "max_batches_per_epoch": [fewer_steps_than(2 * 12)],  # 4 of 12 batches per epoch
+    "trainer_class_history": [changes_lr_between_epochs],  # the class's StepLR
 }
 
 

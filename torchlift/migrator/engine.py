@@ -4,7 +4,8 @@
     -> re-parse -> check
 
 Each stage is a module of its own: inputs.py, prefilter.py, source/, shapes/ + patterns/ (in
-registry.py's order), resolve_names.py, emit/. The last stage, `check`, receives the original
+registry.py's order), resolve_names.py, emit/. A loop in a hand-written trainer class is first
+inlined into a flat script (shapes/trainer_inline.py), which the same pipeline converts. The last stage, `check`, receives the original
 and the converted text and returns findings that refuse the conversion (the file then stays
 byte-identical): CHECKS lists the functions run there.
 
@@ -65,16 +66,12 @@ def migrate_source(
     """Migrate one file's text. Raises only ValueError for an unknown `target` (a usage
     error); every input, however broken, gives a MigrationResult."""
     if target not in TARGET_MODULES:
-        raise ValueError(
-            f"unknown target {target!r}; expected one of {sorted(TARGET_MODULES)}"
-        )
+        raise ValueError(f"unknown target {target!r}; expected one of {sorted(TARGET_MODULES)}")
     try:
         return _migrate(source, path, target)
     except Exception as exc:  # last resort: decoding or validation itself failed oddly
         raw = source if isinstance(source, str) else source.decode("latin-1")
-        return MigrationResult(
-            path, raw, raw, [], InputError(path, 1, f"cannot process ({exc})")
-        )
+        return MigrationResult(path, raw, raw, [], InputError(path, 1, f"cannot process ({exc})"))
 
 
 def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
@@ -82,12 +79,8 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     if error is not None:
         raw = source.decode("latin-1") if isinstance(source, bytes) else source
         return MigrationResult(path, raw, raw, [], error)
-    lightning = mentions_lightning(
-        text
-    )  # a Lightning 1.x file has no loop but may upgrade
-    if not lightning and not may_contain_training_loop(
-        text
-    ):  # before any parse: prefilter.py
+    lightning = mentions_lightning(text)  # a Lightning 1.x file has no loop but may upgrade
+    if not lightning and not may_contain_training_loop(text):  # before any parse: prefilter.py
         error = parse_text(text, path)[1] if worth_a_syntax_check(text) else None
         if error is not None:
             return MigrationResult(path, text, text, [], error)
@@ -96,9 +89,7 @@ def _migrate(source: str | bytes, path: str, target: str) -> MigrationResult:
     if error is not None:
         return MigrationResult(path, text, text, [], error)
     if lightning:
-        upgraded = upgrade_lightning(
-            text, path, TARGET_MODULES[target], tree
-        )  # 1.x -> 2.x
+        upgraded = upgrade_lightning(text, path, TARGET_MODULES[target], tree)  # 1.x -> 2.x
         if upgraded is not None:
             return upgraded
     if not may_contain_training_loop(text):
@@ -169,26 +160,18 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             default = lines.position(loop, (1, 0))
             found = {}
             for why in refused.blockers:
-                where = (
-                    lines.position(why.node, default)
-                    if why.node is not None
-                    else default
-                )
+                where = lines.position(why.node, default) if why.node is not None else default
                 found.setdefault((*where, why.code, why.reason), None)
             for line, column, code, reason in sorted(found):
                 findings.append(Finding(path, line, column, code, reason, "warning"))
     if not planned:
         return MigrationResult(path, text, text, findings)
     facts: list[LoopFacts] = []
-    output = transform(
-        module, text, planned, TARGET_MODULES[target], lines, path, findings, facts
-    )
+    output = transform(module, text, planned, TARGET_MODULES[target], lines, path, findings, facts)
     if output == text:
         return MigrationResult(path, text, text, findings)
     try:  # valid Python always: the output is compiled before it is returned
-        output_tree = compile(
-            output, path, "exec", dont_inherit=True, flags=0x400
-        )  # an ast
+        output_tree = compile(output, path, "exec", dont_inherit=True, flags=0x400)  # an ast
     except SyntaxError as exc:
         message = f"generated code did not parse ({exc}); file left unchanged"
         findings.append(Finding(path, 1, 0, INTERNAL_ERROR.code, message, "warning"))
@@ -196,21 +179,13 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     refusals = check(text, output, path)
     if refusals:
         # reported at the converted loops: the problems' own lines are in code never written
-        at = [(f.line, f.column) for f in findings if f.code == CONVERTED.code] or [
-            (1, 0)
-        ]
+        at = [(f.line, f.column) for f in findings if f.code == CONVERTED.code] or [(1, 0)]
         kept = [f for f in findings if f.code != CONVERTED.code]
-        moved = [
-            dataclasses.replace(f, line=at[0][0], column=at[0][1]) for f in refusals
-        ]
+        moved = [dataclasses.replace(f, line=at[0][0], column=at[0][1]) for f in refusals]
         return MigrationResult(path, text, text, kept + moved)
-    changes = [
-        change for loop in facts for change in loop_changes(tree, output_tree, loop)
-    ]
+    changes = [change for loop in facts for change in loop_changes(tree, output_tree, loop)]
     changes += import_change(output_tree, TARGET_MODULES[target])
-    changes.sort(
-        key=lambda c: (c.source_lines or c.output_lines)[0]
-    )  # in reading order
+    changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
     return MigrationResult(path, text, output, findings, changes=changes)
 
 
@@ -218,7 +193,5 @@ def check(original: str, converted: str, path: str) -> list[Finding]:
     """The last stage: every CHECKS function's findings that refuse the conversion."""
     refusals = []
     for run_check in CHECKS:
-        refusals += [
-            f for f in run_check(original, converted, path) if f.severity == "warning"
-        ]
+        refusals += [f for f in run_check(original, converted, path) if f.severity == "warning"]
     return refusals

@@ -19,8 +19,7 @@ class Runner:
 
 CONVERTS = {
     "module_level_instance_run_once": (
-        _RUNNER
-        + """
+        _RUNNER + """
 
 runner = Runner(model, loader)
 runner.fit(2)
@@ -127,8 +126,7 @@ runner.fit(2)
 
 UNCHANGED = {
     "created_twice": (
-        _RUNNER
-        + """
+        _RUNNER + """
 
 first = Runner(model, loader)
 first.fit(1)
@@ -138,8 +136,7 @@ second.fit(1)
         "TL171",
     ),
     "run_twice": (
-        _RUNNER
-        + """
+        _RUNNER + """
 
 runner = Runner(model, loader)
 runner.fit(1)
@@ -149,8 +146,7 @@ runner.fit(1)
     ),
     "created_without_a_name": (_RUNNER + "\n\nRunner(model, loader).fit(2)\n", "TL171"),
     "instance_passed_to_a_function": (
-        _RUNNER
-        + """
+        _RUNNER + """
 
 runner = Runner(model, loader)
 runner.fit(2)
@@ -159,8 +155,7 @@ print(vars(runner))
         "TL172",
     ),
     "attribute_set_from_outside": (
-        _RUNNER
-        + """
+        _RUNNER + """
 
 runner = Runner(model, loader)
 runner.data = loader
@@ -298,8 +293,7 @@ runner.fit(2)
         "TL173",
     ),
     "attribute_named_like_a_script_name": (
-        _RUNNER
-        + """
+        _RUNNER + """
 
 net = torch.nn.Linear(4, 2)
 runner = Runner(model, loader)
@@ -356,8 +350,7 @@ print(net.weight)
         "TL174",
     ),
     "class_with_a_base": (
-        _RUNNER.replace("class Runner:", "class Runner(dict):")
-        + """
+        _RUNNER.replace("class Runner:", "class Runner(dict):") + """
 
 runner = Runner(model, loader)
 runner.fit(2)
@@ -365,8 +358,7 @@ runner.fit(2)
         "TL133",
     ),
     "class_attribute": (
-        _RUNNER.replace("class Runner:", "class Runner:\n    epochs = 2\n")
-        + """
+        _RUNNER.replace("class Runner:", "class Runner:\n    epochs = 2\n") + """
 
 runner = Runner(model, loader)
 runner.fit(2)

@@ -262,9 +262,7 @@ def _reason(cls: cst.ClassDef, method: cst.FunctionDef, methods) -> str:
         f"`{owner}.{other.name.value}`"
         for other in methods
         if other is not method
-        and m.findall(
-            other, m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name(name)))
-        )
+        and m.findall(other, m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name(name))))
     ]
     called = f", called from {', '.join(callers)}" if callers else ""
     return (

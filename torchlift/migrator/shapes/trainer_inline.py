@@ -38,7 +38,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..analysis.names import collect_names
+from ..analysis.names import collect_names, rename
 from ..result import Change, Finding, MigrationResult
 from ..rule import Unsupported
 from .trainer_class import (
@@ -52,11 +52,7 @@ from .trainer_class import (
 
 _SELF_ATTR = m.Attribute(value=m.Name("self"))
 _SUPER_INIT = m.SimpleStatementLine(
-    body=[
-        m.Expr(
-            m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name()))
-        )
-    ]
+    body=[m.Expr(m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name())))]
 )
 
 
@@ -146,8 +142,7 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
         cls.decorators
         or cls.keywords
         or any(
-            not m.matches(base, m.Arg(value=m.Name("object"), keyword=None))
-            for base in cls.bases
+            not m.matches(base, m.Arg(value=m.Name("object"), keyword=None)) for base in cls.bases
         )
     ):
         raise Unsupported(
@@ -227,13 +222,9 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
     if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) and not isinstance(
         params.star_arg, cst.ParamStar
     ):
-        raise Unsupported(
-            METHOD_SHAPE, f"`{owner}` takes `*{params.star_arg.name.value}`", node
-        )
+        raise Unsupported(METHOD_SHAPE, f"`{owner}` takes `*{params.star_arg.name.value}`", node)
     if params.star_kwarg is not None:
-        raise Unsupported(
-            METHOD_SHAPE, f"`{owner}` takes `**{params.star_kwarg.name.value}`", node
-        )
+        raise Unsupported(METHOD_SHAPE, f"`{owner}` takes `**{params.star_kwarg.name.value}`", node)
     for param in [*params.params[1:], *params.kwonly_params]:
         if param.default is not None and not _literal(param.default):
             raise Unsupported(
@@ -243,9 +234,7 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
                 node,
             )
     if m.findall(node.body, m.Global() | m.Nonlocal() | m.Yield()):
-        raise Unsupported(
-            METHOD_SHAPE, f"`{owner}` uses `global`, `nonlocal` or `yield`", node
-        )
+        raise Unsupported(METHOD_SHAPE, f"`{owner}` uses `global`, `nonlocal` or `yield`", node)
     uses = m.findall(node.body, m.Name("self"))
     attribute_values = {
         id(a.value): a for a in m.findall(node.body, m.Attribute(value=m.Name("self")))
@@ -258,9 +247,7 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
             "attributes",
             node,
         )
-    method_names = {
-        s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)
-    }
+    method_names = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
     method_calls = [
         c
         for c in m.findall(node.body, m.Call(func=_SELF_ATTR))
@@ -299,17 +286,13 @@ def _stored_attrs(node: cst.CSTNode, owner: str) -> set[str]:
     targets = [t.target for t in m.findall(node, m.AssignTarget())]
     targets += [t.target for t in m.findall(node, m.AugAssign() | m.AnnAssign())]
     targets += [f.target for f in m.findall(node, m.For())]
-    targets += [
-        w.asname.name for w in m.findall(node, m.WithItem()) if w.asname is not None
-    ]
+    targets += [w.asname.name for w in m.findall(node, m.WithItem()) if w.asname is not None]
     for target in targets:
         for found in [target, *m.findall(target, _SELF_ATTR)]:
             if m.matches(found, _SELF_ATTR):
                 stores.add(found.attr.value)
     if m.findall(node, m.Del(target=m.Attribute(value=m.Name("self")))):
-        raise Unsupported(
-            SELF_ESCAPES, f"`{owner}` deletes an attribute of `self`", node
-        )
+        raise Unsupported(SELF_ESCAPES, f"`{owner}` deletes an attribute of `self`", node)
     return stores
 
 
@@ -379,9 +362,7 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods) -> _Site:
     instance = assign.targets[0].target.value
     call = assign.value
     if any(a.star for a in call.args):
-        raise Unsupported(
-            INSTANCE_USE, f"`{name}(...)` is called with `*` arguments", created
-        )
+        raise Unsupported(INSTANCE_USE, f"`{name}(...)` is called with `*` arguments", created)
     runs = []
     for stmt in block[block.index(created) + 1 :]:
         pattern = m.Call(func=m.Attribute(value=m.Name(instance), attr=m.Name()))
@@ -390,9 +371,7 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods) -> _Site:
         elif m.matches(
             stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], pattern)])
         ):
-            runs.append(
-                (stmt, stmt.body[0].value, stmt.body[0].targets[0].target.value)
-            )
+            runs.append((stmt, stmt.body[0].value, stmt.body[0].targets[0].target.value))
     calls = m.findall(owner, m.Call(func=m.Attribute(value=m.Name(instance))))
     if len(runs) != 1 or len(calls) != 1:
         raise Unsupported(
@@ -403,14 +382,8 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods) -> _Site:
         )
     run, run_call, target = runs[0]
     method = run_call.func.attr.value
-    if (
-        method not in methods
-        or method == "__init__"
-        or any(a.star for a in run_call.args)
-    ):
-        raise Unsupported(
-            INSTANCE_USE, f"`{instance}.{method}(...)` is not a plain call", run
-        )
+    if method not in methods or method == "__init__" or any(a.star for a in run_call.args):
+        raise Unsupported(INSTANCE_USE, f"`{instance}.{method}(...)` is not a plain call", run)
     site = _Site(block, owner, created, call, instance, run, method, target)
     _check_instance_uses(module, site, cls, methods)
     return site
@@ -421,8 +394,7 @@ def _blocks(module: cst.Module):
     yield list(module.body), module
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) or (
-            isinstance(stmt, cst.If)
-            and m.matches(stmt.test, m.Comparison(left=m.Name("__name__")))
+            isinstance(stmt, cst.If) and m.matches(stmt.test, m.Comparison(left=m.Name("__name__")))
         ):
             if isinstance(stmt.body, cst.IndentedBlock):
                 yield list(stmt.body.body), stmt
@@ -477,6 +449,7 @@ class _Plan:
         # id of a statement of the flat script -> (it, the statement it came from); both kept
         # alive so that no id is reused by another node
         self.origin: dict[int, tuple[cst.CSTNode, cst.CSTNode]] = {}
+        self.alias: dict[str, cst.Name] = {}  # parameter -> the call-site name it receives
 
     # names ----------------------------------------------------------------------------
     def check_names(self) -> None:
@@ -491,16 +464,11 @@ class _Plan:
         init_locals, run_locals = init_use.writes, run_use.writes
         init_globals = init_use.reads - init_params - init_locals - {"self"}
         run_globals = run_use.reads - run_params - run_locals - {"self"}
-        introduced = attrs | init_params | init_locals | run_params | run_locals
-        self._clash(
-            attrs & init_locals, "a local of `__init__` named like the attribute"
-        )
-        self._clash(
-            attrs & (run_params | run_locals), "a local of the run method named like"
-        )
-        self._clash(
-            run_params & (init_params | init_locals), "a run parameter named like"
-        )
+        self.alias = self._aliases(attrs)
+        introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
+        self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
+        self._clash(attrs & (run_params | run_locals), "a local of the run method named like")
+        self._clash(run_params & (init_params | init_locals), "a run parameter named like")
         self._clash(init_globals & introduced, "a global read by `__init__` named like")
         skip = {id(site.created), id(site.run), id(self.cls), id(site.owner)}
         others = [s for s in site.block if id(s) not in skip]
@@ -508,35 +476,22 @@ class _Plan:
         if module_level and site.owner is not self.module:  # `if __name__`: module scope
             others += [s for s in self.module.body if id(s) not in skip]
         use = collect_names(*others) if others else None
-        bound_here = (use.writes if use else set()) | {
-            p.name.value for p in _params(site.owner)
-        }
+        bound_here = (use.writes if use else set()) | {p.name.value for p in _params(site.owner)}
         taken = (use.all() if use else set()) | bound_here
         shared = self._shared(init_params)
-        self._clash(
-            run_globals & (introduced - (shared if module_level else set())), "a global"
-        )
+        self._clash(run_globals & (introduced - (shared if module_level else set())), "a global")
         clashes = introduced & taken - shared
         if site.target is not None and self._returns_attr(site.target):
             clashes.discard(site.target)
         self._clash(clashes, "a name the script uses where the class is inlined")
         if not module_level:
-            self._clash(
-                (init_globals | run_globals) & bound_here, "a name the function binds"
-            )
-        module_names = collect_names(
-            *[s for s in self.module.body if s is not self.cls]
-        ).all()
+            self._clash((init_globals | run_globals) & bound_here, "a name the function binds")
+        module_names = collect_names(*[s for s in self.module.body if s is not self.cls]).all()
         for helper in self.helpers:
             node = self.used[helper].node
             own = collect_names(node.body)
-            params = {
-                p.name.value
-                for p in [*node.params.params[1:], *node.params.kwonly_params]
-            }
-            inner = (own.writes | params | (own.reads - {"self"})) & set(
-                self.needs[helper]
-            )
+            params = {p.name.value for p in [*node.params.params[1:], *node.params.kwonly_params]}
+            inner = (own.writes | params | (own.reads - {"self"})) & set(self.needs[helper])
             self._clash(inner, f"a name in `{helper}` besides its attribute")
             if module_level:
                 frees = own.reads - own.writes - params - {"self"}
@@ -562,17 +517,11 @@ class _Plan:
             changed = False
             for stmt in self.init.body.body:
                 if changed and param in collect_names(stmt).reads:
-                    self._clash(
-                        {param}, "the parameter, read after `self.p = ...` changed it"
-                    )
-                for assign in m.findall(
-                    stmt, m.Assign() | m.AugAssign() | m.AnnAssign()
-                ):
+                    self._clash({param}, "the parameter, read after `self.p = ...` changed it")
+                for assign in m.findall(stmt, m.Assign() | m.AugAssign() | m.AnnAssign()):
                     targets = getattr(assign, "targets", None) or [assign]
                     for target in targets:
-                        if m.matches(
-                            target.target, m.Attribute(m.Name("self"), m.Name(param))
-                        ):
+                        if m.matches(target.target, m.Attribute(m.Name("self"), m.Name(param))):
                             changed |= not _same_object(assign, param)
 
     def _shared(self, init_params: set[str]) -> set[str]:
@@ -600,13 +549,45 @@ class _Plan:
                 shared.add(param)
         return shared
 
+    def _aliases(self, attrs: set[str]) -> dict[str, cst.Name]:
+        """Parameters given another call-site name (`Trainer(net)` for `model`) that the
+        class never rebinds, kept only as `self.model = model`: inlined, they are that name
+        (`net`), with no `model = net` copy. The name must keep its value from the creation to
+        the end of the block, and mean nothing else in the class."""
+        site = self.site
+        after = site.block[site.block.index(site.created) + 1 :]
+        rebound = collect_names(*after).writes if after else set()
+        init_use, run_use = collect_names(self.init.body), collect_names(self.run.body)
+        inner = init_use.all() | run_use.all() | attrs
+        inner |= {p for p, _ in self.init_args + self.run_args}
+        run_stores = self.used[site.method].stores
+        found: dict[str, cst.Name] = {}
+        for args, writes in ((self.init_args, init_use.writes), (self.run_args, run_use.writes)):
+            for param, value in args:
+                if not isinstance(value, cst.Name) or value.value == param:
+                    continue
+                name = value.value
+                if name in inner or name in rebound or param in writes or param in run_stores:
+                    continue
+                if name in found.values() or name in ("self", "None", "True", "False"):
+                    continue
+                stores = [
+                    assign
+                    for assign in m.findall(
+                        self.init.body, m.Assign() | m.AugAssign() | m.AnnAssign()
+                    )
+                    for target in getattr(assign, "targets", None) or [assign]
+                    if m.matches(target.target, m.Attribute(m.Name("self"), m.Name(param)))
+                ]
+                if all(m.matches(a, m.Assign(value=m.Name(param))) for a in stores):
+                    found[param] = cst.Name(name)
+        return found
+
     def _returns_attr(self, name: str) -> bool:
         last = self.run.body.body[-1]
         return m.matches(
             last,
-            m.SimpleStatementLine(
-                [m.Return(m.Attribute(m.Name("self"), m.Name(name)))]
-            ),
+            m.SimpleStatementLine([m.Return(m.Attribute(m.Name("self"), m.Name(name)))]),
         )
 
     def _check_init_order(self) -> None:
@@ -618,20 +599,16 @@ class _Plan:
                 continue
             reads = collect_names(value).reads
             if reads & bound:
-                self._clash(
-                    reads & bound, "an argument reading a parameter bound before it"
-                )
+                self._clash(reads & bound, "an argument reading a parameter bound before it")
             bound.add(param)
 
     # code -----------------------------------------------------------------------------
     def emit(self, dropped: list[str]) -> Inlined:
         site = self.site
         rewrite = _SelfToNames(self.needs)
-        reads = _InstanceReads(site.instance)
+        reads = _InstanceReads(site.instance, self.alias)
         created = self._bindings(self.init_args, site.created)
-        created += [
-            self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)
-        ]
+        created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
         created = [s for s in created if not _rebinds_itself(s)]
         ran = self._bindings(self.run_args, site.run)
         ran += self._run_body(rewrite)
@@ -648,7 +625,7 @@ class _Plan:
             elif stmt is self.cls:
                 block += functions
             else:
-                block.append(self._keep(stmt, reads))
+                block.append(self._keep(stmt, reads, alias=False))
         if site.owner is self.module:
             body = block
         else:
@@ -679,19 +656,19 @@ class _Plan:
             stmts[0] = first.with_changes(leading_lines=replaced.leading_lines)
             self.origin[id(stmts[0])] = (stmts[0], self.origin.pop(id(first))[1])
 
-    def _keep(self, stmt, rewrite):
+    def _keep(self, stmt, rewrite, alias: bool = True):
         new = stmt.visit(rewrite) if rewrite is not None else stmt
+        if alias and rewrite is not None:
+            new = rename(new, self.alias)
         self.origin[id(new)] = (new, stmt)
         return new
 
     def _bindings(self, args, at) -> list:
         found = []
         for param, value in args:
-            if isinstance(value, cst.Name) and value.value == param:
+            if param in self.alias or isinstance(value, cst.Name) and value.value == param:
                 continue
-            stmt = cst.SimpleStatementLine(
-                [cst.Assign([cst.AssignTarget(cst.Name(param))], value)]
-            )
+            stmt = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)])
             self.origin[id(stmt)] = (stmt, at)
             found.append(stmt)
         return found
@@ -718,7 +695,7 @@ class _Plan:
             return [self._keep(s, rewrite) for s in stmts]
         kept = [self._keep(s, rewrite) for s in stmts[:-1]]
         value = last.body[0].value
-        value = value.visit(rewrite) if value is not None else None
+        value = rename(value.visit(rewrite), self.alias) if value is not None else None
         target = self.site.target
         if target is None:
             if value is not None and not isinstance(value, (cst.Name, cst.Attribute)):
@@ -727,11 +704,7 @@ class _Plan:
         if isinstance(value, cst.Name) and value.value == target:
             return kept
         stmt = last.with_changes(
-            body=[
-                cst.Assign(
-                    [cst.AssignTarget(cst.Name(target))], value or cst.Name("None")
-                )
-            ]
+            body=[cst.Assign([cst.AssignTarget(cst.Name(target))], value or cst.Name("None"))]
         )
         self.origin[id(stmt)] = (stmt, last)
         return kept + [stmt]
@@ -740,7 +713,7 @@ class _Plan:
         node = self.used[helper].node
         params = [cst.Param(cst.Name(a)) for a in self.needs[helper]]
         params += list(node.params.params[1:])
-        body = [self._keep(s, rewrite) for s in node.body.body]
+        body = [self._keep(s, rewrite, alias=False) for s in node.body.body]
         comments = [line for line in node.leading_lines if line.comment is not None]
         new = node.with_changes(
             params=node.params.with_changes(params=params),
@@ -753,9 +726,7 @@ class _Plan:
     def _origin(self, flat: cst.Module) -> list[int]:
         """For each flat line, the original line it came from (statements keep their lines:
         `self.x` -> `x` changes no line count; generated bindings point at the call)."""
-        original = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(
-            PositionProvider
-        )
+        original = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         placed = MetadataWrapper(flat, unsafe_skip_copy=True).resolve(PositionProvider)
         lines = flat.code.count("\n") + 1
         origin = [0] * lines
@@ -770,9 +741,7 @@ class _Plan:
             for k in range(size + 1):
                 origin[out.start.line - 1 + k] = src.start.line + (k if same else 0)
         following = origin[-1] or 1
-        for index in reversed(
-            range(lines)
-        ):  # blank lines and decorators: the next statement
+        for index in reversed(range(lines)):  # blank lines and decorators: the next statement
             origin[index] = origin[index] or following
             following = origin[index]
         return origin
@@ -784,8 +753,7 @@ def _same_object(assign, param: str) -> bool:
         return False
     return m.matches(
         assign.value,
-        m.Name(param)
-        | m.Call(func=m.Attribute(m.Name(param), m.Name("to") | m.Name("cuda"))),
+        m.Name(param) | m.Call(func=m.Attribute(m.Name(param), m.Name("to") | m.Name("cuda"))),
     )
 
 
@@ -796,9 +764,7 @@ def _params(owner) -> list[cst.Param]:
     return []
 
 
-def _bind(
-    method: cst.FunctionDef, call: cst.Call, cls, at
-) -> list[tuple[str, cst.BaseExpression]]:
+def _bind(method: cst.FunctionDef, call: cst.Call, cls, at) -> list[tuple[str, cst.BaseExpression]]:
     """(parameter, argument or default) in the order Python evaluates them: the call's
     arguments first, then the defaults of the others."""
     owner = f"{cls.name.value}.{method.name.value}"
@@ -812,9 +778,7 @@ def _bind(
             given.append((positional[index].name.value, arg.value))
         else:
             if arg.keyword.value not in keyword:
-                raise Unsupported(
-                    INSTANCE_USE, f"`{owner}` has no `{arg.keyword.value}`", at
-                )
+                raise Unsupported(INSTANCE_USE, f"`{owner}` has no `{arg.keyword.value}`", at)
             given.append((arg.keyword.value, arg.value))
     names = [p for p, _ in given]
     if len(set(names)) != len(names):
@@ -823,18 +787,14 @@ def _bind(
         if param_name in names:
             continue
         if param.default is None:
-            raise Unsupported(
-                INSTANCE_USE, f"`{owner}` is not given `{param_name}`", at
-            )
+            raise Unsupported(INSTANCE_USE, f"`{owner}` is not given `{param_name}`", at)
         given.append((param_name, param.default))
     return given
 
 
 def _rebinds_itself(stmt) -> bool:
     """`x = x`: what `self.x = x` of `__init__` becomes (nothing to run)."""
-    if not m.matches(
-        stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], m.Name())])
-    ):
+    if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], m.Name())])):
         return False
     assign = stmt.body[0]
     return assign.targets[0].target.value == assign.value.value
@@ -856,15 +816,10 @@ class _SelfToNames(cst.CSTTransformer):
         self.needs = needs
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if (
-            m.matches(original.func, _SELF_ATTR)
-            and original.func.attr.value in self.needs
-        ):
+        if m.matches(original.func, _SELF_ATTR) and original.func.attr.value in self.needs:
             helper = original.func.attr.value
             given = [cst.Arg(cst.Name(a)) for a in self.needs[helper]]
-            return updated.with_changes(
-                func=cst.Name(helper), args=given + list(updated.args)
-            )
+            return updated.with_changes(func=cst.Name(helper), args=given + list(updated.args))
         return updated
 
     def leave_Attribute(self, original, updated) -> cst.BaseExpression:
@@ -876,21 +831,19 @@ class _SelfToNames(cst.CSTTransformer):
 class _InstanceReads(cst.CSTTransformer):
     """The script's reads of `trainer.x` -> `x`."""
 
-    def __init__(self, instance: str) -> None:
-        self.instance = instance
+    def __init__(self, instance: str, alias: dict[str, cst.Name]) -> None:
+        self.instance, self.alias = instance, alias
 
     def leave_Attribute(self, original, updated) -> cst.BaseExpression:
         if m.matches(updated, m.Attribute(value=m.Name(self.instance))):
-            return cst.Name(updated.attr.value)
+            return self.alias.get(updated.attr.value, cst.Name(updated.attr.value))
         return updated
 
 
 # -- the result, in the script's own lines ----------------------------------------------------
 
 
-def remap(
-    result: MigrationResult, inlined: Inlined, text: str, class_at: tuple[int, int]
-):
+def remap(result: MigrationResult, inlined: Inlined, text: str, class_at: tuple[int, int]):
     """`result` (the flat script's) told in the lines of the script itself: findings and the
     change log's source lines through `inlined.origin`, and every written line no change of
     the flat conversion explains (the class's code placed at the call) explained by TL170.
@@ -909,9 +862,7 @@ def remap(
         f"`{inlined.instance}` was created, `{inlined.run_method}()` where it was called"
         + (f"; never called, removed with the class: {dropped}" if dropped else "")
     )
-    findings.insert(
-        0, Finding(result.path, class_at[0], class_at[1], INLINED.code, message)
-    )
+    findings.insert(0, Finding(result.path, class_at[0], class_at[1], INLINED.code, message))
     changes = []
     for change in result.changes:
         source = change.source_lines
@@ -937,9 +888,7 @@ def remap(
                 run.append(n)
                 continue
             if run:
-                source = (
-                    (i1 + 1, max(i1 + 1, i2)) if i2 > i1 else (class_at[0], class_at[0])
-                )
+                source = (i1 + 1, max(i1 + 1, i2)) if i2 > i1 else (class_at[0], class_at[0])
                 changes.append(Change(INLINED.code, source, (run[0], run[-1]), message))
                 run = []
     changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])

@@ -24,8 +24,8 @@ CONVERTS = {
 runner = Runner(model, loader)
 runner.fit(2)
 """,
-        ["net = model", "data = loader", "epochs = 2", "trainer.fit(lit_model, data)"],
-        ["class Runner", "runner.", "self.opt.step()"],
+        ["epochs = 2", "lr = 0.1", "trainer.fit(lit_model, loader)"],
+        ["class Runner", "runner.", "self.opt.step()", "net = model", "data = loader"],
     ),
     "helper_method_gets_the_attributes_it_reads": (
         """
@@ -295,10 +295,10 @@ runner.fit(2)
     "attribute_named_like_a_script_name": (
         _RUNNER + """
 
-net = torch.nn.Linear(4, 2)
+opt = "sgd"
 runner = Runner(model, loader)
 runner.fit(2)
-print(net.weight)
+print(opt)
 """,
         "TL174",
     ),

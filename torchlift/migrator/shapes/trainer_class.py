@@ -205,7 +205,7 @@ NAME_CLASH = Rule(
     "inlining the trainer class would give one name two meanings",
     """Once inlined, the class's attributes, the parameters and locals of `__init__` and of
     the run method, and the code around the call share one namespace. A name used for two
-    things there (`self.model` and a different `model` of the script, a local named like an
+    things there (`self.opt` and a different `opt` of the script, a local named like an
     attribute, a method named like a module function) would change what the code reads.""",
     """Rename one of the two (the attribute or the script's name).""",
     """
@@ -224,10 +224,10 @@ NAME_CLASH = Rule(
                     self.opt.step()
 
 
-    net = torch.nn.Linear(4, 2)
+    opt = "sgd"
     runner = Runner(model, loader)
     runner.fit(2)
-    print(net)
+    print(opt)
     """,
 )
 

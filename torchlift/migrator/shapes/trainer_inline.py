@@ -107,8 +107,9 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
         if method not in ("__init__", site.method) and info.stores:
             raise Unsupported(
                 METHOD_SHAPE,
-                f"`{name}.{method}`, called from the loop, rebinds `self."
-                f"{sorted(info.stores)[0]}`: an inlined helper cannot carry it back",
+                f"`{name}.{method}` (called from `__init__` or `{site.method}()`) rebinds "
+                f"`self.{sorted(info.stores)[0]}`: as a function it could not carry the new "
+                "value back",
                 info.node,
             )
     helpers = [n for n in order if n not in ("__init__", site.method)]
@@ -350,6 +351,14 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods) -> _Site:
                 ),
             ):
                 creations.append((block, owner, stmt))
+    if not refs:
+        raise Unsupported(
+            INSTANCE_USE,
+            f"class `{name}` is never used in this file (a script importing it runs it): "
+            "there is no call site to inline it at; migrate the script that creates it after "
+            "moving the class there",
+            cls,
+        )
     if len(refs) != 1 or len(creations) != 1:
         raise Unsupported(
             INSTANCE_USE,
@@ -365,14 +374,19 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods) -> _Site:
         raise Unsupported(INSTANCE_USE, f"`{name}(...)` is called with `*` arguments", created)
     runs = []
     for stmt in block[block.index(created) + 1 :]:
-        pattern = m.Call(func=m.Attribute(value=m.Name(instance), attr=m.Name()))
+        called = m.Name(m.MatchIfTrue(lambda value: value in methods))
+        pattern = m.Call(func=m.Attribute(value=m.Name(instance), attr=called))
         if m.matches(stmt, m.SimpleStatementLine([m.Expr(pattern)])):
             runs.append((stmt, stmt.body[0].value, None))
         elif m.matches(
             stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], pattern)])
         ):
             runs.append((stmt, stmt.body[0].value, stmt.body[0].targets[0].target.value))
-    calls = m.findall(owner, m.Call(func=m.Attribute(value=m.Name(instance))))
+    calls = [
+        call
+        for call in m.findall(owner, m.Call(func=m.Attribute(value=m.Name(instance))))
+        if call.func.attr.value in methods
+    ]
     if len(runs) != 1 or len(calls) != 1:
         raise Unsupported(
             INSTANCE_USE,

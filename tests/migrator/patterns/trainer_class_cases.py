@@ -92,6 +92,38 @@ runner.fit(2)
         ["history = []", "best = lit_model.best", "print(history, best)"],
         ["trainer.best", "return self.history", "    history = history"],
     ),
+    "other_method_called_by_the_script_becomes_a_function": (
+        """
+        class Trainer:
+            def __init__(self, model, train_loader, test_loader):
+                self.model = model
+                self.train_loader = train_loader
+                self.test_loader = test_loader
+                self.sgd = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def test(self):
+                correct = 0
+                with torch.no_grad():
+                    for x, y in self.test_loader:
+                        correct += (self.model(x).argmax(1) == y).sum().item()
+                return correct / len(self.test_loader.dataset)
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    for x, y in self.train_loader:
+                        self.sgd.zero_grad()
+                        loss = criterion(self.model(x), y)
+                        loss.backward()
+                        self.sgd.step()
+
+
+        trainer = Trainer(model, loader, loader)
+        trainer.fit(2)
+        print("accuracy", trainer.test())
+        """,
+        ["def test(model, test_loader):", 'print("accuracy", test(model, loader))'],
+        ["trainer.test()", "class Trainer"],
+    ),
     "method_never_called_is_removed_with_the_class": (
         """
         class Engine:
@@ -212,6 +244,36 @@ runner.fit(2)
 
         runner = Runner(model, loader)
         runner.fit()
+        """,
+        "TL173",
+    ),
+    "method_called_by_the_script_rebinds_an_attribute": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.frozen = False
+
+            def freeze(self):
+                for p in self.net.parameters():
+                    p.requires_grad_(False)
+                self.frozen = True
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        runner.freeze()
+        print(runner.frozen)
         """,
         "TL173",
     ),

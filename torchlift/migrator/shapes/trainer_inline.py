@@ -83,16 +83,10 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
     init = methods.get("__init__")
     if init is None:
         raise Unsupported(TRAINER_CLASS, f"class `{name}` has no `__init__`", cls)
-    site = _call_site(module, cls, methods)
     holder = _holder(methods, loops)
-    order = _reachable(methods, ["__init__", site.method], cls)
-    if holder not in order:
-        raise Unsupported(
-            INSTANCE_USE,
-            f"the training loop is in `{name}.{holder}`, which `{site.instance}.{site.method}()`"
-            " never reaches",
-            site.run,
-        )
+    reaching = {n for n in methods if holder in _reachable(methods, [n], cls)}
+    site = _call_site(module, cls, methods, reaching)
+    order = _reachable(methods, ["__init__", site.method, *site.others], cls)
     used = {n: _read_method(n, methods[n], cls) for n in order}
     attrs = set().union(*(info.stores for info in used.values()))
     for method, info in used.items():
@@ -107,7 +101,7 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
         if method not in ("__init__", site.method) and info.stores:
             raise Unsupported(
                 METHOD_SHAPE,
-                f"`{name}.{method}` (called from `__init__` or `{site.method}()`) rebinds "
+                f"`{name}.{method}` (a function once inlined) rebinds "
                 f"`self.{sorted(info.stores)[0]}`: as a function it could not carry the new "
                 "value back",
                 info.node,
@@ -128,7 +122,17 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
                 f"`{name}.{method}` is decorated: its body cannot run without the decorator",
                 methods[method],
             )
-    needs = {h: _attrs_needed(h, used, methods) for h in helpers}
+    # a function's parameters in the order the class sets its attributes (`model` first)
+    first_set = [
+        a.attr.value
+        for method in ("__init__", site.method)
+        for a in m.findall(methods[method].body, _SELF_ATTR)
+    ]
+    rank = {a: first_set.index(a) for a in first_set}
+    needs = {
+        h: sorted(_attrs_needed(h, used, methods), key=lambda a: rank.get(a, len(rank)))
+        for h in helpers
+    }
     plan = _Plan(module, cls, site, used, attrs, helpers, needs)
     plan.check_names()
     return plan.emit(sorted(set(methods) - set(order)))
@@ -336,9 +340,10 @@ class _Site:
     run: cst.SimpleStatementLine
     method: str
     target: str | None  # `x = trainer.fit()`
+    others: list[str]  # methods the script calls besides (`trainer.test()`): functions
 
 
-def _call_site(module: cst.Module, cls: cst.ClassDef, methods) -> _Site:
+def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str]) -> _Site:
     name = cls.name.value
     refs = [n for n in m.findall(module, m.Name(name)) if n is not cls.name]
     creations = []
@@ -374,7 +379,7 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods) -> _Site:
         raise Unsupported(INSTANCE_USE, f"`{name}(...)` is called with `*` arguments", created)
     runs = []
     for stmt in block[block.index(created) + 1 :]:
-        called = m.Name(m.MatchIfTrue(lambda value: value in methods))
+        called = m.Name(m.MatchIfTrue(lambda value: value in reaching))
         pattern = m.Call(func=m.Attribute(value=m.Name(instance), attr=called))
         if m.matches(stmt, m.SimpleStatementLine([m.Expr(pattern)])):
             runs.append((stmt, stmt.body[0].value, None))
@@ -387,18 +392,25 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods) -> _Site:
         for call in m.findall(owner, m.Call(func=m.Attribute(value=m.Name(instance))))
         if call.func.attr.value in methods
     ]
-    if len(runs) != 1 or len(calls) != 1:
+    training = [c for c in calls if c.func.attr.value in reaching]
+    if len(runs) != 1 or len(training) != 1:
         raise Unsupported(
             INSTANCE_USE,
-            f"`{instance}` is not run by exactly one method call after `{instance} = "
-            f"{name}(...)` in the same block",
+            f"`{instance}` is not run by exactly one call of the method that trains, as a "
+            f"statement after `{instance} = {name}(...)` in the same block",
             created,
         )
     run, run_call, target = runs[0]
     method = run_call.func.attr.value
-    if method not in methods or method == "__init__" or any(a.star for a in run_call.args):
-        raise Unsupported(INSTANCE_USE, f"`{instance}.{method}(...)` is not a plain call", run)
-    site = _Site(block, owner, created, call, instance, run, method, target)
+    others = []
+    for use in calls:
+        if use.func.attr.value == "__init__" or any(a.star for a in use.args):
+            raise Unsupported(
+                INSTANCE_USE, f"`{instance}.{use.func.attr.value}(...)` is not a plain call", run
+            )
+        if use is not run_call and use.func.attr.value not in others:
+            others.append(use.func.attr.value)
+    site = _Site(block, owner, created, call, instance, run, method, target, others)
     _check_instance_uses(module, site, cls, methods)
     return site
 
@@ -419,6 +431,11 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
     no function of that scope reading it as a free name."""
     instance = site.instance
     allowed = {id(site.created.body[0].targets[0].target), id(site.run.body[0].value.func.value)}
+    allowed |= {
+        id(call.func.value)
+        for call in m.findall(site.owner, m.Call(func=m.Attribute(value=m.Name(instance))))
+        if call.func.attr.value in site.others
+    }
     stores = {
         id(t.value)
         for target in m.findall(site.owner, m.AssignTarget() | m.AugAssign() | m.Del())
@@ -620,7 +637,7 @@ class _Plan:
     def emit(self, dropped: list[str]) -> Inlined:
         site = self.site
         rewrite = _SelfToNames(self.needs)
-        reads = _InstanceReads(site.instance, self.alias)
+        reads = _InstanceReads(site.instance, self.alias, self.needs)
         created = self._bindings(self.init_args, site.created)
         created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
         created = [s for s in created if not _rebinds_itself(s)]
@@ -843,10 +860,18 @@ class _SelfToNames(cst.CSTTransformer):
 
 
 class _InstanceReads(cst.CSTTransformer):
-    """The script's reads of `trainer.x` -> `x`."""
+    """The script's reads of `trainer.x` -> `x`, its calls `trainer.test()` -> `test(<attributes>)`."""
 
-    def __init__(self, instance: str, alias: dict[str, cst.Name]) -> None:
-        self.instance, self.alias = instance, alias
+    def __init__(self, instance: str, alias: dict[str, cst.Name], needs) -> None:
+        self.instance, self.alias, self.needs = instance, alias, needs
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        method = m.Attribute(value=m.Name(self.instance))
+        if m.matches(original.func, method) and original.func.attr.value in self.needs:
+            function = original.func.attr.value
+            given = [cst.Arg(self.alias.get(a, cst.Name(a))) for a in self.needs[function]]
+            return updated.with_changes(func=cst.Name(function), args=given + list(updated.args))
+        return updated
 
     def leave_Attribute(self, original, updated) -> cst.BaseExpression:
         if m.matches(updated, m.Attribute(value=m.Name(self.instance))):

@@ -27,6 +27,16 @@ runner.fit(2)
         ["epochs = 2", "lr = 0.1", "trainer.fit(lit_model, loader)"],
         ["class Runner", "runner.", "self.opt.step()", "net = model", "data = loader"],
     ),
+    "name_rebound_after_creation_is_copied_first": (
+        _RUNNER + """
+
+runner = Runner(model, loader)
+model = torch.nn.Linear(4, 2)
+runner.fit(2)
+""",
+        ["net = model\nlr = 0.1\nmodel = torch.nn.Linear(4, 2)", "LitModel(net, criterion, lr)"],
+        ["class Runner"],
+    ),
     "helper_method_gets_the_attributes_it_reads": (
         """
         class Trainer:
@@ -361,6 +371,16 @@ opt = "sgd"
 runner = Runner(model, loader)
 runner.fit(2)
 print(opt)
+""",
+        "TL174",
+    ),
+    "script_rebinds_a_name_the_class_was_given": (
+        _RUNNER + """
+
+net = torch.nn.Linear(4, 2)
+runner = Runner(net, loader)
+net = torch.nn.Linear(4, 2)
+runner.fit(2)
 """,
         "TL174",
     ),

@@ -279,10 +279,11 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
                 f"a function defined in `{owner}` sets attributes of `self`",
                 nested,
             )
-    if name == "__init__":
-        supers = [s for s in node.body.body if m.matches(s, _SUPER_INIT)]
-        if len(m.findall(node.body, m.Call(func=m.Name("super")))) != len(supers):
-            raise Unsupported(TRAINER_CLASS, f"`{owner}` uses `super()`", node)
+    # `super().__init__()` of a class without a base does nothing; any other `super()` has
+    # no meaning outside the class
+    supers = [s for s in node.body.body if m.matches(s, _SUPER_INIT)] if name == "__init__" else []
+    if len(m.findall(node.body, m.Call(func=m.Name("super")))) != len(supers):
+        raise Unsupported(TRAINER_CLASS, f"`{owner}` uses `super()`", node)
     return _Method(node, calls, reads, stores)
 
 
@@ -560,11 +561,17 @@ class _Plan:
         the class keeps as they are (`self.model = model`, or a module's `.to(device)`, in
         place): the class and the script then name the same object."""
         shared = set()
-        init_writes = collect_names(self.init.body).writes
+        after = self.site.block[self.site.block.index(self.site.created) + 1 :]
+        rebound = collect_names(*after).writes if after else set()
+        init_writes = collect_names(self.init.body).writes | rebound
         run_writes = collect_names(self.run.body).writes
         run_stores = self.used[self.site.method].stores
         for param, value in self.run_args:
-            if isinstance(value, cst.Name) and value.value == param and param not in run_writes:
+            if (
+                isinstance(value, cst.Name)
+                and value.value == param
+                and param not in run_writes | rebound
+            ):
                 shared.add(param)
         for param, value in self.init_args:
             if not (isinstance(value, cst.Name) and value.value == param):

@@ -62,6 +62,7 @@ class Inlined:
 
     text: str
     origin: list[int]  # origin[line - 1]: the original line a flat line came from
+    indent: list[int]  # indent[line - 1]: how much deeper that original line is indented
     class_name: str
     instance: str
     run_method: str
@@ -680,7 +681,7 @@ class _Plan:
         flat = self.module.with_changes(body=body)
         return Inlined(
             flat.code,
-            self._origin(flat),
+            *self._origin(flat),
             self.cls.name.value,
             site.instance,
             site.method,
@@ -761,13 +762,15 @@ class _Plan:
         self.origin[id(new)] = (new, node)
         return new
 
-    def _origin(self, flat: cst.Module) -> list[int]:
+    def _origin(self, flat: cst.Module) -> tuple[list[int], list[int]]:
         """For each flat line, the original line it came from (statements keep their lines:
-        `self.x` -> `x` changes no line count; generated bindings point at the call)."""
+        `self.x` -> `x` changes no line count; generated bindings point at the call), and the
+        difference of indentation between the two."""
         original = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         placed = MetadataWrapper(flat, unsafe_skip_copy=True).resolve(PositionProvider)
         lines = flat.code.count("\n") + 1
         origin = [0] * lines
+        indent = [0] * lines
         spans = []
         for node, source in self.origin.values():
             if node in placed and source in original:
@@ -778,11 +781,12 @@ class _Plan:
             same = size == src.end.line - src.start.line
             for k in range(size + 1):
                 origin[out.start.line - 1 + k] = src.start.line + (k if same else 0)
+                indent[out.start.line - 1 + k] = src.start.column - out.start.column
         following = origin[-1] or 1
         for index in reversed(range(lines)):  # blank lines and decorators: the next statement
             origin[index] = origin[index] or following
             following = origin[index]
-        return origin
+        return origin, indent
 
 
 def _same_object(assign, param: str) -> bool:
@@ -899,7 +903,13 @@ def remap(result: MigrationResult, inlined: Inlined, text: str, class_at: tuple[
     def line(number: int) -> int:
         return origin[min(max(number, 1), len(origin)) - 1]
 
-    findings = [dataclasses.replace(f, line=line(f.line)) for f in result.findings]
+    def column(number: int, col: int) -> int:
+        return col + inlined.indent[min(max(number, 1), len(origin)) - 1]
+
+    findings = [
+        dataclasses.replace(f, line=line(f.line), column=column(f.line, f.column))
+        for f in result.findings
+    ]
     if not result.changed:
         return MigrationResult(result.path, text, text, findings)
     dropped = ", ".join(f"`{inlined.class_name}.{name}`" for name in inlined.dropped)

@@ -246,7 +246,8 @@ def class_holding(module: cst.Module, loops) -> cst.ClassDef | None:
 
 
 def refuse_method_loop(module: cst.Module, loop: cst.CSTNode) -> None:
-    """Unsupported (TL133) when `loop` sits in a method of a module-level class."""
+    """Unsupported (TL133) when `loop` sits in a method of a module-level class that was not
+    inlined: the loops of several classes, or of a class another one already refused."""
     for cls in module.body:
         if not isinstance(cls, cst.ClassDef):
             continue
@@ -267,5 +268,5 @@ def _reason(cls: cst.ClassDef, method: cst.FunctionDef, methods) -> str:
     called = f", called from {', '.join(callers)}" if callers else ""
     return (
         f"the training loop is in method `{owner}.{name}`{called}, of a hand-written trainer "
-        f"class: its model, optimizer and loaders are attributes of `self`, not converted"
+        "class that is not inlined (only one class of a file holding training loops is)"
     )

@@ -134,6 +134,11 @@ runner.fit(2)
         ["def test(model, test_loader):", 'print("accuracy", test(model, loader))'],
         ["trainer.test()", "class Trainer"],
     ),
+    "created_and_run_in_one_statement": (
+        _RUNNER + "\n\nRunner(model, loader).fit(2)\n",
+        ["epochs = 2\nlit_model = LitModel(model, criterion, lr)"],
+        ["Runner("],
+    ),
     "method_never_called_is_removed_with_the_class": (
         """
         class Engine:
@@ -186,7 +191,6 @@ runner.fit(1)
 """,
         "TL171",
     ),
-    "created_without_a_name": (_RUNNER + "\n\nRunner(model, loader).fit(2)\n", "TL171"),
     "instance_passed_to_a_function": (
         _RUNNER + """
 

@@ -104,10 +104,11 @@ INSTANCE_USE = Rule(
     "the trainer class is not created once and run once by a method call in the same block",
     """A class is inlined where the script uses it: `trainer = Trainer(...)` once, then one
     call of the method holding (or reaching) the loop, `trainer.fit(...)`, later in the same
-    block (module level, a function, `if __name__ == "__main__":`). A class created twice,
-    created without a name (`Trainer(...).fit()`), run by several calls, or called with
-    `*args` has no single place to inline it.""",
-    """Create the instance once, bind it to a name and call its loop method once.""",
+    block (module level, a function, `if __name__ == "__main__":`), or both at once,
+    `Trainer(...).fit()`. A class created twice (a sweep), run by several calls, never created
+    in the file, or called with `*args` has no single place to inline it.""",
+    """Create the instance once and call its loop method once; for a sweep, move the loop
+    into a function and call it per setting.""",
     """
     class Runner:
         def __init__(self, net, data):
@@ -124,7 +125,9 @@ INSTANCE_USE = Rule(
                     self.opt.step()
 
 
-    Runner(model, loader).fit(2)
+    for lr in (0.1, 0.01):
+        runner = Runner(model, loader)
+        runner.fit(2)
     """,
 )
 

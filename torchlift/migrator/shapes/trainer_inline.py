@@ -366,6 +366,14 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
             "moving the class there",
             cls,
         )
+    chained = _chained_run(module, name, reaching) if len(refs) == 1 and not creations else None
+    if chained is not None:  # `Trainer(...).fit()`: created and run by one statement
+        block, owner, stmt, target = chained
+        run_call = stmt.body[0].value
+        if any(a.star for a in [*run_call.args, *run_call.func.value.args]):
+            raise Unsupported(INSTANCE_USE, f"`{name}(...)` is called with `*` arguments", stmt)
+        method = run_call.func.attr.value
+        return _Site(block, owner, stmt, run_call.func.value, "", stmt, method, target, [])
     if len(refs) != 1 or len(creations) != 1:
         raise Unsupported(
             INSTANCE_USE,
@@ -415,6 +423,21 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
     site = _Site(block, owner, created, call, instance, run, method, target, others)
     _check_instance_uses(module, site, cls, methods)
     return site
+
+
+def _chained_run(module: cst.Module, name: str, reaching: set[str]):
+    """(block, owner, statement, target) of `[x =] Trainer(...).fit(...)`, or None."""
+    called = m.Name(m.MatchIfTrue(lambda value: value in reaching))
+    pattern = m.Call(func=m.Attribute(value=m.Call(func=m.Name(name)), attr=called))
+    for block, owner in _blocks(module):
+        for stmt in block:
+            if m.matches(stmt, m.SimpleStatementLine([m.Expr(pattern)])):
+                return block, owner, stmt, None
+            if m.matches(
+                stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], pattern)])
+            ):
+                return block, owner, stmt, stmt.body[0].targets[0].target.value
+    return None
 
 
 def _blocks(module: cst.Module):
@@ -651,6 +674,8 @@ class _Plan:
         created = [s for s in created if not _rebinds_itself(s)]
         ran = self._bindings(self.run_args, site.run)
         ran += self._run_body(rewrite)
+        if site.created is site.run:  # `Trainer(...).fit()`
+            created, ran = created + ran, []
         self._lead(created, site.created)
         self._lead(ran, site.run)
         functions = [self._function(h, rewrite) for h in self.helpers]
@@ -913,9 +938,10 @@ def remap(result: MigrationResult, inlined: Inlined, text: str, class_at: tuple[
     if not result.changed:
         return MigrationResult(result.path, text, text, findings)
     dropped = ", ".join(f"`{inlined.class_name}.{name}`" for name in inlined.dropped)
+    instance = inlined.instance or f"{inlined.class_name}(...)"
     message = (
         f"trainer class `{inlined.class_name}` inlined: `__init__` runs where "
-        f"`{inlined.instance}` was created, `{inlined.run_method}()` where it was called"
+        f"`{instance}` was created, `{inlined.run_method}()` where it was called"
         + (f"; never called, removed with the class: {dropped}" if dropped else "")
     )
     findings.insert(0, Finding(result.path, class_at[0], class_at[1], INLINED.code, message))

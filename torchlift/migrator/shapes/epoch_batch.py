@@ -179,6 +179,14 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
     iterator, target = _unwrap_enumerate(ctx, loop, iterator)
     names = ctx.call_qualnames(iterator)
     if not (names & ({"builtins.range"} | TRANGE)):
+        if _epoch_loop_inside(ctx, loop):
+            raise Unsupported(
+                NOT_AN_EPOCH_LOOP,
+                "loop around the epoch loop (a whole training run per iteration: "
+                "cross-validation folds, several runs): one Trainer.fit per iteration is "
+                "not converted",
+                loop,
+            )
         if isinstance(loop.target, cst.BaseExpression) and isinstance(
             loop.iter, (cst.Name, cst.Call)
         ):
@@ -225,6 +233,27 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         if isinstance(start, cst.Integer) and start.evaluated_value == 0:
             start = None
     return epoch_var, start, max_epochs, list(loop.body.body)
+
+
+def _epoch_loop_inside(ctx: LoopContext, loop: cst.For) -> bool:
+    """Whether `loop` holds an epoch loop, `for ... in range(...)` around a loop calling
+    backward(): `loop` is then a loop around training runs (`for fold, (tr, va) in
+    enumerate(kfold.split(X)):`), not an epoch loop over something else than a range."""
+    for inner in statements(loop)[1:]:
+        if not isinstance(inner, cst.For) or not contains(inner.body, BACKWARD):
+            continue
+        iterator = inner.iter
+        if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TQDM:
+            if iterator.args and iterator.args[0].keyword is None:
+                iterator = iterator.args[0].value
+        if not ctx.call_qualnames(iterator) & ({"builtins.range"} | TRANGE):
+            continue
+        if any(
+            isinstance(s, (cst.For, cst.While)) and contains(s.body, BACKWARD)
+            for s in statements(inner)[1:]
+        ):
+            return True
+    return False
 
 
 def _unwrap_enumerate(ctx: LoopContext, loop: cst.For, iterator):

@@ -284,6 +284,18 @@ LOOPS = {
                     optimizer.step()
         """,
     ),
+    "loop_around_the_epoch_loop": (  # k-fold: once told to wrap it in `for epoch in range(1)`
+        "TL101",
+        """
+        for fold, (tr_idx, va_idx) in enumerate([([0, 1], [2]), ([1, 2], [0])]):
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+        """,
+    ),
     "epoch_read_after_loop": (
         "TL112",
         """
@@ -314,3 +326,17 @@ def test_loop_is_left_untouched_with_a_warning(name):
 
 def test_every_rule_has_a_one_line_description():
     assert all(code.startswith("TL") and "\n" not in text for code, text in RULES.items())
+
+
+# the reason a refusal gives must name the real cause (a held-out check found these wrong)
+REASONS = {
+    "loop_around_the_epoch_loop": "loop around the epoch loop",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REASONS))
+def test_refusal_names_the_real_cause(name):
+    code, body = LOOPS[name]
+    result = migrate_source(HEADER + textwrap.dedent(body), "train.py")
+    messages = [f.message for f in result.findings if f.code == code]
+    assert any(REASONS[name] in message for message in messages), messages

@@ -296,6 +296,47 @@ LOOPS = {
                     optimizer.step()
         """,
     ),
+    "loop_around_a_function_holding_the_epoch_loop": (
+        "TL101",
+        """
+        def run_fold(fold):
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+            print(fold, loss.item())
+
+
+        for fold in ["a", "b"]:
+            run_fold(fold)
+        """,
+    ),
+    "backward_of_a_mean": (  # d2l: loss(reduction="none") then l.mean().backward()
+        "TL114",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                l = nn.functional.cross_entropy(model(x), y, reduction="none")
+                l.mean().backward()
+                optimizer.step()
+        """,
+    ),
+    "parameters_updated_by_hand": (
+        "TL105",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                model.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                with torch.no_grad():
+                    for p in model.parameters():
+                        p -= 0.1 * p.grad
+        """,
+    ),
     "epoch_read_after_loop": (
         "TL112",
         """
@@ -331,6 +372,9 @@ def test_every_rule_has_a_one_line_description():
 # the reason a refusal gives must name the real cause (a held-out check found these wrong)
 REASONS = {
     "loop_around_the_epoch_loop": "loop around the epoch loop",
+    "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
+    "backward_of_a_mean": "`l.mean().backward()`",
+    "parameters_updated_by_hand": "no optimizer.step() in the batch loop",
 }
 
 

@@ -237,9 +237,19 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
 
 def _epoch_loop_inside(ctx: LoopContext, loop: cst.For) -> bool:
     """Whether `loop` holds an epoch loop, `for ... in range(...)` around a loop calling
-    backward(): `loop` is then a loop around training runs (`for fold, (tr, va) in
-    enumerate(kfold.split(X)):`), not an epoch loop over something else than a range."""
-    for inner in statements(loop)[1:]:
+    backward(), itself or in a function of the script it calls: `loop` is then a loop around
+    training runs (`for fold, (tr, va) in enumerate(kfold.split(X)):`), not an epoch loop
+    over something else than a range."""
+    functions = {
+        stmt.name.value: stmt for stmt in ctx.module.body if isinstance(stmt, cst.FunctionDef)
+    }
+    called = [
+        functions[call.func.value]
+        for call in m.findall(loop.body, m.Call(func=m.Name()))
+        if call.func.value in functions
+    ]
+    inside = [s for node in [loop, *called] for s in statements(node)[1:]]
+    for inner in inside:
         if not isinstance(inner, cst.For) or not contains(inner.body, BACKWARD):
             continue
         iterator = inner.iter

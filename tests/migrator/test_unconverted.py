@@ -337,6 +337,23 @@ LOOPS = {
                         p -= 0.1 * p.grad
         """,
     ),
+    "helper_with_a_loop_before_the_batch_loop": (  # ImageNet example's adjust_learning_rate
+        "TL109",
+        """
+        def adjust_learning_rate(optimizer, epoch):
+            for param_group in optimizer.param_groups:
+                param_group["lr"] = 0.1 * (0.1 ** (epoch // 2))
+
+
+        for epoch in range(2):
+            adjust_learning_rate(optimizer, epoch)
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
     "epoch_read_after_loop": (
         "TL112",
         """
@@ -375,6 +392,7 @@ REASONS = {
     "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
     "backward_of_a_mean": "`l.mean().backward()`",
     "parameters_updated_by_hand": "no optimizer.step() in the batch loop",
+    "helper_with_a_loop_before_the_batch_loop": "(in `adjust_learning_rate()`, called before it)",
 }
 
 

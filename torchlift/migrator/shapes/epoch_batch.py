@@ -314,7 +314,11 @@ def _split_epoch_body(ctx: LoopContext, stmts):
             continue
         if batch_loop is None:
             if contains(stmt, LOOP):
-                ctx.block(EPOCH_STATEMENT, "loop before the training batch loop in the epoch", stmt)
+                helper = ctx.found.get("inlined_from", {}).get(id(stmt))
+                where = f" (in `{helper}()`, called before it)" if helper else ""
+                ctx.block(
+                    EPOCH_STATEMENT, f"loop before the training batch loop in the epoch{where}", stmt
+                )
             pre.append(stmt)
         elif "validation_stmt" not in ctx.found and eval_loop_of(ctx, stmt) is not None:
             ctx.found["validation_stmt"] = stmt

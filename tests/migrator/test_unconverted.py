@@ -354,6 +354,19 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
+    "enumerate_of_folds_around_the_epoch_loop": (  # once: "enumerate(range(...)) epoch loop"
+        "TL101",
+        """
+        for fold, val_idx in enumerate([[0, 1], [2, 3]]):
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+            print(fold, val_idx)
+        """,
+    ),
     "epoch_read_after_loop": (
         "TL112",
         """
@@ -389,6 +402,7 @@ def test_every_rule_has_a_one_line_description():
 # the reason a refusal gives must name the real cause (a held-out check found these wrong)
 REASONS = {
     "loop_around_the_epoch_loop": "loop around the epoch loop",
+    "enumerate_of_folds_around_the_epoch_loop": "loop around the epoch loop",
     "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
     "backward_of_a_mean": "`l.mean().backward()`",
     "parameters_updated_by_hand": "no optimizer.step() in the batch loop",

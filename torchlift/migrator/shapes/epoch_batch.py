@@ -277,8 +277,9 @@ def _unwrap_enumerate(ctx: LoopContext, loop: cst.For, iterator):
         and iterator.args[0].keyword is None
         and not iterator.args[0].star
         and m.matches(loop.target, m.Tuple([m.Element(m.Name()), m.Element(m.Name())]))
+        and ctx.call_qualnames(iterator.args[0].value) & ({"builtins.range"} | TRANGE)
     ):
-        return iterator, loop.target
+        return iterator, loop.target  # not a count of epochs: the caller says what it is
     inner = iterator.args[0].value
     count, value = (e.value.value for e in loop.target.elements)
     if value != "_" and value in collect_names(loop.body).reads:

@@ -29,6 +29,22 @@ CONVERTS = {
         ],
         [],
     ),
+    "comment_above_an_interrupt_guard_stays_once": (  # once written twice above `try:`
+        """
+        # At any point you can hit Ctrl + C to break out of training early.
+        try:
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+        except KeyboardInterrupt:
+            print("Exiting from training early")
+        """,
+        ["# At any point you can hit Ctrl + C to break out of training early.\ntry:\n"],
+        ["early.\n# At any point"],
+    ),
 }
 
 UNCHANGED = {

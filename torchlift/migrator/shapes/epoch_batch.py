@@ -318,7 +318,9 @@ def _split_epoch_body(ctx: LoopContext, stmts):
                 helper = ctx.found.get("inlined_from", {}).get(id(stmt))
                 where = f" (in `{helper}()`, called before it)" if helper else ""
                 ctx.block(
-                    EPOCH_STATEMENT, f"loop before the training batch loop in the epoch{where}", stmt
+                    EPOCH_STATEMENT,
+                    f"loop before the training batch loop in the epoch{where}",
+                    stmt,
                 )
             pre.append(stmt)
         elif "validation_stmt" not in ctx.found and eval_loop_of(ctx, stmt) is not None:

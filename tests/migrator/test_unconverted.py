@@ -367,6 +367,26 @@ LOOPS = {
             print(fold, val_idx)
         """,
     ),
+    "train_function_given_a_loader_built_by_a_helper": (  # d2l's load_array
+        "TL132",
+        """
+        def load_array(arrays, batch_size):
+            return DataLoader(TensorDataset(*arrays), batch_size, shuffle=True)
+
+
+        def train(net, train_iter, updater):
+            for epoch in range(2):
+                for x, y in train_iter:
+                    updater.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    updater.step()
+
+
+        train_iter = load_array((torch.randn(8, 4), torch.randint(0, 2, (8,))), 4)
+        train(model, train_iter, optimizer)
+        """,
+    ),
     "epoch_read_after_loop": (
         "TL112",
         """
@@ -406,6 +426,7 @@ REASONS = {
     "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
     "backward_of_a_mean": "`l.mean().backward()`",
     "parameters_updated_by_hand": "no optimizer.step() in the batch loop",
+    "train_function_given_a_loader_built_by_a_helper": "bound to `load_array(...)`",
     "helper_with_a_loop_before_the_batch_loop": "(in `adjust_learning_rate()`, called before it)",
 }
 

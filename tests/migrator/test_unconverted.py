@@ -387,6 +387,22 @@ LOOPS = {
         train(model, train_iter, optimizer)
         """,
     ),
+    "epoch_code_and_validation_pass_both_use_torch": (  # d2l: once "reads `torch`, which the
+        "TL177",  # validation pass changes"
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            print(isinstance(model, torch.nn.Module))
+            with torch.no_grad():
+                for x, y in val_loader:
+                    print(criterion(model(x), y).item())
+        """,
+    ),
     "epoch_read_after_loop": (
         "TL112",
         """
@@ -426,6 +442,7 @@ REASONS = {
     "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
     "backward_of_a_mean": "`l.mean().backward()`",
     "parameters_updated_by_hand": "no optimizer.step() in the batch loop",
+    "epoch_code_and_validation_pass_both_use_torch": "uses `torch` as the validation pass does",
     "train_function_given_a_loader_built_by_a_helper": "bound to `load_array(...)`",
     "helper_with_a_loop_before_the_batch_loop": "(in `adjust_learning_rate()`, called before it)",
 }

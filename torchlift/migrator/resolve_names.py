@@ -113,9 +113,16 @@ class ScopeInfo:
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
+    # `epoch = self.current_epoch + <start>` opens the hooks reading the epoch: in a function
+    # the start (`args.start_epoch`) is a local of it, to pass like the step's own reads
+    start = []
+    if plan.epoch_var and plan.epoch_start is not None and plan.in_function:
+        start = [cst.SimpleStatementLine([cst.Expr(plan.epoch_start)])]
     pieces = {
         "on_train_epoch_start": list(plan.pre_train),
-        "training_step": [t for t in [plan.train_target] if t is not None] + plan.train_body,
+        "training_step": [t for t in [plan.train_target] if t is not None]
+        + start
+        + plan.train_body,
         "on_train_batch_end": plan.after_step_pieces(),
         "on_train_epoch_end": list(plan.post_train),
     }

@@ -87,6 +87,14 @@ def bind(ctx, plan, steps) -> None:
             optimizers.append((position, receiver, binding))
     if not optimizers and ctx.blockers:  # the step was refused already (nested, conditional)
         raise Consequence
+    if not optimizers:
+        raise Unsupported(
+            STEP_SEQUENCE,
+            "no optimizer.step() in the batch loop: an update written by hand "
+            "(`p.data.add_(p.grad, alpha=-lr)`) or none at all leaves configure_optimizers "
+            "no torch.optim optimizer to return",
+            ctx.loop,
+        )
     if len({o[1] for o in optimizers}) != 1 or len(optimizers) != 1:
         raise Unsupported(
             STEP_SEQUENCE,

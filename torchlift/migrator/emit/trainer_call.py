@@ -21,6 +21,7 @@ def build_trainer_statements(
     lines += [
         f"{lit_name} = {class_name}({args})",
         f"{trainer_name} = L.Trainer({', '.join(flags)})",
+        *plan.after_trainer,
         f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
     ]
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]

@@ -23,6 +23,7 @@ from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
+from .ddp import is_ddp_wrap
 from .device_moves import is_trivial_statement, strip_device_moves
 from .passed_in import given_optimizer
 from .step_sequence import STEP_SEQUENCE
@@ -155,6 +156,8 @@ def _read_model(ctx, plan, model) -> None:
         assign = single_assign(stmt)
         if assign and assign[0] == name:
             value = assign[1]
+            if is_ddp_wrap(ctx, value):
+                return "ddp"
             if is_data_parallel(ctx, value):
                 return "remove"
             if m.matches(strip_device_moves(value, devices), m.Name(name)):
@@ -169,6 +172,9 @@ def _read_model(ctx, plan, model) -> None:
     wrapped = ctx.found.setdefault("data_parallel_conditions", [])
     for stmt in ctx.scope_before:
         kind = placement_only(stmt)
+        if kind == "ddp":  # `model = DDP(model)`: the strategy wraps it (patterns/ddp.py)
+            plan.remove_stmts.append(stmt)
+            continue
         if kind == "remove":
             plan.remove_stmts.append(stmt)
             wrapped.append(None)
@@ -206,7 +212,9 @@ def _read_model(ctx, plan, model) -> None:
                 )
             raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
         value = assign[1]
-        if any("DistributedDataParallel" in q for q in ctx.call_qualnames(value)):
+        if "ddp" not in ctx.found and any(
+            "DistributedDataParallel" in q for q in ctx.call_qualnames(value)
+        ):
             ctx.block(DISTRIBUTED, "DistributedDataParallel scripts are not converted yet", stmt)
         plan.strip_stmts.append(stmt)
         constructed = True
@@ -219,6 +227,9 @@ def _read_model(ctx, plan, model) -> None:
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
         wrapped.append(None)
+    wrapper = ctx.found.get("ddp_wrapper")
+    if wrapper is not None and model is plan.model:
+        plan.remove_stmts.append(wrapper)
     if not constructed and not (name in ctx.params and plan.optimizer.given):
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:

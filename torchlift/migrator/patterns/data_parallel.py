@@ -58,12 +58,15 @@ def bind(ctx, plan, steps) -> None:
     if binding is None or count != 1:
         return
     stmt, value = binding
+    from .ddp import is_ddp_wrap
+
     if (
-        is_data_parallel(ctx, value)
+        (is_data_parallel(ctx, value) or is_ddp_wrap(ctx, value))
         and value.args
         and isinstance(value.args[0].value, cst.Name)
         and value.args[0].value.value != model.name
     ):
-        ctx.found["data_parallel_wrapper"] = stmt
+        key = "ddp_wrapper" if is_ddp_wrap(ctx, value) else "data_parallel_wrapper"
+        ctx.found[key] = stmt
         model.aliases.add(model.name)
         model.name = value.args[0].value.value

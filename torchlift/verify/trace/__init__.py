@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 TRACE_DIR = Path(__file__).parent
@@ -25,6 +25,7 @@ class TracedRun:
     stopped: bool = False  # the trace stopped the script after the requested steps
     timed_out: bool = False
     params: list | None = None  # final values of every tensor that received a gradient
+    rank_losses: dict = field(default_factory=dict)  # rank >= 1 -> its losses (DDP runs)
 
     @property
     def ok(self) -> bool:
@@ -44,7 +45,8 @@ def run_traced(
     hide_gpus: bool = True,
     live: LiveRuns | None = None,
 ) -> TracedRun:
-    """Run `python script args...` in a subprocess; return every loss passed to backward().
+    """Run `python script args...` in a subprocess; return every loss passed to backward()
+    (rank 0's in `losses`, other ranks' in `rank_losses`).
 
     steps: stop after this many backward calls (0: run to the end). params: also return the
     final values of the trained tensors. seed: seed torch, numpy and `random` in the script's process.
@@ -70,6 +72,10 @@ def run_traced(
         )
         run = TracedRun([], returncode, stdout, stderr, timed_out=timed_out)
         _read_trace(trace, run)
+        for other in sorted(Path(tmp).glob("trace.jsonl.rank*")):
+            rank_run = TracedRun([], returncode, "", "")
+            _read_trace(other, rank_run)
+            run.rank_losses[int(other.name.rsplit("rank", 1)[1])] = rank_run.losses
         if params and params_file.exists():
             import torch
 

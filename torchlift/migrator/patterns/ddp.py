@@ -1,0 +1,848 @@
+"""Pattern: a hand-written DDP worker started by `mp.spawn` -> `strategy="ddp"`.
+
+    def setup(rank, world_size):                      -> removed (the Trainer starts the group)
+        os.environ["MASTER_PORT"] = "29531"
+        dist.init_process_group("gloo", rank=rank, world_size=world_size)
+
+    def worker(rank, world_size, epochs):             -> def worker(world_size, epochs):
+        setup(rank, world_size)                       -> removed
+        sampler = DistributedSampler(dataset, ...)    -> removed: Lightning's own is the same
+        loader = DataLoader(..., sampler=sampler)     -> DataLoader(..., shuffle=True)
+        ddp_model = DDP(model)                        -> removed; `ddp_model.module` -> model
+        for epoch in range(epochs):
+            sampler.set_epoch(epoch)                  -> removed: the Trainer calls it
+            ...
+            if rank == 0: print(...)                  -> `self.global_rank == 0` in the hook
+        if rank == 0: torch.save(...)                 -> `trainer.global_rank == 0`
+        cleanup()                                     -> removed
+
+    mp.spawn(worker, args=(world_size, 3), nprocs=world_size)   -> worker(world_size, 3)
+
+The Trainer gets `accelerator="cpu"` (gloo), `devices=` the process count the script spawned
+(the worker's parameter the spawn gave it, or the literal), `strategy="ddp"`; `python
+script.py` then starts the same processes. A `print` reading the rank before the loop moves
+after the Trainer, which knows the rank from then on.
+
+Refused, each with its code: a launch other than one `mp.spawn` of the function holding the
+loop (TL160), a process group other than one gloo `init_process_group` (TL161), a
+DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
+(TL163), the rank read where the Trainer cannot give it (TL164), DDP options (TL165), a step
+loop or an evaluation pass under DDP (TL166, TL167), torchrun-style scripts (TL168).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.names import bound_names, collect_names, rename, scope_reads
+from ..analysis.statements import call_method, single_assign
+from ..rule import Rule, Unsupported
+
+_HEAD = """
+import os
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+
+def setup(rank, world_size):
+    os.environ["MASTER_ADDR"] = "localhost"
+    os.environ["MASTER_PORT"] = "29500"
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+
+"""
+
+
+def _example(worker: str, launch: str = "mp.spawn(train, args=(2,), nprocs=2)") -> str:
+    return f"{_HEAD}\n{worker.strip(chr(10))}\n\n\nif __name__ == \"__main__\":\n    {launch}\n"
+
+
+_WORKER = """
+def train(rank, world_size):
+    setup(rank, world_size)
+    torch.manual_seed(0)
+    dataset = TensorDataset(torch.randn(32, 4), torch.randn(32, 1))
+    sampler = DistributedSampler(dataset, num_replicas=world_size, rank=rank{sampler})
+    loader = DataLoader(dataset, batch_size=8, sampler=sampler)
+    model = {model}
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        sampler.set_epoch(epoch)
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            optimizer.step(){after_step}
+    dist.destroy_process_group()
+"""
+
+
+def _worker(sampler="", model="DDP(nn.Linear(4, 1))", after_step=""):
+    return _WORKER.format(sampler=sampler, model=model, after_step=after_step)
+
+
+LAUNCH = Rule(
+    "TL160",
+    "DDP launch not understood (one `mp.spawn` of the function holding the loop)",
+    """The Trainer starts the processes itself (`strategy="ddp"`, `devices=N`), so the
+    script's launcher must go: one `mp.spawn(worker, args=(...), nprocs=N)` of the function
+    holding the loop (directly, or through a helper given that function), whose first
+    parameter is the rank, and whose process count is a literal or one of the arguments it
+    hands the worker.""",
+    """Start the worker with one `mp.spawn(worker, args=(...), nprocs=N)` and pass N to it;
+    or convert the single-process script and ask for `Trainer(strategy="ddp", devices=N)`.""",
+    _example(_worker(), "mp.spawn(train, args=(2,), nprocs=2, join=False)"),
+    uses_header=False,
+)
+
+PROCESS_GROUP = Rule(
+    "TL161",
+    "process group not started by one gloo `init_process_group` the Trainer can replace",
+    """The Trainer creates the process group. The worker must start it once, before the
+    loop, by `init_process_group("gloo", ...)` (or a `setup()` helper doing only that and
+    setting MASTER_ADDR / MASTER_PORT) and end it after the loop. NCCL workers place the
+    model and every batch on the GPU of their rank, which is not converted yet.""",
+    """Use the gloo backend on CPU, or convert the single-process script and ask for
+    `Trainer(accelerator="gpu", strategy="ddp", devices=N)`.""",
+    _example(_worker().replace("setup(rank, world_size)", "dist.init_process_group(\"nccl\")")),
+    uses_header=False,
+)
+
+SAMPLER = Rule(
+    "TL162",
+    "DistributedSampler that Lightning's own sampler would not reproduce",
+    """Lightning replaces the training loader's sampler by `DistributedSampler(dataset,
+    shuffle=<the loader shuffled>, seed=0, drop_last=False)` and calls `set_epoch(epoch)`
+    every epoch. The script's sampler is removed when it is exactly that: same dataset as the
+    loader, the default seed and drop_last, and `set_epoch(epoch)` at the start of each epoch
+    when it shuffles.""",
+    """Use the sampler's defaults and call `sampler.set_epoch(epoch)` first in the epoch, or
+    keep your sampler in a hand-written `train_dataloader()` with
+    `Trainer(use_distributed_sampler=False)`.""",
+    _example(_worker(sampler=", seed=42")),
+    uses_header=False,
+)
+
+COLLECTIVE = Rule(
+    "TL163",
+    "hand-written torch.distributed call (all_reduce, barrier, broadcast, ...) under DDP",
+    """Collectives the script calls itself run at points of its own loop that the Trainer's
+    hooks do not reproduce one for one (and a barrier around file IO may deadlock when moved).
+    Only the process group's start and end are converted.""",
+    """Use `self.log(..., sync_dist=True)` or `self.all_gather` in the converted module.""",
+    _example(_worker(after_step="\n            dist.all_reduce(loss)")),
+    uses_header=False,
+)
+
+RANK_READ = Rule(
+    "TL164",
+    "the rank is read where the Trainer cannot give it",
+    """The rank becomes `self.global_rank` in the LightningModule and `trainer.global_rank`
+    after the Trainer is built. Code before the loop that reads the rank (a per-rank seed,
+    per-rank data) runs before any Trainer exists; only a `print` there is moved after it.""",
+    """Seed all ranks alike (DDP broadcasts rank 0's weights), or shard the data with a
+    sampler instead of the rank.""",
+    _example(_worker().replace("torch.manual_seed(0)", "torch.manual_seed(rank)")),
+    uses_header=False,
+)
+
+DDP_OPTIONS = Rule(
+    "TL165",
+    "DistributedDataParallel wrapper with options or used other than as the model",
+    """`DDP(model)` (with `device_ids` of the rank on CPU at most) is what `strategy="ddp"`
+    builds; options such as `find_unused_parameters` belong to `DDPStrategy(...)`, which is
+    not written for you yet.""",
+    """Drop the option or pass `strategy=DDPStrategy(find_unused_parameters=True)` by hand.""",
+    _example(_worker(model="DDP(nn.Linear(4, 1), find_unused_parameters=True)")),
+    uses_header=False,
+)
+
+STEP_LOOP = Rule(
+    "TL166",
+    "step loop under DDP is not converted",
+    """A step loop draws its batches itself (`get_batch()`, `next(iter(loader))`); under DDP
+    each rank must draw its own shard, which the generated loader of iteration numbers does
+    not do.""",
+    """Iterate a DataLoader with a DistributedSampler in an epoch loop.""",
+    _example(
+        """
+def train(rank, world_size):
+    setup(rank, world_size)
+    model = DDP(nn.Linear(4, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for it in range(10):
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+    dist.destroy_process_group()
+"""
+    ),
+    uses_header=False,
+)
+
+EVAL_UNDER_DDP = Rule(
+    "TL167",
+    "evaluation pass under DDP is not converted",
+    """Lightning gives each rank a shard of the validation and test loaders too, where the
+    script evaluated its whole loader on every rank; the numbers it prints would change.""",
+    """Evaluate on rank 0 after training, or shard the evaluation data yourself.""",
+    None,
+)
+
+TORCHRUN = Rule(
+    "TL168",
+    "DDP set up from torchrun's environment (RANK/LOCAL_RANK/WORLD_SIZE) is not converted yet",
+    """A script reading torchrun's environment chooses between one process and DDP at run
+    time; the Trainer would have to follow the same choice for `python script.py` and
+    `torchrun`, which is not written yet.""",
+    """Run under torchrun the single-process version of the script converted, with
+    `Trainer(strategy="ddp", devices=int(os.environ["LOCAL_WORLD_SIZE"]))`.""",
+    """
+import os
+
+import torch
+import torch.nn as nn
+from torch.distributed import destroy_process_group, init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+
+init_process_group(backend="gloo")
+rank = int(os.environ["RANK"])
+loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randn(32, 1)), batch_size=8)
+model = DDP(nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+destroy_process_group()
+""",
+    uses_header=False,
+)
+
+RULES = (
+    LAUNCH,
+    PROCESS_GROUP,
+    SAMPLER,
+    COLLECTIVE,
+    RANK_READ,
+    DDP_OPTIONS,
+    STEP_LOOP,
+    EVAL_UNDER_DDP,
+    TORCHRUN,
+)
+
+_DDP = {
+    "torch.nn.parallel.DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel",
+}
+_SPAWN = {"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"}
+_INIT = "torch.distributed.init_process_group"
+_DESTROY = "torch.distributed.destroy_process_group"
+_SAMPLER = {
+    "torch.utils.data.DistributedSampler",
+    "torch.utils.data.distributed.DistributedSampler",
+}
+_GROUP_QUERIES = {"torch.distributed.is_initialized", "torch.distributed.is_available"}
+_BACKENDS = {'"gloo"': '"cpu"', "'gloo'": '"cpu"'}
+
+
+@dataclass
+class Facts:
+    """What the DDP worker turned out to be (ctx.found["ddp"])."""
+
+    rank: str = ""
+    devices: str = ""
+    accelerator: str = '"cpu"'
+    removed: list = field(default_factory=list)  # statements of the worker that go
+    helpers: list = field(default_factory=list)  # setup()/cleanup() defs nothing else calls
+    rewrites: list = field(default_factory=list)  # (statement, replacement) outside the loop
+    early_prints: list = field(default_factory=list)  # prints reading the rank, before the loop
+    sampler: str | None = None
+    sampler_stmt: cst.CSTNode | None = None
+    sampler_shuffle: bool = True
+    set_epoch: list = field(default_factory=list)
+    wrappers: dict = field(default_factory=dict)  # name bound to DDP(model) -> model
+
+
+def uses_ddp(ctx) -> bool:
+    found = ctx.found.get("ddp_marks")
+    if found is None:
+        names = _SPAWN | {_INIT, _DESTROY} | _DDP | _SAMPLER
+        found = any(ctx.call_qualnames(call) & names for call in m.findall(ctx.module, m.Call()))
+        ctx.found["ddp_marks"] = found
+    return found
+
+
+def is_ddp_wrap(ctx, value) -> bool:
+    """`DDP(model)` in a script this pattern understood (bindings then treats it as the
+    DataParallel wrapper it removes)."""
+    return (
+        "ddp" in ctx.found
+        and isinstance(value, cst.Call)
+        and bool(ctx.call_qualnames(value) & _DDP)
+    )
+
+
+# -- epoch_body: recognise the worker, rewrite the rank in the epoch's code ------------------
+
+
+def epoch_body(ctx, stmts):
+    if not uses_ddp(ctx):
+        return stmts
+    facts = Facts()
+    ctx.found["ddp"] = facts
+    if not ctx.in_function:
+        ctx.block(TORCHRUN, TORCHRUN.title, ctx.loop)
+        return stmts
+    try:
+        _read_launch(ctx, facts)
+        _read_process_group(ctx, facts)
+    except Unsupported as why:
+        ctx.block(why.rule, why.reason, why.node)
+        return stmts
+    _read_collectives(ctx)
+    _read_wrappers(ctx, facts)
+    stmts = _take_set_epoch(ctx, facts, stmts)
+    return [_rank_as(facts, stmt, _attr("self", "global_rank")) for stmt in stmts]
+
+
+def _attr(owner: str, name: str) -> cst.Attribute:
+    return cst.Attribute(value=cst.Name(owner), attr=cst.Name(name))
+
+
+def _rank_as(facts: Facts, stmt, rank: cst.BaseExpression):
+    """`stmt` with the rank read as `rank` and `wrapper.module` read as the model."""
+    stmt = stmt.visit(_Unwrap(facts.wrappers))
+    return rename(stmt, {facts.rank: rank})
+
+
+class _Unwrap(cst.CSTTransformer):
+    """`ddp_model.module` -> `model` (the module DDP wrapped)."""
+
+    def __init__(self, wrappers: dict[str, str]) -> None:
+        super().__init__()
+        self.wrappers = wrappers
+
+    def leave_Attribute(self, original_node, updated_node):
+        value = updated_node.value
+        if (
+            updated_node.attr.value == "module"
+            and isinstance(value, cst.Name)
+            and value.value in self.wrappers
+        ):
+            return cst.Name(self.wrappers[value.value], lpar=updated_node.lpar, rpar=updated_node.rpar)
+        return updated_node
+
+
+def _read_launch(ctx, facts: Facts) -> None:
+    """The one `mp.spawn` starting the function holding the loop: the rank parameter, the
+    device count, and the call that replaces it."""
+    worker = ctx.function
+    spawns = [
+        (stmt, call)
+        for stmt in _all_statements(ctx.module)
+        if isinstance(stmt, cst.SimpleStatementLine)
+        for call in m.findall(stmt, m.Call())
+        if ctx.call_qualnames(call) & _SPAWN
+    ]
+    if len(spawns) != 1:
+        raise Unsupported(LAUNCH, f"{len(spawns)} `mp.spawn` calls (expected one)", ctx.loop)
+    stmt, call = spawns[0]
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and stmt.body[0].value is call
+    ):
+        raise Unsupported(LAUNCH, "`mp.spawn(...)` is not a statement of its own", stmt)
+    fn, args, nprocs = _spawn_arguments(call)
+    if fn is None or nprocs is None:
+        raise Unsupported(LAUNCH, "`mp.spawn` arguments not understood", stmt)
+    if not _starts(ctx, fn, stmt, worker.name.value):
+        raise Unsupported(
+            LAUNCH, f"`mp.spawn` does not start `{worker.name.value}`, which holds the loop", stmt
+        )
+    params = worker.params
+    if (
+        params.posonly_params
+        or params.kwonly_params
+        or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT)
+        or params.star_kwarg is not None
+        or not params.params
+        or len(params.params) != len(args) + 1
+        or any(p.default is not None for p in params.params)
+    ):
+        raise Unsupported(
+            LAUNCH,
+            f"`{worker.name.value}` does not take (rank, *args) as `mp.spawn` passes them",
+            worker,
+        )
+    facts.rank = params.params[0].name.value
+    if isinstance(nprocs, cst.Integer):
+        facts.devices = nprocs.value
+    else:
+        given = [i for i, arg in enumerate(args) if arg.deep_equals(nprocs)]
+        if not given:
+            raise Unsupported(
+                LAUNCH,
+                "the process count `nprocs=` is not one of the arguments the worker is given",
+                stmt,
+            )
+        facts.devices = params.params[given[0] + 1].name.value
+        if facts.devices in collect_names(*ctx.before).writes:
+            raise Unsupported(LAUNCH, f"the worker rebinds `{facts.devices}`", ctx.loop)
+    new_params = params.with_changes(params=params.params[1:])
+    facts.rewrites.append((worker, worker.with_changes(params=new_params)))
+    arguments = ", ".join(cst.Module(body=[]).code_for_node(a) for a in args)
+    launch = cst.Module(body=[]).code_for_node(fn)
+    replacement = cst.parse_statement(f"{launch}({arguments})\n")
+    replacement = replacement.with_changes(leading_lines=stmt.leading_lines)
+    facts.rewrites.append((stmt, replacement))
+    ctx.found["ddp_launch"] = stmt
+
+
+def _spawn_arguments(call: cst.Call):
+    """(the function, its arguments, nprocs) of `mp.spawn(fn, args=(...), nprocs=N)`."""
+    fn, args, nprocs = None, [], None
+    for position, arg in enumerate(call.args):
+        key = arg.keyword.value if arg.keyword is not None else ("fn", "args", "nprocs")[
+            min(position, 2)
+        ]
+        if arg.star:
+            return None, [], None
+        if key == "fn":
+            fn = arg.value
+        elif key == "args":
+            if not isinstance(arg.value, cst.Tuple) or any(
+                isinstance(e, cst.StarredElement) for e in arg.value.elements
+            ):
+                return None, [], None
+            args = [e.value for e in arg.value.elements]
+        elif key == "nprocs":
+            nprocs = arg.value
+        elif key == "join":
+            if not m.matches(arg.value, m.Name("True")):
+                return None, [], None
+        else:  # daemon, start_method: not what the Trainer's launcher does
+            return None, [], None
+    return fn, args, nprocs
+
+
+def _starts(ctx, fn, stmt, worker: str) -> bool:
+    """`fn` is the worker, or a parameter of the function around the spawn that its only
+    call gives the worker."""
+    if m.matches(fn, m.Name(worker)):
+        return True
+    if not isinstance(fn, cst.Name):
+        return False
+    helper = next(
+        (
+            s
+            for s in ctx.module.body
+            if isinstance(s, cst.FunctionDef) and any(x is stmt for x in _all_statements(s))
+        ),
+        None,
+    )
+    if helper is None:
+        return False
+    names = [p.name.value for p in helper.params.params]
+    if fn.value not in names:
+        return False
+    index = names.index(fn.value)
+    calls = m.findall(ctx.module, m.Call(func=m.Name(helper.name.value)))
+    if len(calls) != 1:
+        return False
+    for position, arg in enumerate(calls[0].args):
+        if (arg.keyword is None and position == index) or (
+            arg.keyword is not None and arg.keyword.value == fn.value
+        ):
+            return m.matches(arg.value, m.Name(worker))
+    return False
+
+
+def _all_statements(node) -> list:
+    found = []
+    for stmt in getattr(node, "body", []) if not isinstance(node, cst.FunctionDef) else (
+        node.body.body
+    ):
+        found.append(stmt)
+        block = getattr(stmt, "body", None)
+        if isinstance(block, cst.IndentedBlock):
+            found += _all_statements(block)
+        orelse = getattr(stmt, "orelse", None)
+        if orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
+            found += _all_statements(orelse.body)
+    return found
+
+
+def _read_process_group(ctx, facts: Facts) -> None:
+    """One statement before the loop starts the group (directly or through a helper of the
+    module doing only that), one statement after it ends it."""
+    starts = [s for s in ctx.before if _group_call(ctx, s, _INIT, facts)]
+    if len(starts) != 1:
+        raise Unsupported(
+            PROCESS_GROUP, "the worker does not start its process group once before the loop", ctx.loop
+        )
+    ends = [s for s in ctx.after if _group_call(ctx, s, _DESTROY, facts)]
+    if len(ends) > 1:
+        raise Unsupported(PROCESS_GROUP, "the process group is destroyed twice", ends[1])
+    facts.removed += starts + ends
+
+
+def _group_call(ctx, stmt, qualname: str, facts: Facts) -> bool:
+    """`stmt` is `<qualname>(...)` or a call of a module helper whose body only does that
+    (and sets MASTER_ADDR / MASTER_PORT)."""
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.Call)
+    ):
+        return False
+    call = stmt.body[0].value
+    if qualname in ctx.call_qualnames(call):
+        if qualname == _INIT:
+            _check_backend(ctx, call, {}, facts)
+        return True
+    if not isinstance(call.func, cst.Name):
+        return False
+    helper = next(
+        (
+            s
+            for s in ctx.module.body
+            if isinstance(s, cst.FunctionDef) and s.name.value == call.func.value
+        ),
+        None,
+    )
+    if helper is None:
+        return False
+    inner = [s for s in helper.body.body if not _is_docstring(s)]
+    group = [s for s in inner if _calls(ctx, s, qualname)]
+    if len(group) != 1 or not all(s in group or _sets_master_env(s) for s in inner):
+        if any(_calls(ctx, s, qualname) for s in inner):
+            raise Unsupported(
+                PROCESS_GROUP,
+                f"`{helper.name.value}()` does more than start or end the process group",
+                stmt,
+            )
+        return False
+    if qualname == _INIT:
+        params = [p.name.value for p in helper.params.params]
+        given = {
+            name: arg.value
+            for name, arg in zip(params, call.args)
+            if arg.keyword is None
+        }
+        given.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+        _check_backend(ctx, group[0].body[0].value, given, facts)
+    if len(m.findall(ctx.module, m.Name(helper.name.value))) == 2:  # its def and this call
+        facts.helpers.append(helper.name.value)
+    return True
+
+
+def _calls(ctx, stmt, qualname: str) -> bool:
+    return any(qualname in ctx.call_qualnames(c) for c in m.findall(stmt, m.Call()))
+
+
+def _is_docstring(stmt) -> bool:
+    return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())]))
+
+
+def _sets_master_env(stmt) -> bool:
+    """`os.environ["MASTER_ADDR"] = ...` / `os.environ.setdefault("MASTER_PORT", ...)`."""
+    key = m.SimpleString(value=m.MatchIfTrue(lambda v: v.strip("'\"") in _MASTER))
+    environ = m.Attribute(value=m.Name("os"), attr=m.Name("environ"))
+    return m.matches(
+        stmt,
+        m.SimpleStatementLine(
+            [
+                m.Assign(
+                    targets=[m.AssignTarget(m.Subscript(environ, [m.SubscriptElement(m.Index(key))]))]
+                )
+                | m.Expr(m.Call(func=m.Attribute(environ, m.Name("setdefault")), args=[m.Arg(key), m.Arg()]))
+            ]
+        ),
+    )
+
+
+_MASTER = {"MASTER_ADDR", "MASTER_PORT"}
+
+
+def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
+    backend = None
+    for position, arg in enumerate(call.args):
+        if (arg.keyword is None and position == 0) or (
+            arg.keyword is not None and arg.keyword.value == "backend"
+        ):
+            backend = arg.value
+        if arg.keyword is not None and arg.keyword.value == "rank":
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in given:
+                value = given[value.value]
+            if not m.matches(value, m.Name(facts.rank)):
+                raise Unsupported(
+                    PROCESS_GROUP,
+                    "the process group's rank is not the rank `mp.spawn` passed",
+                    call,
+                )
+    if isinstance(backend, cst.Name) and backend.value in given:
+        backend = given[backend.value]
+    code = cst.Module(body=[]).code_for_node(backend) if backend is not None else None
+    if code not in _BACKENDS:
+        raise Unsupported(
+            PROCESS_GROUP,
+            f"process group backend {code or '(default)'} (only gloo, on CPU, is converted)",
+            call,
+        )
+    facts.accelerator = _BACKENDS[code]
+
+
+def _read_collectives(ctx) -> None:
+    for call in m.findall(ctx.function, m.Call()):
+        names = ctx.call_qualnames(call)
+        if any(q.startswith("torch.distributed.") for q in names) and not names & (
+            {_INIT, _DESTROY} | _GROUP_QUERIES
+        ):
+            ctx.block(
+                COLLECTIVE,
+                f"`{cst.Module(body=[]).code_for_node(call.func)}(...)` called by hand",
+                call,
+            )
+
+
+def _read_wrappers(ctx, facts: Facts) -> None:
+    for stmt in ctx.before:
+        assign = single_assign(stmt)
+        for call in m.findall(stmt, m.Call()):
+            if not ctx.call_qualnames(call) & _DDP:
+                continue
+            if assign is None or assign[1] is not call:
+                raise Unsupported(DDP_OPTIONS, "DDP(...) is not bound by itself to a name", stmt)
+            extra = [a for a in call.args[1:] if not _harmless_ddp_arg(a, facts)]
+            if extra or not call.args or not isinstance(call.args[0].value, cst.Name):
+                raise Unsupported(DDP_OPTIONS, "DDP(...) with options", stmt)
+            facts.wrappers[assign[0]] = call.args[0].value.value
+
+
+def _harmless_ddp_arg(arg: cst.Arg, facts: Facts) -> bool:
+    return arg.keyword is not None and arg.keyword.value in ("device_ids", "output_device") and (
+        m.matches(arg.value, m.Name("None"))
+    )
+
+
+def _take_set_epoch(ctx, facts: Facts, stmts):
+    """`sampler.set_epoch(epoch)` statements of the epoch body: the Trainer's now."""
+    kept = []
+    for stmt in stmts:
+        receiver = call_method(stmt, "set_epoch")
+        if isinstance(receiver, cst.Name) and isinstance(stmt, cst.SimpleStatementLine):
+            facts.set_epoch.append((receiver.value, stmt))
+            continue
+        kept.append(stmt)
+    return kept
+
+
+# -- read: the sampler, the code around the loop, the Trainer's arguments ----------------------
+
+
+def read(ctx, plan, steps) -> None:
+    if not uses_ddp(ctx):
+        return
+    facts = ctx.found.get("ddp")
+    if plan.step_loop:
+        ctx.block(STEP_LOOP, STEP_LOOP.title, ctx.loop)
+        return
+    if facts is None or not facts.rank:
+        return  # refused in epoch_body
+    for evaluation in (plan.validation, plan.test):
+        if evaluation is not None:
+            ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, evaluation.anchor)
+    _read_sampler(ctx, plan, facts)
+    _read_rank_before(ctx, plan, facts)
+    trainer = _attr("trainer", "global_rank")
+    for stmt in ctx.after:
+        if stmt in facts.removed:
+            continue
+        new = _rank_as(facts, stmt, trainer)
+        new = rename(new, {w: cst.Name(inner) for w, inner in facts.wrappers.items()})
+        if not new.deep_equals(stmt):
+            plan.rewrite_stmts.append((stmt, new))
+    plan.remove_stmts += facts.removed
+    plan.rewrite_stmts += facts.rewrites
+    plan.inlined_helpers += facts.helpers
+    plan.after_trainer += facts.early_prints
+    arguments = [(k, v) for k, v in plan.trainer_args if k not in ("accelerator", "devices")]
+    plan.trainer_args[:] = [
+        ("accelerator", facts.accelerator),
+        ("devices", facts.devices),
+        ("strategy", '"ddp"'),
+        *arguments,
+    ]
+    plan.device_note = (
+        f"mp.spawn + DistributedDataParallel -> `strategy=\"ddp\"`, `devices={facts.devices}`: "
+        "`python script.py` starts the same processes"
+    )
+    plan.notes.append(plan.device_note)
+
+
+def _read_rank_before(ctx, plan, facts: Facts) -> None:
+    """Code before the loop reading the rank: a `print` moves after the Trainer (which knows
+    the rank); anything else is refused."""
+    trainer = _attr("trainer", "global_rank")
+    for stmt in ctx.before:
+        if stmt in facts.removed or facts.rank not in scope_reads(stmt):
+            continue
+        if m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name("print")))])):
+            new = _rank_as(facts, stmt.with_changes(leading_lines=[]), trainer)
+            facts.early_prints.append(cst.Module(body=[new]).code.strip())
+            facts.removed.append(stmt)
+            continue
+        ctx.block(
+            RANK_READ,
+            f"`{facts.rank}` is read before the loop, where no Trainer exists yet",
+            stmt,
+        )
+
+
+def _read_sampler(ctx, plan, facts: Facts) -> None:
+    """A DistributedSampler equal to the one Lightning puts in the training loader goes, with
+    its set_epoch calls; the loader shuffles as the sampler did."""
+    loader_binding, count = ctx.binding(plan.train_loader)
+    if loader_binding is None or count != 1:
+        if facts.set_epoch or _sampler_bindings(ctx):
+            ctx.block(SAMPLER, "the training loader is not bound once before the loop", ctx.loop)
+        return
+    loader_stmt, loader = loader_binding
+    samplers = _sampler_bindings(ctx)
+    sampler_arg = next(
+        (a for a in getattr(loader, "args", ()) if a.keyword and a.keyword.value == "sampler"),
+        None,
+    )
+    if sampler_arg is None:
+        if samplers or facts.set_epoch:
+            ctx.block(SAMPLER, "a DistributedSampler not given to the training loader", ctx.loop)
+        else:  # every rank iterated the whole loader: so it does under the Trainer
+            plan.add_trainer_arg("use_distributed_sampler", "False")
+        return
+    value = sampler_arg.value
+    if not isinstance(value, cst.Name) or value.value not in samplers or len(samplers) != 1:
+        ctx.block(SAMPLER, "the training loader's sampler is not one DistributedSampler", loader_stmt)
+        return
+    name = value.value
+    stmt, call = samplers[name]
+    why = _differs_from_lightning(ctx, call, loader, facts)
+    if why:
+        ctx.block(SAMPLER, why, stmt)
+        return
+    epoch_calls = [s for receiver, s in facts.set_epoch if receiver == name]
+    if facts.sampler_shuffle and not epoch_calls:
+        ctx.block(
+            SAMPLER,
+            "the sampler shuffles but `set_epoch` is never called: every epoch would get the "
+            "same order, Lightning's sampler changes it",
+            stmt,
+        )
+        return
+    for receiver, call_stmt in facts.set_epoch:
+        arg = call_stmt.body[0].value.args
+        if receiver != name or len(arg) != 1 or not m.matches(arg[0].value, m.Name(plan.epoch_var or "")):
+            ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
+            return
+    users = [
+        s for s in [*ctx.scope_before, *ctx.scope_after] if name in scope_reads(s)
+    ]
+    if users != [loader_stmt]:
+        ctx.block(SAMPLER, f"`{name}` is used besides the training loader", stmt)
+        return
+    facts.removed.append(stmt)
+    plan.rewrite_stmts.append((loader_stmt, _shuffling_loader(loader_stmt, facts.sampler_shuffle)))
+
+
+def _sampler_bindings(ctx) -> dict:
+    found = {}
+    for stmt in ctx.before:
+        assign = single_assign(stmt)
+        if assign and isinstance(assign[1], cst.Call) and ctx.call_qualnames(assign[1]) & _SAMPLER:
+            found[assign[0]] = (stmt, assign[1])
+    return found
+
+
+def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts) -> str | None:
+    names = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
+    given = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return "DistributedSampler(*args) not understood"
+        key = arg.keyword.value if arg.keyword is not None else names[min(position, 5)]
+        given[key] = arg.value
+    dataset = loader.args[0].value if loader.args and loader.args[0].keyword is None else None
+    for arg in loader.args:
+        if arg.keyword is not None and arg.keyword.value == "dataset":
+            dataset = arg.value
+    if dataset is None or "dataset" not in given or not given["dataset"].deep_equals(dataset):
+        return "the sampler's dataset is not the training loader's"
+    rank = given.get("rank")
+    if rank is not None and not m.matches(rank, m.Name(facts.rank)):
+        return "the sampler's rank is not the process's rank"
+    replicas = given.get("num_replicas")
+    if replicas is not None and not m.matches(replicas, m.Name(facts.devices) | m.Integer(facts.devices)):
+        return "the sampler's num_replicas is not the process count"
+    seed = given.get("seed")
+    if seed is not None and not (isinstance(seed, cst.Integer) and seed.evaluated_value == 0):
+        return "the sampler has its own seed (Lightning's sampler uses seed 0)"
+    drop_last = given.get("drop_last")
+    if drop_last is not None and not m.matches(drop_last, m.Name("False")):
+        return "the sampler drops the last samples (Lightning's sampler pads them)"
+    shuffle = given.get("shuffle")
+    if shuffle is not None and not m.matches(shuffle, m.Name("True") | m.Name("False")):
+        return "the sampler's shuffle is not True or False"
+    facts.sampler_shuffle = shuffle is None or shuffle.value == "True"
+    for arg in loader.args:
+        if arg.keyword is not None and arg.keyword.value in ("shuffle", "batch_sampler"):
+            if not m.matches(arg.value, m.Name("False")):
+                return f"the training loader passes `{arg.keyword.value}=` beside its sampler"
+    return None
+
+
+def _shuffling_loader(stmt, shuffle: bool):
+    """The loader statement without `sampler=` (nor `shuffle=False`), with `shuffle=True`
+    where the sampler shuffled."""
+
+    class Rewrite(cst.CSTTransformer):
+        def leave_Call(self, original_node, updated_node):
+            if original_node is not loader:
+                return updated_node
+            args = [
+                a
+                for a in updated_node.args
+                if a.keyword is None or a.keyword.value not in ("sampler", "shuffle")
+            ]
+            if shuffle:
+                equal = cst.AssignEqual(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=cst.SimpleWhitespace(""),
+                )
+                args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("shuffle"), equal=equal))
+            last = len(args) - 1
+            args = [
+                a.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == last else
+                a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                for i, a in enumerate(args)
+            ]
+            return updated_node.with_changes(args=args)
+
+    loader = single_assign(stmt)[1]
+    return stmt.visit(Rewrite())

@@ -37,9 +37,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import bound_names, collect_names, rename, scope_reads
+from ..analysis.names import collect_names, file_identifiers, rename, scope_reads
 from ..analysis.statements import call_method, single_assign
 from ..rule import Rule, Unsupported
+from .data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
 
 _HEAD = """
 import os
@@ -259,22 +260,38 @@ _GROUP_QUERIES = {"torch.distributed.is_initialized", "torch.distributed.is_avai
 _BACKENDS = {'"gloo"': '"cpu"', "'gloo'": '"cpu"'}
 
 
+_ENV_ROLES = {"RANK": "global_rank", "LOCAL_RANK": "local_rank", "WORLD_SIZE": "world_size"}
+# what a rank name becomes: in the LightningModule, and after the Trainer is built
+_ROLE_CODE = {
+    "global_rank": ("self.global_rank", "trainer.global_rank"),
+    "local_rank": ("self.local_rank", "trainer.local_rank"),
+    "world_size": ("self.trainer.world_size", "trainer.world_size"),
+    "is_global_zero": ("self.trainer.is_global_zero", "trainer.is_global_zero"),
+}
+_IN_MODULE, _AFTER_TRAINER = 0, 1
+
+
 @dataclass
 class Facts:
-    """What the DDP worker turned out to be (ctx.found["ddp"])."""
+    """What the DDP script turned out to be (ctx.found["ddp"])."""
 
-    rank: str = ""
+    launch: str = ""  # "spawn" | "torchrun", once recognised
+    rank: str = ""  # the name of the global rank, if any
+    roles: dict = field(default_factory=dict)  # name -> key of _ROLE_CODE
+    flag: str | None = None  # torchrun: the name telling a DDP run from a plain one
     devices: str = ""
+    strategy: str = '"ddp"'
     accelerator: str = '"cpu"'
-    removed: list = field(default_factory=list)  # statements of the worker that go
+    removed: list = field(default_factory=list)  # statements that go
     helpers: list = field(default_factory=list)  # setup()/cleanup() defs nothing else calls
     rewrites: list = field(default_factory=list)  # (statement, replacement) outside the loop
     early_prints: list = field(default_factory=list)  # prints reading the rank, before the loop
-    sampler: str | None = None
-    sampler_stmt: cst.CSTNode | None = None
     sampler_shuffle: bool = True
-    set_epoch: list = field(default_factory=list)
-    wrappers: dict = field(default_factory=dict)  # name bound to DDP(model) -> model
+    set_epoch: list = field(default_factory=list)  # (sampler name, statement)
+    wrappers: dict = field(default_factory=dict)  # name bound to DDP(model) / .module -> model
+    devices_named: set = field(default_factory=set)  # device names the setup bound
+    backend_name: str | None = None  # `backend = "nccl" if ... else "gloo"` of the setup
+    backend_ref: str | None = None  # the name init_process_group was given as its backend
 
 
 def uses_ddp(ctx) -> bool:
@@ -296,7 +313,7 @@ def is_ddp_wrap(ctx, value) -> bool:
     )
 
 
-# -- epoch_body: recognise the worker, rewrite the rank in the epoch's code ------------------
+# -- epoch_body: recognise the launch, rewrite the rank in the epoch's code -------------------
 
 
 def epoch_body(ctx, stmts):
@@ -304,29 +321,45 @@ def epoch_body(ctx, stmts):
         return stmts
     facts = Facts()
     ctx.found["ddp"] = facts
-    if not ctx.in_function:
-        ctx.block(TORCHRUN, TORCHRUN.title, ctx.loop)
-        return stmts
     try:
-        _read_launch(ctx, facts)
-        _read_process_group(ctx, facts)
+        if ctx.in_function and _spawn_calls(ctx):
+            _read_launch(ctx, facts)
+            _read_process_group(ctx, facts)
+        elif _reads_env(ctx, ctx.module, _ENV_ROLES):
+            _read_torchrun(ctx, facts)
+        elif ctx.in_function:
+            raise Unsupported(LAUNCH, "no `mp.spawn` starts the function holding the loop", ctx.loop)
+        else:
+            raise Unsupported(DISTRIBUTED_SCRIPT, DISTRIBUTED_SCRIPT.title, ctx.loop)
+        if facts.backend_ref is not None and facts.backend_ref != facts.backend_name:
+            raise Unsupported(
+                PROCESS_GROUP, f"the backend `{facts.backend_ref}` is not a gloo/nccl choice", ctx.loop
+            )
+        _read_collectives(ctx)
+        _read_wrappers(ctx, facts)
     except Unsupported as why:
         ctx.block(why.rule, why.reason, why.node)
+        facts.launch = ""
         return stmts
-    _read_collectives(ctx)
-    _read_wrappers(ctx, facts)
+    if "trainer" in file_identifiers(ctx.module.code, "<script>"):
+        ctx.block(RANK_READ, "the name `trainer` is taken: the rank could not be read from it", ctx.loop)
     stmts = _take_set_epoch(ctx, facts, stmts)
-    return [_rank_as(facts, stmt, _attr("self", "global_rank")) for stmt in stmts]
+    return [_ranks_as(facts, stmt, _IN_MODULE) for stmt in stmts]
 
 
 def _attr(owner: str, name: str) -> cst.Attribute:
     return cst.Attribute(value=cst.Name(owner), attr=cst.Name(name))
 
 
-def _rank_as(facts: Facts, stmt, rank: cst.BaseExpression):
-    """`stmt` with the rank read as `rank` and `wrapper.module` read as the model."""
+def _ranks_as(facts: Facts, stmt, where: int):
+    """`stmt` with the rank names read from the module or the trainer (`where`), and
+    `ddp_model.module` / `ddp_model` / `raw_model` read as the model."""
     stmt = stmt.visit(_Unwrap(facts.wrappers))
-    return rename(stmt, {facts.rank: rank})
+    mapping = {
+        name: cst.parse_expression(_ROLE_CODE[role][where]) for name, role in facts.roles.items()
+    }
+    mapping.update({name: cst.Name(model) for name, model in facts.wrappers.items()})
+    return rename(stmt, mapping)
 
 
 class _Unwrap(cst.CSTTransformer):
@@ -343,21 +376,27 @@ class _Unwrap(cst.CSTTransformer):
             and isinstance(value, cst.Name)
             and value.value in self.wrappers
         ):
-            return cst.Name(self.wrappers[value.value], lpar=updated_node.lpar, rpar=updated_node.rpar)
+            return cst.Name(
+                self.wrappers[value.value], lpar=updated_node.lpar, rpar=updated_node.rpar
+            )
         return updated_node
 
 
-def _read_launch(ctx, facts: Facts) -> None:
-    """The one `mp.spawn` starting the function holding the loop: the rank parameter, the
-    device count, and the call that replaces it."""
-    worker = ctx.function
-    spawns = [
+def _spawn_calls(ctx) -> list:
+    return [
         (stmt, call)
         for stmt in _all_statements(ctx.module)
         if isinstance(stmt, cst.SimpleStatementLine)
         for call in m.findall(stmt, m.Call())
         if ctx.call_qualnames(call) & _SPAWN
     ]
+
+
+def _read_launch(ctx, facts: Facts) -> None:
+    """The one `mp.spawn` starting the function holding the loop: the rank parameter, the
+    device count, and the call that replaces it."""
+    worker = ctx.function
+    spawns = _spawn_calls(ctx)
     if len(spawns) != 1:
         raise Unsupported(LAUNCH, f"{len(spawns)} `mp.spawn` calls (expected one)", ctx.loop)
     stmt, call = spawns[0]
@@ -390,7 +429,9 @@ def _read_launch(ctx, facts: Facts) -> None:
             f"`{worker.name.value}` does not take (rank, *args) as `mp.spawn` passes them",
             worker,
         )
+    facts.launch = "spawn"
     facts.rank = params.params[0].name.value
+    facts.roles[facts.rank] = "global_rank"
     if isinstance(nprocs, cst.Integer):
         facts.devices = nprocs.value
     else:
@@ -600,6 +641,9 @@ def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
                 )
     if isinstance(backend, cst.Name) and backend.value in given:
         backend = given[backend.value]
+    if isinstance(backend, cst.Name):  # bound by the setup block (checked there)
+        facts.backend_ref = backend.value
+        return
     code = cst.Module(body=[]).code_for_node(backend) if backend is not None else None
     if code not in _BACKENDS:
         raise Unsupported(
@@ -611,7 +655,8 @@ def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
 
 
 def _read_collectives(ctx) -> None:
-    for call in m.findall(ctx.function, m.Call()):
+    where = ctx.function if ctx.in_function else ctx.module
+    for call in m.findall(where, m.Call()):
         names = ctx.call_qualnames(call)
         if any(q.startswith("torch.distributed.") for q in names) and not names & (
             {_INIT, _DESTROY} | _GROUP_QUERIES
@@ -623,36 +668,273 @@ def _read_collectives(ctx) -> None:
             )
 
 
+def _flag_body(facts: Facts, stmt) -> list | None:
+    """The statements of `if <flag>:` (no else), or None for any other statement."""
+    if (
+        facts.flag
+        and isinstance(stmt, cst.If)
+        and stmt.orelse is None
+        and m.matches(stmt.test, m.Name(facts.flag))
+    ):
+        return list(stmt.body.body)
+    return None
+
+
 def _read_wrappers(ctx, facts: Facts) -> None:
-    for stmt in ctx.before:
-        assign = single_assign(stmt)
-        for call in m.findall(stmt, m.Call()):
-            if not ctx.call_qualnames(call) & _DDP:
+    """`ddp_model = DDP(model)` (also under `if <flag>:`): the strategy's wrapper now;
+    `raw_model = model.module if <flag> else model`: the model itself."""
+    for stmt in ctx.scope_before:
+        inner = _flag_body(facts, stmt)
+        for each in [stmt] if inner is None else inner:
+            assign = single_assign(each)
+            if assign and _unwraps(facts, assign[1]):
+                facts.wrappers[assign[0]] = _unwraps(facts, assign[1])
+                facts.removed.append(stmt)
                 continue
-            if assign is None or assign[1] is not call:
-                raise Unsupported(DDP_OPTIONS, "DDP(...) is not bound by itself to a name", stmt)
-            extra = [a for a in call.args[1:] if not _harmless_ddp_arg(a, facts)]
-            if extra or not call.args or not isinstance(call.args[0].value, cst.Name):
-                raise Unsupported(DDP_OPTIONS, "DDP(...) with options", stmt)
-            facts.wrappers[assign[0]] = call.args[0].value.value
+            for call in m.findall(each, m.Call()):
+                if not ctx.call_qualnames(call) & _DDP:
+                    continue
+                if assign is None or assign[1] is not call:
+                    raise Unsupported(DDP_OPTIONS, "DDP(...) is not bound by itself to a name", each)
+                extra = [a for a in call.args[1:] if not _harmless_ddp_arg(a, facts)]
+                if extra or not call.args or not isinstance(call.args[0].value, cst.Name):
+                    raise Unsupported(DDP_OPTIONS, "DDP(...) with options", each)
+                if assign[0] != call.args[0].value.value:
+                    facts.wrappers[assign[0]] = call.args[0].value.value
+
+
+def _unwraps(facts: Facts, value) -> str | None:
+    """The model `value` reads through DDP's `.module` (`model.module if ddp else model`)."""
+    if isinstance(value, cst.IfExp) and facts.flag and m.matches(value.test, m.Name(facts.flag)):
+        body, orelse = value.body, value.orelse
+        if m.matches(body, m.Attribute(m.Name(), m.Name("module"))) and m.matches(
+            orelse, m.Name(body.value.value)
+        ):
+            return orelse.value
+    return None
 
 
 def _harmless_ddp_arg(arg: cst.Arg, facts: Facts) -> bool:
-    return arg.keyword is not None and arg.keyword.value in ("device_ids", "output_device") and (
-        m.matches(arg.value, m.Name("None"))
-    )
+    """`device_ids=` / `output_device=`: None, or this process's own rank (as the strategy
+    passes them)."""
+    if arg.keyword is None or arg.keyword.value not in ("device_ids", "output_device"):
+        return False
+    reads = collect_names(arg.value).reads
+    return reads <= {"None", "torch", *facts.roles}
 
 
 def _take_set_epoch(ctx, facts: Facts, stmts):
-    """`sampler.set_epoch(epoch)` statements of the epoch body: the Trainer's now."""
+    """`sampler.set_epoch(epoch)` statements of the epoch body (also under `if <flag>:`):
+    the Trainer's now."""
     kept = []
     for stmt in stmts:
-        receiver = call_method(stmt, "set_epoch")
-        if isinstance(receiver, cst.Name) and isinstance(stmt, cst.SimpleStatementLine):
-            facts.set_epoch.append((receiver.value, stmt))
+        inner = _flag_body(facts, stmt)
+        only = inner[0] if inner is not None and len(inner) == 1 else stmt
+        receiver = call_method(only, "set_epoch")
+        if isinstance(receiver, cst.Name):
+            facts.set_epoch.append((receiver.value, only, stmt))
             continue
         kept.append(stmt)
     return kept
+
+
+# -- torchrun: the environment's ranks -----------------------------------------------------
+
+
+def _env_key(ctx, node) -> str | None:
+    """K of `os.environ["K"]`, `os.environ.get("K", ...)`, `os.getenv("K", ...)`,
+    `"K" in os.environ`, else None."""
+    if isinstance(node, cst.Subscript) and "os.environ" in ctx.qualnames(node.value):
+        key = node.slice[0].slice if len(node.slice) == 1 else None
+        value = getattr(key, "value", None)
+    elif isinstance(node, cst.Call) and (
+        ctx.call_qualnames(node) & {"os.getenv", "os.environ.get"}
+    ):
+        value = node.args[0].value if node.args else None
+    elif (
+        isinstance(node, cst.Comparison)
+        and len(node.comparisons) == 1
+        and isinstance(node.comparisons[0].operator, cst.In)
+        and "os.environ" in ctx.qualnames(node.comparisons[0].comparator)
+    ):
+        value = node.left
+    else:
+        return None
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value
+    return None
+
+
+def _reads_env(ctx, node, keys) -> bool:
+    return any(
+        _env_key(ctx, found) in keys
+        for found in m.findall(node, m.Subscript() | m.Call() | m.Comparison())
+    )
+
+
+def _read_torchrun(ctx, facts: Facts) -> None:
+    """`init_process_group()` once before the loop, alone or in an `if <flag>:` block whose
+    other statements bind the ranks from the environment and choose the device; the `else`
+    binds the same names for a single process."""
+    facts.launch = "torchrun"
+    starts = [s for s in ctx.scope_before if _calls(ctx, s, _INIT)]
+    if len(starts) != 1:
+        raise Unsupported(
+            PROCESS_GROUP, "the script does not start its process group once before the loop", ctx.loop
+        )
+    start = starts[0]
+    if isinstance(start, cst.If):
+        flag = start.test
+        binding, count = ctx.binding(flag.value) if isinstance(flag, cst.Name) else (None, 0)
+        if binding is None or count != 1 or not _reads_env(ctx, binding[1], _ENV_ROLES):
+            raise Unsupported(
+                TORCHRUN,
+                "the process group starts under a condition other than a name bound once from "
+                "torchrun's environment",
+                start,
+            )
+        facts.flag = flag.value
+        facts.strategy = f'"ddp" if {flag.value} else "auto"'
+        _read_setup_block(ctx, facts, list(start.body.body), single=False)
+        if start.orelse is not None:
+            if not isinstance(start.orelse, cst.Else):
+                raise Unsupported(TORCHRUN, "`elif` in the process group's setup", start)
+            _read_setup_block(ctx, facts, list(start.orelse.body.body), single=True)
+        facts.removed.append(start)
+    else:
+        _read_setup_block(ctx, facts, [start], single=False)
+        facts.removed.append(start)
+    for stmt in ctx.scope_before:  # ranks bound outside the block: `rank = int(os.environ[...])`
+        if stmt is start or not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        role = _env_role(ctx, facts, stmt)
+        if role is not None:
+            facts.removed.append(stmt)
+    facts.devices = 'int(os.environ.get("LOCAL_WORLD_SIZE", 1))'
+    if "os" not in ctx.module_defs:
+        raise Unsupported(TORCHRUN, "the script does not `import os`", ctx.loop)
+    ends = [s for s in ctx.scope_after if _calls(ctx, s, _DESTROY)]
+    for end in ends:
+        inner = _flag_body(facts, end)
+        if not (_group_call(ctx, end, _DESTROY, facts) or (
+            inner is not None and len(inner) == 1 and _group_call(ctx, inner[0], _DESTROY, facts)
+        )):
+            raise Unsupported(PROCESS_GROUP, "the process group ends inside other code", end)
+        facts.removed.append(end)
+    facts.rank = next((n for n, role in facts.roles.items() if role == "global_rank"), "")
+
+
+def _env_role(ctx, facts: Facts, stmt) -> str | None:
+    """`X = int(os.environ["RANK"])` (LOCAL_RANK, WORLD_SIZE) and `X = <rank> == 0`: the
+    role of X, recorded."""
+    assign = single_assign(stmt)
+    if assign is None:
+        return None
+    name, value = assign
+    role = None
+    if m.matches(value, m.Call(func=m.Name("int"), args=[m.Arg()])):
+        role = _ENV_ROLES.get(_env_key(ctx, value.args[0].value))
+    elif m.matches(
+        value,
+        m.Comparison(
+            left=m.Name(), comparisons=[m.ComparisonTarget(m.Equal(), m.Integer("0"))]
+        ),
+    ) and facts.roles.get(value.left.value) == "global_rank":
+        role = "is_global_zero"
+    if role is None:
+        return None
+    if facts.roles.get(name, role) != role:
+        raise Unsupported(TORCHRUN, f"`{name}` means different ranks", stmt)
+    facts.roles[name] = role
+    return role
+
+
+_SINGLE_VALUES = {"global_rank": "0", "local_rank": "0", "world_size": "1", "is_global_zero": "True"}
+
+
+def _read_setup_block(ctx, facts: Facts, stmts, single: bool) -> None:
+    """Each statement of the setup (or of its single-process `else`) must be one the Trainer
+    replaces: the group's start, a rank binding, the device choice, the backend's name."""
+    for stmt in stmts:
+        if _is_docstring(stmt):
+            continue
+        if not single and _group_call(ctx, stmt, _INIT, facts):
+            continue
+        if not single and _env_role(ctx, facts, stmt) is not None:
+            continue
+        assign = single_assign(stmt)
+        if single and assign is not None:
+            name, value = assign
+            role = facts.roles.get(name)
+            if role is not None:
+                code = cst.Module(body=[]).code_for_node(value)
+                if code != _SINGLE_VALUES[role]:
+                    raise Unsupported(
+                        TORCHRUN, f"`{name}` is {code} without DDP, not {_SINGLE_VALUES[role]}", stmt
+                    )
+                continue
+        if _device_choice(ctx, facts, stmt):
+            continue
+        if assign is not None and assign[0] == "backend" or (
+            assign is not None and _is_backend_choice(assign[1])
+        ):
+            facts.accelerator = _accelerator_of(ctx, assign[1], stmt)
+            facts.backend_name = assign[0]
+            continue
+        raise Unsupported(
+            TORCHRUN, "a statement of the process group's setup the Trainer does not replace", stmt
+        )
+
+
+def _is_backend_choice(value) -> bool:
+    strings = [s.evaluated_value for s in m.findall(value, m.SimpleString())]
+    return bool(strings) and set(strings) <= {"gloo", "nccl"}
+
+
+def _accelerator_of(ctx, value, stmt) -> str:
+    """gloo -> "cpu", nccl -> "gpu", `"nccl" if C else "gloo"` -> `"gpu" if C else "cpu"`."""
+    code = cst.Module(body=[]).code_for_node(value)
+    for backend, accelerator in (("nccl", "gpu"), ("gloo", "cpu")):
+        code = code.replace(f'"{backend}"', f'"{accelerator}"').replace(
+            f"'{backend}'", f'"{accelerator}"'
+        )
+    if not _is_backend_choice(value) or not (
+        isinstance(value, cst.SimpleString)
+        or (isinstance(value, cst.IfExp) and all(
+            isinstance(v, cst.SimpleString) for v in (value.body, value.orelse)
+        ))
+    ):
+        raise Unsupported(PROCESS_GROUP, "the backend is not chosen from gloo/nccl literals", stmt)
+    return code
+
+
+def _device_choice(ctx, facts: Facts, stmt) -> bool:
+    """`device = "cpu"` / f"cuda:{local_rank}" / "cuda" if ... else "cpu", `torch.cuda.
+    set_device(...)`, and an `if` holding only those: the accelerator's now."""
+    if isinstance(stmt, cst.If):
+        blocks = [stmt.body.body]
+        orelse = stmt.orelse
+        while orelse is not None:
+            blocks.append(orelse.body.body)
+            orelse = getattr(orelse, "orelse", None)
+        return all(_device_choice(ctx, facts, s) for block in blocks for s in block)
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        return bool(ctx.call_qualnames(small.value) & {"torch.cuda.set_device"})
+    assign = single_assign(stmt)
+    if assign is None:
+        return False
+    strings = [s for s in m.findall(assign[1], m.SimpleString() | m.FormattedString())]
+    texts = [
+        s.evaluated_value if isinstance(s, cst.SimpleString) else cst.Module(body=[]).code_for_node(s)
+        for s in strings
+    ]
+    if strings and all(("cuda" in t or t == "cpu" or "cpu" in t) for t in texts):
+        facts.devices_named.add(assign[0])
+        return True
+    return False
 
 
 # -- read: the sampler, the code around the loop, the Trainer's arguments ----------------------
@@ -665,55 +947,61 @@ def read(ctx, plan, steps) -> None:
     if plan.step_loop:
         ctx.block(STEP_LOOP, STEP_LOOP.title, ctx.loop)
         return
-    if facts is None or not facts.rank:
+    if facts is None or not facts.launch:
         return  # refused in epoch_body
     for evaluation in (plan.validation, plan.test):
         if evaluation is not None:
             ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, evaluation.anchor)
     _read_sampler(ctx, plan, facts)
     _read_rank_before(ctx, plan, facts)
-    trainer = _attr("trainer", "global_rank")
-    for stmt in ctx.after:
+    for stmt in ctx.scope_after:
         if stmt in facts.removed:
             continue
-        new = _rank_as(facts, stmt, trainer)
-        new = rename(new, {w: cst.Name(inner) for w, inner in facts.wrappers.items()})
+        new = _ranks_as(facts, stmt, _AFTER_TRAINER)
         if not new.deep_equals(stmt):
             plan.rewrite_stmts.append((stmt, new))
     plan.remove_stmts += facts.removed
     plan.rewrite_stmts += facts.rewrites
     plan.inlined_helpers += facts.helpers
     plan.after_trainer += facts.early_prints
+    plan.device_names |= facts.devices_named
     arguments = [(k, v) for k, v in plan.trainer_args if k not in ("accelerator", "devices")]
     plan.trainer_args[:] = [
         ("accelerator", facts.accelerator),
         ("devices", facts.devices),
-        ("strategy", '"ddp"'),
+        ("strategy", facts.strategy),
         *arguments,
     ]
-    plan.device_note = (
-        f"mp.spawn + DistributedDataParallel -> `strategy=\"ddp\"`, `devices={facts.devices}`: "
-        "`python script.py` starts the same processes"
-    )
+    if facts.launch == "spawn":
+        plan.device_note = (
+            f"mp.spawn + DistributedDataParallel -> `strategy=\"ddp\"`, `devices="
+            f"{facts.devices}`: `python script.py` starts the same processes"
+        )
+    else:
+        plan.device_note = (
+            "torchrun's DDP -> `strategy=\"ddp\"` with `devices=` the processes torchrun "
+            "starts per node; `python script.py` still trains in one process"
+        )
     plan.notes.append(plan.device_note)
 
 
 def _read_rank_before(ctx, plan, facts: Facts) -> None:
-    """Code before the loop reading the rank: a `print` moves after the Trainer (which knows
+    """Code before the loop reading a rank: a `print` moves after the Trainer (which knows
     the rank); anything else is refused."""
-    trainer = _attr("trainer", "global_rank")
-    for stmt in ctx.before:
-        if stmt in facts.removed or facts.rank not in scope_reads(stmt):
+    gone = {id(s) for s in [*facts.removed, *plan.remove_stmts]}
+    for stmt in ctx.scope_before:
+        if id(stmt) in gone or not facts.roles.keys() & scope_reads(stmt):
+            continue
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
         if m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name("print")))])):
-            new = _rank_as(facts, stmt.with_changes(leading_lines=[]), trainer)
+            new = _ranks_as(facts, stmt.with_changes(leading_lines=[]), _AFTER_TRAINER)
             facts.early_prints.append(cst.Module(body=[new]).code.strip())
             facts.removed.append(stmt)
             continue
+        name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
         ctx.block(
-            RANK_READ,
-            f"`{facts.rank}` is read before the loop, where no Trainer exists yet",
-            stmt,
+            RANK_READ, f"`{name}` is read before the loop, where no Trainer exists yet", stmt
         )
 
 
@@ -747,7 +1035,7 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
     if why:
         ctx.block(SAMPLER, why, stmt)
         return
-    epoch_calls = [s for receiver, s in facts.set_epoch if receiver == name]
+    epoch_calls = [s for receiver, s, _ in facts.set_epoch if receiver == name]
     if facts.sampler_shuffle and not epoch_calls:
         ctx.block(
             SAMPLER,
@@ -756,9 +1044,10 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
             stmt,
         )
         return
-    for receiver, call_stmt in facts.set_epoch:
+    for receiver, call_stmt, _ in facts.set_epoch:
         arg = call_stmt.body[0].value.args
-        if receiver != name or len(arg) != 1 or not m.matches(arg[0].value, m.Name(plan.epoch_var or "")):
+        epoch = m.Name(plan.epoch_var or "")
+        if receiver != name or len(arg) != 1 or not m.matches(arg[0].value, epoch):
             ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
             return
     users = [
@@ -772,11 +1061,24 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
 
 
 def _sampler_bindings(ctx) -> dict:
+    """name -> (statement, DistributedSampler call) of `s = DistributedSampler(...)`, or
+    `s = DistributedSampler(...) if <flag> else None`."""
+    facts = ctx.found["ddp"]
     found = {}
-    for stmt in ctx.before:
+    for stmt in ctx.scope_before:
         assign = single_assign(stmt)
-        if assign and isinstance(assign[1], cst.Call) and ctx.call_qualnames(assign[1]) & _SAMPLER:
-            found[assign[0]] = (stmt, assign[1])
+        if assign is None:
+            continue
+        value = assign[1]
+        if (
+            isinstance(value, cst.IfExp)
+            and facts.flag
+            and m.matches(value.test, m.Name(facts.flag))
+            and m.matches(value.orelse, m.Name("None"))
+        ):
+            value = value.body
+        if isinstance(value, cst.Call) and ctx.call_qualnames(value) & _SAMPLER:
+            found[assign[0]] = (stmt, value)
     return found
 
 
@@ -794,11 +1096,15 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
             dataset = arg.value
     if dataset is None or "dataset" not in given or not given["dataset"].deep_equals(dataset):
         return "the sampler's dataset is not the training loader's"
+    ranks = [n for n, role in facts.roles.items() if role == "global_rank"]
     rank = given.get("rank")
-    if rank is not None and not m.matches(rank, m.Name(facts.rank)):
+    if rank is not None and not (isinstance(rank, cst.Name) and rank.value in ranks):
         return "the sampler's rank is not the process's rank"
+    sizes = [n for n, role in facts.roles.items() if role == "world_size"] + [facts.devices]
     replicas = given.get("num_replicas")
-    if replicas is not None and not m.matches(replicas, m.Name(facts.devices) | m.Integer(facts.devices)):
+    if replicas is not None and not (
+        cst.Module(body=[]).code_for_node(replicas) in sizes
+    ):
         return "the sampler's num_replicas is not the process count"
     seed = given.get("seed")
     if seed is not None and not (isinstance(seed, cst.Integer) and seed.evaluated_value == 0):
@@ -812,7 +1118,11 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
     facts.sampler_shuffle = shuffle is None or shuffle.value == "True"
     for arg in loader.args:
         if arg.keyword is not None and arg.keyword.value in ("shuffle", "batch_sampler"):
-            if not m.matches(arg.value, m.Name("False")):
+            # `shuffle=(sampler is None)`: False beside the sampler
+            unsampled = m.Comparison(
+                comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))]
+            )
+            if not m.matches(arg.value, m.Name("False") | unsampled):
                 return f"the training loader passes `{arg.keyword.value}=` beside its sampler"
     return None
 

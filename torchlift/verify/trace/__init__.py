@@ -44,6 +44,7 @@ def run_traced(
     seed: int | None = None,
     hide_gpus: bool = True,
     live: LiveRuns | None = None,
+    launcher: list[str] | tuple[str, ...] = (),
 ) -> TracedRun:
     """Run `python script args...` in a subprocess; return every loss passed to backward()
     (rank 0's in `losses`, other ranks' in `rank_losses`).
@@ -53,6 +54,8 @@ def run_traced(
     hide_gpus: run on CPU (CUDA_VISIBLE_DEVICES="" unless `env` already chooses devices).
     On timeout the whole process group is killed (DDP children included) and `timed_out` set.
     live: register the process there, so another thread can end it (LiveRuns.stop_all).
+    launcher: python arguments before the script, e.g. `-m torch.distributed.run --standalone
+    --nproc_per_node=2` to run it under torchrun.
     """
     with tempfile.TemporaryDirectory(prefix="torchlift-trace-") as tmp:
         trace = Path(tmp) / "trace.jsonl"
@@ -68,7 +71,11 @@ def run_traced(
         if hide_gpus:
             run_env.setdefault("CUDA_VISIBLE_DEVICES", "")
         stdout, stderr, returncode, timed_out = _run_group(
-            [sys.executable, str(script), *args], cwd, run_env, timeout, live or LiveRuns()
+            [sys.executable, *launcher, str(script), *args],
+            cwd,
+            run_env,
+            timeout,
+            live or LiveRuns(),
         )
         run = TracedRun([], returncode, stdout, stderr, timed_out=timed_out)
         _read_trace(trace, run)

@@ -381,6 +381,12 @@ class _Unwrap(cst.CSTTransformer):
             )
         return updated_node
 
+    def leave_IfExp(self, original_node, updated_node):
+        # `(model.module if ddp else model)` -> `model`
+        if updated_node.body.deep_equals(updated_node.orelse):
+            return updated_node.body
+        return updated_node
+
 
 def _spawn_calls(ctx) -> list:
     return [
@@ -699,8 +705,7 @@ def _read_wrappers(ctx, facts: Facts) -> None:
                 extra = [a for a in call.args[1:] if not _harmless_ddp_arg(a, facts)]
                 if extra or not call.args or not isinstance(call.args[0].value, cst.Name):
                     raise Unsupported(DDP_OPTIONS, "DDP(...) with options", each)
-                if assign[0] != call.args[0].value.value:
-                    facts.wrappers[assign[0]] = call.args[0].value.value
+                facts.wrappers[assign[0]] = call.args[0].value.value
 
 
 def _unwraps(facts: Facts, value) -> str | None:

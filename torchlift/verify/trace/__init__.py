@@ -90,6 +90,18 @@ def run_traced(
         return run
 
 
+def launcher_args(command: str) -> list[str]:
+    """The python arguments standing for a launcher command written as users type it:
+    `torchrun --standalone --nproc_per_node=2` -> `-m torch.distributed.run --standalone ...`
+    (the same interpreter runs it, with the trace installed)."""
+    words = command.split()
+    if not words:
+        return []
+    if words[0] != "torchrun":
+        raise ValueError(f"unknown launcher {words[0]!r} (expected torchrun)")
+    return ["-m", "torch.distributed.run", *words[1:]]
+
+
 class LiveRuns:
     """The script processes started for one caller, so that all of them can be ended at once
     (`migrate --verify` interrupted by Ctrl-C or SIGTERM). Each runs in a session of its own,

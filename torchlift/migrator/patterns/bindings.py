@@ -156,7 +156,7 @@ def _read_model(ctx, plan, model) -> None:
         assign = single_assign(stmt)
         if assign and assign[0] == name:
             value = assign[1]
-            if is_ddp_wrap(ctx, value):
+            if is_ddp_wrap(ctx, value) and isinstance(value.args[0].value, cst.Name):
                 return "ddp"
             if is_data_parallel(ctx, value):
                 return "remove"
@@ -212,11 +212,16 @@ def _read_model(ctx, plan, model) -> None:
                 )
             raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
         value = assign[1]
-        if "ddp" not in ctx.found and any(
+        if is_ddp_wrap(ctx, value) and value.args:  # `model = DDP(Net())` -> `model = Net()`
+            value = value.args[0].value
+            unwrapped = stmt.body[0].with_changes(value=strip_device_moves(value, devices))
+            plan.rewrite_stmts.append((stmt, stmt.with_changes(body=[unwrapped])))
+        elif "ddp" not in ctx.found and any(
             "DistributedDataParallel" in q for q in ctx.call_qualnames(value)
         ):
             ctx.block(DISTRIBUTED, "DistributedDataParallel scripts are not converted yet", stmt)
-        plan.strip_stmts.append(stmt)
+        else:
+            plan.strip_stmts.append(stmt)
         constructed = True
         core = strip_device_moves(value, devices)
         if isinstance(core, cst.Call):

@@ -292,6 +292,7 @@ class Facts:
     devices_named: set = field(default_factory=set)  # device names the setup bound
     backend_name: str | None = None  # `backend = "nccl" if ... else "gloo"` of the setup
     backend_ref: str | None = None  # the name init_process_group was given as its backend
+    world_names: set = field(default_factory=set)  # the process count as the worker reads it
 
 
 def uses_ddp(ctx) -> bool:
@@ -441,16 +442,17 @@ def _read_launch(ctx, facts: Facts) -> None:
     if isinstance(nprocs, cst.Integer):
         facts.devices = nprocs.value
     else:
-        given = [i for i, arg in enumerate(args) if arg.deep_equals(nprocs)]
-        if not given:
+        facts.devices = _count_in_worker(args, nprocs, params.params[1:])
+        if facts.devices is None:
             raise Unsupported(
                 LAUNCH,
                 "the process count `nprocs=` is not one of the arguments the worker is given",
                 stmt,
             )
-        facts.devices = params.params[given[0] + 1].name.value
-        if facts.devices in collect_names(*ctx.before).writes:
-            raise Unsupported(LAUNCH, f"the worker rebinds `{facts.devices}`", ctx.loop)
+        rebound = cst.parse_expression(facts.devices)
+        rebound = collect_names(rebound).reads & collect_names(*ctx.before).writes
+        if rebound:
+            raise Unsupported(LAUNCH, f"the worker rebinds `{sorted(rebound)[0]}`", ctx.loop)
     new_params = params.with_changes(params=params.params[1:])
     facts.rewrites.append((worker, worker.with_changes(params=new_params)))
     arguments = ", ".join(cst.Module(body=[]).code_for_node(a) for a in args)
@@ -459,6 +461,20 @@ def _read_launch(ctx, facts: Facts) -> None:
     replacement = replacement.with_changes(leading_lines=stmt.leading_lines)
     facts.rewrites.append((stmt, replacement))
     ctx.found["ddp_launch"] = stmt
+
+
+def _count_in_worker(args, nprocs, params) -> str | None:
+    """`nprocs` as the worker reads it: the parameter given the same value (`world_size`), or
+    an attribute of one (`args.world_size` when the worker is given `args`)."""
+    for arg, param in zip(args, params):
+        if arg.deep_equals(nprocs):
+            return param.name.value
+    reads = collect_names(nprocs).reads
+    for arg, param in zip(args, params):
+        if isinstance(arg, cst.Name) and reads == {arg.value}:
+            renamed = rename(nprocs, {arg.value: cst.Name(param.name.value)})
+            return cst.Module(body=[]).code_for_node(renamed)
+    return None
 
 
 def _spawn_arguments(call: cst.Call):
@@ -635,6 +651,11 @@ def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
             arg.keyword is not None and arg.keyword.value == "backend"
         ):
             backend = arg.value
+        if arg.keyword is not None and arg.keyword.value == "world_size":
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in given:
+                value = given[value.value]
+            facts.world_names.add(cst.Module(body=[]).code_for_node(value))
         if arg.keyword is not None and arg.keyword.value == "rank":
             value = arg.value
             if isinstance(value, cst.Name) and value.value in given:
@@ -703,9 +724,13 @@ def _read_wrappers(ctx, facts: Facts) -> None:
                 if assign is None or assign[1] is not call:
                     raise Unsupported(DDP_OPTIONS, "DDP(...) is not bound by itself to a name", each)
                 extra = [a for a in call.args[1:] if not _harmless_ddp_arg(a, facts)]
-                if extra or not call.args or not isinstance(call.args[0].value, cst.Name):
+                if extra or not call.args or call.args[0].keyword not in (None, "module"):
                     raise Unsupported(DDP_OPTIONS, "DDP(...) with options", each)
-                facts.wrappers[assign[0]] = call.args[0].value.value
+                inner = call.args[0].value
+                # `DDP(model)` wraps `model`; `model = DDP(Net())` becomes `model = Net()`
+                facts.wrappers[assign[0]] = (
+                    inner.value if isinstance(inner, cst.Name) else assign[0]
+                )
 
 
 def _unwraps(facts: Facts, value) -> str | None:
@@ -942,7 +967,13 @@ def _device_choice(ctx, facts: Facts, stmt) -> bool:
     return False
 
 
-# -- read: the sampler, the code around the loop, the Trainer's arguments ----------------------
+# -- bind / read: the sampler, the code around the loop, the Trainer's arguments ---------------
+
+
+def bind(ctx, plan, steps) -> None:
+    """A step loop (no epoch_body phase) still answers to this pattern, not to TL115."""
+    if uses_ddp(ctx) and "ddp" not in ctx.found:
+        ctx.found["ddp"] = Facts()
 
 
 def read(ctx, plan, steps) -> None:
@@ -1106,6 +1137,7 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
     if rank is not None and not (isinstance(rank, cst.Name) and rank.value in ranks):
         return "the sampler's rank is not the process's rank"
     sizes = [n for n, role in facts.roles.items() if role == "world_size"] + [facts.devices]
+    sizes += facts.world_names
     replicas = given.get("num_replicas")
     if replicas is not None and not (
         cst.Module(body=[]).code_for_node(replicas) in sizes

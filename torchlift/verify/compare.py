@@ -68,9 +68,7 @@ def _compare_other_ranks(original, converted, rtol: float) -> Comparison | None:
     a = getattr(original, "rank_losses", None) or {}
     b = getattr(converted, "rank_losses", None) or {}
     if sorted(a) != sorted(b):
-        detail = (
-            f"the original ran {len(a) + 1} processes and the converted script {len(b) + 1}"
-        )
+        detail = f"the original ran {len(a) + 1} processes and the converted script {len(b) + 1}"
         return Comparison("diverged", len(original.losses), 0.0, None, detail)
     for rank in sorted(a):
         for index, (x, y) in enumerate(zip(a[rank], b[rank])):
@@ -84,7 +82,9 @@ def _compare_other_ranks(original, converted, rtol: float) -> Comparison | None:
             )
             return Comparison("diverged", len(a[rank]), 0.0, None, detail)
         if rtol == 0.0 and any(x != y for x, y in zip(a[rank], b[rank])):
-            return Comparison("close", len(a[rank]), 0.0, None, f"rank {rank} within rtol")
+            return Comparison(
+                "close", len(a[rank]), 0.0, None, f"rank {rank} within rtol"
+            )
     return None
 
 
@@ -103,7 +103,10 @@ def compare_params(original, converted, rtol: float):
             f"{len(converted)}",
             False,
         )
-    if all(_same_shape(x, y) and _tensors_close(x, y, rtol) for x, y in zip(original, converted)):
+    if all(
+        _same_shape(x, y) and _tensors_close(x, y, rtol)
+        for x, y in zip(original, converted)
+    ):
         pairs = list(zip(original, converted))
     else:
         pairs = _match_by_value(original, converted, rtol)
@@ -136,7 +139,8 @@ def _tensors_equal(x, y) -> bool:
     import torch
 
     return bool(torch.equal(x, y)) or (
-        x.is_floating_point() and bool(torch.allclose(x, y, rtol=0, atol=0, equal_nan=True))
+        x.is_floating_point()
+        and bool(torch.allclose(x, y, rtol=0, atol=0, equal_nan=True))
     )
 
 

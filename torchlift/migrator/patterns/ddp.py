@@ -1,4 +1,4 @@
-"""Pattern: a hand-written DDP worker started by `mp.spawn` -> `strategy="ddp"`.
+"""Pattern: hand-written DDP -> `strategy="ddp"`, for `mp.spawn` workers and torchrun scripts.
 
     def setup(rank, world_size):                      -> removed (the Trainer starts the group)
         os.environ["MASTER_PORT"] = "29531"
@@ -18,16 +18,30 @@
 
     mp.spawn(worker, args=(world_size, 3), nprocs=world_size)   -> worker(world_size, 3)
 
-The Trainer gets `accelerator="cpu"` (gloo), `devices=` the process count the script spawned
-(the worker's parameter the spawn gave it, or the literal), `strategy="ddp"`; `python
-script.py` then starts the same processes. A `print` reading the rank before the loop moves
-after the Trainer, which knows the rank from then on.
+A spawn worker's Trainer gets `accelerator="cpu"` (gloo), `devices=` the process count the
+script spawned (as the worker reads it: the parameter given the same value, or the literal),
+`strategy="ddp"`: `python script.py` starts the same processes. A `print` reading the rank
+before the loop moves after the Trainer, which knows the rank from then on.
+
+A torchrun script (`ddp = int(os.environ.get("RANK", -1)) != -1`, `if ddp:
+init_process_group(...); ddp_rank = int(os.environ["RANK"]) ...` `else:` the single-process
+values) loses that block; its rank names read `self.global_rank` / `self.local_rank` /
+`self.trainer.world_size` / `self.trainer.is_global_zero` in the module and `trainer.` after
+it; the Trainer gets `devices=int(os.environ.get("LOCAL_WORLD_SIZE", 1))` (what torchrun
+started on this node; 1 for `python script.py`), `strategy="ddp" if ddp else "auto"`, and
+the accelerator the backend choice implies (gloo -> cpu, nccl -> gpu). `python script.py`
+still trains in one process, `torchrun --nproc_per_node=N script.py` in N, as before.
+
+In both, a DistributedSampler goes when Lightning's is the same (dataset, seed 0, no
+drop_last, `set_epoch(epoch)` when shuffling); a loader with no sampler keeps every rank on
+the whole data (`use_distributed_sampler=False`).
 
 Refused, each with its code: a launch other than one `mp.spawn` of the function holding the
-loop (TL160), a process group other than one gloo `init_process_group` (TL161), a
-DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
-(TL163), the rank read where the Trainer cannot give it (TL164), DDP options (TL165), a step
-loop or an evaluation pass under DDP (TL166, TL167), torchrun-style scripts (TL168).
+loop (TL160), a process group other than one `init_process_group` (gloo for workers) (TL161),
+a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
+(TL163), a rank read before any Trainer exists (TL164), DDP options (TL165), a step loop or
+an evaluation pass under DDP (TL166, TL167), a torchrun setup block doing more (TL168); DDP
+with neither launch is data_parallel.py's TL115.
 """
 
 from __future__ import annotations
@@ -63,7 +77,7 @@ def setup(rank, world_size):
 
 
 def _example(worker: str, launch: str = "mp.spawn(train, args=(2,), nprocs=2)") -> str:
-    return f"{_HEAD}\n{worker.strip(chr(10))}\n\n\nif __name__ == \"__main__\":\n    {launch}\n"
+    return f'{_HEAD}\n{worker.strip(chr(10))}\n\n\nif __name__ == "__main__":\n    {launch}\n'
 
 
 _WORKER = """
@@ -106,14 +120,18 @@ LAUNCH = Rule(
 
 PROCESS_GROUP = Rule(
     "TL161",
-    "process group not started by one gloo `init_process_group` the Trainer can replace",
+    "process group not started once by an `init_process_group` the Trainer can replace",
     """The Trainer creates the process group. The worker must start it once, before the
     loop, by `init_process_group("gloo", ...)` (or a `setup()` helper doing only that and
     setting MASTER_ADDR / MASTER_PORT) and end it after the loop. NCCL workers place the
-    model and every batch on the GPU of their rank, which is not converted yet.""",
+    model and every batch on the GPU of their rank, which is not converted yet (a torchrun
+    script choosing `"nccl" if torch.cuda.is_available() else "gloo"` is: the Trainer then
+    gets the same choice of accelerator).""",
     """Use the gloo backend on CPU, or convert the single-process script and ask for
     `Trainer(accelerator="gpu", strategy="ddp", devices=N)`.""",
-    _example(_worker().replace("setup(rank, world_size)", "dist.init_process_group(\"nccl\")")),
+    _example(
+        _worker().replace("setup(rank, world_size)", 'dist.init_process_group("nccl")')
+    ),
     uses_header=False,
 )
 
@@ -173,8 +191,7 @@ STEP_LOOP = Rule(
     each rank must draw its own shard, which the generated loader of iteration numbers does
     not do.""",
     """Iterate a DataLoader with a DistributedSampler in an epoch loop.""",
-    _example(
-        """
+    _example("""
 def train(rank, world_size):
     setup(rank, world_size)
     model = DDP(nn.Linear(4, 1))
@@ -186,8 +203,7 @@ def train(rank, world_size):
         loss.backward()
         optimizer.step()
     dist.destroy_process_group()
-"""
-    ),
+"""),
     uses_header=False,
 )
 
@@ -202,12 +218,15 @@ EVAL_UNDER_DDP = Rule(
 
 TORCHRUN = Rule(
     "TL168",
-    "DDP set up from torchrun's environment (RANK/LOCAL_RANK/WORLD_SIZE) is not converted yet",
-    """A script reading torchrun's environment chooses between one process and DDP at run
-    time; the Trainer would have to follow the same choice for `python script.py` and
-    `torchrun`, which is not written yet.""",
-    """Run under torchrun the single-process version of the script converted, with
-    `Trainer(strategy="ddp", devices=int(os.environ["LOCAL_WORLD_SIZE"]))`.""",
+    "torchrun-style setup (RANK / LOCAL_RANK / WORLD_SIZE) not understood",
+    """A script started by torchrun reads its ranks from the environment, usually in an
+    `if ddp:` block that starts the process group (and an `else` for a plain `python
+    script.py`). The Trainer takes the block over when it holds only: the group's start, rank
+    bindings `int(os.environ[...])`, `rank == 0` flags, the device choice and the backend's
+    name; the Trainer gets `devices=` torchrun's LOCAL_WORLD_SIZE and `strategy="ddp"` under
+    the script's own flag.""",
+    """Move other statements out of the setup block (after it), or bind them from the
+    Trainer after it is built (`trainer.global_rank`).""",
     """
 import os
 
@@ -217,10 +236,15 @@ from torch.distributed import destroy_process_group, init_process_group
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, TensorDataset
 
-init_process_group(backend="gloo")
-rank = int(os.environ["RANK"])
+ddp = "RANK" in os.environ
+if ddp:
+    init_process_group(backend="gloo")
+    rank = int(os.environ["RANK"])
+    print("process", rank, "ready")
 loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randn(32, 1)), batch_size=8)
-model = DDP(nn.Linear(4, 1))
+model = nn.Linear(4, 1)
+if ddp:
+    model = DDP(model)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for epoch in range(2):
     for x, y in loader:
@@ -228,7 +252,8 @@ for epoch in range(2):
         loss = nn.functional.mse_loss(model(x), y)
         loss.backward()
         optimizer.step()
-destroy_process_group()
+if ddp:
+    destroy_process_group()
 """,
     uses_header=False,
 )
@@ -260,7 +285,11 @@ _GROUP_QUERIES = {"torch.distributed.is_initialized", "torch.distributed.is_avai
 _BACKENDS = {'"gloo"': '"cpu"', "'gloo'": '"cpu"'}
 
 
-_ENV_ROLES = {"RANK": "global_rank", "LOCAL_RANK": "local_rank", "WORLD_SIZE": "world_size"}
+_ENV_ROLES = {
+    "RANK": "global_rank",
+    "LOCAL_RANK": "local_rank",
+    "WORLD_SIZE": "world_size",
+}
 # what a rank name becomes: in the LightningModule, and after the Trainer is built
 _ROLE_CODE = {
     "global_rank": ("self.global_rank", "trainer.global_rank"),
@@ -283,23 +312,39 @@ class Facts:
     strategy: str = '"ddp"'
     accelerator: str = '"cpu"'
     removed: list = field(default_factory=list)  # statements that go
-    helpers: list = field(default_factory=list)  # setup()/cleanup() defs nothing else calls
-    rewrites: list = field(default_factory=list)  # (statement, replacement) outside the loop
-    early_prints: list = field(default_factory=list)  # prints reading the rank, before the loop
+    helpers: list = field(
+        default_factory=list
+    )  # setup()/cleanup() defs nothing else calls
+    rewrites: list = field(
+        default_factory=list
+    )  # (statement, replacement) outside the loop
+    early_prints: list = field(
+        default_factory=list
+    )  # prints reading the rank, before the loop
     sampler_shuffle: bool = True
     set_epoch: list = field(default_factory=list)  # (sampler name, statement)
-    wrappers: dict = field(default_factory=dict)  # name bound to DDP(model) / .module -> model
+    wrappers: dict = field(
+        default_factory=dict
+    )  # name bound to DDP(model) / .module -> model
     devices_named: set = field(default_factory=set)  # device names the setup bound
-    backend_name: str | None = None  # `backend = "nccl" if ... else "gloo"` of the setup
-    backend_ref: str | None = None  # the name init_process_group was given as its backend
-    world_names: set = field(default_factory=set)  # the process count as the worker reads it
+    backend_name: str | None = (
+        None  # `backend = "nccl" if ... else "gloo"` of the setup
+    )
+    backend_ref: str | None = (
+        None  # the name init_process_group was given as its backend
+    )
+    world_names: set = field(
+        default_factory=set
+    )  # the process count as the worker reads it
 
 
 def uses_ddp(ctx) -> bool:
     found = ctx.found.get("ddp_marks")
     if found is None:
         names = _SPAWN | {_INIT, _DESTROY} | _DDP | _SAMPLER
-        found = any(ctx.call_qualnames(call) & names for call in m.findall(ctx.module, m.Call()))
+        found = any(
+            ctx.call_qualnames(call) & names for call in m.findall(ctx.module, m.Call())
+        )
         ctx.found["ddp_marks"] = found
     return found
 
@@ -329,12 +374,16 @@ def epoch_body(ctx, stmts):
         elif _reads_env(ctx, ctx.module, _ENV_ROLES):
             _read_torchrun(ctx, facts)
         elif ctx.in_function:
-            raise Unsupported(LAUNCH, "no `mp.spawn` starts the function holding the loop", ctx.loop)
+            raise Unsupported(
+                LAUNCH, "no `mp.spawn` starts the function holding the loop", ctx.loop
+            )
         else:
             raise Unsupported(DISTRIBUTED_SCRIPT, DISTRIBUTED_SCRIPT.title, ctx.loop)
         if facts.backend_ref is not None and facts.backend_ref != facts.backend_name:
             raise Unsupported(
-                PROCESS_GROUP, f"the backend `{facts.backend_ref}` is not a gloo/nccl choice", ctx.loop
+                PROCESS_GROUP,
+                f"the backend `{facts.backend_ref}` is not a gloo/nccl choice",
+                ctx.loop,
             )
         _read_collectives(ctx)
         _read_wrappers(ctx, facts)
@@ -343,7 +392,11 @@ def epoch_body(ctx, stmts):
         facts.launch = ""
         return stmts
     if "trainer" in file_identifiers(ctx.module.code, "<script>"):
-        ctx.block(RANK_READ, "the name `trainer` is taken: the rank could not be read from it", ctx.loop)
+        ctx.block(
+            RANK_READ,
+            "the name `trainer` is taken: the rank could not be read from it",
+            ctx.loop,
+        )
     stmts = _take_set_epoch(ctx, facts, stmts)
     return [_ranks_as(facts, stmt, _IN_MODULE) for stmt in stmts]
 
@@ -357,7 +410,8 @@ def _ranks_as(facts: Facts, stmt, where: int):
     `ddp_model.module` / `ddp_model` / `raw_model` read as the model."""
     stmt = stmt.visit(_Unwrap(facts.wrappers))
     mapping = {
-        name: cst.parse_expression(_ROLE_CODE[role][where]) for name, role in facts.roles.items()
+        name: cst.parse_expression(_ROLE_CODE[role][where])
+        for name, role in facts.roles.items()
     }
     mapping.update({name: cst.Name(model) for name, model in facts.wrappers.items()})
     return rename(stmt, mapping)
@@ -378,7 +432,9 @@ class _Unwrap(cst.CSTTransformer):
             and value.value in self.wrappers
         ):
             return cst.Name(
-                self.wrappers[value.value], lpar=updated_node.lpar, rpar=updated_node.rpar
+                self.wrappers[value.value],
+                lpar=updated_node.lpar,
+                rpar=updated_node.rpar,
             )
         return updated_node
 
@@ -405,7 +461,9 @@ def _read_launch(ctx, facts: Facts) -> None:
     worker = ctx.function
     spawns = _spawn_calls(ctx)
     if len(spawns) != 1:
-        raise Unsupported(LAUNCH, f"{len(spawns)} `mp.spawn` calls (expected one)", ctx.loop)
+        raise Unsupported(
+            LAUNCH, f"{len(spawns)} `mp.spawn` calls (expected one)", ctx.loop
+        )
     stmt, call = spawns[0]
     if not (
         isinstance(stmt, cst.SimpleStatementLine)
@@ -419,7 +477,9 @@ def _read_launch(ctx, facts: Facts) -> None:
         raise Unsupported(LAUNCH, "`mp.spawn` arguments not understood", stmt)
     if not _starts(ctx, fn, stmt, worker.name.value):
         raise Unsupported(
-            LAUNCH, f"`mp.spawn` does not start `{worker.name.value}`, which holds the loop", stmt
+            LAUNCH,
+            f"`mp.spawn` does not start `{worker.name.value}`, which holds the loop",
+            stmt,
         )
     params = worker.params
     if (
@@ -452,7 +512,9 @@ def _read_launch(ctx, facts: Facts) -> None:
         rebound = cst.parse_expression(facts.devices)
         rebound = collect_names(rebound).reads & collect_names(*ctx.before).writes
         if rebound:
-            raise Unsupported(LAUNCH, f"the worker rebinds `{sorted(rebound)[0]}`", ctx.loop)
+            raise Unsupported(
+                LAUNCH, f"the worker rebinds `{sorted(rebound)[0]}`", ctx.loop
+            )
     new_params = params.with_changes(params=params.params[1:])
     facts.rewrites.append((worker, worker.with_changes(params=new_params)))
     arguments = ", ".join(cst.Module(body=[]).code_for_node(a) for a in args)
@@ -481,9 +543,11 @@ def _spawn_arguments(call: cst.Call):
     """(the function, its arguments, nprocs) of `mp.spawn(fn, args=(...), nprocs=N)`."""
     fn, args, nprocs = None, [], None
     for position, arg in enumerate(call.args):
-        key = arg.keyword.value if arg.keyword is not None else ("fn", "args", "nprocs")[
-            min(position, 2)
-        ]
+        key = (
+            arg.keyword.value
+            if arg.keyword is not None
+            else ("fn", "args", "nprocs")[min(position, 2)]
+        )
         if arg.star:
             return None, [], None
         if key == "fn":
@@ -515,7 +579,8 @@ def _starts(ctx, fn, stmt, worker: str) -> bool:
         (
             s
             for s in ctx.module.body
-            if isinstance(s, cst.FunctionDef) and any(x is stmt for x in _all_statements(s))
+            if isinstance(s, cst.FunctionDef)
+            and any(x is stmt for x in _all_statements(s))
         ),
         None,
     )
@@ -538,15 +603,19 @@ def _starts(ctx, fn, stmt, worker: str) -> bool:
 
 def _all_statements(node) -> list:
     found = []
-    for stmt in getattr(node, "body", []) if not isinstance(node, cst.FunctionDef) else (
-        node.body.body
+    for stmt in (
+        getattr(node, "body", [])
+        if not isinstance(node, cst.FunctionDef)
+        else (node.body.body)
     ):
         found.append(stmt)
         block = getattr(stmt, "body", None)
         if isinstance(block, cst.IndentedBlock):
             found += _all_statements(block)
         orelse = getattr(stmt, "orelse", None)
-        if orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
+        if orelse is not None and isinstance(
+            getattr(orelse, "body", None), cst.IndentedBlock
+        ):
             found += _all_statements(orelse.body)
     return found
 
@@ -557,11 +626,15 @@ def _read_process_group(ctx, facts: Facts) -> None:
     starts = [s for s in ctx.before if _group_call(ctx, s, _INIT, facts)]
     if len(starts) != 1:
         raise Unsupported(
-            PROCESS_GROUP, "the worker does not start its process group once before the loop", ctx.loop
+            PROCESS_GROUP,
+            "the worker does not start its process group once before the loop",
+            ctx.loop,
         )
     ends = [s for s in ctx.after if _group_call(ctx, s, _DESTROY, facts)]
     if len(ends) > 1:
-        raise Unsupported(PROCESS_GROUP, "the process group is destroyed twice", ends[1])
+        raise Unsupported(
+            PROCESS_GROUP, "the process group is destroyed twice", ends[1]
+        )
     facts.removed += starts + ends
 
 
@@ -609,9 +682,13 @@ def _group_call(ctx, stmt, qualname: str, facts: Facts) -> bool:
             for name, arg in zip(params, call.args)
             if arg.keyword is None
         }
-        given.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+        given.update(
+            {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        )
         _check_backend(ctx, group[0].body[0].value, given, facts)
-    if len(m.findall(ctx.module, m.Name(helper.name.value))) == 2:  # its def and this call
+    if (
+        len(m.findall(ctx.module, m.Name(helper.name.value))) == 2
+    ):  # its def and this call
         facts.helpers.append(helper.name.value)
     return True
 
@@ -633,9 +710,18 @@ def _sets_master_env(stmt) -> bool:
         m.SimpleStatementLine(
             [
                 m.Assign(
-                    targets=[m.AssignTarget(m.Subscript(environ, [m.SubscriptElement(m.Index(key))]))]
+                    targets=[
+                        m.AssignTarget(
+                            m.Subscript(environ, [m.SubscriptElement(m.Index(key))])
+                        )
+                    ]
                 )
-                | m.Expr(m.Call(func=m.Attribute(environ, m.Name("setdefault")), args=[m.Arg(key), m.Arg()]))
+                | m.Expr(
+                    m.Call(
+                        func=m.Attribute(environ, m.Name("setdefault")),
+                        args=[m.Arg(key), m.Arg()],
+                    )
+                )
             ]
         ),
     )
@@ -722,9 +808,15 @@ def _read_wrappers(ctx, facts: Facts) -> None:
                 if not ctx.call_qualnames(call) & _DDP:
                     continue
                 if assign is None or assign[1] is not call:
-                    raise Unsupported(DDP_OPTIONS, "DDP(...) is not bound by itself to a name", each)
+                    raise Unsupported(
+                        DDP_OPTIONS, "DDP(...) is not bound by itself to a name", each
+                    )
                 extra = [a for a in call.args[1:] if not _harmless_ddp_arg(a, facts)]
-                if extra or not call.args or call.args[0].keyword not in (None, "module"):
+                if (
+                    extra
+                    or not call.args
+                    or call.args[0].keyword not in (None, "module")
+                ):
                     raise Unsupported(DDP_OPTIONS, "DDP(...) with options", each)
                 inner = call.args[0].value
                 # `DDP(model)` wraps `model`; `model = DDP(Net())` becomes `model = Net()`
@@ -735,7 +827,11 @@ def _read_wrappers(ctx, facts: Facts) -> None:
 
 def _unwraps(facts: Facts, value) -> str | None:
     """The model `value` reads through DDP's `.module` (`model.module if ddp else model`)."""
-    if isinstance(value, cst.IfExp) and facts.flag and m.matches(value.test, m.Name(facts.flag)):
+    if (
+        isinstance(value, cst.IfExp)
+        and facts.flag
+        and m.matches(value.test, m.Name(facts.flag))
+    ):
         body, orelse = value.body, value.orelse
         if m.matches(body, m.Attribute(m.Name(), m.Name("module"))) and m.matches(
             orelse, m.Name(body.value.value)
@@ -810,12 +906,16 @@ def _read_torchrun(ctx, facts: Facts) -> None:
     starts = [s for s in ctx.scope_before if _calls(ctx, s, _INIT)]
     if len(starts) != 1:
         raise Unsupported(
-            PROCESS_GROUP, "the script does not start its process group once before the loop", ctx.loop
+            PROCESS_GROUP,
+            "the script does not start its process group once before the loop",
+            ctx.loop,
         )
     start = starts[0]
     if isinstance(start, cst.If):
         flag = start.test
-        binding, count = ctx.binding(flag.value) if isinstance(flag, cst.Name) else (None, 0)
+        binding, count = (
+            ctx.binding(flag.value) if isinstance(flag, cst.Name) else (None, 0)
+        )
         if binding is None or count != 1 or not _reads_env(ctx, binding[1], _ENV_ROLES):
             raise Unsupported(
                 TORCHRUN,
@@ -828,13 +928,19 @@ def _read_torchrun(ctx, facts: Facts) -> None:
         _read_setup_block(ctx, facts, list(start.body.body), single=False)
         if start.orelse is not None:
             if not isinstance(start.orelse, cst.Else):
-                raise Unsupported(TORCHRUN, "`elif` in the process group's setup", start)
+                raise Unsupported(
+                    TORCHRUN, "`elif` in the process group's setup", start
+                )
             _read_setup_block(ctx, facts, list(start.orelse.body.body), single=True)
         facts.removed.append(start)
     else:
         _read_setup_block(ctx, facts, [start], single=False)
         facts.removed.append(start)
-    for stmt in ctx.scope_before:  # ranks bound outside the block: `rank = int(os.environ[...])`
+    for (
+        stmt
+    ) in (
+        ctx.scope_before
+    ):  # ranks bound outside the block: `rank = int(os.environ[...])`
         if stmt is start or not isinstance(stmt, cst.SimpleStatementLine):
             continue
         role = _env_role(ctx, facts, stmt)
@@ -846,12 +952,21 @@ def _read_torchrun(ctx, facts: Facts) -> None:
     ends = [s for s in ctx.scope_after if _calls(ctx, s, _DESTROY)]
     for end in ends:
         inner = _flag_body(facts, end)
-        if not (_group_call(ctx, end, _DESTROY, facts) or (
-            inner is not None and len(inner) == 1 and _group_call(ctx, inner[0], _DESTROY, facts)
-        )):
-            raise Unsupported(PROCESS_GROUP, "the process group ends inside other code", end)
+        if not (
+            _group_call(ctx, end, _DESTROY, facts)
+            or (
+                inner is not None
+                and len(inner) == 1
+                and _group_call(ctx, inner[0], _DESTROY, facts)
+            )
+        ):
+            raise Unsupported(
+                PROCESS_GROUP, "the process group ends inside other code", end
+            )
         facts.removed.append(end)
-    facts.rank = next((n for n, role in facts.roles.items() if role == "global_rank"), "")
+    facts.rank = next(
+        (n for n, role in facts.roles.items() if role == "global_rank"), ""
+    )
 
 
 def _env_role(ctx, facts: Facts, stmt) -> str | None:
@@ -864,12 +979,16 @@ def _env_role(ctx, facts: Facts, stmt) -> str | None:
     role = None
     if m.matches(value, m.Call(func=m.Name("int"), args=[m.Arg()])):
         role = _ENV_ROLES.get(_env_key(ctx, value.args[0].value))
-    elif m.matches(
-        value,
-        m.Comparison(
-            left=m.Name(), comparisons=[m.ComparisonTarget(m.Equal(), m.Integer("0"))]
-        ),
-    ) and facts.roles.get(value.left.value) == "global_rank":
+    elif (
+        m.matches(
+            value,
+            m.Comparison(
+                left=m.Name(),
+                comparisons=[m.ComparisonTarget(m.Equal(), m.Integer("0"))],
+            ),
+        )
+        and facts.roles.get(value.left.value) == "global_rank"
+    ):
         role = "is_global_zero"
     if role is None:
         return None
@@ -879,12 +998,18 @@ def _env_role(ctx, facts: Facts, stmt) -> str | None:
     return role
 
 
-_SINGLE_VALUES = {"global_rank": "0", "local_rank": "0", "world_size": "1", "is_global_zero": "True"}
+_SINGLE_VALUES = {
+    "global_rank": "0",
+    "local_rank": "0",
+    "world_size": "1",
+    "is_global_zero": "True",
+}
 
 
 def _read_setup_block(ctx, facts: Facts, stmts, single: bool) -> None:
     """Each statement of the setup (or of its single-process `else`) must be one the Trainer
-    replaces: the group's start, a rank binding, the device choice, the backend's name."""
+    replaces: the group's start, a rank binding, the device choice, the backend's name.
+    """
     for stmt in stmts:
         if _is_docstring(stmt):
             continue
@@ -900,19 +1025,25 @@ def _read_setup_block(ctx, facts: Facts, stmts, single: bool) -> None:
                 code = cst.Module(body=[]).code_for_node(value)
                 if code != _SINGLE_VALUES[role]:
                     raise Unsupported(
-                        TORCHRUN, f"`{name}` is {code} without DDP, not {_SINGLE_VALUES[role]}", stmt
+                        TORCHRUN,
+                        f"`{name}` is {code} without DDP, not {_SINGLE_VALUES[role]}",
+                        stmt,
                     )
                 continue
         if _device_choice(ctx, facts, stmt):
             continue
-        if assign is not None and assign[0] == "backend" or (
-            assign is not None and _is_backend_choice(assign[1])
+        if (
+            assign is not None
+            and assign[0] == "backend"
+            or (assign is not None and _is_backend_choice(assign[1]))
         ):
             facts.accelerator = _accelerator_of(ctx, assign[1], stmt)
             facts.backend_name = assign[0]
             continue
         raise Unsupported(
-            TORCHRUN, "a statement of the process group's setup the Trainer does not replace", stmt
+            TORCHRUN,
+            "a statement of the process group's setup the Trainer does not replace",
+            stmt,
         )
 
 
@@ -930,11 +1061,14 @@ def _accelerator_of(ctx, value, stmt) -> str:
         )
     if not _is_backend_choice(value) or not (
         isinstance(value, cst.SimpleString)
-        or (isinstance(value, cst.IfExp) and all(
-            isinstance(v, cst.SimpleString) for v in (value.body, value.orelse)
-        ))
+        or (
+            isinstance(value, cst.IfExp)
+            and all(isinstance(v, cst.SimpleString) for v in (value.body, value.orelse))
+        )
     ):
-        raise Unsupported(PROCESS_GROUP, "the backend is not chosen from gloo/nccl literals", stmt)
+        raise Unsupported(
+            PROCESS_GROUP, "the backend is not chosen from gloo/nccl literals", stmt
+        )
     return code
 
 
@@ -958,7 +1092,11 @@ def _device_choice(ctx, facts: Facts, stmt) -> bool:
         return False
     strings = [s for s in m.findall(assign[1], m.SimpleString() | m.FormattedString())]
     texts = [
-        s.evaluated_value if isinstance(s, cst.SimpleString) else cst.Module(body=[]).code_for_node(s)
+        (
+            s.evaluated_value
+            if isinstance(s, cst.SimpleString)
+            else cst.Module(body=[]).code_for_node(s)
+        )
         for s in strings
     ]
     if strings and all(("cuda" in t or t == "cpu" or "cpu" in t) for t in texts):
@@ -1001,7 +1139,9 @@ def read(ctx, plan, steps) -> None:
     plan.inlined_helpers += facts.helpers
     plan.after_trainer += facts.early_prints
     plan.device_names |= facts.devices_named
-    arguments = [(k, v) for k, v in plan.trainer_args if k not in ("accelerator", "devices")]
+    arguments = [
+        (k, v) for k, v in plan.trainer_args if k not in ("accelerator", "devices")
+    ]
     plan.trainer_args[:] = [
         ("accelerator", facts.accelerator),
         ("devices", facts.devices),
@@ -1010,12 +1150,12 @@ def read(ctx, plan, steps) -> None:
     ]
     if facts.launch == "spawn":
         plan.device_note = (
-            f"mp.spawn + DistributedDataParallel -> `strategy=\"ddp\"`, `devices="
+            f'mp.spawn + DistributedDataParallel -> `strategy="ddp"`, `devices='
             f"{facts.devices}`: `python script.py` starts the same processes"
         )
     else:
         plan.device_note = (
-            "torchrun's DDP -> `strategy=\"ddp\"` with `devices=` the processes torchrun "
+            'torchrun\'s DDP -> `strategy="ddp"` with `devices=` the processes torchrun '
             "starts per node; `python script.py` still trains in one process"
         )
     plan.notes.append(plan.device_note)
@@ -1030,14 +1170,18 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
             continue
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
-        if m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name("print")))])):
+        if m.matches(
+            stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name("print")))])
+        ):
             new = _ranks_as(facts, stmt.with_changes(leading_lines=[]), _AFTER_TRAINER)
             facts.early_prints.append(cst.Module(body=[new]).code.strip())
             facts.removed.append(stmt)
             continue
         name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
         ctx.block(
-            RANK_READ, f"`{name}` is read before the loop, where no Trainer exists yet", stmt
+            RANK_READ,
+            f"`{name}` is read before the loop, where no Trainer exists yet",
+            stmt,
         )
 
 
@@ -1047,23 +1191,43 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
     loader_binding, count = ctx.binding(plan.train_loader)
     if loader_binding is None or count != 1:
         if facts.set_epoch or _sampler_bindings(ctx):
-            ctx.block(SAMPLER, "the training loader is not bound once before the loop", ctx.loop)
+            ctx.block(
+                SAMPLER,
+                "the training loader is not bound once before the loop",
+                ctx.loop,
+            )
         return
     loader_stmt, loader = loader_binding
     samplers = _sampler_bindings(ctx)
     sampler_arg = next(
-        (a for a in getattr(loader, "args", ()) if a.keyword and a.keyword.value == "sampler"),
+        (
+            a
+            for a in getattr(loader, "args", ())
+            if a.keyword and a.keyword.value == "sampler"
+        ),
         None,
     )
     if sampler_arg is None:
         if samplers or facts.set_epoch:
-            ctx.block(SAMPLER, "a DistributedSampler not given to the training loader", ctx.loop)
+            ctx.block(
+                SAMPLER,
+                "a DistributedSampler not given to the training loader",
+                ctx.loop,
+            )
         else:  # every rank iterated the whole loader: so it does under the Trainer
             plan.add_trainer_arg("use_distributed_sampler", "False")
         return
     value = sampler_arg.value
-    if not isinstance(value, cst.Name) or value.value not in samplers or len(samplers) != 1:
-        ctx.block(SAMPLER, "the training loader's sampler is not one DistributedSampler", loader_stmt)
+    if (
+        not isinstance(value, cst.Name)
+        or value.value not in samplers
+        or len(samplers) != 1
+    ):
+        ctx.block(
+            SAMPLER,
+            "the training loader's sampler is not one DistributedSampler",
+            loader_stmt,
+        )
         return
     name = value.value
     stmt, call = samplers[name]
@@ -1084,16 +1248,18 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
         arg = call_stmt.body[0].value.args
         epoch = m.Name(plan.epoch_var or "")
         if receiver != name or len(arg) != 1 or not m.matches(arg[0].value, epoch):
-            ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
+            ctx.block(
+                SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt
+            )
             return
-    users = [
-        s for s in [*ctx.scope_before, *ctx.scope_after] if name in scope_reads(s)
-    ]
+    users = [s for s in [*ctx.scope_before, *ctx.scope_after] if name in scope_reads(s)]
     if users != [loader_stmt]:
         ctx.block(SAMPLER, f"`{name}` is used besides the training loader", stmt)
         return
     facts.removed.append(stmt)
-    plan.rewrite_stmts.append((loader_stmt, _shuffling_loader(loader_stmt, facts.sampler_shuffle)))
+    plan.rewrite_stmts.append(
+        (loader_stmt, _shuffling_loader(loader_stmt, facts.sampler_shuffle))
+    )
 
 
 def _sampler_bindings(ctx) -> dict:
@@ -1118,7 +1284,9 @@ def _sampler_bindings(ctx) -> dict:
     return found
 
 
-def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts) -> str | None:
+def _differs_from_lightning(
+    ctx, call: cst.Call, loader: cst.Call, facts: Facts
+) -> str | None:
     names = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
     given = {}
     for position, arg in enumerate(call.args):
@@ -1126,17 +1294,25 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
             return "DistributedSampler(*args) not understood"
         key = arg.keyword.value if arg.keyword is not None else names[min(position, 5)]
         given[key] = arg.value
-    dataset = loader.args[0].value if loader.args and loader.args[0].keyword is None else None
+    dataset = (
+        loader.args[0].value if loader.args and loader.args[0].keyword is None else None
+    )
     for arg in loader.args:
         if arg.keyword is not None and arg.keyword.value == "dataset":
             dataset = arg.value
-    if dataset is None or "dataset" not in given or not given["dataset"].deep_equals(dataset):
+    if (
+        dataset is None
+        or "dataset" not in given
+        or not given["dataset"].deep_equals(dataset)
+    ):
         return "the sampler's dataset is not the training loader's"
     ranks = [n for n, role in facts.roles.items() if role == "global_rank"]
     rank = given.get("rank")
     if rank is not None and not (isinstance(rank, cst.Name) and rank.value in ranks):
         return "the sampler's rank is not the process's rank"
-    sizes = [n for n, role in facts.roles.items() if role == "world_size"] + [facts.devices]
+    sizes = [n for n, role in facts.roles.items() if role == "world_size"] + [
+        facts.devices
+    ]
     sizes += facts.world_names
     replicas = given.get("num_replicas")
     if replicas is not None and not (
@@ -1144,7 +1320,9 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
     ):
         return "the sampler's num_replicas is not the process count"
     seed = given.get("seed")
-    if seed is not None and not (isinstance(seed, cst.Integer) and seed.evaluated_value == 0):
+    if seed is not None and not (
+        isinstance(seed, cst.Integer) and seed.evaluated_value == 0
+    ):
         return "the sampler has its own seed (Lightning's sampler uses seed 0)"
     drop_last = given.get("drop_last")
     if drop_last is not None and not m.matches(drop_last, m.Name("False")):
@@ -1154,7 +1332,10 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
         return "the sampler's shuffle is not True or False"
     facts.sampler_shuffle = shuffle is None or shuffle.value == "True"
     for arg in loader.args:
-        if arg.keyword is not None and arg.keyword.value in ("shuffle", "batch_sampler"):
+        if arg.keyword is not None and arg.keyword.value in (
+            "shuffle",
+            "batch_sampler",
+        ):
             # `shuffle=(sampler is None)`: False beside the sampler
             unsampled = m.Comparison(
                 comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))]
@@ -1182,11 +1363,18 @@ def _shuffling_loader(stmt, shuffle: bool):
                     whitespace_before=cst.SimpleWhitespace(""),
                     whitespace_after=cst.SimpleWhitespace(""),
                 )
-                args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("shuffle"), equal=equal))
+                args.append(
+                    cst.Arg(cst.Name("True"), keyword=cst.Name("shuffle"), equal=equal)
+                )
             last = len(args) - 1
             args = [
-                a.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == last else
-                a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                (
+                    a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    if i == last
+                    else a.with_changes(
+                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                    )
+                )
                 for i, a in enumerate(args)
             ]
             return updated_node.with_changes(args=args)

@@ -55,9 +55,7 @@ def describe(result) -> str:
 @pytest.mark.parametrize("case", CASES)
 def test_input_states_what_it_shows(case):
     first = (FIXTURES / case / "input.py").read_text().splitlines()[0]
-    assert (
-        first.startswith("# ") and len(first) > 20
-    ), f"{case}: first line must say what it shows"
+    assert first.startswith("# ") and len(first) > 20, f"{case}: first line must say what it shows"
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -67,9 +65,7 @@ def test_input_migrates_to_expected(case):
     source, encoding = read_source(str(FIXTURES / case / "input.py"))
     result = migrate(FIXTURES / case / "input.py", text=source)
     assert result.error is None, describe(result)
-    assert encode_source(result.output, encoding) == expected.read_bytes(), describe(
-        result
-    )
+    assert encode_source(result.output, encoding) == expected.read_bytes(), describe(result)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -119,9 +115,7 @@ def launcher(case: str) -> list[str]:
 
 
 def run_script(script: Path, case: str | None = None) -> TracedRun:
-    env = dict(
-        os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore"
-    )
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
     return run_traced(
         script,
         cwd=script.parent,
@@ -134,8 +128,7 @@ def run_script(script: Path, case: str | None = None) -> TracedRun:
 
 def migrate_and_run(case: str, kind: str, workdir: Path):
     """One pool task: the original script, or its migration for target `kind`, run traced.
-    Returns the TracedRun, or the MigrationResult when the migrator left the script alone.
-    """
+    Returns the TracedRun, or the MigrationResult when the migrator left the script alone."""
     source, encoding = read_source(str(FIXTURES / case / "input.py"))
     if kind != "original":
         result = migrate(FIXTURES / case / "input.py", kind, text=source)
@@ -155,12 +148,9 @@ def equivalence_runs(request, tmp_path_factory):
     selected = [
         item.callspec.params["case"]
         for item in request.session.items
-        if getattr(item, "originalname", None) == EQUIVALENCE_TEST
-        and hasattr(item, "callspec")
+        if getattr(item, "originalname", None) == EQUIVALENCE_TEST and hasattr(item, "callspec")
     ]
-    workers = int(os.environ.get("TORCHLIFT_TEST_JOBS", 0)) or max(
-        2, os.cpu_count() or 1
-    )
+    workers = int(os.environ.get("TORCHLIFT_TEST_JOBS", 0)) or max(2, os.cpu_count() or 1)
     pool = ThreadPoolExecutor(max_workers=workers)
     workdir = tmp_path_factory.mktemp("equivalence")
     runs = {}
@@ -170,26 +160,19 @@ def equivalence_runs(request, tmp_path_factory):
         pass  # each test fails on its own with the import error
     else:
         runs = {
-            case: {
-                kind: pool.submit(migrate_and_run, case, kind, workdir)
-                for kind in KINDS
-            }
+            case: {kind: pool.submit(migrate_and_run, case, kind, workdir) for kind in KINDS}
             for case in dict.fromkeys(selected)
         }
     yield runs
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def assert_trains_identically(
-    original: TracedRun, converted: TracedRun, label: str
-) -> None:
+def assert_trains_identically(original: TracedRun, converted: TracedRun, label: str) -> None:
     """Bit for bit: every fixture computes the same floats in the same order after conversion,
     so any difference at all -- a loss scaled by 1.000001, one step less -- is a failure.
     Losses at every backward(), then the final value of every trained tensor (verify's
     comparison, with no tolerance)."""
-    assert (
-        converted.params is not None
-    ), f"{label}: the converted script recorded no parameters"
+    assert converted.params is not None, f"{label}: the converted script recorded no parameters"
     comparison = compare_runs(original, converted, rtol=0.0)
     assert comparison.outcome == "identical", (
         f"{label}: {comparison.outcome} at step {comparison.step}: {comparison.detail}\n"
@@ -215,10 +198,6 @@ def test_converted_script_trains_like_the_original(case, equivalence_runs):
     for target in TARGETS:
         run = runs[target].result()
         if not isinstance(run, TracedRun):
-            pytest.fail(
-                f"--target {target}: the migrator left {case} unchanged:\n{describe(run)}"
-            )
-        assert (
-            run.ok
-        ), f"--target {target}: converted script failed:\n{tail(run.stderr)}"
+            pytest.fail(f"--target {target}: the migrator left {case} unchanged:\n{describe(run)}")
+        assert run.ok, f"--target {target}: converted script failed:\n{tail(run.stderr)}"
         assert_trains_identically(original, run, f"--target {target}")

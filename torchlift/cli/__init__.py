@@ -21,13 +21,7 @@ from click.core import ParameterSource
 
 from torchlift import __version__
 from torchlift.cli.engine import Outcome, migrate_bytes, migrate_files
-from torchlift.cli.report import (
-    Tally,
-    change_log_lines,
-    colour_diff,
-    json_report,
-    unified_diff,
-)
+from torchlift.cli.report import Tally, change_log_lines, colour_diff, json_report, unified_diff
 from torchlift.cli.signals import Terminated, sigterm_raises
 from torchlift.cli.sources import (
     STDIN,
@@ -75,12 +69,8 @@ def explain_rule(ctx: click.Context, _param, code: str | None) -> None:
     metavar="PATH",
     help="Write the converted file to PATH (for a directory input: mirror the tree under PATH).",
 )
-@click.option(
-    "-w", "--write", is_flag=True, help="Rewrite the files in place, atomically."
-)
-@click.option(
-    "--check", is_flag=True, help="Write nothing; exit 1 if any file would change."
-)
+@click.option("-w", "--write", is_flag=True, help="Rewrite the files in place, atomically.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
 @click.option(
     "--target",
     type=click.Choice(TARGETS),
@@ -88,9 +78,7 @@ def explain_rule(ctx: click.Context, _param, code: str | None) -> None:
     show_default=True,
     help="Which package the converted script imports Lightning's API from.",
 )
-@click.option(
-    "--report", "report_file", metavar="FILE", help="Also write the findings as JSON."
-)
+@click.option("--report", "report_file", metavar="FILE", help="Also write the findings as JSON.")
 @click.option(
     "--html",
     "html_file",
@@ -105,10 +93,7 @@ def explain_rule(ctx: click.Context, _param, code: str | None) -> None:
     help="Colour the diff (default: on a terminal, unless NO_COLOR is set).",
 )
 @click.option(
-    "-v",
-    "--verbose",
-    is_flag=True,
-    help="Also report files with nothing to convert, and why.",
+    "-v", "--verbose", is_flag=True, help="Also report files with nothing to convert, and why."
 )
 @click.option(
     "--verify",
@@ -139,9 +124,7 @@ def explain_rule(ctx: click.Context, _param, code: str | None) -> None:
     show_default=True,
     help="--verify: seconds allowed per run.",
 )
-@click.option(
-    "--device", default="cpu", show_default=True, help="--verify: device to run on."
-)
+@click.option("--device", default="cpu", show_default=True, help="--verify: device to run on.")
 @click.option(
     "--launch",
     default="",
@@ -177,9 +160,7 @@ def migrate_command(
     """
     if verify_script is not None:
         if output or write or check or report_file:
-            raise click.UsageError(
-                "--verify cannot be combined with -o, -w, --check or --report"
-            )
+            raise click.UsageError("--verify cannot be combined with -o, -w, --check or --report")
         ctx.exit(
             run_verify_command(
                 verify_script,
@@ -197,29 +178,17 @@ def migrate_command(
         if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
             raise click.UsageError(f"--{name} only applies with --verify SCRIPT")
     if not paths:
-        raise click.UsageError(
-            "no PATH given: pass .py files, directories, or - for stdin"
-        )
+        raise click.UsageError("no PATH given: pass .py files, directories, or - for stdin")
     if write and output:
         raise click.UsageError("-w/--write and -o/--output are exclusive: choose one")
     if check and (write or output):
-        raise click.UsageError(
-            "--check writes nothing: it cannot be combined with -w or -o"
-        )
+        raise click.UsageError("--check writes nothing: it cannot be combined with -w or -o")
     if output and len(paths) > 1:
-        raise click.UsageError(
-            f"-o/--output takes a single PATH to convert; got {len(paths)}"
-        )
+        raise click.UsageError(f"-o/--output takes a single PATH to convert; got {len(paths)}")
     if output == STDIN and os.path.isdir(paths[0]):
-        raise click.UsageError(
-            "-o - prints one converted file; a directory needs -o DIR"
-        )
-    if report_file and not os.path.exists(
-        os.path.dirname(os.path.abspath(report_file))
-    ):
-        raise click.UsageError(
-            f"--report {report_file}: no such directory (create it first)"
-        )
+        raise click.UsageError("-o - prints one converted file; a directory needs -o DIR")
+    if report_file and not os.path.exists(os.path.dirname(os.path.abspath(report_file))):
+        raise click.UsageError(f"--report {report_file}: no such directory (create it first)")
     mode = "check" if check else "write" if write else "output" if output else "diff"
     ctx.exit(
         run_migrate(
@@ -250,16 +219,12 @@ def run_migrate(
 ) -> int:
     """Migrate every PATH, print and write as `mode` says; return the exit code."""
     # -o inside an input tree: leave it out of the walk, or every run would nest one deeper
-    sources, path_errors = collect_sources(
-        paths, skip_dir=output if mode == "output" else None
-    )
+    sources, path_errors = collect_sources(paths, skip_dir=output if mode == "output" else None)
     files = [s for s in sources if s.path != STDIN]
     found_in_directory = [s.root is not None for s in files]
     # a bar only where a person watches a tree being walked (black/ruff show none on a pipe)
     progress = not quiet and any(found_in_directory) and sys.stderr.isatty()
-    results = migrate_files(
-        [s.path for s in files], target, found_in_directory, progress=progress
-    )
+    results = migrate_files([s.path for s in files], target, found_in_directory, progress=progress)
     outcomes = {s.path: outcome for s, outcome in zip(files, results)}
     tally = Tally()
     for error in path_errors:
@@ -271,13 +236,7 @@ def run_migrate(
         else:
             outcome = outcomes[source.path]
         result = deliver(
-            outcome,
-            source,
-            mode=mode,
-            output=output,
-            quiet=quiet,
-            verbose=verbose,
-            color=color,
+            outcome, source, mode=mode, output=output, quiet=quiet, verbose=verbose, color=color
         )
         if result.error is not None:
             report_failure(tally, result)
@@ -286,14 +245,10 @@ def run_migrate(
     if not quiet:
         if any(source.root is not None for source in sources):
             click.echo(tally.table(), err=True)
-        click.echo(
-            tally.summary(would=mode in ("diff", "check")), err=True
-        )  # last, as black
+        click.echo(tally.summary(would=mode in ("diff", "check")), err=True)  # last, as black
     failed = bool(tally.failed)
     if report_file:
-        failed |= not write_document(
-            report_file, "report", json_report(tally, target=target)
-        )
+        failed |= not write_document(report_file, "report", json_report(tally, target=target))
     if html_file:
         from torchlift.review import render_review
 
@@ -361,9 +316,7 @@ def deliver(
             if mode != "check":  # black's `-`: the (converted) code goes to stdout
                 stdout = click.get_binary_stream("stdout")
                 stdout.write(
-                    data
-                    if data is not None
-                    else encode_source(result.source, outcome.encoding)
+                    data if data is not None else encode_source(result.source, outcome.encoding)
                 )
                 stdout.flush()
         elif mode == "write" and result.changed:
@@ -372,20 +325,14 @@ def deliver(
             if color is None and os.environ.get("NO_COLOR"):  # https://no-color.org
                 color = False
             diff = colour_diff(unified_diff(result.source, result.output, source.path))
-            click.echo(
-                diff, nl=False, color=color
-            )  # click strips colours off a non-terminal
+            click.echo(diff, nl=False, color=color)  # click strips colours off a non-terminal
         if verbose and not quiet:  # the change log, under the diff
             for line in change_log_lines(result):
                 click.echo(line, err=True)
     except SourceError as exc:
         return dataclasses.replace(result, output=result.source, error=exc.error)
     if result.changed and not quiet:
-        verb = {
-            "check": "would change",
-            "diff": "would change",
-            "write": "migrated",
-        }.get(mode)
+        verb = {"check": "would change", "diff": "would change", "write": "migrated"}.get(mode)
         if verb:
             click.echo(f"{verb} {source.path}", err=True)
     return result
@@ -400,13 +347,9 @@ def run_verify_command(script: str, script_args: list[str], **options) -> int:
     try:
         from torchlift.verify import run_verify
 
-        return int(
-            run_verify(script, script_args, out=sys.stdout, err=sys.stderr, **options)
-        )
+        return int(run_verify(script, script_args, out=sys.stdout, err=sys.stderr, **options))
     except NotImplementedError as exc:
-        click.echo(
-            f"migrate: --verify is not available in this build ({exc})", err=True
-        )
+        click.echo(f"migrate: --verify is not available in this build ({exc})", err=True)
         return EXIT_USAGE
 
 

@@ -36,9 +36,7 @@ def migrate_text(text: str, path: str, target: str, encoding: str = "utf-8") -> 
         import torchlift.migrator as migrator  # late: `migrate --help` stays fast
 
         result = migrator.migrate_source(text, path=path, target=target)
-    except (
-        Exception
-    ) as exc:  # a migrator bug must not become a traceback or stop other files
+    except Exception as exc:  # a migrator bug must not become a traceback or stop other files
         cause = f"internal error ({type(exc).__name__}: {exc}); please report it"
         return failed(path, text, InputError(path, 1, cause))
     if result.changed:
@@ -68,9 +66,7 @@ def migrate_file(path: str, target: str, empty_ok: bool = False) -> Outcome:
     except SourceError as exc:
         if empty_ok and exc.error.cause == EMPTY:
             text = open(path, "rb").read().decode("utf-8", "surrogateescape")
-            return Outcome(
-                MigrationResult(path=path, source=text, output=text), "utf-8"
-            )
+            return Outcome(MigrationResult(path=path, source=text, output=text), "utf-8")
         return failed(path, "", exc.error)
     return migrate_text(text, path, target, encoding)
 
@@ -92,9 +88,7 @@ def migrate_files(
             return list(outcomes)
         from tqdm import tqdm
 
-        bar = tqdm(
-            outcomes, total=len(paths), unit="file", file=sys.stderr, leave=False
-        )
+        bar = tqdm(outcomes, total=len(paths), unit="file", file=sys.stderr, leave=False)
         return list(bar)
 
     if workers > 1:
@@ -103,17 +97,9 @@ def migrate_files(
                 chunksize = max(1, len(paths) // (workers * 4))
                 try:
                     return counted(
-                        pool.map(
-                            migrate_file,
-                            paths,
-                            repeat(target),
-                            flags,
-                            chunksize=chunksize,
-                        )
+                        pool.map(migrate_file, paths, repeat(target), flags, chunksize=chunksize)
                     )
-                except (
-                    BaseException
-                ):  # Ctrl-C, SIGTERM: leaving the `with` would wait for
+                except BaseException:  # Ctrl-C, SIGTERM: leaving the `with` would wait for
                     _end_workers(pool)  # every queued file; end the workers instead
                     raise
         except (OSError, NotImplementedError, BrokenProcessPool):
@@ -147,6 +133,4 @@ def _end_workers(pool: ProcessPoolExecutor) -> None:
 
 
 def failed(path: str, source: str, error: InputError) -> Outcome:
-    return Outcome(
-        MigrationResult(path=path, source=source, output=source, error=error)
-    )
+    return Outcome(MigrationResult(path=path, source=source, output=source, error=error))

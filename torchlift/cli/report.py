@@ -16,9 +16,7 @@ def unified_diff(before: str, after: str, path: str) -> str:
     a_lines = before.splitlines(keepends=True)
     b_lines = after.splitlines(keepends=True)
     lines = []
-    for line in difflib.unified_diff(
-        a_lines, b_lines, fromfile=f"a/{path}", tofile=f"b/{path}"
-    ):
+    for line in difflib.unified_diff(a_lines, b_lines, fromfile=f"a/{path}", tofile=f"b/{path}"):
         if line.endswith(("\n", "\r")):
             lines.append(line)
         else:  # the file's last line: patch(1) needs this marker to reproduce it exactly
@@ -67,6 +65,7 @@ class Tally:
                 parts.append(f"{files(self.failed)} failed to migrate")
         return ", ".join(parts) + "."
 
+
     def table(self) -> str:
         """The end of a directory run: files converted / unchanged / failed, and the loops left
         alone, counted by rule code."""
@@ -80,15 +79,9 @@ class Tally:
             ("files converted", self.changed, ""),
             ("files unchanged", self.unchanged, ""),
             ("files failed", self.failed, ""),
-            (
-                "loops refused",
-                sum(refused.values()),
-                f"  ({by_code})" if by_code else "",
-            ),
+            ("loops refused", sum(refused.values()), f"  ({by_code})" if by_code else ""),
         ]
-        return "\n".join(
-            f"{label:<16}{count:>6}{detail}" for label, count, detail in rows
-        )
+        return "\n".join(f"{label:<16}{count:>6}{detail}" for label, count, detail in rows)
 
 
 def colour_diff(diff: str) -> str:
@@ -166,11 +159,7 @@ def json_report(tally: Tally, *, target: str) -> str:
     document = {
         "version": REPORT_VERSION,
         "target": target,
-        "summary": {
-            "changed": tally.changed,
-            "unchanged": tally.unchanged,
-            "failed": tally.failed,
-        },
+        "summary": {"changed": tally.changed, "unchanged": tally.unchanged, "failed": tally.failed},
         "files": files,
     }
     return json.dumps(document, indent=2) + "\n"

@@ -24,9 +24,7 @@ def sigterm_raises():
         return
 
     def raise_terminated(signum, frame):
-        signal.signal(
-            signal.SIGTERM, signal.SIG_IGN
-        )  # a second one must not cut cleanup short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut cleanup short
         raise Terminated()
 
     previous = signal.signal(signal.SIGTERM, raise_terminated)

@@ -97,9 +97,7 @@ def walk_python_files(directory: str, skip_dir: str | None = None):
     """
     skipped = os.path.realpath(skip_dir) if skip_dir else None
     for parent, dirnames, filenames in os.walk(directory):
-        dirnames[:] = sorted(
-            d for d in dirnames if _walkable_dir(os.path.join(parent, d), skipped)
-        )
+        dirnames[:] = sorted(d for d in dirnames if _walkable_dir(os.path.join(parent, d), skipped))
         for name in sorted(filenames):
             path = os.path.join(parent, name)
             if name.endswith(".py") and not name.startswith(".") and _is_regular(path):
@@ -110,9 +108,7 @@ def _walkable_dir(path: str, skipped: str | None) -> bool:
     name = os.path.basename(path)
     if name.startswith(".") or name in SKIPPED_DIRS:
         return False
-    if os.path.exists(
-        os.path.join(path, "pyvenv.cfg")
-    ):  # a virtualenv, whatever its name
+    if os.path.exists(os.path.join(path, "pyvenv.cfg")):  # a virtualenv, whatever its name
         return False
     return skipped is None or os.path.realpath(path) != skipped
 
@@ -131,9 +127,7 @@ def decode_source(data: bytes, path: str) -> tuple[str, str]:
     except SyntaxError as exc:
         if "invalid or missing encoding declaration" not in str(exc):
             # an unknown codec in the coding cookie, or a BOM with another cookie
-            raise SourceError(
-                InputError(path, getattr(exc, "lineno", None) or 1, str(exc))
-            )
+            raise SourceError(InputError(path, getattr(exc, "lineno", None) or 1, str(exc)))
         encoding = "utf-8"  # bad bytes in the first two lines: say where, below
     try:
         text = data.decode(encoding)
@@ -157,9 +151,7 @@ def read_bytes(path: str) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise SourceError(
-            InputError(path, 1, f"cannot read ({exc.strerror or exc})")
-        ) from None
+        raise SourceError(InputError(path, 1, f"cannot read ({exc.strerror or exc})")) from None
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise SourceError(InputError(path, 1, NOT_REGULAR))
@@ -196,9 +188,7 @@ def write_atomic(path: str, data: bytes, *, mode_from: str | None = None) -> Non
     try:
         os.makedirs(directory, exist_ok=True)
         mode = stat.S_IMODE(existing.st_mode) if existing else _new_file_mode(mode_from)
-        fd, tmp = tempfile.mkstemp(
-            dir=directory, prefix="." + os.path.basename(target) + "."
-        )
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(target) + ".")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -207,16 +197,12 @@ def write_atomic(path: str, data: bytes, *, mode_from: str | None = None) -> Non
         if existing is not None and not _same_owner(tmp, existing):
             os.unlink(tmp)
             tmp = None
-            _write_in_place(
-                path, target, data
-            )  # we may write the file but not give it away
+            _write_in_place(path, target, data)  # we may write the file but not give it away
             return
         os.replace(tmp, target)
         tmp = None
     except OSError as exc:
-        raise SourceError(
-            InputError(path, 1, f"cannot write ({exc.strerror or exc})")
-        ) from None
+        raise SourceError(InputError(path, 1, f"cannot write ({exc.strerror or exc})")) from None
     finally:
         if tmp is not None:
             try:
@@ -233,9 +219,7 @@ def _write_in_place(path: str, target: str, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
     except OSError as exc:
-        raise SourceError(
-            InputError(path, 1, f"cannot write ({exc.strerror or exc})")
-        ) from None
+        raise SourceError(InputError(path, 1, f"cannot write ({exc.strerror or exc})")) from None
 
 
 def _same_owner(tmp: str, existing: os.stat_result) -> bool:

@@ -27,12 +27,8 @@ class EvalPlan:
     before: list[cst.BaseStatement]  # -> on_*_epoch_start
     body: list[cst.BaseStatement]  # -> *_step
     after: list[cst.BaseStatement]  # -> on_*_epoch_end
-    anchor: (
-        cst.CSTNode
-    )  # outermost statement of the pass (for removal when after training)
-    following: list[cst.BaseStatement] = field(
-        default_factory=list
-    )  # epoch code after it
+    anchor: cst.CSTNode  # outermost statement of the pass (for removal when after training)
+    following: list[cst.BaseStatement] = field(default_factory=list)  # epoch code after it
     keeps_train_mode: bool = False  # the script evaluated without model.eval()
 
 
@@ -57,49 +53,33 @@ class OptimizerPlan:
     scheduler_stmt: cst.SimpleStatementLine | None = None
     interval: str = "epoch"  # "epoch" | "step"
     monitor: str | None = None  # logged metric a ReduceLROnPlateau follows
-    given: bool = (
-        False  # built by the caller or kept in the script: handed to the module
-    )
-    scheduler_held: bool = (
-        False  # kept in the script, stepped by the module where it was
-    )
+    given: bool = False  # built by the caller or kept in the script: handed to the module
+    scheduler_held: bool = False  # kept in the script, stepped by the module where it was
 
 
 @dataclass
 class LoopPlan:
     epoch_loop: cst.For | cst.While  # the training loop (a step loop has no epochs)
-    container: (
-        cst.CSTNode
-    )  # Module, or the IndentedBlock of a function / `if __name__` body
+    container: cst.CSTNode  # Module, or the IndentedBlock of a function / `if __name__` body
     in_function: bool
     epoch_var: str | None
     epoch_start: cst.BaseExpression | None  # None: epochs counted from 0
     # training
     train_loader: str
-    train_target: (
-        cst.BaseAssignTargetExpression | None
-    )  # None: the step ignores its batch
+    train_target: cst.BaseAssignTargetExpression | None  # None: the step ignores its batch
     train_index: str | None
     train_body: list[cst.BaseStatement]
     loss_name: str
     pre_train: list[cst.BaseStatement]
     post_train: list[cst.BaseStatement]
-    after_step: list[cst.BaseStatement] = field(
-        default_factory=list
-    )  # -> on_train_batch_end
-    after_step_source: list[cst.BaseStatement] = field(
-        default_factory=list
-    )  # as written
+    after_step: list[cst.BaseStatement] = field(default_factory=list)  # -> on_train_batch_end
+    after_step_source: list[cst.BaseStatement] = field(default_factory=list)  # as written
     # what patterns recognise and contribute
     models: list[ModelPlan] = field(default_factory=list)
     optimizers: list[OptimizerPlan] = field(default_factory=list)
     trainer_args: list[tuple[str, str]] = field(default_factory=list)  # (keyword, code)
-    hook_pieces: dict[str, list[str]] = field(
-        default_factory=dict
-    )  # hook -> leading lines
-    step_rewrites: list[Callable] = field(
-        default_factory=list
-    )  # applied to training_step
+    hook_pieces: dict[str, list[str]] = field(default_factory=dict)  # hook -> leading lines
+    step_rewrites: list[Callable] = field(default_factory=list)  # applied to training_step
     device_names: set[str] = field(default_factory=set)
     device_stmt: cst.CSTNode | None = None  # the statement choosing the device, if any
     device_note: str = ""  # the change log's word on the Trainer's device arguments
@@ -110,50 +90,31 @@ class LoopPlan:
     remove_stmts: list[cst.CSTNode] = field(default_factory=list)
     strip_stmts: list[cst.CSTNode] = field(default_factory=list)
     rewrite_stmts: list = field(default_factory=list)  # (statement, its replacement)
-    test_stmts: list = field(
-        default_factory=list
-    )  # container statements of the test pass
+    test_stmts: list = field(default_factory=list)  # container statements of the test pass
     notes: list[str] = field(default_factory=list)
     inlined_helpers: list[str] = field(default_factory=list)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
-    loss_capture: str | None = (
-        None  # name holding the loss when the loop rebinds `loss`
-    )
-    module_globals: set[str] = field(
-        default_factory=set
-    )  # declared `global`: kept global
-    carried_index: str | None = (
-        None  # batch index read after the batch loop: `self.` state
-    )
-    post_eval_at: int | None = (
-        None  # post_train[post_eval_at:] follows the validation pass
-    )
+    loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
+    module_globals: set[str] = field(default_factory=set)  # declared `global`: kept global
+    carried_index: str | None = None  # batch index read after the batch loop: `self.` state
+    post_eval_at: int | None = None  # post_train[post_eval_at:] follows the validation pass
     # step loops (shapes/iteration.py): the statement binding the generated loader of
     # iteration numbers
-    loader_stmt: str | None = (
-        None  # also for a batch loop over range(...) (epoch_batch)
-    )
+    loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)
     step_loop: bool = False
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
-    after_trainer: list[str] = field(
-        default_factory=list
-    )  # code right after `L.Trainer(...)`
+    after_trainer: list[str] = field(default_factory=list)  # code right after `L.Trainer(...)`
+    trainer_at: cst.CSTNode | None = None  # build the Trainer there, not at the loop (ddp.py)
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
     state: set[str] = field(default_factory=set)
     rebind_after: list[str] = field(default_factory=list)
-    test_rebind: list = field(
-        default_factory=list
-    )  # names the test pass sets, read later
+    test_rebind: list = field(default_factory=list)  # names the test pass sets, read later
     device_after: str | None = None  # device name code after the loop still uses
-    optim_after: list = field(
-        default_factory=list
-    )  # optimizer/scheduler read after the loop
-    loader_args: list = field(
-        default_factory=list
-    )  # loaders configure_optimizers reads
+    optim_after: list = field(default_factory=list)  # optimizer/scheduler read after the loop
+    loader_args: list = field(default_factory=list)  # loaders configure_optimizers reads
 
     # The epoch x batch shape trains one model with one optimizer: these read them.
     @property
@@ -169,8 +130,7 @@ class LoopPlan:
 
     def after_step_pieces(self) -> list[cst.CSTNode]:
         """What on_train_batch_end holds: the code after the step, with the batch target
-        unpacked again first when that code reads a batch name (`x`, or a step loop's `it`).
-        """
+        unpacked again first when that code reads a batch name (`x`, or a step loop's `it`)."""
         after = list(self.after_step)
         target = self.train_target
         if after and target is not None:
@@ -178,3 +138,4 @@ class LoopPlan:
             if batch_names & set().union(*(collect_names(s).reads for s in after)):
                 return [target, *after]
         return after
+

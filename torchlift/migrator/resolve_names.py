@@ -103,15 +103,11 @@ RULES = (UNPASSABLE_NAME, NOT_CARRIED_BACK, REBINDS_OWNED_NAME, LOCAL_DEFINITION
 
 @dataclass
 class ScopeInfo:
-    before_writes: set[
-        str
-    ]  # names the loop's scope binds before the loop (incl. parameters)
+    before_writes: set[str]  # names the loop's scope binds before the loop (incl. parameters)
     function_imports: set[str]  # names a function container binds by import
     after_reads: set[str]  # names read by code after the loop in the same scope
     after_writes: set[str]
-    other_reads: set[
-        str
-    ]  # names read by the scope outside the loop and moved statements
+    other_reads: set[str]  # names read by the scope outside the loop and moved statements
     module_defs: set[str]  # module-level imports, classes, functions
     in_function: bool
 
@@ -119,8 +115,7 @@ class ScopeInfo:
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
     pieces = {
         "on_train_epoch_start": list(plan.pre_train),
-        "training_step": [t for t in [plan.train_target] if t is not None]
-        + plan.train_body,
+        "training_step": [t for t in [plan.train_target] if t is not None] + plan.train_body,
         "on_train_batch_end": plan.after_step_pieces(),
         "on_train_epoch_end": list(plan.post_train),
     }
@@ -134,9 +129,7 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
         pieces["on_test_epoch_end"] = list(plan.test.after)
     configure = []
     for optimizer in plan.optimizers:
-        if (
-            not optimizer.given
-        ):  # a given one is handed to the module: `__init__` argument
+        if not optimizer.given:  # a given one is handed to the module: `__init__` argument
             configure.append(optimizer.stmt)
         if optimizer.scheduler_stmt is not None:
             configure.append(optimizer.scheduler_stmt)
@@ -164,9 +157,7 @@ def _refuse(rule, reason: str, node) -> None:
     raise Unsupported(rule, reason, node)
 
 
-def resolve_names(
-    plan: LoopPlan, scope: ScopeInfo, block=_refuse
-) -> dict[str, NameUse]:
+def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, NameUse]:
     """Fill the plan's init_args / state / rebind lists. Each name that cannot be resolved is
     reported through `block(rule, reason, node)` (the planner collects them all)."""
     pieces = pieces_of(plan)
@@ -179,14 +170,10 @@ def resolve_names(
         or plan.scaler in scope.other_reads
         or any(plan.scaler in u.all() for u in uses.values())
     ):
-        block(
-            MIXED_PRECISION, f"`{plan.scaler}` is used beyond the step", plan.epoch_loop
-        )
+        block(MIXED_PRECISION, f"`{plan.scaler}` is used beyond the step", plan.epoch_loop)
     if aliases & (scope.after_reads | scope.other_reads):
         block(
-            NOT_CARRIED_BACK,
-            "the DataParallel wrapper is used outside the loop",
-            plan.epoch_loop,
+            NOT_CARRIED_BACK, "the DataParallel wrapper is used outside the loop", plan.epoch_loop
         )
     if plan.epoch_var:
         special.add(plan.epoch_var)
@@ -218,11 +205,7 @@ def resolve_names(
     # read after the loop (e.g. saved in a checkpoint): rebound from the trainer after fit
     plan.optim_after = sorted(scope.after_reads & (optim_names - kept))
     if plan.epoch_var and plan.epoch_var in scope.after_reads:
-        block(
-            NOT_CARRIED_BACK,
-            f"code after the loop reads `{plan.epoch_var}`",
-            plan.epoch_loop,
-        )
+        block(NOT_CARRIED_BACK, f"code after the loop reads `{plan.epoch_var}`", plan.epoch_loop)
     steps = {
         "training_step": plan.train_index,
         "validation_step": plan.validation.index if plan.validation else None,
@@ -231,29 +214,17 @@ def resolve_names(
     for hook, index in steps.items():
         if not index:
             continue
-        own = {
-            h for h, i in steps.items() if i == index
-        }  # steps binding it as their index
+        own = {h for h, i in steps.items() if i == index}  # steps binding it as their index
         if index == plan.train_index:
-            own.add(
-                "on_train_batch_end"
-            )  # the hook after the step gets it as `batch_idx`
+            own.add("on_train_batch_end")  # the hook after the step gets it as `batch_idx`
         elsewhere = {h for h, u in uses.items() if h not in own and index in u.all()}
-        if hook == "training_step" and _read_after_batch_loop(
-            plan, index, elsewhere, uses
-        ):
-            plan.carried_index = (
-                index  # the last step's index, as the batch loop left it
-            )
+        if hook == "training_step" and _read_after_batch_loop(plan, index, elsewhere, uses):
+            plan.carried_index = index  # the last step's index, as the batch loop left it
             continue
         if plan.carried_index == index:
             elsewhere.discard("on_train_epoch_end")
         if elsewhere:
-            block(
-                UNPASSABLE_NAME,
-                f"batch index `{index}` used outside its step",
-                plan.epoch_loop,
-            )
+            block(UNPASSABLE_NAME, f"batch index `{index}` used outside its step", plan.epoch_loop)
 
     all_names: list[str] = []
     for use in uses.values():
@@ -261,9 +232,7 @@ def resolve_names(
             if name not in all_names:
                 all_names.append(name)
     locals_configure = optim_names
-    loaders = {plan.train_loader} | (
-        {plan.validation.loader} if plan.validation else set()
-    )
+    loaders = {plan.train_loader} | ({plan.validation.loader} if plan.validation else set())
     extra_init = sorted(uses["configure_optimizers"].reads & loaders)
     init_args, state, rebind, test_rebind = [], set(), [], []
     # a def or class written in a piece binds a local of the hook it lands in
@@ -286,9 +255,7 @@ def resolve_names(
             continue
         written = any(name in u.writes for u in uses.values())
         if written:
-            carried = name in scope.after_reads or any(
-                name in u.read_first for u in uses.values()
-            )
+            carried = name in scope.after_reads or any(name in u.read_first for u in uses.values())
             if not carried:
                 continue  # local to each step/hook that uses it
             if name in defined:
@@ -316,9 +283,7 @@ def resolve_names(
                 plan.epoch_loop,
             )
         if name in scope.before_writes:
-            if not scope.in_function and (
-                name in scope.module_defs or _is_constant(name)
-            ):
+            if not scope.in_function and (name in scope.module_defs or _is_constant(name)):
                 continue  # module-level imports, definitions and CONSTANTS stay globals
             init_args.append(name)
         elif name in scope.after_writes:
@@ -344,10 +309,7 @@ def _read_after_batch_loop(plan: LoopPlan, index: str, elsewhere, uses) -> bool:
     """The training batch index is read after the batch loop (`total / (i + 1)` at the
     epoch's end, before any validation pass reusing the name) and nowhere else outside its
     step, and no code assigns it."""
-    if (
-        elsewhere != {"on_train_epoch_end"}
-        or index in uses["on_train_epoch_end"].writes
-    ):
+    if elsewhere != {"on_train_epoch_end"} or index in uses["on_train_epoch_end"].writes:
         return False
     if index in uses["training_step"].writes:
         return False

@@ -41,9 +41,7 @@ from torchlift.verify.workspace import run_env as workspace_env
 
 EXIT_EQUAL, EXIT_DIFFERENT, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 123
 TARGETS = ("runtime", "lightning", "pytorch_lightning")
-SEED = (
-    0  # torch, numpy and `random` start from this in both runs (the script may reseed)
-)
+SEED = 0  # torch, numpy and `random` start from this in both runs (the script may reseed)
 
 
 def run_verify(
@@ -102,14 +100,10 @@ def run_verify(
     env, hide_gpus = run_environment(device)
     with tempfile.TemporaryDirectory(prefix="torchlift-verify-") as tmp:
         original_script = make_run_dir(Path(tmp), "original", path.resolve(), "")
-        original_script.write_bytes(
-            source_bytes
-        )  # byte for byte, whatever its encoding
+        original_script.write_bytes(source_bytes)  # byte for byte, whatever its encoding
         converted_script = make_run_dir(Path(tmp), "converted", path.resolve(), "")
         converted_script.write_bytes(result.output.encode(encoding))
-        say(
-            f"  running the original and the converted script (timeout {timeout:g} s each)..."
-        )
+        say(f"  running the original and the converted script (timeout {timeout:g} s each)...")
         started = time.monotonic()
         live = LiveRuns()
         workers = 1 if launcher or is_distributed(text) else 2
@@ -133,41 +127,29 @@ def run_verify(
             ]
             try:
                 original, converted = [run.result() for run in runs]
-            except (
-                BaseException
-            ):  # Ctrl-C, SIGTERM: end both runs now, so that leaving the
+            except BaseException:  # Ctrl-C, SIGTERM: end both runs now, so that leaving the
                 live.stop_all()  # `with` blocks joins their threads and removes the folders
                 raise
         say(f"  done in {time.monotonic() - started:.1f} s")
     say()
     code = report(original, converted, path.name, steps, rtol, timeout, say)
     if html is not None:
-        verdict = next(
-            (line for line in reversed(said) if line.startswith("verdict")), ""
-        )
-        write_review_page(
-            Path(html), result, original, converted, verdict.split("\n")[0]
-        )
+        verdict = next((line for line in reversed(said) if line.startswith("verdict")), "")
+        write_review_page(Path(html), result, original, converted, verdict.split("\n")[0])
         say(f"review page: {html}")
     return code
 
 
 def is_distributed(text: str) -> bool:
     """The script starts processes or a process group of its own."""
-    return bool(
-        re.search(r"\b(init_process_group|spawn|DistributedDataParallel)\b", text)
-    )
+    return bool(re.search(r"\b(init_process_group|spawn|DistributedDataParallel)\b", text))
 
 
-def write_review_page(
-    page: Path, result, original: TracedRun, converted: TracedRun, verdict
-):
+def write_review_page(page: Path, result, original: TracedRun, converted: TracedRun, verdict):
     """`--verify --html PAGE`: the conversion beside the original, with both loss curves."""
     from torchlift.review import LossTrace, render_review
 
-    trace = LossTrace(
-        original.losses, converted.losses, verdict.removeprefix("verdict: ")
-    )
+    trace = LossTrace(original.losses, converted.losses, verdict.removeprefix("verdict: "))
     text = render_review([result], traces={result.path: trace})
     partial = page.with_name(f".{page.name}.{os.getpid()}.tmp")
     partial.write_text(text, encoding="utf-8")
@@ -192,9 +174,7 @@ def check_options(path: Path, steps, rtol, target, timeout, device) -> str | Non
         import torch
 
         if not torch.cuda.is_available():
-            return (
-                f"--device {device}: no CUDA device is available here; use --device cpu"
-            )
+            return f"--device {device}: no CUDA device is available here; use --device cpu"
     return None
 
 
@@ -205,9 +185,7 @@ def read_script(path: Path):
     except OSError as exc:
         return f"{path}: cannot read ({exc.strerror or exc})"
     try:
-        encoding, _ = tokenize.detect_encoding(
-            iter(data.splitlines(keepends=True)).__next__
-        )
+        encoding, _ = tokenize.detect_encoding(iter(data.splitlines(keepends=True)).__next__)
         text = data.decode(encoding)
     except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
         return f"{path}:1: cannot decode ({exc})"
@@ -232,10 +210,7 @@ def explain_unchanged(result) -> str:
         return "\n".join(lines)
     reasons = [f"  {finding}" for finding in result.findings]
     return "\n".join(
-        [
-            "verdict: nothing to verify - migrate found no training loop to convert",
-            *reasons,
-        ]
+        ["verdict: nothing to verify - migrate found no training loop to convert", *reasons]
     )
 
 
@@ -251,9 +226,7 @@ def run_environment(device: str) -> tuple[dict[str, str], bool]:
     return env, False
 
 
-def report(
-    original: TracedRun, converted: TracedRun, name, steps, rtol, timeout, say
-) -> int:
+def report(original: TracedRun, converted: TracedRun, name, steps, rtol, timeout, say) -> int:
     """Print the table and the verdict for two finished runs; return the exit code."""
     failure = explain_failure("original", original, name, steps, timeout)
     if failure:
@@ -292,11 +265,7 @@ def explain_failure(which: str, run: TracedRun, name, steps, timeout) -> str | N
             "network access, or put the files where the script looks for them, next to it), "
             "then run `migrate --verify` again; files in the script's folder are used as they are."
         )
-    what = (
-        f"exit code {run.returncode}"
-        if run.returncode > 0
-        else f"signal {-run.returncode}"
-    )
+    what = f"exit code {run.returncode}" if run.returncode > 0 else f"signal {-run.returncode}"
     return (
         f"verdict: the {which} script failed ({what}) after {len(run.losses)} training steps: "
         f"{error_line(run.stderr)}\n{stderr_tail(run.stderr)}"

@@ -82,9 +82,7 @@ def _compare_other_ranks(original, converted, rtol: float) -> Comparison | None:
             )
             return Comparison("diverged", len(a[rank]), 0.0, None, detail)
         if rtol == 0.0 and any(x != y for x, y in zip(a[rank], b[rank])):
-            return Comparison(
-                "close", len(a[rank]), 0.0, None, f"rank {rank} within rtol"
-            )
+            return Comparison("close", len(a[rank]), 0.0, None, f"rank {rank} within rtol")
     return None
 
 
@@ -103,10 +101,7 @@ def compare_params(original, converted, rtol: float):
             f"{len(converted)}",
             False,
         )
-    if all(
-        _same_shape(x, y) and _tensors_close(x, y, rtol)
-        for x, y in zip(original, converted)
-    ):
+    if all(_same_shape(x, y) and _tensors_close(x, y, rtol) for x, y in zip(original, converted)):
         pairs = list(zip(original, converted))
     else:
         pairs = _match_by_value(original, converted, rtol)
@@ -139,8 +134,7 @@ def _tensors_equal(x, y) -> bool:
     import torch
 
     return bool(torch.equal(x, y)) or (
-        x.is_floating_point()
-        and bool(torch.allclose(x, y, rtol=0, atol=0, equal_nan=True))
+        x.is_floating_point() and bool(torch.allclose(x, y, rtol=0, atol=0, equal_nan=True))
     )
 
 

@@ -18,9 +18,7 @@ def format_table(original: list[float], converted: list[float], rtol: float) -> 
         else:
             diff = f"{relative_difference(a, b):.1e}" if a != b else "0"
             mark = "" if losses_close(a, b, rtol) else "  <-"
-        rows.append(
-            f"{index + 1:>6}  {_value(a):>16}  {_value(b):>16}  {diff:>9}{mark}"
-        )
+        rows.append(f"{index + 1:>6}  {_value(a):>16}  {_value(b):>16}  {diff:>9}{mark}")
     return "\n".join(rows)
 
 

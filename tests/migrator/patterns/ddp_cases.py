@@ -96,9 +96,7 @@ if ddp:
 
 CONVERTS = {
     "spawn_worker": (
-        worker(
-            epoch_end="        if rank == 0:\n            print(epoch, loss.item())"
-        ),
+        worker(epoch_end="        if rank == 0:\n            print(epoch, loss.item())"),
         [
             "def train(world_size):",
             'accelerator="cpu", devices=2, strategy="ddp"',
@@ -116,9 +114,7 @@ CONVERTS = {
         ],
     ),
     "process_count_passed_to_the_worker": (
-        worker(
-            launch="world_size = 2\n    mp.spawn(train, args=(world_size,), nprocs=world_size)"
-        ),
+        worker(launch="world_size = 2\n    mp.spawn(train, args=(world_size,), nprocs=world_size)"),
         ["devices=world_size", "train(world_size)"],
         ["mp.spawn"],
     ),
@@ -174,9 +170,7 @@ CONVERTS = {
         ["mp.spawn"],
     ),
     "rank_zero_save_after_training_and_module_unwrapped": (
-        worker(
-            after="    if rank == 0:\n        torch.save(ddp_net.module.state_dict(), 'n.pt')"
-        ),
+        worker(after="    if rank == 0:\n        torch.save(ddp_net.module.state_dict(), 'n.pt')"),
         ["if trainer.global_rank == 0:", "torch.save(net.state_dict(), 'n.pt')"],
         [".module"],
     ),
@@ -184,6 +178,11 @@ CONVERTS = {
         worker(before='    print(f"rank {rank} ready")'),
         ["trainer = L.Trainer(\n", 'print(f"rank {trainer.global_rank} ready")'],
         ["mp.spawn"],
+    ),
+    "per_rank_seed_after_the_process_group_builds_the_trainer_there": (
+        worker(before="    torch.manual_seed(rank)"),
+        ["trainer = L.Trainer(", "torch.manual_seed(trainer.global_rank)"],
+        ["manual_seed(rank)", "mp.spawn"],
     ),
     "ddp_of_a_construction": (
         worker(net="DDP(nn.Linear(4, 2))").replace("    net = nn.Linear(4, 2)\n", ""),
@@ -225,15 +224,11 @@ UNCHANGED = {
     ),
     "no_launcher": (worker(launch="train(0, 1)"), "TL160"),
     "nccl_backend": (
-        worker(
-            init='dist.init_process_group("nccl", rank=rank, world_size=world_size)'
-        ),
+        worker(init='dist.init_process_group("nccl", rank=rank, world_size=world_size)'),
         "TL161",
     ),
     "process_group_started_twice": (
-        worker(
-            before='    dist.init_process_group("gloo", rank=rank, world_size=world_size)'
-        ),
+        worker(before='    dist.init_process_group("gloo", rank=rank, world_size=world_size)'),
         "TL161",
     ),
     "sampler_with_its_own_seed": (
@@ -257,8 +252,17 @@ UNCHANGED = {
         worker(epoch_end="        dist.barrier()"),
         "TL163",
     ),
-    "per_rank_seed_before_the_loop": (
-        worker(before="    torch.manual_seed(rank)"),
+    "per_rank_seed_before_the_process_group": (
+        worker(
+            init="torch.manual_seed(rank)\n"
+            '    dist.init_process_group("gloo", rank=rank, world_size=world_size)'
+        ),
+        "TL164",
+    ),
+    "trainer_built_early_would_read_a_later_name": (
+        worker(before="    torch.manual_seed(rank)\n    epochs = 2").replace(
+            "range(2)", "range(epochs)"
+        ),
         "TL164",
     ),
     "ddp_with_find_unused_parameters": (

@@ -12,32 +12,24 @@ from .module_class import attr_name, format_code, line_length
 
 
 def build_trainer_statements(
-    plan: LoopPlan,
-    class_name: str,
-    lit_name: str,
-    trainer_name: str,
-    module: cst.Module,
-    uses,
+    plan: LoopPlan, class_name: str, lit_name: str, trainer_name: str, module: cst.Module, uses
 ) -> list[cst.BaseStatement]:
     args = ", ".join([*(model.name for model in plan.models), *plan.init_args])
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
-    loaders = [plan.train_loader] + (
-        [plan.validation.loader] if plan.validation else []
-    )
+    loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
     lines = [plan.loader_stmt] if plan.loader_stmt else []
-    lines += [
-        f"{lit_name} = {class_name}({args})",
-        f"{trainer_name} = L.Trainer({', '.join(flags)})",
-        *plan.after_trainer,
-        f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
-    ]
+    lines.append(f"{lit_name} = {class_name}({args})")
+    if plan.trainer_at is None:
+        lines += [
+            f"{trainer_name} = L.Trainer({', '.join(flags)})",
+            *plan.after_trainer,
+        ]
+    lines.append(f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})")
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]
     optimizers = [optimizer.name for optimizer in plan.optimizers]
     for name in plan.optim_after:
         if name in optimizers:
-            lines.append(
-                f"{name} = {trainer_name}.optimizers[{optimizers.index(name)}]"
-            )
+            lines.append(f"{name} = {trainer_name}.optimizers[{optimizers.index(name)}]")
         else:
             lines.append(f"{name} = {trainer_name}.lr_scheduler_configs[0].scheduler")
     if plan.device_after:
@@ -47,9 +39,16 @@ def build_trainer_statements(
     return _statements(lines, indent)
 
 
-def build_test_statements(
-    plan: LoopPlan, lit_name: str, trainer_name: str, module
-) -> list:
+def build_early_trainer(plan: LoopPlan, trainer_name: str, module: cst.Module) -> list:
+    """`trainer = L.Trainer(...)` where `plan.trainer_at` stood (where the script started its
+    process group), for the code between it and the loop that reads the rank."""
+    flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
+    lines = [f"{trainer_name} = L.Trainer({', '.join(flags)})", *plan.after_trainer]
+    indent = 4 if plan.container is not module else 0
+    return _statements(lines, indent)
+
+
+def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, module) -> list:
     lines = [f"{trainer_name}.test({lit_name}, {plan.test.loader})"]
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
     if plan.device_after:
@@ -68,7 +67,5 @@ def _statements(lines: list[str], indent: int) -> list:
     body = list(module.body)
     comments = [line for line in module.header if line.comment is not None]
     if comments:  # a leading comment line belongs to the first statement
-        body[0] = body[0].with_changes(
-            leading_lines=[*comments, *body[0].leading_lines]
-        )
+        body[0] = body[0].with_changes(leading_lines=[*comments, *body[0].leading_lines])
     return body

@@ -86,9 +86,7 @@ def bind(ctx, plan, steps) -> None:
             )
         if kind == "optimizer":
             optimizers.append((position, receiver, binding))
-    if (
-        not optimizers and ctx.blockers
-    ):  # the step was refused already (nested, conditional)
+    if not optimizers and ctx.blockers:  # the step was refused already (nested, conditional)
         raise Consequence
     if len({o[1] for o in optimizers}) != 1 or len(optimizers) != 1:
         raise Unsupported(
@@ -120,8 +118,7 @@ def models_from_optimizer(call: cst.Call) -> list[str]:
             call,
             m.Call(
                 func=m.Attribute(
-                    value=m.Name(),
-                    attr=m.Name("parameters") | m.Name("named_parameters"),
+                    value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters")
                 )
             ),
         )
@@ -142,8 +139,7 @@ def read(ctx, plan, steps) -> None:
 
 def _read_model(ctx, plan, model) -> None:
     """The statements before the loop that build or place the model: the construction is
-    kept without its device move, placement-only statements go (the Trainer places it).
-    """
+    kept without its device move, placement-only statements go (the Trainer places it)."""
     name = model.name
     devices = plan.device_names
     if name in ctx.params and not plan.optimizer.given:
@@ -176,9 +172,7 @@ def _read_model(ctx, plan, model) -> None:
     wrapped = ctx.found.setdefault("data_parallel_conditions", [])
     for stmt in ctx.scope_before:
         kind = placement_only(stmt)
-        if (
-            kind == "ddp"
-        ):  # `model = DDP(model)`: the strategy wraps it (patterns/ddp.py)
+        if kind == "ddp":  # `model = DDP(model)`: the strategy wraps it (patterns/ddp.py)
             plan.remove_stmts.append(stmt)
             continue
         if kind == "remove":
@@ -214,17 +208,11 @@ def _read_model(ctx, plan, model) -> None:
         if assign is None or assign[0] != name:
             if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
                 raise Unsupported(DISTRIBUTED, DISTRIBUTED.title, stmt)
-            raise Unsupported(
-                BINDING, f"model `{name}` is bound in a way not understood", stmt
-            )
+            raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
         value = assign[1]
-        if (
-            is_ddp_wrap(ctx, value) and value.args
-        ):  # `model = DDP(Net())` -> `model = Net()`
+        if is_ddp_wrap(ctx, value) and value.args:  # `model = DDP(Net())` -> `model = Net()`
             value = value.args[0].value
-            unwrapped = stmt.body[0].with_changes(
-                value=strip_device_moves(value, devices)
-            )
+            unwrapped = stmt.body[0].with_changes(value=strip_device_moves(value, devices))
             plan.rewrite_stmts.append((stmt, stmt.with_changes(body=[unwrapped])))
         elif "ddp" not in ctx.found and any(
             "DistributedDataParallel" in q for q in ctx.call_qualnames(value)
@@ -246,24 +234,18 @@ def _read_model(ctx, plan, model) -> None:
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
     if not constructed and not (name in ctx.params and plan.optimizer.given):
-        raise Unsupported(
-            BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop
-        )
+        raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:
         for stmt in ctx.module.body:
             if isinstance(stmt, cst.ClassDef) and stmt.name.value == model.class_name:
                 for item in stmt.body.body:
-                    if (
-                        isinstance(item, cst.FunctionDef)
-                        and item.name.value == "forward"
-                    ):
+                    if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
 
 
 def _wraps_in_ddp(ctx, stmt) -> bool:
     return any(
         "torch.nn.parallel.DistributedDataParallel" in ctx.call_qualnames(call)
-        or "torch.nn.parallel.distributed.DistributedDataParallel"
-        in ctx.call_qualnames(call)
+        or "torch.nn.parallel.distributed.DistributedDataParallel" in ctx.call_qualnames(call)
         for call in m.findall(stmt, m.Call())
     )

@@ -50,9 +50,7 @@ _DATA_PARALLEL = {
 
 
 def is_data_parallel(ctx, value) -> bool:
-    return isinstance(value, cst.Call) and bool(
-        ctx.call_qualnames(value) & _DATA_PARALLEL
-    )
+    return isinstance(value, cst.Call) and bool(ctx.call_qualnames(value) & _DATA_PARALLEL)
 
 
 def bind(ctx, plan, steps) -> None:

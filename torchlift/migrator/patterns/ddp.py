@@ -129,9 +129,7 @@ PROCESS_GROUP = Rule(
     gets the same choice of accelerator).""",
     """Use the gloo backend on CPU, or convert the single-process script and ask for
     `Trainer(accelerator="gpu", strategy="ddp", devices=N)`.""",
-    _example(
-        _worker().replace("setup(rank, world_size)", 'dist.init_process_group("nccl")')
-    ),
+    _example(_worker().replace("setup(rank, world_size)", 'dist.init_process_group("nccl")')),
     uses_header=False,
 )
 
@@ -165,11 +163,16 @@ RANK_READ = Rule(
     "TL164",
     "the rank is read where the Trainer cannot give it",
     """The rank becomes `self.global_rank` in the LightningModule and `trainer.global_rank`
-    after the Trainer is built. Code before the loop that reads the rank (a per-rank seed,
-    per-rank data) runs before any Trainer exists; only a `print` there is moved after it.""",
-    """Seed all ranks alike (DDP broadcasts rank 0's weights), or shard the data with a
-    sampler instead of the rank.""",
-    _example(_worker().replace("torch.manual_seed(0)", "torch.manual_seed(rank)")),
+    outside it. Code after the process group starts that reads the rank (a per-rank seed,
+    per-rank data) gets a Trainer built where the group started; code before that point has
+    no Trainer, nor rank, in Lightning (only a `print` there is moved after the Trainer).""",
+    """Start the process group first, then seed or build per-rank data.""",
+    _example(
+        _worker().replace(
+            "    setup(rank, world_size)\n    torch.manual_seed(0)",
+            "    torch.manual_seed(rank)\n    setup(rank, world_size)",
+        )
+    ),
     uses_header=False,
 )
 
@@ -312,39 +315,23 @@ class Facts:
     strategy: str = '"ddp"'
     accelerator: str = '"cpu"'
     removed: list = field(default_factory=list)  # statements that go
-    helpers: list = field(
-        default_factory=list
-    )  # setup()/cleanup() defs nothing else calls
-    rewrites: list = field(
-        default_factory=list
-    )  # (statement, replacement) outside the loop
-    early_prints: list = field(
-        default_factory=list
-    )  # prints reading the rank, before the loop
+    helpers: list = field(default_factory=list)  # setup()/cleanup() defs nothing else calls
+    rewrites: list = field(default_factory=list)  # (statement, replacement) outside the loop
+    early_prints: list = field(default_factory=list)  # prints reading the rank, before the loop
     sampler_shuffle: bool = True
     set_epoch: list = field(default_factory=list)  # (sampler name, statement)
-    wrappers: dict = field(
-        default_factory=dict
-    )  # name bound to DDP(model) / .module -> model
+    wrappers: dict = field(default_factory=dict)  # name bound to DDP(model) / .module -> model
     devices_named: set = field(default_factory=set)  # device names the setup bound
-    backend_name: str | None = (
-        None  # `backend = "nccl" if ... else "gloo"` of the setup
-    )
-    backend_ref: str | None = (
-        None  # the name init_process_group was given as its backend
-    )
-    world_names: set = field(
-        default_factory=set
-    )  # the process count as the worker reads it
+    backend_name: str | None = None  # `backend = "nccl" if ... else "gloo"` of the setup
+    backend_ref: str | None = None  # the name init_process_group was given as its backend
+    world_names: set = field(default_factory=set)  # the process count as the worker reads it
 
 
 def uses_ddp(ctx) -> bool:
     found = ctx.found.get("ddp_marks")
     if found is None:
         names = _SPAWN | {_INIT, _DESTROY} | _DDP | _SAMPLER
-        found = any(
-            ctx.call_qualnames(call) & names for call in m.findall(ctx.module, m.Call())
-        )
+        found = any(ctx.call_qualnames(call) & names for call in m.findall(ctx.module, m.Call()))
         ctx.found["ddp_marks"] = found
     return found
 
@@ -410,8 +397,7 @@ def _ranks_as(facts: Facts, stmt, where: int):
     `ddp_model.module` / `ddp_model` / `raw_model` read as the model."""
     stmt = stmt.visit(_Unwrap(facts.wrappers))
     mapping = {
-        name: cst.parse_expression(_ROLE_CODE[role][where])
-        for name, role in facts.roles.items()
+        name: cst.parse_expression(_ROLE_CODE[role][where]) for name, role in facts.roles.items()
     }
     mapping.update({name: cst.Name(model) for name, model in facts.wrappers.items()})
     return rename(stmt, mapping)
@@ -461,9 +447,7 @@ def _read_launch(ctx, facts: Facts) -> None:
     worker = ctx.function
     spawns = _spawn_calls(ctx)
     if len(spawns) != 1:
-        raise Unsupported(
-            LAUNCH, f"{len(spawns)} `mp.spawn` calls (expected one)", ctx.loop
-        )
+        raise Unsupported(LAUNCH, f"{len(spawns)} `mp.spawn` calls (expected one)", ctx.loop)
     stmt, call = spawns[0]
     if not (
         isinstance(stmt, cst.SimpleStatementLine)
@@ -512,9 +496,7 @@ def _read_launch(ctx, facts: Facts) -> None:
         rebound = cst.parse_expression(facts.devices)
         rebound = collect_names(rebound).reads & collect_names(*ctx.before).writes
         if rebound:
-            raise Unsupported(
-                LAUNCH, f"the worker rebinds `{sorted(rebound)[0]}`", ctx.loop
-            )
+            raise Unsupported(LAUNCH, f"the worker rebinds `{sorted(rebound)[0]}`", ctx.loop)
     new_params = params.with_changes(params=params.params[1:])
     facts.rewrites.append((worker, worker.with_changes(params=new_params)))
     arguments = ", ".join(cst.Module(body=[]).code_for_node(a) for a in args)
@@ -579,8 +561,7 @@ def _starts(ctx, fn, stmt, worker: str) -> bool:
         (
             s
             for s in ctx.module.body
-            if isinstance(s, cst.FunctionDef)
-            and any(x is stmt for x in _all_statements(s))
+            if isinstance(s, cst.FunctionDef) and any(x is stmt for x in _all_statements(s))
         ),
         None,
     )
@@ -604,18 +585,14 @@ def _starts(ctx, fn, stmt, worker: str) -> bool:
 def _all_statements(node) -> list:
     found = []
     for stmt in (
-        getattr(node, "body", [])
-        if not isinstance(node, cst.FunctionDef)
-        else (node.body.body)
+        getattr(node, "body", []) if not isinstance(node, cst.FunctionDef) else (node.body.body)
     ):
         found.append(stmt)
         block = getattr(stmt, "body", None)
         if isinstance(block, cst.IndentedBlock):
             found += _all_statements(block)
         orelse = getattr(stmt, "orelse", None)
-        if orelse is not None and isinstance(
-            getattr(orelse, "body", None), cst.IndentedBlock
-        ):
+        if orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
             found += _all_statements(orelse.body)
     return found
 
@@ -632,10 +609,9 @@ def _read_process_group(ctx, facts: Facts) -> None:
         )
     ends = [s for s in ctx.after if _group_call(ctx, s, _DESTROY, facts)]
     if len(ends) > 1:
-        raise Unsupported(
-            PROCESS_GROUP, "the process group is destroyed twice", ends[1]
-        )
+        raise Unsupported(PROCESS_GROUP, "the process group is destroyed twice", ends[1])
     facts.removed += starts + ends
+    facts.group_start = starts[0]
 
 
 def _group_call(ctx, stmt, qualname: str, facts: Facts) -> bool:
@@ -677,18 +653,10 @@ def _group_call(ctx, stmt, qualname: str, facts: Facts) -> bool:
         return False
     if qualname == _INIT:
         params = [p.name.value for p in helper.params.params]
-        given = {
-            name: arg.value
-            for name, arg in zip(params, call.args)
-            if arg.keyword is None
-        }
-        given.update(
-            {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        )
+        given = {name: arg.value for name, arg in zip(params, call.args) if arg.keyword is None}
+        given.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
         _check_backend(ctx, group[0].body[0].value, given, facts)
-    if (
-        len(m.findall(ctx.module, m.Name(helper.name.value))) == 2
-    ):  # its def and this call
+    if len(m.findall(ctx.module, m.Name(helper.name.value))) == 2:  # its def and this call
         facts.helpers.append(helper.name.value)
     return True
 
@@ -711,9 +679,7 @@ def _sets_master_env(stmt) -> bool:
             [
                 m.Assign(
                     targets=[
-                        m.AssignTarget(
-                            m.Subscript(environ, [m.SubscriptElement(m.Index(key))])
-                        )
+                        m.AssignTarget(m.Subscript(environ, [m.SubscriptElement(m.Index(key))]))
                     ]
                 )
                 | m.Expr(
@@ -812,11 +778,7 @@ def _read_wrappers(ctx, facts: Facts) -> None:
                         DDP_OPTIONS, "DDP(...) is not bound by itself to a name", each
                     )
                 extra = [a for a in call.args[1:] if not _harmless_ddp_arg(a, facts)]
-                if (
-                    extra
-                    or not call.args
-                    or call.args[0].keyword not in (None, "module")
-                ):
+                if extra or not call.args or call.args[0].keyword not in (None, "module"):
                     raise Unsupported(DDP_OPTIONS, "DDP(...) with options", each)
                 inner = call.args[0].value
                 # `DDP(model)` wraps `model`; `model = DDP(Net())` becomes `model = Net()`
@@ -827,11 +789,7 @@ def _read_wrappers(ctx, facts: Facts) -> None:
 
 def _unwraps(facts: Facts, value) -> str | None:
     """The model `value` reads through DDP's `.module` (`model.module if ddp else model`)."""
-    if (
-        isinstance(value, cst.IfExp)
-        and facts.flag
-        and m.matches(value.test, m.Name(facts.flag))
-    ):
+    if isinstance(value, cst.IfExp) and facts.flag and m.matches(value.test, m.Name(facts.flag)):
         body, orelse = value.body, value.orelse
         if m.matches(body, m.Attribute(m.Name(), m.Name("module"))) and m.matches(
             orelse, m.Name(body.value.value)
@@ -913,9 +871,7 @@ def _read_torchrun(ctx, facts: Facts) -> None:
     start = starts[0]
     if isinstance(start, cst.If):
         flag = start.test
-        binding, count = (
-            ctx.binding(flag.value) if isinstance(flag, cst.Name) else (None, 0)
-        )
+        binding, count = ctx.binding(flag.value) if isinstance(flag, cst.Name) else (None, 0)
         if binding is None or count != 1 or not _reads_env(ctx, binding[1], _ENV_ROLES):
             raise Unsupported(
                 TORCHRUN,
@@ -928,19 +884,14 @@ def _read_torchrun(ctx, facts: Facts) -> None:
         _read_setup_block(ctx, facts, list(start.body.body), single=False)
         if start.orelse is not None:
             if not isinstance(start.orelse, cst.Else):
-                raise Unsupported(
-                    TORCHRUN, "`elif` in the process group's setup", start
-                )
+                raise Unsupported(TORCHRUN, "`elif` in the process group's setup", start)
             _read_setup_block(ctx, facts, list(start.orelse.body.body), single=True)
         facts.removed.append(start)
     else:
         _read_setup_block(ctx, facts, [start], single=False)
         facts.removed.append(start)
-    for (
-        stmt
-    ) in (
-        ctx.scope_before
-    ):  # ranks bound outside the block: `rank = int(os.environ[...])`
+    facts.group_start = start
+    for stmt in ctx.scope_before:  # ranks bound outside the block: `rank = int(os.environ[...])`
         if stmt is start or not isinstance(stmt, cst.SimpleStatementLine):
             continue
         role = _env_role(ctx, facts, stmt)
@@ -960,13 +911,9 @@ def _read_torchrun(ctx, facts: Facts) -> None:
                 and _group_call(ctx, inner[0], _DESTROY, facts)
             )
         ):
-            raise Unsupported(
-                PROCESS_GROUP, "the process group ends inside other code", end
-            )
+            raise Unsupported(PROCESS_GROUP, "the process group ends inside other code", end)
         facts.removed.append(end)
-    facts.rank = next(
-        (n for n, role in facts.roles.items() if role == "global_rank"), ""
-    )
+    facts.rank = next((n for n, role in facts.roles.items() if role == "global_rank"), "")
 
 
 def _env_role(ctx, facts: Facts, stmt) -> str | None:
@@ -1066,9 +1013,7 @@ def _accelerator_of(ctx, value, stmt) -> str:
             and all(isinstance(v, cst.SimpleString) for v in (value.body, value.orelse))
         )
     ):
-        raise Unsupported(
-            PROCESS_GROUP, "the backend is not chosen from gloo/nccl literals", stmt
-        )
+        raise Unsupported(PROCESS_GROUP, "the backend is not chosen from gloo/nccl literals", stmt)
     return code
 
 
@@ -1139,9 +1084,7 @@ def read(ctx, plan, steps) -> None:
     plan.inlined_helpers += facts.helpers
     plan.after_trainer += facts.early_prints
     plan.device_names |= facts.devices_named
-    arguments = [
-        (k, v) for k, v in plan.trainer_args if k not in ("accelerator", "devices")
-    ]
+    arguments = [(k, v) for k, v in plan.trainer_args if k not in ("accelerator", "devices")]
     plan.trainer_args[:] = [
         ("accelerator", facts.accelerator),
         ("devices", facts.devices),
@@ -1159,29 +1102,64 @@ def read(ctx, plan, steps) -> None:
             "starts per node; `python script.py` still trains in one process"
         )
     plan.notes.append(plan.device_note)
+    _trainer_built_early(ctx, plan)
 
 
 def _read_rank_before(ctx, plan, facts: Facts) -> None:
-    """Code before the loop reading a rank: a `print` moves after the Trainer (which knows
-    the rank); anything else is refused."""
+    """Code before the loop reading a rank. Before the process group starts, a `print` moves
+    after the Trainer; anything else there is refused. After it (a per-rank seed, per-rank
+    data), the Trainer is built where the group started and the code reads its rank."""
     gone = {id(s) for s in [*facts.removed, *plan.remove_stmts]}
+    started = False
+    late = []
     for stmt in ctx.scope_before:
-        if id(stmt) in gone or not facts.roles.keys() & scope_reads(stmt):
+        if stmt is facts.group_start:
+            started = True
             continue
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        if id(stmt) in gone or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
-        if m.matches(
-            stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name("print")))])
-        ):
+        if not facts.roles.keys() & scope_reads(stmt):
+            continue
+        if started:
+            late.append(stmt)
+        elif m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name("print")))])):
             new = _ranks_as(facts, stmt.with_changes(leading_lines=[]), _AFTER_TRAINER)
             facts.early_prints.append(cst.Module(body=[new]).code.strip())
             facts.removed.append(stmt)
+        else:
+            name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
+            ctx.block(RANK_READ, f"`{name}` is read before the process group starts", stmt)
+    claimed = {id(s) for s, _ in plan.rewrite_stmts} | {id(s) for s in plan.strip_stmts}
+    claimed |= {id(o.stmt) for o in plan.optimizers} | {
+        id(o.scheduler_stmt) for o in plan.optimizers
+    }
+    for stmt in late:
+        if id(stmt) in claimed:
+            name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
+            ctx.block(RANK_READ, f"`{name}` is read by code the conversion moves", stmt)
             continue
-        name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
+        plan.rewrite_stmts.append((stmt, _ranks_as(facts, stmt, _AFTER_TRAINER)))
+    if late:
+        plan.trainer_at = facts.group_start
+        facts.removed.remove(facts.group_start)
+
+
+def _trainer_built_early(ctx, plan) -> None:
+    """The Trainer built where the process group started reads only names bound by then."""
+    if plan.trainer_at is None:
+        return
+    reads = set()
+    for _, code in plan.trainer_args:
+        reads |= collect_names(cst.parse_expression(code)).reads
+    body = list(ctx.scope_before)
+    later = body[body.index(plan.trainer_at) + 1 :]
+    bound = reads & collect_names(*later).writes if later else set()
+    if bound:
         ctx.block(
             RANK_READ,
-            f"`{name}` is read before the loop, where no Trainer exists yet",
-            stmt,
+            f"the Trainer, built where the process group starts so that the code after it can "
+            f"read the rank, would read `{sorted(bound)[0]}` before it is bound",
+            plan.trainer_at,
         )
 
 
@@ -1200,11 +1178,7 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
     loader_stmt, loader = loader_binding
     samplers = _sampler_bindings(ctx)
     sampler_arg = next(
-        (
-            a
-            for a in getattr(loader, "args", ())
-            if a.keyword and a.keyword.value == "sampler"
-        ),
+        (a for a in getattr(loader, "args", ()) if a.keyword and a.keyword.value == "sampler"),
         None,
     )
     if sampler_arg is None:
@@ -1218,11 +1192,7 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
             plan.add_trainer_arg("use_distributed_sampler", "False")
         return
     value = sampler_arg.value
-    if (
-        not isinstance(value, cst.Name)
-        or value.value not in samplers
-        or len(samplers) != 1
-    ):
+    if not isinstance(value, cst.Name) or value.value not in samplers or len(samplers) != 1:
         ctx.block(
             SAMPLER,
             "the training loader's sampler is not one DistributedSampler",
@@ -1248,18 +1218,14 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
         arg = call_stmt.body[0].value.args
         epoch = m.Name(plan.epoch_var or "")
         if receiver != name or len(arg) != 1 or not m.matches(arg[0].value, epoch):
-            ctx.block(
-                SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt
-            )
+            ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
             return
     users = [s for s in [*ctx.scope_before, *ctx.scope_after] if name in scope_reads(s)]
     if users != [loader_stmt]:
         ctx.block(SAMPLER, f"`{name}` is used besides the training loader", stmt)
         return
     facts.removed.append(stmt)
-    plan.rewrite_stmts.append(
-        (loader_stmt, _shuffling_loader(loader_stmt, facts.sampler_shuffle))
-    )
+    plan.rewrite_stmts.append((loader_stmt, _shuffling_loader(loader_stmt, facts.sampler_shuffle)))
 
 
 def _sampler_bindings(ctx) -> dict:
@@ -1284,9 +1250,7 @@ def _sampler_bindings(ctx) -> dict:
     return found
 
 
-def _differs_from_lightning(
-    ctx, call: cst.Call, loader: cst.Call, facts: Facts
-) -> str | None:
+def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts) -> str | None:
     names = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
     given = {}
     for position, arg in enumerate(call.args):
@@ -1294,35 +1258,23 @@ def _differs_from_lightning(
             return "DistributedSampler(*args) not understood"
         key = arg.keyword.value if arg.keyword is not None else names[min(position, 5)]
         given[key] = arg.value
-    dataset = (
-        loader.args[0].value if loader.args and loader.args[0].keyword is None else None
-    )
+    dataset = loader.args[0].value if loader.args and loader.args[0].keyword is None else None
     for arg in loader.args:
         if arg.keyword is not None and arg.keyword.value == "dataset":
             dataset = arg.value
-    if (
-        dataset is None
-        or "dataset" not in given
-        or not given["dataset"].deep_equals(dataset)
-    ):
+    if dataset is None or "dataset" not in given or not given["dataset"].deep_equals(dataset):
         return "the sampler's dataset is not the training loader's"
     ranks = [n for n, role in facts.roles.items() if role == "global_rank"]
     rank = given.get("rank")
     if rank is not None and not (isinstance(rank, cst.Name) and rank.value in ranks):
         return "the sampler's rank is not the process's rank"
-    sizes = [n for n, role in facts.roles.items() if role == "world_size"] + [
-        facts.devices
-    ]
+    sizes = [n for n, role in facts.roles.items() if role == "world_size"] + [facts.devices]
     sizes += facts.world_names
     replicas = given.get("num_replicas")
-    if replicas is not None and not (
-        cst.Module(body=[]).code_for_node(replicas) in sizes
-    ):
+    if replicas is not None and not (cst.Module(body=[]).code_for_node(replicas) in sizes):
         return "the sampler's num_replicas is not the process count"
     seed = given.get("seed")
-    if seed is not None and not (
-        isinstance(seed, cst.Integer) and seed.evaluated_value == 0
-    ):
+    if seed is not None and not (isinstance(seed, cst.Integer) and seed.evaluated_value == 0):
         return "the sampler has its own seed (Lightning's sampler uses seed 0)"
     drop_last = given.get("drop_last")
     if drop_last is not None and not m.matches(drop_last, m.Name("False")):
@@ -1337,9 +1289,7 @@ def _differs_from_lightning(
             "batch_sampler",
         ):
             # `shuffle=(sampler is None)`: False beside the sampler
-            unsampled = m.Comparison(
-                comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))]
-            )
+            unsampled = m.Comparison(comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))])
             if not m.matches(arg.value, m.Name("False") | unsampled):
                 return f"the training loader passes `{arg.keyword.value}=` beside its sampler"
     return None
@@ -1363,17 +1313,13 @@ def _shuffling_loader(stmt, shuffle: bool):
                     whitespace_before=cst.SimpleWhitespace(""),
                     whitespace_after=cst.SimpleWhitespace(""),
                 )
-                args.append(
-                    cst.Arg(cst.Name("True"), keyword=cst.Name("shuffle"), equal=equal)
-                )
+                args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("shuffle"), equal=equal))
             last = len(args) - 1
             args = [
                 (
                     a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
                     if i == last
-                    else a.with_changes(
-                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-                    )
+                    else a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                 )
                 for i, a in enumerate(args)
             ]

@@ -21,15 +21,11 @@ class TracedRun:
     returncode: int
     stdout: str
     stderr: str
-    imported_torch: bool = (
-        False  # the script imported torch (so backward could be traced)
-    )
+    imported_torch: bool = False  # the script imported torch (so backward could be traced)
     stopped: bool = False  # the trace stopped the script after the requested steps
     timed_out: bool = False
     params: list | None = None  # final values of every tensor that received a gradient
-    rank_losses: dict = field(
-        default_factory=dict
-    )  # rank >= 1 -> its losses (DDP runs)
+    rank_losses: dict = field(default_factory=dict)  # rank >= 1 -> its losses (DDP runs)
 
     @property
     def ok(self) -> bool:

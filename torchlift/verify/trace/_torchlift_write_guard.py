@@ -87,12 +87,8 @@ class _Guard:
                 self.own_folder(path)
         if not self.refuse:
             return
-        if (
-            last is None
-        ):  # removing, renaming or creating a name changes the folder holding it
-            resolved = os.path.join(
-                os.path.realpath(os.path.dirname(path)), os.path.basename(path)
-            )
+        if last is None:  # removing, renaming or creating a name changes the folder holding it
+            resolved = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
         else:
             resolved = os.path.realpath(path)
         if self.reaches_user_files(resolved):

@@ -70,9 +70,7 @@ if _path:
             _state["file"].close()
             _state["file"] = None
         if _state["file"] is None:
-            _state["file"] = open(
-                _path if rank == 0 else f"{_path}.rank{rank}", "a", buffering=1
-            )
+            _state["file"] = open(_path if rank == 0 else f"{_path}.rank{rank}", "a", buffering=1)
             _state["file_rank"] = rank
         _state["file"].write(json.dumps(record) + "\n")
 
@@ -96,12 +94,7 @@ if _path:
                 stack.append(child)
 
     def _dump_params():
-        if (
-            _state["dumped"]
-            or not _params_path
-            or "torch" not in sys.modules
-            or not _leaves
-        ):
+        if _state["dumped"] or not _params_path or "torch" not in sys.modules or not _leaves:
             return  # (a launcher process that trained nothing leaves its workers' dump alone)
         if not _is_rank_zero():
             return
@@ -109,9 +102,7 @@ if _path:
         import torch
 
         values = [t.detach().to("cpu", copy=True) for t in _leaves.values()]
-        values += [
-            b.detach().to("cpu", copy=True) for b in _buffers_of_trained_modules()
-        ]
+        values += [b.detach().to("cpu", copy=True) for b in _buffers_of_trained_modules()]
         torch.save(values, _params_path)
 
     def _find_owners():
@@ -131,9 +122,7 @@ if _path:
                     if id(param) in _leaves:
                         _owners.setdefault(id(param), obj)
         for key in _leaves:
-            _owners.setdefault(
-                key, None
-            )  # a tensor no module holds: not looked up again
+            _owners.setdefault(key, None)  # a tensor no module holds: not looked up again
 
     def _buffers_of_trained_modules():
         seen, buffers = set(), []

@@ -36,6 +36,7 @@ class LoopFacts:
     test_loader: str | None
     helpers: tuple[str, ...]  # inlined helper functions (their loops moved into the class)
     removed_at: tuple[tuple[int, int], ...] = field(default=())  # other statements deleted
+    removed_why: tuple = field(default=())  # ((line, column), why) of some of them
     optimizer_at: tuple[tuple[int, int], ...] = field(default=())  # optimizer / scheduler lines
     stripped_at: tuple[tuple[int, int], ...] = field(default=())  # statements losing a move
     after_step_at: tuple[tuple[int, int], ...] = field(default=())  # -> on_train_batch_end
@@ -72,6 +73,11 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         test_loader=plan.test.loader if plan.test else None,
         helpers=tuple(plan.inlined_helpers),
         removed_at=positions(plan.remove_stmts),
+        removed_why=tuple(
+            (lines.lines[id(stmt)], why)
+            for stmt, why in plan.removed_why
+            if lines.lines.get(id(stmt)) is not None
+        ),
         optimizer_at=positions(s for o in optimizers for s in (o.stmt, o.scheduler_stmt)),
         stripped_at=positions(plan.strip_stmts),
         after_step_at=positions(plan.after_step_source),
@@ -258,11 +264,12 @@ def loop_changes(
                 out.statement(_without_device_moves(stmt, facts.device_names)),
                 "device move removed: the Trainer puts the model on its device",
             )
+    why_removed = dict(facts.removed_why)
     for position in facts.removed_at:
         add(
             src.at(position),
             None,
-            "removed: the Trainer owns it (device, wrapper or scaler)",
+            why_removed.get(position, "removed: the Trainer owns it (device, wrapper or scaler)"),
             removed=True,
         )
     add(

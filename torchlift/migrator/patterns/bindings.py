@@ -174,6 +174,7 @@ def _read_model(ctx, plan, model) -> None:
         kind = placement_only(stmt)
         if kind == "ddp":  # `model = DDP(model)`: the strategy wraps it (patterns/ddp.py)
             plan.remove_stmts.append(stmt)
+            plan.removed_why.append((stmt, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
             continue
         if kind == "remove":
             plan.remove_stmts.append(stmt)
@@ -188,6 +189,9 @@ def _read_model(ctx, plan, model) -> None:
             others = [s for s, kind in zip(inner, kinds) if kind is None]
             if stmt.orelse is None and inner and all(kinds):
                 plan.remove_stmts.append(stmt)
+                if "ddp" in kinds:
+                    why = 'DDP wrapper -> `strategy="ddp"` wraps the model'
+                    plan.removed_why.append((stmt, why))
                 if "remove" in kinds:
                     wrapped.append(stmt.test)
                 continue
@@ -233,6 +237,7 @@ def _read_model(ctx, plan, model) -> None:
     wrapper = ctx.found.get("ddp_wrapper")
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
+        plan.removed_why.append((wrapper, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
     if not constructed and not (name in ctx.params and plan.optimizer.given):
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:

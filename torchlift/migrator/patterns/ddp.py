@@ -325,6 +325,13 @@ class Facts:
     backend_name: str | None = None  # `backend = "nccl" if ... else "gloo"` of the setup
     backend_ref: str | None = None  # the name init_process_group was given as its backend
     world_names: set = field(default_factory=set)  # the process count as the worker reads it
+    group_start: cst.CSTNode | None = None  # the statement starting the process group
+    why: dict = field(default_factory=dict)  # id of a removed statement -> the change log's why
+
+
+def _remove(facts: Facts, stmts, why: str) -> None:
+    facts.removed += stmts
+    facts.why.update({id(stmt): why for stmt in stmts})
 
 
 def uses_ddp(ctx) -> bool:
@@ -610,7 +617,9 @@ def _read_process_group(ctx, facts: Facts) -> None:
     ends = [s for s in ctx.after if _group_call(ctx, s, _DESTROY, facts)]
     if len(ends) > 1:
         raise Unsupported(PROCESS_GROUP, "the process group is destroyed twice", ends[1])
-    facts.removed += starts + ends
+    _remove(
+        facts, [*starts, *ends], 'process group -> `strategy="ddp"`: the Trainer starts and ends it'
+    )
     facts.group_start = starts[0]
 
 
@@ -768,7 +777,7 @@ def _read_wrappers(ctx, facts: Facts) -> None:
             assign = single_assign(each)
             if assign and _unwraps(facts, assign[1]):
                 facts.wrappers[assign[0]] = _unwraps(facts, assign[1])
-                facts.removed.append(stmt)
+                _remove(facts, [stmt], "the unwrapped model -> the model itself")
                 continue
             for call in m.findall(each, m.Call()):
                 if not ctx.call_qualnames(call) & _DDP:
@@ -886,17 +895,21 @@ def _read_torchrun(ctx, facts: Facts) -> None:
             if not isinstance(start.orelse, cst.Else):
                 raise Unsupported(TORCHRUN, "`elif` in the process group's setup", start)
             _read_setup_block(ctx, facts, list(start.orelse.body.body), single=True)
-        facts.removed.append(start)
+        _remove(
+            facts, [start], "torchrun setup -> the Trainer (`devices=`, `strategy=`) and its ranks"
+        )
     else:
         _read_setup_block(ctx, facts, [start], single=False)
-        facts.removed.append(start)
+        _remove(
+            facts, [start], "torchrun setup -> the Trainer (`devices=`, `strategy=`) and its ranks"
+        )
     facts.group_start = start
     for stmt in ctx.scope_before:  # ranks bound outside the block: `rank = int(os.environ[...])`
         if stmt is start or not isinstance(stmt, cst.SimpleStatementLine):
             continue
         role = _env_role(ctx, facts, stmt)
         if role is not None:
-            facts.removed.append(stmt)
+            _remove(facts, [stmt], "rank from the environment -> the Trainer's")
     facts.devices = 'int(os.environ.get("LOCAL_WORLD_SIZE", 1))'
     if "os" not in ctx.module_defs:
         raise Unsupported(TORCHRUN, "the script does not `import os`", ctx.loop)
@@ -912,7 +925,7 @@ def _read_torchrun(ctx, facts: Facts) -> None:
             )
         ):
             raise Unsupported(PROCESS_GROUP, "the process group ends inside other code", end)
-        facts.removed.append(end)
+        _remove(facts, [end], 'process group -> `strategy="ddp"`: the Trainer starts and ends it')
     facts.rank = next((n for n, role in facts.roles.items() if role == "global_rank"), "")
 
 
@@ -1080,6 +1093,9 @@ def read(ctx, plan, steps) -> None:
         if not new.deep_equals(stmt):
             plan.rewrite_stmts.append((stmt, new))
     plan.remove_stmts += facts.removed
+    plan.removed_why += [
+        (stmt, facts.why[id(stmt)]) for stmt in facts.removed if id(stmt) in facts.why
+    ]
     plan.rewrite_stmts += facts.rewrites
     plan.inlined_helpers += facts.helpers
     plan.after_trainer += facts.early_prints
@@ -1125,7 +1141,7 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
         elif m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name("print")))])):
             new = _ranks_as(facts, stmt.with_changes(leading_lines=[]), _AFTER_TRAINER)
             facts.early_prints.append(cst.Module(body=[new]).code.strip())
-            facts.removed.append(stmt)
+            _remove(facts, [stmt], "print of the rank -> after the Trainer is built")
         else:
             name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
             ctx.block(RANK_READ, f"`{name}` is read before the process group starts", stmt)
@@ -1224,7 +1240,7 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
     if users != [loader_stmt]:
         ctx.block(SAMPLER, f"`{name}` is used besides the training loader", stmt)
         return
-    facts.removed.append(stmt)
+    _remove(facts, [stmt], "DistributedSampler -> Lightning's own, the same (set_epoch each epoch)")
     plan.rewrite_stmts.append((loader_stmt, _shuffling_loader(loader_stmt, facts.sampler_shuffle)))
 
 

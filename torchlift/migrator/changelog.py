@@ -37,6 +37,7 @@ class LoopFacts:
     helpers: tuple[str, ...]  # inlined helper functions (their loops moved into the class)
     removed_at: tuple[tuple[int, int], ...] = field(default=())  # other statements deleted
     removed_why: tuple = field(default=())  # ((line, column), why) of some of them
+    rewritten: tuple = field(default=())  # ((line, column), the new code unparsed, why)
     optimizer_at: tuple[tuple[int, int], ...] = field(default=())  # optimizer / scheduler lines
     stripped_at: tuple[tuple[int, int], ...] = field(default=())  # statements losing a move
     after_step_at: tuple[tuple[int, int], ...] = field(default=())  # -> on_train_batch_end
@@ -78,6 +79,11 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
             for stmt, why in plan.removed_why
             if lines.lines.get(id(stmt)) is not None
         ),
+        rewritten=tuple(
+            (lines.lines[id(stmt)], _unparsed(code), why)
+            for stmt, code, why in plan.rewritten_why
+            if lines.lines.get(id(stmt)) is not None and _unparsed(code) is not None
+        ),
         optimizer_at=positions(s for o in optimizers for s in (o.stmt, o.scheduler_stmt)),
         stripped_at=positions(plan.strip_stmts),
         after_step_at=positions(plan.after_step_source),
@@ -99,6 +105,14 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         step_loop=plan.step_loop,
         generated_loader=plan.loader_stmt is not None,
     )
+
+
+def _unparsed(code: str) -> str | None:
+    """`code` (one simple statement) as `ast.unparse` writes it: how _OutputIndex finds it."""
+    try:
+        return ast.unparse(ast.parse(code.strip()).body[0])
+    except (SyntaxError, IndexError):
+        return None
 
 
 def loop_changes(
@@ -264,6 +278,8 @@ def loop_changes(
                 out.statement(_without_device_moves(stmt, facts.device_names)),
                 "device move removed: the Trainer puts the model on its device",
             )
+    for position, code, why in facts.rewritten:
+        add(src.at(position), out.statement(code), why)
     why_removed = dict(facts.removed_why)
     for position in facts.removed_at:
         add(

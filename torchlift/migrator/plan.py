@@ -108,6 +108,7 @@ class LoopPlan:
     after_trainer: list[str] = field(default_factory=list)  # code right after `L.Trainer(...)`
     trainer_at: cst.CSTNode | None = None  # build the Trainer there, not at the loop (ddp.py)
     removed_why: list = field(default_factory=list)  # (removed statement, the change log's why)
+    rewritten_why: list = field(default_factory=list)  # (statement, its new code, the why)
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
     state: set[str] = field(default_factory=set)

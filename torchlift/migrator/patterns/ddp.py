@@ -327,6 +327,7 @@ class Facts:
     world_names: set = field(default_factory=set)  # the process count as the worker reads it
     group_start: cst.CSTNode | None = None  # the statement starting the process group
     why: dict = field(default_factory=dict)  # id of a removed statement -> the change log's why
+    launch_call: tuple | None = None  # (the mp.spawn statement, the call replacing it)
 
 
 def _remove(facts: Facts, stmts, why: str) -> None:
@@ -511,6 +512,7 @@ def _read_launch(ctx, facts: Facts) -> None:
     replacement = cst.parse_statement(f"{launch}({arguments})\n")
     replacement = replacement.with_changes(leading_lines=stmt.leading_lines)
     facts.rewrites.append((stmt, replacement))
+    facts.launch_call = (stmt, f"{launch}({arguments})")
     ctx.found["ddp_launch"] = stmt
 
 
@@ -1097,6 +1099,10 @@ def read(ctx, plan, steps) -> None:
         (stmt, facts.why[id(stmt)]) for stmt in facts.removed if id(stmt) in facts.why
     ]
     plan.rewrite_stmts += facts.rewrites
+    if facts.launch_call is not None:
+        stmt, code = facts.launch_call
+        why = "`mp.spawn` -> a plain call: the Trainer starts the processes (`devices=`)"
+        plan.rewritten_why.append((stmt, code, why))
     plan.inlined_helpers += facts.helpers
     plan.after_trainer += facts.early_prints
     plan.device_names |= facts.devices_named
@@ -1241,7 +1247,10 @@ def _read_sampler(ctx, plan, facts: Facts) -> None:
         ctx.block(SAMPLER, f"`{name}` is used besides the training loader", stmt)
         return
     _remove(facts, [stmt], "DistributedSampler -> Lightning's own, the same (set_epoch each epoch)")
-    plan.rewrite_stmts.append((loader_stmt, _shuffling_loader(loader_stmt, facts.sampler_shuffle)))
+    loader = _shuffling_loader(loader_stmt, facts.sampler_shuffle)
+    plan.rewrite_stmts.append((loader_stmt, loader))
+    why = "the loader shuffles as its DistributedSampler did; Lightning gives each rank its shard"
+    plan.rewritten_why.append((loader_stmt, cst.Module(body=[loader]).code, why))
 
 
 def _sampler_bindings(ctx) -> dict:

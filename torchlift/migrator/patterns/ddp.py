@@ -20,8 +20,10 @@
 
 A spawn worker's Trainer gets `accelerator="cpu"` (gloo), `devices=` the process count the
 script spawned (as the worker reads it: the parameter given the same value, or the literal),
-`strategy="ddp"`: `python script.py` starts the same processes. A `print` reading the rank
-before the loop moves after the Trainer, which knows the rank from then on.
+`strategy="ddp"`: `python script.py` starts the same processes. Code after the process group
+starts that reads the rank (a per-rank seed) gets the Trainer built where the group started
+(`torch.manual_seed(trainer.global_rank)`); a `print` of the rank before it moves after the
+Trainer.
 
 A torchrun script (`ddp = int(os.environ.get("RANK", -1)) != -1`, `if ddp:
 init_process_group(...); ddp_rank = int(os.environ["RANK"]) ...` `else:` the single-process
@@ -39,7 +41,7 @@ the whole data (`use_distributed_sampler=False`).
 Refused, each with its code: a launch other than one `mp.spawn` of the function holding the
 loop (TL160), a process group other than one `init_process_group` (gloo for workers) (TL161),
 a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
-(TL163), a rank read before any Trainer exists (TL164), DDP options (TL165), a step loop or
+(TL163), a rank read before the process group starts (TL164), DDP options (TL165), a step loop or
 an evaluation pass under DDP (TL166, TL167), a torchrun setup block doing more (TL168); DDP
 with neither launch is data_parallel.py's TL115.
 """
@@ -51,7 +53,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names, file_identifiers, rename, scope_reads
+from ..analysis.names import collect_names, file_identifiers, mentions, rename, scope_reads
 from ..analysis.statements import call_method, single_assign
 from ..rule import Rule, Unsupported
 from .data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
@@ -403,6 +405,8 @@ def _attr(owner: str, name: str) -> cst.Attribute:
 def _ranks_as(facts: Facts, stmt, where: int):
     """`stmt` with the rank names read from the module or the trainer (`where`), and
     `ddp_model.module` / `ddp_model` / `raw_model` read as the model."""
+    if not (facts.roles.keys() | facts.wrappers.keys()) & mentions(stmt):
+        return stmt  # the node itself: other patterns may know it by identity
     stmt = stmt.visit(_Unwrap(facts.wrappers))
     mapping = {
         name: cst.parse_expression(_ROLE_CODE[role][where]) for name, role in facts.roles.items()

@@ -1,4 +1,4 @@
-"""Cases of patterns/ddp.py: hand-written DDP (mp.spawn workers, torchrun's environment)
+"""Cases of patterns/ddp/: hand-written DDP (mp.spawn workers, torchrun's environment)
 becomes `strategy="ddp"`; what Lightning would not reproduce is refused with its own code.
 """
 

@@ -172,7 +172,7 @@ def _read_model(ctx, plan, model) -> None:
     wrapped = ctx.found.setdefault("data_parallel_conditions", [])
     for stmt in ctx.scope_before:
         kind = placement_only(stmt)
-        if kind == "ddp":  # `model = DDP(model)`: the strategy wraps it (patterns/ddp.py)
+        if kind == "ddp":  # `model = DDP(model)`: the strategy wraps it (patterns/ddp/)
             plan.remove_stmts.append(stmt)
             plan.removed_why.append((stmt, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
             continue

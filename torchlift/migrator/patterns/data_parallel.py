@@ -3,7 +3,7 @@
     model = nn.DataParallel(model)        -> removed
     parallel = nn.DataParallel(model)     -> removed; `parallel(x)` in the loop -> `self(x)`
 
-Refused (TL115): DistributedDataParallel with no launch patterns/ddp.py recognises (an
+Refused (TL115): DistributedDataParallel with no launch patterns/ddp/ recognises (an
 `mp.spawn` worker or torchrun's environment); (TL112) a DataParallel wrapper used outside the
 loop.
 """
@@ -19,7 +19,7 @@ DISTRIBUTED = Rule(
     "DistributedDataParallel with no mp.spawn worker or torchrun setup to convert",
     """A script wrapping its model in `DistributedDataParallel` starts its own processes and
     process group; the Trainer does both (`strategy="ddp"`). Converted: a worker started by
-    `mp.spawn`, or a script setting up from torchrun's environment (patterns/ddp.py). A DDP
+    `mp.spawn`, or a script setting up from torchrun's environment (patterns/ddp/). A DDP
     model with neither has no launch the Trainer could take over.""",
     """Start the worker with `mp.spawn`, or read RANK / LOCAL_RANK / WORLD_SIZE from the
     environment as torchrun sets them; or convert the single-process version of the script

@@ -26,6 +26,7 @@ FIXTURES = ROOT / "fixtures"
 MONITORED = {
     "dropout_eval_without_eval_mode": ("val_loss", "min", r"val_loss ([0-9.]+)"),
     "validation_writes_predictions_file": ("val_acc", "max", r"val_acc=([0-9.]+)"),
+    "phase_loop_grad_around_forward": ("valid_mean_loss", "min", r"valid: mse ([0-9.]+)"),
 }
 
 
@@ -67,6 +68,9 @@ PRINTED = {
     "eval_every_n_steps_checkpoint": r"epoch \d+ step \d+ [^\r\n]*",
     "dropout_eval_without_eval_mode": r"epoch \d+ val_loss [^\r\n]*",
     "validation_writes_predictions_file": r"epoch \d+: val_acc=[^\r\n]*",
+    # both phases' epoch lines, each from its own accumulators, in the script's order
+    "phase_loop_best_weights": r"(?:train|val) +loss [^\r\n]*",
+    "phase_loop_grad_around_forward": r"epoch \d+ (?:train|valid): mse [^\r\n]*",
 }
 
 

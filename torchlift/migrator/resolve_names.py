@@ -339,15 +339,19 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
                 for small in found.body:
                     if isinstance(small, (cst.Import, cst.ImportFrom)):
                         function_imports |= collect_names(small).writes
+    # the code around the loop as it will be written: rewritten statements as rewritten
+    rewritten = {id(stmt): new for stmt, new in plan.rewrite_stmts}
+    removed = {id(stmt) for stmt in plan.remove_stmts}
     after = _NamesInOrder()
     for stmt in ctx.scope_after:
-        after.add(stmt)
+        if id(stmt) not in removed:
+            after.add(rewritten.get(id(stmt), stmt))
     moved = pieces_of(plan)["configure_optimizers"]
     other = set()
     for stmt in ctx.scope_before:
-        if any(stmt is s for s in moved):
+        if any(stmt is s for s in moved) or id(stmt) in removed:
             continue
-        other |= scope_reads(stmt)
+        other |= scope_reads(rewritten.get(id(stmt), stmt))
     # module globals an inlined helper declared: the module holds their final value after
     # training, as the helper left it (patterns/helper_globals.py)
     carried = set(ctx.found.get("helper_globals", ()))

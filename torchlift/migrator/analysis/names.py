@@ -113,7 +113,8 @@ class _Collector(cst.CSTVisitor):
         return False
 
     def visit_Assign(self, node: cst.Assign) -> bool:
-        # the value is evaluated before the targets are bound: `lr = lr * 0.8` reads `lr` first
+        # Python evaluates the value before binding the targets (libcst visits the targets
+        # first): in `hidden = repackage_hidden(hidden)` the read comes first
         _walk(node.value, self)
         for target in node.targets:
             _walk(target, self)
@@ -124,9 +125,9 @@ class _Collector(cst.CSTVisitor):
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._mark_store(node.target)
+        _walk(node.annotation, self)
         if node.value is not None:
             _walk(node.value, self)
-        _walk(node.annotation, self)
         _walk(node.target, self)
         return False
 
@@ -150,8 +151,11 @@ class _Collector(cst.CSTVisitor):
         if node.asname is not None:
             self._mark_store(node.asname.name)
 
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
         self._mark_store(node.target)
+        _walk(node.value, self)  # evaluated before the target is bound, as in an assignment
+        _walk(node.target, self)
+        return False
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:

@@ -337,16 +337,18 @@ LOOPS = {
                         p -= 0.1 * p.grad
         """,
     ),
-    "helper_with_a_loop_before_the_batch_loop": (  # ImageNet example's adjust_learning_rate
+    # (the ImageNet example's adjust_learning_rate, a loop over param_groups, converts: lr_decay)
+    "helper_with_a_loop_before_the_batch_loop": (
         "TL109",
         """
-        def adjust_learning_rate(optimizer, epoch):
-            for param_group in optimizer.param_groups:
-                param_group["lr"] = 0.1 * (0.1 ** (epoch // 2))
+        def show_first_batch(loader):
+            for x, _ in loader:
+                print(x.mean())
+                break
 
 
         for epoch in range(2):
-            adjust_learning_rate(optimizer, epoch)
+            show_first_batch(loader)
             for x, y in loader:
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
@@ -444,7 +446,7 @@ REASONS = {
     "parameters_updated_by_hand": "no optimizer.step() in the batch loop",
     "epoch_code_and_validation_pass_both_use_torch": "uses `torch` as the validation pass does",
     "train_function_given_a_loader_built_by_a_helper": "bound to `load_array(...)`",
-    "helper_with_a_loop_before_the_batch_loop": "(in `adjust_learning_rate()`, called before it)",
+    "helper_with_a_loop_before_the_batch_loop": "(in `show_first_batch()`, called before it)",
 }
 
 

@@ -45,3 +45,44 @@ CONVERTS = {
         ["on_validation_epoch_end"],
     ),
 }
+
+_COUNTERS = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    correct, total = 0, 0
+    with torch.no_grad():
+        for x, y in val_loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+            total += y.size(0)
+    {epoch_end}
+"""
+
+CONVERTS.update(
+    {
+        "counters_are_not_metrics_the_printed_ratio_is_logged_under_its_label": (
+            _COUNTERS.format(epoch_end='print(f"epoch {epoch}: val acc {correct / total:.3f}")'),
+            ['self.log("val_acc", self.correct / self.total)'],
+            ['self.log("correct"', 'self.log("total"', 'self.log("epoch"'],
+        ),
+        "a_metric_computed_from_counters_is_logged_by_its_name": (
+            _COUNTERS.format(epoch_end="acc = correct / total\n    print(acc)"),
+            ['self.log("acc", acc)'],
+            ['self.log("correct"', 'self.log("total"'],
+        ),
+        "an_accumulator_printed_as_it_is_is_a_metric": (
+            _COUNTERS.format(epoch_end='print("Accuracy: {}/{}".format(correct, total))'),
+            ['self.log("correct", self.correct)', 'self.log("total", self.total)'],
+            [],
+        ),
+        "a_value_printed_under_a_condition_is_not_logged": (
+            _COUNTERS.format(epoch_end='if epoch:\n        print(f"acc {correct / total}")'),
+            [],
+            ['self.log("acc"', 'self.log("correct"'],
+        ),
+    }
+)

@@ -26,6 +26,8 @@ FIXTURES = ROOT / "fixtures"
 MONITORED = {
     "dropout_eval_without_eval_mode": ("val_loss", "min", r"val_loss ([0-9.]+)"),
     "validation_writes_predictions_file": ("val_acc", "max", r"val_acc=([0-9.]+)"),
+    # a printed expression logged under its label; counters (correct, seen) are not logged
+    "eval_smoke_test_break": ("val_loss", "min", r"val_loss=([0-9.]+)"),
 }
 
 
@@ -67,6 +69,8 @@ PRINTED = {
     "eval_every_n_steps_checkpoint": r"epoch \d+ step \d+ [^\r\n]*",
     "dropout_eval_without_eval_mode": r"epoch \d+ val_loss [^\r\n]*",
     "validation_writes_predictions_file": r"epoch \d+: val_acc=[^\r\n]*",
+    # one batch per evaluation pass (limit_val_batches / limit_test_batches): same numbers
+    "eval_smoke_test_break": r"epoch \d+: val_loss=[^\r\n]*|test_acc=[^\r\n]*",
 }
 
 

@@ -52,6 +52,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.schedulers",
     "torchlift.migrator.patterns.kept_optimizers",
     "torchlift.migrator.patterns.skip_batches",
+    "torchlift.migrator.patterns.eval_dry_run",
     "torchlift.migrator.patterns.eval_passes",
     "torchlift.migrator.patterns.epoch_stop",
     "torchlift.migrator.patterns.eval_mode",

@@ -92,6 +92,9 @@ class LoopPlan:
     rewrite_stmts: list = field(default_factory=list)  # (statement, its replacement)
     test_stmts: list = field(default_factory=list)  # container statements of the test pass
     notes: list[str] = field(default_factory=list)
+    # change log entries of patterns: (source statement, where it went: a method of the class,
+    # "trainer" or None when removed, why)
+    explained: list = field(default_factory=list)
     inlined_helpers: list[str] = field(default_factory=list)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
@@ -104,6 +107,7 @@ class LoopPlan:
     step_loop: bool = False
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
+    hparams: set[str] = field(default_factory=set)  # arguments save_hyperparameters can keep
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
@@ -136,4 +140,3 @@ class LoopPlan:
             if batch_names & set().union(*(collect_names(s).reads for s in after)):
                 return [target, *after]
         return after
-

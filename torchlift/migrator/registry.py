@@ -57,6 +57,8 @@ PATTERNS = [
     "torchlift.migrator.patterns.epoch_stop",
     "torchlift.migrator.patterns.eval_mode",
     "torchlift.migrator.patterns.eval_metrics",
+    "torchlift.migrator.patterns.trainer_values",
+    "torchlift.migrator.patterns.hyperparameters",
     "torchlift.migrator.patterns.sanity_check",
     "torchlift.migrator.patterns.module_globals",
 ]

@@ -86,3 +86,11 @@ CONVERTS.update(
         ),
     }
 )
+
+CONVERTS["a_dict_of_metrics_is_logged_under_its_keys"] = (
+    _COUNTERS.format(
+        epoch_end='metrics = {"val_acc": correct / total, "seen": total}\n    print(metrics)'
+    ),
+    ['self.log("val_acc", metrics["val_acc"])'],
+    ['self.log("seen"', 'self.log("correct"'],
+)

@@ -84,6 +84,7 @@ def dry_run_limit(ctx, plan, kind: str, loop: cst.For, body: list, others: list)
         raise Unsupported(EVAL_BREAK, f"`break` in the {kind} loop", stmt)
     code = "1" if not flags else f"1 if {' and '.join(flags)} else 1.0"
     plan.add_trainer_arg(_LIMITS[kind], code)
-    plan.notes.append(f"the {kind} loop's dry-run `break` -> `{_LIMITS[kind]}={code}`")
+    why = f"the {kind} loop's dry-run `break` -> `{_LIMITS[kind]}={code}`"
+    plan.explained.append((stmt, "trainer", why))
     kept = without_break(stmt)
     return body[:-1] + ([] if isinstance(kept, cst.RemovalSentinel) else [kept])

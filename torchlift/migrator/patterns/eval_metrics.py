@@ -39,7 +39,7 @@ import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.printed_values import shown_values
-from ..analysis.statements import FLOW, LOOP, call_method, contains, statements
+from ..analysis.statements import FLOW, LOOP, call_method, contains, single_assign, statements
 
 RULES = ()
 
@@ -150,9 +150,11 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
     reported = []
     for stmt in epoch_end:
         reported.append(stmt.visit(SelfPrint(ctx)) if self_print else stmt)
-        if not _is_print_statement(ctx, stmt):
-            continue  # a print under a condition: its values are not always there to log
-        for label, value in shown_values(stmt.body[0].value):
+        if _is_print_statement(ctx, stmt):
+            shown = [(label, value, None) for label, value in shown_values(stmt.body[0].value)]
+        else:  # a print under a condition: its values are not always there to log
+            shown = _dict_entries(stmt)
+        for label, value, read_as in shown:
             if (
                 label is None
                 or label in taken
@@ -162,10 +164,25 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
             ):
                 continue
             taken.add(label)
-            code = ctx.module.code_for_node(value)
+            code = read_as or ctx.module.code_for_node(value)
             reported.append(cst.parse_statement(f'self.log("{label}", {code})\n'))
     logs = [cst.parse_statement(f'self.log("{name}", {name})\n') for name in metrics]
     return reported + logs
+
+
+def _dict_entries(stmt) -> list[tuple[str, cst.BaseExpression, str]]:
+    """(key, value) of `metrics = {"val_loss": ..., "val_acc": ...}` (string keys that are
+    names), the values read as `metrics["val_loss"]`: metrics the script named itself."""
+    assign = single_assign(stmt)
+    if assign is None or not isinstance(assign[1], cst.Dict):
+        return []
+    entries = []
+    for element in assign[1].elements:
+        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+            key = element.key.evaluated_value
+            if isinstance(key, str) and key.isidentifier():
+                entries.append((key, element.value, f'{assign[0]}["{key}"]'))
+    return entries
 
 
 def _print_calls(ctx, stmt) -> list[cst.Call]:
@@ -174,10 +191,9 @@ def _print_calls(ctx, stmt) -> list[cst.Call]:
 
 def _is_print_statement(ctx, stmt) -> bool:
     """`print(...)` as a statement of its own at the epoch end's top level."""
-    return (
-        m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call())]))
-        and "builtins.print" in ctx.call_qualnames(stmt.body[0].value)
-    )
+    return m.matches(
+        stmt, m.SimpleStatementLine([m.Expr(m.Call())])
+    ) and "builtins.print" in ctx.call_qualnames(stmt.body[0].value)
 
 
 def numbers_of(ctx, stmts: list) -> set[str]:

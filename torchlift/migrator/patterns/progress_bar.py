@@ -118,21 +118,27 @@ def read(ctx, plan, steps) -> None:
             if m.matches(value, m.Name()) and value.value in (plan.epoch_var, steps["index"]):
                 continue  # the Trainer's bar shows the epoch and the batch
             if value is None or not key.isidentifier() or key == "train_loss":
-                plan.notes.append(f"the bar's `{key}` is not logged: not a number")
+                plan.explained.append((stmt, None, f"the bar's `{key}` is not logged: text"))
                 continue
             if not _loggable(ctx, value, numbers):
-                plan.notes.append(f"the bar's `{key}` is not logged: not provably a number")
+                why = f"the bar's `{key}` is not logged: not provably a number"
+                plan.explained.append((stmt, None, why))
                 continue
             code = ctx.module.code_for_node(value)
             log = cst.parse_statement(f'self.log("{key}", {code}, prog_bar=True)\n')
             after = opt_step is not None and position > opt_step
             if after and (plan.after_step or collect_names(value).reads & optimizer_state):
                 if position < last_step or steps.get("accumulate") is not None:
-                    plan.notes.append(f"the bar's `{key}` is not logged: read mid-step")
+                    why = f"the bar's `{key}` is not logged: read between optimizer steps"
+                    plan.explained.append((stmt, None, why))
                     continue
                 in_hook.append(log)
+                where = "on_train_batch_end"
             else:
                 in_step.append(log)
+                where = "training_step"
+            why = f'the bar\'s `{key}` -> `self.log("{key}", ..., prog_bar=True)`'
+            plan.explained.append((stmt, where, why))
         later = [s for p, s in steps["body"] if p > position]
         at = next(
             (k for k, s in enumerate(plan.train_body) if later and s is later[0]),

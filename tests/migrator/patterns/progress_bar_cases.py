@@ -155,3 +155,11 @@ CONVERTS.update(
         ),
     }
 )
+
+CONVERTS["postfix_kept_when_the_loop_rebinds_the_loss"] = (
+    _POSTFIX.format(postfix="acc=acc, loss=loss").replace(
+        "optimizer.step()\n", "optimizer.step()\n        loss = loss.item()\n"
+    ),
+    ['self.log("acc", acc, prog_bar=True)', 'self.log("train_loss", step_loss, prog_bar=True)'],
+    ["set_postfix"],
+)

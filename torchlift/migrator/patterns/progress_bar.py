@@ -139,14 +139,20 @@ def read(ctx, plan, steps) -> None:
                 where = "training_step"
             why = f'the bar\'s `{key}` -> `self.log("{key}", ..., prog_bar=True)`'
             plan.explained.append((stmt, where, why))
-        later = [s for p, s in steps["body"] if p > position]
-        at = next(
-            (k for k, s in enumerate(plan.train_body) if later and s is later[0]),
-            len(plan.train_body),
-        )
-        plan.train_body[at:at] = in_step
+        later = next((s for p, s in steps["body"] if p > position), None)
         moved = steps.get("moved_after_step", ())
-        at = min(len(plan.after_step), sum(1 for p, _ in moved if p < position))
+        before_in_hook = sum(1 for p, _ in moved if p < position)
+        ctx.found.setdefault("bar_logs", []).append((later, in_step, before_in_hook, in_hook))
+
+
+def clean(ctx, plan) -> None:
+    """The logs `read` made, placed once every pattern has rebuilt the step's statements: in
+    the step before the statement that followed the bar's call, or in the hook after the
+    statements that preceded it there."""
+    for later, in_step, before_in_hook, in_hook in reversed(ctx.found.get("bar_logs", ())):
+        at = next((k for k, s in enumerate(plan.train_body) if s is later), len(plan.train_body))
+        plan.train_body[at:at] = in_step
+        at = min(len(plan.after_step), before_in_hook)
         plan.after_step[at:at] = in_hook
 
 

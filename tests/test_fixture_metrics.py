@@ -114,3 +114,35 @@ def test_evaluation_prints_and_writes_what_the_script_did(case, target, tmp_path
         assert ours.exists(), f"{path} not written by the conversion"
         if path.suffix == ".txt":
             assert ours.read_text() == (tmp_path / "original" / path).read_text()
+
+
+# fixture -> {logged key: the script's expression of the value its bar showed last}
+BAR_VALUES = {
+    "tqdm_postfix_accuracy_lr": {
+        "acc": "correct / seen",
+        "lr": 'optimizer.param_groups[0]["lr"]',
+    },
+}
+
+
+@pytest.mark.parametrize("target", ["runtime", "lightning"])
+@pytest.mark.parametrize("case", sorted(BAR_VALUES))
+def test_progress_bar_values_are_logged_with_the_values_shown(case, target, tmp_path):
+    """`set_postfix(acc=..., lr=...)` values are logged (prog_bar=True) under the script's keys,
+    with the values the script's bar showed: the last step's, read after the training."""
+    shown = BAR_VALUES[case]
+    source = (FIXTURES / case / "input.py").read_text()
+    result = migrate_source(source, path=f"{case}.py", target=target)
+    assert result.changed, [str(f) for f in result.findings]
+    for key in shown:
+        assert f'self.log("{key}", ' in result.output and "prog_bar=True" in result.output
+    original = source + "".join(f"\nprint('{k}', repr(float({e})))" for k, e in shown.items())
+    converted = result.output + "".join(
+        f"\nprint('{k}', repr(float(trainer.callback_metrics['{k}'])))" for k in shown
+    )
+    before = _run(original, tmp_path / "original")
+    after = _run(converted, tmp_path / "converted")
+    for key in shown:
+        value = float(re.findall(rf"^{key} (\S+)$", before, re.M)[-1])
+        logged = float(re.findall(rf"^{key} (\S+)$", after, re.M)[-1])
+        assert logged == pytest.approx(value, rel=1e-6), key  # logged as float32

@@ -94,3 +94,11 @@ CONVERTS["a_dict_of_metrics_is_logged_under_its_keys"] = (
     ['self.log("val_acc", metrics["val_acc"])'],
     ['self.log("seen"', 'self.log("correct"'],
 )
+
+CONVERTS["a_printed_value_that_calls_the_model_again_is_not_logged"] = (
+    _COUNTERS.format(
+        epoch_end='print(f"acc {correct / total:.2f} last {criterion(model(x), y).item() / total:.3f}")'
+    ),
+    ['self.log("acc", self.correct / self.total)'],
+    ['self.log("last"'],
+)

@@ -161,6 +161,7 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
                 or isinstance(value, cst.Name)
                 or not collect_names(value).reads & derived
                 or not is_number(ctx, value, known)
+                or (read_as is None and not _evaluates_again_alike(ctx, value))
             ):
                 continue
             taken.add(label)
@@ -168,6 +169,24 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
             reported.append(cst.parse_statement(f'self.log("{label}", {code})\n'))
     logs = [cst.parse_statement(f'self.log("{name}", {name})\n') for name in metrics]
     return reported + logs
+
+
+def _evaluates_again_alike(ctx, value) -> bool:
+    """Evaluating `value` a second time (the log after the print) gives the same number and
+    changes nothing: its only calls are number functions and `.item()` / `.size()` /
+    `.numel()` of a name or attribute (never a model or loss call run again)."""
+    for call in m.findall(value, m.Call()):
+        if ctx.call_qualnames(call) & (_NUMBER_CALLS | _OF_NUMBERS):
+            continue
+        func = call.func
+        if not m.matches(func, m.Attribute(attr=m.Name("item") | m.Name("size") | m.Name("numel"))):
+            return False
+        receiver = func.value
+        while isinstance(receiver, cst.Attribute):
+            receiver = receiver.value
+        if not isinstance(receiver, cst.Name):
+            return False
+    return True
 
 
 def _dict_entries(stmt) -> list[tuple[str, cst.BaseExpression, str]]:

@@ -28,6 +28,7 @@ MONITORED = {
     "validation_writes_predictions_file": ("val_acc", "max", r"val_acc=([0-9.]+)"),
     # a printed expression logged under its label; counters (correct, seen) are not logged
     "eval_smoke_test_break": ("val_loss", "min", r"val_loss=([0-9.]+)"),
+    "phase_loop_grad_around_forward": ("valid_mean_loss", "min", r"valid: mse ([0-9.]+)"),
 }
 
 
@@ -71,6 +72,9 @@ PRINTED = {
     "validation_writes_predictions_file": r"epoch \d+: val_acc=[^\r\n]*",
     # one batch per evaluation pass (limit_val_batches / limit_test_batches): same numbers
     "eval_smoke_test_break": r"epoch \d+: val_loss=[^\r\n]*|test_acc=[^\r\n]*",
+    # both phases' epoch lines, each from its own accumulators, in the script's order
+    "phase_loop_best_weights": r"(?:train|val) +loss [^\r\n]*",
+    "phase_loop_grad_around_forward": r"epoch \d+ (?:train|valid): mse [^\r\n]*",
 }
 
 

@@ -171,12 +171,12 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
-    "train_eval_phase_loop_over_a_dict_of_loaders": (
-        "TL104",
+    "phase_loop_validating_before_training": (
+        "TL175",
         """
         loaders = {"train": loader, "val": loader}
         for epoch in range(2):
-            for phase in ["train", "val"]:
+            for phase in ["val", "train"]:
                 model.train(phase == "train")
                 for x, y in loaders[phase]:
                     optimizer.zero_grad()

@@ -51,6 +51,7 @@ class LoopFacts:
     trainer_name: str = ""
     step_loop: bool = False  # a step loop (shapes/iteration.py): one epoch of iterations
     generated_loader: bool = False  # the training loader is generated (a range of numbers)
+    phase_loop_at: tuple[int, int] | None = None  # `for phase in ["train", "val"]:`
 
 
 def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str) -> LoopFacts:
@@ -63,13 +64,17 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
     optimizers = plan.optimizers
     return LoopFacts(
         epoch_loop_at=lines.position(plan.epoch_loop, (1, 0)),
-        train_loader=plan.train_loader,
+        train_loader=plan.loader_exprs.get(plan.train_loader, plan.train_loader),
         optimizers=frozenset(o.name for o in optimizers),
         schedulers=frozenset(o.scheduler for o in optimizers if o.scheduler),
         model_names=frozenset(n for m in plan.models for n in (m.name, *m.aliases)),
         device_names=frozenset(plan.device_names),
         scaler=plan.scaler,
-        validation_loader=plan.validation.loader if plan.validation else None,
+        validation_loader=(
+            plan.loader_exprs.get(plan.validation.loader, plan.validation.loader)
+            if plan.validation
+            else None
+        ),
         test_loader=plan.test.loader if plan.test else None,
         helpers=tuple(plan.inlined_helpers),
         removed_at=positions(plan.remove_stmts),
@@ -98,6 +103,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         trainer_name=trainer_name,
         step_loop=plan.step_loop,
         generated_loader=plan.loader_stmt is not None,
+        phase_loop_at=lines.position(plan.phase_loop, None) if plan.phase_loop else None,
     )
 
 
@@ -128,6 +134,16 @@ def loop_changes(
     if facts.validation_loader:
         validation = _loop_over([epoch], facts.validation_loader) or _loop_with_backward(
             helpers, False
+        )
+    phases = src.at(facts.phase_loop_at) if facts.phase_loop_at else None
+    if phases is not None:  # one batch loop in the source serves both passes
+        batch = _loop_with_backward([phases], True)
+        validation = batch if facts.validation_loader else None
+        add(
+            _header(phases),
+            out.cls,
+            "phase loop -> a training pass and a validation pass: each phase's copy of the "
+            "body with `" + ast.unparse(phases.target) + "` resolved",
         )
     fit_block = out.block_calling("fit")
 

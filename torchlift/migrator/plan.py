@@ -104,6 +104,10 @@ class LoopPlan:
     # step loops (shapes/iteration.py): the statement binding the generated loader of
     # iteration numbers
     loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)
+    # loader names standing for an expression `fit` is given (`dataloaders["train"]` of a
+    # phase loop, patterns/phase_loop.py)
+    loader_exprs: dict[str, str] = field(default_factory=dict)
+    phase_loop: cst.For | None = None  # the train/val phase loop unrolled into the epoch
     step_loop: bool = False
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar

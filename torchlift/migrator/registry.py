@@ -34,6 +34,8 @@ SHAPES = ("torchlift.migrator.shapes.iteration", "torchlift.migrator.shapes.epoc
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
     "torchlift.migrator.patterns.eval_shapes",
+    "torchlift.migrator.patterns.phase_loop",
+    "torchlift.migrator.patterns.extra_evaluation",
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.manual_optimization",

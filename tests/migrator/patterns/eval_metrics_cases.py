@@ -102,3 +102,11 @@ CONVERTS["a_printed_value_that_calls_the_model_again_is_not_logged"] = (
     ['self.log("acc", self.correct / self.total)'],
     ['self.log("last"'],
 )
+
+CONVERTS["a_count_read_from_a_dict_of_numbers"] = (
+    _COUNTERS.format(epoch_end="print(f\"val acc {correct / sizes['val']:.3f}\")").replace(
+        "for epoch", 'sizes = {split: len(val_loader.dataset) for split in ["val"]}\nfor epoch'
+    ),
+    ['self.log("val_acc", self.correct / self.sizes["val"])'],
+    ['self.log("correct"'],
+)

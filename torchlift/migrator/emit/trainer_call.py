@@ -17,6 +17,7 @@ def build_trainer_statements(
     args = ", ".join([*(model.name for model in plan.models), *plan.init_args])
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
     loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
+    loaders = [plan.loader_exprs.get(name, name) for name in loaders]
     lines = [plan.loader_stmt] if plan.loader_stmt else []
     lines += [
         f"{lit_name} = {class_name}({args})",

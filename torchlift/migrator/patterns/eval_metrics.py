@@ -40,6 +40,7 @@ import libcst.matchers as m
 from ..analysis.names import collect_names
 from ..analysis.printed_values import shown_values
 from ..analysis.statements import FLOW, LOOP, call_method, contains, single_assign, statements
+from .early_break import mutated_roots
 
 RULES = ()
 
@@ -259,6 +260,8 @@ def is_number(ctx, expr, number: dict[str, bool]) -> bool:
         return is_number(ctx, expr.expression, number)
     if isinstance(expr, cst.BinaryOperation):
         return is_number(ctx, expr.left, number) and is_number(ctx, expr.right, number)
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name):
+        return _numbers_container(ctx, expr.value.value)
     if isinstance(expr, cst.IfExp):
         return is_number(ctx, expr.body, number) and is_number(ctx, expr.orelse, number)
     if isinstance(expr, cst.Call):
@@ -275,6 +278,28 @@ def is_number(ctx, expr, number: dict[str, bool]) -> bool:
                 for a in expr.args
             )
         return bool(called & _NUMBER_CALLS)
+    return False
+
+
+def _numbers_container(ctx, name: str) -> bool:
+    """`name` is bound once before the loop to a dict or list of numbers only (`sizes =
+    {x: len(datasets[x]) for x in ...}`, `[0.5, 0.25]`) that nothing there changes."""
+    binding, count = ctx.binding(name)
+    if count != 1 or binding is None or name in mutated_roots(ctx.scope_before):
+        return False
+    value = binding[1]
+    if isinstance(value, cst.DictComp):
+        return is_number(ctx, value.value, {})
+    if isinstance(value, cst.ListComp):
+        return is_number(ctx, value.elt, {})
+    if isinstance(value, cst.Dict):
+        return all(
+            isinstance(e, cst.DictElement) and is_number(ctx, e.value, {}) for e in value.elements
+        )
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return all(
+            isinstance(e, cst.Element) and is_number(ctx, e.value, {}) for e in value.elements
+        )
     return False
 
 

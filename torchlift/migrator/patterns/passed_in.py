@@ -18,7 +18,8 @@ model and optimizer it passes).
 
 What the function is given is read at its call sites in this file (Python scopes: the name
 bound once in the caller's own scope): every call must pass, for the optimizer parameter, a
-name bound to a `torch.optim` optimizer built on `X.parameters()`, with that `X` passed as one
+name bound to a `torch.optim` optimizer built on `X.parameters()` (or a submodule's,
+`X.fc.parameters()`), with that `X` passed as one
 same parameter of the function (the model); for the loader parameter, a name bound to a
 `DataLoader(...)`. Refused (TL132): a function never called in this file (a library helper:
 what it is given is unknown), used other than by calls (passed as a callback), called with
@@ -242,16 +243,15 @@ def _scope_statements(scope) -> list[cst.BaseStatement]:
 
 
 def _parameters_of(call: cst.Call) -> str | None:
-    """`model` for an optimizer built on `model.parameters()`."""
-    receivers = {
-        found.func.value.value
-        for found in m.findall(
-            call,
-            m.Call(
-                func=m.Attribute(
-                    value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters")
-                )
-            ),
-        )
-    }
+    """`model` for an optimizer built on `model.parameters()`, or on a submodule's
+    (`model.fc.parameters()`, fine-tuning a head): the parameters are the model's either way."""
+    receivers = set()
+    for found in m.findall(
+        call,
+        m.Call(func=m.Attribute(attr=m.Name("parameters") | m.Name("named_parameters"))),
+    ):
+        root = found.func.value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        receivers.add(root.value if isinstance(root, cst.Name) else None)
     return receivers.pop() if len(receivers) == 1 else None

@@ -336,13 +336,12 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
         and iterator.elements
         and all(isinstance(element.value, cst.SimpleString) for element in iterator.elements)
     ):
-        # `for phase in ['train', 'val']:` around a loop over `dataloaders[phase]`: training
-        # and evaluation share one body, which the Trainer runs as separate steps.
+        # a phase loop patterns/phase_loop.py did not unroll (its target is not one name)
         raise Unsupported(
             NOT_A_LOADER,
             "the loop inside the epoch loop iterates a list of strings "
-            f"(`{ctx.module.code_for_node(iterator)}`), not a loader: a train/eval phase loop "
-            "sharing one body is not converted (write the train and eval loops separately)",
+            f"(`{ctx.module.code_for_node(iterator)}`), not a loader: a train/val phase loop "
+            "is converted when its target is one name (`for phase in [...]:`)",
             loop,
         )
     if not isinstance(iterator, cst.Name):

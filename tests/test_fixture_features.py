@@ -101,6 +101,7 @@ FEATURES = {
     "train_function_given_optimizer": [changes_lr_between_epochs],
     "phase_loop_best_weights": [changes_lr_between_epochs],
     "resume_checkpoint_exponential_lr": [changes_lr_between_epochs],
+    "imagenet_meters_start_epoch": [changes_lr_between_epochs],
     "char_model_get_batch_steps": [clips, changes_lr_between_epochs],
     "skip_batches_continue": [fewer_steps_than(2 * 8)],  # NaN-label batches skipped
     "dry_run_limit_batches": [fewer_steps_than(2 * 8)],  # one batch per epoch

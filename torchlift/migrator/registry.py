@@ -62,6 +62,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.trainer_values",
     "torchlift.migrator.patterns.hyperparameters",
     "torchlift.migrator.patterns.sanity_check",
+    "torchlift.migrator.patterns.ddp",
     "torchlift.migrator.patterns.module_globals",
 ]
 

@@ -301,6 +301,8 @@ def _split_epoch_body(ctx: LoopContext, stmts):
         if contains(stmt, FLOW) and not isinstance(stmt, cst.For):
             if batch_loop is not None and _only_direct_breaks(stmt):
                 ctx.found.setdefault("epoch_breaks", []).append(stmt)  # epoch_stop's to read
+            elif batch_loop is not None and _evaluation_breaks(ctx, stmt):
+                pass  # the pass's own `break`: eval_dry_run's to read
             else:
                 ctx.block(CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt)
         if contains(stmt, BACKWARD):
@@ -352,6 +354,15 @@ def _only_param_group_loops(stmt) -> bool:
     if not loops or m.findall(stmt, m.CompFor()):
         return False
     return all(sets_param_group_lr(loop) for loop in loops)
+
+
+def _evaluation_breaks(ctx, stmt) -> bool:
+    """`stmt` is an evaluation pass whose only control flow is `break` of its own loop."""
+    return (
+        eval_loop_of(ctx, stmt) is not None
+        and not direct_breaks(stmt)
+        and not contains(stmt, FLOW - {"break"})
+    )
 
 
 def _only_direct_breaks(stmt) -> bool:

@@ -365,7 +365,16 @@ def _last_device_binding(ctx, plan):
     the value is None when a statement rebinds the name in a way not read here."""
     found = None
     names = plan.device_names
-    for stmt in [*ctx.module_before, *ctx.scope_before]:
+    # module globals the function reads (patterns/device_scope.py), wherever the module
+    # binds them: their one binding is what the loop sees when the function runs
+    globals_ = ctx.found.get("global_devices", {})
+    before = {id(s) for s in ctx.module_before}
+    unreadable = {id(stmt) for stmt, readable in globals_.values() if not readable}
+    extra = [stmt for stmt, _ in globals_.values() if id(stmt) not in before]
+    for stmt in [*extra, *ctx.module_before, *ctx.scope_before]:
+        if id(stmt) in unreadable:  # its condition reads a name the function rebinds
+            found = stmt, None, sorted(names & bound_names(stmt))[0]
+            continue
         assign = single_assign(stmt)
         partial = device_if_binding(ctx, stmt, complete=False)
         if assign and assign[0] in names and is_device_value(ctx, assign[1]):

@@ -101,3 +101,40 @@ def test_no_comment_about_removed_device_code(case):
         if not DEVICE_CODE.search(following):
             stale.add(comment)
     assert stale == PARTLY_TRUE.get(case, set())
+
+
+def _lightning_module_moves(tree: ast.Module) -> list[str]:
+    """`x.to(name)` / `x.to(device=name)` calls in the methods of the LightningModule
+    subclasses: a move to a device the Trainer knows nothing of."""
+    found = []
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef) or not any(
+            isinstance(base, ast.Attribute) and base.attr == "LightningModule" for base in cls.bases
+        ):
+            continue
+        for node in ast.walk(cls):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "to"
+            ):
+                continue
+            targets = node.args[:1] + [k.value for k in node.keywords if k.arg == "device"]
+            if any(isinstance(target, ast.Name) for target in targets):
+                found.append(ast.unparse(node))
+    return found
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_no_kept_move_beside_a_fixed_accelerator(case):
+    """A Trainer on a fixed accelerator places the model and the batches there; a move the
+    module kept to a device by name would put the batches elsewhere on a GPU machine."""
+    tree = ast.parse((FIXTURES / case / "expected.py").read_text())
+    fixed = [
+        call
+        for call in _trainer_calls(ast.unparse(tree))
+        for keyword in call.keywords
+        if keyword.arg == "accelerator" and isinstance(keyword.value, ast.Constant)
+    ]
+    if fixed:
+        assert _lightning_module_moves(tree) == [], ast.unparse(fixed[0])

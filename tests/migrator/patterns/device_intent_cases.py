@@ -127,6 +127,30 @@ CONVERTS = {
         ["L.Trainer(accelerator=device.type, devices=1, max_epochs=2)"],
         [],
     ),
+    "device_a_module_global_the_function_reads": (
+        """
+        device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+
+
+        def train(net, opt, epochs):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    mask = (torch.rand(x.shape[1]) > 0.1).float().to(device)
+                    opt.zero_grad()
+                    loss = criterion(net(x * mask), y)
+                    loss.backward()
+                    opt.step()
+
+
+        train(model, optimizer, 2)
+        """,
+        [
+            'accelerator="cuda" if torch.cuda.is_available() else "cpu"',
+            "mask = (torch.rand(x.shape[1]) > 0.1).float().to(self.device)",
+        ],
+        ["x.to(device)", 'accelerator="cpu"'],
+    ),
     "data_parallel_becomes_ddp": (
         """
         use_cuda = torch.cuda.is_available()
@@ -159,6 +183,25 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "device_global_read_from_a_config": (
+        """
+        device = config["device"]
+
+
+        def train(net, opt, epochs):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        train(model, optimizer, 2)
+        """,
+        "TL142",
+    ),
     "second_gpu": (
         """
         device = torch.device("cuda:1" if torch.cuda.is_available() else "cpu")

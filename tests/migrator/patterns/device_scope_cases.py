@@ -28,8 +28,7 @@ CONVERTS = {
         [".to(device)"],
     ),
     "global_bound_under_name_main_after_the_function": (
-        _TRAIN
-        + """
+        _TRAIN + """
 
         if __name__ == "__main__":
             use_cuda = torch.cuda.is_available()

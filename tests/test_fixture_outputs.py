@@ -1,9 +1,10 @@
 """What a reviewer checks in every converted fixture (issue 10's acceptance), read from each
 fixtures/<case>/expected.py beside its input.py:
 
-- the Trainer names `accelerator=` and `devices=` (`devices=1` unless the script spread the model
-  over GPUs with DataParallel), so real Lightning does not spread a one-device script over
-  every GPU it finds;
+- the Trainer names `accelerator=` and `devices=` (`devices=1`, or the one GPU index a run-time
+  device names, unless the script spread the model over GPUs with DataParallel), so real
+  Lightning does not spread a one-device script over every GPU it finds;
+- no `.to(<name>)` kept in the LightningModule beside a fixed `accelerator=`;
 - no import the conversion left unused (ruff's F401 on the output, minus what it already said
   of the input);
 - no comment left about device code the conversion removed: a comment naming the device / CUDA
@@ -72,7 +73,23 @@ def test_the_trainer_says_where_it_runs(case):
         assert "devices" in keywords, ast.unparse(call)
         if "DataParallel" not in source:
             devices = keywords["devices"]
-            assert isinstance(devices, ast.Constant) and devices.value == 1, ast.unparse(call)
+            assert _one_device(devices), ast.unparse(call)
+
+
+def _one_device(devices: ast.expr) -> bool:
+    """`devices=1`, or the GPU index of a device known at run time:
+    `[d.index] if d.index else 1` (`--device cuda:1`)."""
+    if isinstance(devices, ast.Constant):
+        return devices.value == 1
+    return (
+        isinstance(devices, ast.IfExp)
+        and isinstance(devices.body, ast.List)
+        and len(devices.body.elts) == 1
+        and ast.unparse(devices.body.elts[0]) == ast.unparse(devices.test)
+        and isinstance(devices.test, ast.Attribute)
+        and devices.test.attr == "index"
+        and _one_device(devices.orelse)
+    )
 
 
 @pytest.mark.parametrize("case", CASES)

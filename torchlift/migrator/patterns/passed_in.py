@@ -79,6 +79,7 @@ def bind(ctx, plan, steps) -> None:
             values.append(_device_passed(ctx, caller, argument))
         if all(v is not None and is_device_value(ctx, v) for v in values):
             plan.device_names.add(param)
+            ctx.found.setdefault("passed_devices", {})[param] = values  # for device_intent
 
 
 def _device_passed(ctx, caller, argument) -> cst.BaseExpression | None:

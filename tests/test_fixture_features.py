@@ -101,12 +101,14 @@ FEATURES = {
     "train_function_given_optimizer": [changes_lr_between_epochs],
     "phase_loop_best_weights": [changes_lr_between_epochs],
     "resume_checkpoint_exponential_lr": [changes_lr_between_epochs],
+    "imagenet_meters_start_epoch": [changes_lr_between_epochs],
     "char_model_get_batch_steps": [clips, changes_lr_between_epochs],
     "skip_batches_continue": [fewer_steps_than(2 * 8)],  # NaN-label batches skipped
     "dry_run_limit_batches": [fewer_steps_than(2 * 8)],  # one batch per epoch
     "patience_early_stop": [fewer_steps_than(3 * 6)],  # stops after the second epoch
     "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
     "max_batches_per_epoch": [fewer_steps_than(2 * 12)],  # 4 of 12 batches per epoch
+    "trainer_class_history": [changes_lr_between_epochs],  # the class's StepLR
 }
 
 

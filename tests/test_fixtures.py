@@ -22,7 +22,7 @@ import pytest
 
 from torchlift.cli.sources import encode_source, read_source
 from torchlift.verify.compare import compare_runs
-from torchlift.verify.trace import TracedRun, run_traced
+from torchlift.verify.trace import TracedRun, launcher_args, run_traced
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CASES = sorted(p.parent.name for p in FIXTURES.glob("*/input.py"))
@@ -107,9 +107,23 @@ def test_noop_header_says_why(name):
 # --- equivalence ---------------------------------------------------------------------------
 
 
-def run_script(script: Path) -> TracedRun:
+def launcher(case: str) -> list[str]:
+    """fixtures/<case>/launch, if any: the command the case runs under, original and
+    conversions alike (`torchrun --standalone --nproc_per_node=2`)."""
+    launch = FIXTURES / case / "launch"
+    return launcher_args(launch.read_text()) if launch.exists() else []
+
+
+def run_script(script: Path, case: str | None = None) -> TracedRun:
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
-    return run_traced(script, cwd=script.parent, env=env, timeout=RUN_TIMEOUT, params=True)
+    return run_traced(
+        script,
+        cwd=script.parent,
+        env=env,
+        timeout=RUN_TIMEOUT,
+        params=True,
+        launcher=launcher(case) if case else [],
+    )
 
 
 def migrate_and_run(case: str, kind: str, workdir: Path):
@@ -125,7 +139,7 @@ def migrate_and_run(case: str, kind: str, workdir: Path):
     folder.mkdir(parents=True)
     script = folder / "train.py"
     script.write_bytes(encode_source(source, encoding))
-    return run_script(script)
+    return run_script(script, case)
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,13 @@ def test_reads_writes_and_read_first_in_source_order():
     assert use.read_first == {"total", "loss", "f", "y", "print"}
 
 
+def test_the_value_of_an_assignment_is_read_before_its_targets_are_bound():
+    # `hidden = repackage_hidden(hidden)` carries hidden across steps (once: a local)
+    for code in ("hidden = f(hidden)\n", "h: T = f(h)\n", "print(h := f(h))\n"):
+        use = collect_names(cst.parse_module(code))
+        assert {"f", "h" if "h" in use.writes else "hidden"} <= use.read_first, code
+
+
 def test_attributes_and_keywords_are_not_variables():
     use = collect_names(cst.parse_module("a.loss = f(loss=b)\n"))
     assert use.reads == {"a", "f", "b"} and use.writes == set()

@@ -284,6 +284,125 @@ LOOPS = {
                     optimizer.step()
         """,
     ),
+    "loop_around_the_epoch_loop": (  # k-fold: once told to wrap it in `for epoch in range(1)`
+        "TL101",
+        """
+        for fold, (tr_idx, va_idx) in enumerate([([0, 1], [2]), ([1, 2], [0])]):
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+        """,
+    ),
+    "loop_around_a_function_holding_the_epoch_loop": (
+        "TL101",
+        """
+        def run_fold(fold):
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+            print(fold, loss.item())
+
+
+        for fold in ["a", "b"]:
+            run_fold(fold)
+        """,
+    ),
+    "backward_of_a_mean": (  # d2l: loss(reduction="none") then l.mean().backward()
+        "TL114",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                l = nn.functional.cross_entropy(model(x), y, reduction="none")
+                l.mean().backward()
+                optimizer.step()
+        """,
+    ),
+    "parameters_updated_by_hand": (
+        "TL105",
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                model.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                with torch.no_grad():
+                    for p in model.parameters():
+                        p -= 0.1 * p.grad
+        """,
+    ),
+    "helper_with_a_loop_before_the_batch_loop": (  # ImageNet example's adjust_learning_rate
+        "TL109",
+        """
+        def adjust_learning_rate(optimizer, epoch):
+            for param_group in optimizer.param_groups:
+                param_group["lr"] = 0.1 * (0.1 ** (epoch // 2))
+
+
+        for epoch in range(2):
+            adjust_learning_rate(optimizer, epoch)
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
+    "enumerate_of_folds_around_the_epoch_loop": (  # once: "enumerate(range(...)) epoch loop"
+        "TL101",
+        """
+        for fold, val_idx in enumerate([[0, 1], [2, 3]]):
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+            print(fold, val_idx)
+        """,
+    ),
+    "train_function_given_a_loader_built_by_a_helper": (  # d2l's load_array
+        "TL132",
+        """
+        def load_array(arrays, batch_size):
+            return DataLoader(TensorDataset(*arrays), batch_size, shuffle=True)
+
+
+        def train(net, train_iter, updater):
+            for epoch in range(2):
+                for x, y in train_iter:
+                    updater.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    updater.step()
+
+
+        train_iter = load_array((torch.randn(8, 4), torch.randint(0, 2, (8,))), 4)
+        train(model, train_iter, optimizer)
+        """,
+    ),
+    "epoch_code_and_validation_pass_both_use_torch": (  # d2l: once "reads `torch`, which the
+        "TL177",  # validation pass changes"
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            print(isinstance(model, torch.nn.Module))
+            with torch.no_grad():
+                for x, y in val_loader:
+                    print(criterion(model(x), y).item())
+        """,
+    ),
     "epoch_read_after_loop": (
         "TL112",
         """
@@ -314,3 +433,24 @@ def test_loop_is_left_untouched_with_a_warning(name):
 
 def test_every_rule_has_a_one_line_description():
     assert all(code.startswith("TL") and "\n" not in text for code, text in RULES.items())
+
+
+# the reason a refusal gives must name the real cause (a held-out check found these wrong)
+REASONS = {
+    "loop_around_the_epoch_loop": "loop around the epoch loop",
+    "enumerate_of_folds_around_the_epoch_loop": "loop around the epoch loop",
+    "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
+    "backward_of_a_mean": "`l.mean().backward()`",
+    "parameters_updated_by_hand": "no optimizer.step() in the batch loop",
+    "epoch_code_and_validation_pass_both_use_torch": "uses `torch` as the validation pass does",
+    "train_function_given_a_loader_built_by_a_helper": "bound to `load_array(...)`",
+    "helper_with_a_loop_before_the_batch_loop": "(in `adjust_learning_rate()`, called before it)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REASONS))
+def test_refusal_names_the_real_cause(name):
+    code, body = LOOPS[name]
+    result = migrate_source(HEADER + textwrap.dedent(body), "train.py")
+    messages = [f.message for f in result.findings if f.code == code]
+    assert any(REASONS[name] in message for message in messages), messages

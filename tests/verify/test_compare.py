@@ -66,3 +66,14 @@ def test_table_marks_rows_beyond_rtol_and_missing_steps():
     assert table[1].split() == ["1", "1", "1", "0"]
     assert table[2].split() == ["2", "2", "2.5", "2.0e-01", "<-"]
     assert table[3].split() == ["3", "3", "-", "<-", "missing"]
+
+
+def test_every_rank_of_a_ddp_run_is_compared():
+    def run(rank_one):
+        return SimpleNamespace(losses=[1.0, 0.5], params=None, rank_losses={1: rank_one})
+
+    assert compare_runs(run([0.9, 0.4]), run([0.9, 0.4]), 0.0).outcome == "identical"
+    differs = compare_runs(run([0.9, 0.4]), run([0.9, 0.41]), 0.0)
+    assert differs.outcome == "diverged" and "rank 1" in differs.detail
+    fewer = compare_runs(run([0.9, 0.4]), SimpleNamespace(losses=[1.0, 0.5], params=None), 0.0)
+    assert fewer.outcome == "diverged" and "processes" in fewer.detail

@@ -83,7 +83,7 @@ def test_final_parameters_after_exactly_the_requested_steps_and_seeded_torch(tmp
     assert other_seed.losses != finished.losses
 
 
-def test_only_rank_zero_records(tmp_path):
+def test_each_rank_records_its_own_losses(tmp_path):
     script = _script(
         tmp_path,
         """
@@ -94,8 +94,10 @@ def test_only_rank_zero_records(tmp_path):
     import os
 
     env = dict(os.environ, RANK="1", LOCAL_RANK="1")
-    run = run_traced(script, env=env)
+    run = run_traced(script, env=env, params=True)
+    # rank 0's trace stays empty; rank 1's losses are its own, and only rank 0 dumps tensors
     assert run.returncode == 0 and run.losses == [] and not run.imported_torch
+    assert run.rank_losses == {1: [2.0]} and run.params is None
 
 
 def test_buffers_of_trained_modules_are_recorded_even_from_a_finished_function(tmp_path):

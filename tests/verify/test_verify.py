@@ -193,6 +193,7 @@ def test_bad_options_are_one_line_usage_errors(tmp_path):
         ({"steps": 0}, "--steps must be a positive integer"),
         ({"device": "tpu"}, "--device must be cpu, cuda or cuda:N"),
         ({"target": "keras"}, "--target must be one of runtime, lightning, pytorch_lightning"),
+        ({"launch": "mpirun -np 2"}, "--launch: unknown launcher 'mpirun' (expected torchrun)"),
     ]:
         out = io.StringIO()
         assert verify.run_verify(str(script), out=out, **options) == 2

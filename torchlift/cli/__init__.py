@@ -35,7 +35,7 @@ from torchlift.migrator.result import InputError, MigrationResult
 
 TARGETS = ("runtime", "lightning", "pytorch_lightning")
 EXIT_OK, EXIT_CHANGES, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 123
-VERIFY_ONLY = ("steps", "rtol", "timeout", "device")
+VERIFY_ONLY = ("steps", "rtol", "timeout", "device", "launch")
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -125,6 +125,13 @@ def explain_rule(ctx: click.Context, _param, code: str | None) -> None:
     help="--verify: seconds allowed per run.",
 )
 @click.option("--device", default="cpu", show_default=True, help="--verify: device to run on.")
+@click.option(
+    "--launch",
+    default="",
+    metavar="COMMAND",
+    help="--verify: run both scripts under this launcher, e.g. "
+    "'torchrun --standalone --nproc_per_node=2' (every rank's losses are compared).",
+)
 @click.version_option(__version__, "--version", prog_name="torchlift")
 @click.pass_context
 def migrate_command(
@@ -144,6 +151,7 @@ def migrate_command(
     rtol,
     timeout,
     device,
+    launch,
 ) -> None:
     """Convert plain PyTorch training loops to a LightningModule + Trainer.
 
@@ -163,6 +171,7 @@ def migrate_command(
                 timeout=timeout,
                 device=device,
                 html=html_file,
+                launch=launch,
             )
         )
     for name in VERIFY_ONLY:

@@ -36,6 +36,8 @@ class LoopFacts:
     test_loader: str | None
     helpers: tuple[str, ...]  # inlined helper functions (their loops moved into the class)
     removed_at: tuple[tuple[int, int], ...] = field(default=())  # other statements deleted
+    removed_why: tuple = field(default=())  # ((line, column), why) of some of them
+    rewritten: tuple = field(default=())  # ((line, column), the new code unparsed, why)
     optimizer_at: tuple[tuple[int, int], ...] = field(default=())  # optimizer / scheduler lines
     stripped_at: tuple[tuple[int, int], ...] = field(default=())  # statements losing a move
     after_step_at: tuple[tuple[int, int], ...] = field(default=())  # -> on_train_batch_end
@@ -77,6 +79,16 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         test_loader=plan.test.loader if plan.test else None,
         helpers=tuple(plan.inlined_helpers),
         removed_at=positions(plan.remove_stmts),
+        removed_why=tuple(
+            (lines.lines[id(stmt)], why)
+            for stmt, why in plan.removed_why
+            if lines.lines.get(id(stmt)) is not None
+        ),
+        rewritten=tuple(
+            (lines.lines[id(stmt)], _unparsed(code), why)
+            for stmt, code, why in plan.rewritten_why
+            if lines.lines.get(id(stmt)) is not None and _unparsed(code) is not None
+        ),
         optimizer_at=positions(s for o in optimizers for s in (o.stmt, o.scheduler_stmt)),
         stripped_at=positions(plan.strip_stmts),
         after_step_at=positions(plan.after_step_source),
@@ -99,6 +111,14 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         generated_loader=plan.loader_stmt is not None,
         phase_loop_at=lines.position(plan.phase_loop, None) if plan.phase_loop else None,
     )
+
+
+def _unparsed(code: str) -> str | None:
+    """`code` (one simple statement) as `ast.unparse` writes it: how _OutputIndex finds it."""
+    try:
+        return ast.unparse(ast.parse(code.strip()).body[0])
+    except (SyntaxError, IndexError):
+        return None
 
 
 def loop_changes(
@@ -274,11 +294,14 @@ def loop_changes(
                 out.statement(_without_device_moves(stmt, facts.device_names)),
                 "device move removed: the Trainer puts the model on its device",
             )
+    for position, code, why in facts.rewritten:
+        add(src.at(position), out.statement(code), why)
+    why_removed = dict(facts.removed_why)
     for position in facts.removed_at:
         add(
             src.at(position),
             None,
-            "removed: the Trainer owns it (device, wrapper or scaler)",
+            why_removed.get(position, "removed: the Trainer owns it (device, wrapper or scaler)"),
             removed=True,
         )
     add(

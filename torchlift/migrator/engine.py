@@ -4,7 +4,8 @@
     -> re-parse -> check
 
 Each stage is a module of its own: inputs.py, prefilter.py, source/, shapes/ + patterns/ (in
-registry.py's order), resolve_names.py, emit/. The last stage, `check`, receives the original
+registry.py's order), resolve_names.py, emit/. A loop in a hand-written trainer class is first
+inlined into a flat script (shapes/trainer_inline.py), which the same pipeline converts. The last stage, `check`, receives the original
 and the converted text and returns findings that refuse the conversion (the file then stays
 byte-identical): CHECKS lists the functions run there.
 
@@ -23,6 +24,7 @@ import traceback
 from collections.abc import Callable
 
 import libcst as cst
+import libcst.matchers as m
 
 from . import static_check
 from .analysis.names import clear_cache
@@ -39,9 +41,11 @@ from .outcomes import (
 )
 from .prefilter import may_contain_training_loop, worth_a_syntax_check
 from .result import Finding, InputError, MigrationResult
-from .rule import Refused, Rule
+from .rule import Refused, Rule, Unsupported
 from .shapes import plan_loop
 from .shapes.context import LoopContext
+from .shapes.trainer_class import class_holding
+from .shapes.trainer_inline import inline_trainer_class, remap
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .upgrade import mentions_lightning, upgrade_lightning
 
@@ -131,6 +135,22 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     lines = LineIndex(module, tree)
     imports = import_table(tree)
     findings: list[Finding] = []
+    trainer_class = class_holding(module, loops)
+    if trainer_class is not None:  # inlined, then converted as a flat script (TL170)
+        at = lines.position(trainer_class, (1, 0))
+        try:
+            inlined = inline_trainer_class(module, trainer_class, loops)
+        except Unsupported as why:
+            where = lines.position(why.node, at) if why.node is not None else at
+            findings.append(Finding(path, *where, why.code, why.reason, "warning"))
+            inner = {id(n) for n in m.findall(trainer_class, m.For() | m.While())}
+            loops = [loop for loop in loops if id(loop) not in inner]
+        else:
+            flat_tree, error = parse_text(inlined.text, path)
+            if error is not None:  # never expected: the flat script is generated code
+                raise RuntimeError(f"inlined trainer class did not parse: {error}")
+            result = _migrate_parsed(inlined.text, flat_tree, path, target)
+            return remap(result, inlined, text, at)
     planned = []
     for loop in loops:
         ctx = LoopContext(imports, module, loop)

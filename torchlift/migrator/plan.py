@@ -109,6 +109,10 @@ class LoopPlan:
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
+    after_trainer: list[str] = field(default_factory=list)  # code right after `L.Trainer(...)`
+    trainer_at: cst.CSTNode | None = None  # build the Trainer there, not at the loop (ddp/)
+    removed_why: list = field(default_factory=list)  # (removed statement, the change log's why)
+    rewritten_why: list = field(default_factory=list)  # (statement, its new code, the why)
     # filled by resolve_names
     init_args: list[str] = field(default_factory=list)
     state: set[str] = field(default_factory=set)

@@ -60,6 +60,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.eval_mode",
     "torchlift.migrator.patterns.eval_metrics",
     "torchlift.migrator.patterns.sanity_check",
+    "torchlift.migrator.patterns.ddp",
     "torchlift.migrator.patterns.module_globals",
 ]
 

@@ -113,9 +113,16 @@ class ScopeInfo:
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
+    # `epoch = self.current_epoch + <start>` opens the hooks reading the epoch: in a function
+    # the start (`args.start_epoch`) is a local of it, to pass like the step's own reads
+    start = []
+    if plan.epoch_var and plan.epoch_start is not None and plan.in_function:
+        start = [cst.SimpleStatementLine([cst.Expr(plan.epoch_start)])]
     pieces = {
         "on_train_epoch_start": list(plan.pre_train),
-        "training_step": [t for t in [plan.train_target] if t is not None] + plan.train_body,
+        "training_step": [t for t in [plan.train_target] if t is not None]
+        + start
+        + plan.train_body,
         "on_train_batch_end": plan.after_step_pieces(),
         "on_train_epoch_end": list(plan.post_train),
     }
@@ -332,15 +339,19 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
                 for small in found.body:
                     if isinstance(small, (cst.Import, cst.ImportFrom)):
                         function_imports |= collect_names(small).writes
+    # the code around the loop as it will be written: rewritten statements as rewritten
+    rewritten = {id(stmt): new for stmt, new in plan.rewrite_stmts}
+    removed = {id(stmt) for stmt in plan.remove_stmts}
     after = _NamesInOrder()
     for stmt in ctx.scope_after:
-        after.add(stmt)
+        if id(stmt) not in removed:
+            after.add(rewritten.get(id(stmt), stmt))
     moved = pieces_of(plan)["configure_optimizers"]
     other = set()
     for stmt in ctx.scope_before:
-        if any(stmt is s for s in moved):
+        if any(stmt is s for s in moved) or id(stmt) in removed:
             continue
-        other |= scope_reads(stmt)
+        other |= scope_reads(rewritten.get(id(stmt), stmt))
     # module globals an inlined helper declared: the module holds their final value after
     # training, as the helper left it (patterns/helper_globals.py)
     carried = set(ctx.found.get("helper_globals", ()))

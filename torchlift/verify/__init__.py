@@ -3,10 +3,14 @@
 Contract with the CLI (torchlift/cli calls exactly this):
 
     run_verify(script, script_args, *, steps=20, rtol=1e-5, target="runtime", timeout=600.0,
-               device="cpu", out=sys.stdout, err=None, html=None) -> int   # the exit code
+               device="cpu", out=sys.stdout, err=None, html=None, launch="") -> int   # exit code
 
 `html`, a path: also write the review page with both runs' losses (after the runs).
 `err` receives the one-line usage and input errors (the CLI passes stderr); it defaults to `out`.
+`launch`: a launcher both scripts run under (`torchrun --standalone --nproc_per_node=2`).
+Every rank's losses are compared (trace/). A distributed script (mp.spawn, a process group, a
+launcher) runs after the other, not beside it: a port the original fixes for its process
+group must be free when the converted script starts its own.
 
 It converts SCRIPT in memory, runs the original and the converted code side by side in
 temporary copies of the script's folder (see workspace.py) with the backward trace installed
@@ -31,7 +35,7 @@ from typing import TextIO
 from torchlift.verify.compare import Comparison, compare_runs
 from torchlift.verify.diagnose import error_line, needs_network, stderr_tail
 from torchlift.verify.table import format_table
-from torchlift.verify.trace import LiveRuns, TracedRun, run_traced
+from torchlift.verify.trace import LiveRuns, TracedRun, launcher_args, run_traced
 from torchlift.verify.workspace import make_run_dir
 from torchlift.verify.workspace import run_env as workspace_env
 
@@ -52,6 +56,7 @@ def run_verify(
     out: TextIO = sys.stdout,
     err: TextIO | None = None,
     html: str | None = None,
+    launch: str = "",
 ) -> int:
     said: list[str] = []
 
@@ -64,6 +69,10 @@ def run_verify(
 
     path = Path(script)
     problem = check_options(path, steps, rtol, target, timeout, device)
+    try:
+        launcher = launcher_args(launch)
+    except ValueError as exc:
+        problem = problem or f"--launch: {exc}"
     if problem:
         complain(f"migrate --verify: {problem}")
         return EXIT_USAGE
@@ -97,7 +106,8 @@ def run_verify(
         say(f"  running the original and the converted script (timeout {timeout:g} s each)...")
         started = time.monotonic()
         live = LiveRuns()
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        workers = 1 if launcher or is_distributed(text) else 2
+        with ThreadPoolExecutor(max_workers=workers) as pool:
             runs = [
                 pool.submit(
                     run_traced,
@@ -111,6 +121,7 @@ def run_verify(
                     seed=SEED,
                     hide_gpus=hide_gpus,
                     live=live,
+                    launcher=launcher,
                 )
                 for script_path in (original_script, converted_script)
             ]
@@ -127,6 +138,11 @@ def run_verify(
         write_review_page(Path(html), result, original, converted, verdict.split("\n")[0])
         say(f"review page: {html}")
     return code
+
+
+def is_distributed(text: str) -> bool:
+    """The script starts processes or a process group of its own."""
+    return bool(re.search(r"\b(init_process_group|spawn|DistributedDataParallel)\b", text))
 
 
 def write_review_page(page: Path, result, original: TracedRun, converted: TracedRun, verdict):

@@ -50,6 +50,9 @@ def compare_runs(original, converted, rtol: float) -> Comparison:
     if len(a) != len(b):
         detail = f"the original recorded {len(a)} training steps and the converted script {len(b)}"
         return Comparison("diverged", shared, max_rel, shared + 1, detail)
+    other_ranks = _compare_other_ranks(original, converted, rtol)
+    if other_ranks is not None:
+        return other_ranks
     params = compare_params(original.params, converted.params, rtol)
     if params is not None and not params[0]:
         return Comparison("diverged", shared, max_rel, None, params[1])
@@ -58,6 +61,29 @@ def compare_runs(original, converted, rtol: float) -> Comparison:
         return Comparison("identical", shared, 0.0, None, params[1] if params else "")
     detail = params[1] if params is not None else ""
     return Comparison("close", shared, max_rel, None, detail)
+
+
+def _compare_other_ranks(original, converted, rtol: float) -> Comparison | None:
+    """DDP runs: every rank's losses, as rank 0's (None when they all agree)."""
+    a = getattr(original, "rank_losses", None) or {}
+    b = getattr(converted, "rank_losses", None) or {}
+    if sorted(a) != sorted(b):
+        detail = f"the original ran {len(a) + 1} processes and the converted script {len(b) + 1}"
+        return Comparison("diverged", len(original.losses), 0.0, None, detail)
+    for rank in sorted(a):
+        for index, (x, y) in enumerate(zip(a[rank], b[rank])):
+            if not losses_close(x, y, rtol):
+                detail = f"rank {rank}: original {x:.9g} vs converted {y:.9g}"
+                return Comparison("diverged", len(a[rank]), 0.0, index + 1, detail)
+        if len(a[rank]) != len(b[rank]):
+            detail = (
+                f"rank {rank}: the original recorded {len(a[rank])} training steps and the "
+                f"converted script {len(b[rank])}"
+            )
+            return Comparison("diverged", len(a[rank]), 0.0, None, detail)
+        if rtol == 0.0 and any(x != y for x, y in zip(a[rank], b[rank])):
+            return Comparison("close", len(a[rank]), 0.0, None, f"rank {rank} within rtol")
+    return None
 
 
 def compare_params(original, converted, rtol: float):

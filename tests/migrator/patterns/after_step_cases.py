@@ -50,6 +50,38 @@ CONVERTS = {
         ["print(loss.item())\n        self.log"],
         ["on_train_batch_end"],
     ),
+    "helper_reading_the_model_every_n_steps_keeps_train_each_step": (  # once: before the step
+        """
+        val_x = torch.randn(4, 4)
+
+
+        def quick_eval():
+            model.eval()
+            with torch.no_grad():
+                return model(val_x).sum().item()
+
+
+        step = 0
+        for epoch in range(2):
+            for x, y in loader:
+                model.train()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+                step += 1
+                if step % 2 == 0:
+                    print(step, quick_eval())
+        """,
+        [
+            "self.model.train()\n",
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        self.step += 1\n"
+            "        if self.step % 2 == 0:\n"
+            "            self.print(self.step, quick_eval())",
+        ],
+        [],
+    ),
 }
 
 UNCHANGED = {

@@ -72,6 +72,19 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "parameters_updated_by_hand": (  # once reported as several optimizers
+        """
+        lr = 0.1
+        for epoch in range(2):
+            for x, y in loader:
+                model.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-lr)
+        """,
+        "TL105",
+    ),
     "optimizer_bound_again_before_the_loop": (
         """
         optimizer = torch.optim.Adam(model.parameters())

@@ -39,6 +39,23 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "eval_then_model_run_in_epoch_code_without_a_validation_loop": (  # once: in train mode
+        """
+        val_x = torch.randn(4, 4)
+        for epoch in range(2):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            model.eval()
+            with torch.no_grad():
+                for i in range(0, 4, 2):
+                    print(model(val_x[i : i + 2]).sum().item())
+        """,
+        "TL147",
+    ),
     "eval_only_in_some_epochs": (
         _EPOCH.format(train="model.train()", evaluation="if epoch > 0:\n        model.eval()"),
         "TL147",

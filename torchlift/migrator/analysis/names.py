@@ -112,11 +112,24 @@ class _Collector(cst.CSTVisitor):
         self._definite.add(bound)
         return False
 
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        # Python evaluates the value before binding the targets (libcst visits the targets
+        # first): in `hidden = repackage_hidden(hidden)` the read comes first
+        _walk(node.value, self)
+        for target in node.targets:
+            _walk(target, self)
+        return False
+
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._mark_store(node.target)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._mark_store(node.target)
+        _walk(node.annotation, self)
+        if node.value is not None:
+            _walk(node.value, self)
+        _walk(node.target, self)
+        return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name) and self._is_own(node.target):
@@ -138,8 +151,11 @@ class _Collector(cst.CSTVisitor):
         if node.asname is not None:
             self._mark_store(node.asname.name)
 
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
         self._mark_store(node.target)
+        _walk(node.value, self)  # evaluated before the target is bound, as in an assignment
+        _walk(node.target, self)
+        return False
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:

@@ -132,7 +132,7 @@ class ClassBuilder:
             return []
         value = "self.current_epoch"
         if plan.epoch_start is not None:
-            value += " + " + self.module.code_for_node(plan.epoch_start)
+            value += " + " + self.module.code_for_node(self.rewrite([plan.epoch_start])[0])
         return [_stmt(f"{plan.epoch_var} = {value}\n")]
 
     def target_prefix(self, target) -> list[cst.BaseStatement]:

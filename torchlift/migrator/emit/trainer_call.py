@@ -19,11 +19,13 @@ def build_trainer_statements(
     loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
     loaders = [plan.loader_exprs.get(name, name) for name in loaders]
     lines = [plan.loader_stmt] if plan.loader_stmt else []
-    lines += [
-        f"{lit_name} = {class_name}({args})",
-        f"{trainer_name} = L.Trainer({', '.join(flags)})",
-        f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})",
-    ]
+    lines.append(f"{lit_name} = {class_name}({args})")
+    if plan.trainer_at is None:
+        lines += [
+            f"{trainer_name} = L.Trainer({', '.join(flags)})",
+            *plan.after_trainer,
+        ]
+    lines.append(f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})")
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]
     optimizers = [optimizer.name for optimizer in plan.optimizers]
     for name in plan.optim_after:
@@ -35,6 +37,15 @@ def build_trainer_statements(
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
     indent = (4 if plan.container is not module else 0) + extra_indent(plan.wrapper)
+    return _statements(lines, indent)
+
+
+def build_early_trainer(plan: LoopPlan, trainer_name: str, module: cst.Module) -> list:
+    """`trainer = L.Trainer(...)` where `plan.trainer_at` stood (where the script started its
+    process group), for the code between it and the loop that reads the rank."""
+    flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
+    lines = [f"{trainer_name} = L.Trainer({', '.join(flags)})", *plan.after_trainer]
+    indent = 4 if plan.container is not module else 0
     return _statements(lines, indent)
 
 

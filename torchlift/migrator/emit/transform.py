@@ -22,7 +22,7 @@ from .apply import ApplyPlans, RemoveUnusedBindings
 from .black_config import project_black_mode
 from .imports import add_import
 from .module_class import ClassBuilder
-from .trainer_call import build_test_statements, build_trainer_statements
+from .trainer_call import build_early_trainer, build_test_statements, build_trainer_statements
 from .unused_imports import drop_unused_imports
 
 
@@ -78,6 +78,9 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
         trainer_stmts = build_trainer_statements(
             plan, class_name, lit_name, trainer_name, module, uses
         )
+        if plan.trainer_at is not None:
+            early = build_early_trainer(plan, trainer_name, module)
+            replacements[id(plan.trainer_at)] = early
         if plan.wrapper is None:
             replacements[id(plan.epoch_loop)] = trainer_stmts
         else:

@@ -28,6 +28,7 @@ from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
 from ..rule import Rule
 from .eval_metrics import SelfPrint
+from .mode_calls import functions_reading
 
 READS_AFTER_ACCUMULATED_STEP = Rule(
     "TL146",
@@ -82,7 +83,9 @@ def bind(ctx, plan, steps) -> None:
         return
     model_names = {n for model in plan.models for n in (model.name, *model.aliases)}
     after = [(p, s) for p, s in steps["body"] if p > opt_step]
-    reading = [s for _, s in after if collect_names(s).reads & model_names]
+    # a call of the script's own function reading the model (`quick_eval()`) reads it too
+    reading_names = model_names | functions_reading(ctx.module, model_names)
+    reading = [s for _, s in after if collect_names(s).reads & reading_names]
     if not reading:
         return
     if steps.get("accumulate") is not None:

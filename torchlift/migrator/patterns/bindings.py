@@ -23,6 +23,7 @@ from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
+from .ddp import is_ddp_wrap
 from .device_moves import is_trivial_statement, strip_device_moves
 from .passed_in import given_optimizer
 from .step_sequence import STEP_SEQUENCE
@@ -87,6 +88,14 @@ def bind(ctx, plan, steps) -> None:
             optimizers.append((position, receiver, binding))
     if not optimizers and ctx.blockers:  # the step was refused already (nested, conditional)
         raise Consequence
+    if not optimizers:
+        raise Unsupported(
+            STEP_SEQUENCE,
+            "no optimizer.step() in the batch loop: an update written by hand "
+            "(`p.data.add_(p.grad, alpha=-lr)`) or none at all leaves configure_optimizers "
+            "no torch.optim optimizer to return",
+            ctx.loop,
+        )
     if len({o[1] for o in optimizers}) != 1 or len(optimizers) != 1:
         raise Unsupported(
             STEP_SEQUENCE,
@@ -155,6 +164,8 @@ def _read_model(ctx, plan, model) -> None:
         assign = single_assign(stmt)
         if assign and assign[0] == name:
             value = assign[1]
+            if is_ddp_wrap(ctx, value) and isinstance(value.args[0].value, cst.Name):
+                return "ddp"
             if is_data_parallel(ctx, value):
                 return "remove"
             if m.matches(strip_device_moves(value, devices), m.Name(name)):
@@ -169,6 +180,10 @@ def _read_model(ctx, plan, model) -> None:
     wrapped = ctx.found.setdefault("data_parallel_conditions", [])
     for stmt in ctx.scope_before:
         kind = placement_only(stmt)
+        if kind == "ddp":  # `model = DDP(model)`: the strategy wraps it (patterns/ddp/)
+            plan.remove_stmts.append(stmt)
+            plan.removed_why.append((stmt, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
+            continue
         if kind == "remove":
             plan.remove_stmts.append(stmt)
             wrapped.append(None)
@@ -182,6 +197,9 @@ def _read_model(ctx, plan, model) -> None:
             others = [s for s, kind in zip(inner, kinds) if kind is None]
             if stmt.orelse is None and inner and all(kinds):
                 plan.remove_stmts.append(stmt)
+                if "ddp" in kinds:
+                    why = 'DDP wrapper -> `strategy="ddp"` wraps the model'
+                    plan.removed_why.append((stmt, why))
                 if "remove" in kinds:
                     wrapped.append(stmt.test)
                 continue
@@ -201,14 +219,19 @@ def _read_model(ctx, plan, model) -> None:
         assign = single_assign(stmt)
         if assign is None or assign[0] != name:
             if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
-                raise Unsupported(
-                    DISTRIBUTED, "DistributedDataParallel scripts are not converted yet", stmt
-                )
+                raise Unsupported(DISTRIBUTED, DISTRIBUTED.title, stmt)
             raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
         value = assign[1]
-        if any("DistributedDataParallel" in q for q in ctx.call_qualnames(value)):
-            ctx.block(DISTRIBUTED, "DistributedDataParallel scripts are not converted yet", stmt)
-        plan.strip_stmts.append(stmt)
+        if is_ddp_wrap(ctx, value) and value.args:  # `model = DDP(Net())` -> `model = Net()`
+            value = value.args[0].value
+            unwrapped = stmt.body[0].with_changes(value=strip_device_moves(value, devices))
+            plan.rewrite_stmts.append((stmt, stmt.with_changes(body=[unwrapped])))
+        elif "ddp" not in ctx.found and any(
+            "DistributedDataParallel" in q for q in ctx.call_qualnames(value)
+        ):
+            ctx.block(DISTRIBUTED, DISTRIBUTED.title, stmt)
+        else:
+            plan.strip_stmts.append(stmt)
         constructed = True
         core = strip_device_moves(value, devices)
         if isinstance(core, cst.Call):
@@ -219,6 +242,10 @@ def _read_model(ctx, plan, model) -> None:
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
         wrapped.append(None)
+    wrapper = ctx.found.get("ddp_wrapper")
+    if wrapper is not None and model is plan.model:
+        plan.remove_stmts.append(wrapper)
+        plan.removed_why.append((wrapper, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
     if not constructed and not (name in ctx.params and plan.optimizer.given):
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:

@@ -3,8 +3,9 @@
     model = nn.DataParallel(model)        -> removed
     parallel = nn.DataParallel(model)     -> removed; `parallel(x)` in the loop -> `self(x)`
 
-Refused (TL115): DistributedDataParallel scripts (their launcher, sampler and process group
-would have to go too); (TL112) a DataParallel wrapper used outside the loop.
+Refused (TL115): DistributedDataParallel with no launch patterns/ddp/ recognises (an
+`mp.spawn` worker or torchrun's environment); (TL112) a DataParallel wrapper used outside the
+loop.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from ..rule import Rule
 
 DISTRIBUTED = Rule(
     "TL115",
-    "DistributedDataParallel scripts are not converted yet",
+    "DistributedDataParallel with no mp.spawn worker or torchrun setup to convert",
     """A script wrapping its model in `DistributedDataParallel` starts its own processes and
-    process group; the Trainer does both (`strategy="ddp"`), so the conversion would have to
-    remove the launcher, the sampler and the process group too.""",
-    """Convert the single-process version of the script, then run it with
-    `Trainer(strategy="ddp", devices=N)` or under `torchrun`.""",
+    process group; the Trainer does both (`strategy="ddp"`). Converted: a worker started by
+    `mp.spawn`, or a script setting up from torchrun's environment (patterns/ddp/). A DDP
+    model with neither has no launch the Trainer could take over.""",
+    """Start the worker with `mp.spawn`, or read RANK / LOCAL_RANK / WORLD_SIZE from the
+    environment as torchrun sets them; or convert the single-process version of the script
+    and run it with `Trainer(strategy="ddp", devices=N)`.""",
     """
     import torch
     from torch.nn.parallel import DistributedDataParallel
@@ -58,12 +61,15 @@ def bind(ctx, plan, steps) -> None:
     if binding is None or count != 1:
         return
     stmt, value = binding
+    from .ddp import is_ddp_wrap
+
     if (
-        is_data_parallel(ctx, value)
+        (is_data_parallel(ctx, value) or is_ddp_wrap(ctx, value))
         and value.args
         and isinstance(value.args[0].value, cst.Name)
         and value.args[0].value.value != model.name
     ):
-        ctx.found["data_parallel_wrapper"] = stmt
+        key = "ddp_wrapper" if is_ddp_wrap(ctx, value) else "data_parallel_wrapper"
+        ctx.found[key] = stmt
         model.aliases.add(model.name)
         model.name = value.args[0].value.value

@@ -94,6 +94,8 @@ def read(ctx, plan, steps) -> None:
                 "the validation loop",
                 epoch_calls[0] if epoch_calls else validation.anchor,
             )
+    else:
+        _block_eval_mode_runs(ctx, plan.post_train, models)
     if test is not None:
         section_calls = [s for s in plan.test_stmts if _mode_calls(s, models, "eval")]
         if _switches_to_eval(test.before, models) or (in_eval_mode and not section_calls):
@@ -106,6 +108,29 @@ def read(ctx, plan, steps) -> None:
             "model.eval() is called, but not unconditionally before the test loop",
             test.anchor,
         )
+
+
+def _block_eval_mode_runs(ctx, stmts, models: set[str]) -> None:
+    """Epoch code after the batch loop with no validation pass Lightning could run in eval
+    mode (an evaluation over `range(...)` or tensors): a `model.eval()` statement there is
+    removed (mode_calls) and `on_train_epoch_end` runs in train mode, so a statement after it
+    that runs the model would draw dropout masks and update BatchNorm statistics."""
+    helpers = _helpers_reading(ctx.module, models)
+    in_eval_mode = False
+    for stmt in stmts:
+        if _switches_to_eval([stmt], models):
+            in_eval_mode = True
+        elif _switches([stmt], models, "train"):
+            in_eval_mode = False
+        elif in_eval_mode and _runs_model(stmt, models, helpers):
+            ctx.block(
+                EVAL_MODE_UNKNOWN,
+                "code after the batch loop runs the model after model.eval(), outside a "
+                "validation loop over a loader: in on_train_epoch_end it would run in train "
+                "mode",
+                stmt,
+            )
+            return
 
 
 def _switches_to_eval(stmts, models: set[str]) -> bool:

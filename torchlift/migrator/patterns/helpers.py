@@ -66,6 +66,8 @@ def epoch_body(ctx, stmts):
         body, bound = inline_call(stmt, *found, taken, body=body, keep=declared)
         taken |= bound
         inlined.append(found[0].name.value)
+        origin = ctx.found.setdefault("inlined_from", {})  # for reasons naming the helper
+        origin.update({id(inlined_stmt): found[0].name.value for inlined_stmt in body})
         out.extend(body)
     return out
 

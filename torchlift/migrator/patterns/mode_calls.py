@@ -25,7 +25,10 @@ _BUILTINS = frozenset(dir(builtins))
 
 def clean(ctx, plan) -> None:
     models = [model.name for model in plan.models]
-    keep_train = {model: _may_be_in_eval_mode(ctx, model) for model in models}
+    keep_train = {
+        model: _may_be_in_eval_mode(ctx, model) or _may_switch_to_eval(ctx, plan.after_step, model)
+        for model in models
+    }
 
     def keep(stmt, training: bool = False) -> bool:
         for method in ("train", "eval"):
@@ -44,6 +47,34 @@ def clean(ctx, plan) -> None:
             v.before = [s for s in v.before if keep(s)]
             v.body = [s for s in v.body if keep(s)]
             v.after = [s for s in v.after if keep(s)]
+
+
+def functions_reading(module: cst.Module, names: set[str]) -> set[str]:
+    """Names of the script's module-level functions whose body reads one of `names` (a global
+    model, or a parameter spelled the same: either way a call may run or switch it)."""
+    return {
+        stmt.name.value
+        for stmt in module.body
+        if isinstance(stmt, cst.FunctionDef)
+        and any(found.value in names for found in m.findall(stmt.body, m.Name()))
+    }
+
+
+def _may_switch_to_eval(ctx, after_step, model: str) -> bool:
+    """Whether the code after the optimizer step (on_train_batch_end: an evaluation every N
+    steps) may leave `model` in eval mode for the next step: it calls `model.eval()`, hands
+    the model to a call or calls a function of the script reading it. The script's
+    `model.train()` in the batch loop is then what puts it back, so it is kept."""
+    helpers = functions_reading(ctx.module, {model})
+    for stmt in after_step:
+        for call in m.findall(stmt, m.Call()):
+            if m.matches(call.func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
+                return True
+            if m.matches(call.func, m.Name()) and call.func.value in helpers:
+                return True
+            if any(m.matches(arg.value, m.Name(model)) for arg in call.args):
+                return True
+    return False
 
 
 def _may_be_in_eval_mode(ctx, model: str) -> bool:

@@ -139,9 +139,15 @@ def given_loader(ctx, name: str, node) -> None:
         value = _argument_value(ctx, caller, call, name, node)
         names = ctx.call_qualnames(value) if isinstance(value, cst.Call) else set()
         if not any(q.endswith("DataLoader") for q in names):
+            shown = "an expression"  # what the argument is bound to, as short as it reads
+            if isinstance(value, cst.Call):
+                shown = f"`{ctx.module.code_for_node(value.func)}(...)`"
+            elif isinstance(value, (cst.Name, cst.Attribute)):
+                shown = f"`{ctx.module.code_for_node(value)}`"
             raise Unsupported(
                 PASSED_IN,
-                f"`{_function(ctx)}` is called with `{name}` not bound to a DataLoader",
+                f"`{_function(ctx)}` is called with `{name}` bound to {shown}, not to a "
+                "`DataLoader(...)` call: which loader it is cannot be read",
                 call,
             )
 

@@ -232,11 +232,18 @@ def _check_code_before_the_pass(ctx, stmts) -> None:
     shared |= maybe_changed(ctx, later, collect_names(early).all())
     shared -= {index}
     if shared:
+        modules = {n for n in shared if n in ctx.names.imports}
+        if shared - modules:
+            why = f"reads `{sorted(shared - modules)[0]}`, which the validation pass changes"
+        else:  # `torch.no_grad()` in the pass, `torch.nn.Module` after: no variable is shared
+            why = (
+                f"uses `{sorted(modules)[0]}` as the validation pass does (its global state, "
+                "such as the random generator, may be read in another order)"
+            )
         raise Unsupported(
             PHASES_SHARE_STATE,
-            f"epoch code after the training loop reads `{sorted(shared)[0]}`, which the "
-            "validation pass changes: Lightning runs that code after the pass "
-            "(on_train_epoch_end)",
+            f"epoch code after the training loop {why}: Lightning runs that code after the "
+            "pass (on_train_epoch_end)",
             kept[0],
         )
 

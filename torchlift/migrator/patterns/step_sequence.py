@@ -51,7 +51,10 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
         return
     if not isinstance(receiver, cst.Name):
         raise Unsupported(
-            ACCUMULATION, "backward() on an expression (gradient scaling or accumulation)", stmt
+            ACCUMULATION,
+            f"backward() on an expression (`{ctx.module.code_for_node(receiver)}.backward()`), "
+            "not on a loss variable training_step could return",
+            stmt,
         )
     if stmt.body[0].value.args:
         ctx.block(ACCUMULATION, "backward() with arguments", stmt)

@@ -179,6 +179,14 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
     iterator, target = _unwrap_enumerate(ctx, loop, iterator)
     names = ctx.call_qualnames(iterator)
     if not (names & ({"builtins.range"} | TRANGE)):
+        if _epoch_loop_inside(ctx, loop):
+            raise Unsupported(
+                NOT_AN_EPOCH_LOOP,
+                "loop around the epoch loop (a whole training run per iteration: "
+                "cross-validation folds, several runs): one Trainer.fit per iteration is "
+                "not converted",
+                loop,
+            )
         if isinstance(loop.target, cst.BaseExpression) and isinstance(
             loop.iter, (cst.Name, cst.Call)
         ):
@@ -227,6 +235,37 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
     return epoch_var, start, max_epochs, list(loop.body.body)
 
 
+def _epoch_loop_inside(ctx: LoopContext, loop: cst.For) -> bool:
+    """Whether `loop` holds an epoch loop, `for ... in range(...)` around a loop calling
+    backward(), itself or in a function of the script it calls: `loop` is then a loop around
+    training runs (`for fold, (tr, va) in enumerate(kfold.split(X)):`), not an epoch loop
+    over something else than a range."""
+    functions = {
+        stmt.name.value: stmt for stmt in ctx.module.body if isinstance(stmt, cst.FunctionDef)
+    }
+    called = [
+        functions[call.func.value]
+        for call in m.findall(loop.body, m.Call(func=m.Name()))
+        if call.func.value in functions
+    ]
+    inside = [s for node in [loop, *called] for s in statements(node)[1:]]
+    for inner in inside:
+        if not isinstance(inner, cst.For) or not contains(inner.body, BACKWARD):
+            continue
+        iterator = inner.iter
+        if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TQDM:
+            if iterator.args and iterator.args[0].keyword is None:
+                iterator = iterator.args[0].value
+        if not ctx.call_qualnames(iterator) & ({"builtins.range"} | TRANGE):
+            continue
+        if any(
+            isinstance(s, (cst.For, cst.While)) and contains(s.body, BACKWARD)
+            for s in statements(inner)[1:]
+        ):
+            return True
+    return False
+
+
 def _unwrap_enumerate(ctx: LoopContext, loop: cst.For, iterator):
     """`for epoch, _ in enumerate(range(N)):` counts epochs as `for epoch in range(N):` does:
     (the range, the epoch target). The range's own values must go unread (`_` or a name the
@@ -238,8 +277,9 @@ def _unwrap_enumerate(ctx: LoopContext, loop: cst.For, iterator):
         and iterator.args[0].keyword is None
         and not iterator.args[0].star
         and m.matches(loop.target, m.Tuple([m.Element(m.Name()), m.Element(m.Name())]))
+        and ctx.call_qualnames(iterator.args[0].value) & ({"builtins.range"} | TRANGE)
     ):
-        return iterator, loop.target
+        return iterator, loop.target  # not a count of epochs: the caller says what it is
     inner = iterator.args[0].value
     count, value = (e.value.value for e in loop.target.elements)
     if value != "_" and value in collect_names(loop.body).reads:
@@ -275,7 +315,13 @@ def _split_epoch_body(ctx: LoopContext, stmts):
             continue
         if batch_loop is None:
             if contains(stmt, LOOP):
-                ctx.block(EPOCH_STATEMENT, "loop before the training batch loop in the epoch", stmt)
+                helper = ctx.found.get("inlined_from", {}).get(id(stmt))
+                where = f" (in `{helper}()`, called before it)" if helper else ""
+                ctx.block(
+                    EPOCH_STATEMENT,
+                    f"loop before the training batch loop in the epoch{where}",
+                    stmt,
+                )
             pre.append(stmt)
         elif "validation_stmt" not in ctx.found and eval_loop_of(ctx, stmt) is not None:
             ctx.found["validation_stmt"] = stmt

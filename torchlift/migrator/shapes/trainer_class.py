@@ -1,4 +1,4 @@
-"""A training loop inside a class's method: a hand-written trainer class (refused, TL133).
+"""A training loop inside a class's method: a hand-written trainer class.
 
     class Trainer:
         def __init__(self, model, train_loader, config):
@@ -12,10 +12,12 @@
             for epoch in range(self.config.epochs): ...
 
 Such a class is a trainer of its own: the model, optimizer and loaders are attributes of
-`self` that `__init__` sets and every method shares, and the loop is split over methods that
-the class (or its callers) may also call elsewhere. The converted shapes read names bound in
-one scope around the loop, so this is refused with the class, the method holding the loop
-and the methods calling it named, for the user to decide where the LightningModule goes.
+`self` that `__init__` sets and every method shares. When the script creates it once and
+runs it once, in one block, the class is inlined there (trainer_inline.py, TL170) and the
+flat script is converted by the loop shapes. This module holds the codes of that decision
+and finds the class; a class that is not inlined is refused with a precise reason:
+TL133 (the class's own shape), TL171 (how the script uses it), TL172 (`self` or the
+instance escaping), TL173 (a method that cannot be inlined), TL174 (a name clash).
 """
 
 from __future__ import annotations
@@ -29,39 +31,226 @@ from ..rule import Rule, Unsupported
 TRAINER_CLASS = Rule(
     "TL133",
     "the training loop is in a method of a class (a hand-written trainer class)",
-    """The model, optimizer and loaders of a trainer class are attributes of `self`, set in
-    `__init__` and shared by its methods; its loop is split over methods (`train_epoch()`
-    called by `fit()`) that other code may call too. The migrator converts loops whose
-    bindings are names in one scope, so such a class is left as it is.""",
+    """A trainer class is inlined where the script runs it (TL170) only when the class is
+    all there is to see: no base class (its methods could come from elsewhere), no class
+    decorators or keywords, nothing but methods taking `self` first (no class attributes,
+    properties, static or class methods), and loops in one such class of the file.""",
     """Move the loop into a function that binds `model`, `optimizer` and the loaders as names
     (or write the LightningModule by hand: `train_epoch`'s batch body becomes
     `training_step`, `evaluate`'s becomes `validation_step`, `fit()` becomes
     `L.Trainer(max_epochs=...).fit(...)`).""",
     """
-    class Runner:
-        def __init__(self, model, loader, optimizer):
-            self.model = model
-            self.loader = loader
-            self.optimizer = optimizer
+    class BaseRunner:
+        def log(self, value):
+            print(value)
+
+
+    class Runner(BaseRunner):
+        def __init__(self, net, data):
+            self.net = net
+            self.data = data
+            self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
 
         def fit(self, epochs):
             for epoch in range(epochs):
-                for x, y in self.loader:
-                    self.optimizer.zero_grad()
-                    loss = criterion(self.model(x), y)
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
                     loss.backward()
-                    self.optimizer.step()
+                    self.opt.step()
+                self.log(loss.item())
 
 
-    Runner(model, loader, optimizer).fit(2)
+    runner = Runner(model, loader)
+    runner.fit(2)
     """,
 )
 
-RULES = (TRAINER_CLASS,)
+INLINED = Rule(
+    "TL170",
+    "a hand-written trainer class was inlined where the script creates and runs it",
+    """The class's `__init__` runs where the instance is created, the method the script
+    calls (`fit()`) where it is called, its attributes become names (`self.model` ->
+    `model`) and the methods the loop calls become functions; then the loop is converted
+    like any other. Reads of the instance's attributes after the run read those names
+    (`trainer.history` -> `history`, carried back from the LightningModule). Methods the
+    script never calls are removed with the class; the report names them.""",
+    """Nothing to do; review the diff. Keep the class (and write its LightningModule by
+    hand) if other modules import it.""",
+    """
+    class Runner:
+        def __init__(self, net, data, lr):
+            self.net = net
+            self.data = data
+            self.opt = torch.optim.SGD(net.parameters(), lr=lr)
+
+        def fit(self, epochs):
+            for epoch in range(epochs):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+
+
+    runner = Runner(model, loader, 0.1)
+    runner.fit(2)
+    """,
+    converts=True,
+)
+
+INSTANCE_USE = Rule(
+    "TL171",
+    "the trainer class is not created once and run once by a method call in the same block",
+    """A class is inlined where the script uses it: `trainer = Trainer(...)` once, then one
+    call of the method holding (or reaching) the loop, `trainer.fit(...)`, later in the same
+    block (module level, a function, `if __name__ == "__main__":`), or both at once,
+    `Trainer(...).fit()`. A class created twice (a sweep), run by several calls, never created
+    in the file, or called with `*args` has no single place to inline it.""",
+    """Create the instance once and call its loop method once; for a sweep, move the loop
+    into a function and call it per setting.""",
+    """
+    class Runner:
+        def __init__(self, net, data):
+            self.net = net
+            self.data = data
+            self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+        def fit(self, epochs):
+            for epoch in range(epochs):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+
+
+    for lr in (0.1, 0.01):
+        runner = Runner(model, loader)
+        runner.fit(2)
+    """,
+)
+
+SELF_ESCAPES = Rule(
+    "TL172",
+    "`self` or the trainer instance is used other than through its attributes and methods",
+    """Inlining turns `self.x` into the name `x`. That is faithful only when the object is
+    never seen as a whole: `self` passed to a function or stored, the instance handed to
+    other code, an attribute set from outside the class or read before anything assigns it,
+    an attribute deleted, or a function defined in a method setting attributes of `self`.""",
+    """Pass the attributes the other code needs instead of the object, or set them in
+    `__init__`.""",
+    """
+    class Runner:
+        def __init__(self, net, data):
+            self.net = net
+            self.data = data
+            self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+        def fit(self, epochs):
+            for epoch in range(epochs):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+                report(self)
+
+
+    def report(runner):
+        print(runner.net.weight.norm())
+
+
+    runner = Runner(model, loader)
+    runner.fit(2)
+    """,
+)
+
+METHOD_SHAPE = Rule(
+    "TL173",
+    "a method of the trainer class cannot be inlined as written",
+    """The run method's body is placed where it was called and the methods it calls become
+    functions. Refused: a called method rebinding an attribute (`self.best = acc` in
+    `evaluate()`: a function cannot carry the new binding back), `return` before the end of
+    `__init__` or the run method, `*args` / `**kwargs`, a default that is not a literal,
+    `global` / `nonlocal` / `yield`, `__init__` or the run method called again from
+    another method.""",
+    """Return the value from the helper method and assign the attribute in the caller.""",
+    """
+    class Runner:
+        def __init__(self, net, data):
+            self.net = net
+            self.data = data
+            self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            self.last = None
+
+        def train_epoch(self):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+                self.last = loss.item()
+
+        def fit(self, epochs):
+            for epoch in range(epochs):
+                self.train_epoch()
+                print(self.last)
+
+
+    runner = Runner(model, loader)
+    runner.fit(2)
+    """,
+)
+
+NAME_CLASH = Rule(
+    "TL174",
+    "inlining the trainer class would give one name two meanings",
+    """Once inlined, the class's attributes, the parameters and locals of `__init__` and of
+    the run method, and the code around the call share one namespace. A name used for two
+    things there (`self.opt` and a different `opt` of the script, a local named like an
+    attribute, a method named like a module function) would change what the code reads.""",
+    """Rename one of the two (the attribute or the script's name).""",
+    """
+    class Runner:
+        def __init__(self, net, data):
+            self.net = net
+            self.data = data
+            self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+        def fit(self, epochs):
+            for epoch in range(epochs):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+
+
+    opt = "sgd"
+    runner = Runner(model, loader)
+    runner.fit(2)
+    print(opt)
+    """,
+)
+
+RULES = (TRAINER_CLASS, INLINED, INSTANCE_USE, SELF_ESCAPES, METHOD_SHAPE, NAME_CLASH)
+
+
+def class_holding(module: cst.Module, loops) -> cst.ClassDef | None:
+    """The one module-level class whose methods hold candidate loops, or None."""
+    found = []
+    for cls in module.body:
+        if isinstance(cls, cst.ClassDef):
+            inner = {id(n) for n in m.findall(cls, m.For() | m.While())}
+            if any(id(loop) in inner for loop in loops):
+                found.append(cls)
+    return found[0] if len(found) == 1 else None
 
 
 def refuse_method_loop(module: cst.Module, loop: cst.CSTNode) -> None:
-    """Unsupported (TL133) when `loop` sits in a method of a module-level class."""
+    """Unsupported (TL133) when `loop` sits in a method of a module-level class that was not
+    inlined: the loops of several classes, or of a class another one already refused."""
     for cls in module.body:
         if not isinstance(cls, cst.ClassDef):
             continue
@@ -82,5 +271,5 @@ def _reason(cls: cst.ClassDef, method: cst.FunctionDef, methods) -> str:
     called = f", called from {', '.join(callers)}" if callers else ""
     return (
         f"the training loop is in method `{owner}.{name}`{called}, of a hand-written trainer "
-        f"class: its model, optimizer and loaders are attributes of `self`, not converted"
+        "class that is not inlined (only one class of a file holding training loops is)"
     )

@@ -77,7 +77,9 @@ def replace_wrapper(wrapper, stmts: list) -> list:
     """What stands where the wrapper stood: the Trainer statements (`with` bar dropped), or
     the `try` around them."""
     if isinstance(wrapper, cst.Try):
-        return [wrapper.with_changes(body=wrapper.body.with_changes(body=stmts))]
+        # its comments and blank lines above stay where they are (emit/apply.py keeps them)
+        body = wrapper.body.with_changes(body=stmts)
+        return [wrapper.with_changes(body=body, leading_lines=[])]
     return stmts
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 TRACE_DIR = Path(__file__).parent
@@ -25,6 +25,7 @@ class TracedRun:
     stopped: bool = False  # the trace stopped the script after the requested steps
     timed_out: bool = False
     params: list | None = None  # final values of every tensor that received a gradient
+    rank_losses: dict = field(default_factory=dict)  # rank >= 1 -> its losses (DDP runs)
 
     @property
     def ok(self) -> bool:
@@ -43,14 +44,18 @@ def run_traced(
     seed: int | None = None,
     hide_gpus: bool = True,
     live: LiveRuns | None = None,
+    launcher: list[str] | tuple[str, ...] = (),
 ) -> TracedRun:
-    """Run `python script args...` in a subprocess; return every loss passed to backward().
+    """Run `python script args...` in a subprocess; return every loss passed to backward()
+    (rank 0's in `losses`, other ranks' in `rank_losses`).
 
     steps: stop after this many backward calls (0: run to the end). params: also return the
     final values of the trained tensors. seed: seed torch, numpy and `random` in the script's process.
     hide_gpus: run on CPU (CUDA_VISIBLE_DEVICES="" unless `env` already chooses devices).
     On timeout the whole process group is killed (DDP children included) and `timed_out` set.
     live: register the process there, so another thread can end it (LiveRuns.stop_all).
+    launcher: python arguments before the script, e.g. `-m torch.distributed.run --standalone
+    --nproc_per_node=2` to run it under torchrun.
     """
     with tempfile.TemporaryDirectory(prefix="torchlift-trace-") as tmp:
         trace = Path(tmp) / "trace.jsonl"
@@ -66,15 +71,35 @@ def run_traced(
         if hide_gpus:
             run_env.setdefault("CUDA_VISIBLE_DEVICES", "")
         stdout, stderr, returncode, timed_out = _run_group(
-            [sys.executable, str(script), *args], cwd, run_env, timeout, live or LiveRuns()
+            [sys.executable, *launcher, str(script), *args],
+            cwd,
+            run_env,
+            timeout,
+            live or LiveRuns(),
         )
         run = TracedRun([], returncode, stdout, stderr, timed_out=timed_out)
         _read_trace(trace, run)
+        for other in sorted(Path(tmp).glob("trace.jsonl.rank*")):
+            rank_run = TracedRun([], returncode, "", "")
+            _read_trace(other, rank_run)
+            run.rank_losses[int(other.name.rsplit("rank", 1)[1])] = rank_run.losses
         if params and params_file.exists():
             import torch
 
             run.params = torch.load(params_file, weights_only=True)
         return run
+
+
+def launcher_args(command: str) -> list[str]:
+    """The python arguments standing for a launcher command written as users type it:
+    `torchrun --standalone --nproc_per_node=2` -> `-m torch.distributed.run --standalone ...`
+    (the same interpreter runs it, with the trace installed)."""
+    words = command.split()
+    if not words:
+        return []
+    if words[0] != "torchrun":
+        raise ValueError(f"unknown launcher {words[0]!r} (expected torchrun)")
+    return ["-m", "torch.distributed.run", *words[1:]]
 
 
 class LiveRuns:

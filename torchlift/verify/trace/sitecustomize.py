@@ -12,7 +12,9 @@ script are measured from the same place. Environment:
   TORCHLIFT_TRACE_SEED   seed torch's, numpy's and Python's global RNGs as the script imports
                          them (torch seeds itself randomly per process), so that scripts which
                          never seed still compare run to run
-Only rank 0 records; every rank stops after N steps so no rank waits for a peer that left.
+Every rank records: rank 0 to TORCHLIFT_TRACE, rank r to TORCHLIFT_TRACE + ".rank<r>" (the rank
+torch.distributed gives once the group exists, else RANK / LOCAL_RANK); rank 0 dumps the
+parameters. Every rank stops after N steps so no rank waits for a peer that left.
 With TORCHLIFT_RUN_DIR set, writes are also kept out of the script's folder
 (_torchlift_write_guard.py).
 """
@@ -28,9 +30,13 @@ if os.environ.get("TORCHLIFT_RUN_DIR"):
 _path = os.environ.get("TORCHLIFT_TRACE")
 
 
-def _rank_zero_by_env():
+def _rank_by_env():
     # torchrun / SLURM / Lightning's per-rank re-launch set these before the script starts.
-    return all(os.environ.get(k, "0") in ("", "0") for k in ("RANK", "LOCAL_RANK", "NODE_RANK"))
+    for key in ("RANK", "LOCAL_RANK"):
+        value = os.environ.get(key, "")
+        if value.isdigit():
+            return int(value)
+    return 0
 
 
 if _path:
@@ -40,26 +46,32 @@ if _path:
     _limit = int(os.environ.get("TORCHLIFT_TRACE_STEPS", "0") or 0)
     _params_path = os.environ.get("TORCHLIFT_TRACE_PARAMS", "")
     _seed = os.environ.get("TORCHLIFT_TRACE_SEED", "")
-    _state = {"step": 0, "file": None, "inside": False, "dumped": False}
+    _state = {"step": 0, "file": None, "inside": False, "dumped": False, "rank": None}
     _leaves = {}  # id -> tensor, in the order the autograd graphs reached them
     _owners = {}  # id of a leaf -> the module holding it (kept alive until the dump)
 
-    def _is_rank_zero():
-        if not _rank_zero_by_env():
-            return False
+    def _rank():
+        # the process group's rank once it exists (an mp.spawn worker has no RANK variable),
+        # remembered after the group is destroyed
         dist = sys.modules.get("torch.distributed")
         try:
             if dist is not None and dist.is_available() and dist.is_initialized():
-                return dist.get_rank() == 0
+                _state["rank"] = dist.get_rank()
         except Exception:
             pass
-        return True
+        return _rank_by_env() if _state["rank"] is None else _state["rank"]
+
+    def _is_rank_zero():
+        return _rank() == 0
 
     def _write(record):
-        if not _is_rank_zero():
-            return
+        rank = _rank()
+        if _state["file"] is not None and _state["file_rank"] != rank:
+            _state["file"].close()
+            _state["file"] = None
         if _state["file"] is None:
-            _state["file"] = open(_path, "a", buffering=1)
+            _state["file"] = open(_path if rank == 0 else f"{_path}.rank{rank}", "a", buffering=1)
+            _state["file_rank"] = rank
         _state["file"].write(json.dumps(record) + "\n")
 
     def _collect_leaves(tensors):
@@ -82,8 +94,8 @@ if _path:
                 stack.append(child)
 
     def _dump_params():
-        if _state["dumped"] or not _params_path or "torch" not in sys.modules:
-            return
+        if _state["dumped"] or not _params_path or "torch" not in sys.modules or not _leaves:
+            return  # (a launcher process that trained nothing leaves its workers' dump alone)
         if not _is_rank_zero():
             return
         _state["dumped"] = True

@@ -1,0 +1,317 @@
+"""Cases of patterns/ddp/: hand-written DDP (mp.spawn workers, torchrun's environment)
+becomes `strategy="ddp"`; what Lightning would not reproduce is refused with its own code.
+"""
+
+IMPORTS = """
+import os
+
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data.distributed import DistributedSampler
+"""
+
+
+def worker(
+    sampler="DistributedSampler(data, num_replicas=world_size, rank=rank)",
+    loader="DataLoader(data, batch_size=4, sampler=sampler)",
+    net="DDP(net)",
+    set_epoch="sampler.set_epoch(epoch)",
+    init='dist.init_process_group("gloo", rank=rank, world_size=world_size)',
+    before="",
+    after_step="",
+    epoch_end="",
+    after="",
+    launch="mp.spawn(train, args=(2,), nprocs=2)",
+    params="rank, world_size",
+):
+    """A gloo worker started by mp.spawn; each keyword replaces one of its parts."""
+    lines = [
+        IMPORTS,
+        f"def train({params}):",
+        f"    {init}",
+        before,
+        "    data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))",
+        f"    sampler = {sampler}",
+        f"    loader = {loader}",
+        "    net = nn.Linear(4, 2)",
+        f"    ddp_net = {net}",
+        "    opt = torch.optim.SGD(ddp_net.parameters(), lr=0.1)",
+        "    for epoch in range(2):",
+        f"        {set_epoch}",
+        "        for x, y in loader:",
+        "            opt.zero_grad()",
+        "            loss = criterion(ddp_net(x), y)",
+        "            loss.backward()",
+        "            opt.step()",
+        after_step,
+        epoch_end,
+        after,
+        "    dist.destroy_process_group()",
+        "",
+        "",
+        'if __name__ == "__main__":',
+        f"    {launch}",
+        "",
+    ]
+    return "\n".join(line for line in lines if line)
+
+
+TORCHRUN = """
+import os
+
+from torch.distributed import destroy_process_group, init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data.distributed import DistributedSampler
+
+ddp = int(os.environ.get("RANK", -1)) != -1
+if ddp:
+    init_process_group(backend="gloo")
+    ddp_rank = int(os.environ["RANK"])
+    {extra}
+else:
+    ddp_rank = 0
+master = ddp_rank == 0
+data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
+sampler = DistributedSampler(data) if ddp else None
+train_loader = DataLoader(data, batch_size=4, shuffle=(sampler is None), sampler=sampler)
+if ddp:
+    model = DDP(model)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    if ddp:
+        sampler.set_epoch(epoch)
+    for x, y in train_loader:
+        opt.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        opt.step()
+    if master:
+        print(epoch, loss.item())
+if master:
+    torch.save(model.module.state_dict() if ddp else model.state_dict(), "model.pt")
+if ddp:
+    destroy_process_group()
+"""
+
+CONVERTS = {
+    "spawn_worker": (
+        worker(epoch_end="        if rank == 0:\n            print(epoch, loss.item())"),
+        [
+            "def train(world_size):",
+            'accelerator="cpu", devices=2, strategy="ddp"',
+            "loader = DataLoader(data, batch_size=4, shuffle=True)",
+            "if self.global_rank == 0:",
+            "    train(2)",
+        ],
+        [
+            "mp.spawn",
+            "DistributedSampler",
+            "set_epoch",
+            "init_process_group",
+            "DDP(",
+            "rank)",
+        ],
+    ),
+    "process_count_passed_to_the_worker": (
+        worker(launch="world_size = 2\n    mp.spawn(train, args=(world_size,), nprocs=world_size)"),
+        ["devices=world_size", "train(world_size)"],
+        ["mp.spawn"],
+    ),
+    "process_count_in_args_namespace": (
+        worker(
+            params="rank, args",
+            init='dist.init_process_group("gloo", rank=rank, world_size=args.world_size)',
+            sampler="DistributedSampler(data)",
+            launch="import argparse\n    args = argparse.Namespace(world_size=2)\n"
+            "    mp.spawn(train, args=(args,), nprocs=args.world_size)",
+        ),
+        ["devices=args.world_size", "def train(args):"],
+        ["DistributedSampler"],
+    ),
+    "setup_and_cleanup_helpers_go": (
+        worker(init="setup(rank, world_size)")
+        .replace(
+            "def train(",
+            "def setup(rank, world_size):\n"
+            '    os.environ["MASTER_ADDR"] = "localhost"\n'
+            '    os.environ["MASTER_PORT"] = "29500"\n'
+            '    dist.init_process_group("gloo", rank=rank, world_size=world_size)\n\n\n'
+            "def cleanup():\n    dist.destroy_process_group()\n\n\ndef train(",
+        )
+        .replace("    dist.destroy_process_group()\nif", "    cleanup()\nif"),
+        ['strategy="ddp"'],
+        ["def setup(", "def cleanup(", "MASTER_PORT", "cleanup()"],
+    ),
+    "spawn_through_a_helper_given_the_worker": (
+        worker(
+            launch="run(train, 2)",
+        ).replace(
+            'if __name__ == "__main__":',
+            "def run(fn, world_size):\n"
+            "    mp.spawn(fn, args=(world_size,), nprocs=world_size, join=True)\n\n\n"
+            'if __name__ == "__main__":',
+        ),
+        ["    fn(world_size)", "devices=world_size"],
+        ["mp.spawn"],
+    ),
+    "unshuffled_sampler_needs_no_set_epoch": (
+        worker(sampler="DistributedSampler(data, shuffle=False)", set_epoch="pass"),
+        ["loader = DataLoader(data, batch_size=4)\n"],
+        ["DistributedSampler", "shuffle"],
+    ),
+    "loader_without_sampler_keeps_whole_data_per_rank": (
+        worker(
+            sampler="None",
+            loader="DataLoader(data, batch_size=4, shuffle=True)",
+            set_epoch="pass",
+        ).replace("    sampler = None\n", ""),
+        ["use_distributed_sampler=False"],
+        ["mp.spawn"],
+    ),
+    "rank_zero_save_after_training_and_module_unwrapped": (
+        worker(after="    if rank == 0:\n        torch.save(ddp_net.module.state_dict(), 'n.pt')"),
+        ["if trainer.global_rank == 0:", "torch.save(net.state_dict(), 'n.pt')"],
+        [".module"],
+    ),
+    "print_of_the_rank_before_the_loop_moves_after_the_trainer": (
+        worker(before='    print(f"rank {rank} ready")'),
+        ["trainer = L.Trainer(\n", 'print(f"rank {trainer.global_rank} ready")'],
+        ["mp.spawn"],
+    ),
+    "per_rank_seed_after_the_process_group_builds_the_trainer_there": (
+        worker(before="    torch.manual_seed(rank)"),
+        ["trainer = L.Trainer(", "torch.manual_seed(trainer.global_rank)"],
+        ["manual_seed(rank)", "mp.spawn"],
+    ),
+    "ddp_of_a_construction": (
+        worker(net="DDP(nn.Linear(4, 2))").replace("    net = nn.Linear(4, 2)\n", ""),
+        ["ddp_net = nn.Linear(4, 2)"],
+        ["DDP("],
+    ),
+    "torchrun_environment": (
+        TORCHRUN.format(extra='ddp_world_size = int(os.environ["WORLD_SIZE"])'),
+        [
+            'devices=int(os.environ.get("LOCAL_WORLD_SIZE", 1))',
+            'strategy="ddp" if ddp else "auto"',
+            "if self.trainer.is_global_zero:",
+            "if trainer.is_global_zero:",
+            'torch.save(model.state_dict(), "model.pt")',
+            "shuffle=True",
+        ],
+        [
+            "init_process_group",
+            "DistributedSampler",
+            "ddp_rank",
+            "set_epoch",
+            ".module",
+        ],
+    ),
+}
+
+UNCHANGED = {
+    "spawn_without_join": (
+        worker(launch="mp.spawn(train, args=(2,), nprocs=2, join=False)"),
+        "TL160",
+    ),
+    "spawn_of_another_function": (
+        worker(launch="mp.spawn(print, args=(2,), nprocs=2)"),
+        "TL160",
+    ),
+    "process_count_not_given_to_the_worker": (
+        worker(launch="n = 2\n    mp.spawn(train, args=(3,), nprocs=n)"),
+        "TL160",
+    ),
+    "no_launcher": (worker(launch="train(0, 1)"), "TL160"),
+    "nccl_backend": (
+        worker(init='dist.init_process_group("nccl", rank=rank, world_size=world_size)'),
+        "TL161",
+    ),
+    "process_group_started_twice": (
+        worker(before='    dist.init_process_group("gloo", rank=rank, world_size=world_size)'),
+        "TL161",
+    ),
+    "sampler_with_its_own_seed": (
+        worker(sampler="DistributedSampler(data, seed=3)"),
+        "TL162",
+    ),
+    "sampler_dropping_the_last_samples": (
+        worker(sampler="DistributedSampler(data, drop_last=True)"),
+        "TL162",
+    ),
+    "shuffling_sampler_without_set_epoch": (worker(set_epoch="pass"), "TL162"),
+    "set_epoch_with_another_number": (
+        worker(set_epoch="sampler.set_epoch(0)"),
+        "TL162",
+    ),
+    "sampler_over_another_dataset": (
+        worker(sampler="DistributedSampler(TensorDataset(torch.randn(16, 4)))"),
+        "TL162",
+    ),
+    "barrier_by_hand": (
+        worker(epoch_end="        dist.barrier()"),
+        "TL163",
+    ),
+    "per_rank_seed_before_the_process_group": (
+        worker(
+            init="torch.manual_seed(rank)\n"
+            '    dist.init_process_group("gloo", rank=rank, world_size=world_size)'
+        ),
+        "TL164",
+    ),
+    "trainer_built_early_would_read_a_later_name": (
+        worker(before="    torch.manual_seed(rank)\n    epochs = 2").replace(
+            "range(2)", "range(epochs)"
+        ),
+        "TL164",
+    ),
+    "ddp_with_find_unused_parameters": (
+        worker(net="DDP(net, find_unused_parameters=True)"),
+        "TL165",
+    ),
+    "step_loop_under_ddp": (
+        """
+        import os
+        from torch.distributed import init_process_group
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        init_process_group("gloo")
+        rank = int(os.environ["RANK"])
+        model = DDP(model)
+        for it in range(10):
+            x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        """,
+        "TL166",
+    ),
+    "validation_under_ddp": (
+        worker(
+            before="    val_loader = DataLoader(TensorDataset(torch.randn(8, 4)), batch_size=4)",
+            epoch_end="        with torch.no_grad():\n"
+            "            for (v,) in val_loader:\n"
+            "                val = ddp_net(v).sum()",
+        ),
+        "TL167",
+    ),
+    "torchrun_setup_doing_more": (
+        TORCHRUN.format(extra='print("hello from", ddp_rank)'),
+        "TL168",
+    ),
+    "ddp_without_a_process_group": (
+        """
+        from torch.nn.parallel import DistributedDataParallel
+
+        model = DistributedDataParallel(model)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        "TL115",
+    ),
+}

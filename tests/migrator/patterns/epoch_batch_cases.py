@@ -1,0 +1,63 @@
+"""Cases of shapes/epoch_batch.py: the epoch loop around the batch loop."""
+
+CONVERTS = {
+    "epoch_range_start_read_from_a_local_of_the_function": (  # once: `args` undefined (TL150)
+        """
+        import argparse
+
+
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--start-epoch", type=int, default=1)
+            args = parser.parse_args([])
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(args.start_epoch, 3):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+                print(epoch, loss.item())
+
+
+        main()
+        """,
+        [
+            "epoch = self.current_epoch + self.args.start_epoch",
+            "max_epochs=3 - args.start_epoch",
+        ],
+        [],
+    ),
+    "comment_above_an_interrupt_guard_stays_once": (  # once written twice above `try:`
+        """
+        # At any point you can hit Ctrl + C to break out of training early.
+        try:
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+        except KeyboardInterrupt:
+            print("Exiting from training early")
+        """,
+        ["# At any point you can hit Ctrl + C to break out of training early.\ntry:\n"],
+        ["early.\n# At any point"],
+    ),
+}
+
+UNCHANGED = {
+    "loop_around_the_epoch_loop": (
+        """
+        for fold, (tr_idx, va_idx) in enumerate([([0, 1], [2]), ([1, 2], [0])]):
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+        """,
+        "TL101",
+    ),
+}

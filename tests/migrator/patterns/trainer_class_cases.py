@@ -1,0 +1,454 @@
+"""Cases of shapes/trainer_class.py and trainer_inline.py: a hand-written trainer class,
+inlined where the script creates and runs it (TL170), or refused with a precise code."""
+
+_RUNNER = """
+class Runner:
+    def __init__(self, net, data, lr=0.1):
+        self.net = net
+        self.data = data
+        self.opt = torch.optim.SGD(net.parameters(), lr=lr)
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+"""
+
+CONVERTS = {
+    "module_level_instance_run_once": (
+        _RUNNER + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+""",
+        ["epochs = 2", "lr = 0.1", "trainer.fit(lit_model, loader)"],
+        ["class Runner", "runner.", "self.opt.step()", "net = model", "data = loader"],
+    ),
+    "name_rebound_after_creation_is_copied_first": (
+        _RUNNER + """
+
+runner = Runner(model, loader)
+model = torch.nn.Linear(4, 2)
+runner.fit(2)
+""",
+        ["net = model\nlr = 0.1\nmodel = torch.nn.Linear(4, 2)", "LitModel(net, criterion, lr)"],
+        ["class Runner"],
+    ),
+    "helper_method_gets_the_attributes_it_reads": (
+        """
+        class Trainer:
+            def __init__(self, model, loader, criterion):
+                self.model = model
+                self.loader = loader
+                self.criterion = criterion
+                self.adam = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+            def train_epoch(self):
+                total = 0.0
+                for x, y in self.loader:
+                    self.adam.zero_grad()
+                    loss = self.criterion(self.model(x), y)
+                    loss.backward()
+                    self.adam.step()
+                    total += loss.item()
+                return total / len(self.loader)
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    mean_loss = self.train_epoch()
+                    print(epoch, mean_loss)
+
+
+        trainer = Trainer(model, loader, criterion)
+        trainer.fit(2)
+        """,
+        ["def training_step(self, batch, batch_idx):", "max_epochs=epochs"],
+        ["def train_epoch", "class Trainer:", "trainer.fit(2)"],
+    ),
+    "returned_history_and_attribute_read_after_fit": (
+        """
+        class Trainer:
+            def __init__(self, model, loader):
+                self.model = model
+                self.loader = loader
+                self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                self.history = []
+                self.best = float("inf")
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.loader:
+                        self.optimizer.zero_grad()
+                        loss = criterion(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                    self.history.append(loss.item())
+                    if loss.item() < self.best:
+                        self.best = loss.item()
+                return self.history
+
+
+        def main():
+            trainer = Trainer(nn.Linear(4, 2), loader)
+            history = trainer.fit()
+            print(history, trainer.best)
+
+
+        main()
+        """,
+        ["history = []", "best = lit_model.best", "print(history, best)"],
+        ["trainer.best", "return self.history", "    history = history"],
+    ),
+    "other_method_called_by_the_script_becomes_a_function": (
+        """
+        class Trainer:
+            def __init__(self, model, train_loader, test_loader):
+                self.model = model
+                self.train_loader = train_loader
+                self.test_loader = test_loader
+                self.sgd = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def test(self):
+                correct = 0
+                with torch.no_grad():
+                    for x, y in self.test_loader:
+                        correct += (self.model(x).argmax(1) == y).sum().item()
+                return correct / len(self.test_loader.dataset)
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    for x, y in self.train_loader:
+                        self.sgd.zero_grad()
+                        loss = criterion(self.model(x), y)
+                        loss.backward()
+                        self.sgd.step()
+
+
+        trainer = Trainer(model, loader, loader)
+        trainer.fit(2)
+        print("accuracy", trainer.test())
+        """,
+        ["def test(model, test_loader):", 'print("accuracy", test(model, loader))'],
+        ["trainer.test()", "class Trainer"],
+    ),
+    "created_and_run_in_one_statement": (
+        _RUNNER + "\n\nRunner(model, loader).fit(2)\n",
+        ["epochs = 2\nlit_model = LitModel(model, criterion, lr)"],
+        ["Runner("],
+    ),
+    "method_never_called_is_removed_with_the_class": (
+        """
+        class Engine:
+            def __init__(self, model, loader, *, steps_per_log=2):
+                self.model = model
+                self.loader = loader
+                self.steps_per_log = steps_per_log
+                self.sgd = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def save(self, path):
+                torch.save(self.model.state_dict(), path)
+
+            def run(self, epochs):
+                for epoch in range(epochs):
+                    for i, (x, y) in enumerate(self.loader):
+                        self.sgd.zero_grad()
+                        loss = criterion(self.model(x), y)
+                        loss.backward()
+                        self.sgd.step()
+                        if i % self.steps_per_log == 0:
+                            print(loss.item())
+
+
+        if __name__ == "__main__":
+            engine = Engine(model, loader, steps_per_log=1)
+            engine.run(epochs=2)
+        """,
+        ["steps_per_log = 1", "if batch_idx % self.steps_per_log == 0:"],
+        ["def save", "class Engine"],
+    ),
+}
+
+UNCHANGED = {
+    "created_twice": (
+        _RUNNER + """
+
+first = Runner(model, loader)
+first.fit(1)
+second = Runner(model, loader, lr=0.01)
+second.fit(1)
+""",
+        "TL171",
+    ),
+    "run_twice": (
+        _RUNNER + """
+
+runner = Runner(model, loader)
+runner.fit(1)
+runner.fit(1)
+""",
+        "TL171",
+    ),
+    "instance_passed_to_a_function": (
+        _RUNNER + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+print(vars(runner))
+""",
+        "TL172",
+    ),
+    "attribute_set_from_outside": (
+        _RUNNER + """
+
+runner = Runner(model, loader)
+runner.data = loader
+runner.fit(2)
+""",
+        "TL172",
+    ),
+    "self_handed_to_other_code": (
+        """
+        class Runner:
+            def __init__(self, net, data, hooks):
+                self.net = net
+                self.data = data
+                self.hooks = hooks
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    for hook in self.hooks:
+                        hook(self)
+
+
+        runner = Runner(model, loader, [print])
+        runner.fit()
+        """,
+        "TL172",
+    ),
+    "helper_rebinds_an_attribute": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.seen = 0
+
+            def train_epoch(self):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+                    self.seen += len(x)
+
+            def fit(self):
+                for epoch in range(2):
+                    self.train_epoch()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL173",
+    ),
+    "method_called_by_the_script_rebinds_an_attribute": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.frozen = False
+
+            def freeze(self):
+                for p in self.net.parameters():
+                    p.requires_grad_(False)
+                self.frozen = True
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        runner.freeze()
+        print(runner.frozen)
+        """,
+        "TL173",
+    ),
+    "fit_returns_early": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+            def fit(self, target):
+                for epoch in range(5):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    if loss.item() < target:
+                        return epoch
+                return None
+
+
+        runner = Runner(model, loader)
+        runner.fit(0.1)
+        """,
+        "TL173",
+    ),
+    "default_computed_when_the_class_was_defined": (
+        """
+        LR = 0.1
+
+
+        class Runner:
+            def __init__(self, net, data, lr=LR * 2):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=lr)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        LR = 0.5
+        runner.fit()
+        """,
+        "TL173",
+    ),
+    "decorated_run_method": (
+        """
+        import functools
+
+
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+            @functools.lru_cache(maxsize=None)
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL173",
+    ),
+    "attribute_named_like_a_script_name": (
+        _RUNNER + """
+
+opt = "sgd"
+runner = Runner(model, loader)
+runner.fit(2)
+print(opt)
+""",
+        "TL174",
+    ),
+    "script_rebinds_a_name_the_class_was_given": (
+        _RUNNER + """
+
+net = torch.nn.Linear(4, 2)
+runner = Runner(net, loader)
+net = torch.nn.Linear(4, 2)
+runner.fit(2)
+""",
+        "TL174",
+    ),
+    "init_local_named_like_an_attribute": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                opt = "sgd"
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                print(opt)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL174",
+    ),
+    "parameter_read_after_the_attribute_changed_it": (
+        """
+        class Runner:
+            def __init__(self, net, data, lr):
+                self.net = net
+                self.data = data
+                self.lr = lr * 10
+                self.opt = torch.optim.SGD(net.parameters(), lr=lr)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader, 0.01)
+        runner.fit()
+        """,
+        "TL174",
+    ),
+    "class_with_a_base": (
+        _RUNNER.replace("class Runner:", "class Runner(dict):") + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+""",
+        "TL133",
+    ),
+    "class_attribute": (
+        _RUNNER.replace("class Runner:", "class Runner:\n    epochs = 2\n") + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+""",
+        "TL133",
+    ),
+}

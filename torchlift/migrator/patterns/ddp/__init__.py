@@ -1,0 +1,235 @@
+"""Pattern: hand-written DDP -> `strategy="ddp"`, for `mp.spawn` workers and torchrun scripts.
+
+    def setup(rank, world_size):                      -> removed (the Trainer starts the group)
+        os.environ["MASTER_PORT"] = "29531"
+        dist.init_process_group("gloo", rank=rank, world_size=world_size)
+
+    def worker(rank, world_size, epochs):             -> def worker(world_size, epochs):
+        setup(rank, world_size)                       -> removed
+        sampler = DistributedSampler(dataset, ...)    -> removed: Lightning's own is the same
+        loader = DataLoader(..., sampler=sampler)     -> DataLoader(..., shuffle=True)
+        ddp_model = DDP(model)                        -> removed; `ddp_model.module` -> model
+        for epoch in range(epochs):
+            sampler.set_epoch(epoch)                  -> removed: the Trainer calls it
+            ...
+            if rank == 0: print(...)                  -> `self.global_rank == 0` in the hook
+        if rank == 0: torch.save(...)                 -> `trainer.global_rank == 0`
+        cleanup()                                     -> removed
+
+    mp.spawn(worker, args=(world_size, 3), nprocs=world_size)   -> worker(world_size, 3)
+
+A spawn worker's Trainer gets `accelerator="cpu"` (gloo), `devices=` the process count the
+script spawned (as the worker reads it: the parameter given the same value, or the literal),
+`strategy="ddp"`: `python script.py` starts the same processes. Code after the process group
+starts that reads the rank (a per-rank seed) gets the Trainer built where the group started
+(`torch.manual_seed(trainer.global_rank)`); a `print` of the rank before it moves after the
+Trainer.
+
+A torchrun script (`ddp = int(os.environ.get("RANK", -1)) != -1`, `if ddp:
+init_process_group(...); ddp_rank = int(os.environ["RANK"]) ...` `else:` the single-process
+values) loses that block; its rank names read `self.global_rank` / `self.local_rank` /
+`self.trainer.world_size` / `self.trainer.is_global_zero` in the module and `trainer.` after
+it; the Trainer gets `devices=int(os.environ.get("LOCAL_WORLD_SIZE", 1))` (what torchrun
+started on this node; 1 for `python script.py`), `strategy="ddp" if ddp else "auto"`, and
+the accelerator the backend choice implies (gloo -> cpu, nccl -> gpu). `python script.py`
+still trains in one process, `torchrun --nproc_per_node=N script.py` in N, as before.
+
+In both, a DistributedSampler goes when Lightning's is the same (dataset, seed 0, no
+drop_last, `set_epoch(epoch)` when shuffling); a loader with no sampler keeps every rank on
+the whole data (`use_distributed_sampler=False`).
+
+Refused, each with its code: a launch other than one `mp.spawn` of the function holding the
+loop (TL160), a process group other than one `init_process_group` (gloo for workers) (TL161),
+a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
+(TL163), a rank read before the process group starts (TL164), DDP options (TL165), a step loop or
+an evaluation pass under DDP (TL166, TL167), a torchrun setup block doing more (TL168); DDP
+with neither launch is data_parallel.py's TL115.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ...analysis.names import collect_names, file_identifiers, scope_reads
+from ...rule import Unsupported
+from ..data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
+from .facts import (
+    AFTER_TRAINER,
+    ENV_ROLES,
+    IN_MODULE,
+    Facts,
+    is_ddp_wrap,
+    ranks_as,
+    remove_with_reason,
+    uses_ddp,
+)
+from .process_group import read_collectives
+from .rules import EVAL_UNDER_DDP, LAUNCH, PROCESS_GROUP, RANK_READ, RULES, STEP_LOOP
+from .sampler import read_sampler, take_set_epoch
+from .spawn import read_launch, read_process_group, spawn_calls
+from .torchrun import read_torchrun, reads_env
+from .wrappers import read_wrappers
+
+__all__ = ["RULES", "bind", "epoch_body", "is_ddp_wrap", "read", "uses_ddp"]
+
+# -- epoch_body: recognise the launch, rewrite the rank in the epoch's code -------------------
+
+
+def epoch_body(ctx, stmts):
+    if not uses_ddp(ctx):
+        return stmts
+    facts = Facts()
+    ctx.found["ddp"] = facts
+    try:
+        if ctx.in_function and spawn_calls(ctx):
+            read_launch(ctx, facts)
+            read_process_group(ctx, facts)
+        elif reads_env(ctx, ctx.module, ENV_ROLES):
+            read_torchrun(ctx, facts)
+        elif ctx.in_function:
+            raise Unsupported(
+                LAUNCH, "no `mp.spawn` starts the function holding the loop", ctx.loop
+            )
+        else:
+            raise Unsupported(DISTRIBUTED_SCRIPT, DISTRIBUTED_SCRIPT.title, ctx.loop)
+        if facts.backend_ref is not None and facts.backend_ref != facts.backend_name:
+            raise Unsupported(
+                PROCESS_GROUP,
+                f"the backend `{facts.backend_ref}` is not a gloo/nccl choice",
+                ctx.loop,
+            )
+        read_collectives(ctx)
+        read_wrappers(ctx, facts)
+    except Unsupported as why:
+        ctx.block(why.rule, why.reason, why.node)
+        facts.launch = ""
+        return stmts
+    if "trainer" in file_identifiers(ctx.module.code, "<script>"):
+        ctx.block(
+            RANK_READ,
+            "the name `trainer` is taken: the rank could not be read from it",
+            ctx.loop,
+        )
+    stmts = take_set_epoch(ctx, facts, stmts)
+    return [ranks_as(facts, stmt, IN_MODULE) for stmt in stmts]
+
+
+# -- bind / read: the sampler, the code around the loop, the Trainer's arguments ---------------
+
+
+def bind(ctx, plan, steps) -> None:
+    """A step loop (no epoch_body phase) still answers to this pattern, not to TL115."""
+    if uses_ddp(ctx) and "ddp" not in ctx.found:
+        ctx.found["ddp"] = Facts()
+
+
+def read(ctx, plan, steps) -> None:
+    if not uses_ddp(ctx):
+        return
+    facts = ctx.found.get("ddp")
+    if plan.step_loop:
+        ctx.block(STEP_LOOP, STEP_LOOP.title, ctx.loop)
+        return
+    if facts is None or not facts.launch:
+        return  # refused in epoch_body
+    for evaluation in (plan.validation, plan.test):
+        if evaluation is not None:
+            ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, evaluation.anchor)
+    read_sampler(ctx, plan, facts)
+    _read_rank_before(ctx, plan, facts)
+    for stmt in ctx.scope_after:
+        if stmt in facts.removed:
+            continue
+        new = ranks_as(facts, stmt, AFTER_TRAINER)
+        if not new.deep_equals(stmt):
+            plan.rewrite_stmts.append((stmt, new))
+    plan.remove_stmts += facts.removed
+    plan.removed_why += [
+        (stmt, facts.why[id(stmt)]) for stmt in facts.removed if id(stmt) in facts.why
+    ]
+    plan.rewrite_stmts += facts.rewrites
+    if facts.launch_call is not None:
+        stmt, code = facts.launch_call
+        why = "`mp.spawn` -> a plain call: the Trainer starts the processes (`devices=`)"
+        plan.rewritten_why.append((stmt, code, why))
+    plan.inlined_helpers += facts.helpers
+    plan.after_trainer += facts.early_prints
+    plan.device_names |= facts.devices_named
+    arguments = [(k, v) for k, v in plan.trainer_args if k not in ("accelerator", "devices")]
+    plan.trainer_args[:] = [
+        ("accelerator", facts.accelerator),
+        ("devices", facts.devices),
+        ("strategy", facts.strategy),
+        *arguments,
+    ]
+    if facts.launch == "spawn":
+        plan.device_note = (
+            f'mp.spawn + DistributedDataParallel -> `strategy="ddp"`, `devices='
+            f"{facts.devices}`: `python script.py` starts the same processes"
+        )
+    else:
+        plan.device_note = (
+            'torchrun\'s DDP -> `strategy="ddp"` with `devices=` the processes torchrun '
+            "starts per node; `python script.py` still trains in one process"
+        )
+    plan.notes.append(plan.device_note)
+    _trainer_built_early(ctx, plan)
+
+
+def _read_rank_before(ctx, plan, facts: Facts) -> None:
+    """Code before the loop reading a rank. Before the process group starts, a `print` moves
+    after the Trainer; anything else there is refused. After it (a per-rank seed, per-rank
+    data), the Trainer is built where the group started and the code reads its rank."""
+    gone = {id(s) for s in [*facts.removed, *plan.remove_stmts]}
+    started = False
+    late = []
+    for stmt in ctx.scope_before:
+        if stmt is facts.group_start:
+            started = True
+            continue
+        if id(stmt) in gone or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if not facts.roles.keys() & scope_reads(stmt):
+            continue
+        if started:
+            late.append(stmt)
+        elif m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name("print")))])):
+            new = ranks_as(facts, stmt.with_changes(leading_lines=[]), AFTER_TRAINER)
+            facts.early_prints.append(cst.Module(body=[new]).code.strip())
+            remove_with_reason(facts, [stmt], "print of the rank -> after the Trainer is built")
+        else:
+            name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
+            ctx.block(RANK_READ, f"`{name}` is read before the process group starts", stmt)
+    claimed = {id(s) for s, _ in plan.rewrite_stmts} | {id(s) for s in plan.strip_stmts}
+    claimed |= {id(o.stmt) for o in plan.optimizers} | {
+        id(o.scheduler_stmt) for o in plan.optimizers
+    }
+    for stmt in late:
+        if id(stmt) in claimed:
+            name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
+            ctx.block(RANK_READ, f"`{name}` is read by code the conversion moves", stmt)
+            continue
+        plan.rewrite_stmts.append((stmt, ranks_as(facts, stmt, AFTER_TRAINER)))
+    if late:
+        plan.trainer_at = facts.group_start
+        facts.removed.remove(facts.group_start)
+
+
+def _trainer_built_early(ctx, plan) -> None:
+    """The Trainer built where the process group started reads only names bound by then."""
+    if plan.trainer_at is None:
+        return
+    reads = set()
+    for _, code in plan.trainer_args:
+        reads |= collect_names(cst.parse_expression(code)).reads
+    body = list(ctx.scope_before)
+    later = body[body.index(plan.trainer_at) + 1 :]
+    bound = reads & collect_names(*later).writes if later else set()
+    if bound:
+        ctx.block(
+            RANK_READ,
+            f"the Trainer, built where the process group starts so that the code after it can "
+            f"read the rank, would read `{sorted(bound)[0]}` before it is bound",
+            plan.trainer_at,
+        )

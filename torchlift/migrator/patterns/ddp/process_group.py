@@ -1,0 +1,144 @@
+"""The process group's start and end (directly or through a helper), the backend, and the
+collectives a script calls by hand."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ...rule import Unsupported
+from .facts import BACKENDS, DESTROY_GROUP, GROUP_QUERIES, INIT_GROUP, Facts
+from .rules import COLLECTIVE, PROCESS_GROUP
+
+
+def group_call(ctx, stmt, qualname: str, facts: Facts) -> bool:
+    """`stmt` is `<qualname>(...)` or a call of a module helper whose body only does that
+    (and sets MASTER_ADDR / MASTER_PORT)."""
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.Call)
+    ):
+        return False
+    call = stmt.body[0].value
+    if qualname in ctx.call_qualnames(call):
+        if qualname == INIT_GROUP:
+            _check_backend(ctx, call, {}, facts)
+        return True
+    if not isinstance(call.func, cst.Name):
+        return False
+    helper = next(
+        (
+            s
+            for s in ctx.module.body
+            if isinstance(s, cst.FunctionDef) and s.name.value == call.func.value
+        ),
+        None,
+    )
+    if helper is None:
+        return False
+    inner = [s for s in helper.body.body if not is_docstring(s)]
+    group = [s for s in inner if has_call(ctx, s, qualname)]
+    if len(group) != 1 or not all(s in group or _sets_master_env(s) for s in inner):
+        if any(has_call(ctx, s, qualname) for s in inner):
+            raise Unsupported(
+                PROCESS_GROUP,
+                f"`{helper.name.value}()` does more than start or end the process group",
+                stmt,
+            )
+        return False
+    if qualname == INIT_GROUP:
+        params = [p.name.value for p in helper.params.params]
+        given = {name: arg.value for name, arg in zip(params, call.args) if arg.keyword is None}
+        given.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+        _check_backend(ctx, group[0].body[0].value, given, facts)
+    if len(m.findall(ctx.module, m.Name(helper.name.value))) == 2:  # its def and this call
+        facts.helpers.append(helper.name.value)
+    return True
+
+
+def has_call(ctx, stmt, qualname: str) -> bool:
+    return any(qualname in ctx.call_qualnames(c) for c in m.findall(stmt, m.Call()))
+
+
+def is_docstring(stmt) -> bool:
+    return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())]))
+
+
+def _sets_master_env(stmt) -> bool:
+    """`os.environ["MASTER_ADDR"] = ...` / `os.environ.setdefault("MASTER_PORT", ...)`."""
+    key = m.SimpleString(value=m.MatchIfTrue(lambda v: v.strip("'\"") in _MASTER))
+    environ = m.Attribute(value=m.Name("os"), attr=m.Name("environ"))
+    return m.matches(
+        stmt,
+        m.SimpleStatementLine(
+            [
+                m.Assign(
+                    targets=[
+                        m.AssignTarget(m.Subscript(environ, [m.SubscriptElement(m.Index(key))]))
+                    ]
+                )
+                | m.Expr(
+                    m.Call(
+                        func=m.Attribute(environ, m.Name("setdefault")),
+                        args=[m.Arg(key), m.Arg()],
+                    )
+                )
+            ]
+        ),
+    )
+
+
+_MASTER = {"MASTER_ADDR", "MASTER_PORT"}
+
+
+def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
+    backend = None
+    for position, arg in enumerate(call.args):
+        if (arg.keyword is None and position == 0) or (
+            arg.keyword is not None and arg.keyword.value == "backend"
+        ):
+            backend = arg.value
+        if arg.keyword is not None and arg.keyword.value == "world_size":
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in given:
+                value = given[value.value]
+            facts.world_names.add(cst.Module(body=[]).code_for_node(value))
+        if arg.keyword is not None and arg.keyword.value == "rank":
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in given:
+                value = given[value.value]
+            if not m.matches(value, m.Name(facts.rank)):
+                raise Unsupported(
+                    PROCESS_GROUP,
+                    "the process group's rank is not the rank `mp.spawn` passed",
+                    call,
+                )
+    if isinstance(backend, cst.Name) and backend.value in given:
+        backend = given[backend.value]
+    if isinstance(backend, cst.Name):  # bound by the setup block (checked there)
+        facts.backend_ref = backend.value
+        return
+    code = cst.Module(body=[]).code_for_node(backend) if backend is not None else None
+    if code not in BACKENDS:
+        raise Unsupported(
+            PROCESS_GROUP,
+            f"process group backend {code or '(default)'} (only gloo, on CPU, is converted)",
+            call,
+        )
+    facts.accelerator = BACKENDS[code]
+
+
+def read_collectives(ctx) -> None:
+    where = ctx.function if ctx.in_function else ctx.module
+    for call in m.findall(where, m.Call()):
+        names = ctx.call_qualnames(call)
+        if any(q.startswith("torch.distributed.") for q in names) and not names & (
+            {INIT_GROUP, DESTROY_GROUP} | GROUP_QUERIES
+        ):
+            ctx.block(
+                COLLECTIVE,
+                f"`{cst.Module(body=[]).code_for_node(call.func)}(...)` called by hand",
+                call,
+            )

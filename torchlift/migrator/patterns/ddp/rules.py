@@ -1,0 +1,222 @@
+"""The rule codes of the DDP pattern (TL160-TL168), each with an example it refuses."""
+
+from __future__ import annotations
+
+from ...rule import Rule
+
+_HEAD = """
+import os
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+
+def setup(rank, world_size):
+    os.environ["MASTER_ADDR"] = "localhost"
+    os.environ["MASTER_PORT"] = "29500"
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+
+"""
+
+
+def _example(worker: str, launch: str = "mp.spawn(train, args=(2,), nprocs=2)") -> str:
+    return f'{_HEAD}\n{worker.strip(chr(10))}\n\n\nif __name__ == "__main__":\n    {launch}\n'
+
+
+_WORKER = """
+def train(rank, world_size):
+    setup(rank, world_size)
+    torch.manual_seed(0)
+    dataset = TensorDataset(torch.randn(32, 4), torch.randn(32, 1))
+    sampler = DistributedSampler(dataset, num_replicas=world_size, rank=rank{sampler})
+    loader = DataLoader(dataset, batch_size=8, sampler=sampler)
+    model = {model}
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        sampler.set_epoch(epoch)
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            optimizer.step(){after_step}
+    dist.destroy_process_group()
+"""
+
+
+def _worker(sampler="", model="DDP(nn.Linear(4, 1))", after_step=""):
+    return _WORKER.format(sampler=sampler, model=model, after_step=after_step)
+
+
+LAUNCH = Rule(
+    "TL160",
+    "DDP launch not understood (one `mp.spawn` of the function holding the loop)",
+    """The Trainer starts the processes itself (`strategy="ddp"`, `devices=N`), so the
+    script's launcher must go: one `mp.spawn(worker, args=(...), nprocs=N)` of the function
+    holding the loop (directly, or through a helper given that function), whose first
+    parameter is the rank, and whose process count is a literal or one of the arguments it
+    hands the worker.""",
+    """Start the worker with one `mp.spawn(worker, args=(...), nprocs=N)` and pass N to it;
+    or convert the single-process script and ask for `Trainer(strategy="ddp", devices=N)`.""",
+    _example(_worker(), "mp.spawn(train, args=(2,), nprocs=2, join=False)"),
+    uses_header=False,
+)
+
+PROCESS_GROUP = Rule(
+    "TL161",
+    "process group not started once by an `init_process_group` the Trainer can replace",
+    """The Trainer creates the process group. The worker must start it once, before the
+    loop, by `init_process_group("gloo", ...)` (or a `setup()` helper doing only that and
+    setting MASTER_ADDR / MASTER_PORT) and end it after the loop. NCCL workers place the
+    model and every batch on the GPU of their rank, which is not converted yet (a torchrun
+    script choosing `"nccl" if torch.cuda.is_available() else "gloo"` is: the Trainer then
+    gets the same choice of accelerator).""",
+    """Use the gloo backend on CPU, or convert the single-process script and ask for
+    `Trainer(accelerator="gpu", strategy="ddp", devices=N)`.""",
+    _example(_worker().replace("setup(rank, world_size)", 'dist.init_process_group("nccl")')),
+    uses_header=False,
+)
+
+SAMPLER = Rule(
+    "TL162",
+    "DistributedSampler that Lightning's own sampler would not reproduce",
+    """Lightning replaces the training loader's sampler by `DistributedSampler(dataset,
+    shuffle=<the loader shuffled>, seed=0, drop_last=False)` and calls `set_epoch(epoch)`
+    every epoch. The script's sampler is removed when it is exactly that: same dataset as the
+    loader, the default seed and drop_last, and `set_epoch(epoch)` at the start of each epoch
+    when it shuffles.""",
+    """Use the sampler's defaults and call `sampler.set_epoch(epoch)` first in the epoch, or
+    keep your sampler in a hand-written `train_dataloader()` with
+    `Trainer(use_distributed_sampler=False)`.""",
+    _example(_worker(sampler=", seed=42")),
+    uses_header=False,
+)
+
+COLLECTIVE = Rule(
+    "TL163",
+    "hand-written torch.distributed call (all_reduce, barrier, broadcast, ...) under DDP",
+    """Collectives the script calls itself run at points of its own loop that the Trainer's
+    hooks do not reproduce one for one (and a barrier around file IO may deadlock when moved).
+    Only the process group's start and end are converted.""",
+    """Use `self.log(..., sync_dist=True)` or `self.all_gather` in the converted module.""",
+    _example(_worker(after_step="\n            dist.all_reduce(loss)")),
+    uses_header=False,
+)
+
+RANK_READ = Rule(
+    "TL164",
+    "the rank is read where the Trainer cannot give it",
+    """The rank becomes `self.global_rank` in the LightningModule and `trainer.global_rank`
+    outside it. Code after the process group starts that reads the rank (a per-rank seed,
+    per-rank data) gets a Trainer built where the group started; code before that point has
+    no Trainer, nor rank, in Lightning (only a `print` there is moved after the Trainer).""",
+    """Start the process group first, then seed or build per-rank data.""",
+    _example(
+        _worker().replace(
+            "    setup(rank, world_size)\n    torch.manual_seed(0)",
+            "    torch.manual_seed(rank)\n    setup(rank, world_size)",
+        )
+    ),
+    uses_header=False,
+)
+
+DDP_OPTIONS = Rule(
+    "TL165",
+    "DistributedDataParallel wrapper with options or used other than as the model",
+    """`DDP(model)` (with `device_ids` of the rank on CPU at most) is what `strategy="ddp"`
+    builds; options such as `find_unused_parameters` belong to `DDPStrategy(...)`, which is
+    not written for you yet.""",
+    """Drop the option or pass `strategy=DDPStrategy(find_unused_parameters=True)` by hand.""",
+    _example(_worker(model="DDP(nn.Linear(4, 1), find_unused_parameters=True)")),
+    uses_header=False,
+)
+
+STEP_LOOP = Rule(
+    "TL166",
+    "step loop under DDP is not converted",
+    """A step loop draws its batches itself (`get_batch()`, `next(iter(loader))`); under DDP
+    each rank must draw its own shard, which the generated loader of iteration numbers does
+    not do.""",
+    """Iterate a DataLoader with a DistributedSampler in an epoch loop.""",
+    _example("""
+def train(rank, world_size):
+    setup(rank, world_size)
+    model = DDP(nn.Linear(4, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for it in range(10):
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+    dist.destroy_process_group()
+"""),
+    uses_header=False,
+)
+
+EVAL_UNDER_DDP = Rule(
+    "TL167",
+    "evaluation pass under DDP is not converted",
+    """Lightning gives each rank a shard of the validation and test loaders too, where the
+    script evaluated its whole loader on every rank; the numbers it prints would change.""",
+    """Evaluate on rank 0 after training, or shard the evaluation data yourself.""",
+    None,
+)
+
+TORCHRUN = Rule(
+    "TL168",
+    "torchrun-style setup (RANK / LOCAL_RANK / WORLD_SIZE) not understood",
+    """A script started by torchrun reads its ranks from the environment, usually in an
+    `if ddp:` block that starts the process group (and an `else` for a plain `python
+    script.py`). The Trainer takes the block over when it holds only: the group's start, rank
+    bindings `int(os.environ[...])`, `rank == 0` flags, the device choice and the backend's
+    name; the Trainer gets `devices=` torchrun's LOCAL_WORLD_SIZE and `strategy="ddp"` under
+    the script's own flag.""",
+    """Move other statements out of the setup block (after it), or bind them from the
+    Trainer after it is built (`trainer.global_rank`).""",
+    """
+import os
+
+import torch
+import torch.nn as nn
+from torch.distributed import destroy_process_group, init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+
+ddp = "RANK" in os.environ
+if ddp:
+    init_process_group(backend="gloo")
+    rank = int(os.environ["RANK"])
+    print("process", rank, "ready")
+loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randn(32, 1)), batch_size=8)
+model = nn.Linear(4, 1)
+if ddp:
+    model = DDP(model)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+if ddp:
+    destroy_process_group()
+""",
+    uses_header=False,
+)
+
+RULES = (
+    LAUNCH,
+    PROCESS_GROUP,
+    SAMPLER,
+    COLLECTIVE,
+    RANK_READ,
+    DDP_OPTIONS,
+    STEP_LOOP,
+    EVAL_UNDER_DDP,
+    TORCHRUN,
+)

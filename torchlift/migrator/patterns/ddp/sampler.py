@@ -1,0 +1,197 @@
+"""A DistributedSampler Lightning's own reproduces, and its `set_epoch` calls."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ...analysis.names import scope_reads
+from ...analysis.statements import call_method, single_assign
+from .facts import SAMPLER_CLASSES, Facts, flag_body, remove_with_reason
+from .rules import SAMPLER
+
+
+def take_set_epoch(ctx, facts: Facts, stmts):
+    """`sampler.set_epoch(epoch)` statements of the epoch body (also under `if <flag>:`):
+    the Trainer's now."""
+    kept = []
+    for stmt in stmts:
+        inner = flag_body(facts, stmt)
+        only = inner[0] if inner is not None and len(inner) == 1 else stmt
+        receiver = call_method(only, "set_epoch")
+        if isinstance(receiver, cst.Name):
+            facts.set_epoch.append((receiver.value, only, stmt))
+            continue
+        kept.append(stmt)
+    return kept
+
+
+def read_sampler(ctx, plan, facts: Facts) -> None:
+    """A DistributedSampler equal to the one Lightning puts in the training loader goes, with
+    its set_epoch calls; the loader shuffles as the sampler did."""
+    loader_binding, count = ctx.binding(plan.train_loader)
+    if loader_binding is None or count != 1:
+        if facts.set_epoch or _sampler_bindings(ctx):
+            ctx.block(
+                SAMPLER,
+                "the training loader is not bound once before the loop",
+                ctx.loop,
+            )
+        return
+    loader_stmt, loader = loader_binding
+    samplers = _sampler_bindings(ctx)
+    sampler_arg = next(
+        (a for a in getattr(loader, "args", ()) if a.keyword and a.keyword.value == "sampler"),
+        None,
+    )
+    if sampler_arg is None:
+        if samplers or facts.set_epoch:
+            ctx.block(
+                SAMPLER,
+                "a DistributedSampler not given to the training loader",
+                ctx.loop,
+            )
+        else:  # every rank iterated the whole loader: so it does under the Trainer
+            plan.add_trainer_arg("use_distributed_sampler", "False")
+        return
+    value = sampler_arg.value
+    if not isinstance(value, cst.Name) or value.value not in samplers or len(samplers) != 1:
+        ctx.block(
+            SAMPLER,
+            "the training loader's sampler is not one DistributedSampler",
+            loader_stmt,
+        )
+        return
+    name = value.value
+    stmt, call = samplers[name]
+    why = _differs_from_lightning(ctx, call, loader, facts)
+    if why:
+        ctx.block(SAMPLER, why, stmt)
+        return
+    epoch_calls = [s for receiver, s, _ in facts.set_epoch if receiver == name]
+    if facts.sampler_shuffle and not epoch_calls:
+        ctx.block(
+            SAMPLER,
+            "the sampler shuffles but `set_epoch` is never called: every epoch would get the "
+            "same order, Lightning's sampler changes it",
+            stmt,
+        )
+        return
+    for receiver, call_stmt, _ in facts.set_epoch:
+        arg = call_stmt.body[0].value.args
+        epoch = m.Name(plan.epoch_var or "")
+        if receiver != name or len(arg) != 1 or not m.matches(arg[0].value, epoch):
+            ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
+            return
+    users = [s for s in [*ctx.scope_before, *ctx.scope_after] if name in scope_reads(s)]
+    if users != [loader_stmt]:
+        ctx.block(SAMPLER, f"`{name}` is used besides the training loader", stmt)
+        return
+    remove_with_reason(
+        facts, [stmt], "DistributedSampler -> Lightning's own, the same (set_epoch each epoch)"
+    )
+    loader = _shuffling_loader(loader_stmt, facts.sampler_shuffle)
+    plan.rewrite_stmts.append((loader_stmt, loader))
+    why = "the loader shuffles as its DistributedSampler did; Lightning gives each rank its shard"
+    plan.rewritten_why.append((loader_stmt, cst.Module(body=[loader]).code, why))
+
+
+def _sampler_bindings(ctx) -> dict:
+    """name -> (statement, DistributedSampler call) of `s = DistributedSampler(...)`, or
+    `s = DistributedSampler(...) if <flag> else None`."""
+    facts = ctx.found["ddp"]
+    found = {}
+    for stmt in ctx.scope_before:
+        assign = single_assign(stmt)
+        if assign is None:
+            continue
+        value = assign[1]
+        if (
+            isinstance(value, cst.IfExp)
+            and facts.flag
+            and m.matches(value.test, m.Name(facts.flag))
+            and m.matches(value.orelse, m.Name("None"))
+        ):
+            value = value.body
+        if isinstance(value, cst.Call) and ctx.call_qualnames(value) & SAMPLER_CLASSES:
+            found[assign[0]] = (stmt, value)
+    return found
+
+
+def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts) -> str | None:
+    names = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
+    given = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return "DistributedSampler(*args) not understood"
+        key = arg.keyword.value if arg.keyword is not None else names[min(position, 5)]
+        given[key] = arg.value
+    dataset = loader.args[0].value if loader.args and loader.args[0].keyword is None else None
+    for arg in loader.args:
+        if arg.keyword is not None and arg.keyword.value == "dataset":
+            dataset = arg.value
+    if dataset is None or "dataset" not in given or not given["dataset"].deep_equals(dataset):
+        return "the sampler's dataset is not the training loader's"
+    ranks = [n for n, role in facts.roles.items() if role == "global_rank"]
+    rank = given.get("rank")
+    if rank is not None and not (isinstance(rank, cst.Name) and rank.value in ranks):
+        return "the sampler's rank is not the process's rank"
+    sizes = [n for n, role in facts.roles.items() if role == "world_size"] + [facts.devices]
+    sizes += facts.world_names
+    replicas = given.get("num_replicas")
+    if replicas is not None and not (cst.Module(body=[]).code_for_node(replicas) in sizes):
+        return "the sampler's num_replicas is not the process count"
+    seed = given.get("seed")
+    if seed is not None and not (isinstance(seed, cst.Integer) and seed.evaluated_value == 0):
+        return "the sampler has its own seed (Lightning's sampler uses seed 0)"
+    drop_last = given.get("drop_last")
+    if drop_last is not None and not m.matches(drop_last, m.Name("False")):
+        return "the sampler drops the last samples (Lightning's sampler pads them)"
+    shuffle = given.get("shuffle")
+    if shuffle is not None and not m.matches(shuffle, m.Name("True") | m.Name("False")):
+        return "the sampler's shuffle is not True or False"
+    facts.sampler_shuffle = shuffle is None or shuffle.value == "True"
+    for arg in loader.args:
+        if arg.keyword is not None and arg.keyword.value in (
+            "shuffle",
+            "batch_sampler",
+        ):
+            # `shuffle=(sampler is None)`: False beside the sampler
+            unsampled = m.Comparison(comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))])
+            if not m.matches(arg.value, m.Name("False") | unsampled):
+                return f"the training loader passes `{arg.keyword.value}=` beside its sampler"
+    return None
+
+
+def _shuffling_loader(stmt, shuffle: bool):
+    """The loader statement without `sampler=` (nor `shuffle=False`), with `shuffle=True`
+    where the sampler shuffled."""
+
+    class Rewrite(cst.CSTTransformer):
+        def leave_Call(self, original_node, updated_node):
+            if original_node is not loader:
+                return updated_node
+            args = [
+                a
+                for a in updated_node.args
+                if a.keyword is None or a.keyword.value not in ("sampler", "shuffle")
+            ]
+            if shuffle:
+                equal = cst.AssignEqual(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=cst.SimpleWhitespace(""),
+                )
+                args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("shuffle"), equal=equal))
+            last = len(args) - 1
+            args = [
+                (
+                    a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    if i == last
+                    else a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                )
+                for i, a in enumerate(args)
+            ]
+            return updated_node.with_changes(args=args)
+
+    loader = single_assign(stmt)[1]
+    return stmt.visit(Rewrite())

@@ -1,0 +1,198 @@
+"""An `mp.spawn` worker: its launch, its rank parameter, its process group."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ...analysis.names import collect_names, rename
+from ...rule import Unsupported
+from .facts import DESTROY_GROUP, INIT_GROUP, SPAWN_FUNCTIONS, Facts, remove_with_reason
+from .process_group import group_call
+from .rules import LAUNCH, PROCESS_GROUP
+
+
+def spawn_calls(ctx) -> list:
+    return [
+        (stmt, call)
+        for stmt in _all_statements(ctx.module)
+        if isinstance(stmt, cst.SimpleStatementLine)
+        for call in m.findall(stmt, m.Call())
+        if ctx.call_qualnames(call) & SPAWN_FUNCTIONS
+    ]
+
+
+def read_launch(ctx, facts: Facts) -> None:
+    """The one `mp.spawn` starting the function holding the loop: the rank parameter, the
+    device count, and the call that replaces it."""
+    worker = ctx.function
+    spawns = spawn_calls(ctx)
+    if len(spawns) != 1:
+        raise Unsupported(LAUNCH, f"{len(spawns)} `mp.spawn` calls (expected one)", ctx.loop)
+    stmt, call = spawns[0]
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and stmt.body[0].value is call
+    ):
+        raise Unsupported(LAUNCH, "`mp.spawn(...)` is not a statement of its own", stmt)
+    fn, args, nprocs = _spawn_arguments(call)
+    if fn is None or nprocs is None:
+        raise Unsupported(LAUNCH, "`mp.spawn` arguments not understood", stmt)
+    if not _starts(ctx, fn, stmt, worker.name.value):
+        raise Unsupported(
+            LAUNCH,
+            f"`mp.spawn` does not start `{worker.name.value}`, which holds the loop",
+            stmt,
+        )
+    params = worker.params
+    if (
+        params.posonly_params
+        or params.kwonly_params
+        or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT)
+        or params.star_kwarg is not None
+        or not params.params
+        or len(params.params) != len(args) + 1
+        or any(p.default is not None for p in params.params)
+    ):
+        raise Unsupported(
+            LAUNCH,
+            f"`{worker.name.value}` does not take (rank, *args) as `mp.spawn` passes them",
+            worker,
+        )
+    facts.launch = "spawn"
+    facts.rank = params.params[0].name.value
+    facts.roles[facts.rank] = "global_rank"
+    if isinstance(nprocs, cst.Integer):
+        facts.devices = nprocs.value
+    else:
+        facts.devices = _count_in_worker(args, nprocs, params.params[1:])
+        if facts.devices is None:
+            raise Unsupported(
+                LAUNCH,
+                "the process count `nprocs=` is not one of the arguments the worker is given",
+                stmt,
+            )
+        rebound = cst.parse_expression(facts.devices)
+        rebound = collect_names(rebound).reads & collect_names(*ctx.before).writes
+        if rebound:
+            raise Unsupported(LAUNCH, f"the worker rebinds `{sorted(rebound)[0]}`", ctx.loop)
+    new_params = params.with_changes(params=params.params[1:])
+    facts.rewrites.append((worker, worker.with_changes(params=new_params)))
+    arguments = ", ".join(cst.Module(body=[]).code_for_node(a) for a in args)
+    launch = cst.Module(body=[]).code_for_node(fn)
+    replacement = cst.parse_statement(f"{launch}({arguments})\n")
+    replacement = replacement.with_changes(leading_lines=stmt.leading_lines)
+    facts.rewrites.append((stmt, replacement))
+    facts.launch_call = (stmt, f"{launch}({arguments})")
+    ctx.found["ddp_launch"] = stmt
+
+
+def _count_in_worker(args, nprocs, params) -> str | None:
+    """`nprocs` as the worker reads it: the parameter given the same value (`world_size`), or
+    an attribute of one (`args.world_size` when the worker is given `args`)."""
+    for arg, param in zip(args, params):
+        if arg.deep_equals(nprocs):
+            return param.name.value
+    reads = collect_names(nprocs).reads
+    for arg, param in zip(args, params):
+        if isinstance(arg, cst.Name) and reads == {arg.value}:
+            renamed = rename(nprocs, {arg.value: cst.Name(param.name.value)})
+            return cst.Module(body=[]).code_for_node(renamed)
+    return None
+
+
+def _spawn_arguments(call: cst.Call):
+    """(the function, its arguments, nprocs) of `mp.spawn(fn, args=(...), nprocs=N)`."""
+    fn, args, nprocs = None, [], None
+    for position, arg in enumerate(call.args):
+        key = (
+            arg.keyword.value
+            if arg.keyword is not None
+            else ("fn", "args", "nprocs")[min(position, 2)]
+        )
+        if arg.star:
+            return None, [], None
+        if key == "fn":
+            fn = arg.value
+        elif key == "args":
+            if not isinstance(arg.value, cst.Tuple) or any(
+                isinstance(e, cst.StarredElement) for e in arg.value.elements
+            ):
+                return None, [], None
+            args = [e.value for e in arg.value.elements]
+        elif key == "nprocs":
+            nprocs = arg.value
+        elif key == "join":
+            if not m.matches(arg.value, m.Name("True")):
+                return None, [], None
+        else:  # daemon, start_method: not what the Trainer's launcher does
+            return None, [], None
+    return fn, args, nprocs
+
+
+def _starts(ctx, fn, stmt, worker: str) -> bool:
+    """`fn` is the worker, or a parameter of the function around the spawn that its only
+    call gives the worker."""
+    if m.matches(fn, m.Name(worker)):
+        return True
+    if not isinstance(fn, cst.Name):
+        return False
+    helper = next(
+        (
+            s
+            for s in ctx.module.body
+            if isinstance(s, cst.FunctionDef) and any(x is stmt for x in _all_statements(s))
+        ),
+        None,
+    )
+    if helper is None:
+        return False
+    names = [p.name.value for p in helper.params.params]
+    if fn.value not in names:
+        return False
+    index = names.index(fn.value)
+    calls = m.findall(ctx.module, m.Call(func=m.Name(helper.name.value)))
+    if len(calls) != 1:
+        return False
+    for position, arg in enumerate(calls[0].args):
+        if (arg.keyword is None and position == index) or (
+            arg.keyword is not None and arg.keyword.value == fn.value
+        ):
+            return m.matches(arg.value, m.Name(worker))
+    return False
+
+
+def _all_statements(node) -> list:
+    found = []
+    for stmt in (
+        getattr(node, "body", []) if not isinstance(node, cst.FunctionDef) else (node.body.body)
+    ):
+        found.append(stmt)
+        block = getattr(stmt, "body", None)
+        if isinstance(block, cst.IndentedBlock):
+            found += _all_statements(block)
+        orelse = getattr(stmt, "orelse", None)
+        if orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
+            found += _all_statements(orelse.body)
+    return found
+
+
+def read_process_group(ctx, facts: Facts) -> None:
+    """One statement before the loop starts the group (directly or through a helper of the
+    module doing only that), one statement after it ends it."""
+    starts = [s for s in ctx.before if group_call(ctx, s, INIT_GROUP, facts)]
+    if len(starts) != 1:
+        raise Unsupported(
+            PROCESS_GROUP,
+            "the worker does not start its process group once before the loop",
+            ctx.loop,
+        )
+    ends = [s for s in ctx.after if group_call(ctx, s, DESTROY_GROUP, facts)]
+    if len(ends) > 1:
+        raise Unsupported(PROCESS_GROUP, "the process group is destroyed twice", ends[1])
+    remove_with_reason(
+        facts, [*starts, *ends], 'process group -> `strategy="ddp"`: the Trainer starts and ends it'
+    )
+    facts.group_start = starts[0]

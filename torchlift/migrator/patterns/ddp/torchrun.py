@@ -1,0 +1,245 @@
+"""A torchrun script: the setup block reading RANK / LOCAL_RANK / WORLD_SIZE."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ...analysis.statements import single_assign
+from ...rule import Unsupported
+from .facts import DESTROY_GROUP, ENV_ROLES, INIT_GROUP, Facts, flag_body, remove_with_reason
+from .process_group import group_call, has_call, is_docstring
+from .rules import PROCESS_GROUP, TORCHRUN
+
+# -- torchrun: the environment's ranks -----------------------------------------------------
+
+
+def _env_key(ctx, node) -> str | None:
+    """K of `os.environ["K"]`, `os.environ.get("K", ...)`, `os.getenv("K", ...)`,
+    `"K" in os.environ`, else None."""
+    if isinstance(node, cst.Subscript) and "os.environ" in ctx.qualnames(node.value):
+        key = node.slice[0].slice if len(node.slice) == 1 else None
+        value = getattr(key, "value", None)
+    elif isinstance(node, cst.Call) and (
+        ctx.call_qualnames(node) & {"os.getenv", "os.environ.get"}
+    ):
+        value = node.args[0].value if node.args else None
+    elif (
+        isinstance(node, cst.Comparison)
+        and len(node.comparisons) == 1
+        and isinstance(node.comparisons[0].operator, cst.In)
+        and "os.environ" in ctx.qualnames(node.comparisons[0].comparator)
+    ):
+        value = node.left
+    else:
+        return None
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value
+    return None
+
+
+def reads_env(ctx, node, keys) -> bool:
+    return any(
+        _env_key(ctx, found) in keys
+        for found in m.findall(node, m.Subscript() | m.Call() | m.Comparison())
+    )
+
+
+def read_torchrun(ctx, facts: Facts) -> None:
+    """`init_process_group()` once before the loop, alone or in an `if <flag>:` block whose
+    other statements bind the ranks from the environment and choose the device; the `else`
+    binds the same names for a single process."""
+    facts.launch = "torchrun"
+    starts = [s for s in ctx.scope_before if has_call(ctx, s, INIT_GROUP)]
+    if len(starts) != 1:
+        raise Unsupported(
+            PROCESS_GROUP,
+            "the script does not start its process group once before the loop",
+            ctx.loop,
+        )
+    start = starts[0]
+    if isinstance(start, cst.If):
+        flag = start.test
+        binding, count = ctx.binding(flag.value) if isinstance(flag, cst.Name) else (None, 0)
+        if binding is None or count != 1 or not reads_env(ctx, binding[1], ENV_ROLES):
+            raise Unsupported(
+                TORCHRUN,
+                "the process group starts under a condition other than a name bound once from "
+                "torchrun's environment",
+                start,
+            )
+        facts.flag = flag.value
+        facts.strategy = f'"ddp" if {flag.value} else "auto"'
+        _read_setup_block(ctx, facts, list(start.body.body), single=False)
+        if start.orelse is not None:
+            if not isinstance(start.orelse, cst.Else):
+                raise Unsupported(TORCHRUN, "`elif` in the process group's setup", start)
+            _read_setup_block(ctx, facts, list(start.orelse.body.body), single=True)
+        remove_with_reason(
+            facts, [start], "torchrun setup -> the Trainer (`devices=`, `strategy=`) and its ranks"
+        )
+    else:
+        _read_setup_block(ctx, facts, [start], single=False)
+        remove_with_reason(
+            facts, [start], "torchrun setup -> the Trainer (`devices=`, `strategy=`) and its ranks"
+        )
+    facts.group_start = start
+    for stmt in ctx.scope_before:  # ranks bound outside the block: `rank = int(os.environ[...])`
+        if stmt is start or not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        role = _env_role(ctx, facts, stmt)
+        if role is not None:
+            remove_with_reason(facts, [stmt], "rank from the environment -> the Trainer's")
+    facts.devices = 'int(os.environ.get("LOCAL_WORLD_SIZE", 1))'
+    if "os" not in ctx.module_defs:
+        raise Unsupported(TORCHRUN, "the script does not `import os`", ctx.loop)
+    ends = [s for s in ctx.scope_after if has_call(ctx, s, DESTROY_GROUP)]
+    for end in ends:
+        inner = flag_body(facts, end)
+        if not (
+            group_call(ctx, end, DESTROY_GROUP, facts)
+            or (
+                inner is not None
+                and len(inner) == 1
+                and group_call(ctx, inner[0], DESTROY_GROUP, facts)
+            )
+        ):
+            raise Unsupported(PROCESS_GROUP, "the process group ends inside other code", end)
+        remove_with_reason(
+            facts, [end], 'process group -> `strategy="ddp"`: the Trainer starts and ends it'
+        )
+    facts.rank = next((n for n, role in facts.roles.items() if role == "global_rank"), "")
+
+
+def _env_role(ctx, facts: Facts, stmt) -> str | None:
+    """`X = int(os.environ["RANK"])` (LOCAL_RANK, WORLD_SIZE) and `X = <rank> == 0`: the
+    role of X, recorded."""
+    assign = single_assign(stmt)
+    if assign is None:
+        return None
+    name, value = assign
+    role = None
+    if m.matches(value, m.Call(func=m.Name("int"), args=[m.Arg()])):
+        role = ENV_ROLES.get(_env_key(ctx, value.args[0].value))
+    elif (
+        m.matches(
+            value,
+            m.Comparison(
+                left=m.Name(),
+                comparisons=[m.ComparisonTarget(m.Equal(), m.Integer("0"))],
+            ),
+        )
+        and facts.roles.get(value.left.value) == "global_rank"
+    ):
+        role = "is_global_zero"
+    if role is None:
+        return None
+    if facts.roles.get(name, role) != role:
+        raise Unsupported(TORCHRUN, f"`{name}` means different ranks", stmt)
+    facts.roles[name] = role
+    return role
+
+
+_SINGLE_VALUES = {
+    "global_rank": "0",
+    "local_rank": "0",
+    "world_size": "1",
+    "is_global_zero": "True",
+}
+
+
+def _read_setup_block(ctx, facts: Facts, stmts, single: bool) -> None:
+    """Each statement of the setup (or of its single-process `else`) must be one the Trainer
+    replaces: the group's start, a rank binding, the device choice, the backend's name.
+    """
+    for stmt in stmts:
+        if is_docstring(stmt):
+            continue
+        if not single and group_call(ctx, stmt, INIT_GROUP, facts):
+            continue
+        if not single and _env_role(ctx, facts, stmt) is not None:
+            continue
+        assign = single_assign(stmt)
+        if single and assign is not None:
+            name, value = assign
+            role = facts.roles.get(name)
+            if role is not None:
+                code = cst.Module(body=[]).code_for_node(value)
+                if code != _SINGLE_VALUES[role]:
+                    raise Unsupported(
+                        TORCHRUN,
+                        f"`{name}` is {code} without DDP, not {_SINGLE_VALUES[role]}",
+                        stmt,
+                    )
+                continue
+        if _device_choice(ctx, facts, stmt):
+            continue
+        if (
+            assign is not None
+            and assign[0] == "backend"
+            or (assign is not None and _is_backend_choice(assign[1]))
+        ):
+            facts.accelerator = _accelerator_of(ctx, assign[1], stmt)
+            facts.backend_name = assign[0]
+            continue
+        raise Unsupported(
+            TORCHRUN,
+            "a statement of the process group's setup the Trainer does not replace",
+            stmt,
+        )
+
+
+def _is_backend_choice(value) -> bool:
+    strings = [s.evaluated_value for s in m.findall(value, m.SimpleString())]
+    return bool(strings) and set(strings) <= {"gloo", "nccl"}
+
+
+def _accelerator_of(ctx, value, stmt) -> str:
+    """gloo -> "cpu", nccl -> "gpu", `"nccl" if C else "gloo"` -> `"gpu" if C else "cpu"`."""
+    code = cst.Module(body=[]).code_for_node(value)
+    for backend, accelerator in (("nccl", "gpu"), ("gloo", "cpu")):
+        code = code.replace(f'"{backend}"', f'"{accelerator}"').replace(
+            f"'{backend}'", f'"{accelerator}"'
+        )
+    if not _is_backend_choice(value) or not (
+        isinstance(value, cst.SimpleString)
+        or (
+            isinstance(value, cst.IfExp)
+            and all(isinstance(v, cst.SimpleString) for v in (value.body, value.orelse))
+        )
+    ):
+        raise Unsupported(PROCESS_GROUP, "the backend is not chosen from gloo/nccl literals", stmt)
+    return code
+
+
+def _device_choice(ctx, facts: Facts, stmt) -> bool:
+    """`device = "cpu"` / f"cuda:{local_rank}" / "cuda" if ... else "cpu", `torch.cuda.
+    set_device(...)`, and an `if` holding only those: the accelerator's now."""
+    if isinstance(stmt, cst.If):
+        blocks = [stmt.body.body]
+        orelse = stmt.orelse
+        while orelse is not None:
+            blocks.append(orelse.body.body)
+            orelse = getattr(orelse, "orelse", None)
+        return all(_device_choice(ctx, facts, s) for block in blocks for s in block)
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        return bool(ctx.call_qualnames(small.value) & {"torch.cuda.set_device"})
+    assign = single_assign(stmt)
+    if assign is None:
+        return False
+    strings = [s for s in m.findall(assign[1], m.SimpleString() | m.FormattedString())]
+    texts = [
+        (
+            s.evaluated_value
+            if isinstance(s, cst.SimpleString)
+            else cst.Module(body=[]).code_for_node(s)
+        )
+        for s in strings
+    ]
+    if strings and all(("cuda" in t or t == "cpu" or "cpu" in t) for t in texts):
+        facts.devices_named.add(assign[0])
+        return True
+    return False

@@ -1,0 +1,61 @@
+"""`DDP(model)` wrappers and `model.module` unwrappings: the model itself once the strategy
+wraps it."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ...analysis.names import collect_names
+from ...analysis.statements import single_assign
+from ...rule import Unsupported
+from .facts import DDP_CLASSES, Facts, flag_body, remove_with_reason
+from .rules import DDP_OPTIONS
+
+
+def read_wrappers(ctx, facts: Facts) -> None:
+    """`ddp_model = DDP(model)` (also under `if <flag>:`): the strategy's wrapper now;
+    `raw_model = model.module if <flag> else model`: the model itself."""
+    for stmt in ctx.scope_before:
+        inner = flag_body(facts, stmt)
+        for each in [stmt] if inner is None else inner:
+            assign = single_assign(each)
+            if assign and _unwraps(facts, assign[1]):
+                facts.wrappers[assign[0]] = _unwraps(facts, assign[1])
+                remove_with_reason(facts, [stmt], "the unwrapped model -> the model itself")
+                continue
+            for call in m.findall(each, m.Call()):
+                if not ctx.call_qualnames(call) & DDP_CLASSES:
+                    continue
+                if assign is None or assign[1] is not call:
+                    raise Unsupported(
+                        DDP_OPTIONS, "DDP(...) is not bound by itself to a name", each
+                    )
+                extra = [a for a in call.args[1:] if not _harmless_ddp_arg(a, facts)]
+                if extra or not call.args or call.args[0].keyword not in (None, "module"):
+                    raise Unsupported(DDP_OPTIONS, "DDP(...) with options", each)
+                inner = call.args[0].value
+                # `DDP(model)` wraps `model`; `model = DDP(Net())` becomes `model = Net()`
+                facts.wrappers[assign[0]] = (
+                    inner.value if isinstance(inner, cst.Name) else assign[0]
+                )
+
+
+def _unwraps(facts: Facts, value) -> str | None:
+    """The model `value` reads through DDP's `.module` (`model.module if ddp else model`)."""
+    if isinstance(value, cst.IfExp) and facts.flag and m.matches(value.test, m.Name(facts.flag)):
+        body, orelse = value.body, value.orelse
+        if m.matches(body, m.Attribute(m.Name(), m.Name("module"))) and m.matches(
+            orelse, m.Name(body.value.value)
+        ):
+            return orelse.value
+    return None
+
+
+def _harmless_ddp_arg(arg: cst.Arg, facts: Facts) -> bool:
+    """`device_ids=` / `output_device=`: None, or this process's own rank (as the strategy
+    passes them)."""
+    if arg.keyword is None or arg.keyword.value not in ("device_ids", "output_device"):
+        return False
+    reads = collect_names(arg.value).reads
+    return reads <= {"None", "torch", *facts.roles}

@@ -1,0 +1,977 @@
+"""A hand-written trainer class, inlined where the script uses it (TL170).
+
+    class Trainer:                                   def train_epoch(model, optimizer, loader):
+        def __init__(self, model, loader):               for x, y in loader: ...
+            self.model = model                 ->
+            self.optimizer = SGD(...)                model = Net()
+        def train_epoch(self):                       loader = ...
+            for x, y in self.loader: ...             optimizer = SGD(...)
+        def fit(self, epochs):                       for epoch in range(2):
+            for epoch in range(epochs):                  train_epoch(model, optimizer, loader)
+                self.train_epoch()
+
+    trainer = Trainer(Net(), loader)
+    trainer.fit(2)
+
+The instance's attributes are the loop's bindings: `__init__`'s body runs where the instance is
+created (its parameters bound to the call's arguments, in the order Python evaluates them),
+the method the script calls (`fit()`) runs where it is called, `self.x` becomes the name `x`,
+and the methods they call become module functions given the attributes they read (the helper
+functions the loop shapes already inline). Later reads of `trainer.x` read `x`. The result is
+a flat script the loop shapes convert; it is never written itself.
+
+What it leaves alone (see trainer_class.py for the codes): a class with a base, decorators,
+properties or class-level code (TL133); an instance not created once and run once in the same
+block (TL171); `self` or the instance used other than through attributes and method calls
+(TL172); a called method rebinding an attribute, returning early or taking `*args` (TL173);
+a name of the class meaning something else where it is inlined (TL174). Methods the script
+never calls are removed with the class (the report names them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from dataclasses import dataclass, field
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..analysis.names import collect_names, rename
+from ..result import Change, Finding, MigrationResult
+from ..rule import Unsupported
+from .trainer_class import (
+    INLINED,
+    INSTANCE_USE,
+    METHOD_SHAPE,
+    NAME_CLASH,
+    SELF_ESCAPES,
+    TRAINER_CLASS,
+)
+
+_SELF_ATTR = m.Attribute(value=m.Name("self"))
+_SUPER_INIT = m.SimpleStatementLine(
+    body=[m.Expr(m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name())))]
+)
+
+
+@dataclass
+class Inlined:
+    """The flat script and where each of its lines came from."""
+
+    text: str
+    origin: list[int]  # origin[line - 1]: the original line a flat line came from
+    indent: list[int]  # indent[line - 1]: how much deeper that original line is indented
+    class_name: str
+    instance: str
+    run_method: str
+    dropped: list[str] = field(default_factory=list)  # methods never called
+
+
+@dataclass
+class _Method:
+    node: cst.FunctionDef
+    calls: list[str]  # methods it calls on self
+    reads: list[str]  # attributes it reads, in order of first use
+    stores: set[str]  # attributes it (re)binds
+
+
+def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inlined:
+    """The flat script, or Unsupported naming why `cls` cannot be inlined faithfully."""
+    name = cls.name.value
+    methods = _methods(cls)
+    init = methods.get("__init__")
+    if init is None:
+        raise Unsupported(TRAINER_CLASS, f"class `{name}` has no `__init__`", cls)
+    holder = _holder(methods, loops)
+    reaching = {n for n in methods if holder in _reachable(methods, [n], cls)}
+    site = _call_site(module, cls, methods, reaching)
+    order = _reachable(methods, ["__init__", site.method, *site.others], cls)
+    used = {n: _read_method(n, methods[n], cls) for n in order}
+    attrs = set().union(*(info.stores for info in used.values()))
+    for method, info in used.items():
+        missing = [a for a in info.reads if a not in attrs and a not in methods]
+        if missing:
+            raise Unsupported(
+                SELF_ESCAPES,
+                f"`{name}.{method}` reads `self.{missing[0]}`, which no method the script runs "
+                "assigns (set from outside the class?)",
+                info.node,
+            )
+        if method not in ("__init__", site.method) and info.stores:
+            raise Unsupported(
+                METHOD_SHAPE,
+                f"`{name}.{method}` (a function once inlined) rebinds "
+                f"`self.{sorted(info.stores)[0]}`: as a function it could not carry the new "
+                "value back",
+                info.node,
+            )
+    helpers = [n for n in order if n not in ("__init__", site.method)]
+    for method in ("__init__", site.method):
+        for other in order:
+            if method in used[other].calls:
+                raise Unsupported(
+                    METHOD_SHAPE,
+                    f"`{name}.{other}` calls `self.{method}()` again",
+                    used[other].node,
+                )
+    for method in ("__init__", site.method):
+        if methods[method].decorators:
+            raise Unsupported(
+                METHOD_SHAPE,
+                f"`{name}.{method}` is decorated: its body cannot run without the decorator",
+                methods[method],
+            )
+    # a function's parameters in the order the class sets its attributes (`model` first)
+    first_set = [
+        a.attr.value
+        for method in ("__init__", site.method)
+        for a in m.findall(methods[method].body, _SELF_ATTR)
+    ]
+    rank = {a: first_set.index(a) for a in first_set}
+    needs = {
+        h: sorted(_attrs_needed(h, used, methods), key=lambda a: rank.get(a, len(rank)))
+        for h in helpers
+    }
+    plan = _Plan(module, cls, site, used, attrs, helpers, needs)
+    plan.check_names()
+    return plan.emit(sorted(set(methods) - set(order)))
+
+
+# -- the class --------------------------------------------------------------------------------
+
+
+def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+    name = cls.name.value
+    if (
+        cls.decorators
+        or cls.keywords
+        or any(
+            not m.matches(base, m.Arg(value=m.Name("object"), keyword=None)) for base in cls.bases
+        )
+    ):
+        raise Unsupported(
+            TRAINER_CLASS,
+            f"class `{name}` has a base class, keywords or decorators: its methods may come "
+            "from or be changed by code the migrator does not see",
+            cls,
+        )
+    found: dict[str, cst.FunctionDef] = {}
+    body = list(cls.body.body)
+    if body and m.matches(body[0], m.SimpleStatementLine([m.Expr(m.SimpleString())])):
+        body = body[1:]  # the docstring
+    for stmt in body:
+        if not isinstance(stmt, cst.FunctionDef) or stmt.asynchronous:
+            raise Unsupported(
+                TRAINER_CLASS,
+                f"class `{name}` holds code other than methods (class attributes, nested "
+                "classes): not inlined",
+                stmt,
+            )
+        decorators = {_decorator_name(d) for d in stmt.decorators}
+        if decorators & {"staticmethod", "classmethod", "property"}:
+            raise Unsupported(
+                TRAINER_CLASS,
+                f"`{name}.{stmt.name.value}` is a {sorted(decorators)[0]}, not a plain method",
+                stmt,
+            )
+        params = stmt.params
+        first = params.params[0].name.value if params.params else None
+        if first != "self" or params.posonly_params:
+            raise Unsupported(
+                TRAINER_CLASS,
+                f"`{name}.{stmt.name.value}` is not a plain method taking `self` first",
+                stmt,
+            )
+        found[stmt.name.value] = stmt
+    return found
+
+
+def _decorator_name(decorator: cst.Decorator) -> str:
+    node = decorator.decorator
+    node = node.func if isinstance(node, cst.Call) else node
+    return node.attr.value if isinstance(node, cst.Attribute) else getattr(node, "value", "")
+
+
+def _holder(methods: dict[str, cst.FunctionDef], loops) -> str:
+    for method_name, method in methods.items():
+        inner = {id(n) for n in m.findall(method, m.For() | m.While())}
+        if any(id(loop) in inner for loop in loops):
+            return method_name
+    raise AssertionError("a trainer class is only inlined for a loop it holds")
+
+
+def _reachable(methods, roots: list[str], cls: cst.ClassDef) -> list[str]:
+    """The methods run from `roots` through `self.m(...)`, roots first, then in class order."""
+    seen: list[str] = []
+    stack = list(reversed(roots))
+    while stack:
+        method = stack.pop()
+        if method in seen:
+            continue
+        seen.append(method)
+        for call in m.findall(
+            methods[method],
+            m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name())),
+        ):
+            called = call.func.attr.value
+            if called in methods and called not in seen:
+                stack.append(called)
+    order = list(methods)
+    return roots + sorted((s for s in seen if s not in roots), key=order.index)
+
+
+def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method:
+    owner = f"{cls.name.value}.{name}"
+    params = node.params
+    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) and not isinstance(
+        params.star_arg, cst.ParamStar
+    ):
+        raise Unsupported(METHOD_SHAPE, f"`{owner}` takes `*{params.star_arg.name.value}`", node)
+    if params.star_kwarg is not None:
+        raise Unsupported(METHOD_SHAPE, f"`{owner}` takes `**{params.star_kwarg.name.value}`", node)
+    for param in [*params.params[1:], *params.kwonly_params]:
+        if param.default is not None and not _literal(param.default):
+            raise Unsupported(
+                METHOD_SHAPE,
+                f"`{owner}`'s default for `{param.name.value}` is not a literal (Python "
+                "evaluated it once, when the class was defined)",
+                node,
+            )
+    if m.findall(node.body, m.Global() | m.Nonlocal() | m.Yield()):
+        raise Unsupported(METHOD_SHAPE, f"`{owner}` uses `global`, `nonlocal` or `yield`", node)
+    uses = m.findall(node.body, m.Name("self"))
+    attribute_values = {
+        id(a.value): a for a in m.findall(node.body, m.Attribute(value=m.Name("self")))
+    }
+    escaped = [u for u in uses if id(u) not in attribute_values]
+    if escaped:
+        raise Unsupported(
+            SELF_ESCAPES,
+            f"`{owner}` uses `self` itself (passes, returns or stores it), not only its "
+            "attributes",
+            node,
+        )
+    method_names = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    method_calls = [
+        c
+        for c in m.findall(node.body, m.Call(func=_SELF_ATTR))
+        if c.func.attr.value in method_names
+    ]
+    calls = [c.func.attr.value for c in method_calls]
+    callees = {id(c.func) for c in method_calls}
+    reads: list[str] = []
+    stores = _stored_attrs(node, owner)
+    for attribute in m.findall(node.body, _SELF_ATTR):
+        attr = attribute.attr.value
+        if attr in method_names and id(attribute) not in callees:
+            raise Unsupported(
+                SELF_ESCAPES,
+                f"`{owner}` uses the method `self.{attr}` without calling it",
+                node,
+            )
+        if attr not in method_names and attr not in reads:
+            reads.append(attr)
+    for nested in m.findall(node.body, m.FunctionDef() | m.ClassDef()):
+        if _stored_attrs(nested, owner):
+            raise Unsupported(
+                SELF_ESCAPES,
+                f"a function defined in `{owner}` sets attributes of `self`",
+                nested,
+            )
+    # `super().__init__()` of a class without a base does nothing; any other `super()` has
+    # no meaning outside the class
+    supers = [s for s in node.body.body if m.matches(s, _SUPER_INIT)] if name == "__init__" else []
+    if len(m.findall(node.body, m.Call(func=m.Name("super")))) != len(supers):
+        raise Unsupported(TRAINER_CLASS, f"`{owner}` uses `super()`", node)
+    return _Method(node, calls, reads, stores)
+
+
+def _stored_attrs(node: cst.CSTNode, owner: str) -> set[str]:
+    stores: set[str] = set()
+    targets = [t.target for t in m.findall(node, m.AssignTarget())]
+    targets += [t.target for t in m.findall(node, m.AugAssign() | m.AnnAssign())]
+    targets += [f.target for f in m.findall(node, m.For())]
+    targets += [w.asname.name for w in m.findall(node, m.WithItem()) if w.asname is not None]
+    for target in targets:
+        for found in [target, *m.findall(target, _SELF_ATTR)]:
+            if m.matches(found, _SELF_ATTR):
+                stores.add(found.attr.value)
+    if m.findall(node, m.Del(target=m.Attribute(value=m.Name("self")))):
+        raise Unsupported(SELF_ESCAPES, f"`{owner}` deletes an attribute of `self`", node)
+    return stores
+
+
+def _attrs_needed(helper: str, used: dict[str, _Method], methods) -> list[str]:
+    """The attributes `helper` reads, with those of the helpers it calls (its parameters)."""
+    found: list[str] = []
+    stack, seen = [helper], set()
+    while stack:
+        current = stack.pop(0)
+        if current in seen:
+            continue
+        seen.add(current)
+        found += [a for a in used[current].reads if a not in found]
+        stack += [c for c in used[current].calls if c in methods]
+    return found
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False")
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Minus) and _literal(node.expression)
+    if isinstance(node, cst.Tuple):
+        return all(_literal(e.value) for e in node.elements)
+    return False
+
+
+# -- where the script uses it -----------------------------------------------------------------
+
+
+@dataclass
+class _Site:
+    block: list  # the statements of the block holding the instance
+    owner: cst.CSTNode  # the module, or the function / `if` holding the block
+    created: cst.SimpleStatementLine
+    call: cst.Call
+    instance: str
+    run: cst.SimpleStatementLine
+    method: str
+    target: str | None  # `x = trainer.fit()`
+    others: list[str]  # methods the script calls besides (`trainer.test()`): functions
+
+
+def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str]) -> _Site:
+    name = cls.name.value
+    refs = [n for n in m.findall(module, m.Name(name)) if n is not cls.name]
+    creations = []
+    for block, owner in _blocks(module):
+        for stmt in block:
+            if m.matches(
+                stmt,
+                m.SimpleStatementLine(
+                    [m.Assign([m.AssignTarget(m.Name())], m.Call(func=m.Name(name)))]
+                ),
+            ):
+                creations.append((block, owner, stmt))
+    if not refs:
+        raise Unsupported(
+            INSTANCE_USE,
+            f"class `{name}` is never used in this file (a script importing it runs it): "
+            "there is no call site to inline it at; migrate the script that creates it after "
+            "moving the class there",
+            cls,
+        )
+    chained = _chained_run(module, name, reaching) if len(refs) == 1 and not creations else None
+    if chained is not None:  # `Trainer(...).fit()`: created and run by one statement
+        block, owner, stmt, target = chained
+        run_call = stmt.body[0].value
+        if any(a.star for a in [*run_call.args, *run_call.func.value.args]):
+            raise Unsupported(INSTANCE_USE, f"`{name}(...)` is called with `*` arguments", stmt)
+        method = run_call.func.attr.value
+        return _Site(block, owner, stmt, run_call.func.value, "", stmt, method, target, [])
+    if len(refs) != 1 or len(creations) != 1:
+        raise Unsupported(
+            INSTANCE_USE,
+            f"class `{name}` is not used exactly once, as `name = {name}(...)` in a block of "
+            "the script (module level, a function, `if __name__`)",
+            cls,
+        )
+    block, owner, created = creations[0]
+    assign = created.body[0]
+    instance = assign.targets[0].target.value
+    call = assign.value
+    if any(a.star for a in call.args):
+        raise Unsupported(INSTANCE_USE, f"`{name}(...)` is called with `*` arguments", created)
+    runs = []
+    for stmt in block[block.index(created) + 1 :]:
+        called = m.Name(m.MatchIfTrue(lambda value: value in reaching))
+        pattern = m.Call(func=m.Attribute(value=m.Name(instance), attr=called))
+        if m.matches(stmt, m.SimpleStatementLine([m.Expr(pattern)])):
+            runs.append((stmt, stmt.body[0].value, None))
+        elif m.matches(
+            stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], pattern)])
+        ):
+            runs.append((stmt, stmt.body[0].value, stmt.body[0].targets[0].target.value))
+    calls = [
+        call
+        for call in m.findall(owner, m.Call(func=m.Attribute(value=m.Name(instance))))
+        if call.func.attr.value in methods
+    ]
+    training = [c for c in calls if c.func.attr.value in reaching]
+    if len(runs) != 1 or len(training) != 1:
+        raise Unsupported(
+            INSTANCE_USE,
+            f"`{instance}` is not run by exactly one call of the method that trains, as a "
+            f"statement after `{instance} = {name}(...)` in the same block",
+            created,
+        )
+    run, run_call, target = runs[0]
+    method = run_call.func.attr.value
+    others = []
+    for use in calls:
+        if use.func.attr.value == "__init__" or any(a.star for a in use.args):
+            raise Unsupported(
+                INSTANCE_USE, f"`{instance}.{use.func.attr.value}(...)` is not a plain call", run
+            )
+        if use is not run_call and use.func.attr.value not in others:
+            others.append(use.func.attr.value)
+    site = _Site(block, owner, created, call, instance, run, method, target, others)
+    _check_instance_uses(module, site, cls, methods)
+    return site
+
+
+def _chained_run(module: cst.Module, name: str, reaching: set[str]):
+    """(block, owner, statement, target) of `[x =] Trainer(...).fit(...)`, or None."""
+    called = m.Name(m.MatchIfTrue(lambda value: value in reaching))
+    pattern = m.Call(func=m.Attribute(value=m.Call(func=m.Name(name)), attr=called))
+    for block, owner in _blocks(module):
+        for stmt in block:
+            if m.matches(stmt, m.SimpleStatementLine([m.Expr(pattern)])):
+                return block, owner, stmt, None
+            if m.matches(
+                stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], pattern)])
+            ):
+                return block, owner, stmt, stmt.body[0].targets[0].target.value
+    return None
+
+
+def _blocks(module: cst.Module):
+    """(statements, owner) of the blocks an instance may be created in."""
+    yield list(module.body), module
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) or (
+            isinstance(stmt, cst.If) and m.matches(stmt.test, m.Comparison(left=m.Name("__name__")))
+        ):
+            if isinstance(stmt.body, cst.IndentedBlock):
+                yield list(stmt.body.body), stmt
+
+
+def _check_instance_uses(module, site: _Site, cls, methods) -> None:
+    """The instance is only run once and its attributes read: no other use in its scope, and
+    no function of that scope reading it as a free name."""
+    instance = site.instance
+    allowed = {id(site.created.body[0].targets[0].target), id(site.run.body[0].value.func.value)}
+    allowed |= {
+        id(call.func.value)
+        for call in m.findall(site.owner, m.Call(func=m.Attribute(value=m.Name(instance))))
+        if call.func.attr.value in site.others
+    }
+    stores = {
+        id(t.value)
+        for target in m.findall(site.owner, m.AssignTarget() | m.AugAssign() | m.Del())
+        for t in [getattr(target, "target", None)]
+        if m.matches(t, m.Attribute(value=m.Name(instance)))
+    }
+    reads = {
+        id(a.value)
+        for a in m.findall(site.owner, m.Attribute(value=m.Name(instance)))
+        if a.attr.value not in methods and id(a.value) not in stores
+    }
+    escapes = SELF_ESCAPES, (
+        f"`{instance}` is used other than by `{instance}.{site.method}()` and reads of its "
+        "attributes (passed on, another method called or an attribute set from outside)"
+    )
+    index = site.block.index(site.created)
+    for position, stmt in enumerate(site.block):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if instance in collect_names(stmt).reads:  # reads the instance as a free name
+                raise Unsupported(*escapes, stmt)
+            continue
+        for use in m.findall(stmt, m.Name(instance)):
+            if position < index:
+                raise Unsupported(
+                    SELF_ESCAPES, f"`{instance}` is used before `{instance} = ...`", stmt
+                )
+            if id(use) not in allowed and id(use) not in reads:
+                raise Unsupported(*escapes, stmt)
+
+
+# -- the flat script --------------------------------------------------------------------------
+
+
+class _Plan:
+    def __init__(self, module, cls, site: _Site, used, attrs, helpers, needs) -> None:
+        self.module, self.cls, self.site = module, cls, site
+        self.used, self.attrs, self.helpers, self.needs = used, attrs, helpers, needs
+        self.init = used["__init__"].node
+        self.run = used[site.method].node
+        self.init_args = _bind(self.init, site.call, cls, site.created)
+        self.run_args = _bind(self.run, site.run.body[0].value, cls, site.run)
+        # id of a statement of the flat script -> (it, the statement it came from); both kept
+        # alive so that no id is reused by another node
+        self.origin: dict[int, tuple[cst.CSTNode, cst.CSTNode]] = {}
+        self.alias: dict[str, cst.Name] = {}  # parameter -> the call-site name it receives
+
+    # names ----------------------------------------------------------------------------
+    def check_names(self) -> None:
+        """Once inlined, `self.x`, the parameters and the locals of `__init__` and of the run
+        method share one namespace with the code around the call: refuse (TL174) any name
+        that would then mean two things."""
+        site = self.site
+        init_use, run_use = collect_names(self.init.body), collect_names(self.run.body)
+        init_params = {p for p, _ in self.init_args}
+        run_params = {p for p, _ in self.run_args}
+        attrs = self.attrs
+        init_locals, run_locals = init_use.writes, run_use.writes
+        init_globals = init_use.reads - init_params - init_locals - {"self"}
+        run_globals = run_use.reads - run_params - run_locals - {"self"}
+        self.alias = self._aliases(attrs)
+        introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
+        self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
+        self._clash(attrs & (run_params | run_locals), "a local of the run method named like")
+        self._clash(run_params & (init_params | init_locals), "a run parameter named like")
+        self._clash(init_globals & introduced, "a global read by `__init__` named like")
+        skip = {id(site.created), id(site.run), id(self.cls), id(site.owner)}
+        others = [s for s in site.block if id(s) not in skip]
+        module_level = not isinstance(site.owner, cst.FunctionDef)
+        if module_level and site.owner is not self.module:  # `if __name__`: module scope
+            others += [s for s in self.module.body if id(s) not in skip]
+        use = collect_names(*others) if others else None
+        bound_here = (use.writes if use else set()) | {p.name.value for p in _params(site.owner)}
+        taken = (use.all() if use else set()) | bound_here
+        shared = self._shared(init_params)
+        self._clash(run_globals & (introduced - (shared if module_level else set())), "a global")
+        clashes = introduced & taken - shared
+        if site.target is not None and self._returns_attr(site.target):
+            clashes.discard(site.target)
+        self._clash(clashes, "a name the script uses where the class is inlined")
+        if not module_level:
+            self._clash((init_globals | run_globals) & bound_here, "a name the function binds")
+        module_names = collect_names(*[s for s in self.module.body if s is not self.cls]).all()
+        for helper in self.helpers:
+            node = self.used[helper].node
+            own = collect_names(node.body)
+            params = {p.name.value for p in [*node.params.params[1:], *node.params.kwonly_params]}
+            inner = (own.writes | params | (own.reads - {"self"})) & set(self.needs[helper])
+            self._clash(inner, f"a name in `{helper}` besides its attribute")
+            if module_level:
+                frees = own.reads - own.writes - params - {"self"}
+                self._clash(frees & introduced, f"a global read by `{helper}`")
+            if helper in module_names | taken | introduced | init_globals | run_globals:
+                self._clash({helper}, "a module name, once a function,")
+        self._check_param_attrs(init_params)
+        self._check_init_order()
+
+    def _clash(self, names: set[str], why: str) -> None:
+        if names:
+            clash = sorted(names)[0]
+            raise Unsupported(
+                NAME_CLASH,
+                f"inlining class `{self.cls.name.value}` would give `{clash}` two meanings "
+                f"({why}): rename one of them",
+                self.site.created,
+            )
+
+    def _check_param_attrs(self, init_params: set[str]) -> None:
+        """`self.p = f(p)` then a read of the parameter `p`: inlined, it would read f(p)."""
+        for param in init_params & self.attrs:
+            changed = False
+            for stmt in self.init.body.body:
+                if changed and param in collect_names(stmt).reads:
+                    self._clash({param}, "the parameter, read after `self.p = ...` changed it")
+                for assign in m.findall(stmt, m.Assign() | m.AugAssign() | m.AnnAssign()):
+                    targets = getattr(assign, "targets", None) or [assign]
+                    for target in targets:
+                        if m.matches(target.target, m.Attribute(m.Name("self"), m.Name(param))):
+                            changed |= not _same_object(assign, param)
+
+    def _shared(self, init_params: set[str]) -> set[str]:
+        """Parameters given a call-site name spelled the same (`Trainer(model, ...)`) that
+        the class keeps as they are (`self.model = model`, or a module's `.to(device)`, in
+        place): the class and the script then name the same object."""
+        shared = set()
+        after = self.site.block[self.site.block.index(self.site.created) + 1 :]
+        rebound = collect_names(*after).writes if after else set()
+        init_writes = collect_names(self.init.body).writes | rebound
+        run_writes = collect_names(self.run.body).writes
+        run_stores = self.used[self.site.method].stores
+        for param, value in self.run_args:
+            if (
+                isinstance(value, cst.Name)
+                and value.value == param
+                and param not in run_writes | rebound
+            ):
+                shared.add(param)
+        for param, value in self.init_args:
+            if not (isinstance(value, cst.Name) and value.value == param):
+                continue
+            if param in init_writes or param in run_stores or param in run_writes:
+                continue
+            kept = True
+            for assign in m.findall(self.init.body, m.Assign() | m.AugAssign() | m.AnnAssign()):
+                for target in getattr(assign, "targets", None) or [assign]:
+                    if m.matches(target.target, m.Attribute(m.Name("self"), m.Name(param))):
+                        kept &= _same_object(assign, param)
+            if kept:
+                shared.add(param)
+        return shared
+
+    def _aliases(self, attrs: set[str]) -> dict[str, cst.Name]:
+        """Parameters given another call-site name (`Trainer(net)` for `model`) that the
+        class never rebinds, kept only as `self.model = model`: inlined, they are that name
+        (`net`), with no `model = net` copy. The name must keep its value from the creation to
+        the end of the block, and mean nothing else in the class."""
+        site = self.site
+        after = site.block[site.block.index(site.created) + 1 :]
+        rebound = collect_names(*after).writes if after else set()
+        init_use, run_use = collect_names(self.init.body), collect_names(self.run.body)
+        inner = init_use.all() | run_use.all() | attrs
+        inner |= {p for p, _ in self.init_args + self.run_args}
+        run_stores = self.used[site.method].stores
+        found: dict[str, cst.Name] = {}
+        for args, writes in ((self.init_args, init_use.writes), (self.run_args, run_use.writes)):
+            for param, value in args:
+                if not isinstance(value, cst.Name) or value.value == param:
+                    continue
+                name = value.value
+                if name in inner or name in rebound or param in writes or param in run_stores:
+                    continue
+                if name in found.values() or name in ("self", "None", "True", "False"):
+                    continue
+                stores = [
+                    assign
+                    for assign in m.findall(
+                        self.init.body, m.Assign() | m.AugAssign() | m.AnnAssign()
+                    )
+                    for target in getattr(assign, "targets", None) or [assign]
+                    if m.matches(target.target, m.Attribute(m.Name("self"), m.Name(param)))
+                ]
+                if all(m.matches(a, m.Assign(value=m.Name(param))) for a in stores):
+                    found[param] = cst.Name(name)
+        return found
+
+    def _returns_attr(self, name: str) -> bool:
+        last = self.run.body.body[-1]
+        return m.matches(
+            last,
+            m.SimpleStatementLine([m.Return(m.Attribute(m.Name("self"), m.Name(name)))]),
+        )
+
+    def _check_init_order(self) -> None:
+        """Bindings run one after the other: an argument must not read a name that an
+        earlier binding has just rebound."""
+        bound: set[str] = set()
+        for param, value in self.init_args + self.run_args:
+            if isinstance(value, cst.Name) and value.value == param:
+                continue
+            reads = collect_names(value).reads
+            if reads & bound:
+                self._clash(reads & bound, "an argument reading a parameter bound before it")
+            bound.add(param)
+
+    # code -----------------------------------------------------------------------------
+    def emit(self, dropped: list[str]) -> Inlined:
+        site = self.site
+        rewrite = _SelfToNames(self.needs)
+        reads = _InstanceReads(site.instance, self.alias, self.needs)
+        created = self._bindings(self.init_args, site.created)
+        created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
+        created = [s for s in created if not _rebinds_itself(s)]
+        ran = self._bindings(self.run_args, site.run)
+        ran += self._run_body(rewrite)
+        if site.created is site.run:  # `Trainer(...).fit()`
+            created, ran = created + ran, []
+        self._lead(created, site.created)
+        self._lead(ran, site.run)
+        functions = [self._function(h, rewrite) for h in self.helpers]
+        self._lead(functions, self.cls)
+        block = []
+        for stmt in site.block:
+            if stmt is site.created:
+                block += created
+            elif stmt is site.run:
+                block += ran
+            elif stmt is self.cls:
+                block += functions
+            else:
+                block.append(self._keep(stmt, reads, alias=False))
+        if site.owner is self.module:
+            body = block
+        else:
+            body = []
+            for stmt in self.module.body:
+                if stmt is self.cls:
+                    body += functions
+                elif stmt is site.owner:
+                    new = stmt.with_changes(body=stmt.body.with_changes(body=block))
+                    self.origin[id(new)] = (new, stmt)
+                    body.append(new)
+                else:
+                    body.append(self._keep(stmt, None))
+        flat = self.module.with_changes(body=body)
+        return Inlined(
+            flat.code,
+            *self._origin(flat),
+            self.cls.name.value,
+            site.instance,
+            site.method,
+            dropped,
+        )
+
+    def _lead(self, stmts: list, replaced) -> None:
+        """The first of `stmts` takes the comments and blank lines above `replaced`."""
+        if stmts:
+            first = stmts[0]
+            stmts[0] = first.with_changes(leading_lines=replaced.leading_lines)
+            self.origin[id(stmts[0])] = (stmts[0], self.origin.pop(id(first))[1])
+
+    def _keep(self, stmt, rewrite, alias: bool = True):
+        new = stmt.visit(rewrite) if rewrite is not None else stmt
+        if alias and rewrite is not None:
+            new = rename(new, self.alias)
+        self.origin[id(new)] = (new, stmt)
+        return new
+
+    def _bindings(self, args, at) -> list:
+        found = []
+        for param, value in args:
+            if param in self.alias or isinstance(value, cst.Name) and value.value == param:
+                continue
+            stmt = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)])
+            self.origin[id(stmt)] = (stmt, at)
+            found.append(stmt)
+        return found
+
+    def _run_body(self, rewrite) -> list:
+        stmts = [s for s in self.run.body.body if not _docstring(s)]
+        returns = m.findall(self.run.body, m.Return())
+        last = stmts[-1] if stmts else None
+        final = m.matches(last, m.SimpleStatementLine([m.Return()]))
+        if len(returns) > int(final):
+            raise Unsupported(
+                METHOD_SHAPE,
+                f"`{self.cls.name.value}.{self.site.method}` returns before its end",
+                self.run,
+            )
+        if not final:
+            if self.site.target is not None:
+                raise Unsupported(
+                    METHOD_SHAPE,
+                    f"`{self.site.target} = {self.site.instance}.{self.site.method}()` keeps "
+                    "what a method without `return` gives",
+                    self.site.run,
+                )
+            return [self._keep(s, rewrite) for s in stmts]
+        kept = [self._keep(s, rewrite) for s in stmts[:-1]]
+        value = last.body[0].value
+        value = rename(value.visit(rewrite), self.alias) if value is not None else None
+        target = self.site.target
+        if target is None:
+            if value is not None and not isinstance(value, (cst.Name, cst.Attribute)):
+                kept.append(self._keep(last.with_changes(body=[cst.Expr(value)]), None))
+            return kept
+        if isinstance(value, cst.Name) and value.value == target:
+            return kept
+        stmt = last.with_changes(
+            body=[cst.Assign([cst.AssignTarget(cst.Name(target))], value or cst.Name("None"))]
+        )
+        self.origin[id(stmt)] = (stmt, last)
+        return kept + [stmt]
+
+    def _function(self, helper: str, rewrite) -> cst.FunctionDef:
+        node = self.used[helper].node
+        params = [cst.Param(cst.Name(a)) for a in self.needs[helper]]
+        params += list(node.params.params[1:])
+        body = [self._keep(s, rewrite, alias=False) for s in node.body.body]
+        comments = [line for line in node.leading_lines if line.comment is not None]
+        new = node.with_changes(
+            params=node.params.with_changes(params=params),
+            body=node.body.with_changes(body=body),
+            leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *comments],
+        )
+        self.origin[id(new)] = (new, node)
+        return new
+
+    def _origin(self, flat: cst.Module) -> tuple[list[int], list[int]]:
+        """For each flat line, the original line it came from (statements keep their lines:
+        `self.x` -> `x` changes no line count; generated bindings point at the call), and the
+        difference of indentation between the two."""
+        original = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        placed = MetadataWrapper(flat, unsafe_skip_copy=True).resolve(PositionProvider)
+        lines = flat.code.count("\n") + 1
+        origin = [0] * lines
+        indent = [0] * lines
+        spans = []
+        for node, source in self.origin.values():
+            if node in placed and source in original:
+                spans.append((placed[node], original[source]))
+        spans.sort(key=lambda s: -(s[0].end.line - s[0].start.line))  # inner spans last
+        for out, src in spans:
+            size = out.end.line - out.start.line
+            same = size == src.end.line - src.start.line
+            for k in range(size + 1):
+                origin[out.start.line - 1 + k] = src.start.line + (k if same else 0)
+                indent[out.start.line - 1 + k] = src.start.column - out.start.column
+        following = origin[-1] or 1
+        for index in reversed(range(lines)):  # blank lines and decorators: the next statement
+            origin[index] = origin[index] or following
+            following = origin[index]
+        return origin, indent
+
+
+def _same_object(assign, param: str) -> bool:
+    """`self.p = p`, or `self.p = p.to(...)` (a module moves in place and returns itself)."""
+    if not isinstance(assign, cst.Assign):
+        return False
+    return m.matches(
+        assign.value,
+        m.Name(param) | m.Call(func=m.Attribute(m.Name(param), m.Name("to") | m.Name("cuda"))),
+    )
+
+
+def _params(owner) -> list[cst.Param]:
+    if isinstance(owner, cst.FunctionDef):
+        p = owner.params
+        return [*p.posonly_params, *p.params, *p.kwonly_params]
+    return []
+
+
+def _bind(method: cst.FunctionDef, call: cst.Call, cls, at) -> list[tuple[str, cst.BaseExpression]]:
+    """(parameter, argument or default) in the order Python evaluates them: the call's
+    arguments first, then the defaults of the others."""
+    owner = f"{cls.name.value}.{method.name.value}"
+    positional = list(method.params.params[1:])
+    keyword = {p.name.value: p for p in [*positional, *method.params.kwonly_params]}
+    given: list[tuple[str, cst.BaseExpression]] = []
+    for index, arg in enumerate(call.args):
+        if arg.keyword is None:
+            if index >= len(positional):
+                raise Unsupported(INSTANCE_USE, f"too many arguments for `{owner}`", at)
+            given.append((positional[index].name.value, arg.value))
+        else:
+            if arg.keyword.value not in keyword:
+                raise Unsupported(INSTANCE_USE, f"`{owner}` has no `{arg.keyword.value}`", at)
+            given.append((arg.keyword.value, arg.value))
+    names = [p for p, _ in given]
+    if len(set(names)) != len(names):
+        raise Unsupported(INSTANCE_USE, f"`{owner}` is given a parameter twice", at)
+    for param_name, param in keyword.items():
+        if param_name in names:
+            continue
+        if param.default is None:
+            raise Unsupported(INSTANCE_USE, f"`{owner}` is not given `{param_name}`", at)
+        given.append((param_name, param.default))
+    return given
+
+
+def _rebinds_itself(stmt) -> bool:
+    """`x = x`: what `self.x = x` of `__init__` becomes (nothing to run)."""
+    if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], m.Name())])):
+        return False
+    assign = stmt.body[0]
+    return assign.targets[0].target.value == assign.value.value
+
+
+def _docstring(stmt) -> bool:
+    return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())]))
+
+
+def _skip_init(stmt) -> bool:
+    """`super().__init__()` of a class without a base, and the docstring: nothing to run."""
+    return _docstring(stmt) or m.matches(stmt, _SUPER_INIT)
+
+
+class _SelfToNames(cst.CSTTransformer):
+    """`self.x` -> `x`, `self.helper(a)` -> `helper(<attributes it reads>, a)`."""
+
+    def __init__(self, needs: dict[str, list[str]]) -> None:
+        self.needs = needs
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if m.matches(original.func, _SELF_ATTR) and original.func.attr.value in self.needs:
+            helper = original.func.attr.value
+            given = [cst.Arg(cst.Name(a)) for a in self.needs[helper]]
+            return updated.with_changes(func=cst.Name(helper), args=given + list(updated.args))
+        return updated
+
+    def leave_Attribute(self, original, updated) -> cst.BaseExpression:
+        if m.matches(updated, _SELF_ATTR):
+            return cst.Name(updated.attr.value)
+        return updated
+
+
+class _InstanceReads(cst.CSTTransformer):
+    """The script's reads of `trainer.x` -> `x`, its calls `trainer.test()` -> `test(<attributes>)`."""
+
+    def __init__(self, instance: str, alias: dict[str, cst.Name], needs) -> None:
+        self.instance, self.alias, self.needs = instance, alias, needs
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        method = m.Attribute(value=m.Name(self.instance))
+        if m.matches(original.func, method) and original.func.attr.value in self.needs:
+            function = original.func.attr.value
+            given = [cst.Arg(self.alias.get(a, cst.Name(a))) for a in self.needs[function]]
+            return updated.with_changes(func=cst.Name(function), args=given + list(updated.args))
+        return updated
+
+    def leave_Attribute(self, original, updated) -> cst.BaseExpression:
+        if m.matches(updated, m.Attribute(value=m.Name(self.instance))):
+            return self.alias.get(updated.attr.value, cst.Name(updated.attr.value))
+        return updated
+
+
+# -- the result, in the script's own lines ----------------------------------------------------
+
+
+def remap(result: MigrationResult, inlined: Inlined, text: str, class_at: tuple[int, int]):
+    """`result` (the flat script's) told in the lines of the script itself: findings and the
+    change log's source lines through `inlined.origin`, and every written line no change of
+    the flat conversion explains (the class's code placed at the call) explained by TL170.
+    """
+    origin = inlined.origin
+
+    def line(number: int) -> int:
+        return origin[min(max(number, 1), len(origin)) - 1]
+
+    def column(number: int, col: int) -> int:
+        return col + inlined.indent[min(max(number, 1), len(origin)) - 1]
+
+    findings = [
+        dataclasses.replace(f, line=line(f.line), column=column(f.line, f.column))
+        for f in result.findings
+    ]
+    if not result.changed:
+        return MigrationResult(result.path, text, text, findings)
+    dropped = ", ".join(f"`{inlined.class_name}.{name}`" for name in inlined.dropped)
+    instance = inlined.instance or f"{inlined.class_name}(...)"
+    message = (
+        f"trainer class `{inlined.class_name}` inlined: `__init__` runs where "
+        f"`{instance}` was created, `{inlined.run_method}()` where it was called"
+        + (f"; never called, removed with the class: {dropped}" if dropped else "")
+    )
+    findings.insert(0, Finding(result.path, class_at[0], class_at[1], INLINED.code, message))
+    changes = []
+    for change in result.changes:
+        source = change.source_lines
+        if source is not None:
+            mapped = [line(n) for n in range(source[0], source[1] + 1)]
+            source = (min(mapped), max(mapped))
+        changes.append(dataclasses.replace(change, source_lines=source))
+    covered = {
+        n
+        for c in changes
+        if c.output_lines
+        for n in range(c.output_lines[0], c.output_lines[1] + 1)
+    }
+    matcher = difflib.SequenceMatcher(
+        None, text.splitlines(), result.output.splitlines(), autojunk=False
+    )
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag not in ("replace", "insert"):
+            continue
+        run: list[int] = []
+        for n in [*range(j1 + 1, j2 + 1), None]:
+            if n is not None and n not in covered:
+                run.append(n)
+                continue
+            if run:
+                source = (i1 + 1, max(i1 + 1, i2)) if i2 > i1 else (class_at[0], class_at[0])
+                changes.append(Change(INLINED.code, source, (run[0], run[-1]), message))
+                run = []
+    changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])
+    return MigrationResult(result.path, text, result.output, findings, changes=changes)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import symtable
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign
@@ -61,7 +62,6 @@ UNKNOWN_DEVICE_MOVE = Rule(
 
 RULES = (UNKNOWN_DEVICE_MOVE,)
 
-_NAME_MAIN = "__name__"
 # what `.to(name)` may be given that is not a device: a dtype
 _DTYPES = frozenset(
     "torch." + name
@@ -110,12 +110,13 @@ def _find_module_binding(ctx, name: str):
 
 
 def _is_name_main(stmt: cst.If) -> bool:
-    test = stmt.test
-    return (
-        stmt.orelse is None
-        and isinstance(test, cst.Comparison)
-        and isinstance(test.left, cst.Name)
-        and test.left.value == _NAME_MAIN
+    """`if __name__ == "__main__":` (no else): its body runs at module level, once."""
+    return stmt.orelse is None and m.matches(
+        stmt.test,
+        m.Comparison(
+            left=m.Name("__name__"),
+            comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=m.SimpleString())],
+        ),
     )
 
 

@@ -26,6 +26,8 @@ FIXTURES = ROOT / "fixtures"
 MONITORED = {
     "dropout_eval_without_eval_mode": ("val_loss", "min", r"val_loss ([0-9.]+)"),
     "validation_writes_predictions_file": ("val_acc", "max", r"val_acc=([0-9.]+)"),
+    # a printed expression logged under its label; counters (correct, seen) are not logged
+    "eval_smoke_test_break": ("val_loss", "min", r"val_loss=([0-9.]+)"),
     "phase_loop_grad_around_forward": ("valid_mean_loss", "min", r"valid: mse ([0-9.]+)"),
 }
 
@@ -68,6 +70,8 @@ PRINTED = {
     "eval_every_n_steps_checkpoint": r"epoch \d+ step \d+ [^\r\n]*",
     "dropout_eval_without_eval_mode": r"epoch \d+ val_loss [^\r\n]*",
     "validation_writes_predictions_file": r"epoch \d+: val_acc=[^\r\n]*",
+    # one batch per evaluation pass (limit_val_batches / limit_test_batches): same numbers
+    "eval_smoke_test_break": r"epoch \d+: val_loss=[^\r\n]*|test_acc=[^\r\n]*",
     # both phases' epoch lines, each from its own accumulators, in the script's order
     "phase_loop_best_weights": r"(?:train|val) +loss [^\r\n]*",
     "phase_loop_grad_around_forward": r"epoch \d+ (?:train|valid): mse [^\r\n]*",
@@ -114,3 +118,35 @@ def test_evaluation_prints_and_writes_what_the_script_did(case, target, tmp_path
         assert ours.exists(), f"{path} not written by the conversion"
         if path.suffix == ".txt":
             assert ours.read_text() == (tmp_path / "original" / path).read_text()
+
+
+# fixture -> {logged key: the script's expression of the value its bar showed last}
+BAR_VALUES = {
+    "tqdm_postfix_accuracy_lr": {
+        "acc": "correct / seen",
+        "lr": 'optimizer.param_groups[0]["lr"]',
+    },
+}
+
+
+@pytest.mark.parametrize("target", ["runtime", "lightning"])
+@pytest.mark.parametrize("case", sorted(BAR_VALUES))
+def test_progress_bar_values_are_logged_with_the_values_shown(case, target, tmp_path):
+    """`set_postfix(acc=..., lr=...)` values are logged (prog_bar=True) under the script's keys,
+    with the values the script's bar showed: the last step's, read after the training."""
+    shown = BAR_VALUES[case]
+    source = (FIXTURES / case / "input.py").read_text()
+    result = migrate_source(source, path=f"{case}.py", target=target)
+    assert result.changed, [str(f) for f in result.findings]
+    for key in shown:
+        assert f'self.log("{key}", ' in result.output and "prog_bar=True" in result.output
+    original = source + "".join(f"\nprint('{k}', repr(float({e})))" for k, e in shown.items())
+    converted = result.output + "".join(
+        f"\nprint('{k}', repr(float(trainer.callback_metrics['{k}'])))" for k in shown
+    )
+    before = _run(original, tmp_path / "original")
+    after = _run(converted, tmp_path / "converted")
+    for key in shown:
+        value = float(re.findall(rf"^{key} (\S+)$", before, re.M)[-1])
+        logged = float(re.findall(rf"^{key} (\S+)$", after, re.M)[-1])
+        assert logged == pytest.approx(value, rel=1e-6), key  # logged as float32

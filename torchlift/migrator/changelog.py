@@ -46,6 +46,7 @@ class LoopFacts:
     device_at: tuple[tuple[int, int], ...] = field(default=())  # the device choice
     device_note: str = ""  # what the Trainer's device arguments say
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
+    explained: tuple = field(default=())  # ((line, column), method | "trainer" | None, why)
     # what the conversion generated
     class_name: str = ""
     instance_name: str = ""
@@ -104,6 +105,11 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         device_at=positions([plan.device_stmt]),
         device_note=plan.device_note,
         manual_optimization=plan.manual_optimization,
+        explained=tuple(
+            (lines.lines[id(stmt)], where, why)
+            for stmt, where, why in plan.explained
+            if id(stmt) in lines.lines
+        ),
         class_name=class_name,
         instance_name=instance_name,
         trainer_name=trainer_name,
@@ -344,6 +350,9 @@ def loop_changes(
             "`num_sanity_val_steps=0`: the script never validated the untrained model (no "
             "validation prints, files or state before training)",
         )
+    for position, where, why in facts.explained:
+        output = out.trainer if where == "trainer" else where and out.method(where)
+        add(src.at(position), output, why, removed=where is None)
     return changes
 
 

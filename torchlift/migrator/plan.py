@@ -92,6 +92,9 @@ class LoopPlan:
     rewrite_stmts: list = field(default_factory=list)  # (statement, its replacement)
     test_stmts: list = field(default_factory=list)  # container statements of the test pass
     notes: list[str] = field(default_factory=list)
+    # change log entries of patterns: (source statement, where it went: a method of the class,
+    # "trainer" or None when removed, why)
+    explained: list = field(default_factory=list)
     inlined_helpers: list[str] = field(default_factory=list)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
@@ -108,6 +111,7 @@ class LoopPlan:
     step_loop: bool = False
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
+    hparams: set[str] = field(default_factory=set)  # arguments save_hyperparameters can keep
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
     after_trainer: list[str] = field(default_factory=list)  # code right after `L.Trainer(...)`
     trainer_at: cst.CSTNode | None = None  # build the Trainer there, not at the loop (ddp/)

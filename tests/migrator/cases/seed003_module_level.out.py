@@ -23,11 +23,10 @@ class SimpleModel(nn.Module):
 
 
 class LitSimpleModel(L.LightningModule):
-    def __init__(self, model, criterion, num_epochs):
+    def __init__(self, model, criterion):
         super().__init__()
         self.model = model
         self.criterion = criterion
-        self.num_epochs = num_epochs
 
     def forward(self, x):
         return self.model(x)
@@ -51,7 +50,7 @@ class LitSimpleModel(L.LightningModule):
         epoch = self.current_epoch
         self.val_loss /= len(self.trainer.val_dataloaders)
         self.print(
-            f"Epoch {epoch+1}/{self.num_epochs}, Validation Loss: {self.val_loss:.4f}"
+            f"Epoch {epoch+1}/{self.trainer.max_epochs}, Validation Loss: {self.val_loss:.4f}"
         )
         self.log("val_loss", self.val_loss)
 
@@ -71,7 +70,7 @@ model = SimpleModel()
 criterion = nn.CrossEntropyLoss()
 
 num_epochs = 3
-lit_model = LitSimpleModel(model, criterion, num_epochs)
+lit_model = LitSimpleModel(model, criterion)
 trainer = L.Trainer(
     accelerator="cuda" if torch.cuda.is_available() else "cpu",
     devices=1,

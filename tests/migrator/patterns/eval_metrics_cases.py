@@ -45,3 +45,68 @@ CONVERTS = {
         ["on_validation_epoch_end"],
     ),
 }
+
+_COUNTERS = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    correct, total = 0, 0
+    with torch.no_grad():
+        for x, y in val_loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+            total += y.size(0)
+    {epoch_end}
+"""
+
+CONVERTS.update(
+    {
+        "counters_are_not_metrics_the_printed_ratio_is_logged_under_its_label": (
+            _COUNTERS.format(epoch_end='print(f"epoch {epoch}: val acc {correct / total:.3f}")'),
+            ['self.log("val_acc", self.correct / self.total)'],
+            ['self.log("correct"', 'self.log("total"', 'self.log("epoch"'],
+        ),
+        "a_metric_computed_from_counters_is_logged_by_its_name": (
+            _COUNTERS.format(epoch_end="acc = correct / total\n    print(acc)"),
+            ['self.log("acc", acc)'],
+            ['self.log("correct"', 'self.log("total"'],
+        ),
+        "an_accumulator_printed_as_it_is_is_a_metric": (
+            _COUNTERS.format(epoch_end='print("Accuracy: {}/{}".format(correct, total))'),
+            ['self.log("correct", self.correct)', 'self.log("total", self.total)'],
+            [],
+        ),
+        "a_value_printed_under_a_condition_is_not_logged": (
+            _COUNTERS.format(epoch_end='if epoch:\n        print(f"acc {correct / total}")'),
+            [],
+            ['self.log("acc"', 'self.log("correct"'],
+        ),
+    }
+)
+
+CONVERTS["a_dict_of_metrics_is_logged_under_its_keys"] = (
+    _COUNTERS.format(
+        epoch_end='metrics = {"val_acc": correct / total, "seen": total}\n    print(metrics)'
+    ),
+    ['self.log("val_acc", metrics["val_acc"])'],
+    ['self.log("seen"', 'self.log("correct"'],
+)
+
+CONVERTS["a_printed_value_that_calls_the_model_again_is_not_logged"] = (
+    _COUNTERS.format(
+        epoch_end='print(f"acc {correct / total:.2f} last {criterion(model(x), y).item() / total:.3f}")'
+    ),
+    ['self.log("acc", self.correct / self.total)'],
+    ['self.log("last"'],
+)
+
+CONVERTS["a_count_read_from_a_dict_of_numbers"] = (
+    _COUNTERS.format(epoch_end="print(f\"val acc {correct / sizes['val']:.3f}\")").replace(
+        "for epoch", 'sizes = {split: len(val_loader.dataset) for split in ["val"]}\nfor epoch'
+    ),
+    ['self.log("val_acc", self.correct / self.sizes["val"])'],
+    ['self.log("correct"'],
+)

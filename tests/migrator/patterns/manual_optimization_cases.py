@@ -63,7 +63,7 @@ CONVERTS = {
                     loss_gen.backward()
                     opt_gen.step()
         """,
-        ["if batch_idx % self.n_critic == 0:\n            opt_gen.zero_grad()"],
+        ["if batch_idx % self.hparams.n_critic == 0:\n            opt_gen.zero_grad()"],
         [],
     ),
     "clipping_one_optimizers_model": (

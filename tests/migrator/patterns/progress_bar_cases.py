@@ -109,3 +109,57 @@ UNCHANGED = {
         "TL103",
     ),
 }
+
+_POSTFIX = """
+from tqdm import tqdm
+
+for epoch in range(2):
+    bar = tqdm(loader)
+    for x, y in bar:
+        optimizer.zero_grad()
+        out = model(x)
+        loss = criterion(out, y)
+        acc = (out.argmax(1) == y).float().mean().item()
+        loss.backward()
+        optimizer.step()
+        bar.set_postfix({postfix})
+"""
+
+CONVERTS.update(
+    {
+        "postfix_values_logged_on_the_bar": (
+            _POSTFIX.format(postfix='loss=f"{loss.item():.3f}", acc=f"{acc:.3f}"'),
+            [
+                'self.log("acc", acc, prog_bar=True)\n'
+                '        self.log("train_loss", loss, prog_bar=True)'
+            ],
+            ["set_postfix"],
+        ),
+        "postfix_learning_rate_read_after_the_step": (
+            _POSTFIX.format(postfix='lr=optimizer.param_groups[0]["lr"]'),
+            [
+                "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+                '        self.log("lr", self.optimizers().param_groups[0]["lr"], prog_bar=True)'
+            ],
+            ["set_postfix"],
+        ),
+        "postfix_dict_and_counters": (
+            _POSTFIX.format(postfix='{"acc": acc}, epoch=epoch'),
+            ['self.log("acc", acc, prog_bar=True)'],
+            ['self.log("epoch"', "set_postfix"],
+        ),
+        "postfix_text_is_not_a_number": (
+            _POSTFIX.format(postfix='acc=f"{100 * acc:.1f}%", note="warmup"'),
+            [],
+            ['self.log("acc"', 'self.log("note"', "set_postfix"],
+        ),
+    }
+)
+
+CONVERTS["postfix_kept_when_the_loop_rebinds_the_loss"] = (
+    _POSTFIX.format(postfix="acc=acc, loss=loss").replace(
+        "optimizer.step()\n", "optimizer.step()\n        loss = loss.item()\n"
+    ),
+    ['self.log("acc", acc, prog_bar=True)', 'self.log("train_loss", step_loss, prog_bar=True)'],
+    ["set_postfix"],
+)

@@ -166,7 +166,7 @@ runner.fit(2)
             engine = Engine(model, loader, steps_per_log=1)
             engine.run(epochs=2)
         """,
-        ["steps_per_log = 1", "if batch_idx % self.steps_per_log == 0:"],
+        ["steps_per_log = 1", "if batch_idx % self.hparams.steps_per_log == 0:"],
         ["def save", "class Engine"],
     ),
 }

@@ -67,6 +67,8 @@ class ClassBuilder:
         mapping: dict[str, cst.BaseExpression] = {}
         for name in [*plan.init_args, *sorted(plan.state)]:
             mapping[name] = self_attr(attr_name(name))
+        for name in self.hyperparameters:
+            mapping[name] = _expr(f"self.hparams.{name}")
         for name in plan.device_names:
             mapping[name] = _expr("self.device")
         mapping[plan.train_loader] = _expr("self.trainer.train_dataloader")
@@ -96,6 +98,11 @@ class ClassBuilder:
         elif optimizer.scheduler and len(plan.optimizers) == 1:
             mapping[optimizer.scheduler] = _expr("self.lr_schedulers()")
         self.mapping = mapping
+
+    @property
+    def hyperparameters(self) -> list[str]:
+        """The `__init__` arguments `save_hyperparameters` keeps (patterns/hyperparameters)."""
+        return [name for name in self.plan.init_args if name in self.plan.hparams]
 
     @property
     def several_models(self) -> bool:
@@ -203,8 +210,12 @@ class ClassBuilder:
         lines = ["super().__init__()"]
         if plan.manual_optimization:
             lines.append("self.automatic_optimization = False")
+        kept = self.hyperparameters
+        if kept:
+            ignored = ", ".join(f'"{a}"' for a in args if a not in kept)
+            lines.append(f"self.save_hyperparameters({f'ignore=[{ignored}]' if ignored else ''})")
         lines += [f"self.{self.model_attr(model)} = {model.name}" for model in plan.models]
-        lines += [f"self.{attr_name(a)} = {a}" for a in plan.init_args]
+        lines += [f"self.{attr_name(a)} = {a}" for a in plan.init_args if a not in kept]
         body = [_stmt(line + "\n") for line in lines]
         return self.method(f"__init__(self, {', '.join(args)})", body)
 

@@ -98,6 +98,7 @@ def bind(ctx, plan, steps) -> None:
     for _, stmt in after:
         if direct_breaks(stmt):
             ctx.block(BREAK_AFTER_STEP, "`break` after the step in code reading the model", stmt)
+    steps["moved_after_step"] = after  # with their positions (progress_bar's to read)
     steps["body"] = [(p, s) for p, s in steps["body"] if p < opt_step]
     plan.train_body = [s for _, s in steps["body"]]
     moved = [s for _, s in after]

@@ -58,7 +58,7 @@ def read(ctx, plan, steps) -> None:
         if flags is not None:
             code = "1" if not flags else f"1 if {' and '.join(flags)} else 1.0"
             plan.add_trainer_arg("limit_train_batches", code)
-            plan.step_rewrites.append(lambda node: _without_break(node))
+            plan.step_rewrites.append(lambda node: without_break(node))
             return
     plan.hook_pieces.setdefault("on_train_epoch_start", []).append("self.stop_epoch = False")
     plan.hook_pieces.setdefault("on_train_batch_start", []).append(
@@ -115,7 +115,7 @@ def _positive_int(ctx, plan, node) -> bool:
     return isinstance(node, cst.Integer) and node.evaluated_value >= 1
 
 
-def _path_to_break(stmt) -> list[cst.If] | None:
+def path_to_break(stmt) -> list[cst.If] | None:
     """The `if` statements (entered through their body) from `stmt` down to its `break`;
     None when the way there passes through anything else (an `else`, a `with`, a `try`)."""
     if m.matches(stmt, m.SimpleStatementLine([m.Break()])):
@@ -123,7 +123,7 @@ def _path_to_break(stmt) -> list[cst.If] | None:
     if isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock):
         for inner in stmt.body.body:
             if direct_breaks(inner):
-                rest = _path_to_break(inner)
+                rest = path_to_break(inner)
                 return None if rest is None else [stmt, *rest]
     return None
 
@@ -157,19 +157,25 @@ def _blocks(node):
 def _first_batch_flags(ctx, plan, steps, stmt) -> list[str] | None:
     """The flags (loop-invariant conditions, as code) under which the `break` ends every epoch
     on its first batch; None when it may end one elsewhere."""
-    path = _path_to_break(stmt)
+    path = path_to_break(stmt)
     index = steps["index"]
     if path is None or (index is not None and index in plan.index_start):
         return None
     loop_stmts = [*plan.pre_train, *plan.train_body, *plan.post_train]
-    written = collect_names(*loop_stmts).writes | _mutated_roots(loop_stmts)
+    written = collect_names(*loop_stmts).writes | mutated_roots(loop_stmts)
     if plan.train_target is not None:  # a step loop may ignore its batch
         written |= collect_names(plan.train_target).writes
     written |= {plan.epoch_var, index} - {None}
+    return guard_flags(ctx, path, index, written)
+
+
+def guard_flags(ctx, path: list[cst.If], index: str | None, written: set[str]):
+    """The tests of `path` as flags (code), leaving out those true on the first batch; None
+    when one reads what the loop writes (`written`) or calls anything."""
     flags = []
     for guard in path:
         test = guard.test
-        if index is not None and _true_on_first_batch(test, index, written):
+        if index is not None and true_on_first_batch(test, index, written):
             continue
         if m.findall(test, m.Call() | m.Await() | m.NamedExpr()):
             return None
@@ -181,7 +187,7 @@ def _first_batch_flags(ctx, plan, steps, stmt) -> list[str] | None:
     return flags
 
 
-def _mutated_roots(stmts) -> set[str]:
+def mutated_roots(stmts) -> set[str]:
     """Names whose object the statements may change: `cfg["x"] = ...`, `args.x += 1`,
     `cfg.update(...)` (the root name of an assigned item or attribute, or of a method call)."""
     roots: set[str] = set()
@@ -199,7 +205,7 @@ def _mutated_roots(stmts) -> set[str]:
     return roots
 
 
-def _true_on_first_batch(test, index: str, written: set[str]) -> bool:
+def true_on_first_batch(test, index: str, written: set[str]) -> bool:
     """`index % n == 0` or `index == 0` (index counted from 0): true on the first batch."""
     zero = m.Integer("0")
     idx = m.Name(index)
@@ -216,7 +222,7 @@ def _true_on_first_batch(test, index: str, written: set[str]) -> bool:
     return True
 
 
-def _without_break(node):
+def without_break(node):
     """The training step's statements with the `break` (and an `if` left empty) removed."""
     return node.visit(_DropBreak())
 

@@ -19,11 +19,16 @@ last loss), or when the script ran other epoch code between training and the pas
 lands in `on_train_epoch_end`, after the pass: what the pass printed must still follow it). The test pass's epoch-end code (`on_test_epoch_end`) is
 treated alike.
 
-Every number the pass leaves at its epoch end -- accumulators and the values computed from
-them -- is `self.log`-ged under the script's own name, so `ModelCheckpoint(monitor="val_loss")`,
-`EarlyStopping` and loggers find it. A name is logged when every assignment to it is provably a
-number (a literal, `.item()`, `float()` / `int()` / `len()`, arithmetic on numbers); tensors
-and lists are not (`self.log` would reject them). `print(...)` there becomes `self.print(...)`
+The metrics the pass leaves at its epoch end are `self.log`-ged under the script's own names,
+so `ModelCheckpoint(monitor="val_acc")`, `EarlyStopping` and loggers find them: a value the
+epoch end computes from what the pass accumulated (`acc = correct / total`, `val_loss /= n`)
+under its name; a value printed as an expression (`f"val acc {correct / total:.3f}"`) right
+after its print, under the label printed before it (`val_acc`, analysis/printed_values.py);
+an accumulator printed as it is under its name. Counters the epoch end only computes with
+(`correct`, `total`, `count`) are intermediate sums, not metrics, and are not logged. A value
+is logged only when it is provably a number (a literal, `.item()`, `float()` / `int()` /
+`len()` / `math.sqrt()`, arithmetic on numbers); tensors and lists are not (`self.log` would
+reject them). `print(...)` there becomes `self.print(...)`
 (rank zero, written through the progress bar) when it has no `file=` / `flush=` arguments.
 """
 
@@ -33,11 +38,17 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
-from ..analysis.statements import FLOW, LOOP, call_method, contains, statements
+from ..analysis.printed_values import shown_values
+from ..analysis.statements import FLOW, LOOP, call_method, contains, single_assign, statements
+from .early_break import mutated_roots
 
 RULES = ()
 
-_NUMBER_CALLS = frozenset({"builtins.float", "builtins.int", "builtins.len", "builtins.bool"})
+_NUMBER_CALLS = frozenset(
+    {"builtins.float", "builtins.int", "builtins.len", "builtins.bool"}
+    | {f"math.{f}" for f in ("sqrt", "exp", "log", "log2", "log10")}
+)
+_OF_NUMBERS = frozenset({"builtins.round", "builtins.abs", "builtins.min", "builtins.max"})
 _SELF_PRINT_KEYWORDS = frozenset({"sep", "end"})
 
 
@@ -100,11 +111,25 @@ def _epoch_end_section(plan, validation) -> list:
 
 
 def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True) -> list:
-    """`epoch_end` with its prints as `self.print` and a `self.log` per number left."""
-    if self_print:
-        epoch_end = [s.visit(SelfPrint(ctx)) for s in epoch_end]
+    """`epoch_end` with its prints as `self.print` and a `self.log` per metric it leaves:
+    each printed value computed from the pass, logged right after its print under the label
+    the script printed, and each name holding a metric (computed at the epoch end from what
+    the pass accumulated, or an accumulator printed as it is), logged at the end. Counters
+    the epoch end only computes with (`correct`, `total`, `count`) are not metrics."""
     trained = collect_names(*training).writes if training else set()
-    numbers = _numbers(ctx, [*evaluation.before, *evaluation.body, *epoch_end])
+    numbers = numbers_of(ctx, [*evaluation.before, *evaluation.body, *epoch_end])
+    derived = collect_names(*evaluation.before, *evaluation.body).writes
+    for stmt in epoch_end:
+        if collect_names(stmt).reads & derived:
+            derived |= collect_names(stmt).writes
+    at_end = collect_names(*epoch_end).writes if epoch_end else set()
+    printed = {
+        value.value
+        for stmt in epoch_end
+        for call in _print_calls(ctx, stmt)
+        for _, value in shown_values(call)
+        if isinstance(value, cst.Name)
+    }
     candidates = []
     for stmt in [*evaluation.before, *epoch_end]:
         writes = collect_names(stmt).writes
@@ -113,15 +138,85 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
             if name not in candidates:
                 candidates.append(name)
     logged = _logged_keys(epoch_end)
-    logs = [
-        cst.parse_statement(f'self.log("{name}", {name})\n')
+    metrics = [
+        name
         for name in candidates
-        if name in numbers and name not in trained and name not in logged
+        if name in numbers
+        and name not in trained
+        and name not in logged
+        and (name in derived if name in at_end else name in printed)
     ]
-    return epoch_end + logs
+    taken = logged | set(metrics) | {"train_loss", "epoch", "step"}
+    known = dict.fromkeys(numbers, True)
+    reported = []
+    for stmt in epoch_end:
+        reported.append(stmt.visit(SelfPrint(ctx)) if self_print else stmt)
+        if _is_print_statement(ctx, stmt):
+            shown = [(label, value, None) for label, value in shown_values(stmt.body[0].value)]
+        else:  # a print under a condition: its values are not always there to log
+            shown = _dict_entries(stmt)
+        for label, value, read_as in shown:
+            if (
+                label is None
+                or label in taken
+                or isinstance(value, cst.Name)
+                or not collect_names(value).reads & derived
+                or not is_number(ctx, value, known)
+                or (read_as is None and not _evaluates_again_alike(ctx, value))
+            ):
+                continue
+            taken.add(label)
+            code = read_as or ctx.module.code_for_node(value)
+            reported.append(cst.parse_statement(f'self.log("{label}", {code})\n'))
+    logs = [cst.parse_statement(f'self.log("{name}", {name})\n') for name in metrics]
+    return reported + logs
 
 
-def _numbers(ctx, stmts: list) -> set[str]:
+def _evaluates_again_alike(ctx, value) -> bool:
+    """Evaluating `value` a second time (the log after the print) gives the same number and
+    changes nothing: its only calls are number functions and `.item()` / `.size()` /
+    `.numel()` of a name or attribute (never a model or loss call run again)."""
+    for call in m.findall(value, m.Call()):
+        if ctx.call_qualnames(call) & (_NUMBER_CALLS | _OF_NUMBERS):
+            continue
+        func = call.func
+        if not m.matches(func, m.Attribute(attr=m.Name("item") | m.Name("size") | m.Name("numel"))):
+            return False
+        receiver = func.value
+        while isinstance(receiver, cst.Attribute):
+            receiver = receiver.value
+        if not isinstance(receiver, cst.Name):
+            return False
+    return True
+
+
+def _dict_entries(stmt) -> list[tuple[str, cst.BaseExpression, str]]:
+    """(key, value) of `metrics = {"val_loss": ..., "val_acc": ...}` (string keys that are
+    names), the values read as `metrics["val_loss"]`: metrics the script named itself."""
+    assign = single_assign(stmt)
+    if assign is None or not isinstance(assign[1], cst.Dict):
+        return []
+    entries = []
+    for element in assign[1].elements:
+        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+            key = element.key.evaluated_value
+            if isinstance(key, str) and key.isidentifier():
+                entries.append((key, element.value, f'{assign[0]}["{key}"]'))
+    return entries
+
+
+def _print_calls(ctx, stmt) -> list[cst.Call]:
+    return [c for c in m.findall(stmt, m.Call()) if "builtins.print" in ctx.call_qualnames(c)]
+
+
+def _is_print_statement(ctx, stmt) -> bool:
+    """`print(...)` as a statement of its own at the epoch end's top level."""
+    return m.matches(
+        stmt, m.SimpleStatementLine([m.Expr(m.Call())])
+    ) and "builtins.print" in ctx.call_qualnames(stmt.body[0].value)
+
+
+def numbers_of(ctx, stmts: list) -> set[str]:
     """Names every assignment of which (in `stmts`, in order) is provably a Python number."""
     number: dict[str, bool] = {}
     for stmt in stmts:
@@ -146,27 +241,29 @@ def _note_assignment(ctx, small, number: dict[str, bool]) -> None:
         if all(isinstance(t, cst.Name) for t, _ in pairs):
             known = dict(number)  # the right-hand sides are evaluated before any binding
             for t, v in pairs:
-                number[t.value] = number.get(t.value, True) and _is_number(ctx, v, known)
+                number[t.value] = number.get(t.value, True) and is_number(ctx, v, known)
             return
     elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
         name = small.target.value
-        number[name] = number.get(name, False) and _is_number(ctx, small.value, number)
+        number[name] = number.get(name, False) and is_number(ctx, small.value, number)
         return
     for name in collect_names(small).writes:  # any other binding: not known to be a number
         number[name] = False
 
 
-def _is_number(ctx, expr, number: dict[str, bool]) -> bool:
+def is_number(ctx, expr, number: dict[str, bool]) -> bool:
     if isinstance(expr, (cst.Integer, cst.Float)):
         return True
     if isinstance(expr, cst.Name):
         return number.get(expr.value, False)
     if isinstance(expr, cst.UnaryOperation):
-        return _is_number(ctx, expr.expression, number)
+        return is_number(ctx, expr.expression, number)
     if isinstance(expr, cst.BinaryOperation):
-        return _is_number(ctx, expr.left, number) and _is_number(ctx, expr.right, number)
+        return is_number(ctx, expr.left, number) and is_number(ctx, expr.right, number)
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name):
+        return _numbers_container(ctx, expr.value.value)
     if isinstance(expr, cst.IfExp):
-        return _is_number(ctx, expr.body, number) and _is_number(ctx, expr.orelse, number)
+        return is_number(ctx, expr.body, number) and is_number(ctx, expr.orelse, number)
     if isinstance(expr, cst.Call):
         if m.matches(
             expr, m.Call(func=m.Attribute(attr=m.Name("item") | m.Name("numel")), args=[])
@@ -174,7 +271,35 @@ def _is_number(ctx, expr, number: dict[str, bool]) -> bool:
             return True
         if m.matches(expr, m.Call(func=m.Attribute(attr=m.Name("size")), args=[m.Arg()])):
             return True  # tensor.size(dim) is an int (without the dim, a torch.Size)
-        return bool(ctx.call_qualnames(expr) & _NUMBER_CALLS)
+        called = ctx.call_qualnames(expr)
+        if called & _OF_NUMBERS:  # a number when every argument is one
+            return all(
+                a.keyword is None and not a.star and is_number(ctx, a.value, number)
+                for a in expr.args
+            )
+        return bool(called & _NUMBER_CALLS)
+    return False
+
+
+def _numbers_container(ctx, name: str) -> bool:
+    """`name` is bound once before the loop to a dict or list of numbers only (`sizes =
+    {x: len(datasets[x]) for x in ...}`, `[0.5, 0.25]`) that nothing there changes."""
+    binding, count = ctx.binding(name)
+    if count != 1 or binding is None or name in mutated_roots(ctx.scope_before):
+        return False
+    value = binding[1]
+    if isinstance(value, cst.DictComp):
+        return is_number(ctx, value.value, {})
+    if isinstance(value, cst.ListComp):
+        return is_number(ctx, value.elt, {})
+    if isinstance(value, cst.Dict):
+        return all(
+            isinstance(e, cst.DictElement) and is_number(ctx, e.value, {}) for e in value.elements
+        )
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return all(
+            isinstance(e, cst.Element) and is_number(ctx, e.value, {}) for e in value.elements
+        )
     return False
 
 

@@ -13,7 +13,8 @@
 
 A pass is one `for batch in loader` under `torch.no_grad()` / `torch.inference_mode()` (the
 `with` inside or outside the loop). Refused (TL110): a pass over the training loader, nested
-loops over data, a second loop over data in the epoch; (TL107) control flow in the pass. A
+loops over data, a second loop over data in the epoch; (TL107) control flow in the pass but a
+dry-run `break` (patterns/eval_dry_run.py, TL180). A
 test pass with anything unusual is left as written (the training loop still converts).
 """
 
@@ -25,10 +26,19 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names
-from ..analysis.statements import BACKWARD, FLOW, LOOP, call_method, contains
+from ..analysis.statements import (
+    BACKWARD,
+    FLOW,
+    FLOW_NO_BREAK,
+    LOOP,
+    call_method,
+    contains,
+    direct_breaks,
+)
 from ..plan import EvalPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
+from .eval_dry_run import dry_run_limit
 
 EVAL_SHAPE = Rule(
     "TL110",
@@ -96,8 +106,8 @@ def read(ctx, plan, steps) -> None:
 def _read_validation(ctx, stmt, plan) -> EvalPlan:
     kind = "validation"
     with_stmt, loop = eval_loop_of(ctx, stmt)
-    if loop.orelse is not None or contains(loop.body, FLOW):
-        raise Unsupported(CONTROL_FLOW, f"{kind} loop uses break/continue/return/else", loop)
+    if loop.orelse is not None or contains(loop.body, FLOW_NO_BREAK):
+        raise Unsupported(CONTROL_FLOW, f"{kind} loop uses continue/return/else", loop)
     iterator, index, target = ctx.unwrap_iter(loop)
     if iterator.value == plan.train_loader:
         raise Unsupported(EVAL_SHAPE, f"{kind} loop iterates the training loader", loop)
@@ -112,6 +122,7 @@ def _read_validation(ctx, stmt, plan) -> EvalPlan:
     for piece in before + body + after:
         if contains(piece, LOOP) and not ctx.harmless_loop(piece):
             raise Unsupported(EVAL_SHAPE, f"nested loop over data in the {kind} pass", piece)
+    body = dry_run_limit(ctx, plan, kind, loop, body, plan.post_train)
     # statements between the training loop and this pass that set up its accumulators
     at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
     between, rest = plan.post_train[:at], plan.post_train[at + 1 :]
@@ -161,7 +172,9 @@ def _read_test(ctx, plan) -> None:
             body = list(loop.body.body)
         else:
             inner_before, inner_after, body = [], [], list(loop.body.body[0].body.body)
-        if any(contains(p, FLOW | LOOP) for p in inner_before + body + inner_after):
+        if any(contains(p, FLOW | LOOP) for p in inner_before + inner_after):
+            return
+        if any(contains(p, FLOW_NO_BREAK | LOOP) for p in body):
             return
         pass_names = collect_names(loop, *inner_before).all()
         j = i
@@ -189,6 +202,11 @@ def _read_test(ctx, plan) -> None:
         reads = collect_names(*section).reads - collect_names(*section).writes
         if reads - bound_before - ctx.module_defs - _BUILTINS:
             return  # reads something bound after training: keep the pass as written
+        if direct_breaks(loop):  # a dry-run switch, or left as written
+            try:
+                body = dry_run_limit(ctx, plan, "test", loop, body, [*plan.post_train, *after])
+            except Unsupported:
+                return
         plan.test = EvalPlan(
             loader=iterator.value,
             target=target,

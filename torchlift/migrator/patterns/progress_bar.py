@@ -3,14 +3,18 @@
     pbar = tqdm(loader, ...)          (before the batch loop: removed)
     for x, y in pbar:                 -> the batch loop iterates `loader`
         ...
-        pbar.set_postfix(loss=...)    -> removed: Lightning's bar shows the logged loss
-                                         (`prog_bar=True` when the bar showed the loss)
+        pbar.set_postfix(loss=...,    -> removed: Lightning's bar shows the logged loss
+                         acc=...)        (`prog_bar=True` when the bar showed the loss), and
+                                         self.log("acc", ..., prog_bar=True) in its place
 
     with tqdm(total=...) as pbar:     (the loop's wrapper, shapes/wrappers.py: removed)
         ... pbar.update(1) ...        -> removed, at batch or epoch level
 
 `for x, y in tqdm(loader)` needs nothing from here (the shape looks through it). Leaves alone:
-a bar over anything but one positional loader argument.
+a bar over anything but one positional loader argument. A `set_postfix` value is logged when
+it is a number for sure or a learning rate read from the optimizer or scheduler (the same
+value; a string formatting one value alone, `f"{acc:.3f}"`, logs that value); the epoch and
+batch counters are left to Lightning's bar, and any other value is dropped with a note.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
+from ..analysis.printed_values import string_pieces
 from ..analysis.qualnames import TQDM
 from ..analysis.statements import call_method, single_assign
+from .eval_metrics import is_number, numbers_of
 
 RULES = ()
 
@@ -83,12 +89,122 @@ def claim(ctx, steps, stmt, position) -> bool:
     if not _is_display(ctx, stmt):
         return False
     steps.setdefault("bar_displays", []).append(stmt)
+    steps.setdefault("bar_positions", []).append((position, stmt))
     return True
 
 
 def read(ctx, plan, steps) -> None:
     """A bar that showed the loss (`pbar.set_postfix(loss=loss.item())`): the Trainer's bar
-    shows the logged training loss instead."""
+    shows the logged training loss instead. The other values a batch's `set_postfix` showed
+    are logged with `prog_bar=True` under the script's keys, where the call stood: in
+    `training_step`, or in `on_train_batch_end` when the call came after the optimizer step
+    and the code around it moved there (patterns/after_step.py) or the value is a learning
+    rate (Lightning steps a per-batch scheduler after `training_step`, before that hook)."""
     for stmt in steps.get("bar_displays", ()):
         if plan.loss_name in collect_names(stmt).reads:
             plan.loss_on_progress_bar = True
+    known = numbers_of(ctx, [*plan.pre_train, *plan.train_body, *plan.after_step])
+    numbers = dict.fromkeys(known, True)
+    optimizer_state = {o.name for o in plan.optimizers} | {
+        o.scheduler for o in plan.optimizers if o.scheduler
+    }
+    opt_step = steps.get("optimizer_step")
+    last_step = max((p for p, _, _ in steps["step"]), default=opt_step)
+    for position, stmt in sorted(steps.get("bar_positions", ()), key=lambda item: item[0]):
+        in_step, in_hook = [], []
+        for key, value in _postfix_values(stmt):
+            if value is not None and plan.loss_name in collect_names(value).reads:
+                continue  # the training loss: logged as train_loss
+            if m.matches(value, m.Name()) and value.value in (plan.epoch_var, steps["index"]):
+                continue  # the Trainer's bar shows the epoch and the batch
+            if value is None or not key.isidentifier() or key == "train_loss":
+                plan.explained.append((stmt, None, f"the bar's `{key}` is not logged: text"))
+                continue
+            if not _loggable(ctx, value, numbers):
+                why = f"the bar's `{key}` is not logged: not provably a number"
+                plan.explained.append((stmt, None, why))
+                continue
+            code = ctx.module.code_for_node(value)
+            log = cst.parse_statement(f'self.log("{key}", {code}, prog_bar=True)\n')
+            after = opt_step is not None and position > opt_step
+            if after and (plan.after_step or collect_names(value).reads & optimizer_state):
+                if position < last_step or steps.get("accumulate") is not None:
+                    why = f"the bar's `{key}` is not logged: read between optimizer steps"
+                    plan.explained.append((stmt, None, why))
+                    continue
+                in_hook.append(log)
+                where = "on_train_batch_end"
+            else:
+                in_step.append(log)
+                where = "training_step"
+            why = f'the bar\'s `{key}` -> `self.log("{key}", ..., prog_bar=True)`'
+            plan.explained.append((stmt, where, why))
+        later = next((s for p, s in steps["body"] if p > position), None)
+        moved = steps.get("moved_after_step", ())
+        before_in_hook = sum(1 for p, _ in moved if p < position)
+        ctx.found.setdefault("bar_logs", []).append((later, in_step, before_in_hook, in_hook))
+
+
+def clean(ctx, plan) -> None:
+    """The logs `read` made, placed once every pattern has rebuilt the step's statements: in
+    the step before the statement that followed the bar's call, or in the hook after the
+    statements that preceded it there."""
+    for later, in_step, before_in_hook, in_hook in reversed(ctx.found.get("bar_logs", ())):
+        at = next((k for k, s in enumerate(plan.train_body) if s is later), len(plan.train_body))
+        plan.train_body[at:at] = in_step
+        at = min(len(plan.after_step), before_in_hook)
+        plan.after_step[at:at] = in_hook
+
+
+def _postfix_values(stmt) -> list[tuple[str, cst.BaseExpression | None]]:
+    """(key, value) of `bar.set_postfix(k=v, ...)` or `bar.set_postfix({"k": v, ...})`, with
+    a value formatted alone in a string (`f"{acc:.3f}"`) read as the value itself (None: a
+    string with more in it)."""
+    if call_method(stmt, "set_postfix") is None:
+        return []
+    call = stmt.body[0].value
+    pairs = []
+    for arg in call.args:
+        if arg.star:
+            return []
+        if arg.keyword is not None:
+            if arg.keyword.value != "refresh":
+                pairs.append((arg.keyword.value, arg.value))
+        elif isinstance(arg.value, cst.Dict):
+            for element in arg.value.elements:
+                if not isinstance(element, cst.DictElement) or not isinstance(
+                    element.key, cst.SimpleString
+                ):
+                    return []
+                pairs.append((element.key.evaluated_value, element.value))
+        else:
+            return []
+    shown = []
+    for key, value in pairs:
+        pieces = string_pieces(value)
+        if pieces is not None:
+            values = [p for p in pieces if not isinstance(p, str)]
+            if len(values) != 1 or any(isinstance(p, str) and p for p in pieces):
+                value = None  # text around the value (or none): not a number to log
+            else:
+                value = values[0]
+        shown.append((key, value))
+    return shown
+
+
+def _loggable(ctx, value, numbers: dict) -> bool:
+    """A number for sure, or a learning rate read from the optimizer or scheduler
+    (`opt.param_groups[0]["lr"]`, `sched.get_last_lr()[0]`)."""
+    if is_number(ctx, value, numbers):
+        return True
+    learning_rate = m.Subscript(
+        value=m.Subscript(value=m.Attribute(attr=m.Name("param_groups"))),
+        slice=[m.SubscriptElement(m.Index(m.SimpleString()))],
+    )
+    if m.matches(value, learning_rate):
+        return value.slice[0].slice.value.evaluated_value == "lr"
+    last_lr = m.Subscript(
+        value=m.Call(func=m.Attribute(attr=m.Name("get_last_lr")), args=[]),
+        slice=[m.SubscriptElement(m.Index(m.Integer()))],
+    )
+    return m.matches(value, last_lr)

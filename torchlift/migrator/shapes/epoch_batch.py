@@ -300,6 +300,8 @@ def _split_epoch_body(ctx: LoopContext, stmts):
         if contains(stmt, FLOW) and not isinstance(stmt, cst.For):
             if batch_loop is not None and _only_direct_breaks(stmt):
                 ctx.found.setdefault("epoch_breaks", []).append(stmt)  # epoch_stop's to read
+            elif batch_loop is not None and _evaluation_breaks(ctx, stmt):
+                pass  # the pass's own `break`: eval_dry_run's to read
             else:
                 ctx.block(CONTROL_FLOW, "epoch loop body uses break/continue/return", stmt)
         if contains(stmt, BACKWARD):
@@ -342,6 +344,15 @@ def _split_epoch_body(ctx: LoopContext, stmts):
         if contains(stmt, LOOP) and contains(stmt, BACKWARD):
             ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
     return pre, batch_loop, post
+
+
+def _evaluation_breaks(ctx, stmt) -> bool:
+    """`stmt` is an evaluation pass whose only control flow is `break` of its own loop."""
+    return (
+        eval_loop_of(ctx, stmt) is not None
+        and not direct_breaks(stmt)
+        and not contains(stmt, FLOW - {"break"})
+    )
 
 
 def _only_direct_breaks(stmt) -> bool:

@@ -1,0 +1,79 @@
+"""Cases of patterns/eval_dry_run.py: a dry-run `break` in an evaluation loop."""
+
+_LOOP = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+dry_run = True
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    val_loss = 0.0
+    with torch.no_grad():
+        for i, (x, y) in enumerate(val_loader):
+            val_loss += criterion(model(x), y).item()
+            {stop}
+    print(f"val loss {{val_loss:.3f}}")
+"""
+
+_TEST = """
+test_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+dry_run = True
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+hits = 0
+with torch.no_grad():
+    for x, y in test_loader:
+        hits += (model(x).argmax(1) == y).sum().item()
+        {stop}
+print(hits)
+"""
+
+CONVERTS = {
+    "flag_break_is_limit_val_batches": (
+        _LOOP.format(stop="if dry_run:\n                break"),
+        ["limit_val_batches=1 if dry_run else 1.0", "self.val_loss += self.criterion"],
+        ["break", "if dry_run:"],
+    ),
+    "first_batch_test_and_flag": (
+        _LOOP.format(stop="if i == 0:\n                if dry_run:\n                    break"),
+        ["limit_val_batches=1 if dry_run else 1.0"],
+        ["break"],
+    ),
+    "unconditional_break_is_one_batch": (
+        _LOOP.format(stop="break"),
+        ["limit_val_batches=1,"],
+        ["break"],
+    ),
+    "test_pass_break_is_limit_test_batches": (
+        _TEST.format(stop="if dry_run:\n            break"),
+        ["limit_test_batches=1 if dry_run else 1.0", "trainer.test(lit_model, test_loader)"],
+        ["break"],
+    ),
+}
+
+UNCHANGED = {
+    "break_on_a_metric": (
+        _LOOP.format(stop="if val_loss > 10:\n                break"),
+        "TL180",
+    ),
+    "break_after_some_batches": (
+        _LOOP.format(stop="if i == 3:\n                break"),
+        "TL180",
+    ),
+    "flag_changed_by_the_loop": (
+        _LOOP.format(stop="if dry_run:\n                break").replace(
+            'print(f"val loss', 'dry_run = epoch < 1\n    print(f"val loss'
+        ),
+        "TL180",
+    ),
+    "code_after_the_break_on_that_batch": (
+        _LOOP.format(stop="if dry_run:\n                break\n            print(i)"),
+        "TL180",
+    ),
+}

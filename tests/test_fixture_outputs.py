@@ -1,9 +1,10 @@
 """What a reviewer checks in every converted fixture (issue 10's acceptance), read from each
 fixtures/<case>/expected.py beside its input.py:
 
-- the Trainer names `accelerator=` and `devices=` (`devices=1` unless the script spread the model
-  over GPUs with DataParallel), so real Lightning does not spread a one-device script over
-  every GPU it finds;
+- the Trainer names `accelerator=` and `devices=` (`devices=1`, or the one GPU index a run-time
+  device names, unless the script spread the model over GPUs with DataParallel), so real
+  Lightning does not spread a one-device script over every GPU it finds;
+- no `.to(<name>)` kept in the LightningModule beside a fixed `accelerator=`;
 - no import the conversion left unused (ruff's F401 on the output, minus what it already said
   of the input);
 - no comment left about device code the conversion removed: a comment naming the device / CUDA
@@ -72,7 +73,23 @@ def test_the_trainer_says_where_it_runs(case):
         assert "devices" in keywords, ast.unparse(call)
         if "DataParallel" not in source:
             devices = keywords["devices"]
-            assert isinstance(devices, ast.Constant) and devices.value == 1, ast.unparse(call)
+            assert _one_device(devices), ast.unparse(call)
+
+
+def _one_device(devices: ast.expr) -> bool:
+    """`devices=1`, or the GPU index of a device known at run time:
+    `[d.index] if d.index else 1` (`--device cuda:1`)."""
+    if isinstance(devices, ast.Constant):
+        return devices.value == 1
+    return (
+        isinstance(devices, ast.IfExp)
+        and isinstance(devices.body, ast.List)
+        and len(devices.body.elts) == 1
+        and ast.unparse(devices.body.elts[0]) == ast.unparse(devices.test)
+        and isinstance(devices.test, ast.Attribute)
+        and devices.test.attr == "index"
+        and _one_device(devices.orelse)
+    )
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -101,3 +118,40 @@ def test_no_comment_about_removed_device_code(case):
         if not DEVICE_CODE.search(following):
             stale.add(comment)
     assert stale == PARTLY_TRUE.get(case, set())
+
+
+def _lightning_module_moves(tree: ast.Module) -> list[str]:
+    """`x.to(name)` / `x.to(device=name)` calls in the methods of the LightningModule
+    subclasses: a move to a device the Trainer knows nothing of."""
+    found = []
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef) or not any(
+            isinstance(base, ast.Attribute) and base.attr == "LightningModule" for base in cls.bases
+        ):
+            continue
+        for node in ast.walk(cls):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "to"
+            ):
+                continue
+            targets = node.args[:1] + [k.value for k in node.keywords if k.arg == "device"]
+            if any(isinstance(target, ast.Name) for target in targets):
+                found.append(ast.unparse(node))
+    return found
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_no_kept_move_beside_a_fixed_accelerator(case):
+    """A Trainer on a fixed accelerator places the model and the batches there; a move the
+    module kept to a device by name would put the batches elsewhere on a GPU machine."""
+    tree = ast.parse((FIXTURES / case / "expected.py").read_text())
+    fixed = [
+        call
+        for call in _trainer_calls(ast.unparse(tree))
+        for keyword in call.keywords
+        if keyword.arg == "accelerator" and isinstance(keyword.value, ast.Constant)
+    ]
+    if fixed:
+        assert _lightning_module_moves(tree) == [], ast.unparse(fixed[0])

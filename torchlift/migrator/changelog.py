@@ -559,6 +559,10 @@ def _creates_tensor(node) -> bool:
         return _creates_tensor(func.value)
     if isinstance(node, ast.BinOp):
         return _creates_tensor(node.left) or _creates_tensor(node.right)
+    if isinstance(node, ast.Compare):  # `(torch.rand(n) > p).float()`: a mask
+        return any(_creates_tensor(side) for side in (node.left, *node.comparators))
+    if isinstance(node, ast.UnaryOp):
+        return _creates_tensor(node.operand)
     return False
 
 

@@ -51,6 +51,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.after_step",
     "torchlift.migrator.patterns.device_intent",
     "torchlift.migrator.patterns.device_moves",
+    "torchlift.migrator.patterns.device_scope",
     "torchlift.migrator.patterns.schedulers",
     "torchlift.migrator.patterns.kept_optimizers",
     "torchlift.migrator.patterns.lr_decay",

@@ -59,7 +59,11 @@ CONVERTS = {
         device = torch.device("cpu")
         device = pick_device(device)
         """ + _LOOP,
-        ["accelerator=torch.device(device).type, devices=1", "device = pick_device(device)"],
+        [
+            "accelerator=torch.device(device).type",
+            "devices=[torch.device(device).index] if torch.device(device).index else 1",
+            "device = pick_device(device)",
+        ],
         [".to(device)"],
     ),
     "torch_accelerator_idiom": (
@@ -127,6 +131,60 @@ CONVERTS = {
         ["L.Trainer(accelerator=device.type, devices=1, max_epochs=2)"],
         [],
     ),
+    "device_a_module_global_the_function_reads": (
+        """
+        device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+
+
+        def train(net, opt, epochs):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    mask = (torch.rand(x.shape[1]) > 0.1).float().to(device)
+                    opt.zero_grad()
+                    loss = criterion(net(x * mask), y)
+                    loss.backward()
+                    opt.step()
+
+
+        train(model, optimizer, 2)
+        """,
+        [
+            'accelerator="cuda" if torch.cuda.is_available() else "cpu"',
+            "mask = (torch.rand(x.shape[1]) > 0.1).float().to(self.device)",
+        ],
+        ["x.to(device)", 'accelerator="cpu"'],
+    ),
+    "run_time_device_keeps_its_index": (
+        """
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--device", default="cpu")  # e.g. --device cuda:1
+        args = parser.parse_args()
+        device = torch.device(args.device)
+        """ + _LOOP,
+        [
+            "accelerator=torch.device(args.device).type",
+            "devices=[torch.device(args.device).index] if torch.device(args.device).index else 1",
+        ],
+        [".to(device)"],
+    ),
+    "moves_to_an_argument_attribute": (
+        """
+        args = parser.parse_args()
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(args.device), y.to(args.device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        [
+            "accelerator=torch.device(args.device).type",
+            "devices=[torch.device(args.device).index] if torch.device(args.device).index else 1",
+        ],
+        [".to(args.device)", 'accelerator="cpu"'],
+    ),
     "data_parallel_becomes_ddp": (
         """
         use_cuda = torch.cuda.is_available()
@@ -159,6 +217,25 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "device_global_read_from_a_config": (
+        """
+        device = config["device"]
+
+
+        def train(net, opt, epochs):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        train(model, optimizer, 2)
+        """,
+        "TL142",
+    ),
     "second_gpu": (
         """
         device = torch.device("cuda:1" if torch.cuda.is_available() else "cpu")

@@ -16,6 +16,11 @@ it over every visible GPU, changing its batches and duplicating its prints.
 When code outside the loop still reads the device, the Trainer reads the same name
 (`accelerator=device`, or `device.type` for a `torch.device`).
 
+A device known only at run time (`torch.device(args.device)`, `x.to(args.device)`, a parameter
+whose callers do not spell it out) keeps its GPU index: `accelerator=torch.device(d).type,
+devices=[torch.device(d).index] if torch.device(d).index else 1` (`--device cuda:1` trains on
+GPU 1, as the script did).
+
 DataParallel (found by bindings / data_parallel) becomes DDP over the GPUs it used:
 `devices=torch.cuda.device_count() if <on CUDA> else 1`, `strategy="ddp" if <on CUDA> and
 torch.cuda.device_count() > 1 else "auto"`; on one device nothing changes. The report says how
@@ -30,8 +35,9 @@ from __future__ import annotations
 import re
 
 import libcst as cst
+import libcst.matchers as m
 
-from ..analysis.names import bound_names, scope_reads
+from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 
@@ -136,18 +142,31 @@ _SINGLE_NOTE = (
 )
 
 
+_RUN_TIME_NOTE = (
+    "device choice -> `accelerator=` and `devices=` of the Trainer, read from the device the "
+    "script names at run time: its type, and its GPU index (`cuda:1` -> `devices=[1]`)"
+)
+
+
 def read(ctx, plan, steps) -> None:
     accelerator = _accelerator(ctx, plan)
+    one_device = "1" if ctx.found.get("device_index_known") else _one_device(accelerator)
     binding = _last_device_binding(ctx, plan)
     plan.device_stmt = binding[0] if binding else None
-    plan.device_note = _SINGLE_NOTE
+    plan.device_note = _SINGLE_NOTE if one_device == "1" else _RUN_TIME_NOTE
     wraps = ctx.found.get("data_parallel_conditions")
     if not wraps:
-        plan.trainer_args[:0] = [("accelerator", accelerator), ("devices", "1")]
+        plan.trainer_args[:0] = [
+            ("accelerator", accelerator),
+            ("devices", one_device),
+        ]
         return
     multi = _data_parallel_args(ctx, plan, wraps)
     if multi is None:
-        plan.trainer_args[:0] = [("accelerator", accelerator), ("devices", "1")]
+        plan.trainer_args[:0] = [
+            ("accelerator", accelerator),
+            ("devices", one_device),
+        ]
         plan.notes.append("DataParallel removed: the model ran on the CPU, where it does nothing")
         return
     devices, strategy = multi
@@ -163,6 +182,17 @@ def read(ctx, plan, steps) -> None:
     )
     plan.notes.append(note)
     plan.device_note = f"device choice -> `accelerator=`, `devices=`, `strategy=`: {note}"
+
+
+def _one_device(accelerator: str) -> str:
+    """`devices=` for one device: 1, or, for a device known only at run time
+    (`torch.device(args.device)`, a parameter), the GPU index it names (`--device cuda:1`),
+    which `devices=1` would replace by the first GPU."""
+    node = cst.parse_expression(accelerator)
+    if not (isinstance(node, cst.Attribute) and node.attr.value == "type"):
+        return "1"
+    device = cst.Module(body=[]).code_for_node(node.value)
+    return f"[{device}.index] if {device}.index else 1"
 
 
 def prefer_kept_device_name(ctx, plan) -> None:
@@ -193,6 +223,9 @@ def prefer_kept_device_name(ctx, plan) -> None:
     if _is_string_device(value):
         plan.trainer_args[0] = ("accelerator", name)
     elif isinstance(value, cst.Call) and "torch.device" in ctx.call_qualnames(value):
+        devices = plan.trainer_args[1][1]
+        if devices != "1" and devices == _one_device(plan.trainer_args[0][1]):  # run-time index
+            plan.trainer_args[1] = ("devices", _one_device(f"{name}.type"))
         plan.trainer_args[0] = ("accelerator", f"{name}.type")
 
 
@@ -313,13 +346,44 @@ def _accelerator(ctx, plan) -> str:
     binding = _last_device_binding(ctx, plan)
     given = sorted(plan.device_names & set(ctx.params))
     if binding is None and given:  # `def train(..., device)`: the caller chose it
+        if all(_without_index(ctx, v) for v in ctx.found.get("passed_devices", {})[given[0]]):
+            ctx.found["device_index_known"] = True  # devices=1 is the device each call chose
         return f"torch.device({given[0]}).type"
     if binding is None:
+        moved_to = _attribute_devices(ctx, plan.epoch_loop)
+        if len(moved_to) == 1:  # `x.to(args.device)`: the Trainer asks the same device
+            return f"torch.device({moved_to.pop()}).type"
         return _accelerator_of_cuda_calls(ctx, [*ctx.scope_before, plan.epoch_loop])
     stmt, value, name = binding
     if value is None:  # rebound in a way not read here: the Trainer asks the device itself
         return f"torch.device({name}).type"
     return _accelerator_of(ctx, value, stmt)
+
+
+def _without_index(ctx, value) -> bool:
+    """A device a caller passes that names no GPU index but 0 (TL140 for another one), as the
+    source spells it; False when the index is only known at run time."""
+    return ".type" not in _accelerator_of(ctx, value, value)
+
+
+def _attribute_devices(ctx, loop) -> set[str]:
+    """The devices the loop moves tensors to by an attribute of something bound outside it
+    (`x.to(args.device)`, `x.to(cfg.train.device)`), as code."""
+    written = collect_names(loop).writes
+    found = set()
+    for call in m.findall(loop, m.Call(func=m.Attribute(attr=m.Name("to")))):
+        for arg in call.args:
+            value = arg.value
+            if arg.keyword is not None and arg.keyword.value != "device":
+                continue
+            if not (isinstance(value, cst.Attribute) and value.attr.value == "device"):
+                continue
+            root = value.value
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if isinstance(root, cst.Name) and root.value not in written:
+                found.add(ctx.module.code_for_node(value).strip())
+    return found
 
 
 def _accelerator_of_cuda_calls(ctx, stmts) -> str:
@@ -365,7 +429,16 @@ def _last_device_binding(ctx, plan):
     the value is None when a statement rebinds the name in a way not read here."""
     found = None
     names = plan.device_names
-    for stmt in [*ctx.module_before, *ctx.scope_before]:
+    # module globals the function reads (patterns/device_scope.py), wherever the module
+    # binds them: their one binding is what the loop sees when the function runs
+    globals_ = ctx.found.get("global_devices", {})
+    before = {id(s) for s in ctx.module_before}
+    unreadable = {id(stmt) for stmt, readable in globals_.values() if not readable}
+    extra = [stmt for stmt, _ in globals_.values() if id(stmt) not in before]
+    for stmt in [*extra, *ctx.module_before, *ctx.scope_before]:
+        if id(stmt) in unreadable:  # its condition reads a name the function rebinds
+            found = stmt, None, sorted(names & bound_names(stmt))[0]
+            continue
         assign = single_assign(stmt)
         partial = device_if_binding(ctx, stmt, complete=False)
         if assign and assign[0] in names and is_device_value(ctx, assign[1]):

@@ -104,8 +104,8 @@ _FACTORIES = frozenset(
 
 
 def _creates_tensor(ctx, value: cst.BaseExpression) -> bool:
-    """A torch factory call, possibly followed by method calls (`torch.zeros(n).long()`) or
-    arithmetic (`0.1 * torch.randn(...)`)."""
+    """A torch factory call, possibly followed by method calls (`torch.zeros(n).long()`),
+    arithmetic (`0.1 * torch.randn(...)`) or a comparison (`torch.rand(n) > p`)."""
     if isinstance(value, cst.Call):
         if ctx.call_qualnames(value) & _FACTORIES:
             return True
@@ -113,6 +113,11 @@ def _creates_tensor(ctx, value: cst.BaseExpression) -> bool:
             return _creates_tensor(ctx, value.func.value)
     if isinstance(value, cst.BinaryOperation):
         return _creates_tensor(ctx, value.left) or _creates_tensor(ctx, value.right)
+    if isinstance(value, cst.Comparison):  # `(torch.rand(n) > p).float()`: a mask
+        sides = (value.left, *(c.comparator for c in value.comparisons))
+        return any(_creates_tensor(ctx, side) for side in sides)
+    if isinstance(value, cst.UnaryOperation):
+        return _creates_tensor(ctx, value.expression)
     return False
 
 

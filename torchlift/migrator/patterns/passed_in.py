@@ -36,6 +36,7 @@ from ..analysis.names import bound_names
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 from .device_intent import is_device_value
+from .device_scope import module_device_value
 
 PASSED_IN = Rule(
     "TL132",
@@ -75,11 +76,26 @@ def bind(ctx, plan, steps) -> None:
         values = []
         for caller, call in _call_sites(ctx, ctx.loop):
             argument = _argument(ctx, call, param)
-            values.append(
-                _bound_value(caller, argument) if isinstance(argument, cst.Name) else None
-            )
+            values.append(_device_passed(ctx, caller, argument))
         if all(v is not None and is_device_value(ctx, v) for v in values):
             plan.device_names.add(param)
+            ctx.found.setdefault("passed_devices", {})[param] = values  # for device_intent
+
+
+def _device_passed(ctx, caller, argument) -> cst.BaseExpression | None:
+    """The value a call passes by name: bound once in the caller, or (a name the calling
+    function neither binds nor is given) the module global the module binds once."""
+    if not isinstance(argument, cst.Name):
+        return None
+    value = _bound_value(caller, argument)
+    if value is None and isinstance(caller, cst.FunctionDef):
+        params = caller.params
+        given = [*params.posonly_params, *params.params, *params.kwonly_params]
+        given += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        bound = any(argument.value in bound_names(s) for s in _scope_statements(caller))
+        if not bound and argument.value not in {p.name.value for p in given}:
+            value = module_device_value(ctx, argument.value)
+    return value
 
 
 def given_optimizer(ctx, name: str, node) -> str:

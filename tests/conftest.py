@@ -48,3 +48,15 @@ def pytest_terminal_summary(terminalreporter, config):
     terminalreporter.write_line(
         f"hypothesis: profile {PROFILE!r}, seed {seed} (rerun with --hypothesis-seed={seed})"
     )
+
+
+@pytest.fixture(autouse=True)
+def _restore_environment():
+    """Give every test the environment it started with. In-process runs of a trainer write
+    os.environ as Lightning does (seed_everything's PL_GLOBAL_SEED, DDP's MASTER_ADDR/PORT);
+    left behind, they reach the scripts later tests start: a stale MASTER_PORT hung every
+    DDP fixture, and PL_GLOBAL_SEED changed the seed of an injected DistributedSampler."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)

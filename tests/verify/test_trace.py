@@ -1,6 +1,12 @@
+import os
+import shutil
+import subprocess
+import sys
 import textwrap
 
-from torchlift.verify.trace import run_traced
+import pytest
+
+from torchlift.verify.trace import launcher_args, run_traced
 
 
 def _script(tmp_path, body):
@@ -131,3 +137,44 @@ def test_buffers_of_trained_modules_are_recorded_even_from_a_finished_function(t
     assert len(plain.params) == 7 and len(peek.params) == 7
     assert [t.tolist() for t in plain.params[:4]] == [t.tolist() for t in peek.params[:4]]
     assert plain.params[4].tolist() != peek.params[4].tolist()
+
+
+def test_standalone_launch_reaches_its_store_on_loopback():
+    # torchrun hands its workers the machine's FQDN unless told the local address
+    assert launcher_args("torchrun --standalone --nproc_per_node=2") == [
+        "-m",
+        "torch.distributed.run",
+        "--local-addr=127.0.0.1",
+        "--standalone",
+        "--nproc_per_node=2",
+    ]
+    # a user's own address, and a multi-node rendezvous, are left as written
+    assert "127.0.0.1" not in launcher_args("torchrun --standalone --local_addr=10.0.0.2")
+    assert "--local-addr=127.0.0.1" not in launcher_args("torchrun --nnodes=2 --rdzv-id=1")
+
+
+@pytest.mark.skipif(
+    shutil.which("unshare") is None or os.geteuid() != 0, reason="needs root and unshare"
+)
+def test_standalone_launch_runs_where_the_hostname_does_not_resolve(tmp_path):
+    """CI hosts whose own name has no address: workers must not dial that name."""
+    script = _script(
+        tmp_path,
+        """
+        import torch, torch.distributed as dist
+        dist.init_process_group("gloo")
+        t = torch.ones(1, requires_grad=True)
+        (t * (dist.get_rank() + 1)).sum().backward()
+        dist.destroy_process_group()
+        """,
+    )
+    launch = " ".join(launcher_args("torchrun --standalone --nproc_per_node=2"))
+    command = f"hostname no-such-host-torchlift && exec {sys.executable} {launch} {script}"
+    done = subprocess.run(
+        ["unshare", "--uts", "sh", "-c", command],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

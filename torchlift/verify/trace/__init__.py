@@ -99,7 +99,15 @@ def launcher_args(command: str) -> list[str]:
         return []
     if words[0] != "torchrun":
         raise ValueError(f"unknown launcher {words[0]!r} (expected torchrun)")
-    return ["-m", "torch.distributed.run", *words[1:]]
+    options = words[1:]
+    if "--standalone" in options and not any(
+        word.split("=")[0] in ("--local-addr", "--local_addr") for word in options
+    ):
+        # A standalone rendezvous is this machine alone, yet torchrun hands its workers the
+        # machine's FQDN as MASTER_ADDR: where that name does not resolve (CI hosts, some
+        # containers) every worker retries the store until the run times out.
+        options = ["--local-addr=127.0.0.1", *options]
+    return ["-m", "torch.distributed.run", *options]
 
 
 class LiveRuns:

@@ -93,6 +93,17 @@ def test_a_lightning_file_without_backward_is_tl003_not_tl002():
         ("import torch\nprint(torch.ones(2))\n", "nothing calls `.backward()`"),
         ("loss.backward()\n", "no `for`/`while` loop"),
         ("for i in range(2):\n    pass\nloss.backward()\n", "no `for`/`while` loop calls"),
+        # the backward() of a per-batch step function (research code's `_run_batch`)
+        (
+            "def train_step(x):\n    loss = model(x).sum()\n    loss.backward()\n\n\n"
+            "for epoch in range(2):\n    for x in loader:\n        train_step(x)\n",
+            "called in `train_step()` (line 1), which the loop at line 6 calls",
+        ),
+        (
+            "class T:\n    def _run_batch(self, x):\n        self.model(x).sum().backward()\n\n"
+            "    def _run_epoch(self):\n        for x in self.loader:\n            self._run_batch(x)\n",
+            "called in `_run_batch()` (line 2), which the loop at line 6 calls",
+        ),
     ],
 )
 def test_no_training_loop_says_why(source, why):

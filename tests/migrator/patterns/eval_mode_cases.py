@@ -71,6 +71,34 @@ UNCHANGED = {
         _EMA_EPOCH.format(evaluation="model.eval()"),
         "TL147",
     ),
+    "ema_copy_switched_by_the_evaluate_helper_it_is_given": (
+        """
+        import copy
+        ema = copy.deepcopy(model)
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+        def evaluate(net, data_loader):
+            net.eval()
+            hits = 0
+            with torch.no_grad():
+                for x, y in data_loader:
+                    hits += (net(x).argmax(1) == y).sum().item()
+            return hits
+
+
+        for epoch in range(2):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            hits = evaluate(ema, val_loader)
+            print(hits)
+        """,
+        "TL147",
+    ),
     "averaged_model_switched_in_train_mode_too": (
         _EMA_EPOCH.replace("copy.deepcopy(model)", "torch.optim.swa_utils.AveragedModel(model)")
         .replace("import copy", "import torch.optim.swa_utils")

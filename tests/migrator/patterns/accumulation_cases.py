@@ -138,6 +138,36 @@ CONVERTS = {
         ],
         ["automatic_optimization", "clip_grad_norm_", "% 2 == 0"],
     ),
+    # research code's config dict, only ever read by key: its value is as certain as a literal
+    "group_size_from_a_config_dict": (
+        """
+        cfg = {"accum_steps": 2, "lr": 0.1}
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / cfg["accum_steps"]
+                loss.backward()
+                if (i + 1) % cfg["accum_steps"] == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ['accumulate_grad_batches=cfg["accum_steps"]'],
+        ["automatic_optimization"],
+    ),
+    "group_size_from_a_config_dict_the_script_changes": (  # could be uneven: kept manual
+        """
+        cfg = {"accum_steps": 2, "lr": 0.1}
+        cfg["accum_steps"] = 3
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / cfg["accum_steps"]
+                loss.backward()
+                if (i + 1) % cfg["accum_steps"] == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["self.automatic_optimization = False"],
+        ["accumulate_grad_batches"],
+    ),
 }
 
 UNCHANGED = {

@@ -87,6 +87,18 @@ def test_a_lightning_file_without_backward_is_tl003_not_tl002():
     assert [f.code for f in migrate_source(source, "lit.py").findings] == ["TL003"]
 
 
+def test_a_loader_through_a_wrapper_is_named():
+    source = (
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(torch.randn(8, 4), batch_size=4)\n"
+        "for epoch in range(2):\n    for x in log.log_every(loader, 10):\n"
+        "        optimizer.zero_grad()\n        loss = model(x).sum()\n"
+        "        loss.backward()\n        optimizer.step()\n"
+    )
+    messages = [f.message for f in migrate_source(source, "refs.py").findings]
+    assert any("iterates the loader `loader` through `log.log_every(...)`" in m for m in messages)
+
+
 @pytest.mark.parametrize(
     "source, why",
     [

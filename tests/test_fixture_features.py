@@ -87,10 +87,12 @@ def fewer_steps_than(batches: int):
 
 FEATURES = {
     "amp_autocast_gradscaler": [clips],
+    "amp_device_type_string": [clips],
     "char_rnn_lstm": [clips],
     "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
     "plateau_scheduler_val_loss": [reduces_lr],
     "gradient_accumulation": [accumulates],
+    "accumulation_clip_scheduler_in_group": [accumulates, clips, changes_lr_between_epochs],
     "accumulation_uneven_last_group": [accumulates, uneven_groups],
     "accumulation_steps_at_epoch_end": [uneven_groups],
     "gan_dcgan_two_optimizers": [clips],

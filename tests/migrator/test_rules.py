@@ -87,12 +87,35 @@ def test_a_lightning_file_without_backward_is_tl003_not_tl002():
     assert [f.code for f in migrate_source(source, "lit.py").findings] == ["TL003"]
 
 
+def test_a_loader_through_a_wrapper_is_named():
+    source = (
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(torch.randn(8, 4), batch_size=4)\n"
+        "for epoch in range(2):\n    for x in log.log_every(loader, 10):\n"
+        "        optimizer.zero_grad()\n        loss = model(x).sum()\n"
+        "        loss.backward()\n        optimizer.step()\n"
+    )
+    messages = [f.message for f in migrate_source(source, "refs.py").findings]
+    assert any("iterates the loader `loader` through `log.log_every(...)`" in m for m in messages)
+
+
 @pytest.mark.parametrize(
     "source, why",
     [
         ("import torch\nprint(torch.ones(2))\n", "nothing calls `.backward()`"),
         ("loss.backward()\n", "no `for`/`while` loop"),
         ("for i in range(2):\n    pass\nloss.backward()\n", "no `for`/`while` loop calls"),
+        # the backward() of a per-batch step function (research code's `_run_batch`)
+        (
+            "def train_step(x):\n    loss = model(x).sum()\n    loss.backward()\n\n\n"
+            "for epoch in range(2):\n    for x in loader:\n        train_step(x)\n",
+            "called in `train_step()` (line 1), which the loop at line 6 calls",
+        ),
+        (
+            "class T:\n    def _run_batch(self, x):\n        self.model(x).sum().backward()\n\n"
+            "    def _run_epoch(self):\n        for x in self.loader:\n            self._run_batch(x)\n",
+            "called in `_run_batch()` (line 2), which the loop at line 6 calls",
+        ),
     ],
 )
 def test_no_training_loop_says_why(source, why):

@@ -171,6 +171,26 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
+    "loader_through_a_log_every_wrapper": (  # torchvision references' MetricLogger
+        "TL104",
+        """
+        class Logger:
+            def log_every(self, iterable, every):
+                for i, item in enumerate(iterable):
+                    yield item
+                    if i % every == 0:
+                        print(i)
+
+
+        metric_logger = Logger()
+        for epoch in range(2):
+            for x, y in metric_logger.log_every(loader, 2):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+    ),
     "phase_loop_validating_before_training": (
         "TL175",
         """

@@ -46,7 +46,7 @@ from .shapes import plan_loop
 from .shapes.context import LoopContext
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap
-from .source.find_loops import LineIndex, find_candidates, pair_loops
+from .source.find_loops import LineIndex, find_candidates, pair_loops, per_batch_step_function
 from .upgrade import mentions_lightning, upgrade_lightning
 
 TARGET_MODULES = {
@@ -112,11 +112,11 @@ def _info(path: str, rule: Rule, message: str | None = None) -> Finding:
     return Finding(path, 1, 0, rule.code, message or rule.title, "info")
 
 
-def _nothing_to_convert(path: str, text: str) -> Finding:
+def _nothing_to_convert(path: str, text: str, step_function=None) -> Finding:
     """The prefilter's answer, from the text alone: already Lightning, or why no loop."""
     if uses_lightning_text(text):
         return _info(path, ALREADY_LIGHTNING)
-    return _info(path, NO_TRAINING_LOOP, why_no_training_loop(text))
+    return _info(path, NO_TRAINING_LOOP, why_no_training_loop(text, step_function))
 
 
 def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
@@ -124,7 +124,9 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     if uses_lightning:
         return MigrationResult(path, text, text, [_info(path, ALREADY_LIGHTNING)])
     if not candidates:
-        return MigrationResult(path, text, text, [_nothing_to_convert(path, text)])
+        step_function = per_batch_step_function(tree)
+        finding = _nothing_to_convert(path, text, step_function)
+        return MigrationResult(path, text, text, [finding])
     try:
         module = cst.parse_module(text)
     except Exception as exc:  # valid for CPython but not for libcst's grammar

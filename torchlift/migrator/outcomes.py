@@ -23,9 +23,17 @@ def uses_lightning_text(text: str) -> bool:
     return "Lightning" in text and _LIGHTNING_CLASS.search(text) is not None
 
 
-def why_no_training_loop(text: str) -> str:
-    """TL002's message, with the reason: what a training loop needs that the file lacks."""
-    if "backward(" not in text:
+def why_no_training_loop(text: str, step_function: tuple[str, int, int] | None = None) -> str:
+    """TL002's message, with the reason: what a training loop needs that the file lacks.
+    `step_function`: (name, def line, loop line) of a per-batch function calling backward()."""
+    if step_function is not None:
+        name, defined, loop = step_function
+        why = (
+            f"`.backward()` is called in `{name}()` (line {defined}), which the loop at line "
+            f"{loop} calls: a per-batch step function is not inlined; move its "
+            "zero_grad/backward/step into the batch loop"
+        )
+    elif "backward(" not in text:
         why = "nothing calls `.backward()`"
     elif _LOOP.search(text) is None:
         why = "`.backward()` is called, but the file has no `for`/`while` loop"

@@ -81,6 +81,8 @@ class LoopPlan:
     hook_pieces: dict[str, list[str]] = field(default_factory=dict)  # hook -> leading lines
     step_rewrites: list[Callable] = field(default_factory=list)  # applied to training_step
     device_names: set[str] = field(default_factory=set)
+    # what a device name reads as in the class, by the type of its value (device_intent)
+    device_exprs: dict[str, set[str]] = field(default_factory=dict)
     device_stmt: cst.CSTNode | None = None  # the statement choosing the device, if any
     device_note: str = ""  # the change log's word on the Trainer's device arguments
     scaler: str | None = None  # GradScaler name (its construction is removed)
@@ -137,6 +139,14 @@ class LoopPlan:
     @property
     def optimizer(self) -> OptimizerPlan:
         return self.optimizers[0]
+
+    def device_expr(self, name: str) -> str:
+        """What the device name `name` reads as in the class: `self.device`, unless every
+        binding of it gives one string form (`self.device.type`, `str(self.device)`)."""
+        kinds = self.device_exprs.get(name, set())
+        if len(kinds) == 1 and "mixed" not in kinds:
+            return next(iter(kinds))
+        return "self.device"
 
     def add_trainer_arg(self, keyword: str, code: str) -> None:
         self.trainer_args.append((keyword, code))

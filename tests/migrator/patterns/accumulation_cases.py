@@ -115,9 +115,102 @@ CONVERTS = {
         ["self.automatic_optimization = False"],
         ["accumulate_grad_batches"],
     ),
+    # clipping once per group, before its step, and a scheduler stepped with the optimizer:
+    # what gradient_clip_val and interval "step" do under accumulate_grad_batches
+    "clipping_and_scheduler_inside_the_group": (
+        """
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1 / (s + 1))
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    scheduler.step()
+                    optimizer.zero_grad()
+        """,
+        [
+            "gradient_clip_val=1.0",
+            "accumulate_grad_batches=2",
+            '"interval": "step"',
+            "return step_loss",
+        ],
+        ["automatic_optimization", "clip_grad_norm_", "% 2 == 0"],
+    ),
+    # research code's config dict, only ever read by key: its value is as certain as a literal
+    "group_size_from_a_config_dict": (
+        """
+        cfg = {"accum_steps": 2, "lr": 0.1}
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / cfg["accum_steps"]
+                loss.backward()
+                if (i + 1) % cfg["accum_steps"] == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ['accumulate_grad_batches=cfg["accum_steps"]'],
+        ["automatic_optimization"],
+    ),
+    "group_size_from_a_config_dict_the_script_changes": (  # could be uneven: kept manual
+        """
+        cfg = {"accum_steps": 2, "lr": 0.1}
+        cfg["accum_steps"] = 3
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / cfg["accum_steps"]
+                loss.backward()
+                if (i + 1) % cfg["accum_steps"] == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["self.automatic_optimization = False"],
+        ["accumulate_grad_batches"],
+    ),
 }
 
 UNCHANGED = {
+    "clipping_inside_an_uneven_group": (  # kept manual: the group would lose its clipping
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        "TL114",
+    ),
+    "clipping_after_the_step_inside_the_group": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.zero_grad()
+        """,
+        "TL105",
+    ),
+    "scheduler_before_the_step_inside_the_group": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    scheduler.step()
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        "TL105",
+    ),
     "loss_not_divided": (
         """
         for epoch in range(2):

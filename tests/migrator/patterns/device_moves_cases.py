@@ -30,6 +30,46 @@ CONVERTS = {
         ["noise = torch.randn(x.shape, device=self.device)"],
         [],
     ),
+    # a name holding a device *string* stays a string where the script reads it as one
+    # (`torch.device("cuda") == "cuda"` is False; `torch.amp.autocast(device_type=self.device)`
+    # raised: it takes only a str)
+    "device_type_string_read_as_its_type": (
+        """
+        device_type = "cuda" if torch.cuda.is_available() else "cpu"
+        device = torch.device(device_type)
+        model.to(device)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                noise = torch.zeros(x.shape, device=device_type)
+                loss = criterion(model(x + noise), y)
+                if device_type == "cuda":
+                    torch.cuda.synchronize()
+                loss.backward()
+                optimizer.step()
+        """,
+        [
+            'if self.device.type == "cuda":',
+            "noise = torch.zeros(x.shape, device=self.device)",
+        ],
+        ["self.device =="],
+    ),
+    "device_string_with_index_read_as_str": (
+        """
+        device = "cuda:0" if torch.cuda.is_available() else "cpu"
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print("on", device, torch.ones(1).to(device))
+        """,
+        ['print("on", str(self.device), torch.ones(1).to(self.device))'],
+        [],
+    ),
 }
 
 UNCHANGED = {}

@@ -38,7 +38,73 @@ CONVERTS = {
     ),
 }
 
+_EMA_EPOCH = """
+import copy
+ema = copy.deepcopy(model)
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+for epoch in range(2):
+    model.train()
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    {evaluation}
+    with torch.no_grad():
+        for x, y in val_loader:
+            print(criterion(ema(x), y).item())
+"""
+
+CONVERTS["ema_copy_switched_to_eval_with_the_model"] = (
+    _EMA_EPOCH.format(evaluation="model.eval()\n    ema.eval()"),
+    ["def validation_step"],
+    ["on_validation_model_eval"],
+)
+
 UNCHANGED = {
+    # Lightning switches the whole LightningModule for the pass, the EMA copy with the model
+    "ema_copy_switched_alone_while_the_model_stays_in_train_mode": (
+        _EMA_EPOCH.format(evaluation="ema.eval()"),
+        "TL147",
+    ),
+    "ema_copy_never_switched_while_the_model_goes_to_eval": (
+        _EMA_EPOCH.format(evaluation="model.eval()"),
+        "TL147",
+    ),
+    "ema_copy_switched_by_the_evaluate_helper_it_is_given": (
+        """
+        import copy
+        ema = copy.deepcopy(model)
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+        def evaluate(net, data_loader):
+            net.eval()
+            hits = 0
+            with torch.no_grad():
+                for x, y in data_loader:
+                    hits += (net(x).argmax(1) == y).sum().item()
+            return hits
+
+
+        for epoch in range(2):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            hits = evaluate(ema, val_loader)
+            print(hits)
+        """,
+        "TL147",
+    ),
+    "averaged_model_switched_in_train_mode_too": (
+        _EMA_EPOCH.replace("copy.deepcopy(model)", "torch.optim.swa_utils.AveragedModel(model)")
+        .replace("import copy", "import torch.optim.swa_utils")
+        .format(evaluation="model.eval()\n    ema.eval()\n    ema.train()"),
+        "TL147",
+    ),
     "eval_then_model_run_in_epoch_code_without_a_validation_loop": (  # once: in train mode
         """
         val_x = torch.randn(4, 4)

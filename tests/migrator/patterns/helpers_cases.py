@@ -58,9 +58,43 @@ CONVERTS = {
         ],
         ["def train(", "self.i = i"],
     ),
+    # a default string argument read in an f-string: `f"{""}"` is a syntax error before 3.12
+    "string_default_read_in_an_f_string_is_requoted": (
+        """
+        def train_epoch(model, loader, optimizer, header="", tag='train'):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            print(f"{header} {tag} done", f'{tag!r}')
+
+
+        for epoch in range(2):
+            train_epoch(model, loader, optimizer)
+        """,
+        ["print(f\"{''} {'train'} done\", f'{\"train\"!r}')"],
+        ["def train_epoch"],
+    ),
 }
 
 UNCHANGED = {
+    "string_argument_with_both_quotes_read_in_an_f_string": (
+        """
+        def train_epoch(model, loader, optimizer, header="it's"):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            print(f"{header} done")
+
+
+        for epoch in range(2):
+            train_epoch(model, loader, optimizer)
+        """,
+        "TL111",
+    ),
     "batch_index_read_after_the_eval_pass_reusing_it": (
         """
         val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))

@@ -4,7 +4,8 @@
     loader = DataLoader(TensorDataset(data, y), batch_size=8)   -> 8 batches
 
 Known only for a `DataLoader` over a tensor or a `TensorDataset` whose first tensor is built
-by a torch factory with a constant first dimension, with a constant `batch_size` and
+by a torch factory with a constant first dimension, with a constant `batch_size` (a literal,
+a name bound once to one, or `cfg["batch_size"]` of a config dict only ever read) and
 `drop_last`, every name bound once before the loop and never rebound in it. Anything else
 (a Dataset class, a sampler, a size read from a file) is unknown: None.
 """
@@ -12,6 +13,7 @@ by a torch factory with a constant first dimension, with a constant `batch_size`
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from .names import collect_names
 
@@ -55,12 +57,54 @@ def batches_per_epoch(ctx, loader: str) -> int | None:
 
 
 def constant_int(ctx, expr) -> int | None:
-    """The value of an integer literal, or of a name bound once to one."""
+    """The value of an integer literal, of a name bound once to one, or of a research
+    script's `cfg["key"]` holding one."""
     if isinstance(expr, cst.Name):
         expr = _bound_value(ctx, expr.value)
+    if isinstance(expr, cst.Subscript):  # `accum_steps = cfg["accum_steps"]` too
+        expr = _config_item(ctx, expr)
     if isinstance(expr, cst.Integer):
         return int(expr.evaluated_value)
     return None
+
+
+def _config_item(ctx, expr: cst.Subscript):
+    """The value of `cfg["key"]` when `cfg` is a dict literal bound once that the file only
+    ever reads by string keys (never assigns an item, passes on, or calls a method of)."""
+    if not isinstance(expr.value, cst.Name) or len(expr.slice) != 1:
+        return None
+    index = expr.slice[0].slice
+    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
+        return None
+    name = expr.value.value
+    value = _bound_value(ctx, name)
+    if not isinstance(value, cst.Dict) or not _only_read_by_key(ctx.module, name):
+        return None
+    if any(not isinstance(e, cst.DictElement) for e in value.elements):
+        return None  # `**defaults` could hold the key
+    key = index.value.evaluated_value
+    found = [
+        e.value
+        for e in value.elements
+        if isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == key
+    ]
+    if len(found) != 1 or any(not isinstance(e.key, cst.SimpleString) for e in value.elements):
+        return None
+    return found[0]
+
+
+def _only_read_by_key(module: cst.Module, name: str) -> bool:
+    """Every mention of `name` in the file but one (its binding) is `name["key"]`, read."""
+    item = m.Subscript(
+        value=m.Name(name), slice=[m.SubscriptElement(slice=m.Index(value=m.SimpleString()))]
+    )
+    reads = {id(found.value) for found in m.findall(module, item)}
+    targets = m.findall(module, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.Del())
+    for target in targets:
+        if m.matches(target.target, item):
+            return False  # `cfg["lr"] = ...`
+    others = [n for n in m.findall(module, m.Name(name)) if id(n) not in reads]
+    return len(others) == 1
 
 
 def _bound_value(ctx, name: str):

@@ -11,6 +11,7 @@ import dataclasses
 
 import black
 import libcst as cst
+import libcst.matchers as m
 
 from ..analysis.names import collect_names, rename, self_attr
 from ..plan import LoopPlan
@@ -71,6 +72,33 @@ class _ModelCallsToSelf(cst.CSTTransformer):
         return updated_node
 
 
+_SELF_DEVICE = m.Attribute(value=m.Name("self"), attr=m.Name("device"))
+
+
+class _DeviceArgsToSelfDevice(cst.CSTTransformer):
+    """A device name holding a string reads as `self.device.type` / `str(self.device)` in
+    the class (plan.device_expr); where a torch.device is as good -- a `device=` argument, a
+    `.to(...)` move -- it is `self.device`, the Trainer's own device with its index."""
+
+    _STRING_FORMS = m.Attribute(value=_SELF_DEVICE, attr=m.Name("type")) | m.Call(
+        func=m.Name("str"), args=[m.Arg(value=_SELF_DEVICE)]
+    )
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        if updated_node.keyword is not None and updated_node.keyword.value == "device":
+            if m.matches(updated_node.value, self._STRING_FORMS):
+                return updated_node.with_changes(value=_expr("self.device"))
+        return updated_node
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if m.matches(updated_node.func, m.Attribute(attr=m.Name("to"))) and updated_node.args:
+            first = updated_node.args[0]
+            if first.keyword is None and m.matches(first.value, self._STRING_FORMS):
+                args = [first.with_changes(value=_expr("self.device")), *updated_node.args[1:]]
+                return updated_node.with_changes(args=args)
+        return updated_node
+
+
 def _expr(code: str) -> cst.BaseExpression:
     return cst.parse_expression(code)
 
@@ -89,8 +117,8 @@ class ClassBuilder:
             mapping[name] = self_attr(attr_name(name))
         for name in self.hyperparameters:
             mapping[name] = _expr(f"self.hparams.{name}")
-        for name in plan.device_names:
-            mapping[name] = _expr("self.device")
+        for name in plan.device_names:  # a string stays a string (device_intent)
+            mapping[name] = _expr(plan.device_expr(name))
         mapping[plan.train_loader] = _expr("self.trainer.train_dataloader")
         if plan.carried_index:  # read after the batch loop: the last step's index
             mapping[plan.carried_index] = self_attr(attr_name(plan.carried_index))
@@ -145,7 +173,7 @@ class ClassBuilder:
             if not self.several_models:
                 for name in (model.name, *model.aliases):
                     node = node.visit(_ModelCallsToSelf(name))
-            out.append(rename(node, mapping))
+            out.append(rename(node, mapping).visit(_DeviceArgsToSelfDevice()))
         return out
 
     def epoch_prefix(self, nodes) -> list[cst.BaseStatement]:

@@ -12,7 +12,9 @@ only used where the script does the same: its condition also steps at the epoch'
 of N (analysis/loader_length.py). Otherwise the script carries the partial group's gradients
 into the next epoch (or drops them), and the step keeps its own calls under manual
 optimization: `self.manual_backward(loss)` and the `if` group exactly as written.
-Clipping each micro-batch is also kept that way (Lightning clips once per group).
+Clipping each micro-batch is also kept that way (Lightning clips once per group); clipping
+inside the group, before its step, is Lightning's own `gradient_clip_val` (and a scheduler
+stepped there its `interval: "step"`), refused when the group is kept as written.
 
 Refused (TL114): a loss not divided by N (Lightning divides it), the loss rebound after
 backward(), and -- the code shared with the shape -- a backward() that does not run once per
@@ -52,17 +54,34 @@ RULES = (ACCUMULATION,)
 
 
 def claim(ctx, steps, stmt, position) -> bool:
-    """The `if (i + 1) % N == 0:` group: its step()/zero_grad() join the step sequence."""
-    group = _group(stmt, steps["index"], steps["loader"])
+    """The `if (i + 1) % N == 0:` group: its step()/zero_grad() (and a clipping call, a
+    scheduler's step) join the step sequence, each at its own place inside the group."""
+    group = _group(ctx, stmt, steps["index"], steps["loader"])
     if group is None:
         return False
     steps["accumulate"], steps["accumulate_at_end"] = group
     steps["accumulate_group"] = (position, stmt)
-    for inner in stmt.body.body:
+    inner_stmts = stmt.body.body
+    for k, inner in enumerate(inner_stmts):
+        at = position + k / len(inner_stmts)  # in order, before the next batch statement
+        clip = clip_statement(ctx, inner)
+        if clip is not None:  # once per group, before its step: Lightning's own place
+            if steps["clip"] is not None:
+                ctx.block(ACCUMULATION, "gradients clipped twice", inner)
+            steps["clip"] = (at, clip, inner)
+            steps["clip_in_group"] = True
+            continue
         zero = call_method(inner, "zero_grad")
         receiver = zero if zero is not None else call_method(inner, "step")
-        steps["zero_grad" if zero is not None else "step"].append((position, receiver.value, inner))
+        steps["zero_grad" if zero is not None else "step"].append((at, receiver.value, inner))
     return True
+
+
+def clip_statement(ctx, stmt):
+    """clipping's recogniser (imported here: clipping -> step_sequence -> accumulation)."""
+    from .clipping import clip_statement as recognise
+
+    return recognise(ctx, stmt)
 
 
 def _next_index(index):
@@ -98,9 +117,9 @@ def _is_epoch_end(test, index, loader) -> bool:
     )
 
 
-def _group(stmt, index, loader):
+def _group(ctx, stmt, index, loader):
     """(N, steps at the epoch's end) of `if (i + 1) % N == 0[ or i + 1 == len(loader)]:`
-    holding only step()/zero_grad(), else None."""
+    holding only step()/zero_grad() and clipping calls, else None."""
     if not isinstance(stmt, cst.If) or stmt.orelse is not None or index is None:
         return None
     test, at_end = stmt.test, False
@@ -113,6 +132,8 @@ def _group(stmt, index, loader):
         return None
     inner = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
     for s in inner:
+        if clip_statement(ctx, s) is not None:
+            continue
         receiver = call_method(s, "zero_grad") or call_method(s, "step")
         if not isinstance(receiver, cst.Name) or s.body[0].value.args:
             return None
@@ -132,7 +153,16 @@ def bind(ctx, plan, steps) -> None:
     # Lightning groups batches by a 0-based batch_idx: an index counted from elsewhere
     # (`enumerate(loader, 1)`) groups them differently
     exact = (steps["accumulate_at_end"] or even) and steps["index"] not in ctx.index_start
-    steps["manual_optimization"] = not exact or steps["clip"] is not None
+    in_group = steps.get("clip_in_group", False)
+    if in_group and not exact:  # the group is kept as written: no clipping call of its own
+        raise Unsupported(
+            ACCUMULATION,
+            "clipping inside an accumulation group Lightning would not reproduce "
+            "(a last partial group) is not converted",
+            steps["clip"][2],
+        )
+    # clipping each micro-batch is the script's own; once per group is Lightning's
+    steps["manual_optimization"] = not exact or (steps["clip"] is not None and not in_group)
     plan.manual_optimization = steps["manual_optimization"]
 
 

@@ -40,6 +40,12 @@ def claim(ctx, steps, stmt, position) -> bool:
     return True
 
 
+def clip_statement(ctx, stmt):
+    """(kind, parameters, value) of a clipping statement, else None (accumulation asks it
+    for the statements of its group)."""
+    return _clip_call(ctx, stmt)
+
+
 def _clip_call(ctx, stmt):
     """(kind, parameters, value) of a clipping statement, else None."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:

@@ -128,12 +128,54 @@ def is_device_value(ctx, value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.SimpleString) and bool(_DEVICE.match(value.value))
 
 
+# what a device name reads as in the LightningModule, by what the script bound it to: the
+# same Python type, since a string is not a torch.device (`torch.amp.autocast(device_type=)`
+# takes only a str, and `"cuda" == torch.device("cuda")` is False)
+_AS_DEVICE, _AS_TYPE, _AS_STRING = "self.device", "self.device.type", "str(self.device)"
+
+
+def device_value_expr(ctx, value: cst.BaseExpression) -> str:
+    """`self.device` for a torch.device, `self.device.type` for a device type string
+    ("cuda", `current_accelerator().type`), `str(self.device)` for a string naming an index
+    ("cuda:0" -- Lightning's device for it prints the same)."""
+    if isinstance(value, cst.IfExp):
+        kinds = {device_value_expr(ctx, value.body), device_value_expr(ctx, value.orelse)}
+        if kinds <= {_AS_TYPE, _AS_STRING}:  # "cuda:0" if ... else "cpu"
+            return _AS_STRING if _AS_STRING in kinds else _AS_TYPE
+        return _AS_DEVICE if kinds == {_AS_DEVICE} else "mixed"
+    if isinstance(value, cst.Attribute):  # current_accelerator().type
+        return _AS_TYPE
+    if isinstance(value, cst.SimpleString):
+        return _AS_STRING if ":" in value.value else _AS_TYPE
+    return _AS_DEVICE
+
+
+def note_device_value(ctx, plan, name: str, value: cst.BaseExpression) -> None:
+    """Record what `name`, bound to the device value `value`, reads as in the class."""
+    plan.device_exprs.setdefault(name, set()).add(device_value_expr(ctx, value))
+
+
+def note_device_values(ctx, plan, name: str, stmt: cst.BaseStatement) -> None:
+    """The same for the statement binding `name`: an assignment, or the if/else idiom (one
+    value per branch)."""
+    if isinstance(stmt, cst.If):
+        branch: cst.If | cst.Else | None = stmt
+        while branch is not None:
+            note_device_values(ctx, plan, name, branch.body.body[0])
+            branch = branch.orelse if isinstance(branch, cst.If) else None
+        return
+    assign = single_assign(stmt)
+    if assign is not None and assign[0] == name:
+        note_device_value(ctx, plan, name, assign[1])
+
+
 def bind(ctx, plan, steps) -> None:
     """The if/else device idiom binds a device name like an assignment does."""
     for stmt in ctx.scope_before:
         name = device_if_binding(ctx, stmt)
         if name is not None:
             plan.device_names.add(name)
+            note_device_values(ctx, plan, name, stmt)
 
 
 _SINGLE_NOTE = (

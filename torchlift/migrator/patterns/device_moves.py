@@ -21,7 +21,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.statements import single_assign
-from .device_intent import is_device_value
+from .device_intent import is_device_value, note_device_value
 
 RULES = ()
 
@@ -206,6 +206,7 @@ def bind(ctx, plan, steps) -> None:
         assign = single_assign(stmt)
         if assign and is_device_value(ctx, assign[1]):
             plan.device_names.add(assign[0])
+            note_device_value(ctx, plan, assign[0], assign[1])
 
 
 def clean(ctx, plan) -> None:

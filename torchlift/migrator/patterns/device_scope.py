@@ -31,7 +31,7 @@ import libcst.matchers as m
 from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
-from .device_intent import device_if_binding, is_device_value
+from .device_intent import device_if_binding, is_device_value, note_device_values
 
 UNKNOWN_DEVICE_MOVE = Rule(
     "TL142",
@@ -170,6 +170,7 @@ def bind(ctx, plan, steps) -> None:
         if found is None:
             continue
         plan.device_names.add(name)
+        note_device_values(ctx, plan, name, found[0])
         # its condition, repeated in the function, must read what it read at module level
         readable = not (collect_names(found[0]).reads & local)
         ctx.found.setdefault("global_devices", {})[name] = found[0], readable

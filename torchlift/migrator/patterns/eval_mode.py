@@ -19,6 +19,12 @@ condition, inside the pass, or only in some epochs) is refused (TL147), and so i
 after an eval-mode pass that runs the model (a forward, `model.decode(z)`, the model handed to
 a function): Lightning has put the model back in train mode by then, so BatchNorm would update
 its statistics and Dropout draw masks where the script ran in eval mode.
+
+Lightning switches the whole LightningModule, every module handed to it at once. A pass that
+runs another module besides the model (an EMA copy, `AveragedModel(model)`, a teacher) whose
+mode the script sets on its own (`ema.eval()`, placed after the pass once converted) or that is
+a copy of the model would run it in the model's mode, not its own: refused (TL147) unless the
+script switches it to eval right before the pass as it does the model.
 """
 
 from __future__ import annotations
@@ -73,6 +79,7 @@ def read(ctx, plan, steps) -> None:
     in_eval_mode = False  # the mode the epoch loop leaves the model in
     if validation is not None:
         between = [s for s in plan.post_train if not any(s is t for t in validation.following)]
+        _check_other_modules(ctx, [*between, *validation.before], validation, models, epoch)
         if _switches_to_eval([*between, *validation.before], models):
             after = [*validation.after, *validation.following]
             in_eval_mode = not any(_mode_calls(s, models, "train") for s in after)
@@ -97,6 +104,7 @@ def read(ctx, plan, steps) -> None:
     else:
         _block_eval_mode_runs(ctx, plan.post_train, models)
     if test is not None:
+        _check_other_modules(ctx, test.before, test, models, [*epoch, *plan.test_stmts])
         section_calls = [s for s in plan.test_stmts if _mode_calls(s, models, "eval")]
         if _switches_to_eval(test.before, models) or (in_eval_mode and not section_calls):
             return
@@ -108,6 +116,66 @@ def read(ctx, plan, steps) -> None:
             "model.eval() is called, but not unconditionally before the test loop",
             test.anchor,
         )
+
+
+# a copy of the model has its own train/eval mode, which Lightning does not track apart
+_MODEL_COPIES = frozenset({"copy.deepcopy", "torch.optim.swa_utils.AveragedModel"})
+
+
+def _check_other_modules(ctx, before, evaluation, models: set[str], epoch) -> None:
+    """Refuse (TL147) a pass running a module besides the model whose mode Lightning would not
+    keep: the pass runs it in the mode of the whole LightningModule (eval, or train when the
+    script never called model.eval()), the script in the mode it last gave that module."""
+    model_to_eval = _switches_to_eval(before, models)
+    for name, node in _other_modules(ctx, evaluation.body, models):
+        own_switches = [s for s in epoch if _mode_calls(s, {name}, "eval")]
+        own_switches += [s for s in epoch if _mode_calls(s, {name}, "train")]
+        if model_to_eval and _switches_to_eval(before, {name}) and len(own_switches) == 1:
+            continue  # switched to eval with the model, and only there: Lightning's own order
+        why = (
+            f"the script's own `{name}.eval()` / `.train()` would run after the pass"
+            if own_switches
+            else f"the script never switches `{name}`, Lightning would"
+        )
+        ctx.block(
+            EVAL_MODE_UNKNOWN,
+            f"the evaluation pass runs `{name}` besides the model, a module with a train/eval "
+            "mode of its own: Lightning switches every module of the LightningModule together "
+            f"for the pass ({why})",
+            own_switches[0] if own_switches else node,
+        )
+        return
+
+
+def _other_modules(ctx, body, models: set[str]) -> list[tuple[str, cst.CSTNode]]:
+    """Names besides the model that the pass runs (`ema(x)`, `ema.module(x)`) and the script
+    treats as modules with a mode: it calls their `.eval()` / `.train()`, or binds them to a
+    copy of a model (`copy.deepcopy(model)`, `AveragedModel(model)`)."""
+    switched = {
+        call.func.value.value
+        for call in m.findall(ctx.module, m.Call(func=m.Attribute(attr=m.Name()), args=[]))
+        if call.func.attr.value in ("eval", "train") and isinstance(call.func.value, cst.Name)
+    }
+    copies = {
+        target.target.value
+        for assign in m.findall(ctx.module, m.Assign())
+        if ctx.call_qualnames(assign.value) & _MODEL_COPIES
+        for target in assign.targets
+        if isinstance(target.target, cst.Name)
+    }
+    found: dict[str, cst.CSTNode] = {}
+    for stmt in body:
+        for call in m.findall(stmt, m.Call()):
+            root = call.func
+            if isinstance(root, cst.Attribute) and root.attr.value in _MODE_FREE_METHODS:
+                continue
+            while isinstance(root, (cst.Attribute, cst.Subscript)):
+                root = root.value
+            if not isinstance(root, cst.Name) or root.value in models:
+                continue
+            if root.value in switched | copies:
+                found.setdefault(root.value, call)
+    return list(found.items())
 
 
 def _block_eval_mode_runs(ctx, stmts, models: set[str]) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.names import bound_names, collect_names, node_kinds, rename
 from ..rule import Rule, Unsupported
 from .helper_globals import declared_globals
@@ -162,6 +163,20 @@ def _writes_outside_loops(stmts) -> set[str]:
     return writes
 
 
+def _renamed(node, mapping, func, stmt):
+    """`node` with the helper's parameters replaced by the call's arguments; a string
+    argument read in an f-string re-quoted (`f"{header}"` given `header=""`)."""
+    out = requote_in_fstrings(rename(node, mapping))
+    if out is None:
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"a string argument of `{func.name.value}` is read in an f-string, where its quotes "
+            "cannot be kept; bind it to a name first",
+            stmt,
+        )
+    return out
+
+
 def inline_call(
     stmt, func, call, target, taken: set[str], body=None, keep: set[str] = frozenset()
 ) -> tuple[list, set[str]]:
@@ -195,9 +210,9 @@ def inline_call(
     for name in sorted(top_writes - params - keep):
         if name in taken:
             mapping[name] = cst.Name(f"{func.name.value}_{name}")
-    out = [rename(s, mapping) for s in body]
+    out = [_renamed(s, mapping, func, stmt) for s in body]
     if final_return is not None and target is not None and final_return.value is not None:
-        value = rename(final_return.value, mapping)
+        value = _renamed(final_return.value, mapping, func, stmt)
         out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
     elif target is not None:
         raise Unsupported(

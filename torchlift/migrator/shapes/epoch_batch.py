@@ -401,13 +401,31 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
             loop,
         )
     if not isinstance(iterator, cst.Name):
+        wrapped = _loader_wrapped_by(ctx, iterator)
         raise Unsupported(
             NOT_A_LOADER,
-            "batch loop does not iterate a loader name or range(...) (manual batching over "
-            "zip or chunks is not converted; use a DataLoader)",
+            (
+                f"batch loop iterates the loader `{wrapped}` through "
+                f"`{ctx.module.code_for_node(iterator.func)}(...)`, a wrapper of the script's "
+                "(a logger's `log_every`, a prefetcher) that the Trainer would not run"
+                if wrapped is not None
+                else "batch loop does not iterate a loader name or range(...) (manual "
+                "batching over zip or chunks is not converted; use a DataLoader)"
+            ),
             loop,
         )
     return read_step(ctx, loop, iterator.value, target, index)
+
+
+def _loader_wrapped_by(ctx: LoopContext, iterator) -> str | None:
+    """The loader name a call hands its first argument (`metric_logger.log_every(loader,
+    ...)`), for a precise refusal; None for anything else (zip, chunks, a generator)."""
+    if not isinstance(iterator, cst.Call) or not iterator.args:
+        return None
+    first = iterator.args[0].value
+    if isinstance(first, cst.Name) and ctx.is_loader_name(first.value):
+        return first.value
+    return None
 
 
 def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, target, index):

@@ -1,7 +1,7 @@
 # corpus: autoencoder tutorial on flattened images: Adam with weight_decay, print the last batch's loss per epoch, outputs.append((epoch, img, recon))
 import torch
 import torch.nn as nn
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import TensorDataset
 
 torch.manual_seed(0)
 

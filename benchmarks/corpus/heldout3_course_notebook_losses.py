@@ -1,7 +1,7 @@
 # corpus: online-course notebook exported to a script: for/else validation after each epoch, train_losses/test_losses lists, topk accuracy, summary print
 import torch
-from torch import nn, optim
 import torch.nn.functional as F
+from torch import nn, optim
 from torch.utils.data import DataLoader, TensorDataset
 
 torch.manual_seed(7)

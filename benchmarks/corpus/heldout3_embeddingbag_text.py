@@ -95,7 +95,7 @@ def train(dataloader):
         total_acc += (predicted_label.argmax(1) == label).sum().item()
         total_count += label.size(0)
         if idx % log_interval == 0 and idx > 0:
-            elapsed = time.time() - start_time
+            elapsed = time.time() - start_time  # noqa: F841 (as in the tutorial)
             print(
                 "| epoch {:3d} | {:5d}/{:5d} batches "
                 "| accuracy {:8.3f}".format(
@@ -113,7 +113,7 @@ def evaluate(dataloader):
     with torch.no_grad():
         for idx, (label, text, offsets) in enumerate(dataloader):
             predicted_label = model(text, offsets)
-            loss = criterion(predicted_label, label)
+            loss = criterion(predicted_label, label)  # noqa: F841
             total_acc += (predicted_label.argmax(1) == label).sum().item()
             total_count += label.size(0)
     return total_acc / total_count

@@ -18,12 +18,12 @@ def make_split(n):
     for _ in range(n):
         label = int(torch.randint(1, 5, (1,)))
         length = int(torch.randint(4, 12, (1,)))
-        ids = torch.randint(0, 15, (length,)) + 15 * (label - 1)
+        ids = torch.randint(0, 45, (length,)) + 5 * (label - 1)
         rows.append((label, " ".join(words[i] for i in ids.tolist())))
     return rows
 
 
-train_iter = make_split(320)
+train_iter = make_split(480)
 test_iter = make_split(80)
 
 # build_vocab_from_iterator(yield_tokens(train_iter), specials=["<unk>"])
@@ -120,7 +120,7 @@ def evaluate(dataloader):
 
 
 # Hyperparameters
-EPOCHS = 3  # epoch
+EPOCHS = 4  # epoch
 LR = 5  # learning rate
 BATCH_SIZE = 16  # batch size for training
 

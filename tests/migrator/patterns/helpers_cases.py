@@ -61,6 +61,25 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # the char-RNN tutorial: one example per call, parameters updated by hand; said at the
+    # loop calling the step (TL111), not "no training loop found" (TL002)
+    "step_in_a_function_called_per_iteration": (
+        """
+        def train_one(x, y):
+            model.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            for p in model.parameters():
+                p.data.add_(p.grad.data, alpha=-0.01)
+            return loss.item()
+
+
+        for it in range(1, 11):
+            x, y = torch.randn(1, 4), torch.randint(0, 2, (1,))
+            train_one(x, y)
+        """,
+        "TL111",
+    ),
     "batch_index_read_after_the_eval_pass_reusing_it": (
         """
         val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))

@@ -80,6 +80,25 @@ UNCHANGED = {
         """,
         "TL111",
     ),
+    # "What is torch.nn really?": loss_batch(model, loss_func, xb, yb, opt) steps when given
+    # an optimizer; the batch loop calling it is the one named
+    "optimizer_step_in_a_loss_batch_function": (
+        """
+        def loss_batch(model, loss_func, xb, yb, opt=None):
+            loss = loss_func(model(xb), yb)
+            if opt is not None:
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+            return loss.item(), len(xb)
+
+
+        for epoch in range(2):
+            for xb, yb in loader:
+                loss_batch(model, criterion, xb, yb, optimizer)
+        """,
+        "TL111",
+    ),
     "batch_index_read_after_the_eval_pass_reusing_it": (
         """
         val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .find_loops import _BACKWARD, _LOOPS, line_numbers
+from .find_loops import _BACKWARD, _LOOPS, _inside, line_numbers
 
 
 def per_step_helper(tree: ast.Module, text: str) -> tuple[int, str] | None:
@@ -25,20 +25,23 @@ def per_step_helper(tree: ast.Module, text: str) -> tuple[int, str] | None:
     }
     if not helpers:
         return None
-    for loop in ast.walk(tree):
-        if not isinstance(loop, _LOOPS):
-            continue
-        called = [
-            node.func.id
-            for stmt in loop.body
-            for node in ast.walk(stmt)
+    loops = [node for node in ast.walk(tree) if isinstance(node, _LOOPS)]
+    calls = sorted(
+        (
+            node
+            for node in ast.walk(tree)
             if isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
             and node.func.id in helpers
-        ]
-        if not called:
+        ),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
+    for call in calls:  # the first call made from a loop, its innermost loop
+        around = [loop for loop in loops if _inside(call, loop)]
+        if not around:
             continue
-        helper = helpers[called[0]]
+        loop = max(around, key=lambda node: (node.lineno, node.col_offset))
+        helper = helpers[call.func.id]
         why = (
             f"the training step (`.backward()`) is in `{helper.name}()` (line {helper.lineno}), "
             f"which this loop calls once per iteration: a step inside a function called per "

@@ -105,12 +105,8 @@ def test_a_loader_through_a_wrapper_is_named():
         ("import torch\nprint(torch.ones(2))\n", "nothing calls `.backward()`"),
         ("loss.backward()\n", "no `for`/`while` loop"),
         ("for i in range(2):\n    pass\nloss.backward()\n", "no `for`/`while` loop calls"),
-        # the backward() of a per-batch step function (research code's `_run_batch`)
-        (
-            "def train_step(x):\n    loss = model(x).sum()\n    loss.backward()\n\n\n"
-            "for epoch in range(2):\n    for x in loader:\n        train_step(x)\n",
-            "called in `train_step()` (line 1), which the loop at line 6 calls",
-        ),
+        # the backward() of a per-batch step method (research code's `_run_batch`); a module
+        # function called per step is TL111 (helpers_cases)
         (
             "class T:\n    def _run_batch(self, x):\n        self.model(x).sum().backward()\n\n"
             "    def _run_epoch(self):\n        for x in self.loader:\n            self._run_batch(x)\n",

@@ -168,6 +168,14 @@ def loop_changes(
     fit_block = out.block_calling("fit")
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
+    for stmt in fit_block or ():
+        if out.puts_model_back(stmt):
+            add(
+                _header(epoch),
+                stmt,
+                "the model put back on the script's device after `fit` (Lightning hands it "
+                "back on the CPU; the code after the loop uses it there)",
+            )
     if facts.generated_loader and fit_block is not None:  # and the comment line above it
         fit_block = (fit_block[0].lineno - 1, max(n.end_lineno for n in fit_block))
     if facts.step_loop:
@@ -664,6 +672,7 @@ class _OutputIndex:
         self._generated = {facts.instance_name, facts.trainer_name}
         if facts.generated_loader:  # the generated loader of numbers
             self._generated.add(facts.train_loader)
+        self._models = facts.model_names
         self._tree = tree
         self._runs = self._runs_of_generated_statements(tree)
         self.trainer = next(
@@ -675,6 +684,17 @@ class _OutputIndex:
                 and any(isinstance(t, ast.Name) and t.id == facts.trainer_name for t in s.targets)
             ),
             None,
+        )
+
+    def puts_model_back(self, stmt) -> bool:
+        """`model.to(device)`: the model put back where the script kept it after `fit`."""
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        return (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "to"
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in self._models
         )
 
     def statement(self, wanted: str):
@@ -721,6 +741,8 @@ class _OutputIndex:
             run: list = []
             for stmt in block:
                 if any(isinstance(n, ast.Name) and n.id in self._generated for n in ast.walk(stmt)):
+                    run.append(stmt)
+                elif run and self.puts_model_back(stmt):  # `model.to(device)` after fit
                     run.append(stmt)
                 elif run:
                     runs.append(run)

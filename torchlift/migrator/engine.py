@@ -39,6 +39,7 @@ from .outcomes import (
     uses_lightning_text,
     why_no_training_loop,
 )
+from .patterns.helpers import HELPER_SHAPE
 from .prefilter import may_contain_training_loop, worth_a_syntax_check
 from .result import Finding, InputError, MigrationResult
 from .rule import Refused, Rule, Unsupported
@@ -47,6 +48,7 @@ from .shapes.context import LoopContext
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap
 from .source.find_loops import LineIndex, find_candidates, pair_loops, per_batch_step_function
+from .source.step_helpers import per_step_helper
 from .upgrade import mentions_lightning, upgrade_lightning
 
 TARGET_MODULES = {
@@ -124,9 +126,12 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     if uses_lightning:
         return MigrationResult(path, text, text, [_info(path, ALREADY_LIGHTNING)])
     if not candidates:
-        step_function = per_batch_step_function(tree)
-        finding = _nothing_to_convert(path, text, step_function)
-        return MigrationResult(path, text, text, [finding])
+        found = per_step_helper(tree, text)  # a module function holding the step: TL111
+        if found is not None:
+            finding = Finding(path, found[0], 0, HELPER_SHAPE.code, found[1], "warning")
+            return MigrationResult(path, text, text, [finding])
+        step_function = per_batch_step_function(tree)  # a method: named in TL002's reason
+        return MigrationResult(path, text, text, [_nothing_to_convert(path, text, step_function)])
     try:
         module = cst.parse_module(text)
     except Exception as exc:  # valid for CPython but not for libcst's grammar

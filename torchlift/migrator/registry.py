@@ -33,6 +33,7 @@ SHAPES = ("torchlift.migrator.shapes.iteration", "torchlift.migrator.shapes.epoc
 # train()/eval() calls dropped before device moves are stripped.
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
+    "torchlift.migrator.patterns.loop_else",
     "torchlift.migrator.patterns.eval_shapes",
     "torchlift.migrator.patterns.phase_loop",
     "torchlift.migrator.patterns.extra_evaluation",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from .analysis.function_reads import reads_of_all_functions, reads_of_functions_called
 from .analysis.names import NameUse, bound_names, collect_names, scope_reads
 from .analysis.statements import contains, statements
 from .patterns.amp import MIXED_PRECISION
@@ -110,6 +111,10 @@ class ScopeInfo:
     other_reads: set[str]  # names read by the scope outside the loop and moved statements
     module_defs: set[str]  # module-level imports, classes, functions
     in_function: bool
+    # module scope only: globals read by the functions code after the loop calls, and by any
+    # module function (the loop's own helpers aside)
+    called_after_reads: set[str] = frozenset()
+    function_reads: set[str] = frozenset()
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
@@ -299,8 +304,11 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
                 f"the loop reads `{name}`, which is only bound after the loop",
                 plan.epoch_loop,
             )
-    if any(model.name in scope.after_reads for model in plan.models):
-        used = sorted(plan.device_names & scope.after_reads)
+    # Lightning's fit returns the model on the CPU: code after it that uses the model and the
+    # device (also through the script's own functions) gets the model put back
+    model_later = scope.after_reads | scope.called_after_reads
+    if any(model.name in model_later for model in plan.models):
+        used = sorted(plan.device_names & (scope.after_reads | scope.function_reads))
         plan.device_after = used[0] if used else None
     given = [o.name for o in plan.optimizers if o.given]
     given += [o.scheduler for o in plan.optimizers if o.scheduler_held]
@@ -355,6 +363,11 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
     # module globals an inlined helper declared: the module holds their final value after
     # training, as the helper left it (patterns/helper_globals.py)
     carried = set(ctx.found.get("helper_globals", ()))
+    called_after, function_reads = set(), set()
+    if not ctx.in_function:  # a function's locals are not the globals its helpers read
+        own = set(ctx.found.get("inlined", ()))
+        called_after = reads_of_functions_called(ctx.module, after.reads)
+        function_reads = reads_of_all_functions(ctx.module, skip=own)
     return ScopeInfo(
         before_writes=before,
         function_imports=function_imports,
@@ -363,6 +376,8 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         other_reads=other,
         module_defs=ctx.module_defs,
         in_function=ctx.in_function,
+        called_after_reads=called_after,
+        function_reads=function_reads,
     )
 
 

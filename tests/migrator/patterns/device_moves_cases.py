@@ -1,6 +1,61 @@
 """Cases of patterns/device_moves.py: `.to(device)` and `.cuda()` are the Trainer's."""
 
 CONVERTS = {
+    # Lightning's fit hands the model back on the CPU: later code that reaches the model and
+    # the device only through the script's functions gets it put back where it was
+    "model_put_back_for_a_function_moving_batches_after_fit": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model.to(device)
+
+
+        def check_accuracy(loader, net):
+            correct = 0
+            with torch.no_grad():
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    correct += (net(x).argmax(1) == y).sum().item()
+            return correct
+
+
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        print(check_accuracy(loader, model))
+        """,
+        ["trainer.fit(lit_model, loader)\nmodel.to(device)\nprint(check_accuracy(loader, model))"],
+        [],
+    ),
+    "model_put_back_for_a_function_reading_the_global_model": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model.to(device)
+
+
+        def batches(loader):
+            return [(x.to(device), y) for x, y in loader]
+
+
+        def evaluate(pairs):
+            return sum(criterion(model(x), y).item() for x, y in pairs)
+
+
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        print(evaluate(batches(loader)))
+        """,
+        ["trainer.fit(lit_model, loader)\nmodel.to(device)\n"],
+        [],
+    ),
     "batch_and_model_moves": (
         """
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -36,6 +36,36 @@ with torch.no_grad():
     ),
 }
 
+# the model rebound after training (a fresh Net() given the saved weights, or not): the
+# LightningModule holds the trained object, so the test pass must stay on the new one
+KEPT_TEST_PASS = {
+    "test_pass_of_a_model_rebound_after_training": (
+        _VAL.format(validation="pass") + """
+torch.save(model.state_dict(), "m.pth")
+model = Net()
+model.load_state_dict(torch.load("m.pth"))
+correct = 0
+with torch.no_grad():
+    for x, y in val_loader:
+        correct += (model(x).argmax(1) == y).sum().item()
+print(correct)
+""",
+        ["trainer.fit(lit_model, loader)", "correct += (model(x).argmax(1) == y).sum().item()"],
+        ["test_step", "trainer.test"],
+    ),
+    "test_pass_right_after_the_model_is_rebound": (
+        _VAL.format(validation="pass") + """
+model = Net()
+with torch.no_grad():
+    for x, y in val_loader:
+        print(criterion(model(x), y).item())
+""",
+        ["trainer.fit(lit_model, loader)", "print(criterion(model(x), y).item())"],
+        ["test_step", "trainer.test"],
+    ),
+}
+CONVERTS.update(KEPT_TEST_PASS)
+
 UNCHANGED = {
     "validation_over_the_training_loader": (
         _VAL.format(validation="""with torch.no_grad():

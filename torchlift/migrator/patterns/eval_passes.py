@@ -202,6 +202,12 @@ def _read_test(ctx, plan) -> None:
         reads = collect_names(*section).reads - collect_names(*section).writes
         if reads - bound_before - ctx.module_defs - _BUILTINS:
             return  # reads something bound after training: keep the pass as written
+        # test_step reads what the LightningModule was built with before fit: a name the
+        # script rebinds after training (`net = Net()` then a checkpoint loaded into it) is
+        # another object by the time the pass runs, so the pass stays as written
+        rebound = collect_names(*after[:j]).writes | (collect_names(*after[:i]).writes & models)
+        if (reads | collect_names(loop).reads) & rebound:
+            return
         if direct_breaks(loop):  # a dry-run switch, or left as written
             try:
                 body = dry_run_limit(ctx, plan, "test", loop, body, [*plan.post_train, *after])

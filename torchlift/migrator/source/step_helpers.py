@@ -1,0 +1,67 @@
+"""Why a file whose `.backward()` sits in no loop still trains: a loop calls, once per
+iteration, a module-level function holding the step (the char-RNN tutorial's
+`train(category_tensor, line_tensor)` called from `for iter in range(1, n_iters + 1)`).
+
+Only helpers holding a whole batch loop, called once per epoch, are inlined; a step inside a
+function called per step is not converted. Saying so, at the loop, is more use to the user
+than "no training loop found".
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .find_loops import _BACKWARD, _LOOPS, _inside, line_numbers
+
+
+def per_step_helper(tree: ast.Module, text: str) -> tuple[int, str] | None:
+    """(line of the calling loop, why it is not converted), or None."""
+    lines = line_numbers(text, (hit.start() for hit in _BACKWARD.finditer(text)))
+    helpers = {
+        stmt.name: stmt
+        for stmt in tree.body
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) for line in lines)
+    }
+    if not helpers:
+        return None
+    loops = [node for node in ast.walk(tree) if isinstance(node, _LOOPS)]
+    calls = sorted(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in helpers
+        ),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
+    for call in calls:  # the first call made from a loop, its innermost loop
+        around = [loop for loop in loops if _inside(call, loop)]
+        if not around:
+            continue
+        loop = max(around, key=lambda node: (node.lineno, node.col_offset))
+        helper = helpers[call.func.id]
+        why = (
+            f"the training step (`.backward()`) is in `{helper.name}()` (line {helper.lineno}), "
+            f"which this loop calls once per iteration: a step inside a function called per "
+            f"step is not converted (a helper holding the batch loop, called once per epoch, "
+            f"is); write the step in the loop's body"
+        )
+        if not _steps_an_optimizer(helper):
+            why += (
+                f"; `{helper.name}()` also updates the parameters by hand (no optimizer "
+                f"`.step()`), which Lightning's automatic optimization cannot express: use "
+                f"`torch.optim.SGD`"
+            )
+        return loop.lineno, why
+    return None
+
+
+def _steps_an_optimizer(function) -> bool:
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "step"
+        for node in ast.walk(function)
+    )

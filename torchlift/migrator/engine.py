@@ -47,8 +47,8 @@ from .shapes import plan_loop
 from .shapes.context import LoopContext
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap
-from .source.find_loops import LineIndex, find_candidates, pair_loops, per_batch_step_function
-from .source.step_helpers import per_step_helper
+from .source.find_loops import LineIndex, find_candidates, pair_loops
+from .source.step_helpers import per_batch_step_function, per_step_helper
 from .upgrade import mentions_lightning, upgrade_lightning
 
 TARGET_MODULES = {

@@ -102,48 +102,6 @@ def find_candidates(tree: ast.Module, text: str) -> tuple[list[ast.stmt], bool]:
     return kept, uses_lightning
 
 
-def per_batch_step_function(tree: ast.Module) -> tuple[str, int, int] | None:
-    """(name, line of its `def`, line of the loop) of a function calling `.backward()` that a
-    loop calls by name (`train_step(x, y)`, `self._run_batch(x, y)`): a training loop the
-    candidates miss, since the backward() is not inside the loop's own text."""
-    stepping = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-            isinstance(c, ast.Call)
-            and isinstance(c.func, ast.Attribute)
-            and c.func.attr == "backward"
-            for c in ast.walk(node)
-        ):
-            stepping.setdefault(node.name, node.lineno)
-    if not stepping:
-        return None
-    for loop in ast.walk(tree):
-        if not isinstance(loop, _LOOPS):
-            continue
-        for call in ast.walk(loop):
-            if not isinstance(call, ast.Call):
-                continue
-            func = call.func
-            if isinstance(func, ast.Name):
-                name = func.id
-            elif _self_method(func):
-                name = func.attr
-            else:
-                continue
-            if name in stepping:
-                return name, stepping[name], loop.lineno
-    return None
-
-
-def _self_method(func: ast.expr) -> bool:
-    """`self.<method>` (a call of the instance's own method)."""
-    return (
-        isinstance(func, ast.Attribute)
-        and isinstance(func.value, ast.Name)
-        and func.value.id == "self"
-    )
-
-
 def _loops_in(func):
     found = []
     _walk(func.body, func, found)

@@ -18,6 +18,38 @@ CONVERTS = {
         ],
         ["% 2 == 0"],
     ),
+    # `loss` stays the undivided value the script logs; Lightning divides what it returns
+    "backward_on_the_divided_loss": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / 2).backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                print(loss.item())
+        """,
+        [
+            "loss = self.criterion(self(x), y)\n        print(loss.item())",
+            "return loss",
+            "accumulate_grad_batches=2",
+        ],
+        ["% 2 == 0", "step_loss", "/ 2"],
+    ),
+    "backward_on_the_divided_loss_uneven_group_kept_manual": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / 3).backward()
+                if (i + 1) % 3 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["self.automatic_optimization = False", "self.manual_backward(loss / 3)"],
+        ["accumulate_grad_batches", "return loss"],
+    ),
     # the header's loader yields 2 batches: a group of 3 never completes within an epoch, and
     # the script carries its gradients on; Lightning would step at each epoch's end
     "uneven_last_group_kept_manual": (
@@ -171,6 +203,29 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "backward_on_the_loss_divided_by_another_number": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / 4).backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        "TL114",
+    ),
+    "backward_on_a_divided_loss_without_accumulation": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                (loss / 2).backward()
+                optimizer.step()
+        """,
+        "TL114",
+    ),
     "clipping_inside_an_uneven_group": (  # kept manual: the group would lose its clipping
         """
         for epoch in range(2):

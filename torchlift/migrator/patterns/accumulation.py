@@ -174,6 +174,17 @@ def read(ctx, plan, steps) -> None:
         _keep_script_steps(plan, steps)
         return
     code = ctx.module.code_for_node(every)
+    divisor = steps.get("loss_divisor")
+    if divisor is not None:  # `(loss / N).backward()`: Lightning divides `loss` the same way
+        if ctx.module.code_for_node(divisor).strip() != code.strip():
+            raise Unsupported(
+                ACCUMULATION,
+                f"backward() on the loss divided by `{ctx.module.code_for_node(divisor)}`, "
+                f"not by the group size `{code}` (Lightning divides by the group size)",
+                steps["backward_stmt"],
+            )
+        _accumulate(plan, code)
+        return
     body = steps["body"]
     found = None
     for k, (position, stmt) in enumerate(body):
@@ -205,21 +216,27 @@ def read(ctx, plan, steps) -> None:
     body[k : k + 1] = [(position, head), (position, tail)]
     plan.train_body = [s for _, s in body]
     plan.loss_capture = "step_loss"
+    _accumulate(plan, code)
+
+
+def _accumulate(plan, code: str) -> None:
+    """The Trainer accumulates N batches: no zero_grad before the batch loop either. (Only
+    used where its last partial group is the script's too: no note to add.)"""
     plan.add_trainer_arg("accumulate_grad_batches", code)
     optimizer = plan.optimizer.name
     plan.pre_train = [
         s for s in plan.pre_train if not m.matches(call_method(s, "zero_grad"), m.Name(optimizer))
     ]
-    plan.notes.append(
-        "accumulate_grad_batches: Lightning also steps on a last partial group of an epoch"
-    )
 
 
 def _keep_script_steps(plan, steps) -> None:
     """Manual optimization: backward() becomes `self.manual_backward(loss)`, the `if` group
     and whatever other pattern kept (`steps["kept"]`) stay where the script had them."""
     backward = steps["backward_stmt"]
-    call = cst.parse_expression(f"self.manual_backward({plan.loss_name})")
+    loss = plan.loss_name
+    if steps.get("loss_divisor") is not None:  # `(loss / N).backward()`, kept as written
+        loss = f"{loss} / {cst.Module([]).code_for_node(steps['loss_divisor'])}"
+    call = cst.parse_expression(f"self.manual_backward({loss})")
     kept = [
         (steps["backward"], backward.with_changes(body=[cst.Expr(call)])),
         steps["accumulate_group"],

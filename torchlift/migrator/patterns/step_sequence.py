@@ -49,6 +49,8 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
     if steps["backward"] is not None:
         ctx.block(ACCUMULATION, "backward() called twice per batch", stmt)
         return
+    if _divided(receiver):  # `(loss / N).backward()`: accumulation's own division
+        receiver, steps["loss_divisor"] = receiver.left, receiver.right
     if not isinstance(receiver, cst.Name):
         raise Unsupported(
             ACCUMULATION,
@@ -61,6 +63,14 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
     steps["backward"] = position
     steps["loss"] = receiver.value
     steps["backward_stmt"] = stmt
+
+
+def _divided(receiver) -> bool:
+    return (
+        isinstance(receiver, cst.BinaryOperation)
+        and isinstance(receiver.operator, cst.Divide)
+        and isinstance(receiver.left, cst.Name)
+    )
 
 
 def claim(ctx, steps, stmt, position) -> bool:
@@ -86,6 +96,14 @@ def claim(ctx, steps, stmt, position) -> bool:
 def read(ctx, plan, steps) -> None:
     if steps.get("manual"):  # several optimizers: the step keeps the script's calls
         return
+    if steps.get("loss_divisor") is not None and steps.get("accumulate") is None:
+        raise Unsupported(
+            ACCUMULATION,
+            "backward() on the loss divided by a number with no accumulation group "
+            "(`if (i + 1) % N == 0:` around the step), not on a loss variable training_step "
+            "could return",
+            steps["backward_stmt"],
+        )
     backward = steps["backward"]
     opt_step = steps["optimizer_step"]
     models = {n for model in plan.models for n in (model.name, *model.aliases)}

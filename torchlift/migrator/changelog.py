@@ -166,9 +166,25 @@ def loop_changes(
             "body with `" + ast.unparse(phases.target) + "` resolved",
         )
     fit_block = out.block_calling("fit")
+    _worker_signature(src, output_tree, epoch, add)
+    early = out.run_holding(out.trainer)
+    if early is not None and early is not fit_block:
+        add(
+            _header(epoch),
+            early,
+            "`L.Trainer(...)` built where the script started its process group: the code "
+            "between it and `fit` reads the rank from it",
+        )
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
     for stmt in fit_block or ():
+        if _assigns(stmt, facts.scaler) and "precision_plugin" in ast.unparse(stmt.value):
+            add(
+                _header(epoch),
+                stmt,
+                f"`{facts.scaler}` after `fit` -> the GradScaler of the Trainer's mixed precision, "
+                "the one that trained (the script's own when the flag turns it off)",
+            )
         if out.puts_model_back(stmt):
             add(
                 _header(epoch),
@@ -721,6 +737,9 @@ class _OutputIndex:
         returns = [n for n in ast.walk(node) if isinstance(n, ast.Return)]
         return returns[-1] if returns else None
 
+    def run_holding(self, stmt):
+        return next((run for run in self._runs if any(s is stmt for s in run)), None)
+
     def block_calling(self, method: str):
         """The run of generated statements (instance, Trainer, call, values read back)."""
         for run in self._runs:
@@ -740,7 +759,13 @@ class _OutputIndex:
         for block in _all_blocks(tree):
             run: list = []
             for stmt in block:
-                if any(isinstance(n, ast.Name) and n.id in self._generated for n in ast.walk(stmt)):
+                if _compound(stmt):  # a def holding the run: its own block has it
+                    if run:
+                        runs.append(run)
+                    run = []
+                elif any(
+                    isinstance(n, ast.Name) and n.id in self._generated for n in ast.walk(stmt)
+                ):
                     run.append(stmt)
                 elif run and self.puts_model_back(stmt):  # `model.to(device)` after fit
                     run.append(stmt)
@@ -750,6 +775,37 @@ class _OutputIndex:
             if run:
                 runs.append(run)
         return runs
+
+
+def _worker_signature(src, output_tree, epoch, add) -> None:
+    """The function holding the loop lost a leading parameter: the rank `mp.spawn` passed."""
+    holders = [
+        fn for fn in ast.walk(src.tree) if isinstance(fn, ast.FunctionDef) and _contains(fn, epoch)
+    ]
+    if not holders:
+        return
+    holder = holders[-1]  # the innermost
+    for fn in output_tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name == holder.name:
+            before = [a.arg for a in holder.args.args]
+            if before and [a.arg for a in fn.args.args] == before[1:]:
+                add(
+                    _header(holder),
+                    _header(fn),
+                    f"`{before[0]}` parameter dropped: the Trainer starts one process per "
+                    "device and gives each its rank (`trainer.global_rank`)",
+                )
+            return
+
+
+def _compound(stmt) -> bool:
+    return isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+
+
+def _assigns(stmt, name: str | None) -> bool:
+    return isinstance(stmt, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == name for t in stmt.targets
+    )
 
 
 def _all_blocks(tree):

@@ -86,6 +86,8 @@ class LoopPlan:
     device_stmt: cst.CSTNode | None = None  # the statement choosing the device, if any
     device_note: str = ""  # the change log's word on the Trainer's device arguments
     scaler: str | None = None  # GradScaler name (its construction is removed)
+    # the scaler after fit, when later code reads it (a checkpoint's `scaler.state_dict()`)
+    scaler_after: tuple[str, str] | None = None  # patterns/amp.py: (flag, scaler when off)
     validation: EvalPlan | None = None
     test: EvalPlan | None = None
     # statements of the container to delete / strip of device moves

@@ -178,11 +178,13 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
     aliases = {n for model in plan.models for n in model.aliases}
     special = {*models, plan.train_loader, *plan.device_names}
     if plan.scaler and (
-        plan.scaler in scope.after_reads
+        (plan.scaler in scope.after_reads and plan.scaler_after is None)
         or plan.scaler in scope.other_reads
         or any(plan.scaler in u.all() for u in uses.values())
     ):
         block(MIXED_PRECISION, f"`{plan.scaler}` is used beyond the step", plan.epoch_loop)
+    if plan.scaler not in scope.after_reads:
+        plan.scaler_after = None  # no code after fit reads it: nothing to rebind
     if aliases & (scope.after_reads | scope.other_reads):
         block(
             NOT_CARRIED_BACK, "the DataParallel wrapper is used outside the loop", plan.epoch_loop

@@ -26,9 +26,41 @@ CONVERTS = {
         ['precision="bf16-mixed" if True else "32-true"'],
         ["GradScaler"],
     ),
+    # a checkpoint after training saves the scaler: the one Lightning trained with
+    "scaler_saved_after_training": (
+        _AMP.format(args='"cuda"') + 'torch.save({"scaler": scaler.state_dict()}, "last.pt")\n',
+        [
+            "trainer.fit(lit_model, loader)\nscaler = trainer.precision_plugin.scaler\n",
+            'torch.save({"scaler": scaler.state_dict()}, "last.pt")',
+        ],
+        ["GradScaler"],
+    ),
+    # off with the flag, the script's scaler was a disabled one that never changed
+    "scaler_saved_after_training_enabled_flag": (
+        _AMP.replace("GradScaler()", "GradScaler(enabled=use_amp)").format(
+            args='"cuda", enabled=use_amp'
+        )
+        + 'torch.save({"scaler": scaler.state_dict()}, "last.pt")\n',
+        [
+            "scaler = (\n    trainer.precision_plugin.scaler\n    if use_amp\n"
+            "    else torch.amp.GradScaler(enabled=use_amp)\n)",
+        ],
+        [],
+    ),
 }
 
 UNCHANGED = {
+    # on with the flag off: no scaler of Lightning's is what the script's became
+    "scaler_enabled_differently_saved_after_training": (
+        _AMP.format(args='"cuda", enabled=use_amp')
+        + 'torch.save({"scaler": scaler.state_dict()}, "last.pt")\n',
+        "TL113",
+    ),
+    "scaler_read_before_training": (
+        'scaler = torch.amp.GradScaler()\nscaler.load_state_dict(torch.load("last.pt"))\n'
+        + _AMP.replace("scaler = torch.amp.GradScaler()\n", "").format(args='"cuda"'),
+        "TL113",
+    ),
     "scaler_without_autocast": (
         """
         scaler = torch.amp.GradScaler()

@@ -33,6 +33,11 @@ def build_trainer_statements(
             lines.append(f"{name} = {trainer_name}.optimizers[{optimizers.index(name)}]")
         else:
             lines.append(f"{name} = {trainer_name}.lr_scheduler_configs[0].scheduler")
+    if plan.scaler_after is not None:  # read after the loop: the scaler that trained
+        flag, when_off = plan.scaler_after
+        trained = f"{trainer_name}.precision_plugin.scaler"
+        lines.append(f"{plan.scaler} = {trained} if {flag} else {when_off}" if flag else "")
+        lines[-1] = lines[-1] or f"{plan.scaler} = {trained}"
     if plan.device_after:
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]

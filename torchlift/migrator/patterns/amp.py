@@ -163,3 +163,19 @@ def read(ctx, plan, steps) -> None:
             raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", scaler[1])
         plan.remove_stmts.append(scaler[1])
         plan.scaler = scaler[0]
+        plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])
+
+
+def _scaler_after_fit(ctx, scaler, enabled) -> tuple[str, str] | None:
+    """(flag, the script's scaler call) for code after fit that reads the scaler: it becomes
+    the scaler Lightning's mixed precision trained with -- or, when the flag turned mixed
+    precision off, the script's own scaler, disabled as the script's was (it never changed).
+    ("", "") when mixed precision is always on; None when there is no faithful form."""
+    if enabled is None:
+        return "", ""
+    _, call = ctx.binding(scaler[0])[0]
+    flag = ctx.module.code_for_node(enabled)
+    own = next((a.value for a in call.args if a.keyword and a.keyword.value == "enabled"), None)
+    if own is None or ctx.module.code_for_node(own) != flag:
+        return None  # the script's scaler is not turned off with mixed precision
+    return flag, ctx.module.code_for_node(call)

@@ -224,8 +224,12 @@ def _read_model(ctx, plan, model) -> None:
         value = assign[1]
         if is_ddp_wrap(ctx, value) and value.args:  # `model = DDP(Net())` -> `model = Net()`
             value = value.args[0].value
-            unwrapped = stmt.body[0].with_changes(value=strip_device_moves(value, devices))
-            plan.rewrite_stmts.append((stmt, stmt.with_changes(body=[unwrapped])))
+            unwrapped = stmt.with_changes(
+                body=[stmt.body[0].with_changes(value=strip_device_moves(value, devices))]
+            )
+            plan.rewrite_stmts.append((stmt, unwrapped))
+            why = "DDP wrapper removed: the strategy wraps the model itself"
+            plan.rewritten_why.append((stmt, cst.Module(body=[unwrapped]).code, why))
         elif "ddp" not in ctx.found and any(
             "DistributedDataParallel" in q for q in ctx.call_qualnames(value)
         ):

@@ -73,6 +73,12 @@ from .wrappers import read_wrappers
 
 __all__ = ["RULES", "bind", "epoch_body", "is_ddp_wrap", "read", "uses_ddp"]
 
+_RANK_READ_WHY = (
+    "rank / DDP wrapper -> the Trainer's: its `global_rank`, and the model itself (the "
+    "strategy wraps it)"
+)
+
+
 # -- epoch_body: recognise the launch, rewrite the rank in the epoch's code -------------------
 
 
@@ -144,6 +150,7 @@ def read(ctx, plan, steps) -> None:
         new = ranks_as(facts, stmt, AFTER_TRAINER)
         if not new.deep_equals(stmt):
             plan.rewrite_stmts.append((stmt, new))
+            plan.rewritten_why.append((stmt, cst.Module(body=[new]).code, _RANK_READ_WHY))
     plan.remove_stmts += facts.removed
     plan.removed_why += [
         (stmt, facts.why[id(stmt)]) for stmt in facts.removed if id(stmt) in facts.why
@@ -210,7 +217,9 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
             name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
             ctx.block(RANK_READ, f"`{name}` is read by code the conversion moves", stmt)
             continue
-        plan.rewrite_stmts.append((stmt, ranks_as(facts, stmt, AFTER_TRAINER)))
+        new = ranks_as(facts, stmt, AFTER_TRAINER)
+        plan.rewrite_stmts.append((stmt, new))
+        plan.rewritten_why.append((stmt, cst.Module(body=[new]).code, _RANK_READ_WHY))
     if late:
         plan.trainer_at = facts.group_start
         facts.removed.remove(facts.group_start)

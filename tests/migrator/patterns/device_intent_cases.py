@@ -33,6 +33,34 @@ CONVERTS = {
         ['accelerator="cuda" if use_cuda else "cpu", devices=1'],
         ["device = torch.device", ".to(device)"],
     ),
+    # the type string is named first, then made a device: the Trainer reads the name
+    "device_of_a_named_type_string": (
+        """
+        device_type = "cuda" if torch.cuda.is_available() else "cpu"
+        device = torch.device(device_type)
+        """ + _LOOP,
+        ["accelerator=device_type, devices=1"],
+        ["device = torch.device", ".index"],
+    ),
+    "device_of_a_named_indexed_string": (
+        """
+        name = "cuda:0" if torch.cuda.is_available() else "cpu"
+        device = torch.device(name)
+        """ + _LOOP,
+        ['accelerator="cuda" if torch.cuda.is_available() else "cpu", devices=1'],
+        [".index"],
+    ),
+    # bound twice: which one the loop sees is not read here; the device is asked at run time
+    "device_of_a_type_string_bound_twice": (
+        """
+        device_type = "cpu"
+        if torch.cuda.is_available():
+            device_type = "cuda"
+        device = torch.device(device_type)
+        """ + _LOOP,
+        ["accelerator=torch.device(device_type).type"],
+        [],
+    ),
     "if_else_statement": (
         """
         # Device configuration

@@ -530,7 +530,25 @@ def _accelerator_of(ctx, value: cst.BaseExpression, stmt) -> str:
         raise Unsupported(DEVICE_INDEX, "torch.device(...) with an index or keywords", stmt)
     if args and is_device_value(ctx, args[0].value):
         return _accelerator_of(ctx, args[0].value, stmt)
+    if args and isinstance(args[0].value, cst.Name):
+        named = _named_device_type(ctx, args[0].value.value, stmt)
+        if named is not None:
+            return named
     return f"{code(value).strip()}.type"
+
+
+def _named_device_type(ctx, name: str, stmt) -> str | None:
+    """`torch.device(device_type)` where the scope binds `device_type` once, before, to a
+    device string (`"cuda" if torch.cuda.is_available() else "cpu"`): the accelerator is
+    known from the source -- the name itself when it holds a bare type, with no GPU index
+    to read at run time."""
+    binding, count = ctx.binding(name)
+    if count != 1 or binding is None or not is_device_value(ctx, binding[1]):
+        return None
+    accelerator = _accelerator_of(ctx, binding[1], stmt)
+    if ".type" in accelerator or '"auto"' in accelerator:
+        return None
+    return name if device_value_expr(ctx, binding[1]) == _AS_TYPE else accelerator
 
 
 def _accelerator_of_string(value: cst.SimpleString, stmt) -> str:

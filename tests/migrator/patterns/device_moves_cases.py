@@ -1,6 +1,58 @@
 """Cases of patterns/device_moves.py: `.to(device)` and `.cuda()` are the Trainer's."""
 
 CONVERTS = {
+    # the Trainer moves the batch, not a tensor the step reads from elsewhere: that move stays
+    "move_of_data_that_is_not_the_batch_kept": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        class_weights = torch.ones(2)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                w = class_weights.to(device)
+                optimizer.zero_grad()
+                loss = (criterion(model(x), y) * w[0]).mean()
+                loss.backward()
+                optimizer.step()
+        """,
+        ["x, y = batch\n        w = self.class_weights.to(self.device)"],
+        ["x.to(", "y.to("],
+    ),
+    # a step loop's batches are its iteration numbers: every tensor it moves came from elsewhere
+    "step_loop_slicing_data_keeps_its_moves": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        data = torch.randn(100, 4)
+        targets = torch.randint(0, 2, (100,))
+        model = model.to(device)
+        for it in range(0, 100, 10):
+            xb = data[it : it + 10].to(device)
+            yb = targets[it : it + 10].to(device)
+            optimizer.zero_grad()
+            loss = criterion(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+        """,
+        [
+            "xb = self.data[it : it + 10].to(self.device)",
+            "yb = self.targets[it : it + 10].to(self.device)",
+        ],
+        ["model.to(", ".to(device)"],
+    ),
+    "dict_batch_comprehension_stripped": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        for epoch in range(2):
+            for batch in loader:
+                batch = {k: v.to(device) for k, v in batch.items()}
+                optimizer.zero_grad()
+                loss = criterion(model(batch["x"]), batch["y"])
+                loss.backward()
+                optimizer.step()
+        """,
+        ['loss = self.criterion(self(batch["x"]), batch["y"])'],
+        [".to("],
+    ),
     # Lightning's fit hands the model back on the CPU: later code that reaches the model and
     # the device only through the script's functions gets it put back where it was
     "model_put_back_for_a_function_moving_batches_after_fit": (

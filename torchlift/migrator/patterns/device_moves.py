@@ -20,6 +20,7 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
 from .device_intent import is_device_value, note_device_value
 
@@ -121,22 +122,53 @@ def _creates_tensor(ctx, value: cst.BaseExpression) -> bool:
     return False
 
 
-def _created_tensor_keeper(ctx, stmts):
+def _created_tensor_keeper(ctx, stmts, batch_names=None, models=frozenset()):
     """keep(receiver) for the moves of one hook: tensors its code creates (a factory call, or
-    a name the hook binds to one)."""
+    a name the hook binds to one), and tensors that are not the batch the Trainer moves.
+
+    `batch_names`: the names the hook's batch unpacks into; None when the batches are
+    numbers (a generated loader of iteration numbers), so no tensor came with them. A move
+    is kept when what it moves is read from a name the hook does not bind and that is not
+    its batch or a model -- `ids[:, i : i + n].to(device)` slices data kept on the CPU; the
+    Trainer moves nothing but the model and the batch. Keeping a move is at worst a no-op."""
     created = set()
+    written = set()
     for stmt in stmts:
+        written |= collect_names(stmt).writes
+        for comp in m.findall(stmt, m.CompFor()):  # `{k: v.to(device) for k, v in ...}`
+            written |= collect_names(comp.target).all()
         for inner in _simple_statements(stmt):
             assign = single_assign(inner)
             if assign and _creates_tensor(ctx, assign[1]):
                 created.add(assign[0])
 
+    def not_the_batch(receiver) -> bool:
+        root = _root_name(receiver)
+        if root is None or root in models:
+            return False
+        if batch_names is None:  # the batch is a number: every tensor came from elsewhere
+            return True
+        return root not in written and root not in batch_names
+
     def keep(receiver) -> bool:
-        if isinstance(receiver, cst.Name):
-            return receiver.value in created
-        return _creates_tensor(ctx, receiver)
+        if isinstance(receiver, cst.Name) and receiver.value in created:
+            return True
+        return _creates_tensor(ctx, receiver) or not_the_batch(receiver)
 
     return keep
+
+
+def _root_name(node) -> str | None:
+    """The name an expression reads its data from: `ids` of `ids[:, i].long()`."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        else:
+            return None
 
 
 def _simple_statements(stmt):
@@ -213,10 +245,15 @@ def clean(ctx, plan) -> None:
     """Device moves stripped from everything moved into the class; statements left doing
     nothing (and `if`s holding only such statements) dropped."""
     devices = plan.device_names
+    models = frozenset(n for model in plan.models for n in (model.name, *model.aliases))
+    numbers = plan.loader_stmt is not None  # a generated loader: its batches are numbers
 
-    def strip(stmts):
+    def batch_of(target):
+        return None if numbers or target is None else collect_names(target).all()
+
+    def strip(stmts, batch_names=frozenset()):
         out = []
-        keep = _created_tensor_keeper(ctx, stmts)
+        keep = _created_tensor_keeper(ctx, stmts, batch_names, models)
         for stmt in stmts:
             new = strip_device_moves(stmt, devices, keep)
             if isinstance(new, cst.If) and new.orelse is None:
@@ -228,7 +265,8 @@ def clean(ctx, plan) -> None:
 
     plan.pre_train = strip(plan.pre_train)
     plan.post_train = strip(plan.post_train)
-    plan.train_body = strip(plan.train_body)
+    plan.train_body = strip(plan.train_body, batch_of(plan.train_target))
     for v in (plan.validation, plan.test):
         if v is not None:
-            v.before, v.body, v.after = strip(v.before), strip(v.body), strip(v.after)
+            v.before, v.after = strip(v.before), strip(v.after)
+            v.body = strip(v.body, collect_names(v.target).all())

@@ -389,26 +389,6 @@ LOOPS = {
             print(fold, val_idx)
         """,
     ),
-    "train_function_given_a_loader_built_by_a_helper": (  # d2l's load_array
-        "TL132",
-        """
-        def load_array(arrays, batch_size):
-            return DataLoader(TensorDataset(*arrays), batch_size, shuffle=True)
-
-
-        def train(net, train_iter, updater):
-            for epoch in range(2):
-                for x, y in train_iter:
-                    updater.zero_grad()
-                    loss = criterion(net(x), y)
-                    loss.backward()
-                    updater.step()
-
-
-        train_iter = load_array((torch.randn(8, 4), torch.randint(0, 2, (8,))), 4)
-        train(model, train_iter, optimizer)
-        """,
-    ),
     "epoch_code_and_validation_pass_both_use_torch": (  # d2l: once "reads `torch`, which the
         "TL177",  # validation pass changes"
         """
@@ -465,7 +445,6 @@ REASONS = {
     "backward_of_a_mean": "`l.mean().backward()`",
     "parameters_updated_by_hand": "no optimizer.step() in the batch loop",
     "epoch_code_and_validation_pass_both_use_torch": "uses `torch` as the validation pass does",
-    "train_function_given_a_loader_built_by_a_helper": "bound to `load_array(...)`",
     "helper_with_a_loop_before_the_batch_loop": "(in `show_first_batch()`, called before it)",
 }
 

@@ -25,7 +25,7 @@ from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import is_ddp_wrap
 from .device_moves import is_trivial_statement, strip_device_moves
-from .passed_in import given_optimizer
+from .passed_in import called_in_file, given_optimizer
 from .step_sequence import STEP_SEQUENCE
 
 BINDING = Rule(
@@ -150,13 +150,9 @@ def _read_model(ctx, plan, model) -> None:
     kept without its device move, placement-only statements go (the Trainer places it)."""
     name = model.name
     devices = plan.device_names
-    if name in ctx.params and not plan.optimizer.given:
-        raise Unsupported(
-            BINDING,
-            f"the model `{name}` is a parameter of the function holding the loop (a "
-            "library helper, not a script): convert the script that builds the model",
-            ctx.loop,
-        )
+    # a model the function is given is whatever its callers in this file pass (TL132 when
+    # none does: a library helper); the LightningModule holds that same object
+    given = name in ctx.params and (plan.optimizer.given or called_in_file(ctx))
     constructed = False
 
     def placement_only(stmt) -> str | None:
@@ -250,7 +246,7 @@ def _read_model(ctx, plan, model) -> None:
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
         plan.removed_why.append((wrapper, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
-    if not constructed and not (name in ctx.params and plan.optimizer.given):
+    if not constructed and not given:
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:
         for stmt in ctx.module.body:

@@ -391,6 +391,12 @@ def _accelerator(ctx, plan) -> str:
         if all(_without_index(ctx, v) for v in ctx.found.get("passed_devices", {})[given[0]]):
             ctx.found["device_index_known"] = True  # devices=1 is the device each call chose
         return f"torch.device({given[0]}).type"
+    if binding is None and "callers_model_device" in ctx.found:  # patterns/passed_in.py
+        if isinstance(ctx.found["callers_model_device"], Unsupported):
+            raise ctx.found["callers_model_device"]
+        accelerator, index_known = ctx.found["callers_model_device"]
+        ctx.found["device_index_known"] = index_known
+        return accelerator
     if binding is None:
         moved_to = _attribute_devices(ctx, plan.epoch_loop)
         if len(moved_to) == 1:  # `x.to(args.device)`: the Trainer asks the same device
@@ -400,6 +406,11 @@ def _accelerator(ctx, plan) -> str:
     if value is None:  # rebound in a way not read here: the Trainer asks the device itself
         return f"torch.device({name}).type"
     return _accelerator_of(ctx, value, stmt)
+
+
+def accelerator_of_value(ctx, value, node) -> str:
+    """`accelerator=` for the device value `value` (TL140 for an index other than 0)."""
+    return _accelerator_of(ctx, value, node)
 
 
 def _without_index(ctx, value) -> bool:

@@ -68,6 +68,7 @@ RULES = (PASSED_IN,)
 
 def bind(ctx, plan, steps) -> None:
     """A parameter every call site passes a device for is a device name (its moves go)."""
+    _bind_callers_model_device(ctx, plan)
     if not (plan.optimizers and plan.optimizer.given):
         return
     for param in sorted(ctx.params - set(plan.device_names)):
@@ -80,6 +81,90 @@ def bind(ctx, plan, steps) -> None:
         if all(v is not None and is_device_value(ctx, v) for v in values):
             plan.device_names.add(param)
             ctx.found.setdefault("passed_devices", {})[param] = values  # for device_intent
+
+
+def _bind_callers_model_device(ctx, plan) -> None:
+    """A model the function is given was placed by its callers (`encoder =
+    EncoderRNN(...).to(device)`; `train(loader, encoder, ...)`): the accelerator is read from
+    there (`ctx.found["callers_model_device"]`, for device_intent) -- the device as the
+    function can name it (a module global) or as code reading only `torch`; the Unsupported
+    (TL132) to raise when a caller places it somewhere this cannot state."""
+    params = [model.name for model in plan.models if model.name in ctx.params]
+    if ctx.function is None or not params or not called_in_file(ctx):
+        return
+    found = set()
+    try:
+        for caller, call in _call_sites(ctx, ctx.loop):
+            for param in params:
+                argument = _argument(ctx, call, param)
+                for device in _placements(ctx, caller, argument):
+                    found.add(_accelerator_in_function(ctx, caller, device, call))
+        if len(found) > 1:
+            raise Unsupported(PASSED_IN, "the callers place the model on different devices", call)
+    except Unsupported as unreadable:  # raised by device_intent if it needs the device
+        ctx.found["callers_model_device"] = unreadable
+        return
+    if found:
+        ctx.found["callers_model_device"] = found.pop()
+
+
+def _placements(ctx, caller, argument) -> list:
+    """The devices `argument` (the model a call passes) is moved to: `.to(D)` / `.cuda()` in
+    the expression itself or, for a name, in the caller's statements binding or moving it."""
+    exprs = [argument]
+    if isinstance(argument, cst.Name):
+        exprs = []
+        for stmt in _scope_statements(caller):
+            assign = single_assign(stmt)
+            if assign and assign[0] == argument.value:
+                exprs.append(assign[1])
+            elif m.matches(stmt, m.SimpleStatementLine(body=[m.Expr(m.Call())])):
+                call = stmt.body[0].value
+                if isinstance(call.func, cst.Attribute) and m.matches(
+                    call.func.value, m.Name(argument.value)
+                ):
+                    exprs.append(call)
+    devices = []
+    for expr in exprs:
+        for move in m.findall(expr, m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda")))):
+            if move.func.attr.value == "cuda":
+                devices.append(None)
+            elif move.args and move.args[0].keyword is None:
+                devices.append(move.args[0].value)
+    return devices
+
+
+def _accelerator_in_function(ctx, caller, device, call) -> tuple[str, bool]:
+    """`accelerator=` for a model placed on `device` by a caller, written so the function
+    holding the loop can read it: the module global itself (`device.type`), or the choice
+    as code reading only `torch` (`"cuda" if torch.cuda.is_available() else "cpu"`); and
+    whether it names no GPU index (else the index is read at run time)."""
+    from .device_intent import accelerator_of_value  # (device_intent imports this module's)
+
+    if device is None:  # `.cuda()`
+        return '"cuda"', True
+    if isinstance(device, cst.Name):
+        value = module_device_value(ctx, device.value)
+        own = caller is not ctx.module and _bound_value(caller, device) is not None
+        if value is not None and not own:  # the module's global, which the function reads
+            accelerator = accelerator_of_value(ctx, value, call)
+            if isinstance(value, cst.Call) and ".type" not in accelerator:
+                return f"{device.value}.type", True  # a torch.device naming no GPU index
+            return f"torch.device({device.value}).type", False
+        value = _bound_value(caller, device)
+    else:
+        value = device
+    if value is not None and is_device_value(ctx, value):
+        accelerator = accelerator_of_value(ctx, value, call)
+        names = {n.value for n in m.findall(cst.parse_expression(accelerator), m.Name())}
+        if names <= {"torch"}:
+            return accelerator, ".type" not in accelerator
+    raise Unsupported(
+        PASSED_IN,
+        f"the model `{_function(ctx)}` is given is placed by its caller on "
+        f"`{ctx.module.code_for_node(device)}`, which the function cannot name",
+        call,
+    )
 
 
 def _device_passed(ctx, caller, argument) -> cst.BaseExpression | None:
@@ -138,7 +223,7 @@ def given_loader(ctx, name: str, node) -> None:
     for caller, call in _call_sites(ctx, node):
         value = _argument_value(ctx, caller, call, name, node)
         names = ctx.call_qualnames(value) if isinstance(value, cst.Call) else set()
-        if not any(q.endswith("DataLoader") for q in names):
+        if not any(q.endswith("DataLoader") for q in names) and not _builds_loader(ctx, value):
             shown = "an expression"  # what the argument is bound to, as short as it reads
             if isinstance(value, cst.Call):
                 shown = f"`{ctx.module.code_for_node(value.func)}(...)`"
@@ -150,6 +235,27 @@ def given_loader(ctx, name: str, node) -> None:
                 "`DataLoader(...)` call: which loader it is cannot be read",
                 call,
             )
+
+
+def _builds_loader(ctx, value) -> bool:
+    """`get_dataloader(batch_size)`: a call of a function of this module whose every
+    `return` gives a `DataLoader(...)` call."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+        return False
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == value.func.value:
+            returns = m.findall(stmt, m.Return())
+            return bool(returns) and all(
+                isinstance(r.value, cst.Call)
+                and any(q.endswith("DataLoader") for q in ctx.call_qualnames(r.value))
+                for r in returns
+            )
+    return False
+
+
+def called_in_file(ctx) -> bool:
+    """The function holding the loop is called in this file, by plain calls (else TL132)."""
+    return bool(_call_sites(ctx, ctx.loop))
 
 
 def _function(ctx) -> str:

@@ -37,7 +37,7 @@ from ..analysis.statements import (
 from ..patterns.accumulation import ACCUMULATION
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
 from ..patterns.lr_decay import sets_param_group_lr
-from ..patterns.passed_in import given_loader
+from ..patterns.passed_in import called_in_file, given_loader
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
@@ -151,7 +151,7 @@ def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
     """The steps every shape ends with: the loader check, the patterns' `clean` phase, and
     what each name of the moved code becomes (resolve_names)."""
     loop = ctx.loop
-    if plan.train_loader in ctx.params and plan.optimizer.given:
+    if plan.train_loader in ctx.params and (plan.optimizer.given or called_in_file(ctx)):
         given_loader(ctx, plan.train_loader, loop)  # read at the call sites
     elif plan.train_loader in ctx.params:
         raise Unsupported(

@@ -402,3 +402,20 @@ def test_max_time_stops_training():
     assert len(model.val_losses) == 2  # validation still runs when stopping (Lightning)
     with pytest.raises(ValueError, match="max_time"):
         L.Trainer(max_time="soon")
+
+
+def test_module_is_handed_back_on_the_cpu_after_fit():
+    """Lightning's strategies move the module to the CPU when fit ends; so does the runtime,
+    so code after `fit` finds it in the same place on both packages. (No GPU here: the
+    strategy is told it trained on one just before the run ends.)"""
+
+    class PretendedGpu(L.Callback):
+        def on_train_end(self, trainer, pl_module):
+            trainer.strategy.root_device = torch.device("cuda", 0)
+
+    model = make_model(L)
+    moved = []
+    model.cpu = lambda: moved.append("cpu") or model
+    trainer = L.Trainer(max_epochs=1, callbacks=[PretendedGpu()], **QUIET)
+    trainer.fit(model, loaders()[0])
+    assert moved == ["cpu"]

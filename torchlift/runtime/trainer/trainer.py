@@ -545,6 +545,12 @@ class Trainer(
             except Exception:  # noqa: BLE001
                 pass
 
+    def _hand_back_on_cpu(self, model) -> None:
+        """Lightning's strategies move the module to the CPU when a run ends (fit, validate,
+        test, predict): code after `fit` sees it there, on either package."""
+        if self.strategy.root_device.type != "cpu":
+            model.cpu()
+
     def _teardown(self) -> None:
         try:
             self.strategy.teardown()
@@ -631,6 +637,7 @@ class Trainer(
             result = self._run_stage(fn, return_predictions)
         finally:
             self.strategy.teardown()
+            self._hand_back_on_cpu(model)
         if fn == TrainerFn.FITTING:
             self._call_hook("on_fit_end")
         self._call_teardown_hooks(fn)

@@ -130,8 +130,16 @@ def _placements(ctx, caller, argument) -> list:
             if move.func.attr.value == "cuda":
                 devices.append(None)
             elif move.args and move.args[0].keyword is None:
-                devices.append(move.args[0].value)
+                target = move.args[0].value
+                if not ctx.qualnames(target) & _DTYPES:  # `.to(torch.float64)` places nothing
+                    devices.append(target)
     return devices
+
+
+_DTYPES = {
+    f"torch.{name}"
+    for name in "float16 half bfloat16 float32 float float64 double int64 long int32 int".split()
+}
 
 
 def _accelerator_in_function(ctx, caller, device, call) -> tuple[str, bool]:

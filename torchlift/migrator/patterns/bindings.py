@@ -118,6 +118,11 @@ def bind(ctx, plan, steps) -> None:
     plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call))
 
 
+def given_optimizer_plan(plan) -> bool:
+    """The loop's one optimizer is handed in by the caller (none: a hand update)."""
+    return bool(plan.optimizers) and plan.optimizer.given
+
+
 def models_from_optimizer(call: cst.Call) -> list[str]:
     """The names whose `parameters()` the optimizer call reads, in source order."""
     receivers = [
@@ -150,7 +155,7 @@ def _read_model(ctx, plan, model) -> None:
     kept without its device move, placement-only statements go (the Trainer places it)."""
     name = model.name
     devices = plan.device_names
-    if name in ctx.params and not plan.optimizer.given:
+    if name in ctx.params and not given_optimizer_plan(plan):
         raise Unsupported(
             BINDING,
             f"the model `{name}` is a parameter of the function holding the loop (a "
@@ -246,7 +251,7 @@ def _read_model(ctx, plan, model) -> None:
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
         plan.removed_why.append((wrapper, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
-    if not constructed and not (name in ctx.params and plan.optimizer.given):
+    if not constructed and not (name in ctx.params and given_optimizer_plan(plan)):
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     if model.class_name:
         for stmt in ctx.module.body:

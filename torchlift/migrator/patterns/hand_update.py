@@ -19,15 +19,16 @@ that the fit runs with no optimizer); `torchlift.runtime` does the same. A learn
 epoch code changes (`lr /= 4.0` on a validation plateau) is state the step reads, as any
 carried name (resolve_names.py).
 
-Lightning's `global_step` counts optimizer steps, so it stays 0 here: `max_steps` would never
-stop the run and `ModelCheckpoint` (which saves after a step) saves nothing.
+An update every N batches (`if (i + 1) % N == 0:` around it) is kept as written too: the
+gradients add up between updates exactly as in the script. Lightning's `global_step` counts
+optimizer steps, so it stays 0 here: `ModelCheckpoint` (which saves after a step) saves
+nothing, and a step budget would never end the run (a `break` is refused below).
 
 Refused (TL127): mixed precision (the scaler's scale would reach the hand-written update),
-DDP or DataParallel (the gradients the update reads would be the Trainer's average, not
-proven equal), a step counted by `max_steps`, gradient accumulation, `break` / `continue` in
-the step, an update over several models' parameters, or over parameters of a model the
-update loop does not name; (TL128) plain tensors updated by hand (`a -= lr * a.grad`,
-the nn tutorial's `weights` / `bias`): they are not a module's parameters.
+DDP or DataParallel (the update would read gradients averaged over processes, not proven
+equal to the script's), `break` / `continue` in the step, the parameters of several models
+updated by hand; (TL128) plain tensors updated by hand (`a -= lr * a.grad`, the nn
+tutorial's `weights` / `bias`): they are not a module's parameters.
 """
 
 from __future__ import annotations
@@ -256,18 +257,15 @@ def read(ctx, plan, steps) -> None:
 
 def clean(ctx, plan) -> None:
     """What the Trainer would add to the step: refused (the facts of amp, ddp,
-    data_parallel and max_steps, read before this phase)."""
+    data_parallel, read before this phase)."""
     if not plan.manual_optimization or plan.optimizers:
         return
     from .ddp import uses_ddp
 
-    arguments = dict(plan.trainer_args)
-    if "precision" in ctx.found or plan.scaler is not None or "precision" in arguments:
+    if "precision" in ctx.found or plan.scaler is not None:
         why = "mixed precision"
     elif uses_ddp(ctx) or ctx.found.get("data_parallel_conditions"):
         why = "DDP / DataParallel (the update would read gradients averaged over processes)"
-    elif "max_steps" in arguments:
-        why = "`max_steps` (Lightning counts optimizer steps, and there are none)"
     else:
         return
     raise Unsupported(HAND_UPDATE, f"{why} with parameters updated by hand", ctx.loop)

@@ -91,9 +91,9 @@ def bind(ctx, plan, steps) -> None:
     if not optimizers:
         raise Unsupported(
             STEP_SEQUENCE,
-            "no optimizer.step() in the batch loop: an update written by hand "
-            "(`p.data.add_(p.grad, alpha=-lr)`) or none at all leaves configure_optimizers "
-            "no torch.optim optimizer to return",
+            "no optimizer.step() in the batch loop, and no update of a model's parameters "
+            "by hand (`for p in model.parameters(): p.data.add_(p.grad, alpha=-lr)`, "
+            "converted to manual optimization): nothing the Trainer could run updates them",
             ctx.loop,
         )
     if len({o[1] for o in optimizers}) != 1 or len(optimizers) != 1:

@@ -213,6 +213,22 @@ UNCHANGED = {
         """,
         "TL128",
     ),
+    "a_tensor_updated_beside_the_model": (
+        """
+        temperature = torch.ones(1, requires_grad=True)
+        for epoch in range(2):
+            for x, y in loader:
+                model.zero_grad()
+                loss = criterion(model(x) / temperature, y)
+                loss.backward()
+                with torch.no_grad():
+                    for p in model.parameters():
+                        p -= 0.1 * p.grad
+                    temperature -= 0.1 * temperature.grad
+                    temperature.grad = None
+        """,
+        "TL128",
+    ),
     "grad_scaler_with_a_hand_update": (
         """
         scaler = torch.amp.GradScaler()

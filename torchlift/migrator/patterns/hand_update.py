@@ -184,7 +184,7 @@ def batch_statements(ctx, stmts):
         return stmts
     loops = [found for stmt in stmts for found in _update_loops(stmt)]
     raw = _raw_updates(ctx, stmts)
-    if raw and not loops:
+    if raw:  # also beside a model's update: the step would read them as plain attributes
         where = next(s for s in stmts if any(_grad_of(s, name) for name in raw))
         raise Unsupported(
             RAW_TENSORS,

@@ -229,6 +229,21 @@ UNCHANGED = {
         """,
         "TL128",
     ),
+    "momentum_buffers_built_before_the_loop": (
+        """
+        velocity = {p: torch.zeros_like(p) for p in model.parameters()}
+        for epoch in range(2):
+            for x, y in loader:
+                model.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                with torch.no_grad():
+                    for p in model.parameters():
+                        velocity[p].mul_(0.9).add_(p.grad)
+                        p -= 0.1 * velocity[p]
+        """,
+        "TL127",
+    ),
     "grad_scaler_with_a_hand_update": (
         """
         scaler = torch.amp.GradScaler()

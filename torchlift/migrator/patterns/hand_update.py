@@ -27,7 +27,8 @@ nothing, and a step budget would never end the run (a `break` is refused below).
 Refused (TL127): mixed precision (the scaler's scale would reach the hand-written update),
 DDP or DataParallel (the update would read gradients averaged over processes, not proven
 equal to the script's), `break` / `continue` in the step, the parameters of several models
-updated by hand; (TL128) plain tensors updated by hand (`a -= lr * a.grad`, the nn
+updated by hand, an update reading state built from the model before the loop (momentum
+buffers: Lightning moves the model to its device after they were made); (TL128) plain tensors updated by hand (`a -= lr * a.grad`, the nn
 tutorial's `weights` / `bias`): they are not a module's parameters.
 """
 
@@ -36,7 +37,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names
+from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import direct_breaks, statements
 from ..plan import ModelPlan
 from ..rule import Rule, Unsupported
@@ -109,10 +110,8 @@ def _grad_of(node, name: str) -> bool:
 
 
 def _updated(stmt, name: str) -> bool:
-    """`stmt` changes the tensor `name` in place from its gradient: `name -= ...grad`,
-    `name.data -= ...`, `name.data.add_(name.grad, ...)`."""
-    if not _grad_of(stmt, name):
-        return False
+    """`stmt` changes the tensor `name` in place: `name -= ...`, `name.data -= ...`,
+    `name.data.add_(name.grad, ...)`."""
     target = m.Name(name) | m.Attribute(value=m.Name(name), attr=m.Name("data"))
     if m.findall(stmt, m.AugAssign(target=target)):
         return True
@@ -134,7 +133,8 @@ def _update_loops(stmt) -> list[tuple[cst.For, str]]:
             )
         ):
             continue
-        if any(_updated(inner, loop.target.value) for inner in loop.body.body):
+        name = loop.target.value  # updated in place, from its gradient (also through a buffer)
+        if _grad_of(loop.body, name) and any(_updated(inner, name) for inner in loop.body.body):
             found.append((loop, loop.iter.func.value.value))
     return found
 
@@ -218,8 +218,28 @@ def batch_statements(ctx, stmts):
             raise Unsupported(
                 HAND_UPDATE, "`break` / `continue` in a step that updates by hand", stmt
             )
+    for loop, model in loops:
+        for name in sorted(collect_names(loop).reads - {model, loop.target.value}):
+            stmt = _built_from(ctx, name, model)
+            if stmt is not None:
+                raise Unsupported(
+                    HAND_UPDATE,
+                    f"the update reads `{name}`, built from `{model}` before the loop "
+                    "(state such as momentum buffers): Lightning moves the model to its device "
+                    "after that, the state would stay where it was built",
+                    loop,
+                )
     ctx.found["hand_update"] = models[0]
     return stmts
+
+
+def _built_from(ctx, name: str, model: str):
+    """The statement before the loop binding `name` from `model` (`velocity = [torch.zeros_like(p)
+    for p in model.parameters()]`), else None."""
+    for stmt in ctx.scope_before:
+        if name in bound_names(stmt) and model in collect_names(stmt).reads:
+            return stmt
+    return None
 
 
 def claim(ctx, steps, stmt, position) -> bool:

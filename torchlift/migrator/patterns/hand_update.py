@@ -171,8 +171,15 @@ def _raw_updates(ctx, stmts) -> list[str]:
 
 
 def _steps_an_optimizer(ctx, stmts) -> bool:
+    """`optimizer.step()` or `scaler.step(optimizer)` of a torch.optim optimizer."""
+
+    def optimizer(node) -> bool:
+        return isinstance(node, cst.Name) and (
+            optim_kind(ctx, ctx.binding(node.value)[0]) == "optimizer"
+        )
+
     return any(
-        optim_kind(ctx, ctx.binding(call.func.value.value)[0]) == "optimizer"
+        optimizer(call.func.value) or any(optimizer(arg.value) for arg in call.args)
         for stmt in stmts
         for call in _step_calls(stmt)
     )

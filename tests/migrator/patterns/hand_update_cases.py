@@ -156,6 +156,24 @@ CONVERTS = {
         ],
         ["accumulate_grad_batches"],
     ),
+    "device_moves_go_as_in_any_step": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                model.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-0.1)
+        """,
+        [
+            "x, y = batch\n        self.model.zero_grad()",
+            'accelerator="cuda" if torch.cuda.is_available() else "cpu"',
+        ],
+        [".to(device)", "self.device"],
+    ),
     "unused_optimizer_left_in_the_script": (
         """
         for epoch in range(2):

@@ -116,7 +116,13 @@ FEATURES = {
     "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
     "max_batches_per_epoch": [fewer_steps_than(2 * 12)],  # 4 of 12 batches per epoch
     "trainer_class_history": [changes_lr_between_epochs],  # the class's StepLR
+    # parameters updated by hand: no optimizer step to record (its `lr /= 4.0` after epoch 2
+    # shows in the script's own print, `lr 5.00` in epoch 3)
+    "hand_update_word_lm_lr_anneal": [clips],
 }
+
+# cases whose script has no torch.optim optimizer (patterns/hand_update.py)
+NO_OPTIMIZER = {"hand_update_word_lm_lr_anneal"}
 
 
 def probe(case: str, workdir: Path) -> list[dict]:
@@ -147,7 +153,7 @@ def probe(case: str, workdir: Path) -> list[dict]:
 @pytest.mark.parametrize("case", sorted(FEATURES))
 def test_fixture_exercises_its_feature(case, tmp_path):
     events = probe(case, tmp_path)
-    assert steps(events), f"{case}: no optimizer step was recorded"
+    assert steps(events) or case in NO_OPTIMIZER, f"{case}: no optimizer step was recorded"
     failures = [f"{check.__name__}: {why}" for check in FEATURES[case] if (why := check(events))]
     assert not failures, f"{case}: " + "; ".join(failures)
 

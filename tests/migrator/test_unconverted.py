@@ -344,17 +344,18 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
-    "parameters_updated_by_hand": (
-        "TL105",
+    # (an update of model.parameters() by hand converts: patterns/hand_update.py)
+    "tensors_updated_by_hand": (
+        "TL128",
         """
+        w = torch.zeros(4, 2, requires_grad=True)
         for epoch in range(2):
             for x, y in loader:
-                model.zero_grad()
-                loss = criterion(model(x), y)
+                loss = criterion(x @ w, y)
                 loss.backward()
                 with torch.no_grad():
-                    for p in model.parameters():
-                        p -= 0.1 * p.grad
+                    w -= 0.1 * w.grad
+                    w.grad.zero_()
         """,
     ),
     # (the ImageNet example's adjust_learning_rate, a loop over param_groups, converts: lr_decay)
@@ -443,7 +444,7 @@ REASONS = {
     "enumerate_of_folds_around_the_epoch_loop": "loop around the epoch loop",
     "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
     "backward_of_a_mean": "`l.mean().backward()`",
-    "parameters_updated_by_hand": "no optimizer.step() in the batch loop",
+    "tensors_updated_by_hand": "`w` updated by hand: plain tensors",
     "epoch_code_and_validation_pass_both_use_torch": "uses `torch` as the validation pass does",
     "helper_with_a_loop_before_the_batch_loop": "(in `show_first_batch()`, called before it)",
 }

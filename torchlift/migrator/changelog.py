@@ -221,7 +221,16 @@ def loop_changes(
             "`training_step`: the Trainer iterates the loader",
         )
         steps = [s for s in _statements(batch) if _is_step_call(s, facts)]
-        if facts.manual_optimization:
+        if facts.manual_optimization and not facts.optimizers:  # patterns/hand_update.py
+            add(
+                _union(steps),
+                out.method("training_step"),
+                "manual optimization: `backward()` -> `self.manual_backward()`, the script's "
+                "update of the parameters by hand, `zero_grad()` and clipping kept where it "
+                "has them; `configure_optimizers` returns None (no optimizer)",
+            )
+            steps = []
+        elif facts.manual_optimization:
             add(
                 _union(steps),
                 out.method("training_step"),

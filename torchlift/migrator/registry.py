@@ -40,6 +40,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.manual_optimization",
+    "torchlift.migrator.patterns.hand_update",
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.accumulation",
     "torchlift.migrator.patterns.amp",

@@ -72,16 +72,13 @@ CONVERTS = {
 }
 
 UNCHANGED = {
-    "parameters_updated_by_hand": (  # once reported as several optimizers
+    "no_optimizer_step_and_no_update_by_hand": (  # an update by hand: hand_update_cases.py
         """
-        lr = 0.1
         for epoch in range(2):
             for x, y in loader:
                 model.zero_grad()
                 loss = criterion(model(x), y)
                 loss.backward()
-                for p in model.parameters():
-                    p.data.add_(p.grad, alpha=-lr)
         """,
         "TL105",
     ),

@@ -107,6 +107,10 @@ def _stmt(code: str) -> cst.BaseStatement:
     return cst.parse_statement(code)
 
 
+def _comment(text: str) -> cst.EmptyLine:
+    return cst.EmptyLine(comment=cst.Comment(text))
+
+
 class ClassBuilder:
     def __init__(self, plan: LoopPlan, class_name: str, module: cst.Module) -> None:
         self.plan = plan
@@ -129,6 +133,9 @@ class ClassBuilder:
         for model in plan.models:
             for name in (model.name, *model.aliases):
                 mapping[name] = self_attr(self.model_attr(model))
+        self.mapping = mapping
+        if not plan.optimizers:  # parameters updated by hand (patterns/hand_update.py)
+            return
         # reading the optimizer / scheduler in a step or hook (e.g. the learning rate)
         optimizer = plan.optimizer
         mapping[optimizer.name] = _expr("self.optimizers()")
@@ -324,7 +331,7 @@ class ClassBuilder:
         unpack = self.target_prefix(target)
         # an index named like the step's `batch` parameter is bound after the batch is unpacked
         lead = unpack + prefix if index == "batch" else prefix + unpack
-        if loss is not None and self.plan.manual_optimization:
+        if loss is not None and self.plan.manual_optimization and self.plan.optimizers:
             # the step calls the optimizers by the script's names, bound once per step
             names = [optimizer.name for optimizer in self.plan.optimizers]
             extra.update({name: cst.Name(name) for name in names})
@@ -340,7 +347,7 @@ class ClassBuilder:
             for rewrite_step in self.plan.step_rewrites:
                 rewritten = (rewrite_step(node) for node in body)
                 body = [node for node in rewritten if not isinstance(node, cst.RemovalSentinel)]
-        if loss is not None and len(self.plan.optimizers) == 1:  # one loss to log and return
+        if loss is not None and len(self.plan.optimizers) <= 1:  # one loss to log and return
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
             bar = ", prog_bar=True" if self.plan.loss_on_progress_bar else ""
             body.append(_stmt(f'self.log("train_loss", {loss_code}{bar})\n'))
@@ -384,6 +391,10 @@ class ClassBuilder:
 
     def configure_optimizers(self) -> cst.FunctionDef:
         plan = self.plan
+        if not plan.optimizers:  # Lightning runs the fit with no optimizer (and warns)
+            why = "# the parameters are updated by hand in training_step"
+            body = [_stmt("return None\n").with_changes(leading_lines=[_comment(why)])]
+            return self.method("configure_optimizers(self)", body)
         if len(plan.optimizers) > 1:  # built in the script's order, the step's unpacking
             names = [optimizer.name for optimizer in plan.optimizers]
             local = {name: cst.Name(name) for name in names}

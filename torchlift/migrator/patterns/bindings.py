@@ -91,9 +91,9 @@ def bind(ctx, plan, steps) -> None:
     if not optimizers:
         raise Unsupported(
             STEP_SEQUENCE,
-            "no optimizer.step() in the batch loop: an update written by hand "
-            "(`p.data.add_(p.grad, alpha=-lr)`) or none at all leaves configure_optimizers "
-            "no torch.optim optimizer to return",
+            "no optimizer.step() in the batch loop, and no update of a model's parameters "
+            "by hand (`for p in model.parameters(): p.data.add_(p.grad, alpha=-lr)`, "
+            "converted to manual optimization): nothing the Trainer could run updates them",
             ctx.loop,
         )
     if len({o[1] for o in optimizers}) != 1 or len(optimizers) != 1:
@@ -116,6 +116,11 @@ def bind(ctx, plan, steps) -> None:
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
     plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call))
+
+
+def given_optimizer_plan(plan) -> bool:
+    """The loop's one optimizer is handed in by the caller (none: a hand update)."""
+    return bool(plan.optimizers) and plan.optimizer.given
 
 
 def models_from_optimizer(call: cst.Call) -> list[str]:
@@ -152,7 +157,7 @@ def _read_model(ctx, plan, model) -> None:
     devices = plan.device_names
     # a model the function is given is whatever its callers in this file pass (TL132 when
     # none does: a library helper); the LightningModule holds that same object
-    given = name in ctx.params and (plan.optimizer.given or called_in_file(ctx))
+    given = name in ctx.params and (given_optimizer_plan(plan) or called_in_file(ctx))
     constructed = False
 
     def placement_only(stmt) -> str | None:

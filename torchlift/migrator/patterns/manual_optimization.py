@@ -180,8 +180,8 @@ class _KeepStep(cst.CSTTransformer):
 
     def _clip(self, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
         found = clip_call(self.ctx, call)
-        if found is None:
-            return call
+        if found is None or "manual_optimizers" not in self.ctx.found:
+            return call  # no optimizer (a hand update, hand_update.py): the script's call
         if not m.matches(self.stmt, m.SimpleStatementLine(body=[m.Expr()])) or (
             self.stmt.body[0].value is not original
         ):  # self.clip_gradients returns nothing
@@ -209,7 +209,7 @@ class _KeepStep(cst.CSTTransformer):
 def bind(ctx, plan, steps) -> None:
     """Every optimizer stepped in the loop, in the order the script builds them, and every
     model they train."""
-    if not steps.get("manual"):
+    if "manual_optimizers" not in ctx.found:  # none, or a hand update (hand_update.py)
         return
     optimizers = []
     for name in ctx.found["manual_optimizers"]:
@@ -226,7 +226,7 @@ def bind(ctx, plan, steps) -> None:
 
 
 def read(ctx, plan, steps) -> None:
-    if not steps.get("manual"):
+    if "manual_optimizers" not in ctx.found:
         return
     stepped = list(steps.get("manual_schedulers", []))
     for stmt in [*plan.pre_train, *plan.post_train]:

@@ -151,7 +151,8 @@ def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
     """The steps every shape ends with: the loader check, the patterns' `clean` phase, and
     what each name of the moved code becomes (resolve_names)."""
     loop = ctx.loop
-    if plan.train_loader in ctx.params and (plan.optimizer.given or called_in_file(ctx)):
+    given = plan.optimizers and plan.optimizer.given
+    if plan.train_loader in ctx.params and (given or called_in_file(ctx)):
         given_loader(ctx, plan.train_loader, loop)  # read at the call sites
     elif plan.train_loader in ctx.params:
         raise Unsupported(

@@ -51,8 +51,8 @@ def per_step_helper(tree: ast.Module, text: str) -> tuple[int, str] | None:
         if not _steps_an_optimizer(helper):
             why += (
                 f"; `{helper.name}()` also updates the parameters by hand (no optimizer "
-                f"`.step()`), which Lightning's automatic optimization cannot express: use "
-                f"`torch.optim.SGD`"
+                f"`.step()`): written in the loop's body, that update converts to manual "
+                f"optimization"
             )
         return loop.lineno, why
     return None

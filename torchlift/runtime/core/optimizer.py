@@ -207,8 +207,8 @@ class LightningOptimizer:
             self._on_after_step()
         return output
 
-    def __repr__(self) -> str:
-        return f"LightningOptimizer({self._optimizer!r})"
+    def __repr__(self) -> str:  # Lightning's wrapper prints as the optimizer it wraps
+        return repr(self._optimizer)
 
 
 def _do_nothing_closure() -> None:

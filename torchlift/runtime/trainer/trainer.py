@@ -699,7 +699,8 @@ class Trainer(
         optimizers, configs = parse_optimizers(result)
         if not optimizers:
             rank_zero_warn(
-                "`configure_optimizers` returned `None`, this fit will run with no optimizer"
+                "`LightningModule.configure_optimizers` returned `None`, this fit will run with "
+                "no optimizer"
             )
         if model.automatic_optimization and len(optimizers) > 1:
             raise MisconfigurationException(
@@ -710,7 +711,7 @@ class Trainer(
         self.optimizers = optimizers
         self._lightning_optimizers = [LightningOptimizer(o, self) for o in optimizers]
         self.lr_scheduler_configs = configs
-        if model.automatic_optimization and not optimizers:
+        if not optimizers:  # as Lightning: also under manual optimization (`self.optimizers()`)
             self.optimizers = [_MockOptimizer()]
             self._lightning_optimizers = [LightningOptimizer(self.optimizers[0], self)]
 
@@ -849,10 +850,21 @@ class Trainer(
 
 
 class _MockOptimizer(torch.optim.Optimizer):
-    """Stands in when configure_optimizers returns None (Lightning does the same)."""
+    """Stands in when configure_optimizers returns None, in automatic and manual optimization
+    alike (Lightning's `_MockOptimizer`): it steps nothing, and its state is empty (`{}` in a
+    checkpoint's `optimizer_states`)."""
 
     def __init__(self) -> None:
         super().__init__([torch.zeros(1)], {})
+
+    def add_param_group(self, param_group) -> None:
+        pass
+
+    def load_state_dict(self, state_dict) -> None:
+        pass
+
+    def state_dict(self) -> dict:
+        return {}
 
     def step(self, closure=None):
         if closure is not None:
@@ -860,6 +872,9 @@ class _MockOptimizer(torch.optim.Optimizer):
         return None
 
     def zero_grad(self, set_to_none: bool = True) -> None: ...
+
+    def __repr__(self) -> str:
+        return "No Optimizer"
 
 
 def _print_results(results: list[dict[str, float]], stage: str) -> None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names
+from ..analysis.names import collect_names, mentions
 from ..analysis.statements import BACKWARD, LOOP, OPTIMIZER_CALL, contains
 from ..rule import Rule
 from .eval_passes import _is_no_grad, eval_loop_of
@@ -111,8 +111,8 @@ def epoch_body(ctx, stmts):
 
 def _comprehension_pass(ctx, stmts, batch_at: int) -> list:
     """`with no_grad(): T = f(*[E for V in loader])` (or `T = [E for V in loader]`) after the
-    batch loop, as the loop that builds the same list, `outputs`, then `T = f(*outputs)`.
-    """
+    batch loop, as the loop that builds the same list (`outputs`, or `T` itself) then `T =
+    f(*outputs)`: the same calls in the same order, one loader pass."""
     for i in range(batch_at + 1, len(stmts)):
         stmt = stmts[i]
         if contains(stmt, LOOP):
@@ -120,89 +120,56 @@ def _comprehension_pass(ctx, stmts, batch_at: int) -> list:
         if not (isinstance(stmt, cst.With) and _is_no_grad(ctx, stmt)):
             continue
         body = stmt.body.body
-        found = [
-            c for c in m.findall(stmt, m.ListComp(for_in=m.CompFor(ifs=[], inner_for_in=None)))
-        ]
-        if (
-            len(body) != 1
-            or len(found) != 1
-            or not m.matches(body[0], m.SimpleStatementLine([m.Assign([m.AssignTarget()])]))
+        if len(body) != 1 or not m.matches(
+            body[0], m.SimpleStatementLine([m.Assign([m.AssignTarget()])])
         ):
             continue
-        comp = found[0]
+        comps = m.findall(body[0], m.ListComp())
+        simple = m.ListComp(for_in=m.CompFor(ifs=[], inner_for_in=None, asynchronous=None))
+        if len(comps) != 1 or not m.matches(comps[0], simple):
+            continue
+        comp, assign = comps[0], body[0].body[0]
         loader = comp.for_in.iter
-        if comp.for_in.asynchronous is not None or not isinstance(loader, cst.Name):
+        if not isinstance(loader, cst.Name) or not (
+            ctx.is_loader_name(loader.value) or loader.value in ctx.params
+        ):
             continue
-        if not (ctx.is_loader_name(loader.value) or loader.value in ctx.params):
+        # the loop leaves its names bound: nothing may read them with that value (after it in
+        # the epoch, at the next epoch's start before the batch loop rebinds them, after the
+        # epoch loop)
+        names = {n.value for n in m.findall(comp.for_in.target, m.Name())}
+        observers = [*stmts[i + 1 :], *stmts[:batch_at], *ctx.scope_after]
+        if observers and names & collect_names(*observers).reads:
             continue
-        if m.findall(comp.elt, m.ListComp()):
+        whole = assign.value is comp
+        if whole and not isinstance(assign.targets[0].target, cst.Name):
             continue
-        names = collect_names(comp.for_in.target).writes
-        later = (
-            collect_names(*stmts[i + 1 :], *ctx.scope_after)
-            if stmts[i + 1 :] or ctx.scope_after
-            else None
-        )
-        if later is not None and names & later.reads:
+        if not whole and "outputs" in mentions(ctx.module):
             continue
-        if "outputs" in collect_names(ctx.module).all():
-            continue
-        assign = body[0].body[0]
-        outputs = cst.Name("outputs")
-        value = assign.value if assign.value is comp else _replace(assign.value, comp, outputs)
+        target = assign.targets[0].target if whole else cst.Name("outputs")
+        append = cst.Call(cst.Attribute(target, cst.Name("append")), [cst.Arg(comp.elt)])
         loop = cst.For(
             target=comp.for_in.target,
             iter=loader,
-            body=cst.IndentedBlock(
-                [
-                    cst.SimpleStatementLine(
-                        [
-                            cst.Expr(
-                                cst.Call(
-                                    cst.Attribute(outputs, cst.Name("append")),
-                                    [cst.Arg(comp.elt)],
-                                )
-                            )
-                        ]
-                    )
-                ]
-            ),
+            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(append)])]),
         )
-        new_body = [
-            cst.parse_statement("outputs = []\n").with_changes(leading_lines=body[0].leading_lines),
-            loop,
-            body[0].with_changes(body=[assign.with_changes(value=value)], leading_lines=[]),
-        ]
-        if assign.value is comp:
-            new_body = new_body[:2]
-            new_body[0] = cst.SimpleStatementLine(
-                [cst.Assign(assign.targets, cst.List([]))],
-                leading_lines=body[0].leading_lines,
-            )
-            new_body[1] = loop.with_changes(
-                body=cst.IndentedBlock(
-                    [
-                        cst.SimpleStatementLine(
-                            [
-                                cst.Expr(
-                                    cst.Call(
-                                        cst.Attribute(assign.targets[0].target, cst.Name("append")),
-                                        [cst.Arg(comp.elt)],
-                                    )
-                                )
-                            ]
-                        )
-                    ]
-                )
-            )
-            if not isinstance(assign.targets[0].target, cst.Name):
-                continue
+        start = cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(target)], cst.List([]))],
+            leading_lines=body[0].leading_lines,
+        )
+        new_body = [start, loop]
+        if not whole:
+            value = _replace(assign.value, comp, target)
+            new_body.append(body[0].with_changes(body=[assign.with_changes(value=value)]))
+            new_body[-1] = new_body[-1].with_changes(leading_lines=[])
         new = stmt.with_changes(body=stmt.body.with_changes(body=new_body))
         return [*stmts[:i], new, *stmts[i + 1 :]]
     return stmts
 
 
 def _replace(node, old, new):
+    """`node` with its subtree `old` replaced by `new`."""
+
     class _Swap(cst.CSTTransformer):
         def on_leave(self, original, updated):
             return new if original is old else updated

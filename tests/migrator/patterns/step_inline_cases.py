@@ -206,6 +206,29 @@ trainer.train(2)
         ["loss = self.criterion(self(source), targets)", "max_epochs=max_epochs"],
         ["_run_batch", "class Trainer"],
     ),
+    # a `global` of the function is the module's own name when the loop is at module level
+    "global_counter_at_module_level_carried": (
+        """
+steps = 0
+
+
+def train_step(x, y):
+    global steps
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    steps += 1
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+print(steps)
+""",
+        ["self.steps += 1", "steps = lit_model.steps"],
+        ["global steps", "train_step("],
+    ),
 }
 
 UNCHANGED = {
@@ -423,6 +446,27 @@ for epoch in range(2):
     print(epoch, loss, train_step_loss)
 """,
         "TL184",
+    ),
+    "used_other_than_by_a_call": (
+        _TRAIN_STEP
+        + """
+
+step_fn = train_step
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL183",
+    ),
+    "called_with_star_args": (
+        _TRAIN_STEP
+        + """
+
+for epoch in range(2):
+    for batch in loader:
+        train_step(*batch)
+""",
+        "TL182",
     ),
     # the char-RNN tutorial: one example per call, parameters updated by hand; inlined, the
     # loop is refused for the hand-written update (TL105), not for where the step is

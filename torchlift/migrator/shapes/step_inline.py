@@ -183,7 +183,7 @@ def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | Non
     if not functions:
         return None
     sites = _sites(module)
-    training = []  # (function, site or None, bindings, known values)
+    training = []  # (function, site or None, call, bindings or None, known values)
     for name, function in functions.items():
         for call in m.findall(module, m.Call(func=m.Name(name))):
             site = sites.get(id(call))
@@ -204,6 +204,15 @@ def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | Non
         )
     function, site, call, args, known = training[0]
     name = function.name.value
+    calls = m.findall(module, m.Call(func=m.Name(name)))
+    uses = [n for n in m.findall(module, m.Name(name)) if n is not function.name]
+    if len(uses) != len(calls):
+        raise Unsupported(
+            STEP_CALLS,
+            f"`{name}()` is also used other than by a call (passed on or rebound): where else "
+            "it trains cannot be seen",
+            function,
+        )
     if len(training) > 1:
         where = "several loops" if len({id(t[1] and t[1].loop) for t in training}) > 1 else "twice"
         raise Unsupported(
@@ -217,6 +226,13 @@ def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | Non
             f"`{name}()` is called inside an expression or outside any loop; assign its "
             "result to a name in the loop's body",
             function,
+        )
+    if args is None:
+        raise Unsupported(
+            STEP_SHAPE,
+            f"`{name}()` is called with `*args`/`**kwargs`, or with arguments its parameters "
+            "do not take",
+            site.stmt,
         )
     return _Inliner(module, path, function, site, args, known).run()
 
@@ -319,8 +335,11 @@ def _known_values(function: cst.FunctionDef, args) -> dict[str, object]:
         c.func.value.value
         for c in m.findall(function.body, m.Call(func=m.Attribute(m.Name(), m.Name("step"))))
     }
+    rebound = collect_names(function.body).writes
     known: dict[str, object] = {}
     for param, value in args:
+        if param in rebound:  # `opt = opt or default`: not the value the call gives
+            continue
         if m.matches(value, m.Name("None")):
             known[param] = _NONE
         elif m.matches(value, m.Name("True") | m.Name("False")):
@@ -701,12 +720,8 @@ class _tables:
         return found[0] if len(found) == 1 else None
 
     def scope(self, node) -> symtable.SymbolTable | None:
-        if isinstance(node, cst.Module):
-            return self.top
-        found = [
-            t for t in self._all() if t.get_type() == "function" and t.get_name() == node.name.value
-        ]
-        return found[0] if len(found) == 1 else None
+        """The table of the module or of a module-level function."""
+        return self.top if isinstance(node, cst.Module) else self.function(node.name.value, None)
 
     def global_uses(self) -> set[str]:
         used = set()

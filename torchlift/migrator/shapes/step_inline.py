@@ -529,6 +529,9 @@ class _Inliner:
         if caller.get_type() == "module":
             taken |= tables.global_uses()  # a name some function reads from the module
         else:
+            # a function or comprehension inside the caller reading a global `v` would read a
+            # local `v` of the caller once the step is inlined there
+            taken |= _global_reads(caller)
             for glob in sorted(_global_reads(helper)):
                 symbol = caller.lookup(glob) if glob in caller.get_identifiers() else None
                 if symbol is not None and not symbol.is_global():

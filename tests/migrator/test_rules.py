@@ -105,16 +105,21 @@ def test_a_loader_through_a_wrapper_is_named():
         ("import torch\nprint(torch.ones(2))\n", "nothing calls `.backward()`"),
         ("loss.backward()\n", "no `for`/`while` loop"),
         ("for i in range(2):\n    pass\nloss.backward()\n", "no `for`/`while` loop calls"),
-        # the backward() of a per-batch step method (research code's `_run_batch`); a module
-        # function called per step is TL111 (helpers_cases)
-        (
-            "class T:\n    def _run_batch(self, x):\n        self.model(x).sum().backward()\n\n"
-            "    def _run_epoch(self):\n        for x in self.loader:\n            self._run_batch(x)\n",
-            "called in `_run_batch()` (line 2), which the loop at line 6 calls",
-        ),
     ],
 )
 def test_no_training_loop_says_why(source, why):
     (finding,) = migrate_source(source, "plain.py").findings
     assert finding.code == "TL002"
     assert why in finding.message
+
+
+def test_step_method_loop_goes_to_the_trainer_class():
+    """The backward() of a per-batch step method (research code's `_run_batch`): the class
+    holding the loop that calls it is inlined first (here refused: it has no `__init__`), then
+    the method, a function by then (shapes/step_inline.py)."""
+    source = (
+        "class T:\n    def _run_batch(self, x):\n        self.model(x).sum().backward()\n\n"
+        "    def _run_epoch(self):\n        for x in self.loader:\n            self._run_batch(x)\n"
+    )
+    (finding,) = migrate_source(source, "plain.py").findings
+    assert (finding.code, finding.message) == ("TL133", "class `T` has no `__init__`")

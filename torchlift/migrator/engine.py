@@ -5,7 +5,9 @@
 
 Each stage is a module of its own: inputs.py, prefilter.py, source/, shapes/ + patterns/ (in
 registry.py's order), resolve_names.py, emit/. A loop in a hand-written trainer class is first
-inlined into a flat script (shapes/trainer_inline.py), which the same pipeline converts. The last stage, `check`, receives the original
+inlined into a flat script (shapes/trainer_inline.py), which the same pipeline converts; so is
+a step in a function called once per iteration (shapes/step_inline.py; a trainer class's step
+method is such a function once the class is inlined). The last stage, `check`, receives the original
 and the converted text and returns findings that refuse the conversion (the file then stays
 byte-identical): CHECKS lists the functions run there.
 
@@ -45,10 +47,15 @@ from .result import Finding, InputError, MigrationResult
 from .rule import Refused, Rule, Unsupported
 from .shapes import plan_loop
 from .shapes.context import LoopContext
+from .shapes.step_inline import INLINED_STEP, inline_step
 from .shapes.trainer_class import class_holding
-from .shapes.trainer_inline import inline_trainer_class, remap
+from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .source.find_loops import LineIndex, find_candidates, pair_loops
-from .source.step_helpers import per_batch_step_function, per_step_helper
+from .source.step_helpers import (
+    per_batch_step_function,
+    per_step_helper,
+    per_step_method_loop,
+)
 from .upgrade import mentions_lightning, upgrade_lightning
 
 TARGET_MODULES = {
@@ -125,19 +132,47 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     candidates, uses_lightning = find_candidates(tree, text)
     if uses_lightning:
         return MigrationResult(path, text, text, [_info(path, ALREADY_LIGHTNING)])
-    if not candidates:
-        found = per_step_helper(tree, text)  # a module function holding the step: TL111
-        if found is not None:
-            finding = Finding(path, found[0], 0, HELPER_SHAPE.code, found[1], "warning")
+    module = None
+    if not candidates:  # the step may be in a function or method called once per iteration
+        method_loop = per_step_method_loop(tree)
+        if method_loop is not None:  # the trainer class is inlined first, its method then
+            candidates = [method_loop]
+        elif per_step_helper(tree, text) is not None:
+            module, refused = _parse_cst(text, path)
+            if refused is not None:
+                return refused
+            try:
+                inlined = inline_step(module, path)
+            except Unsupported as why:
+                at = LineIndex(module, tree).position(why.node, (1, 0))
+                finding = Finding(path, *at, why.code, why.reason, "warning")
+                return MigrationResult(path, text, text, [finding])
+            if inlined is not None:
+                flat_tree, error = parse_text(inlined.text, path)
+                if error is not None:  # never expected: the flat script is generated code
+                    raise RuntimeError(f"inlined step function did not parse: {error}")
+                result = _migrate_parsed(inlined.text, flat_tree, path, target)
+                return remap_lines(
+                    result,
+                    inlined.origin,
+                    inlined.indent,
+                    text,
+                    inlined.at,
+                    INLINED_STEP.code,
+                    inlined.message,
+                )
+        if not candidates:
+            found = per_step_helper(tree, text)  # a module function holding the step: TL111
+            if found is not None:
+                finding = Finding(path, found[0], 0, HELPER_SHAPE.code, found[1], "warning")
+                return MigrationResult(path, text, text, [finding])
+            step_function = per_batch_step_function(tree)  # a method: named in TL002's reason
+            finding = _nothing_to_convert(path, text, step_function)
             return MigrationResult(path, text, text, [finding])
-        step_function = per_batch_step_function(tree)  # a method: named in TL002's reason
-        return MigrationResult(path, text, text, [_nothing_to_convert(path, text, step_function)])
-    try:
-        module = cst.parse_module(text)
-    except Exception as exc:  # valid for CPython but not for libcst's grammar
-        message = f"not analysed: libcst cannot parse it ({exc})"
-        finding = Finding(path, 1, 0, NO_TRAINING_LOOP.code, message)
-        return MigrationResult(path, text, text, [finding])
+    if module is None:
+        module, refused = _parse_cst(text, path)
+        if refused is not None:
+            return refused
     loops = pair_loops(module, candidates, tree)
     lines = LineIndex(module, tree)
     imports = import_table(tree)
@@ -194,6 +229,16 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     changes += import_change(output_tree, TARGET_MODULES[target])
     changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
     return MigrationResult(path, text, output, findings, changes=changes)
+
+
+def _parse_cst(text: str, path: str):
+    """(libcst module, None), or (None, the result refusing a file libcst cannot parse)."""
+    try:
+        return cst.parse_module(text), None
+    except Exception as exc:  # valid for CPython but not for libcst's grammar
+        message = f"not analysed: libcst cannot parse it ({exc})"
+        finding = Finding(path, 1, 0, NO_TRAINING_LOOP.code, message)
+        return None, MigrationResult(path, text, text, [finding])
 
 
 def check(original: str, converted: str, path: str) -> list[Finding]:

@@ -74,6 +74,7 @@ RULE_OWNERS = (
     "torchlift.migrator.outcomes",
     "torchlift.migrator.shapes.context",
     "torchlift.migrator.shapes.trainer_class",
+    "torchlift.migrator.shapes.step_inline",
     *SHAPES,
     *PATTERNS,
     "torchlift.migrator.resolve_names",

@@ -41,6 +41,31 @@ CONVERTS = {
         ["def on_train_epoch_end(self):"],
         ["validation_step", "no_grad"],
     ),
+    # "What is torch.nn really?": the validation pass as a list comprehension over the loader
+    "comprehension_pass_in_a_call": (
+        _EPOCH.format(
+            evaluation="""model.eval()
+    with torch.no_grad():
+        losses, nums = zip(*[(criterion(model(x), y).item(), len(x)) for x, y in val_loader])
+    print(epoch, sum(losses) / sum(nums))"""
+        ),
+        [
+            "self.outputs = []",
+            "self.outputs.append((self.criterion(self(x), y).item(), len(x)))",
+            "losses, nums = zip(*self.outputs)",
+        ],
+        ["for x, y in val_loader]"],
+    ),
+    "comprehension_pass_assigned_as_is": (
+        _EPOCH.format(
+            evaluation="""model.eval()
+    with torch.no_grad():
+        losses = [criterion(model(x), y).item() for x, y in val_loader]
+    print(epoch, sum(losses) / len(losses))"""
+        ),
+        ["self.losses = []", "self.losses.append(self.criterion(self(x), y).item())"],
+        ["for x, y in val_loader]"],
+    ),
 }
 
 UNCHANGED = {
@@ -55,5 +80,16 @@ UNCHANGED = {
         _EPOCH.format(evaluation="""for x, y in val_loader:
         print(criterion(model(x), y).item(), model.weight.grad)"""),
         "TL145",
+    ),
+    # the comprehension's own `x` is not the loop's: a later read of `x` (the last training
+    # batch) would read the last validation batch once the comprehension is a loop
+    "comprehension_pass_names_read_after": (
+        _EPOCH.format(
+            evaluation="""model.eval()
+    with torch.no_grad():
+        losses = [criterion(model(x), y).item() for x, y in val_loader]
+    print(epoch, sum(losses) / len(losses), x.shape)"""
+        ),
+        "TL147",
     ),
 }

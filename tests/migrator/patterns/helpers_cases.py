@@ -95,44 +95,6 @@ UNCHANGED = {
         """,
         "TL111",
     ),
-    # the char-RNN tutorial: one example per call, parameters updated by hand; said at the
-    # loop calling the step (TL111), not "no training loop found" (TL002)
-    "step_in_a_function_called_per_iteration": (
-        """
-        def train_one(x, y):
-            model.zero_grad()
-            loss = criterion(model(x), y)
-            loss.backward()
-            for p in model.parameters():
-                p.data.add_(p.grad.data, alpha=-0.01)
-            return loss.item()
-
-
-        for it in range(1, 11):
-            x, y = torch.randn(1, 4), torch.randint(0, 2, (1,))
-            train_one(x, y)
-        """,
-        "TL111",
-    ),
-    # "What is torch.nn really?": loss_batch(model, loss_func, xb, yb, opt) steps when given
-    # an optimizer; the batch loop calling it is the one named
-    "optimizer_step_in_a_loss_batch_function": (
-        """
-        def loss_batch(model, loss_func, xb, yb, opt=None):
-            loss = loss_func(model(xb), yb)
-            if opt is not None:
-                loss.backward()
-                opt.step()
-                opt.zero_grad()
-            return loss.item(), len(xb)
-
-
-        for epoch in range(2):
-            for xb, yb in loader:
-                loss_batch(model, criterion, xb, yb, optimizer)
-        """,
-        "TL111",
-    ),
     "batch_index_read_after_the_eval_pass_reusing_it": (
         """
         val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))

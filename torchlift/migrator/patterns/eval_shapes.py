@@ -9,6 +9,15 @@
         output = model(Variable(data))          no no_grad at all)
         ...
 
+    with torch.no_grad():                      with torch.no_grad():
+        losses, nums = zip(                        outputs = []
+            *[loss_batch(model, xb, yb)   ->       for xb, yb in valid_dl:
+              for xb, yb in valid_dl]                  outputs.append(loss_batch(model, xb, yb))
+        )                                          losses, nums = zip(*outputs)
+
+(the last: "What is torch.nn really?"; the comprehension's names stay its own, so they must
+not be read after it, and the list it built is named `outputs`, a name the file does not use.)
+
 Lightning runs `validation_step` under `torch.inference_mode()`; where the script had no
 `no_grad` (or had it only around the forward) its pass computed the same values with autograd
 recording graphs nobody used. So a loop over another loader after the batch loop that never
@@ -23,6 +32,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.names import collect_names, mentions
 from ..analysis.statements import BACKWARD, LOOP, OPTIMIZER_CALL, contains
 from ..rule import Rule
 from .eval_passes import _is_no_grad, eval_loop_of
@@ -76,6 +86,7 @@ def epoch_body(ctx, stmts):
     batch_at = next((i for i, s in enumerate(stmts) if contains(s, BACKWARD)), None)
     if batch_at is None:
         return stmts
+    stmts = _comprehension_pass(ctx, stmts, batch_at)
     for i in range(batch_at + 1, len(stmts)):
         stmt = stmts[i]
         if not contains(stmt, LOOP):
@@ -96,6 +107,74 @@ def epoch_body(ctx, stmts):
             return stmts
         return [*stmts[:i], _canonical(ctx, stmt, torch_name), *stmts[i + 1 :]]
     return stmts
+
+
+def _comprehension_pass(ctx, stmts, batch_at: int) -> list:
+    """`with no_grad(): T = f(*[E for V in loader])` (or `T = [E for V in loader]`) after the
+    batch loop, as the loop that builds the same list (`outputs`, or `T` itself) then `T =
+    f(*outputs)`: the same calls in the same order, one loader pass."""
+    for i in range(batch_at + 1, len(stmts)):
+        stmt = stmts[i]
+        if contains(stmt, LOOP):
+            return stmts  # a loop first: the pass, if any, is that one
+        if not (isinstance(stmt, cst.With) and _is_no_grad(ctx, stmt)):
+            continue
+        body = stmt.body.body
+        if len(body) != 1 or not m.matches(
+            body[0], m.SimpleStatementLine([m.Assign([m.AssignTarget()])])
+        ):
+            continue
+        comps = m.findall(body[0], m.ListComp())
+        simple = m.ListComp(for_in=m.CompFor(ifs=[], inner_for_in=None, asynchronous=None))
+        if len(comps) != 1 or not m.matches(comps[0], simple):
+            continue
+        comp, assign = comps[0], body[0].body[0]
+        loader = comp.for_in.iter
+        if not isinstance(loader, cst.Name) or not (
+            ctx.is_loader_name(loader.value) or loader.value in ctx.params
+        ):
+            continue
+        # the loop leaves its names bound: nothing may read them with that value (after it in
+        # the epoch, at the next epoch's start before the batch loop rebinds them, after the
+        # epoch loop)
+        names = {n.value for n in m.findall(comp.for_in.target, m.Name())}
+        observers = [*stmts[i + 1 :], *stmts[:batch_at], *ctx.scope_after]
+        if observers and names & collect_names(*observers).reads:
+            continue
+        whole = assign.value is comp
+        if whole and not isinstance(assign.targets[0].target, cst.Name):
+            continue
+        if not whole and "outputs" in mentions(ctx.module):
+            continue
+        target = assign.targets[0].target if whole else cst.Name("outputs")
+        append = cst.Call(cst.Attribute(target, cst.Name("append")), [cst.Arg(comp.elt)])
+        loop = cst.For(
+            target=comp.for_in.target,
+            iter=loader,
+            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(append)])]),
+        )
+        start = cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(target)], cst.List([]))],
+            leading_lines=body[0].leading_lines,
+        )
+        new_body = [start, loop]
+        if not whole:
+            value = _replace(assign.value, comp, target)
+            new_body.append(body[0].with_changes(body=[assign.with_changes(value=value)]))
+            new_body[-1] = new_body[-1].with_changes(leading_lines=[])
+        new = stmt.with_changes(body=stmt.body.with_changes(body=new_body))
+        return [*stmts[:i], new, *stmts[i + 1 :]]
+    return stmts
+
+
+def _replace(node, old, new):
+    """`node` with its subtree `old` replaced by `new`."""
+
+    class _Swap(cst.CSTTransformer):
+        def on_leave(self, original, updated):
+            return new if original is old else updated
+
+    return node.visit(_Swap())
 
 
 def _is_evaluation_loop(ctx, loop: cst.For) -> bool:

@@ -416,7 +416,9 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
     for use in calls:
         if use.func.attr.value == "__init__" or any(a.star for a in use.args):
             raise Unsupported(
-                INSTANCE_USE, f"`{instance}.{use.func.attr.value}(...)` is not a plain call", run
+                INSTANCE_USE,
+                f"`{instance}.{use.func.attr.value}(...)` is not a plain call",
+                run,
             )
         if use is not run_call and use.func.attr.value not in others:
             others.append(use.func.attr.value)
@@ -434,7 +436,8 @@ def _chained_run(module: cst.Module, name: str, reaching: set[str]):
             if m.matches(stmt, m.SimpleStatementLine([m.Expr(pattern)])):
                 return block, owner, stmt, None
             if m.matches(
-                stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], pattern)])
+                stmt,
+                m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], pattern)]),
             ):
                 return block, owner, stmt, stmt.body[0].targets[0].target.value
     return None
@@ -455,7 +458,10 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
     """The instance is only run once and its attributes read: no other use in its scope, and
     no function of that scope reading it as a free name."""
     instance = site.instance
-    allowed = {id(site.created.body[0].targets[0].target), id(site.run.body[0].value.func.value)}
+    allowed = {
+        id(site.created.body[0].targets[0].target),
+        id(site.run.body[0].value.func.value),
+    }
     allowed |= {
         id(call.func.value)
         for call in m.findall(site.owner, m.Call(func=m.Attribute(value=m.Name(instance))))
@@ -485,7 +491,9 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
         for use in m.findall(stmt, m.Name(instance)):
             if position < index:
                 raise Unsupported(
-                    SELF_ESCAPES, f"`{instance}` is used before `{instance} = ...`", stmt
+                    SELF_ESCAPES,
+                    f"`{instance}` is used before `{instance} = ...`",
+                    stmt,
                 )
             if id(use) not in allowed and id(use) not in reads:
                 raise Unsupported(*escapes, stmt)
@@ -624,7 +632,10 @@ class _Plan:
         inner |= {p for p, _ in self.init_args + self.run_args}
         run_stores = self.used[site.method].stores
         found: dict[str, cst.Name] = {}
-        for args, writes in ((self.init_args, init_use.writes), (self.run_args, run_use.writes)):
+        for args, writes in (
+            (self.init_args, init_use.writes),
+            (self.run_args, run_use.writes),
+        ):
             for param, value in args:
                 if not isinstance(value, cst.Name) or value.value == param:
                     continue
@@ -788,30 +799,35 @@ class _Plan:
         return new
 
     def _origin(self, flat: cst.Module) -> tuple[list[int], list[int]]:
-        """For each flat line, the original line it came from (statements keep their lines:
-        `self.x` -> `x` changes no line count; generated bindings point at the call), and the
-        difference of indentation between the two."""
-        original = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        placed = MetadataWrapper(flat, unsafe_skip_copy=True).resolve(PositionProvider)
-        lines = flat.code.count("\n") + 1
-        origin = [0] * lines
-        indent = [0] * lines
-        spans = []
-        for node, source in self.origin.values():
-            if node in placed and source in original:
-                spans.append((placed[node], original[source]))
-        spans.sort(key=lambda s: -(s[0].end.line - s[0].start.line))  # inner spans last
-        for out, src in spans:
-            size = out.end.line - out.start.line
-            same = size == src.end.line - src.start.line
-            for k in range(size + 1):
-                origin[out.start.line - 1 + k] = src.start.line + (k if same else 0)
-                indent[out.start.line - 1 + k] = src.start.column - out.start.column
-        following = origin[-1] or 1
-        for index in reversed(range(lines)):  # blank lines and decorators: the next statement
-            origin[index] = origin[index] or following
-            following = origin[index]
-        return origin, indent
+        return line_origin(self.module, flat, self.origin.values())
+
+
+def line_origin(module: cst.Module, flat: cst.Module, pairs) -> tuple[list[int], list[int]]:
+    """For each line of `flat`, the line of `module` it came from, and the difference of
+    indentation between the two. `pairs`: (statement of `flat`, statement of `module` it came
+    from); a statement keeps its line count when its names change (`self.x` -> `x`), and
+    generated statements are paired with the statement they replace."""
+    original = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    placed = MetadataWrapper(flat, unsafe_skip_copy=True).resolve(PositionProvider)
+    lines = flat.code.count("\n") + 1
+    origin = [0] * lines
+    indent = [0] * lines
+    spans = []
+    for node, source in pairs:
+        if node in placed and source in original:
+            spans.append((placed[node], original[source]))
+    spans.sort(key=lambda s: -(s[0].end.line - s[0].start.line))  # inner spans last
+    for out, src in spans:
+        size = out.end.line - out.start.line
+        same = size == src.end.line - src.start.line
+        for k in range(size + 1):
+            origin[out.start.line - 1 + k] = src.start.line + (k if same else 0)
+            indent[out.start.line - 1 + k] = src.start.column - out.start.column
+    following = origin[-1] or 1
+    for index in reversed(range(lines)):  # blank lines and decorators: the next statement
+        origin[index] = origin[index] or following
+        following = origin[index]
+    return origin, indent
 
 
 def _same_object(assign, param: str) -> bool:
@@ -832,29 +848,36 @@ def _params(owner) -> list[cst.Param]:
 
 
 def _bind(method: cst.FunctionDef, call: cst.Call, cls, at) -> list[tuple[str, cst.BaseExpression]]:
-    """(parameter, argument or default) in the order Python evaluates them: the call's
-    arguments first, then the defaults of the others."""
     owner = f"{cls.name.value}.{method.name.value}"
-    positional = list(method.params.params[1:])
-    keyword = {p.name.value: p for p in [*positional, *method.params.kwonly_params]}
+    return bind_call(method, call, owner, at, INSTANCE_USE, skip=1)
+
+
+def bind_call(
+    function: cst.FunctionDef, call: cst.Call, owner: str, at, rule, skip: int = 0
+) -> list[tuple[str, cst.BaseExpression]]:
+    """(parameter, argument or default) in the order Python evaluates them: the call's
+    arguments first, then the defaults of the others. `skip`: leading parameters the call
+    does not pass (`self`); Unsupported (`rule`) for a call Python would reject."""
+    positional = list(function.params.params[skip:])
+    keyword = {p.name.value: p for p in [*positional, *function.params.kwonly_params]}
     given: list[tuple[str, cst.BaseExpression]] = []
     for index, arg in enumerate(call.args):
         if arg.keyword is None:
             if index >= len(positional):
-                raise Unsupported(INSTANCE_USE, f"too many arguments for `{owner}`", at)
+                raise Unsupported(rule, f"too many arguments for `{owner}`", at)
             given.append((positional[index].name.value, arg.value))
         else:
             if arg.keyword.value not in keyword:
-                raise Unsupported(INSTANCE_USE, f"`{owner}` has no `{arg.keyword.value}`", at)
+                raise Unsupported(rule, f"`{owner}` has no `{arg.keyword.value}`", at)
             given.append((arg.keyword.value, arg.value))
     names = [p for p, _ in given]
     if len(set(names)) != len(names):
-        raise Unsupported(INSTANCE_USE, f"`{owner}` is given a parameter twice", at)
+        raise Unsupported(rule, f"`{owner}` is given a parameter twice", at)
     for param_name, param in keyword.items():
         if param_name in names:
             continue
         if param.default is None:
-            raise Unsupported(INSTANCE_USE, f"`{owner}` is not given `{param_name}`", at)
+            raise Unsupported(rule, f"`{owner}` is not given `{param_name}`", at)
         given.append((param_name, param.default))
     return given
 
@@ -923,20 +946,6 @@ def remap(result: MigrationResult, inlined: Inlined, text: str, class_at: tuple[
     change log's source lines through `inlined.origin`, and every written line no change of
     the flat conversion explains (the class's code placed at the call) explained by TL170.
     """
-    origin = inlined.origin
-
-    def line(number: int) -> int:
-        return origin[min(max(number, 1), len(origin)) - 1]
-
-    def column(number: int, col: int) -> int:
-        return col + inlined.indent[min(max(number, 1), len(origin)) - 1]
-
-    findings = [
-        dataclasses.replace(f, line=line(f.line), column=column(f.line, f.column))
-        for f in result.findings
-    ]
-    if not result.changed:
-        return MigrationResult(result.path, text, text, findings)
     dropped = ", ".join(f"`{inlined.class_name}.{name}`" for name in inlined.dropped)
     instance = inlined.instance or f"{inlined.class_name}(...)"
     message = (
@@ -944,7 +953,39 @@ def remap(result: MigrationResult, inlined: Inlined, text: str, class_at: tuple[
         f"`{instance}` was created, `{inlined.run_method}()` where it was called"
         + (f"; never called, removed with the class: {dropped}" if dropped else "")
     )
-    findings.insert(0, Finding(result.path, class_at[0], class_at[1], INLINED.code, message))
+    return remap_lines(
+        result, inlined.origin, inlined.indent, text, class_at, INLINED.code, message
+    )
+
+
+def remap_lines(
+    result: MigrationResult,
+    origin: list[int],
+    indent: list[int],
+    text: str,
+    at: tuple[int, int],
+    code: str,
+    message: str,
+) -> MigrationResult:
+    """`result`, the conversion of a script generated from `text` by inlining code, told in
+    the lines of `text`: findings and the change log's source lines through `origin` (and
+    `indent`, see line_origin), and every written line no change of the conversion explains
+    (the inlined code) explained by the inlining (`code`, `message`, reported at `at`).
+    """
+
+    def line(number: int) -> int:
+        return origin[min(max(number, 1), len(origin)) - 1]
+
+    def column(number: int, col: int) -> int:
+        return col + indent[min(max(number, 1), len(origin)) - 1]
+
+    findings = [
+        dataclasses.replace(f, line=line(f.line), column=column(f.line, f.column))
+        for f in result.findings
+    ]
+    if not result.changed:
+        return MigrationResult(result.path, text, text, findings)
+    findings.insert(0, Finding(result.path, at[0], at[1], code, message))
     changes = []
     for change in result.changes:
         source = change.source_lines
@@ -970,8 +1011,8 @@ def remap(result: MigrationResult, inlined: Inlined, text: str, class_at: tuple[
                 run.append(n)
                 continue
             if run:
-                source = (i1 + 1, max(i1 + 1, i2)) if i2 > i1 else (class_at[0], class_at[0])
-                changes.append(Change(INLINED.code, source, (run[0], run[-1]), message))
+                source = (i1 + 1, max(i1 + 1, i2)) if i2 > i1 else (at[0], at[0])
+                changes.append(Change(code, source, (run[0], run[-1]), message))
                 run = []
     changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])
     return MigrationResult(result.path, text, result.output, findings, changes=changes)

@@ -2,9 +2,9 @@
 iteration, a function or method holding the step (the char-RNN tutorial's
 `train(category_tensor, line_tensor)` called from `for iter in range(1, n_iters + 1)`).
 
-Only helpers holding a whole batch loop, called once per epoch, are inlined; a step inside a
-function called per step is not converted. Saying so, at the loop, is more use to the user
-than "no training loop found".
+Such a step is inlined into the loop (shapes/step_inline.py); these finders say where it is,
+and why when it is not inlined: saying so, at the loop, is more use to the user than "no
+training loop found".
 """
 
 from __future__ import annotations
@@ -107,3 +107,35 @@ def _self_method(func: ast.expr) -> bool:
         and isinstance(func.value, ast.Name)
         and func.value.id == "self"
     )
+
+
+def per_step_method_loop(tree: ast.Module) -> ast.stmt | None:
+    """The loop, in a method of a module-level class, that calls a method of the same class
+    holding `.backward()` (`self._run_batch(source, targets)`), or None: the loop the trainer
+    class is inlined for, after which the method is a function the loop calls."""
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        stepping = {
+            method.name
+            for method in methods
+            if any(
+                isinstance(c, ast.Call)
+                and isinstance(c.func, ast.Attribute)
+                and c.func.attr == "backward"
+                for c in ast.walk(method)
+            )
+        }
+        for method in methods:
+            for loop in ast.walk(method):
+                if not isinstance(loop, _LOOPS):
+                    continue
+                for call in ast.walk(loop):
+                    if (
+                        isinstance(call, ast.Call)
+                        and _self_method(call.func)
+                        and call.func.attr in stepping
+                    ):
+                        return loop
+    return None

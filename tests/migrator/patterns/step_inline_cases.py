@@ -1,0 +1,491 @@
+"""Cases of shapes/step_inline.py: a training step in a function called once per iteration,
+inlined into its loop (TL181), or refused with a precise code (TL182-TL184)."""
+
+_LOSS_BATCH = """
+def loss_batch(model, loss_func, xb, yb, opt=None):
+    loss = loss_func(model(xb), yb)
+    if opt is not None:
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    return loss.item(), len(xb)
+"""
+
+_TRAIN_STEP = """
+def train_step(x, y):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+"""
+
+CONVERTS = {
+    # "What is torch.nn really?": the call given an optimizer takes the step branch
+    "branch_on_a_given_optimizer_resolved": (
+        _LOSS_BATCH
+        + """
+
+for epoch in range(2):
+    for xb, yb in loader:
+        loss_batch(model, criterion, xb, yb, optimizer)
+""",
+        ["loss = self.criterion(self(xb), yb)", "return loss"],
+        ["def loss_batch", "opt is not None", "loss.item(), len(xb)"],
+    ),
+    # the evaluation calls (no optimizer) keep calling the function, which stays for them
+    "evaluation_calls_keep_the_function": (
+        _LOSS_BATCH
+        + """
+
+val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+for epoch in range(2):
+    model.train()
+    for xb, yb in loader:
+        loss_batch(model, criterion, xb, yb, optimizer)
+    model.eval()
+    with torch.no_grad():
+        losses, nums = zip(*[loss_batch(model, criterion, xb, yb) for xb, yb in val_loader])
+    print(epoch, sum(losses) / len(losses))
+""",
+        [
+            "def loss_batch(model, loss_func, xb, yb, opt=None):",
+            "self.outputs.append(loss_batch(self.model, self.criterion, xb, yb))",
+            "losses, nums = zip(*self.outputs)",
+        ],
+        ["loss_batch(model, criterion, xb, yb, optimizer)"],
+    ),
+    "return_assigned_to_the_call_target": (
+        _TRAIN_STEP
+        + """
+
+for epoch in range(2):
+    for x, y in loader:
+        value = train_step(x, y)
+    print(epoch, value)
+""",
+        ["value = loss.item()"],
+        ["def train_step", "train_step("],
+    ),
+    "return_unpacked_into_a_tuple": (
+        _LOSS_BATCH
+        + """
+
+for epoch in range(2):
+    for xb, yb in loader:
+        last, n = loss_batch(model, criterion, xb, yb, opt=optimizer)
+    print(epoch, last, n)
+""",
+        ["self.last, self.n = loss.item(), len(xb)"],
+        ["def loss_batch"],
+    ),
+    "return_added_to_an_accumulator": (
+        _TRAIN_STEP
+        + """
+
+for epoch in range(2):
+    total = 0.0
+    for x, y in loader:
+        total += train_step(x, y)
+    print(epoch, total)
+""",
+        ["total += loss.item()"],
+        ["train_step("],
+    ),
+    # the call's own target keeps the function's local name (the call rebinds it anyway)
+    "local_named_like_the_call_target_kept": (
+        _TRAIN_STEP.replace("x, y)", "inputs, targets)").replace("model(x), y", "model(inputs), targets")
+        + """
+
+for epoch in range(2):
+    for x, y in loader:
+        loss = train_step(x, y)
+    print(epoch, loss)
+""",
+        ["loss = self.criterion(self(x), y)"],
+        ["train_step_loss"],
+    ),
+    # a local the caller reads later is renamed `<function>_<name>`
+    "local_named_like_a_caller_name_renamed": (
+        _TRAIN_STEP
+        + """
+
+for epoch in range(2):
+    loss = None
+    for x, y in loader:
+        train_step(x, y)
+    print(epoch, loss)
+""",
+        ["train_step_loss = self.criterion(self(x), y)"],
+        ["train_step("],
+    ),
+    "keyword_arguments_and_a_literal_default": (
+        """
+def train_step(inputs, targets, scale=1.0):
+    optimizer.zero_grad()
+    loss = criterion(model(inputs), targets) * scale
+    loss.backward()
+    optimizer.step()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(targets=y, inputs=x)
+""",
+        ["loss = self.criterion(self(x), y) * 1.0"],
+        ["train_step("],
+    ),
+    # an argument that is not a name is bound to the parameter first (evaluated once, first)
+    "expression_argument_bound_to_a_local_first": (
+        """
+def train_step(inputs, targets):
+    optimizer.zero_grad()
+    loss = criterion(model(inputs), targets)
+    loss.backward()
+    optimizer.step()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x * 2.0, y)
+""",
+        ["inputs = x * 2.0", "loss = self.criterion(self(inputs), y)"],
+        ["train_step("],
+    ),
+    # the step in a function reading the module's model and optimizer, in a step loop
+    "step_loop_globals_train_one_batch": (
+        """
+def train_one_batch(batch):
+    x, y = batch
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+data_iter = iter(loader)
+for it in range(4):
+    try:
+        batch = next(data_iter)
+    except StopIteration:
+        data_iter = iter(loader)
+        batch = next(data_iter)
+    loss = train_one_batch(batch)
+""",
+        ["def training_step(self, batch, batch_idx):", "x, y = batch"],
+        ["def train_one_batch"],
+    ),
+    # a trainer class's step method: the class is inlined (TL170), then the method
+    "trainer_class_step_method": (
+        """
+class Trainer:
+    def __init__(self, model, train_data, optimizer):
+        self.model = model
+        self.train_data = train_data
+        self.optimizer = optimizer
+
+    def _run_batch(self, source, targets):
+        self.optimizer.zero_grad()
+        loss = criterion(self.model(source), targets)
+        loss.backward()
+        self.optimizer.step()
+
+    def _run_epoch(self, epoch):
+        for source, targets in self.train_data:
+            self._run_batch(source, targets)
+
+    def train(self, max_epochs):
+        for epoch in range(max_epochs):
+            self._run_epoch(epoch)
+
+
+trainer = Trainer(model, loader, optimizer)
+trainer.train(2)
+""",
+        ["loss = self.criterion(self(source), targets)", "max_epochs=max_epochs"],
+        ["_run_batch", "class Trainer"],
+    ),
+    # a `global` of the function is the module's own name when the loop is at module level
+    "global_counter_at_module_level_carried": (
+        """
+steps = 0
+
+
+def train_step(x, y):
+    global steps
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    steps += 1
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+print(steps)
+""",
+        ["self.steps += 1", "steps = lit_model.steps"],
+        ["global steps", "train_step("],
+    ),
+}
+
+UNCHANGED = {
+    "early_return": (
+        """
+def train_step(x, y):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    if not torch.isfinite(loss):
+        return None
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL182",
+    ),
+    "yield_in_the_step_function": (
+        """
+def train_step(x, y):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    yield loss.item()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL182",
+    ),
+    "recursion": (
+        """
+def train_step(x, y, depth=0):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    if depth < 1:
+        train_step(x, y, depth + 1)
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL182",
+    ),
+    "nested_lambda": (
+        """
+def train_step(x, y):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step(lambda: loss)
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL182",
+    ),
+    "star_args": (
+        """
+def train_step(x, y, *extra):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL182",
+    ),
+    "default_not_a_literal": (
+        """
+def train_step(x, y, scale=torch.tensor(1.0)):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y) * scale
+    loss.backward()
+    optimizer.step()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL182",
+    ),
+    "global_written_when_the_loop_is_in_a_function": (
+        """
+steps = 0
+
+
+def train_step(x, y):
+    global steps
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    steps += 1
+
+
+def main():
+    for epoch in range(2):
+        for x, y in loader:
+            train_step(x, y)
+
+
+main()
+""",
+        "TL182",
+    ),
+    "call_inside_an_expression": (
+        _TRAIN_STEP
+        + """
+
+losses = []
+for epoch in range(2):
+    for x, y in loader:
+        losses.append(train_step(x, y))
+""",
+        "TL182",
+    ),
+    "result_used_but_nothing_returned": (
+        """
+def train_step(x, y):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        out = train_step(x, y)
+""",
+        "TL182",
+    ),
+    "called_from_two_loops": (
+        _TRAIN_STEP
+        + """
+
+for x, y in loader:
+    train_step(x, y)
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL183",
+    ),
+    "called_twice_in_one_loop": (
+        _TRAIN_STEP
+        + """
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+        train_step(x, y)
+""",
+        "TL183",
+    ),
+    "two_functions_step": (
+        _TRAIN_STEP
+        + """
+
+def other_step(x, y):
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    optimizer.step()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+        other_step(x, y)
+""",
+        "TL183",
+    ),
+    "global_the_caller_binds_for_itself": (
+        _TRAIN_STEP
+        + """
+
+def main():
+    model = nn.Linear(4, 2)
+    for epoch in range(2):
+        for x, y in loader:
+            train_step(x, y)
+    print(model.weight.sum())
+
+
+main()
+""",
+        "TL184",
+    ),
+    "renamed_local_taken_too": (
+        _TRAIN_STEP
+        + """
+
+train_step_loss = 0.0
+for epoch in range(2):
+    loss = None
+    for x, y in loader:
+        train_step(x, y)
+    print(epoch, loss, train_step_loss)
+""",
+        "TL184",
+    ),
+    "used_other_than_by_a_call": (
+        _TRAIN_STEP
+        + """
+
+step_fn = train_step
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL183",
+    ),
+    "called_with_star_args": (
+        _TRAIN_STEP
+        + """
+
+for epoch in range(2):
+    for batch in loader:
+        train_step(*batch)
+""",
+        "TL182",
+    ),
+    # the char-RNN tutorial: one example per call, parameters updated by hand; inlined, the
+    # loop is refused for the hand-written update (TL105), not for where the step is
+    "hand_written_update_after_inlining": (
+        """
+def train_one(x, y):
+    model.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    for p in model.parameters():
+        p.data.add_(p.grad.data, alpha=-0.01)
+    return loss.item()
+
+
+for it in range(1, 11):
+    x, y = torch.randn(1, 4), torch.randint(0, 2, (1,))
+    train_one(x, y)
+""",
+        "TL105",
+    ),
+}
+

@@ -1,0 +1,747 @@
+"""A training step in a function called once per iteration, inlined into its loop (TL181).
+
+    def train_step(model, optimizer, x, y):         for it in range(max_iters):
+        optimizer.zero_grad()                           xb, yb = get_batch("train")
+        loss = F.cross_entropy(model(x), y)    ->       optimizer.zero_grad()
+        loss.backward()                                 loss = F.cross_entropy(model(xb), yb)
+        optimizer.step()                                loss.backward()
+        return loss.item()                              optimizer.step()
+                                                        loss = loss.item()
+    for it in range(max_iters):
+        xb, yb = get_batch("train")
+        loss = train_step(model, optimizer, xb, yb)
+
+Why: the loop shapes read a step written in the loop's body; tutorials and research code put
+it in a function (`loss_batch(model, loss_func, xb, yb, opt)`, `train_step(...)`, a trainer
+class's `_run_batch`, which trainer_inline.py first turns into such a function). The call is
+replaced by the function's body, the result is a flat script the loop shapes convert, and it
+is never written itself (like trainer_inline.py's, whose line mapping it reuses).
+
+How, with Python's scopes (`symtable`): parameters become the call's arguments (positional,
+keyword, literal defaults); a parameter the body rebinds, or given an argument that is not a
+name, constant or attribute of a name, is bound to a local first, in the order Python
+evaluates arguments. An `if` on a parameter whose value the call fixes is resolved: `None`
+given or defaulted, a literal, or a name the function calls `.step()` on (an optimizer: the
+conversion goes on only if the loop's bindings show it is one, never None). Only the call
+whose resolved body calls `.backward()` is inlined; the other calls (evaluation,
+`loss_batch(model, loss_func, xb, yb)`) stay, and so does the function for them. The final
+`return` is assigned to the call's target (`loss = ...`, `a, b = ...`, `total += ...`). A
+local of the function whose name the caller also uses is renamed `<function>_<name>`, except
+the call's own target (the call rebinds it anyway).
+
+What it leaves alone: TL182 (the function's shape: an early return, `yield`, recursion, a
+nested function or lambda, `*args`, a non-literal default, a `global` it writes when inlined
+into a function, a call inside an expression), TL183 (the step called from several loops, or
+several functions holding a step), TL184 (a name meaning something else where the function
+would be inlined).
+"""
+
+from __future__ import annotations
+
+import symtable
+from dataclasses import dataclass
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..analysis.names import collect_names, rename
+from ..rule import Rule, Unsupported
+from ..source.find_loops import _cst_blocks
+from .trainer_inline import _literal, bind_call, line_origin
+
+_EXAMPLE_STEP = """
+def train_step(x, y):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+"""
+
+INLINED_STEP = Rule(
+    "TL181",
+    "a function holding the training step, called once per iteration, was inlined into its loop",
+    """The call is replaced by the function's body: its parameters by the call's arguments,
+    an `if` on a parameter the call fixes (`if opt is not None:`) by the branch taken, its
+    final `return` by an assignment to the call's target. Then the loop is converted like
+    any other. Calls that do not train (an evaluation `loss_batch(model, loss_func, xb, yb)`)
+    keep calling the function, which stays for them.""",
+    "Nothing to do; review the diff.",
+    _EXAMPLE_STEP + """for epoch in range(2):
+    for x, y in loader:
+        loss = train_step(x, y)
+""",
+    converts=True,
+)
+
+STEP_SHAPE = Rule(
+    "TL182",
+    "the function holding the training step cannot be inlined into its loop",
+    """A function called once per iteration that holds the step (`.backward()`) is inlined
+    into the loop. That needs a plain function: parameters without `*args`/`**kwargs`,
+    literal defaults, one `return`, at its end, no `yield`, no function or lambda defined
+    inside, no call of itself, no `global` write when the loop is in a function; and a call
+    that is a statement of the loop (`f(...)`, `x = f(...)`, `a, b = f(...)`, `x += f(...)`),
+    not part of an expression.""",
+    """Write the step in the loop's body, or give the function that shape (return once, at
+    its end; assign its result to a name before using it).""",
+    """
+def train_step(x, y):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    if not torch.isfinite(loss):
+        return None
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        loss = train_step(x, y)
+""",
+)
+
+STEP_CALLS = Rule(
+    "TL183",
+    "the training step function is called from several places, or several functions step",
+    """One loop, one step: the function holding the step is inlined only when one statement
+    of one loop calls it (with arguments that make it step). Called from two loops, twice in
+    a loop, outside any loop too, or beside another function that also steps, there is no
+    single training_step to write.""",
+    """Call the step function from one loop (a warm-up loop and a main loop are two training
+    runs: convert them separately), or write the step in the loop's body.""",
+    _EXAMPLE_STEP + """for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+for x, y in loader:
+    train_step(x, y)
+""",
+)
+
+STEP_NAMES = Rule(
+    "TL184",
+    "inlining the training step function would give a name two meanings",
+    """Inlined, the function's locals share the caller's namespace and the names it reads
+    as globals are read where the loop is. A local the caller also uses is renamed
+    `<function>_<name>` (unless that is taken too); a global the function reads that the
+    calling function binds for itself (a local `model` of `main()` beside the global one the
+    step function trains) cannot be renamed.""",
+    """Pass what the function reads as arguments (`train_step(model, optimizer, x, y)`), or
+    rename the caller's local.""",
+    """
+def train_step(x, y):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+
+
+def main():
+    model = nn.Linear(4, 2)
+    for epoch in range(2):
+        for x, y in loader:
+            train_step(x, y)
+
+
+main()
+""",
+)
+
+RULES = (INLINED_STEP, STEP_SHAPE, STEP_CALLS, STEP_NAMES)
+
+_BACKWARD = m.Call(func=m.Attribute(attr=m.Name("backward")))
+_NESTED = m.FunctionDef() | m.ClassDef() | m.Lambda()
+
+
+@dataclass
+class InlinedStep:
+    """The flat script, where each of its lines came from, and what the change log says."""
+
+    text: str
+    origin: list[int]
+    indent: list[int]
+    at: tuple[int, int]  # the call's line and column
+    message: str
+
+
+@dataclass
+class _Site:
+    stmt: cst.SimpleStatementLine
+    call: cst.Call
+    loop: cst.CSTNode | None  # innermost loop around the call, in its own scope
+    scope: cst.CSTNode  # the module or the function holding the call
+
+
+def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | None:
+    """The flat script with the one training call inlined, None when no function holding a
+    step is called from a loop, or Unsupported (TL182-TL184) naming why it cannot be."""
+    functions = _step_functions(module)
+    if not functions:
+        return None
+    sites = _sites(module)
+    training = []  # (function, site or None, call, bindings or None, known values)
+    for name, function in functions.items():
+        for call in m.findall(module, m.Call(func=m.Name(name))):
+            site = sites.get(id(call))
+            if _inside(call, function):
+                raise Unsupported(STEP_SHAPE, f"`{name}()` calls itself", function)
+            steps, args, known = _steps(function, call)
+            if steps:
+                training.append((function, site, call, args, known))
+    if not training:
+        return None
+    names = sorted({f.name.value for f, *_ in training})
+    if len(names) > 1:
+        raise Unsupported(
+            STEP_CALLS,
+            f"several functions hold a training step (`{'()`, `'.join(names)}()`): one loop "
+            "step is inlined, not several",
+            training[1][0],
+        )
+    function, site, call, args, known = training[0]
+    name = function.name.value
+    calls = m.findall(module, m.Call(func=m.Name(name)))
+    uses = [n for n in m.findall(module, m.Name(name)) if n is not function.name]
+    if len(uses) != len(calls):
+        raise Unsupported(
+            STEP_CALLS,
+            f"`{name}()` is also used other than by a call (passed on or rebound): where else "
+            "it trains cannot be seen",
+            function,
+        )
+    if len(training) > 1:
+        where = "several loops" if len({id(t[1] and t[1].loop) for t in training}) > 1 else "twice"
+        raise Unsupported(
+            STEP_CALLS,
+            f"`{name}()` trains from {where}: there is no single loop to inline it into",
+            training[1][1].stmt if training[1][1] is not None else function,
+        )
+    if site is None or site.loop is None:
+        raise Unsupported(
+            STEP_SHAPE,
+            f"`{name}()` is called inside an expression or outside any loop; assign its "
+            "result to a name in the loop's body",
+            function,
+        )
+    if args is None:
+        raise Unsupported(
+            STEP_SHAPE,
+            f"`{name}()` is called with `*args`/`**kwargs`, or with arguments its parameters "
+            "do not take",
+            site.stmt,
+        )
+    return _Inliner(module, path, function, site, args, known).run()
+
+
+# -- finding the call -------------------------------------------------------------------------
+
+
+def _step_functions(module: cst.Module) -> dict[str, cst.FunctionDef]:
+    """Module-level functions whose own body (not a nested function's) calls `.backward()`."""
+    found = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and m.findall(stmt.body, _BACKWARD):
+            nested = m.findall(stmt.body, _NESTED)
+            own = [
+                c for c in m.findall(stmt.body, _BACKWARD) if not any(_inside(c, n) for n in nested)
+            ]
+            if own:
+                found[stmt.name.value] = stmt
+    return found
+
+
+def _inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    stack = [container]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _sites(module: cst.Module) -> dict[int, _Site]:
+    """Each call made by a simple statement `[target =] f(...)` (or `target += f(...)`) ->
+    where it is: its statement, the innermost loop around it in its scope, the scope."""
+    found: dict[int, _Site] = {}
+
+    def walk(body, loop, scope) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                call = _statement_call(stmt)
+                if call is not None:
+                    found[id(call)] = _Site(stmt, call, loop, scope)
+                continue
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                inner = stmt if isinstance(stmt, cst.FunctionDef) else scope
+                walk(_block(stmt.body), None, inner)
+                continue
+            if isinstance(stmt, (cst.For, cst.While)):
+                walk(_block(stmt.body), stmt, scope)
+                if stmt.orelse is not None:
+                    walk(_block(stmt.orelse.body), loop, scope)
+                continue
+            for block in _cst_blocks(stmt):
+                walk(block, loop, scope)
+
+    walk(module.body, None, module)
+    return found
+
+
+def _block(suite) -> list:
+    return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
+
+
+def _statement_call(stmt: cst.SimpleStatementLine) -> cst.Call | None:
+    if len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Expr) or (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        value = small.value
+    elif isinstance(small, cst.AugAssign):
+        value = small.value
+    else:
+        return None
+    return value if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) else None
+
+
+def _steps(function: cst.FunctionDef, call: cst.Call):
+    """(does this call step, its bindings, the parameters' known values). A call Python
+    would reject, or with `*args`, is taken as one that may step."""
+    try:
+        if any(a.star for a in call.args):
+            raise Unsupported(STEP_SHAPE, "*args", call)
+        args = bind_call(function, call, f"{function.name.value}()", call, STEP_SHAPE)
+    except Unsupported:
+        return True, None, {}
+    known = _known_values(function, args)
+    body = _resolve(list(function.body.body), known, [])
+    return bool(m.findall(cst.IndentedBlock(body), _BACKWARD)), args, known
+
+
+# -- branches the call decides ----------------------------------------------------------------
+
+_NONE, _NOT_NONE = "None", "not None"
+
+
+def _known_values(function: cst.FunctionDef, args) -> dict[str, object]:
+    """Parameter -> None, a literal's value, or _NOT_NONE (a name the function calls `.step()`
+    on: an optimizer), for the parameters whose value the call fixes."""
+    stepped = {
+        c.func.value.value
+        for c in m.findall(function.body, m.Call(func=m.Attribute(m.Name(), m.Name("step"))))
+    }
+    rebound = collect_names(function.body).writes
+    known: dict[str, object] = {}
+    for param, value in args:
+        if param in rebound:  # `opt = opt or default`: not the value the call gives
+            continue
+        if m.matches(value, m.Name("None")):
+            known[param] = _NONE
+        elif m.matches(value, m.Name("True") | m.Name("False")):
+            known[param] = value.value == "True"
+        elif isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
+            known[param] = bool(value.evaluated_value)
+        elif isinstance(value, (cst.Name, cst.Attribute)) and param in stepped:
+            known[param] = _NOT_NONE
+    return known
+
+
+def _decide(test: cst.BaseExpression, known: dict[str, object]) -> bool | None:
+    """The value of an `if` test on known parameters (`opt is not None`, `opt`, `not opt`)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _decide(test.expression, known)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name) and test.value in known:
+        value = known[test.value]
+        return value is not _NONE and bool(value)
+    if m.matches(
+        test,
+        m.Comparison(
+            left=m.Name(),
+            comparisons=[m.ComparisonTarget(m.Is() | m.IsNot(), m.Name("None"))],
+        ),
+    ):
+        value = known.get(test.left.value)
+        if value is None:
+            return None
+        is_none = value is _NONE
+        return is_none if isinstance(test.comparisons[0].operator, cst.Is) else not is_none
+    return None
+
+
+def _resolve(stmts: list, known: dict[str, object], decided: list) -> list:
+    """`stmts` with each `if` the known values decide replaced by the branch taken."""
+    out = []
+    for stmt in stmts:
+        if not isinstance(stmt, cst.If):
+            out.append(stmt)
+            continue
+        taken = _decide(stmt.test, known)
+        if taken is None:
+            out.append(stmt)
+            continue
+        decided.append((stmt, taken))
+        if taken:
+            branch = _suite(stmt.body)
+        elif isinstance(stmt.orelse, cst.If):
+            branch = [stmt.orelse]
+        elif stmt.orelse is not None:
+            branch = _suite(stmt.orelse.body)
+        else:
+            branch = []
+        branch = _resolve(branch, known, decided)
+        if branch:  # the comments above the `if` stay above what it ran
+            first = branch[0]
+            branch[0] = first.with_changes(
+                leading_lines=[*stmt.leading_lines, *first.leading_lines]
+            )
+        out += branch
+    return out
+
+
+def _suite(suite) -> list:
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=list(suite.body))]
+    return list(suite.body)
+
+
+# -- the flat script --------------------------------------------------------------------------
+
+
+class _Inliner:
+    def __init__(self, module, path, function, site: _Site, args, known) -> None:
+        self.module, self.path, self.function, self.site = module, path, function, site
+        self.args, self.known = args, known
+        self.name = function.name.value
+        self.pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+
+    def run(self) -> InlinedStep:
+        self._check_shape()
+        decided: list = []
+        body = [s for s in self.function.body.body if not _docstring(s)]
+        final = (
+            body[-1] if body and m.matches(body[-1], m.SimpleStatementLine([m.Return()])) else None
+        )
+        if final is not None:
+            body = body[:-1]
+        body = _resolve(body, self.known, decided)
+        mapping, bound = self._names(body, final)
+        new = self._bindings(bound, mapping)
+        new += [self._keep(stmt, mapping) for stmt in body if not m.matches(stmt, _GLOBAL_LINE)]
+        new += self._result(final, mapping)
+        if not new:
+            new = [cst.SimpleStatementLine([cst.Pass()])]
+            self.pairs.append((new[0], self.site.stmt))
+        new[0] = self._moved(new[0], leading_lines=self.site.stmt.leading_lines)
+        uses = [n for n in m.findall(self.module, m.Name(self.name)) if n is not self.function.name]
+        removed = all(n is self.site.call.func for n in uses)
+        replaced = {id(self.site.stmt): new, id(self.function): [] if removed else None}
+        flat = self.module.visit(_Replace(replaced, self.pairs))
+        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        origin, indent = line_origin(self.module, flat, self.pairs)
+        at = positions[self.site.stmt].start
+        loop_line = positions[self.site.loop].start.line
+        return InlinedStep(
+            flat.code,
+            origin,
+            indent,
+            (at.line, at.column),
+            self._message(loop_line, decided, final, removed),
+        )
+
+    # checks ---------------------------------------------------------------------------
+    def _check_shape(self) -> None:
+        function, name = self.function, self.name
+        params = function.params
+        why = None
+        if function.asynchronous or function.decorators:
+            why = f"`{name}()` is async or decorated"
+        elif isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
+            why = f"`{name}()` takes `*args` or `**kwargs`"
+        elif params.posonly_params:
+            why = f"`{name}()` has positional-only parameters"
+        elif m.findall(function.body, _NESTED):
+            why = (
+                f"`{name}()` defines a function, lambda or class: inlined, it would capture the "
+                "loop's names instead of one call's"
+            )
+        elif m.findall(function.body, m.Yield() | m.Await() | m.Nonlocal()):
+            why = f"`{name}()` uses `yield`, `await` or `nonlocal`"
+        elif not (
+            self.site.scope is self.module or any(self.site.scope is s for s in self.module.body)
+        ):
+            why = f"the loop calling `{name}()` is in a method or a nested function"
+        if why is None:
+            given = {id(v) for _, v in self.args}
+            for param in [*params.params, *params.kwonly_params]:
+                if param.default is not None and id(param.default) in given:
+                    if not _literal(param.default):
+                        why = (
+                            f"`{name}()`'s default for `{param.name.value}` is not a literal "
+                            "(Python evaluated it once, when the function was defined)"
+                        )
+        if why is None:
+            body = [s for s in function.body.body if not _docstring(s)]
+            returns = m.findall(function.body, m.Return())
+            last_return = body and m.matches(body[-1], m.SimpleStatementLine([m.Return()]))
+            if len(returns) > int(bool(last_return)):
+                why = f"`{name}()` returns before its end"
+            elif not isinstance(self.site.stmt.body[0], cst.Expr) and (
+                not last_return or body[-1].body[0].value is None
+            ):
+                why = f"`{name}()` returns nothing, but the loop uses its result"
+        if (
+            why is None
+            and m.findall(function.body, m.Global())
+            and self.site.scope is not self.module
+        ):
+            why = (
+                f"`{name}()` declares `global` names: inlined into "
+                f"`{self.site.scope.name.value}()`, its writes would stay local"
+            )
+        if why is not None:
+            raise Unsupported(STEP_SHAPE, why, self.site.stmt)
+
+    # names ----------------------------------------------------------------------------
+    def _names(self, body, final) -> tuple[dict[str, cst.BaseExpression], list[str]]:
+        """The renaming of the body (parameters -> arguments, clashing locals -> prefixed
+        names) and the parameters bound to a local first."""
+        tables = _tables(self.module, self.path)
+        helper = tables.function(self.name, None)
+        caller = tables.scope(self.site.scope)
+        if helper is None or caller is None:
+            raise Unsupported(
+                STEP_NAMES,
+                f"`{self.name}()` or its caller is defined twice",
+                self.site.stmt,
+            )
+        params = list(helper.get_parameters())
+        declared = {s.get_name() for s in helper.get_symbols() if s.is_declared_global()}
+        local = {
+            s.get_name() for s in helper.get_symbols() if s.is_local() and not s.is_parameter()
+        }
+        taken = set(caller.get_identifiers())
+        if caller.get_type() == "module":
+            taken |= tables.global_uses()  # a name some function reads from the module
+        else:
+            # a function or comprehension inside the caller reading a global `v` would read a
+            # local `v` of the caller once the step is inlined there
+            taken |= _global_reads(caller)
+            for glob in sorted(_global_reads(helper)):
+                symbol = caller.lookup(glob) if glob in caller.get_identifiers() else None
+                if symbol is not None and not symbol.is_global():
+                    raise Unsupported(
+                        STEP_NAMES,
+                        f"`{self.name}()` reads the global `{glob}`, which "
+                        f"`{self.site.scope.name.value}()` binds for itself: inlined, it would "
+                        f"read that local instead",
+                        self.site.stmt,
+                    )
+        simple = {p for p, v in self.args if _simple(v)}
+        if m.findall(self.function.body, m.AssignTarget(target=m.Attribute() | m.Subscript())):
+            simple = {p for p in simple if not isinstance(dict(self.args)[p], cst.Attribute)}
+        rebound = {
+            s.get_name() for s in helper.get_symbols() if s.is_parameter() and s.is_assigned()
+        }
+        arg_reads = set()
+        for _, value in self.args:
+            arg_reads |= (
+                collect_names(value).reads if not isinstance(value, cst.Name) else {value.value}
+            )
+        bound = [p for p in params if p not in simple or p in rebound]
+        targets = self._target_names()
+        mapping: dict[str, cst.BaseExpression] = {p: v for p, v in self.args if p not in bound}
+        if declared & arg_reads:
+            raise Unsupported(
+                STEP_NAMES,
+                f"`{self.name}()` rebinds the global `{sorted(declared & arg_reads)[0]}` it is "
+                "also given as an argument",
+                self.site.stmt,
+            )
+        own = set(helper.get_identifiers())
+        for local_name in sorted((local | set(bound)) - declared):
+            if local_name not in taken:
+                continue
+            if local_name in targets and local_name not in arg_reads:
+                continue  # the call's own target: the call rebinds it anyway
+            renamed = f"{self.name.lstrip('_')}_{local_name}"
+            if renamed in taken | own:
+                raise Unsupported(
+                    STEP_NAMES,
+                    f"`{self.name}()`'s local `{local_name}` is a name of the caller too, and "
+                    f"`{renamed}` is taken: rename one of them",
+                    self.site.stmt,
+                )
+            mapping[local_name] = cst.Name(renamed)
+        return mapping, bound
+
+    def _target_names(self) -> set[str]:
+        small = self.site.stmt.body[0]
+        if isinstance(small, cst.Assign):
+            target = small.targets[0].target
+            if isinstance(target, cst.Name):
+                return {target.value}
+            if isinstance(target, (cst.Tuple, cst.List)):
+                return {e.value.value for e in target.elements if isinstance(e.value, cst.Name)}
+        return set()
+
+    # code -----------------------------------------------------------------------------
+    def _bindings(self, bound: list[str], mapping) -> list:
+        """`param = argument` for the parameters bound to a local first, in the order Python
+        evaluates the arguments (the argument is the caller's code: never renamed)."""
+        out = []
+        for param, value in self.args:
+            if param in bound:
+                target = mapping.get(param, cst.Name(param))
+                stmt = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
+                out.append(stmt)
+                self.pairs.append((stmt, self.site.stmt))
+        return out
+
+    def _keep(self, stmt, mapping):
+        new = rename(stmt, mapping)
+        self.pairs.append((new, stmt))
+        return new
+
+    def _moved(self, stmt, leading_lines):
+        new = stmt.with_changes(leading_lines=[*leading_lines, *stmt.leading_lines])
+        self.pairs = [(new if n is stmt else n, s) for n, s in self.pairs]
+        return new
+
+    def _result(self, final, mapping) -> list:
+        small = self.site.stmt.body[0]
+        if final is None or final.body[0].value is None:
+            return []
+        value = rename(final.body[0].value, mapping)
+        if isinstance(small, cst.Assign):
+            new = cst.Assign([cst.AssignTarget(small.targets[0].target)], value)
+        elif isinstance(small, cst.AugAssign):
+            new = small.with_changes(value=value)
+        elif _pure(value):
+            return []
+        else:
+            new = cst.Expr(value)
+        stmt = final.with_changes(body=[new])
+        self.pairs.append((stmt, final))
+        return [stmt]
+
+    def _message(self, loop_line: int, decided, final, removed: bool) -> str:
+        parts = [
+            f"`{self.name}()`, which holds the training step, inlined into the loop at line "
+            f"{loop_line}: parameters replaced by the call's arguments"
+        ]
+        for stmt, taken in decided:
+            test = self.module.code_for_node(stmt.test)
+            parts.append(f"`if {test}:` {'taken' if taken else 'skipped'} for this call")
+        small = self.site.stmt.body[0]
+        if (
+            final is not None
+            and final.body[0].value is not None
+            and not isinstance(small, cst.Expr)
+        ):
+            target = self.module.code_for_node(
+                small.targets[0].target if isinstance(small, cst.Assign) else small.target
+            )
+            parts.append(f"its `return` assigned to `{target}`")
+        parts.append(
+            "the function removed (nothing else calls it)"
+            if removed
+            else "the function kept for its other calls"
+        )
+        return "; ".join(parts)
+
+
+_GLOBAL_LINE = m.SimpleStatementLine([m.Global()])
+
+
+def _docstring(stmt) -> bool:
+    return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())]))
+
+
+def _simple(value: cst.BaseExpression) -> bool:
+    """A name, a constant, or attributes of a name: reading it again reads the same value."""
+    while isinstance(value, cst.Attribute):
+        value = value.value
+    return isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))
+
+
+def _pure(value: cst.BaseExpression) -> bool:
+    """A value whose computation has no effect to keep when nothing uses it
+    (`loss.item(), len(xb)`)."""
+    if _simple(value):
+        return True
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(_pure(e.value) for e in value.elements)
+    if isinstance(value, cst.Call) and not value.args:
+        return m.matches(value.func, m.Attribute(attr=m.Name("item"))) and _pure(value.func.value)
+    if isinstance(value, cst.Call) and m.matches(value.func, m.Name("len")):
+        return all(_pure(a.value) for a in value.args)
+    return False
+
+
+class _Replace(cst.CSTTransformer):
+    """Statements replaced by others (`replaced`: id -> the statements in its place, [] to
+    remove it, None to keep it); every statement of the result paired with the one it came
+    from (for line_origin)."""
+
+    def __init__(self, replaced: dict, pairs: list) -> None:
+        self.replaced, self.pairs = replaced, pairs
+
+    def on_leave(self, original, updated):
+        new = self.replaced.get(id(original))
+        if new is not None:
+            return cst.FlattenSentinel(new) if new else cst.RemovalSentinel.REMOVE
+        if isinstance(original, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.pairs.append((updated, original))
+        return updated
+
+
+class _tables:
+    """The file's symbol tables (Python's own scopes)."""
+
+    def __init__(self, module: cst.Module, path: str) -> None:
+        self.top = symtable.symtable(module.code, path, "exec")
+        self.module = module
+
+    def _all(self):
+        stack = [self.top]
+        while stack:
+            table = stack.pop()
+            yield table
+            stack.extend(table.get_children())
+
+    def function(self, name: str, parent) -> symtable.SymbolTable | None:
+        parent = parent or self.top
+        found = [
+            t for t in parent.get_children() if t.get_name() == name and t.get_type() == "function"
+        ]
+        return found[0] if len(found) == 1 else None
+
+    def scope(self, node) -> symtable.SymbolTable | None:
+        """The table of the module or of a module-level function."""
+        return self.top if isinstance(node, cst.Module) else self.function(node.name.value, None)
+
+    def global_uses(self) -> set[str]:
+        used = set()
+        for table in self._all():
+            if table is self.top:
+                continue
+            used |= {s.get_name() for s in table.get_symbols() if s.is_global()}
+        return used
+
+
+def _global_reads(table: symtable.SymbolTable) -> set[str]:
+    """Names `table` or a scope inside it reads as globals (implicitly)."""
+    found = {
+        s.get_name()
+        for s in table.get_symbols()
+        if s.is_global() and not s.is_declared_global() and s.is_referenced()
+    }
+    for child in table.get_children():
+        found |= _global_reads(child)
+    return found

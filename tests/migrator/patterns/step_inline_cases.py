@@ -229,6 +229,29 @@ print(steps)
         ["self.steps += 1", "steps = lit_model.steps"],
         ["global steps", "train_step("],
     ),
+    # inlined, then the hand update converts as manual optimization (patterns/hand_update.py)
+    "hand_written_update_after_inlining": (
+        """
+def train_one(x, y):
+    model.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    for p in model.parameters():
+        p.data.add_(p.grad.data, alpha=-0.01)
+    return loss.item()
+
+
+for it in range(1, 11):
+    x, y = torch.randn(1, 4), torch.randint(0, 2, (1,))
+    train_one(x, y)
+""",
+        [
+            "self.automatic_optimization = False",
+            "self.manual_backward(loss)",
+            "p.data.add_(p.grad.data, alpha=-0.01)",
+        ],
+        ["train_one("],
+    ),
 }
 
 UNCHANGED = {
@@ -470,22 +493,5 @@ for epoch in range(2):
     ),
     # the char-RNN tutorial: one example per call, parameters updated by hand; inlined, the
     # loop is refused for the hand-written update (TL105), not for where the step is
-    "hand_written_update_after_inlining": (
-        """
-def train_one(x, y):
-    model.zero_grad()
-    loss = criterion(model(x), y)
-    loss.backward()
-    for p in model.parameters():
-        p.data.add_(p.grad.data, alpha=-0.01)
-    return loss.item()
-
-
-for it in range(1, 11):
-    x, y = torch.randn(1, 4), torch.randint(0, 2, (1,))
-    train_one(x, y)
-""",
-        "TL105",
-    ),
 }
 

@@ -21,6 +21,26 @@ def train_step(x, y):
 """
 
 CONVERTS = {
+    # the GCN example: `train(epoch)` holds a full-batch step and calls `model.train()`, which
+    # only spells the function's name: the function is used once, inlined, and removed
+    "function_named_train_calling_model_train": (
+        """
+def train(epoch):
+    model.train()
+    optimizer.zero_grad()
+    loss = criterion(model(features), targets)
+    loss.backward()
+    optimizer.step()
+    print(epoch, loss.item())
+
+
+features, targets = torch.randn(8, 4), torch.randint(0, 2, (8,))
+for epoch in range(3):
+    train(epoch)
+""",
+        ["loss = self.criterion(self(self.features), self.targets)"],
+        ["def train(epoch)"],
+    ),
     # "What is torch.nn really?": the call given an optimizer takes the step branch
     "branch_on_a_given_optimizer_resolved": (
         _LOSS_BATCH

@@ -205,7 +205,7 @@ def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | Non
     function, site, call, args, known = training[0]
     name = function.name.value
     calls = m.findall(module, m.Call(func=m.Name(name)))
-    uses = [n for n in m.findall(module, m.Name(name)) if n is not function.name]
+    uses = _uses(module, function)
     if len(uses) != len(calls):
         raise Unsupported(
             STEP_CALLS,
@@ -438,7 +438,7 @@ class _Inliner:
             new = [cst.SimpleStatementLine([cst.Pass()])]
             self.pairs.append((new[0], self.site.stmt))
         new[0] = self._moved(new[0], leading_lines=self.site.stmt.leading_lines)
-        uses = [n for n in m.findall(self.module, m.Name(self.name)) if n is not self.function.name]
+        uses = _uses(self.module, self.function)
         removed = all(n is self.site.call.func for n in uses)
         replaced = {id(self.site.stmt): new, id(self.function): [] if removed else None}
         flat = self.module.visit(_Replace(replaced, self.pairs))
@@ -745,3 +745,17 @@ def _global_reads(table: symtable.SymbolTable) -> set[str]:
     for child in table.get_children():
         found |= _global_reads(child)
     return found
+
+
+def _uses(module, function) -> list:
+    """The Name nodes using the function's name: `model.train()`, `f(train=...)` and
+    `def g(train)` only spell it."""
+    name = function.name.value
+    spelled = {id(a.attr) for a in m.findall(module, m.Attribute(attr=m.Name(name)))}
+    spelled |= {id(a.keyword) for a in m.findall(module, m.Arg(keyword=m.Name(name)))}
+    spelled |= {id(p.name) for p in m.findall(module, m.Param(name=m.Name(name)))}
+    return [
+        n
+        for n in m.findall(module, m.Name(name))
+        if n is not function.name and id(n) not in spelled
+    ]

@@ -48,6 +48,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.step_sequence",
     "torchlift.migrator.patterns.early_break",
     "torchlift.migrator.patterns.mode_calls",
+    "torchlift.migrator.patterns.factories",
     "torchlift.migrator.patterns.bindings",
     "torchlift.migrator.patterns.passed_in",
     "torchlift.migrator.patterns.data_parallel",

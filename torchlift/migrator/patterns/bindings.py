@@ -25,6 +25,7 @@ from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import is_ddp_wrap
 from .device_moves import is_trivial_statement, strip_device_moves
+from .factories import returned
 from .passed_in import called_in_file, given_optimizer
 from .step_sequence import STEP_SEQUENCE
 
@@ -218,6 +219,11 @@ def _read_model(ctx, plan, model) -> None:
         if name not in bound_names(stmt):
             continue
         assign = single_assign(stmt)
+        factory = returned(ctx, stmt, name) if assign is None else None
+        if factory is not None:  # `model, loaders = load_train_objs(cfg)`: kept, as given
+            constructed = True
+            _class_from_factory(model, factory)
+            continue
         if assign is None or assign[0] != name:
             if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
                 raise Unsupported(DISTRIBUTED, DISTRIBUTED.title, stmt)
@@ -259,6 +265,15 @@ def _read_model(ctx, plan, model) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _class_from_factory(model, factory) -> None:
+    """The model's class, when the factory builds it as `model = Net(...)` (its forward's
+    parameters name the batch's parts)."""
+    value = factory.value
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+        if value.func.value[:1].isupper():
+            model.class_name = value.func.value
 
 
 def _wraps_in_ddp(ctx, stmt) -> bool:

@@ -37,6 +37,7 @@ from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 from .device_intent import is_device_value
 from .device_scope import module_device_value
+from .factories import Returned, returned, trained_model
 
 PASSED_IN = Rule(
     "TL132",
@@ -197,6 +198,7 @@ def given_optimizer(ctx, name: str, node) -> str:
     model_params: set[str] | None = None
     for caller, call in _call_sites(ctx, node):
         value = _argument_value(ctx, caller, call, name, node)
+        factory = _factory_returned(ctx, caller, _argument(ctx, call, name))
         names = ctx.call_qualnames(value) if isinstance(value, cst.Call) else set()
         if not any(q.startswith("torch.optim.") for q in names) or any(
             q.startswith("torch.optim.lr_scheduler.") for q in names
@@ -208,6 +210,8 @@ def given_optimizer(ctx, name: str, node) -> str:
                 call,
             )
         trained = _parameters_of(value)
+        if factory is not None:  # `model, opt = get_model()`: the factory's local -> caller's
+            trained = trained_model(factory, trained, call)
         passed = {
             param
             for param in ctx.params
@@ -336,6 +340,9 @@ def _argument_value(ctx, caller, call: cst.Call, param: str, node) -> cst.BaseEx
             call,
         )
     value = _bound_value(caller, argument)
+    factory = _factory_returned(ctx, caller, argument)
+    if factory is not None:
+        value = factory.value
     if value is None:
         raise Unsupported(
             PASSED_IN,
@@ -351,6 +358,17 @@ def _bound_value(caller, name: cst.Name) -> cst.BaseExpression | None:
     bindings = [stmt for stmt in _scope_statements(caller) if name.value in bound_names(stmt)]
     assign = single_assign(bindings[0]) if len(bindings) == 1 else None
     return assign[1] if assign is not None and assign[0] == name.value else None
+
+
+def _factory_returned(ctx, caller, name) -> Returned | None:
+    """What `name` is when the caller binds it once, by unpacking a call of a factory of
+    the file (`model, opt = get_model()`; patterns/factories.py)."""
+    if not isinstance(name, cst.Name):
+        return None
+    bindings = [stmt for stmt in _scope_statements(caller) if name.value in bound_names(stmt)]
+    if len(bindings) != 1:
+        return None
+    return returned(ctx, bindings[0], name.value)
 
 
 def _scope_statements(scope) -> list[cst.BaseStatement]:

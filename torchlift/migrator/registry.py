@@ -49,6 +49,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.early_break",
     "torchlift.migrator.patterns.mode_calls",
     "torchlift.migrator.patterns.factories",
+    "torchlift.migrator.patterns.loader_wrappers",
     "torchlift.migrator.patterns.bindings",
     "torchlift.migrator.patterns.passed_in",
     "torchlift.migrator.patterns.data_parallel",

@@ -146,8 +146,7 @@ fit(2, net, opt, loader)
 """,
         "TL186",
     ),
-    # a loader wrapped in a class of the script: refused (how Lightning iterates it is not
-    # shown to be the same)
+    # a loader wrapped in a class without `len()`: Lightning would read it as endless
     "loader_wrapped_in_a_class": (
         _FIT
         + """
@@ -169,6 +168,6 @@ train_dl = Wrapped(loader)
 net, opt = get_model()
 fit(2, net, opt, train_dl)
 """,
-        "TL132",
+        "TL187",
     ),
 }

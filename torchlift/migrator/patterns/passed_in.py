@@ -38,6 +38,7 @@ from ..rule import Rule, Unsupported
 from .device_intent import is_device_value
 from .device_scope import module_device_value
 from .factories import Returned, returned, trained_model
+from .loader_wrappers import wrapped_loader
 
 PASSED_IN = Rule(
     "TL132",
@@ -233,7 +234,9 @@ def given_optimizer(ctx, name: str, node) -> str:
 def given_loader(ctx, name: str, node) -> None:
     """Unsupported (TL132) unless every call passes a name bound to a DataLoader as `name`."""
     for caller, call in _call_sites(ctx, node):
-        value = _argument_value(ctx, caller, call, name, node)
+        value = _wrapped_loader(ctx, caller, call, _argument(ctx, call, name))
+        if value is None:
+            value = _argument_value(ctx, caller, call, name, node)
         names = ctx.call_qualnames(value) if isinstance(value, cst.Call) else set()
         if not any(q.endswith("DataLoader") for q in names) and not _builds_loader(ctx, value):
             shown = "an expression"  # what the argument is bound to, as short as it reads
@@ -247,6 +250,14 @@ def given_loader(ctx, name: str, node) -> None:
                 "`DataLoader(...)` call: which loader it is cannot be read",
                 call,
             )
+
+
+def given_eval_loader(ctx, name: str) -> None:
+    """An evaluation loader the function is given is whatever its callers pass (the
+    Trainer iterates any iterable); one passed inside a wrapper class of the file must only
+    map batches (Unsupported TL187 otherwise, from patterns/loader_wrappers.py)."""
+    for caller, call in _call_sites(ctx, ctx.loop):
+        _wrapped_loader(ctx, caller, call, _argument(ctx, call, name))
 
 
 def _builds_loader(ctx, value) -> bool:
@@ -358,6 +369,44 @@ def _bound_value(caller, name: cst.Name) -> cst.BaseExpression | None:
     bindings = [stmt for stmt in _scope_statements(caller) if name.value in bound_names(stmt)]
     assign = single_assign(bindings[0]) if len(bindings) == 1 else None
     return assign[1] if assign is not None and assign[0] == name.value else None
+
+
+def _wrapped_loader(ctx, caller, call, name) -> cst.BaseExpression | None:
+    """The loader a call passes inside a wrapper that maps its batches: the caller binds the
+    name twice, in its own body, before the call -- to a loader (`train_dl, valid_dl =
+    get_data(...)`), then `train_dl = WrappedDataLoader(train_dl, preprocess)`
+    (patterns/loader_wrappers.py); the first binding's value, or None for any other case."""
+    if not isinstance(name, cst.Name):
+        return None
+    value = _bound_value(caller, name)
+    if isinstance(value, cst.Call) and value.args and isinstance(value.args[0].value, cst.Name):
+        inner = value.args[0].value  # `wrapped = Wrapper(loader, func)`: bound once
+        if inner.value != name.value and wrapped_loader(ctx, value, inner.value, call):
+            loader = _bound_value(caller, inner)
+            factory = _factory_returned(ctx, caller, inner)
+            return factory.value if factory is not None else loader
+        return None
+    body = list(caller.body if isinstance(caller, cst.Module) else caller.body.body)
+    top = [stmt for stmt in body if name.value in bound_names(stmt)]
+    inner = [stmt for stmt in _scope_statements(caller) if name.value in bound_names(stmt)]
+    if len(top) != 2 or top != inner:
+        return None  # bound once (read as usual), or also in a block: which binding reaches?
+    first, second = top
+    assign = single_assign(second)
+    if assign is None or assign[0] != name.value:
+        return None
+    calling = [
+        i for i, stmt in enumerate(body) if any(c is call for c in m.findall(stmt, m.Call()))
+    ]
+    if not calling or calling[0] <= body.index(second):
+        return None
+    if not wrapped_loader(ctx, assign[1], name.value, call):
+        return None
+    loader = single_assign(first)
+    if loader is not None and loader[0] == name.value:
+        return loader[1]
+    factory = returned(ctx, first, name.value)
+    return factory.value if factory is not None else None
 
 
 def _factory_returned(ctx, caller, name) -> Returned | None:

@@ -37,7 +37,7 @@ from ..analysis.statements import (
 from ..patterns.accumulation import ACCUMULATION
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
 from ..patterns.lr_decay import sets_param_group_lr
-from ..patterns.passed_in import called_in_file, given_loader
+from ..patterns.passed_in import called_in_file, given_eval_loader, given_loader
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
@@ -161,6 +161,10 @@ def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
             "loop: convert the script that builds it",
             loop,
         )
+    if ctx.function is not None and called_in_file(ctx):
+        for evaluation in (plan.validation, plan.test):
+            if evaluation is not None and evaluation.loader in ctx.params:
+                given_eval_loader(ctx, evaluation.loader)  # a wrapper there must map only
     registry.run_each("clean", ctx, plan)
     plan.index_start = dict(ctx.index_start)
     for first in ctx.index_start.values():

@@ -1,0 +1,115 @@
+"""Cases of patterns/loader_wrappers.py: a loader wrapped in a class of the script that maps
+each batch (the nn tutorial's WrappedDataLoader)."""
+
+_FIT = """
+def fit(net, opt, train_dl):
+    for epoch in range(2):
+        for x, y in train_dl:
+            opt.zero_grad()
+            loss = criterion(net(x), y)
+            loss.backward()
+            opt.step()
+
+
+def preprocess(x, y):
+    return x.view(-1, 4), y
+
+"""
+
+
+def _wrapper(iter_body="for b in self.dl:\n            yield self.func(*b)", extra=""):
+    return f"""
+class Wrapped:
+    def __init__(self, dl, func):
+        self.dl = dl
+        self.func = func
+
+    def __len__(self):
+        return len(self.dl)
+
+    def __iter__(self):
+        {iter_body}
+{extra}
+"""
+
+
+CONVERTS = {
+    # rebound on itself, as the tutorial does: the Trainer iterates the wrapper
+    "loader_rebound_in_its_wrapper": (
+        _FIT
+        + _wrapper()
+        + """
+train_dl = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+train_dl = Wrapped(train_dl, preprocess)
+fit(model, optimizer, train_dl)
+""",
+        ["trainer.fit(lit_model, train_dl)", "train_dl = Wrapped(train_dl, preprocess)"],
+        ["opt.step()"],
+    ),
+    # a new name for the wrapper, the loader bound once beside it
+    "wrapper_bound_to_a_new_name": (
+        _FIT
+        + _wrapper()
+        + """
+def main():
+    net = torch.nn.Linear(4, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    data = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+    wrapped = Wrapped(data, preprocess)
+    fit(net, opt, wrapped)
+
+
+main()
+""",
+        ["trainer.fit(lit_model, train_dl)", "wrapped = Wrapped(data, preprocess)"],
+        ["opt.step()"],
+    ),
+}
+
+_CALL = """
+train_dl = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+train_dl = Wrapped(train_dl, preprocess)
+fit(model, optimizer, train_dl)
+"""
+
+UNCHANGED = {
+    # skips batches: not the loader's iteration
+    "wrapper_iter_skips_batches": (
+        _FIT
+        + _wrapper("for i, b in enumerate(self.dl):\n            if i % 2:\n                yield b")
+        + _CALL,
+        "TL187",
+    ),
+    # the mapping draws random numbers: Lightning maps one batch ahead of the step
+    "wrapper_mapping_draws_random_numbers": (
+        _FIT.replace("x.view(-1, 4)", "x + torch.randn_like(x)") + _wrapper() + _CALL,
+        "TL187",
+    ),
+    # the mapping moves batches to a device the Trainer cannot follow
+    "wrapper_mapping_moves_to_a_device": (
+        _FIT.replace("x.view(-1, 4)", "x.to(dev)") + _wrapper() + _CALL,
+        "TL187",
+    ),
+    # a length that is not the loader's: the Trainer would count other batches
+    "wrapper_length_not_the_loaders": (
+        _FIT + _wrapper().replace("return len(self.dl)", "return len(self.dl) - 1") + _CALL,
+        "TL187",
+    ),
+    # another method the loop could rely on
+    "wrapper_with_another_method": (
+        _FIT + _wrapper(extra="    def reset(self):\n        self.dl = None\n") + _CALL,
+        "TL187",
+    ),
+    # rebound inside a block: which binding the call sees is not one statement
+    "wrapper_applied_conditionally": (
+        _FIT
+        + _wrapper()
+        + """
+train_dl = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+if torch.cuda.is_available():
+    train_dl = Wrapped(train_dl, preprocess)
+fit(model, optimizer, train_dl)
+""",
+        "TL132",
+    ),
+}

@@ -76,7 +76,9 @@ UNCHANGED = {
     # skips batches: not the loader's iteration
     "wrapper_iter_skips_batches": (
         _FIT
-        + _wrapper("for i, b in enumerate(self.dl):\n            if i % 2:\n                yield b")
+        + _wrapper(
+            "for i, b in enumerate(self.dl):\n            if i % 2:\n                yield b"
+        )
         + _CALL,
         "TL187",
     ),

@@ -136,9 +136,7 @@ def wrapped_loader(ctx, value: cst.BaseExpression, name: str, stmt) -> bool:
     ):
         raise Unsupported(WRAPPER, f"{where}: `__len__` is not `len(self.{loader_attr})`", stmt)
     arguments = _arguments(methods.get("__init__"), value, where, stmt)
-    if loader_attr not in stored or not m.matches(
-        arguments.get(stored[loader_attr]), m.Name(name)
-    ):
+    if loader_attr not in stored or not m.matches(arguments.get(stored[loader_attr]), m.Name(name)):
         raise Unsupported(WRAPPER, f"{where}, iterates something else than `{name}`", stmt)
     if func_attr is not None:
         func = arguments.get(stored.get(func_attr, ""))
@@ -171,7 +169,9 @@ def _stored_parameters(init, where, stmt) -> dict[str, str]:
                 ]
             ),
         ):
-            raise Unsupported(WRAPPER, f"{where}: `__init__` does more than store its arguments", stmt)
+            raise Unsupported(
+                WRAPPER, f"{where}: `__init__` does more than store its arguments", stmt
+            )
         assign = line.body[0]
         if assign.value.value not in params[1:]:
             raise Unsupported(WRAPPER, f"{where}: `__init__` stores something else", stmt)

@@ -21,7 +21,9 @@ bound once in the caller's own scope): every call must pass, for the optimizer p
 name bound to a `torch.optim` optimizer built on `X.parameters()` (or a submodule's,
 `X.fc.parameters()`), with that `X` passed as one
 same parameter of the function (the model); for the loader parameter, a name bound to a
-`DataLoader(...)`. Refused (TL132): a function never called in this file (a library helper:
+`DataLoader(...)`. A name may also be bound by unpacking a factory of the file (`model, opt =
+get_model()`: patterns/factories.py), and a loader wrapped in a class of the file that maps
+its batches (`train_dl = WrappedDataLoader(train_dl, preprocess)`: patterns/loader_wrappers.py). Refused (TL132): a function never called in this file (a library helper:
 what it is given is unknown), used other than by calls (passed as a callback), called with
 `*args`/`**kwargs` or with expressions for those parameters, or given an optimizer whose
 model is not passed alongside it.
@@ -256,8 +258,13 @@ def given_eval_loader(ctx, name: str) -> None:
     """An evaluation loader the function is given is whatever its callers pass (the
     Trainer iterates any iterable); one passed inside a wrapper class of the file must only
     map batches (Unsupported TL187 otherwise, from patterns/loader_wrappers.py)."""
-    for caller, call in _call_sites(ctx, ctx.loop):
-        _wrapped_loader(ctx, caller, call, _argument(ctx, call, name))
+    try:
+        sites = _call_sites(ctx, ctx.loop)
+    except Unsupported:
+        return  # not read at call sites (a spawned worker): the Trainer gets what it is given
+    for caller, call in sites:
+        if not any(arg.star for arg in call.args):
+            _wrapped_loader(ctx, caller, call, _argument(ctx, call, name))
 
 
 def _builds_loader(ctx, value) -> bool:

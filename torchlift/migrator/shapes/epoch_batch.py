@@ -161,7 +161,7 @@ def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
             "loop: convert the script that builds it",
             loop,
         )
-    if ctx.function is not None and called_in_file(ctx):
+    if ctx.function is not None:
         for evaluation in (plan.validation, plan.test):
             if evaluation is not None and evaluation.loader in ctx.params:
                 given_eval_loader(ctx, evaluation.loader)  # a wrapper there must map only

@@ -132,6 +132,23 @@ fit(2, net, opt, loader)
 """,
         "TL186",
     ),
+    # the model rebound after the optimizer was built on it: the returned object may not be
+    # the one the optimizer trains
+    "factory_model_rebound_after_the_optimizer": (
+        _FIT
+        + """
+def get_model():
+    model = torch.nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model = torch.nn.DataParallel(model)
+    return model, opt
+
+
+net, opt = get_model()
+fit(2, net, opt, loader)
+""",
+        "TL186",
+    ),
     # the optimizer's model is a global of the factory, not its local: which object the
     # caller's name holds cannot be told from the return
     "factory_optimizer_of_a_global_model": (

@@ -20,7 +20,8 @@ factory stays and is called once, as before.
 Refused (TL186): a factory called more than once or used other than by that call, whose
 returns are not all tuples of the unpacked length, whose returns differ at the position
 read, or whose optimizer trains a model it does not return (a global, a parameter, another
-local). Not a factory (left to the other rules): a call of anything but a function defined
+local, a local bound more than once: `model = DataParallel(model)` after the optimizer).
+Not a factory (left to the other rules): a call of anything but a function defined
 once at module level.
 """
 
@@ -81,7 +82,7 @@ class Returned:
     position: int
     value: cst.BaseExpression | None
     returns: tuple[cst.Tuple, ...]
-    locals: frozenset[str]
+    locals: frozenset[str]  # the factory's locals bound once, by a plain assignment
 
     def caller_name(self, local: str | None) -> str | None:
         """The caller's name bound to the factory's local `local` (returned as such)."""
@@ -142,13 +143,16 @@ def returned(ctx, stmt: cst.CSTNode, name: str) -> Returned | None:
     value = elements[0]
     if isinstance(value, cst.Name):
         value = _local_value(factory, value.value) if value.value in local_names else None
+    # a local rebound after the optimizer was built on it (`model = DataParallel(model)`)
+    # may not be the object the optimizer trains: only locals bound once count
+    once = {local for local in local_names if _local_value(factory, local) is not None}
     return Returned(
         factory,
         targets,
         position,
         value,
         tuple(r.value for r in returns),
-        frozenset(local_names),
+        frozenset(once),
     )
 
 

@@ -149,6 +149,29 @@ fit(2, net, opt, loader)
 """,
         "TL186",
     ),
+    # the factory wraps the model in DataParallel: the Trainer's strategy would, not the script
+    "factory_wraps_the_model_in_data_parallel": (
+        """
+def load_train_objs():
+    net = torch.nn.DataParallel(torch.nn.Linear(4, 2))
+    return net, loader
+
+
+def main():
+    net, data = load_train_objs()
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for epoch in range(2):
+        for x, y in data:
+            opt.zero_grad()
+            loss = criterion(net(x), y)
+            loss.backward()
+            opt.step()
+
+
+main()
+""",
+        "TL186",
+    ),
     # the optimizer's model is a global of the factory, not its local: which object the
     # caller's name holds cannot be told from the return
     "factory_optimizer_of_a_global_model": (

@@ -20,7 +20,7 @@ factory stays and is called once, as before.
 Refused (TL186): a factory called more than once or used other than by that call, whose
 returns are not all tuples of the unpacked length, whose returns differ at the position
 read, or whose optimizer trains a model it does not return (a global, a parameter, another
-local, a local bound more than once: `model = DataParallel(model)` after the optimizer).
+local, a local bound more than once), or that wraps a model in DataParallel / DDP.
 Not a factory (left to the other rules): a call of anything but a function defined
 once at module level.
 """
@@ -116,6 +116,15 @@ def returned(ctx, stmt: cst.CSTNode, name: str) -> Returned | None:
             FACTORY,
             f"`{fname}()` is called more than once (or used other than by one call): which "
             f"call built the `{name}` the loop uses is not one binding",
+            stmt,
+        )
+    if any(
+        "DataParallel" in q for c in m.findall(factory, m.Call()) for q in ctx.call_qualnames(c)
+    ):
+        raise Unsupported(
+            FACTORY,
+            f"`{fname}()` wraps a model in DataParallel / DistributedDataParallel: the "
+            "Trainer's strategy does that itself, and the wrapper is not the caller's to remove",
             stmt,
         )
     returns = _own_returns(factory)

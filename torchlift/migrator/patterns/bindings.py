@@ -272,7 +272,10 @@ def _class_from_factory(model, factory) -> None:
     parameters name the batch's parts)."""
     value = factory.value
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
-        if value.func.value[:1].isupper():
+        own = set().union(
+            *(bound_names(s) for s in m.findall(factory.factory.body, m.BaseStatement()))
+        )
+        if value.func.value[:1].isupper() and value.func.value not in own:  # the module's class
             model.class_name = value.func.value
 
 

@@ -43,7 +43,7 @@ from ..plan import ModelPlan
 from ..rule import Rule, Unsupported
 from .amp import _AUTOCAST, _SCALER
 from .bindings import optim_kind
-from .manual_optimization import _KeepStep, _step_calls
+from .manual_optimization import _step_calls, keep_statement
 from .skip_batches import direct_continues
 
 HAND_UPDATE = Rule(
@@ -254,12 +254,7 @@ def claim(ctx, steps, stmt, position) -> bool:
     if "hand_update" not in ctx.found:
         return False
     steps["manual"] = steps["hand_update"] = True
-    kept = _KeepStep(ctx, steps, stmt)
-    steps.setdefault("kept", []).append((position, stmt.visit(kept)))
-    if kept.backward is not None and steps["backward"] is None:
-        steps["backward"] = position
-        steps["loss"] = kept.backward
-        steps["backward_stmt"] = stmt
+    keep_statement(ctx, steps, stmt, position)
     return True
 
 

@@ -129,13 +129,19 @@ def claim(ctx, steps, stmt, position) -> bool:
     steps["manual"] = True
     if direct_breaks(stmt):  # the kept statements are a step's, not a loop's
         raise Unsupported(CONTROL_FLOW, "`break` in a step with several optimizers", stmt)
+    keep_statement(ctx, steps, stmt, position)
+    return True
+
+
+def keep_statement(ctx, steps, stmt, position) -> None:
+    """Keep one batch statement as written under manual optimization (its backward() as
+    `self.manual_backward`), noting the first backward as the step's loss."""
     kept = _KeepStep(ctx, steps, stmt)
     steps.setdefault("kept", []).append((position, stmt.visit(kept)))
     if kept.backward is not None and steps["backward"] is None:
         steps["backward"] = position
         steps["loss"] = kept.backward
         steps["backward_stmt"] = stmt
-    return True
 
 
 class _KeepStep(cst.CSTTransformer):

@@ -568,3 +568,9 @@ def file_identifiers(text: str, path: str) -> set[str]:
         names.update(table.get_identifiers())
         stack.extend(table.get_children())
     return names
+
+
+def only_module_binding(module: cst.Module, name: str) -> cst.CSTNode | None:
+    """The module-level statement binding `name` when it is the module's only one."""
+    bindings = [stmt for stmt in module.body if name in bound_names(stmt)]
+    return bindings[0] if len(bindings) == 1 else None

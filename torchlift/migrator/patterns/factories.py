@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import bound_names
+from ..analysis.names import bound_names, only_module_binding
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 
@@ -201,10 +201,8 @@ def _unpacking(stmt) -> tuple[tuple[str, ...], cst.Call] | None:
 
 def _module_function(ctx, name: str) -> cst.FunctionDef | None:
     """The module-level `def name` when it is the module's only binding of `name`."""
-    bindings = [stmt for stmt in ctx.module.body if name in bound_names(stmt)]
-    if len(bindings) == 1 and isinstance(bindings[0], cst.FunctionDef):
-        return bindings[0]
-    return None
+    binding = only_module_binding(ctx.module, name)
+    return binding if isinstance(binding, cst.FunctionDef) else None
 
 
 def _own_returns(function: cst.FunctionDef) -> list[cst.Return]:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import bound_names
+from ..analysis.names import only_module_binding
 from ..rule import Rule, Unsupported
 
 WRAPPER = Rule(
@@ -97,7 +97,7 @@ def wrapped_loader(ctx, value: cst.BaseExpression, name: str, stmt) -> bool:
     class of the file; Unsupported (TL187) for a wrapper that may iterate otherwise."""
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
         return False
-    cls = _module_binding(ctx, value.func.value)
+    cls = only_module_binding(ctx.module, value.func.value)
     if not isinstance(cls, cst.ClassDef):
         return False
     where = f"`{cls.name.value}`, wrapping `{name}`"
@@ -144,11 +144,6 @@ def wrapped_loader(ctx, value: cst.BaseExpression, name: str, stmt) -> bool:
             raise Unsupported(WRAPPER, f"{where}: its mapping function is not named", stmt)
         _check_mapping(ctx, func.value, where, stmt)
     return True
-
-
-def _module_binding(ctx, name: str) -> cst.CSTNode | None:
-    bindings = [s for s in ctx.module.body if name in bound_names(s)]
-    return bindings[0] if len(bindings) == 1 else None
 
 
 def _stored_parameters(init, where, stmt) -> dict[str, str]:
@@ -231,7 +226,7 @@ def _arguments(init, call: cst.Call, where, stmt) -> dict[str, cst.BaseExpressio
 def _check_mapping(ctx, name: str, where, stmt) -> None:
     """The mapping function is a `def` of the file, one `return` through tensor methods
     that draw no random numbers."""
-    func = _module_binding(ctx, name)
+    func = only_module_binding(ctx.module, name)
     body = func.body.body if isinstance(func, cst.FunctionDef) else []
     if not (
         isinstance(func, cst.FunctionDef)

@@ -215,4 +215,6 @@ class SubprocessScriptLauncher:
             proc.wait()
         failed = self.failed_child()
         if failed is not None:
-            self.stop_all(failed[1])
+            local_rank, code = failed
+            sys.stderr.write(f"torchlift: local rank {local_rank} exited with code {code}\n")
+            self.stop_all(code)

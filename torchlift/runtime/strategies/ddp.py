@@ -15,6 +15,7 @@ the trainer asks (`self.log(sync_dist=True)`, callbacks' decisions, barriers).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 from datetime import timedelta
@@ -86,6 +87,13 @@ def _parse_devices(
         f"devices={devices!r} is not valid; use a positive int, a list of device indices, "
         f"'auto' or -1"
     )
+
+
+def _destroy_process_group() -> None:
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
 
 
 class _StepThroughDDP(torch.nn.Module):
@@ -204,6 +212,11 @@ class DDPStrategy(Strategy):
                 f"in use or the address wrong?"
             ) from None
         install_failure_hook(self.global_rank, self.launcher)  # replaces torch's own hook
+        # A gloo group left for interpreter finalization can abort the process ("terminate
+        # called without an active exception", pytorch#190489) after a run that succeeded.
+        # Registered after the launcher's handler, so it runs first: the group is gone before
+        # rank 0 waits for its children.
+        atexit.register(_destroy_process_group)
         if self.launcher is not None:
             self.launcher.group_formed()
         rank_zero_only.rank = self.global_rank

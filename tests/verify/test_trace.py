@@ -178,3 +178,23 @@ def test_standalone_launch_runs_where_the_hostname_does_not_resolve(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_sitecustomize_the_trace_shadows_still_runs(tmp_path):
+    # Python imports only the first sitecustomize on the path, the trace's: the environment's
+    # own must run too, after it (here one given on PYTHONPATH, setting a value the script reads).
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import builtins\nbuiltins.SITE_RAN = 'yes'\n")
+    script = _script(
+        tmp_path,
+        """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        w.sum().backward()
+        print(SITE_RAN)
+        """,
+    )
+    run = run_traced(script, env=dict(os.environ, PYTHONPATH=str(site)))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "yes\n" and run.losses == [2.0]

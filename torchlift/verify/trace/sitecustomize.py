@@ -17,6 +17,10 @@ torch.distributed gives once the group exists, else RANK / LOCAL_RANK); rank 0 d
 parameters. Every rank stops after N steps so no rank waits for a peer that left.
 With TORCHLIFT_RUN_DIR set, writes are also kept out of the script's folder
 (_torchlift_write_guard.py).
+
+Python imports one `sitecustomize`, the first on the path: this one shadows the environment's
+own (or one given on PYTHONPATH), so it runs that one too, last -- the script starts as it
+would without the trace.
 """
 
 import os
@@ -226,3 +230,20 @@ if _path:
 
     sys.meta_path.insert(0, _ImportHook())
     atexit.register(lambda: _finish("exit"))
+
+
+def _run_shadowed_sitecustomize():
+    import importlib.machinery
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_torchlift_shadowed_sitecustomize"] = module
+    spec.loader.exec_module(module)
+
+
+_run_shadowed_sitecustomize()

@@ -15,6 +15,9 @@ import random
 import pytest
 from hypothesis import HealthCheck, settings
 
+# the fixtures' scripts, run once and shared by the tests reading them
+pytest_plugins = ("fixture_runs",)
+
 # Subprocess-running properties take ~1 s per example, so no per-example deadline anywhere;
 # tests choose their own max_examples relative to the profile.
 _COMMON = dict(

@@ -5,22 +5,14 @@ broken (or dropped) in the conversion, so this is checked on the original script
 
 The script runs unchanged with tests/fixture_probe/sitecustomize.py loaded, which records
 every clip_grad_norm_ / clip_grad_value_ call and, at every optimizer step, the learning
-rates and the number of backward() calls since the previous step.
+rates and the number of backward() calls since the previous step: the original run the
+equivalence test compares with (tests/fixture_runs.py), probed.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "fixtures"
-PROBE = Path(__file__).with_name("fixture_probe")
+from fixture_runs import FIXTURES
 
 
 def clips(events) -> str | None:
@@ -125,34 +117,11 @@ FEATURES = {
 NO_OPTIMIZER = {"hand_update_word_lm_lr_anneal"}
 
 
-def probe(case: str, workdir: Path) -> list[dict]:
-    log = workdir / "probe.jsonl"
-    env = dict(
-        os.environ,
-        TORCHLIFT_PROBE=str(log),
-        OMP_NUM_THREADS="1",
-        CUDA_VISIBLE_DEVICES="",
-        PYTHONWARNINGS="ignore",
-    )
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROBE), env.get("PYTHONPATH", "")]))
-    script = FIXTURES / case / "input.py"
-    proc = subprocess.run(
-        [sys.executable, str(script)],
-        check=False,
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return [json.loads(line) for line in log.read_text().splitlines()]
-
-
 @pytest.mark.slow
+@pytest.mark.fixture_runs("original")
 @pytest.mark.parametrize("case", sorted(FEATURES))
-def test_fixture_exercises_its_feature(case, tmp_path):
-    events = probe(case, tmp_path)
+def test_fixture_exercises_its_feature(case, fixture_runs):
+    events = fixture_runs.probe_events(case)
     assert steps(events) or case in NO_OPTIMIZER, f"{case}: no optimizer step was recorded"
     failures = [f"{check.__name__}: {why}" for check in FEATURES[case] if (why := check(events))]
     assert not failures, f"{case}: " + "; ".join(failures)

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixture_runs import traced
 
 from torchlift.migrator import migrate_source
 
@@ -95,29 +96,26 @@ def _run(script: str, folder: Path) -> str:
     return run.stdout
 
 
+@pytest.mark.fixture_runs("original", "target")
 @pytest.mark.parametrize("target", ["runtime", "lightning"])
 @pytest.mark.parametrize("case", sorted(PRINTED))
-def test_evaluation_prints_and_writes_what_the_script_did(case, target, tmp_path):
+def test_evaluation_prints_and_writes_what_the_script_did(case, target, fixture_runs):
     """Same evaluation lines, same files: evaluation after the optimizer step, in the
     script's mode, and never on the untrained model (no sanity-check pass)."""
-    source = (FIXTURES / case / "input.py").read_text()
-    result = migrate_source(source, path=f"{case}.py", target=target)
-    assert result.changed, [str(f) for f in result.findings]
-    original = _run(source, tmp_path / "original")
-    converted = _run(result.output, tmp_path / "converted")
+    original = traced(fixture_runs.get(case, "original"), "original")
+    converted = traced(fixture_runs.get(case, target), f"--target {target}")
     pattern = re.compile(PRINTED[case])
-    assert pattern.findall(original), "the original printed no evaluation line"
-    assert pattern.findall(converted) == pattern.findall(original)
+    assert pattern.findall(original.stdout), "the original printed no evaluation line"
+    assert pattern.findall(converted.stdout) == pattern.findall(original.stdout)
+    ran_in = fixture_runs.folder(case, "original")
     written = sorted(
-        p.relative_to(tmp_path / "original")
-        for p in (tmp_path / "original").rglob("*")
-        if p.is_file() and p.name != "train.py"
+        p.relative_to(ran_in) for p in ran_in.rglob("*") if p.is_file() and p.name != "train.py"
     )
     for path in written:
-        ours = tmp_path / "converted" / path
+        ours = fixture_runs.folder(case, target) / path
         assert ours.exists(), f"{path} not written by the conversion"
         if path.suffix == ".txt":
-            assert ours.read_text() == (tmp_path / "original" / path).read_text()
+            assert ours.read_text() == (ran_in / path).read_text()
 
 
 # fixture -> {logged key: the script's expression of the value its bar showed last}

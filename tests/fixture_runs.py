@@ -1,0 +1,255 @@
+"""The fixtures' scripts, run once per session and shared by every test that reads them.
+
+    test_fixtures.py          losses and trained tensors: original against each conversion
+    test_fixture_features.py  what the original run did (clipping, learning rates, backward
+                              calls per optimizer step), recorded by tests/fixture_probe
+    test_fixture_metrics.py   what the runs printed and wrote
+
+Each (case, kind) -- kind "original", "runtime" or "lightning" -- runs once, as a subprocess
+traced by torchlift.verify (every original also under the probe). A test says which runs it
+reads with `@pytest.mark.fixture_runs(kind, ...)` ("target" stands for its own `target`
+parameter) and takes the session fixture `fixture_runs`.
+
+The runs start when collection ends, so they overlap the rest of the suite: one at a time while
+the in-process tests keep a core busy, as many as there are workers once a test reading them
+starts. Distributed fixtures (mp.spawn, torchrun) run one at a time after every other run:
+several process groups forming at once on a loaded 2-core machine hung past the run timeout in
+CI.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import tempfile
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from torchlift.cli.sources import encode_source, read_source
+from torchlift.verify.trace import TracedRun, launcher_args, run_traced
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+PROBE = Path(__file__).with_name("fixture_probe")
+KINDS = ("original", "runtime", "lightning")
+RUN_TIMEOUT = 240
+
+
+def migrate(path: Path, target: str = "runtime", text: str | None = None):
+    if text is None:
+        text, _ = read_source(str(path))
+    return _migrate_cached(str(path), target, text)
+
+
+@functools.lru_cache(maxsize=None)
+def _migrate_cached(path: str, target: str, text: str):
+    # The same migration serves several tests (expected, twice, equivalence): do it once.
+    from torchlift.migrator import migrate_source
+
+    return migrate_source(text, path=path, target=target)
+
+
+def is_distributed(case: str) -> bool:
+    """A fixture starting several processes (mp.spawn, torchrun)."""
+    return "torch.distributed" in (FIXTURES / case / "input.py").read_text(encoding="utf-8")
+
+
+def launcher(case: str) -> list[str]:
+    """fixtures/<case>/launch, if any: the command the case runs under, original and
+    conversions alike (`torchrun --standalone --nproc_per_node=2`)."""
+    launch = FIXTURES / case / "launch"
+    return launcher_args(launch.read_text()) if launch.exists() else []
+
+
+class _Slots:
+    """How many runs may go at once: a limit raised once, while runs wait for it."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._busy = 0
+        self._changed = threading.Condition()
+
+    def raise_to(self, limit: int) -> None:
+        with self._changed:
+            self._limit = max(self._limit, limit)
+            self._changed.notify_all()
+
+    def __enter__(self) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: self._busy < self._limit)
+            self._busy += 1
+
+    def __exit__(self, *exc) -> None:
+        with self._changed:
+            self._busy -= 1
+            self._changed.notify_all()
+
+
+class FixtureRuns:
+    def __init__(self, workdir: Path, workers: int) -> None:
+        self.workdir = workdir
+        self.workers = workers
+        self._slots = _Slots(max(1, workers - 1))
+        self._reading = threading.Event()  # a test reading runs has started
+        self._pool = ThreadPoolExecutor(max_workers=workers)
+        self._alone = ThreadPoolExecutor(max_workers=1)
+        self._futures: dict[tuple[str, str], Future] = {}
+        self._lock = threading.Lock()
+
+    # -- what tests call ----------------------------------------------------------------------
+    def get(self, case: str, kind: str):
+        """The TracedRun of `case` for `kind`, or the MigrationResult when the migrator left the
+        script alone."""
+        self.reading()
+        return self.submit(case, kind).result()
+
+    def probe_events(self, case: str) -> list[dict]:
+        """What tests/fixture_probe recorded during the original run."""
+        run = self.get(case, "original")
+        assert run.ok, f"the fixture itself fails:\n{run.stderr[-3000:]}"
+        log = self._probe_log(case)
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+    def folder(self, case: str, kind: str) -> Path:
+        """Where the run's script ran (and wrote its files)."""
+        return self.workdir / case / kind
+
+    def reading(self) -> None:
+        """Tests reading runs are on: every worker may run now."""
+        if not self._reading.is_set():
+            self._reading.set()
+            self._slots.raise_to(self.workers)
+
+    # -- scheduling ---------------------------------------------------------------------------
+    def submit(self, case: str, kind: str) -> Future:
+        with self._lock:
+            future = self._futures.get((case, kind))
+            if future is None:
+                if is_distributed(case):
+                    others = [f for (c, _), f in self._futures.items() if not is_distributed(c)]
+                    future = self._alone.submit(self._run_alone, others, case, kind)
+                else:
+                    future = self._pool.submit(self._run_in_slot, case, kind)
+                self._futures[(case, kind)] = future
+            return future
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._alone.shutdown(wait=False, cancel_futures=True)
+
+    def _run_in_slot(self, case: str, kind: str):
+        with self._slots:
+            return self._migrate_and_run(case, kind)
+
+    def _run_alone(self, others: list[Future], case: str, kind: str):
+        self._reading.wait()  # never beside the suite's own DDP tests
+        for future in others:
+            future.exception()
+        return self._migrate_and_run(case, kind)
+
+    # -- one run --------------------------------------------------------------------------------
+    def _probe_log(self, case: str) -> Path:
+        return self.workdir / case / "original.probe.jsonl"
+
+    def _migrate_and_run(self, case: str, kind: str):
+        source, encoding = read_source(str(FIXTURES / case / "input.py"))
+        if kind != "original":
+            result = migrate(FIXTURES / case / "input.py", kind, text=source)
+            if not result.changed:
+                return result
+            source = result.output
+        folder = self.folder(case, kind)
+        folder.mkdir(parents=True)
+        script = folder / "train.py"
+        script.write_bytes(encode_source(source, encoding))
+        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+        if kind == "original":
+            env["TORCHLIFT_PROBE"] = str(self._probe_log(case))
+            env["PYTHONPATH"] = os.pathsep.join(
+                filter(None, [str(PROBE), env.get("PYTHONPATH", "")])
+            )
+        return run_traced(
+            script,
+            cwd=folder,
+            env=env,
+            timeout=RUN_TIMEOUT,
+            params=True,
+            launcher=launcher(case),
+        )
+
+
+def _wanted_runs(item) -> list[tuple[str, str]]:
+    marker = item.get_closest_marker("fixture_runs")
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if marker is None or "case" not in params:
+        return []
+    kinds = [params["target"] if kind == "target" else kind for kind in marker.args]
+    return [(params["case"], kind) for kind in kinds]
+
+
+_SESSION: dict[str, FixtureRuns] = {}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "fixture_runs(*kinds): the test reads these runs of its `case` (tests/fixture_runs.py)",
+    )
+
+
+def _start() -> FixtureRuns:
+    if "runs" not in _SESSION:
+        workers = int(os.environ.get("TORCHLIFT_TEST_JOBS", 0)) or max(2, os.cpu_count() or 1)
+        workdir = Path(tempfile.mkdtemp(prefix="torchlift-fixture-runs-"))
+        _SESSION["runs"] = FixtureRuns(workdir, workers)
+    return _SESSION["runs"]
+
+
+def pytest_collection_finish(session):
+    """Start the runs the selected tests read, in the order they read them."""
+    wanted = [run for item in session.items for run in _wanted_runs(item)]
+    if not wanted:
+        return
+    try:
+        from torchlift.migrator import migrate_source  # noqa: F401
+    except ImportError:
+        return  # each test fails on its own with the import error
+    runs = _start()
+    # distributed cases last: each waits for the runs submitted before it
+    for case, kind in sorted(dict.fromkeys(wanted), key=lambda run: is_distributed(run[0])):
+        runs.submit(case, kind)
+
+
+def pytest_sessionfinish(session):
+    runs = _SESSION.pop("runs", None)
+    if runs is not None:
+        runs.shutdown()
+        if not session.testsfailed:  # kept for a look at what failed
+            shutil.rmtree(runs.workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def fixture_runs() -> FixtureRuns:
+    runs = _start()
+    runs.reading()
+    return runs
+
+
+def describe(result) -> str:
+    """A MigrationResult's error and findings, one per line."""
+    lines = [str(result.error)] if result.error else []
+    return "\n".join(lines + [str(f) for f in result.findings]) or "(no findings)"
+
+
+def traced(run, label: str) -> TracedRun:
+    """`run` as a TracedRun that ended well, or the test fails saying why not."""
+    if not isinstance(run, TracedRun):
+        pytest.fail(f"{label}: the migrator left the script unchanged:\n{describe(run)}")
+    assert run.ok, f"{label}: the script failed:\n" + "\n".join(
+        run.stderr.strip().splitlines()[-25:]
+    )
+    return run

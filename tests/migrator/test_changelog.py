@@ -6,6 +6,7 @@ import difflib
 from pathlib import Path
 
 import pytest
+from fixture_runs import migrate
 
 from torchlift.migrator import migrate_source
 from torchlift.migrator.rules import RULES
@@ -27,7 +28,7 @@ def _written_lines(before: str, after: str) -> set[int]:
 @pytest.mark.parametrize("case", CONVERTED_CASES)
 def test_every_written_line_is_explained(case):
     source = (FIXTURES / case / "input.py").read_text()
-    result = migrate_source(source, path="input.py")
+    result = migrate(FIXTURES / case / "input.py")  # shared with tests/test_fixtures.py
     assert result.changed
     covered = {
         line
@@ -43,7 +44,7 @@ def test_every_written_line_is_explained(case):
 @pytest.mark.parametrize("case", CONVERTED_CASES)
 def test_changes_point_inside_both_files_with_known_codes(case):
     source = (FIXTURES / case / "input.py").read_text()
-    result = migrate_source(source, path="input.py")
+    result = migrate(FIXTURES / case / "input.py")
     n_in, n_out = len(source.splitlines()), len(result.output.splitlines())
     assert result.changes
     for change in result.changes:

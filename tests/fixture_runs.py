@@ -99,6 +99,7 @@ class FixtureRuns:
         self._alone = ThreadPoolExecutor(max_workers=1)
         self._futures: dict[tuple[str, str], Future] = {}
         self._lock = threading.Lock()
+        self._stopped = False
 
     # -- what tests call ----------------------------------------------------------------------
     def get(self, case: str, kind: str):
@@ -138,18 +139,23 @@ class FixtureRuns:
             return future
 
     def shutdown(self) -> None:
+        """No new run starts (a session cut short must not wait for the whole queue)."""
+        self._stopped = True
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._alone.shutdown(wait=False, cancel_futures=True)
+        self._reading.set()
+        self._slots.raise_to(self.workers)
 
     def _run_in_slot(self, case: str, kind: str):
         with self._slots:
-            return self._migrate_and_run(case, kind)
+            return None if self._stopped else self._migrate_and_run(case, kind)
 
     def _run_alone(self, others: list[Future], case: str, kind: str):
         self._reading.wait()  # never beside the suite's own DDP tests
         for future in others:
-            future.exception()
-        return self._migrate_and_run(case, kind)
+            if not future.cancelled():
+                future.exception()
+        return None if self._stopped else self._migrate_and_run(case, kind)
 
     # -- one run --------------------------------------------------------------------------------
     def _probe_log(self, case: str) -> Path:
@@ -212,7 +218,7 @@ def _start() -> FixtureRuns:
 def pytest_collection_finish(session):
     """Start the runs the selected tests read, in the order they read them."""
     wanted = [run for item in session.items for run in _wanted_runs(item)]
-    if not wanted:
+    if not wanted or session.config.option.collectonly:
         return
     try:
         from torchlift.migrator import migrate_source  # noqa: F401

@@ -138,6 +138,89 @@ CONVERTS = {
         ],
         ["tqdm", "pbar"],
     ),
+    "test_pass_inside_the_with_after_the_loop": (
+        """
+        test_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+        with open("log.txt", "w") as log:
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                print(epoch, file=log)
+            correct = 0
+            with torch.no_grad():
+                for x, y in test_loader:
+                    correct += (model(x).argmax(1) == y).sum().item()
+            print(correct / len(test_loader.dataset), file=log)
+        """,
+        ["trainer.fit(lit_model, loader)\n    trainer.test(lit_model, test_loader)\n"],
+        ["test_loader:"],
+    ),
+    # the pass would be replaced inside the `with` and its report removed outside it
+    "test_pass_straddling_the_end_of_the_with_left_as_written": (
+        """
+        test_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+        with open("log.txt", "w") as log:
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                print(epoch, file=log)
+            correct = 0
+            with torch.no_grad():
+                for x, y in test_loader:
+                    correct += (model(x).argmax(1) == y).sum().item()
+        print(correct / len(test_loader.dataset))
+        """,
+        ["trainer.fit(lit_model, loader)\n    correct = 0\n    with torch.no_grad():"],
+        ["trainer.test"],
+    ),
+    "two_loops_in_one_with": (
+        """
+        head = nn.Linear(4, 2)
+        head_optimizer = torch.optim.SGD(head.parameters(), lr=0.1)
+        with open("log.txt", "w") as log:
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+            print("head only", file=log)
+            for epoch in range(2):
+                for x, y in loader:
+                    head_optimizer.zero_grad()
+                    loss = criterion(head(x), y)
+                    loss.backward()
+                    head_optimizer.step()
+        """,
+        [
+            'trainer.fit(lit_model, loader)\n    print("head only", file=log)\n'
+            "    lit_model2 = LitModel2(head, criterion)"
+        ],
+        ["for epoch"],
+    ),
+    "interrupt_guard_inside_a_with": (
+        """
+        with open("log.txt", "w") as log:
+            try:
+                for epoch in range(2):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        loss = criterion(model(x), y)
+                        loss.backward()
+                        optimizer.step()
+                    print(epoch, file=log)
+            except KeyboardInterrupt:
+                print("stopped early", file=log)
+        """,
+        ["as log:\n    try:\n        lit_model = LitModel(model, criterion, log)"],
+        ["for epoch"],
+    ),
 }
 
 UNCHANGED = {

@@ -230,10 +230,12 @@ class LoopContext:
             self.before += body[:index]
             self.after[:0] = body[index + 1 :]
             self.depths.update({id(s): depth for s in body})
-        self.container = (
-            self.withs[-1].body if self.withs else owner if owner is self.module else owner.body
-        )
-        # the module-level statement holding the loop (the loop itself at module level)
+        # the block the Trainer statements go to, and the module-level statement holding
+        # the loop (the loop itself at module level)
+        if self.withs:
+            self.container = self.withs[-1].body
+        else:
+            self.container = self.module if owner is self.module else owner.body
         if owner is not self.module:
             self.top_stmt = owner
         else:

@@ -15,12 +15,12 @@ header (`as tmp`) bind is what the loop sees, so the loop's scope is read as one
 (LoopContext.locate). Each header stands in that body as a `with` holding only `pass`: it
 binds its targets without claiming a value for them (`tmp` is not `TemporaryDirectory()`).
 
-Left alone (TL103): `async with` (the Trainer does not run in an event loop); context
-managers that change what training means -- grad mode (`torch.no_grad()`,
-`torch.inference_mode()`, `torch.set_grad_enabled(...)`: backward would fail or be switched
-off) and DDP's uneven-input `model.join()` / `Join(...)` (it shadows the collectives of the
-script's own loop, not the Trainer's); a tqdm bar's `with` holding more than the loop (the bar
-alone is wrappers.py's).
+Left alone (TL103): `async with` (what an asynchronous context awaits around training is not
+read, so it is not kept around the Trainer); context managers that change what training
+means -- grad mode (`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(...)`:
+backward would fail or be switched off) and DDP's uneven-input `model.join()` / `Join(...)`
+(it shadows the collectives of the script's own loop, not the Trainer's); a tqdm bar's `with`
+holding more than the loop (the bar alone is wrappers.py's).
 """
 
 from __future__ import annotations
@@ -102,7 +102,10 @@ def kept_withs(ctx, path: list) -> tuple[list[cst.With], str | None]:
 
 def _why_not_kept(ctx, stmt: cst.With) -> str | None:
     if stmt.asynchronous is not None:
-        return "`async with` around the training loop (the Trainer does not run in an event loop)"
+        return (
+            "`async with` around the training loop: asynchronous contexts are not kept "
+            "around the Trainer"
+        )
     if is_progress_bar(ctx, stmt):
         return "the tqdm progress bar `with` around the training loop holds other statements"
     for item in stmt.items:

@@ -69,3 +69,21 @@ def test_the_returned_loss_comes_from_the_step_sequence():
 def test_unchanged_files_have_no_change_log():
     result = migrate_source("import os\nprint(os.sep)\n", path="plain.py")
     assert not result.changed and result.changes == []
+
+
+@pytest.mark.parametrize(
+    "case", ["csv_log_with_block_in_main", "interrupt_guard_enumerate", "tempdir_best_model_params"]
+)
+def test_trainer_statements_inside_a_block_map_to_themselves(case):
+    """A `with` / `try` kept around the Trainer statements is not part of them: the epoch
+    loop maps to the generated lines only, and no early Trainer is reported (no process group
+    was started)."""
+    source = (FIXTURES / case / "input.py").read_text()
+    result = migrate_source(source, path="input.py")
+    out_lines = result.output.splitlines()
+    assert not any("process group" in c.message for c in result.changes)
+    epoch = next(c for c in result.changes if c.message.startswith("epoch loop ->"))
+    first, last = epoch.output_lines
+    written = [line.strip() for line in out_lines[first - 1 : last]]
+    assert not any(line.startswith(("with ", "try:")) for line in written), written
+    assert any(".fit(" in line for line in written)

@@ -768,13 +768,13 @@ class _OutputIndex:
         for block in _all_blocks(tree):
             run: list = []
             for stmt in block:
-                if _compound(stmt):  # a def holding the run: its own block has it
+                # a def, or a block holding the run only inside (`with`, `try`, `if
+                # __name__`) and not in its header: its own block has the run
+                if _compound(stmt) or (_holds_statements(stmt) and not self._names(stmt, True)):
                     if run:
                         runs.append(run)
                     run = []
-                elif any(
-                    isinstance(n, ast.Name) and n.id in self._generated for n in ast.walk(stmt)
-                ):
+                elif self._names(stmt, False):
                     run.append(stmt)
                 elif run and self.puts_model_back(stmt):  # `model.to(device)` after fit
                     run.append(stmt)
@@ -784,6 +784,28 @@ class _OutputIndex:
             if run:
                 runs.append(run)
         return runs
+
+    def _names(self, stmt, header_only: bool) -> bool:
+        """Whether `stmt` (only its header, not its blocks, if `header_only`) reads a
+        generated name."""
+        parts = [stmt]
+        if header_only:
+            parts = [
+                value
+                for field, value in ast.iter_fields(stmt)
+                if field not in ("body", "orelse", "finalbody", "handlers", "cases")
+            ]
+        return any(
+            isinstance(n, ast.Name) and n.id in self._generated
+            for part in parts
+            for node in (part if isinstance(part, list) else [part])
+            if isinstance(node, ast.AST)
+            for n in ast.walk(node)
+        )
+
+
+def _holds_statements(stmt) -> bool:
+    return isinstance(getattr(stmt, "body", None), list) and bool(stmt.body)
 
 
 def _worker_signature(src, output_tree, epoch, add) -> None:

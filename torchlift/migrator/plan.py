@@ -61,6 +61,7 @@ class OptimizerPlan:
 class LoopPlan:
     epoch_loop: cst.For | cst.While  # the training loop (a step loop has no epochs)
     container: cst.CSTNode  # Module, or the IndentedBlock of a function / `if __name__` body
+    # (or of the innermost `with` kept around the loop)
     in_function: bool
     epoch_var: str | None
     epoch_start: cst.BaseExpression | None  # None: epochs counted from 0
@@ -120,6 +121,8 @@ class LoopPlan:
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
     hparams: set[str] = field(default_factory=set)  # arguments save_hyperparameters can keep
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
+    withs: list = field(default_factory=list)  # `with` blocks kept around the Trainer
+    depths: dict = field(default_factory=dict)  # id(statement of the loop's scope) -> blocks
     after_trainer: list[str] = field(default_factory=list)  # code right after `L.Trainer(...)`
     trainer_at: cst.CSTNode | None = None  # build the Trainer there, not at the loop (ddp/)
     removed_why: list = field(default_factory=list)  # (removed statement, the change log's why)

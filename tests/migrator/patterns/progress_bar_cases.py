@@ -82,9 +82,11 @@ UNCHANGED = {
         """,
         "TL150",
     ),
-    "other_context_manager": (
+    "bar_and_another_context_manager": (
         """
-        with open("log.txt", "w") as log:
+        from tqdm import tqdm
+
+        with tqdm(total=2 * len(loader)) as pbar, open("log.txt", "w") as log:
             for epoch in range(2):
                 for x, y in loader:
                     optimizer.zero_grad()

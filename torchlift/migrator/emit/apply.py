@@ -15,8 +15,9 @@ from ..patterns.device_moves import is_trivial_statement, strip_device_moves
 
 
 class ApplyPlans(cst.CSTTransformer):
-    def __init__(self, replacements, removals, strips, inserts, moved=()) -> None:
+    def __init__(self, replacements, removals, strips, inserts, moved=(), withs=()) -> None:
         super().__init__()
+        self.withs = set(withs)  # ids of the `with` statements kept around a loop
         self.moved = set(moved)  # ids of removed statements whose comments moved with them
         self.replacements = replacements  # id(loop) -> list of statements
         self.removals = removals  # ids of statements to drop
@@ -74,23 +75,36 @@ class ApplyPlans(cst.CSTTransformer):
 
     def _touches(self, block: cst.IndentedBlock) -> bool:
         return any(
-            id(s) in self.removals or id(s) in self.strips or id(s) in self.replacements
+            id(s) in self.removals
+            or id(s) in self.strips
+            or id(s) in self.replacements
+            or id(s) in self.withs
             for s in block.body
         )
 
     def apply(self, module: cst.Module) -> cst.Module:
-        """Rewrite the module body and the bodies of top-level functions / `if` blocks (the
-        only places plans touch), reusing every other node as is: no full-tree pass."""
+        """Rewrite the module body, the bodies of top-level functions / `if` blocks and of
+        the `with` blocks kept around a loop (the only places plans touch), reusing every
+        other node as is: no full-tree pass."""
         body = []
-        for stmt in self._rewrite_body(module.body, module.body, top_level=True):
-            block = getattr(stmt, "body", None)
-            if isinstance(stmt, (cst.FunctionDef, cst.If)) and isinstance(block, cst.IndentedBlock):
-                if self._touches(block):
-                    inner = self._rewrite_body(block.body, block.body, top_level=False)
-                    inner = inner or [cst.SimpleStatementLine([cst.Pass()])]
-                    stmt = stmt.with_changes(body=block.with_changes(body=inner))
+        for stmt in self._rewrite_body(module.body, self._kept_withs(module.body), True):
+            if isinstance(stmt, (cst.FunctionDef, cst.If)):  # a replacement's body too
+                stmt = self._rewrite_block(stmt)
             body.append(stmt)
         return module.with_changes(body=body)
+
+    def _kept_withs(self, stmts):
+        """`stmts` with the kept `with` blocks among them rewritten inside, before their
+        body's own pass changes their leading lines (and so their identity)."""
+        return [self._rewrite_block(s) if id(s) in self.withs else s for s in stmts]
+
+    def _rewrite_block(self, stmt):
+        block = stmt.body
+        if not isinstance(block, cst.IndentedBlock) or not self._touches(block):
+            return stmt
+        inner = self._rewrite_body(block.body, self._kept_withs(block.body), top_level=False)
+        inner = inner or [cst.SimpleStatementLine([cst.Pass()])]
+        return stmt.with_changes(body=block.with_changes(body=inner))
 
 
 def _carried(stmt, moved: bool, carry):

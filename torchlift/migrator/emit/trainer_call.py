@@ -41,7 +41,7 @@ def build_trainer_statements(
     if plan.device_after:
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
-    indent = (4 if plan.container is not module else 0) + extra_indent(plan.wrapper)
+    indent = _indent(plan, plan.wrapper or plan.epoch_loop, module) + extra_indent(plan.wrapper)
     return _statements(lines, indent)
 
 
@@ -50,7 +50,7 @@ def build_early_trainer(plan: LoopPlan, trainer_name: str, module: cst.Module) -
     process group), for the code between it and the loop that reads the rank."""
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
     lines = [f"{trainer_name} = L.Trainer({', '.join(flags)})", *plan.after_trainer]
-    indent = 4 if plan.container is not module else 0
+    indent = _indent(plan, plan.trainer_at, module)
     return _statements(lines, indent)
 
 
@@ -59,8 +59,17 @@ def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, modu
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
     if plan.device_after:
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
-    indent = 4 if plan.container is not module else 0
+    indent = _indent(plan, plan.test_stmts[0], module)
     return _statements(lines, indent)
+
+
+def _indent(plan: LoopPlan, stmt, module) -> int:
+    """The columns `stmt` (a statement of the loop's scope) stands indented by: black wraps
+    the generated lines that replace it at that width."""
+    depth = plan.depths.get(id(stmt))
+    if depth is None:
+        depth = 1 if plan.container is not module else 0
+    return 4 * depth
 
 
 def _statements(lines: list[str], indent: int) -> list:

@@ -116,7 +116,8 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
             f" ({notes})" if notes else ""
         )
         findings.append(Finding(path, line, column, CONVERTED.code, message, "info"))
-    applier = ApplyPlans(replacements, removals, strips, inserts, moved)
+    withs = {id(stmt) for _, plan in planned for stmt in plan.withs}
+    applier = ApplyPlans(replacements, removals, strips, inserts, moved, withs)
     new = applier.apply(module)
     helpers = {name for _, plan in planned for name in plan.inlined_helpers}
     if helpers:

@@ -199,6 +199,8 @@ def _read_test(ctx, plan) -> None:
         ):
             k += 1
         section = after[j:k]
+        if len({ctx.depths.get(id(s)) for s in section}) > 1:
+            return  # it straddles the end of a `with` kept around the loop: left as written
         reads = collect_names(*section).reads - collect_names(*section).writes
         if reads - bound_before - ctx.module_defs - _BUILTINS:
             return  # reads something bound after training: keep the pass as written

@@ -1,7 +1,8 @@
 """Where a training loop stands, and what every recogniser of that loop may ask.
 
-The rules any loop shape shares: a loop is converted where it stands, so it must sit directly
-at module level, in a function body or under `if __name__ == "__main__":` (TL103), and a
+The rules any loop shape shares: a loop is converted where it stands, so it must sit at module
+level, in a function body or under `if __name__ == "__main__":`, directly or in `with` blocks
+kept around the Trainer (enclosing.py; TL103), and a
 function holding it may declare module globals at the top of its body but not `nonlocal`
 or a `global` inside a block (TL117); batches come from a loader
 (TL104); control flow (TL107) and epoch-level code (TL109) must keep their meaning in hooks. LoopContext records its place (the statements before and after it
@@ -22,20 +23,29 @@ from .trainer_class import refuse_method_loop
 
 PLACEMENT = Rule(
     "TL103",
-    "training loop is not at module level, in a function body or under `if __name__`",
-    """The loop is replaced by the Trainer call where it stands, so it must sit directly at
-    module level, in a function's body or under `if __name__ == "__main__":` -- not inside
-    a `with`, `try`, another loop or any other block.""",
-    """Move the loop out of the block (for example open the log file inside the loop, or put
-    the loop in a `main()` function).""",
+    "training loop is not at module level, in a function body or under `if __name__`"
+    " (or in a `with` there)",
+    """The loop is replaced by the Trainer call where it stands, so it must sit at module
+    level, in a function's body or under `if __name__ == "__main__":`, directly or inside
+    plain `with` blocks standing there (kept around the Trainer statements, with the code
+    before and after the loop) -- not inside a `try`, another loop or any other block. A
+    `with` that changes what training means is refused too: `async with`, grad mode
+    (`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled()`), DDP's
+    `model.join()`, and a tqdm bar's `with` holding more than the loop.""",
+    """Move the loop out of the block (for example open the log file in a `with` around the
+    loop instead of closing it in `finally`, or put the loop in a `main()` function).""",
     """
-    with open("log.txt", "w") as log:
+    log = open("log.txt", "w")
+    try:
         for epoch in range(2):
             for x, y in loader:
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
+            print(epoch, loss.item(), file=log)
+    finally:
+        log.close()
     """,
 )
 
@@ -172,33 +182,30 @@ class LoopContext:
     # -- where the loop stands --------------------------------------------------------
     def locate(self) -> None:
         """Find the loop's container and split its scope around it, or refuse (TL103)."""
+        from .enclosing import header, holders, kept_withs
         from .wrappers import INTERRUPT_NOTE, wrapper_around
 
         self.in_function = False
         self.function: cst.FunctionDef | None = None
-        self.wrapper, why_not = wrapper_around(self, self.loop)
+        path = holders(self.module, self.loop) or []
+        self.wrapper, why_not = wrapper_around(self, self.loop, path[-1] if path else None)
         if why_not is not None:
             raise Unsupported(PLACEMENT, why_not, self.loop)
         # the loop, or the `with` bar / `try` standing for it
         loop = self.wrapper if self.wrapper is not None else self.loop
-        owner = None
-        for stmt in self.module.body:
-            if stmt is loop:
-                owner = self.module
-                break
-            block = getattr(stmt, "body", None)
-            if isinstance(block, cst.IndentedBlock) and any(s is loop for s in block.body):
-                owner = stmt
-                break
-        if owner is None:
+        if self.wrapper is not None:
+            path = path[:-1]
+        self.withs, why_not = kept_withs(self, path)
+        if why_not is not None:
+            raise Unsupported(PLACEMENT, why_not, self.loop)
+        path = path[: len(path) - len(self.withs)]
+        if len(path) > 1:
             refuse_method_loop(self.module, self.loop)  # a hand-written trainer class: TL133
             raise Unsupported(
                 PLACEMENT, "training loop is nested inside another statement", self.loop
             )
-        if owner is self.module:
-            self.container = self.module
-            self.top_stmt = loop
-        else:
+        owner = path[0] if path else self.module
+        if owner is not self.module:
             if isinstance(owner, cst.FunctionDef):
                 self.in_function = True
                 self.function = owner
@@ -208,21 +215,42 @@ class LoopContext:
                     "training loop is inside a block other than a function or `if __name__`",
                     self.loop,
                 )
-            self.container = owner.body
+        # one level per body from the owner's down to the loop's: a `with` opens no scope,
+        # so its header and the statements around it read as one flat body
+        bodies = [owner.body if owner is self.module else owner.body.body]
+        bodies += [w.body.body for w in self.withs]
+        standing = [*self.withs, loop]  # what each body holds on the way to the loop
+        base = 0 if owner is self.module else 1
+        self.before, self.after = [], []
+        self.depths: dict[int, int] = {id(loop): base + len(self.withs)}
+        for depth, (body, stmt) in enumerate(zip(bodies, standing), start=base):
+            index = next(i for i, s in enumerate(body) if s is stmt)
+            if depth > base:
+                self.before.append(header(self.withs[depth - base - 1]))
+            self.before += body[:index]
+            self.after[:0] = body[index + 1 :]
+            self.depths.update({id(s): depth for s in body})
+        # the block the Trainer statements go to, and the module-level statement holding
+        # the loop (the loop itself at module level)
+        if self.withs:
+            self.container = self.withs[-1].body
+        else:
+            self.container = self.module if owner is self.module else owner.body
+        if owner is not self.module:
             self.top_stmt = owner
-        body = list(self.container.body)
-        index = next(i for i, s in enumerate(body) if s is loop)
-        self.before = body[:index]
-        self.after = body[index + 1 :]
+        else:
+            self.top_stmt = self.withs[0] if self.withs else loop
         self.notes: list[str] = []
         if isinstance(self.wrapper, cst.Try):  # an interrupt handler runs after the loop
             handlers = [s for handler in self.wrapper.handlers for s in handler.body.body]
             self.after = handlers + self.after
+            self.depths.update({id(s): self.depths[id(loop)] + 1 for s in handlers})
             self.notes.append(INTERRUPT_NOTE)
         module_body = list(self.module.body)
         top_index = next(i for i, s in enumerate(module_body) if s is self.top_stmt)
-        self.module_before = module_body[:top_index] if self.top_stmt is not loop else []
-        self.module_after = module_body[top_index + 1 :] if self.top_stmt is not loop else []
+        nested = owner is not self.module
+        self.module_before = module_body[:top_index] if nested else []
+        self.module_after = module_body[top_index + 1 :] if nested else []
         if self.in_function:
             # names the function binds: parameters + statements before the loop
             self.scope_before = list(self.before)

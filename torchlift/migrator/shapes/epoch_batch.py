@@ -140,6 +140,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     )
     plan.loader_stmt = ctx.found.get("loader_stmt")
     plan.wrapper = ctx.wrapper
+    plan.withs, plan.depths = ctx.withs, ctx.depths
     plan.notes.extend(ctx.notes)
     plan.add_trainer_arg("max_epochs", ctx.module.code_for_node(max_epochs))
     for phase in ("bind", "read"):

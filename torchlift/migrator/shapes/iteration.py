@@ -234,6 +234,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     plan.loader_stmt = loader_stmt
     plan.step_loop = True
     plan.wrapper = ctx.wrapper
+    plan.withs, plan.depths = ctx.withs, ctx.depths
     plan.notes.extend(ctx.notes)
     if "progress_bar_stmt" in ctx.found:
         plan.remove_stmts.append(ctx.found["progress_bar_stmt"])

@@ -7,7 +7,8 @@
     except KeyboardInterrupt:
         print("Exiting from training early")
 
-A wrapper holds the loop and nothing else. Left alone (TL103): other context managers, `try`
+A wrapper holds the loop and nothing else. Other `with` blocks stay around the Trainer
+statements (enclosing.py). Left alone (TL103): a bar mixed with other context managers, `try`
 with another handler, `else` or `finally` (they would also catch or follow what the Trainer
 raises); a bar used beyond its display calls is refused by the static check (TL150: the
 conversion would read a name nothing binds). Ctrl-C differs: Lightning and the runtime end the process after their graceful
@@ -19,6 +20,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.qualnames import TQDM
+from .enclosing import is_progress_bar
 
 INTERRUPT_NOTE = (
     "on Ctrl-C the Trainer ends the process after a graceful shutdown: the "
@@ -26,26 +28,22 @@ INTERRUPT_NOTE = (
 )
 
 
-def wrapper_around(ctx, loop) -> tuple[cst.CSTNode | None, str | None]:
-    """(the `with` / `try` statement holding exactly `loop`, or None; why such a block does
-    not qualify, or None)."""
-    holders = [ctx.module.body]
-    for stmt in ctx.module.body:
-        block = getattr(stmt, "body", None)
-        if isinstance(stmt, (cst.FunctionDef, cst.If)) and isinstance(block, cst.IndentedBlock):
-            holders.append(block.body)
-    for body in holders:
-        for stmt in body:
-            if not isinstance(stmt, (cst.With, cst.Try)):
-                continue
-            inner = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
-            if not any(s is loop for s in inner):
-                continue
-            if len(inner) != 1:
-                return None, "the block around the training loop holds other statements"
-            if isinstance(stmt, cst.With):
-                return _progress_bar(ctx, stmt)
-            return _interrupt_guard(ctx, stmt)
+def wrapper_around(ctx, loop, holder) -> tuple[cst.CSTNode | None, str | None]:
+    """(`holder` -- the compound statement whose block holds `loop` directly, None at module
+    level -- when it is a tqdm `with` / `try` holding exactly `loop`, or None; why such a
+    block does not qualify, or None). A bar's `with` holding more is refused by
+    enclosing.py, other `with` blocks are kept around the Trainer there."""
+    if isinstance(holder, cst.Try):
+        inner = holder.body.body if isinstance(holder.body, cst.IndentedBlock) else ()
+        if not any(s is loop for s in inner):
+            return None, None
+        if len(inner) != 1:
+            return None, "the block around the training loop holds other statements"
+        return _interrupt_guard(ctx, holder)
+    if isinstance(holder, cst.With) and is_progress_bar(ctx, holder):
+        if len(holder.body.body) != 1:
+            return None, None  # enclosing.py says why
+        return _progress_bar(ctx, holder)
     return None, None
 
 
@@ -55,7 +53,10 @@ def _progress_bar(ctx, stmt: cst.With):
     names = []
     for item in stmt.items:
         if not (isinstance(item.item, cst.Call) and ctx.call_qualnames(item.item) & TQDM):
-            return None, "`with` around the training loop is not a tqdm progress bar"
+            return None, (
+                "`with` around the training loop mixes a tqdm progress bar with other "
+                "context managers"
+            )
         if item.asname is not None:
             if not isinstance(item.asname.name, cst.Name):
                 return None, "progress bar bound to something else than a name"

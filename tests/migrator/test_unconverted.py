@@ -400,7 +400,7 @@ LOOPS = {
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
-            print(isinstance(model, torch.nn.Module))
+            print(torch.randn(1))  # the generator, read in another order
             with torch.no_grad():
                 for x, y in val_loader:
                     print(criterion(model(x), y).item())

@@ -69,6 +69,50 @@ CONVERTS = {
         ['{"params": self.decoder.parameters(), "lr": 0.01}'],
         [],
     ),
+    # the model runs before the loop on data the script moved: its move stays (on a GPU it
+    # would still be on the CPU there; the Trainer moves it only in fit)
+    "model_run_before_the_loop_keeps_its_move": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+        def accuracy(net, data):
+            with torch.no_grad():
+                return sum((net(x.to(device)).argmax(1) == y.to(device)).sum() for x, y in data)
+
+
+        net = nn.Linear(4, 2).to(device)
+        print("untrained", accuracy(net, loader))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        ["net = nn.Linear(4, 2).to(device)"],
+        [],
+    ),
+    # only read (parameters counted, printed): the Trainer places it
+    "model_only_read_before_the_loop_loses_its_move": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        net = nn.Linear(4, 2).to(device)
+        print(net, sum(p.numel() for p in net.parameters()))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        ["net = nn.Linear(4, 2)\n"],
+        [".to(device)"],
+    ),
 }
 
 UNCHANGED = {

@@ -28,6 +28,23 @@ def _tutorial(phases='["train", "val"]', mode='model.train(phase == "train")', a
     after = after or 'print(f"{phase}: {running:.3f}")'
     return _TUTORIAL.replace("PHASES", phases).replace("MODE", mode).replace("AFTER", after)
 
+_SAVE_THEN_VALIDATE = _LOADERS + """
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    SAVE
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for x, y in val_loader:
+            total += criterion(model(x), y).item()
+    print("val", total)
+    model.train()
+"""
+
 
 CONVERTS = {
     "literal_list_of_phases": (
@@ -84,7 +101,31 @@ CONVERTS = {
     ),
 }
 
+# a state dict handed straight to torch.save or into a checkpoint dict only reads the model
+CONVERTS["model_saved_before_the_validation_pass"] = (
+    _SAVE_THEN_VALIDATE.replace("SAVE", 'torch.save(model.state_dict(), "last.pt")'),
+    ['def on_train_epoch_end(self):\n        torch.save(self.model.state_dict(), "last.pt")'],
+    [],
+)
+CONVERTS["checkpoint_dict_saved_before_the_validation_pass"] = (
+    _SAVE_THEN_VALIDATE.replace(
+        "SAVE",
+        'state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}\n'
+        '    torch.save(state, "last.pt")',
+    ),
+    ['"model": self.model.state_dict()'],
+    [],
+)
+
 UNCHANGED = {
+    # bound to a name, the state dict's tensors are the module's own: changing them would
+    # change the model the pass reads
+    "state_dict_bound_before_the_validation_pass": (
+        _SAVE_THEN_VALIDATE.replace(
+            "SAVE", "weights = model.state_dict()\n    print(len(weights))"
+        ),
+        "TL177",
+    ),
     "evaluation_phase_first": (_tutorial(phases='["val", "train"]'), "TL175"),
     "three_phases": (
         _tutorial(phases='["train", "val", "test"]').replace(

@@ -160,6 +160,7 @@ def _read_model(ctx, plan, model) -> None:
     # none does: a library helper); the LightningModule holds that same object
     given = name in ctx.params and (given_optimizer_plan(plan) or called_in_file(ctx))
     constructed = False
+    strips_before = len(plan.strip_stmts)
 
     def placement_only(stmt) -> str | None:
         """'remove' for DataParallel wrapping, 'strip' for a device move of the model."""
@@ -259,12 +260,53 @@ def _read_model(ctx, plan, model) -> None:
         plan.removed_why.append((wrapper, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
     if not constructed and not given:
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
+    mine = [
+        s
+        for s in plan.strip_stmts[strips_before:]
+        if any(s is t for t in ctx.scope_before)
+        and not strip_device_moves(s, devices).deep_equals(s)  # it moves the model
+    ]
+    if mine and _run_before_the_loop(ctx, name, mine[0], plan):
+        kept = {id(s) for s in mine}
+        plan.strip_stmts[:] = [s for s in plan.strip_stmts if id(s) not in kept]
     if model.class_name:
         for stmt in ctx.module.body:
             if isinstance(stmt, cst.ClassDef) and stmt.name.value == model.class_name:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _run_before_the_loop(ctx, name: str, moved, plan) -> bool:
+    """Whether code between the model's device move and the loop may run the model -- call
+    it, or hand it to a function that is not torch's or a builtin (`evaluate(model, loader)`,
+    `summary(model, ...)`), or call a script function reading it as a global. That code feeds
+    it what the script moved (`model(x.to(device))`): the move stays, or on a GPU the model
+    would still be on the CPU there (the Trainer moves it only in fit)."""
+    at = next(i for i, s in enumerate(ctx.scope_before) if s is moved)
+    placement = {id(s) for s in [*plan.strip_stmts, *plan.remove_stmts]}
+    functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
+    for stmt in ctx.scope_before[at + 1 :]:
+        if id(stmt) in placement or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if m.findall(
+            stmt, m.Call(func=m.Name(name) | m.Attribute(m.Name(name), m.Name("forward")))
+        ):
+            return True
+        for call in m.findall(stmt, m.Call()):
+            if any(m.matches(arg.value, m.Name(name)) for arg in call.args):
+                called = ctx.call_qualnames(call)
+                if not called or any(q.split(".")[0] not in ("torch", "builtins") for q in called):
+                    return True
+            function = functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
+            if function is not None and _reads_global(function, name):
+                return True
+    return False
+
+
+def _reads_global(function: cst.FunctionDef, name: str) -> bool:
+    params = {p.name.value for p in m.findall(function.params, m.Param())}
+    return name not in params and name in scope_reads(function.body)
 
 
 def _class_from_factory(model, factory) -> None:

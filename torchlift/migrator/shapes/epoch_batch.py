@@ -467,14 +467,17 @@ def _maybe_changed(ctx: LoopContext, names: set[str]) -> set[str]:
 
 def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[str]:
     """Those of `names` that `code` may rebind or mutate: names it binds, calls a method on
-    (but `.size()`), assigns or deletes an item or attribute of, or hands to a function that
-    is not torch's or a builtin."""
+    (but `.size()` and a state dict handed on, see `_handed_state_dicts`), assigns or deletes
+    an item or attribute of, or hands to a function that is not torch's or a builtin."""
     found = names & collect_names(code).writes
+    handed = _handed_state_dicts(code)
     for node in m.findall(code, m.Call() | m.AssignTarget() | m.AugAssign() | m.Del()):
         if isinstance(node, cst.Call):
             func = node.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-                if func.attr.value not in _SHAPE_READS:
+                called = ctx.call_qualnames(node)
+                reads = func.attr.value in _SHAPE_READS or id(node) in handed
+                if not reads and not (called and called <= _KEEPS_TORCH_STATE):
                     found |= names & {func.value.value}
             pure = any(q.split(".")[0] in ("torch", "builtins") for q in ctx.call_qualnames(node))
             if not pure:
@@ -486,6 +489,34 @@ def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[s
             if isinstance(target, cst.Name):
                 found |= names & {target.value}
     return found
+
+
+# torch functions that leave torch's global state (random generator, grad mode, defaults)
+# as they found it: `torch.save(...)` does not change what `torch` is to later code, and a
+# `with torch.no_grad():` block restores the grad mode it changed
+_KEEPS_TORCH_STATE = frozenset(
+    "torch." + name
+    for name in (
+        "no_grad enable_grad inference_mode save load tensor as_tensor from_numpy zeros ones full arange linspace zeros_like "
+        "ones_like full_like stack cat argmax argmin sum mean max min abs exp log sigmoid "
+        "softmax topk round clamp where eq isnan isfinite numel equal allclose"
+    ).split()
+)
+
+_STATE_DICT_CALL = m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("state_dict")), args=[])
+
+
+def _handed_state_dicts(code: cst.CSTNode) -> set[int]:
+    """`x.state_dict()` calls whose result goes straight into a call's arguments or a
+    literal's elements (`torch.save(model.state_dict(), path)`, `{"model": net.state_dict()}`):
+    reads of `x`. One bound to a name or indexed is not: its tensors are the module's own, and
+    `sd["w"].zero_()` would change the module through them."""
+    handed: set[int] = set()
+    for holder in m.findall(code, m.Arg() | m.Element() | m.DictElement()):
+        value = holder.value
+        if m.matches(value, _STATE_DICT_CALL):
+            handed.add(id(value))
+    return handed
 
 
 def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) -> dict:

@@ -10,9 +10,10 @@ traced by torchlift.verify (every original also under the probe). A test says wh
 reads with `@pytest.mark.fixture_runs(kind, ...)` ("target" stands for its own `target`
 parameter) and takes the session fixture `fixture_runs`.
 
-The runs start when collection ends, so they overlap the rest of the suite: one at a time while
-the in-process tests keep a core busy, as many as there are workers once a test reading them
-starts. Distributed fixtures (mp.spawn, torchrun) run one at a time after every other run:
+Migrations happen on the main thread (at collection's end, or when a test asks), runs on a
+pool of threads, each a subprocess. The runs start when collection ends, so they overlap the
+rest of the suite: one at a time while the in-process tests keep a core busy, as many as there
+are workers once a test reading them starts. Distributed fixtures (mp.spawn, torchrun) run one at a time after every other run:
 several process groups forming at once on a loaded 2-core machine hung past the run timeout in
 CI.
 """
@@ -127,16 +128,32 @@ class FixtureRuns:
 
     # -- scheduling ---------------------------------------------------------------------------
     def submit(self, case: str, kind: str) -> Future:
+        """Migrate here, run on the pool. Called from the main thread only: ast.parse is not
+        thread-safe on CPython 3.11 ("AST constructor recursion depth mismatch"), so every
+        migration happens where the suite's own do."""
         with self._lock:
             future = self._futures.get((case, kind))
-            if future is None:
+            if future is not None:
+                return future
+        source, encoding = read_source(str(FIXTURES / case / "input.py"))
+        if kind != "original":
+            result = migrate(FIXTURES / case / "input.py", kind, text=source)
+            if not result.changed:
+                future = Future()
+                future.set_result(result)
+                with self._lock:
+                    return self._futures.setdefault((case, kind), future)
+            source = result.output
+        script = encode_source(source, encoding)
+        with self._lock:
+            if (case, kind) not in self._futures:
                 if is_distributed(case):
                     others = [f for (c, _), f in self._futures.items() if not is_distributed(c)]
-                    future = self._alone.submit(self._run_alone, others, case, kind)
+                    future = self._alone.submit(self._run_alone, others, case, kind, script)
                 else:
-                    future = self._pool.submit(self._run_in_slot, case, kind)
+                    future = self._pool.submit(self._run_in_slot, case, kind, script)
                 self._futures[(case, kind)] = future
-            return future
+            return self._futures[(case, kind)]
 
     def shutdown(self) -> None:
         """No new run starts (a session cut short must not wait for the whole queue)."""
@@ -146,32 +163,26 @@ class FixtureRuns:
         self._reading.set()
         self._slots.raise_to(self.workers)
 
-    def _run_in_slot(self, case: str, kind: str):
+    def _run_in_slot(self, case: str, kind: str, script: bytes):
         with self._slots:
-            return None if self._stopped else self._migrate_and_run(case, kind)
+            return None if self._stopped else self._run(case, kind, script)
 
-    def _run_alone(self, others: list[Future], case: str, kind: str):
+    def _run_alone(self, others: list[Future], case: str, kind: str, script: bytes):
         self._reading.wait()  # never beside the suite's own DDP tests
         for future in others:
             if not future.cancelled():
                 future.exception()
-        return None if self._stopped else self._migrate_and_run(case, kind)
+        return None if self._stopped else self._run(case, kind, script)
 
     # -- one run --------------------------------------------------------------------------------
     def _probe_log(self, case: str) -> Path:
         return self.workdir / case / "original.probe.jsonl"
 
-    def _migrate_and_run(self, case: str, kind: str):
-        source, encoding = read_source(str(FIXTURES / case / "input.py"))
-        if kind != "original":
-            result = migrate(FIXTURES / case / "input.py", kind, text=source)
-            if not result.changed:
-                return result
-            source = result.output
+    def _run(self, case: str, kind: str, script: bytes) -> TracedRun:
         folder = self.folder(case, kind)
         folder.mkdir(parents=True)
-        script = folder / "train.py"
-        script.write_bytes(encode_source(source, encoding))
+        path = folder / "train.py"
+        path.write_bytes(script)
         env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
         if kind == "original":
             env["TORCHLIFT_PROBE"] = str(self._probe_log(case))
@@ -179,7 +190,7 @@ class FixtureRuns:
                 filter(None, [str(PROBE), env.get("PYTHONPATH", "")])
             )
         return run_traced(
-            script,
+            path,
             cwd=folder,
             env=env,
             timeout=RUN_TIMEOUT,
@@ -225,8 +236,12 @@ def pytest_collection_finish(session):
     except ImportError:
         return  # each test fails on its own with the import error
     runs = _start()
-    # distributed cases last: each waits for the runs submitted before it
-    for case, kind in sorted(dict.fromkeys(wanted), key=lambda run: is_distributed(run[0])):
+    # originals first (nothing to migrate: they start at once), distributed cases last (each
+    # waits for the runs submitted before it)
+    order = sorted(
+        dict.fromkeys(wanted), key=lambda run: (is_distributed(run[0]), run[1] != "original")
+    )
+    for case, kind in order:
         runs.submit(case, kind)
 
 

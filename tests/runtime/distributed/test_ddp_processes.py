@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -36,12 +37,27 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+# torch's own abort at interpreter exit after a run that succeeded (pytorch#190489, gloo
+# threads outliving the interpreter). The runtime destroys its process group at exit, which
+# made it rare (3 in 30 runs of a two-process test before, 0 in 30 after) but not gone under
+# load: one rerun, only for exactly this signature, so a real failure still fails.
+_EXIT_ABORT = "terminate called without an active exception"
+
+
 def run(
     args: list[str], timeout: float = 120, cwd: Path | None = None, **env: str
 ) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        args, env=clean_env(**env), capture_output=True, text=True, timeout=timeout, cwd=cwd
-    )
+    def once():
+        return subprocess.run(
+            args, env=clean_env(**env), capture_output=True, text=True, timeout=timeout, cwd=cwd
+        )
+
+    proc = once()
+    if proc.returncode in (-6, 134) and proc.stderr.strip() == _EXIT_ABORT:
+        if str(SCRIPT) in args:  # its output folder starts empty again (result.json appends)
+            shutil.rmtree(args[args.index(str(SCRIPT)) + 1], ignore_errors=True)
+        proc = once()
+    return proc
 
 
 def script(out: Path, *options: str) -> list[str]:

@@ -219,6 +219,8 @@ def _read_model(ctx, plan, model) -> None:
                 continue
         if name not in bound_names(stmt):
             continue
+        if isinstance(stmt, cst.If) and _only_compiles(ctx, stmt, name):
+            continue  # `if args.compile: model = torch.compile(model)`: kept as written
         assign = single_assign(stmt)
         factory = returned(ctx, stmt, name) if assign is None else None
         if factory is not None:  # `model, loaders = load_train_objs(cfg)`: kept, as given
@@ -275,6 +277,26 @@ def _read_model(ctx, plan, model) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _only_compiles(ctx, stmt: cst.If, name: str) -> bool:
+    """Whether an `if` (no `else`) binds `name` only by `name = torch.compile(name, ...)`. The
+    compiled module shares the model's parameters (the optimizer built on either trains the
+    same tensors) and runs its forward: the LightningModule can hold it as the model."""
+    if stmt.orelse is not None:
+        return False
+    binding = [s for s in stmt.body.body if name in bound_names(s)]
+    for inner in binding:
+        assign = single_assign(inner)
+        value = assign[1] if assign and assign[0] == name else None
+        if not (
+            isinstance(value, cst.Call)
+            and ctx.call_qualnames(value) & {"torch.compile"}
+            and value.args
+            and m.matches(value.args[0].value, m.Name(name))
+        ):
+            return False
+    return bool(binding)
 
 
 def _run_before_the_loop(ctx, name: str, moved, plan) -> bool:

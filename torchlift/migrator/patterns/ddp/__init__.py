@@ -57,21 +57,25 @@ from ..data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
 from .facts import (
     AFTER_TRAINER,
     ENV_ROLES,
+    INIT_GROUP,
     IN_MODULE,
     Facts,
+    ddp_unwrap,
     is_ddp_wrap,
     ranks_as,
+    read_as_model,
     remove_with_reason,
     uses_ddp,
 )
-from .process_group import read_collectives
+from .init_helper import check_group_unused, helper_starts, read_init_helper
+from .process_group import has_call, read_collectives
 from .rules import EVAL_UNDER_DDP, LAUNCH, PROCESS_GROUP, RANK_READ, RULES, STEP_LOOP
 from .sampler import read_sampler, take_set_epoch
 from .spawn import read_launch, read_process_group, spawn_calls
 from .torchrun import read_torchrun, reads_env
 from .wrappers import read_wrappers
 
-__all__ = ["RULES", "bind", "epoch_body", "is_ddp_wrap", "read", "uses_ddp"]
+__all__ = ["RULES", "bind", "ddp_unwrap", "epoch_body", "is_ddp_wrap", "read", "read_as_model", "uses_ddp"]
 
 _RANK_READ_WHY = (
     "rank / DDP wrapper -> the Trainer's: its `global_rank`, and the model itself (the "
@@ -91,6 +95,8 @@ def epoch_body(ctx, stmts):
         if ctx.in_function and spawn_calls(ctx):
             read_launch(ctx, facts)
             read_process_group(ctx, facts)
+        elif not _starts_directly(ctx) and helper_starts(ctx):
+            read_init_helper(ctx, facts)
         elif reads_env(ctx, ctx.module, ENV_ROLES):
             read_torchrun(ctx, facts)
         elif ctx.in_function:
@@ -121,6 +127,15 @@ def epoch_body(ctx, stmts):
     return [ranks_as(facts, stmt, IN_MODULE) for stmt in stmts]
 
 
+def _starts_directly(ctx) -> bool:
+    """A statement of the loop's scope calls `init_process_group` itself."""
+    return any(
+        has_call(ctx, s, INIT_GROUP)
+        for s in ctx.scope_before
+        if not isinstance(s, (cst.FunctionDef, cst.ClassDef))
+    )
+
+
 # -- bind / read: the sampler, the code around the loop, the Trainer's arguments ---------------
 
 
@@ -144,6 +159,7 @@ def read(ctx, plan, steps) -> None:
             ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, evaluation.anchor)
     read_sampler(ctx, plan, facts)
     _read_rank_before(ctx, plan, facts)
+    check_group_unused(ctx, plan, facts)
     for stmt in ctx.scope_after:
         if stmt in facts.removed:
             continue
@@ -156,6 +172,7 @@ def read(ctx, plan, steps) -> None:
         (stmt, facts.why[id(stmt)]) for stmt in facts.removed if id(stmt) in facts.why
     ]
     plan.rewrite_stmts += facts.rewrites
+    plan.rewritten_why += facts.rewritten_why
     if facts.launch_call is not None:
         stmt, code = facts.launch_call
         why = "`mp.spawn` -> a plain call: the Trainer starts the processes (`devices=`)"

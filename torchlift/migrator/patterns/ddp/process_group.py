@@ -6,8 +6,17 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ...analysis.names import collect_names, definition_reads
 from ...rule import Unsupported
-from .facts import BACKENDS, DESTROY_GROUP, GROUP_QUERIES, INIT_GROUP, Facts
+from .facts import (
+    BACKENDS,
+    DDP_CLASSES,
+    DESTROY_GROUP,
+    GROUP_QUERIES,
+    INIT_GROUP,
+    SAMPLER_CLASSES,
+    Facts,
+)
 from .rules import COLLECTIVE, PROCESS_GROUP
 
 
@@ -142,3 +151,28 @@ def read_collectives(ctx) -> None:
                 f"`{cst.Module(body=[]).code_for_node(call.func)}(...)` called by hand",
                 call,
             )
+
+
+# what reads nothing of the process group: asking whether torch was built with it
+_GROUP_FREE = {"torch.distributed.is_available"}
+_GROUP_USERS = DDP_CLASSES | SAMPLER_CLASSES  # DDP broadcasts; a sampler asks the world size
+
+
+def group_use(ctx, node, functions: dict, seen: frozenset = frozenset()) -> str | None:
+    """How `node` uses the process group -- a torch.distributed call (not `is_available`),
+    a DDP wrapper or DistributedSampler, directly or through the script's own functions
+    (`is_main_process()` calling `dist.get_rank()`) -- as a phrase, or None."""
+    for call in m.findall(node, m.Call()):
+        names = ctx.call_qualnames(call)
+        if (
+            any(q.startswith("torch.distributed.") for q in names) and not names & _GROUP_FREE
+        ) or names & _GROUP_USERS:
+            return f"`{cst.Module(body=[]).code_for_node(call.func)}(...)`"
+    reads = definition_reads(node) if isinstance(node, cst.FunctionDef) else None
+    if reads is None:
+        reads = collect_names(node).reads
+    for name in sorted(reads & functions.keys() - seen):
+        inner = group_use(ctx, functions[name], functions, seen | {name})
+        if inner is not None:
+            return f"`{name}()`, which calls {inner.split(', which calls ')[-1]}"
+    return None

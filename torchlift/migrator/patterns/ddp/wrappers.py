@@ -9,7 +9,7 @@ import libcst.matchers as m
 from ...analysis.names import collect_names
 from ...analysis.statements import single_assign
 from ...rule import Unsupported
-from .facts import DDP_CLASSES, Facts, flag_body, remove_with_reason
+from .facts import DDP_CLASSES, Facts, flag_body, is_flag, remove_with_reason
 from .rules import DDP_OPTIONS
 
 
@@ -42,8 +42,11 @@ def read_wrappers(ctx, facts: Facts) -> None:
 
 
 def _unwraps(facts: Facts, value) -> str | None:
-    """The model `value` reads through DDP's `.module` (`model.module if ddp else model`)."""
-    if isinstance(value, cst.IfExp) and facts.flag and m.matches(value.test, m.Name(facts.flag)):
+    """The model `value` reads through DDP's `.module` (`model.module if ddp else model`, or
+    `ddp_model.module` of a wrapper bound before)."""
+    if m.matches(value, m.Attribute(m.Name(), m.Name("module"))):
+        return facts.wrappers.get(value.value.value)
+    if isinstance(value, cst.IfExp) and is_flag(facts, value.test):
         body, orelse = value.body, value.orelse
         if m.matches(body, m.Attribute(m.Name(), m.Name("module"))) and m.matches(
             orelse, m.Name(body.value.value)

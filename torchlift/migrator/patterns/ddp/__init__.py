@@ -52,13 +52,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.names import collect_names, file_identifiers, scope_reads
+from ...analysis.statements import statements
 from ...rule import Unsupported
 from ..data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
 from .facts import (
     AFTER_TRAINER,
     ENV_ROLES,
-    INIT_GROUP,
     IN_MODULE,
+    INIT_GROUP,
     Facts,
     ddp_unwrap,
     is_ddp_wrap,
@@ -75,7 +76,16 @@ from .spawn import read_launch, read_process_group, spawn_calls
 from .torchrun import read_torchrun, reads_env
 from .wrappers import read_wrappers
 
-__all__ = ["RULES", "bind", "ddp_unwrap", "epoch_body", "is_ddp_wrap", "read", "read_as_model", "uses_ddp"]
+__all__ = [
+    "RULES",
+    "bind",
+    "ddp_unwrap",
+    "epoch_body",
+    "is_ddp_wrap",
+    "read",
+    "read_as_model",
+    "uses_ddp",
+]
 
 _RANK_READ_WHY = (
     "rank / DDP wrapper -> the Trainer's: its `global_rank`, and the model itself (the "
@@ -166,13 +176,13 @@ def read(ctx, plan, steps) -> None:
         new = ranks_as(facts, stmt, AFTER_TRAINER)
         if not new.deep_equals(stmt):
             plan.rewrite_stmts.append((stmt, new))
-            plan.rewritten_why.append((stmt, cst.Module(body=[new]).code, _RANK_READ_WHY))
-    plan.remove_stmts += facts.removed
+            plan.rewritten_why += _explained(stmt, new)
+    taken = {id(s) for s in plan.remove_stmts}  # an `if ddp:` block bindings removed too
+    plan.remove_stmts += [s for s in facts.removed if id(s) not in taken]
     plan.removed_why += [
         (stmt, facts.why[id(stmt)]) for stmt in facts.removed if id(stmt) in facts.why
     ]
     plan.rewrite_stmts += facts.rewrites
-    plan.rewritten_why += facts.rewritten_why
     if facts.launch_call is not None:
         stmt, code = facts.launch_call
         why = "`mp.spawn` -> a plain call: the Trainer starts the processes (`devices=`)"
@@ -199,6 +209,17 @@ def read(ctx, plan, steps) -> None:
         )
     plan.notes.append(plan.device_note)
     _trainer_built_early(ctx, plan)
+
+
+def _explained(stmt, new) -> list:
+    """(statement, new code, why) of each simple statement the rename changed, also inside
+    a compound one (the rename keeps the statements' structure)."""
+    pairs = zip(statements(stmt), statements(new))
+    return [
+        (old, cst.Module(body=[changed]).code, _RANK_READ_WHY)
+        for old, changed in pairs
+        if isinstance(old, cst.SimpleStatementLine) and not changed.deep_equals(old)
+    ] or [(stmt, cst.Module(body=[new]).code, _RANK_READ_WHY)]
 
 
 def _read_rank_before(ctx, plan, facts: Facts) -> None:

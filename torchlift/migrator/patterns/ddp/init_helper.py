@@ -31,7 +31,8 @@ flag of the script) or not at the function's top level, a function used elsewher
 result is used, group options the Trainer does not take (`init_method` other than
 "env://", `timeout`, ...), no flag set on both ways (TL168 / TL161); and code using the
 group after that function and before the loop, which would run before the Trainer starts
-it (`is_main_process()` reading `dist.get_rank()`: TL164, in `check_group_unused`).
+it (`is_main_process()` reading `dist.get_rank()`: TL164, `check_group_unused`, for every
+launch).
 """
 
 from __future__ import annotations
@@ -40,17 +41,18 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.function_reads import module_functions
-from ...analysis.names import collect_names
+from ...analysis.names import bound_names, collect_names
+from ...analysis.statements import single_assign, statements
 from ...rule import Unsupported
-from .facts import ENV_ROLES, INIT_GROUP, Facts
+from .facts import ENV_ROLES, INIT_GROUP, Facts, is_flag, remove_with_reason
 from .process_group import group_use, has_call, is_docstring
 from .rules import PROCESS_GROUP, RANK_READ, TORCHRUN
-from .torchrun import accelerator_of, env_key, read_group_end, reads_env, torchrun_devices
+from .torchrun import accelerator_of, env_key, read_group_end, torchrun_devices
 
 _BARRIER = "torch.distributed.barrier"
 _WHY_HELPER = (
     "the process group's start -> the Trainer's (`strategy=\"ddp\"` under the flag this "
-    "function sets): torchrun's ranks and the flag are set as before"
+    "function sets); the function still sets torchrun's ranks and the flag"
 )
 
 
@@ -115,6 +117,7 @@ def read_init_helper(ctx, facts: Facts) -> None:
             TORCHRUN, f"`{name}()` sets its flag on `{owner}`, not on a name it is given", stmt
         )
     facts.flag = f"{given[owner].value}.{attr}"
+    _check_flag_kept(ctx, name, helper, stmt, facts.flag, flag)
     facts.strategy = f'"ddp" if {facts.flag} else "auto"'
     facts.accelerator = _read_group_call(ctx, name, start, body[:index], ranks)
     after = body[index + 1 :]
@@ -128,15 +131,63 @@ def read_init_helper(ctx, facts: Facts) -> None:
             raise Unsupported(
                 TORCHRUN, f"`{name}()` uses the process group besides starting it: {what}", other
             )
-    new_body = [s for s in helper.body.body if not any(s is r for r in removed)]
-    new_helper = helper.with_changes(body=helper.body.with_changes(body=new_body))
-    facts.rewrites.append((helper, new_helper))
-    facts.rewritten_why.append((helper, cst.Module(body=[new_helper]).code, _WHY_HELPER))
+    remove_with_reason(facts, removed, _WHY_HELPER)
     facts.kept_ranks.update({f"{given[owner].value}.{a}": r for a, r in ranks.items()})
     facts.group_start = stmt
-    facts.group_start_kept = True
+    _kept_env_ranks(ctx, facts, stmt)
     torchrun_devices(ctx, facts)
     read_group_end(ctx, facts)
+
+
+def _check_flag_kept(ctx, name: str, helper, stmt, flag: str, in_helper: tuple) -> None:
+    """The Trainer reads the flag where the loop stood: nothing between the call and the loop
+    may set it or rebind its owner, nor the function set it but on its two ways."""
+    owner = flag.split(".")[0]
+    body = list(ctx.scope_before)
+    later = [s for s in body[body.index(stmt) + 1 :] if not isinstance(s, cst.FunctionDef)]
+    for other in [*later, ctx.loop]:
+        if owner in bound_names(other) or flag in _attribute_writes(other):
+            raise Unsupported(
+                TORCHRUN, f"`{flag}` changes after `{name}()` set it, before the loop", other
+            )
+    inside = ".".join(in_helper)
+    sets = [s for s in statements(helper) if inside in _attribute_writes(s)]
+    if len([s for s in sets if isinstance(s, cst.SimpleStatementLine)]) != 2:
+        raise Unsupported(
+            TORCHRUN, f"`{name}()` sets `{inside}` other than once on each way", helper
+        )
+
+
+def _attribute_writes(node) -> set[str]:
+    """The `owner.attribute` targets `node` assigns (`=`, `+=`, annotated)."""
+    targets = [t.target for t in m.findall(node, m.AssignTarget())]
+    targets += [a.target for a in m.findall(node, m.AugAssign() | m.AnnAssign())]
+    return {".".join(found) for found in map(_owner_attr, targets) if found is not None}
+
+
+def _kept_env_ranks(ctx, facts: Facts, start) -> None:
+    """`local_rank = int(os.environ["LOCAL_RANK"]) if args.distributed else 0` after the
+    call: torchrun's rank (the Trainer's), or a plain run's, kept as the script binds it."""
+    body = list(ctx.scope_before)
+    for stmt in body[body.index(start) + 1 :]:
+        assign = single_assign(stmt)
+        if assign is None:
+            continue
+        name, value = assign
+        if (
+            isinstance(value, cst.IfExp)
+            and is_flag(facts, value.test)
+            and m.matches(value.orelse, m.Integer("0") | m.Integer("1"))
+        ):
+            role = _env_rank(ctx, value.body)
+            single = "1" if role == "world_size" else "0"
+            if role is not None and value.orelse.value == single:
+                facts.kept_ranks[name] = role
+        elif _env_rank(ctx, value) is not None:
+            facts.kept_ranks[name] = _env_rank(ctx, value)
+    for name in list(facts.kept_ranks):  # bound once, or it is not that rank everywhere
+        if "." not in name and ctx.binding(name)[1] != 1:
+            del facts.kept_ranks[name]
 
 
 def _lone_call(stmt, name: str) -> cst.Call | None:
@@ -225,9 +276,7 @@ def _read_gate(ctx, name: str, before: list) -> tuple[dict, tuple[str, str]]:
             "torchrun's)",
             gate.orelse,
         )
-    negated = isinstance(gate.test, cst.UnaryOperation) and isinstance(
-        gate.test.operator, cst.Not
-    )
+    negated = isinstance(gate.test, cst.UnaryOperation) and isinstance(gate.test.operator, cst.Not)
     test = gate.test.expression if negated else gate.test
     if not _torchrun_test(ctx, test):
         code = cst.Module(body=[]).code_for_node(gate.test)
@@ -279,9 +328,11 @@ def _read_group_call(ctx, name: str, start, before: list, ranks: dict) -> str:
     call = start.body[0].value
     backend = None
     for position, arg in enumerate(call.args):
-        key = arg.keyword.value if arg.keyword is not None else ("backend", "init_method")[
-            min(position, 1)
-        ]
+        key = (
+            arg.keyword.value
+            if arg.keyword is not None
+            else ("backend", "init_method")[min(position, 1)]
+        )
         value = arg.value
         if key == "backend":
             backend = value
@@ -289,7 +340,7 @@ def _read_group_call(ctx, name: str, start, before: list, ranks: dict) -> str:
             if not m.matches(value, m.SimpleString(value=m.MatchIfTrue(_is_env_url))):
                 raise Unsupported(
                     PROCESS_GROUP,
-                    "the process group meets at an `init_method` other than \"env://\" "
+                    'the process group meets at an `init_method` other than "env://" '
                     "(the Trainer's meets at torchrun's address)",
                     start,
                 )
@@ -329,17 +380,19 @@ def _is_env_url(value: str) -> bool:
 
 
 def check_group_unused(ctx, plan, facts: Facts) -> None:
-    """The code after the kept call and before the loop runs before the Trainer starts the
-    group, so it must not use it (directly or through the script's functions)."""
-    if not facts.group_start_kept:
+    """The code after the group's start and before the loop runs, converted, before the
+    Trainer starts the group (in `fit`), so it must not use it (directly or through the
+    script's functions): `is_main_process()` would be true on every rank there."""
+    if facts.group_start is None:
         return
     gone = {id(s) for s in [*facts.removed, *plan.remove_stmts]}
+    new = {id(old): stmt for old, stmt in [*facts.rewrites, *plan.rewrite_stmts]}
     functions = module_functions(ctx.module)
     body = list(ctx.scope_before)
     for stmt in body[body.index(facts.group_start) + 1 :]:
         if id(stmt) in gone or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
-        use = group_use(ctx, stmt, functions)
+        use = group_use(ctx, new.get(id(stmt), stmt), functions)
         if use is not None:
             ctx.block(
                 RANK_READ,

@@ -7,7 +7,7 @@ import libcst.matchers as m
 
 from ...analysis.names import scope_reads
 from ...analysis.statements import call_method, single_assign
-from .facts import SAMPLER_CLASSES, Facts, flag_body, is_flag, remove_with_reason
+from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
 from .rules import SAMPLER
 
 
@@ -183,11 +183,11 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
     dataset = loader_dataset(loader)
     if dataset is None or "dataset" not in given or not given["dataset"].deep_equals(dataset):
         return "the sampler's dataset is not the training loader's"
-    ranks = [n for n, role in facts.roles.items() if role == "global_rank"]
+    ranks = [n for n, role in all_ranks(facts) if role == "global_rank"]
     rank = given.get("rank")
-    if rank is not None and not (isinstance(rank, cst.Name) and rank.value in ranks):
+    if rank is not None and not cst.Module(body=[]).code_for_node(rank) in ranks:
         return "the sampler's rank is not the process's rank"
-    sizes = [n for n, role in facts.roles.items() if role == "world_size"] + [facts.devices]
+    sizes = [n for n, role in all_ranks(facts) if role == "world_size"] + [facts.devices]
     sizes += facts.world_names
     replicas = given.get("num_replicas")
     if replicas is not None and not (cst.Module(body=[]).code_for_node(replicas) in sizes):

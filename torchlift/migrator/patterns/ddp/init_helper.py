@@ -301,7 +301,7 @@ def _read_gate(ctx, name: str, before: list) -> tuple[dict, tuple[str, str]]:
             continue
         target, value = found
         role = _env_rank(ctx, value)
-        if role is not None and stmt in go:
+        if role is not None:  # in the torchrun branch, or after the early return
             ranks[target] = role
         elif m.matches(value, m.Name("True")) and flag_true is None:
             flag_true = target

@@ -164,5 +164,5 @@ def group_use(ctx, node, functions: dict, seen: frozenset = frozenset()) -> str 
     for name in sorted(reads & functions.keys() - seen):
         inner = group_use(ctx, functions[name], functions, seen | {name})
         if inner is not None:
-            return f"`{name}()`, which calls {inner.split(', which calls ')[-1]}"
+            return f"`{name}()` (calling {inner.split(' (calling ')[-1].rstrip(')')})"
     return None

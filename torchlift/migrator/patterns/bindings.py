@@ -23,7 +23,7 @@ from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
-from .ddp import is_ddp_wrap
+from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned
 from .passed_in import called_in_file, given_optimizer
@@ -117,6 +117,8 @@ def bind(ctx, plan, steps) -> None:
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
     plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call))
+    for model in plan.models:  # `model_without_ddp.parameters()`: the model DDP wrapped
+        read_as_model(ctx, model)
 
 
 def given_optimizer_plan(plan) -> bool:
@@ -165,6 +167,8 @@ def _read_model(ctx, plan, model) -> None:
     def placement_only(stmt) -> str | None:
         """'remove' for DataParallel wrapping, 'strip' for a device move of the model."""
         assign = single_assign(stmt)
+        if assign and ddp_unwrap(ctx, assign, name):  # `model_without_ddp = model.module`
+            return "ddp"
         if assign and assign[0] == name:
             value = assign[1]
             if is_ddp_wrap(ctx, value) and isinstance(value.args[0].value, cst.Name):

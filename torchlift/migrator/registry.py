@@ -64,6 +64,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.eval_dry_run",
     "torchlift.migrator.patterns.eval_passes",
     "torchlift.migrator.patterns.epoch_stop",
+    "torchlift.migrator.patterns.loader_rng",
     "torchlift.migrator.patterns.eval_mode",
     "torchlift.migrator.patterns.eval_metrics",
     "torchlift.migrator.patterns.trainer_values",

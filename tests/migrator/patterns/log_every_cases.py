@@ -101,3 +101,28 @@ UNCHANGED = {
         "TL187",
     ),
 }
+
+# an evaluation pass over a logger's generator iterates its loader; its logger stays, updated
+# in validation_step and read at the epoch's end as the script did
+CONVERTS["evaluation_pass_keeps_its_logger"] = (
+    _logger(
+        after="""
+    model.eval()
+    val_logger = MetricLogger()
+    with torch.no_grad():
+        for x, y in val_logger.log_every(val_loader, 5, "Test:"):
+            val_logger.update(loss=criterion(model(x), y).item())
+    print(val_logger.meters["loss"].total / val_logger.meters["loss"].count)
+"""
+    ).replace(
+        "for epoch in range(2):",
+        "val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))\n"
+        "for epoch in range(2):",
+    ),
+    [
+        "trainer.fit(lit_model, loader, val_loader)",
+        "self.val_logger = MetricLogger()",
+        "self.val_logger.update(loss=self.criterion(self(x), y).item())",
+    ],
+    ["log_every(val_loader"],
+)

@@ -32,36 +32,125 @@ import libcst.matchers as m
 
 from ..analysis.confined_effects import confinement_problem, file_classes, method
 from ..analysis.names import collect_names
-from ..analysis.statements import single_assign
+from ..analysis.statements import BACKWARD, contains, single_assign
 from ..rule import Unsupported
 from .loader_wrappers import WRAPPER
 
 RULES = ()
 
 
+def epoch_body(ctx, stmts):
+    """Evaluation loops over a logger's generator (`for x, y in
+    metric_logger.log_every(val_loader, 10, "Test:")` under `no_grad`, after the training
+    loop): iterate the loader itself. Their logger stays -- created before the pass and
+    updated in it, as the script wrote -- only the generator's prints go; the training loop
+    (it calls backward()) is left to `before_batch_loop`."""
+    out = []
+    for position, stmt in enumerate(stmts):
+        if contains(stmt, BACKWARD):
+            out.append(stmt)
+            continue
+        rewriter = _LookThrough(ctx, stmts[:position])
+        out.append(stmt.visit(rewriter))
+        ctx.found.setdefault("log_every_notes", []).extend(rewriter.notes)
+    return out
+
+
+class _LookThrough(cst.CSTTransformer):
+    """`for ... in logger.gen(loader, ...)` -> `for ... in loader` (also inside
+    `enumerate(...)`), for a checked generator of a logger bound in `before`."""
+
+    def __init__(self, ctx, before) -> None:
+        super().__init__()
+        self.ctx, self.before, self.notes = ctx, before, []
+
+    def leave_For(self, original, updated):
+        call, wrap = updated.iter, None
+        if m.matches(call, m.Call(args=[m.Arg(keyword=None, star=""), m.ZeroOrMore()])) and (
+            "builtins.enumerate" in self.ctx.call_qualnames(call)
+        ):
+            call, wrap = call.args[0].value, call
+        # the logger of an evaluation pass is bound at the epoch's level, before the statement
+        # holding its loop (`with torch.no_grad():`)
+        found = _logger_call(self.ctx, call, self.before, original)
+        if found is None:
+            return updated
+        receiver, generator, _ = found
+        loader = call.args[0].value
+        note = _dropped_prints(self.ctx, receiver, generator, loader, kept=True)
+        self.notes.append((generator, "validation_step", note))
+        if wrap is not None:
+            loader = wrap.with_changes(
+                args=[wrap.args[0].with_changes(value=loader), *wrap.args[1:]]
+            )
+        return updated.with_changes(iter=loader)
+
+
 def before_batch_loop(ctx, loop: cst.For, pre):
     """`logger = Logger(...)` before a batch loop over `logger.<generator>(loader, ...)`:
     checked, then dropped with the `add_meter` calls on it."""
     iterator = ctx.unwrap_iter(loop)[0]
+    found = _logger_call(ctx, iterator, pre, loop)
+    if found is None:
+        return pre
+    receiver, generator, creation = found
+    where = _where(ctx, receiver, generator, iterator)
+    dropped = [creation] + [s for s in pre if _is_call_on(s, receiver)]
+    for stmt in dropped[1:]:
+        problem = _update_problem(ctx, stmt, receiver)
+        if problem:
+            raise Unsupported(WRAPPER, f"{where}: {problem}", stmt)
+    loader = iterator.args[0].value
+    ctx.found["log_every"] = (receiver, iterator, loader)
+    plan_notes = ctx.found.setdefault("log_every_notes", [])
+    # on the class's own lines: a helper's inlined loop has none to name
+    plan_notes.append((generator, "trainer", _dropped_prints(ctx, receiver, generator, loader)))
+    name = generator.name.value
+    for stmt in dropped:
+        plan_notes.append((stmt, None, f"the logger `{receiver}` is dropped with its `{name}`"))
+    return [s for s in pre if not any(s is d for d in dropped)]
+
+
+def _dropped_prints(ctx, receiver, generator, loader, kept: bool = False) -> str:
+    name = generator.name.value
+    shown = (
+        f"`{receiver}` itself stays, updated as the script did"
+        if kept
+        else "Lightning's progress bar shows the logged values"
+    )
+    return (
+        f"`{receiver}.{name}(...)` is not run: the Trainer iterates "
+        f"`{ctx.module.code_for_node(loader)}` itself, and the periodic prints of `{name}` are "
+        f"dropped ({shown})"
+    )
+
+
+def _where(ctx, receiver, generator, call) -> str:
+    loader = ctx.module.code_for_node(call.args[0].value)
+    return f"`{receiver}.{generator.name.value}(...)`, iterating `{loader}`"
+
+
+def _logger_call(ctx, call, bindings, loop):
+    """(receiver, generator, its binding statement) when `call` is `logger.gen(iterable, ...)`
+    with `logger` bound in `bindings` to an instance of a class of the file whose generator
+    passes its iterable through (Unsupported TL187 when it does more); None when `call` is
+    no such call."""
     if not m.matches(
-        iterator,
+        call,
         m.Call(func=m.Attribute(value=m.Name(), attr=m.Name()), args=[m.Arg(), m.ZeroOrMore()]),
     ):
-        return pre
-    receiver, name = iterator.func.value.value, iterator.func.attr.value
-    creation = next((s for s in pre if (a := single_assign(s)) and a[0] == receiver), None)
+        return None
+    receiver, name = call.func.value.value, call.func.attr.value
+    creation = next((s for s in bindings if (a := single_assign(s)) and a[0] == receiver), None)
     value = single_assign(creation)[1] if creation is not None else None
-    classes = file_classes(ctx.module)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
-        return pre
-    cls = classes.get(value.func.value)
+        return None
+    cls = file_classes(ctx.module).get(value.func.value)
     generator = method(cls, name) if cls is not None else None
     if generator is None:
-        return pre
-    where = (
-        f"`{receiver}.{name}(...)`, iterating `{ctx.module.code_for_node(iterator.args[0].value)}`"
-    )
-    first = iterator.args[0]
+        return None
+    where = _where(ctx, receiver, generator, call)
+    first = call.args[0]
     if first.keyword is not None or first.star:
         raise Unsupported(WRAPPER, f"{where}: the iterable is not its first argument", loop)
     _check_pass_through(ctx, generator, where, loop)
@@ -69,26 +158,7 @@ def before_batch_loop(ctx, loop: cst.For, pre):
         problem = checked is not None and confinement_problem(ctx, checked)
         if problem:
             raise Unsupported(WRAPPER, f"{where}: {problem}, which the Trainer would not run", loop)
-    dropped = [creation] + [s for s in pre if _is_call_on(s, receiver)]
-    for stmt in dropped[1:]:
-        problem = _update_problem(ctx, stmt, receiver)
-        if problem:
-            raise Unsupported(WRAPPER, f"{where}: {problem}", stmt)
-    ctx.found["log_every"] = (receiver, iterator, first.value)
-    ctx.found.setdefault("wrapping_bars", [])
-    plan_notes = ctx.found.setdefault("log_every_notes", [])
-    plan_notes.append(
-        (
-            generator,  # the class's own lines: a helper's inlined loop has none to name
-            "trainer",
-            f"`{receiver}.{name}(...)` is not run: the Trainer iterates "
-            f"`{ctx.module.code_for_node(first.value)}` itself, and the periodic prints of "
-            f"`{name}` are dropped (Lightning's progress bar shows the logged values)",
-        )
-    )
-    for stmt in dropped:
-        plan_notes.append((stmt, None, f"the logger `{receiver}` is dropped with its `{name}`"))
-    return [s for s in pre if not any(s is d for d in dropped)]
+    return receiver, generator, creation
 
 
 def batch_loader(ctx, iterator):

@@ -51,7 +51,10 @@ def epoch_body(ctx, stmts):
             out.append(stmt)
             continue
         rewriter = _LookThrough(ctx, stmts[:position])
-        out.append(stmt.visit(rewriter))
+        new = stmt.visit(rewriter)
+        # visiting rebuilds every node: keep the statement itself (its identity names it in
+        # reports, e.g. the helper it was inlined from) unless a loop was looked through
+        out.append(new if rewriter.notes else stmt)
         ctx.found.setdefault("log_every_notes", []).extend(rewriter.notes)
     return out
 

@@ -126,3 +126,12 @@ CONVERTS["evaluation_pass_keeps_its_logger"] = (
     ],
     ["log_every(val_loader"],
 )
+
+# the evaluation keeps its logger: a generator changing the logger would leave other meters
+UNCHANGED["evaluation_logger_changed_by_its_generator"] = (
+    CONVERTS["evaluation_pass_keeps_its_logger"][0].replace(
+        "print(header, i, len(iterable), time.time() - start)",
+        'self.meters["time"].update(time.time() - start)',
+    ),
+    "TL187",
+)

@@ -108,6 +108,25 @@ def confinement_problem(ctx, function: cst.FunctionDef, visited: set | None = No
     return None
 
 
+def self_change(ctx, function: cst.FunctionDef) -> str | None:
+    """What in `function` (a method) may change its own object (`self.x = ...`,
+    `self.meters[k].update(...)`), as code; None when it only reads `self`."""
+    for node in _nodes(function.body):
+        targets = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for part in _target_parts(target):
+                if not isinstance(part, cst.Name) and _root(part) == "self":
+                    return ctx.module.code_for_node(part)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if _root(node.func.value) == "self" and node.func.attr.value not in READ_METHODS:
+                return ctx.module.code_for_node(node.func)
+    return None
+
+
 def _call_problem(ctx, call: cst.Call, owned: set[str], where: str, visited: set) -> str | None:
     classes = file_classes(ctx.module)
     if isinstance(call.func, cst.Name) and call.func.value in classes:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.confined_effects import confinement_problem, file_classes, method
+from ..analysis.confined_effects import confinement_problem, file_classes, method, self_change
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, contains, single_assign
 from ..rule import Unsupported
@@ -79,6 +79,15 @@ class _LookThrough(cst.CSTTransformer):
         if found is None:
             return updated
         receiver, generator, _ = found
+        changed = self_change(self.ctx, generator)
+        if changed:  # the logger stays: its state must be what the script's loop left
+            where = _where(self.ctx, receiver, generator, call)
+            raise Unsupported(
+                WRAPPER,
+                f"{where}: it changes the logger itself (`{changed}`), which the evaluation "
+                "keeps and reads without it",
+                original,
+            )
         loader = call.args[0].value
         note = _dropped_prints(self.ctx, receiver, generator, loader, kept=True)
         self.notes.append((generator, "validation_step", note))

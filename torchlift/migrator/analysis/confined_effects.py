@@ -91,16 +91,10 @@ def confinement_problem(ctx, function: cst.FunctionDef, visited: set | None = No
             return f"`{name}` holds `{type(node).__name__}`"
     owned = _owned_locals(ctx, function)
     for node in _nodes(function.body):
-        targets = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            targets = [node.target]
-        for target in targets:
-            for part in _target_parts(target):
-                if not isinstance(part, cst.Name) and _root(part) not in owned:
-                    shown = ctx.module.code_for_node(part)
-                    return f"`{name}` assigns to `{shown}`, not its own object"
+        for part in _stored_into(node):
+            if _root(part) not in owned:
+                shown = ctx.module.code_for_node(part)
+                return f"`{name}` assigns to `{shown}`, not its own object"
         if isinstance(node, cst.Call):
             problem = _call_problem(ctx, node, owned, name, visited)
             if problem:
@@ -112,15 +106,9 @@ def self_change(ctx, function: cst.FunctionDef) -> str | None:
     """What in `function` (a method) may change its own object (`self.x = ...`,
     `self.meters[k].update(...)`), as code; None when it only reads `self`."""
     for node in _nodes(function.body):
-        targets = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            targets = [node.target]
-        for target in targets:
-            for part in _target_parts(target):
-                if not isinstance(part, cst.Name) and _root(part) == "self":
-                    return ctx.module.code_for_node(part)
+        for part in _stored_into(node):
+            if _root(part) == "self":
+                return ctx.module.code_for_node(part)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             if _root(node.func.value) == "self" and node.func.attr.value not in READ_METHODS:
                 return ctx.module.code_for_node(node.func)
@@ -186,6 +174,18 @@ def _creates(ctx, value, classes: dict) -> bool:
         ctx.call_qualnames(value)
         & {"collections.defaultdict", "collections.deque", "builtins.list", "builtins.dict"}
     )
+
+
+def _stored_into(node) -> list:
+    """The attributes and items an assignment statement `node` stores into (`self.x`,
+    `d[k]`; not plain names)."""
+    targets = []
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        targets = [node.target]
+    parts = [p for target in targets for p in _target_parts(target)]
+    return [p for p in parts if not isinstance(p, cst.Name)]
 
 
 def _target_parts(target) -> list:

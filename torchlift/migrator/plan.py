@@ -30,6 +30,8 @@ class EvalPlan:
     anchor: cst.CSTNode  # outermost statement of the pass (for removal when after training)
     following: list[cst.BaseStatement] = field(default_factory=list)  # epoch code after it
     keeps_train_mode: bool = False  # the script evaluated without model.eval()
+    # modules besides the model the pass runs (an EMA copy) -> the mode the script ran them in
+    other_modes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -234,8 +234,8 @@ class ClassBuilder:
             methods.append(self.train_batch_end())
         if plan.validation:
             v = plan.validation
-            if v.keeps_train_mode:
-                methods.append(self.train_mode_hook("on_validation_model_eval"))
+            if v.keeps_train_mode or set(v.other_modes.values()) - {"eval"}:
+                methods.append(self.train_mode_hook("on_validation_model_eval", v))
             if v.before:
                 methods.append(self.hook("on_validation_epoch_start", v.before))
             methods.append(self.step("validation_step", v.target, v.index, v.body, None))
@@ -246,7 +246,7 @@ class ClassBuilder:
         if plan.test:
             t = plan.test
             if t.keeps_train_mode:
-                methods.append(self.train_mode_hook("on_test_model_eval"))
+                methods.append(self.train_mode_hook("on_test_model_eval", t))
             if t.before:
                 methods.append(self.hook("on_test_epoch_start", t.before))
             methods.append(self.step("test_step", t.target, t.index, t.body, None))
@@ -364,15 +364,22 @@ class ClassBuilder:
         loss = p.loss_capture or p.loss_name
         return self.step("training_step", p.train_target, p.train_index, p.train_body, loss)
 
-    def train_mode_hook(self, name: str) -> cst.FunctionDef:
+    def train_mode_hook(self, name: str, evaluation) -> cst.FunctionDef:
         """Lightning's eval-mode switch before an evaluation pass, overridden to keep the
-        train mode the script evaluated in."""
-        why = cst.EmptyLine(
-            comment=cst.Comment(
-                "# the script evaluated in train mode (it never called model.eval())"
-            )
+        modes the script evaluated in: train mode for the model when it never called
+        model.eval(), and each other module the pass runs (an EMA copy) in its own."""
+        base = "train" if evaluation.keeps_train_mode else "eval"
+        why = (
+            "# the script evaluated in train mode (it never called model.eval())"
+            if evaluation.keeps_train_mode
+            else "# the script evaluated the model in eval mode"
         )
-        body = [_stmt("self.train()\n").with_changes(leading_lines=[why])]
+        body = [_stmt(f"self.{base}()\n").with_changes(leading_lines=[_comment(why)])]
+        for module, mode in evaluation.other_modes.items():
+            if mode != base:
+                why = f"# and `{module}` in {mode} mode, as the script set it"
+                line = _stmt(f"self.{module}.{mode}()\n")
+                body.append(line.with_changes(leading_lines=[_comment(why)]))
         return self.method(f"{name}(self)", body)
 
     def train_batch_end(self) -> cst.FunctionDef:

@@ -86,6 +86,9 @@ PRINTED = {
     "ema_averaged_model_own_eval_mode": r"epoch \d+: loss [^\r\n]*",
     "ema_averaged_model_evaluate_helper": r"epoch \d+ train mse [^\r\n]*",
     "ema_frozen_copy_eval_with_model": r"epoch \d+: val [^\r\n]*",
+    # the model, then its EMA copy: two passes over one loader, two validation dataloaders
+    "ema_copy_second_evaluation": r"epoch \d+: acc [^\r\n]*",
+    "ema_two_val_passes_state_dict_update": r"epoch \d+: loss [^\r\n]*",
 }
 
 

@@ -127,7 +127,12 @@ class ClassBuilder:
         if plan.carried_index:  # read after the batch loop: the last step's index
             mapping[plan.carried_index] = self_attr(attr_name(plan.carried_index))
         if plan.validation:
-            mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
+            v = plan.validation
+            if v.more_loaders:  # several validation dataloaders: a list, in the passes' order
+                for i, name in reversed(list(enumerate([v.loader, *v.more_loaders]))):
+                    mapping[name] = _expr(f"self.trainer.val_dataloaders[{i}]")
+            else:
+                mapping[v.loader] = _expr("self.trainer.val_dataloaders")
         if plan.test:
             mapping[plan.test.loader] = _expr("self.trainer.test_dataloaders")
         for model in plan.models:
@@ -357,7 +362,9 @@ class ClassBuilder:
                 body.append(_stmt(f"return {loss_code}\n"))
         if not body:
             body = [_stmt("pass\n")]
-        return self.method(f"{name}(self, batch, batch_idx)", self.epoch_prefix(stmts) + body)
+        more = name == "validation_step" and self.plan.validation.more_loaders
+        params = "batch, batch_idx, dataloader_idx=0" if more else "batch, batch_idx"
+        return self.method(f"{name}(self, {params})", self.epoch_prefix(stmts) + body)
 
     def training_step(self) -> cst.FunctionDef:
         p = self.plan

@@ -20,11 +20,15 @@ after an eval-mode pass that runs the model (a forward, `model.decode(z)`, the m
 a function): Lightning has put the model back in train mode by then, so BatchNorm would update
 its statistics and Dropout draw masks where the script ran in eval mode.
 
-Lightning switches the whole LightningModule, every module handed to it at once. A pass that
-runs another module besides the model (an EMA copy, `AveragedModel(model)`, a teacher) whose
-mode the script sets on its own (`ema.eval()`, placed after the pass once converted) or that is
-a copy of the model would run it in the model's mode, not its own: refused (TL147) unless the
-script switches it to eval right before the pass as it does the model.
+Lightning switches the whole LightningModule, every module handed to it at once, and restores
+each one's mode after the pass. A pass that runs another module besides the model (an EMA
+copy, `AveragedModel(model)`, a module the script builds) runs it in the mode the script gave
+it: `on_validation_model_eval` sets that mode when it is not Lightning's eval, and the
+script's own `ema.eval()` runs in on_train_epoch_end after the pass, so the mode Lightning
+restores is the script's again from there on (other_module_modes.py). Refused (TL147) when
+that mode is not certain: the module switched inside other code (a step, a condition, the
+pass itself), only after the pass, handed to a function of the script that switches modes,
+or never switched while not built in train mode right before the loop.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from ..analysis.model_handoff import only_reads_state
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .mode_calls import _may_be_in_eval_mode
-from .other_module_modes import mode_at_pass
+from .other_module_modes import constructs_module, mode_at_pass
 
 EVAL_MODE_UNKNOWN = Rule(
     "TL147",
@@ -185,8 +189,9 @@ def _check_other_modules(ctx, before, evaluation, models: set[str], epoch) -> No
 
 def _other_modules(ctx, body, models: set[str]) -> list[tuple[str, cst.CSTNode]]:
     """Names besides the model that the pass runs (`ema(x)`, `ema.module(x)`) and the script
-    treats as modules with a mode: it calls their `.eval()` / `.train()`, or binds them to a
-    copy of a model (`copy.deepcopy(model)`, `AveragedModel(model)`)."""
+    treats as modules with a mode: it calls their `.eval()` / `.train()`, binds them to a
+    copy of a model (`copy.deepcopy(model)`, `AveragedModel(model)`) or to a module it builds
+    (`teacher = nn.Sequential(...)`, `Net()` of a module class of the file)."""
     switched = {
         call.func.value.value
         for call in m.findall(ctx.module, m.Call(func=m.Attribute(attr=m.Name()), args=[]))
@@ -196,6 +201,7 @@ def _other_modules(ctx, body, models: set[str]) -> list[tuple[str, cst.CSTNode]]
         target.target.value
         for assign in m.findall(ctx.module, m.Assign())
         if ctx.call_qualnames(_made_by(assign.value)) & _MODEL_COPIES
+        or constructs_module(ctx, _made_by(assign.value))
         for target in assign.targets
         if isinstance(target.target, cst.Name)
     }

@@ -35,7 +35,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.statements import call_method
+from ..analysis.statements import call_method, single_assign
 
 _MODES = ("eval", "train")
 
@@ -128,17 +128,68 @@ def _mode_set(stmt, name: str) -> str | None:
 def _mode_before_loop(ctx, name: str) -> str | None:
     """The mode the code before the training loop leaves `name` in, when it sets it with a
     top-level statement and switches it nowhere else (a mode call nested in other code, or
-    another binding of the name after it, makes it unknown)."""
+    another binding of the name after it, makes it unknown): `name.eval()`, `name =
+    <...>.eval()`, or a module built right there (`nn.Sequential(...)`, `Net()`), in train
+    mode as every new module."""
     mode = None
     for stmt in ctx.scope_before:
         if m.matches(stmt, m.FunctionDef() | m.ClassDef()):
             continue
-        found = _mode_set(stmt, name)
+        found = _mode_set(stmt, name) or _built_in_train_mode(ctx, stmt, name)
         if found is not None:
             mode = found
         elif _mode_calls(stmt, name) or _binds(stmt, name):
             mode = None
     return mode
+
+
+def _built_in_train_mode(ctx, stmt, name: str) -> str | None:
+    """ "train" when `stmt` is `name = <a module class>(...)`."""
+    found = single_assign(stmt)
+    if found is not None and found[0] == name and constructs_module(ctx, found[1]):
+        return "train"
+    return None
+
+
+def constructs_module(ctx, value) -> bool:
+    """`value` builds a new module, in train mode: a torch.nn class other than a loss (its mode
+    changes nothing), or a class of the file deriving from one whose methods never switch
+    modes (its __init__ could)."""
+    if not isinstance(value, cst.Call):
+        return False
+    for qualname in ctx.call_qualnames(value):
+        if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
+            return qualname.rsplit(".", 1)[-1][:1].isupper() and not qualname.endswith("Loss")
+    return m.matches(value.func, m.Name()) and value.func.value in _module_classes(ctx)
+
+
+def _module_classes(ctx) -> set[str]:
+    """Classes of the file deriving (through each other) from a torch.nn class, with no
+    `.eval()` / `.train()` call in their bodies."""
+    classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, cls in classes.items():
+            if name in found:
+                continue
+            bases = [b.value for b in cls.bases]
+            if any(
+                any(q.startswith("torch.nn.") for q in ctx.names.of(b))
+                or (isinstance(b, cst.Name) and b.value in found)
+                for b in bases
+            ):
+                found.add(name)
+                changed = True
+    return {
+        name
+        for name in found
+        if not any(
+            call.func.attr.value in _MODES
+            for call in m.findall(classes[name], m.Call(func=m.Attribute(attr=m.Name())))
+        )
+    }
 
 
 def _binds(stmt, name: str) -> bool:

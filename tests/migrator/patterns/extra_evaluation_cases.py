@@ -89,6 +89,20 @@ CONVERTS = {
         ["len(self.trainer.val_dataloaders[0])"],
         [],
     ),
+    # a validation and a test loader evaluated every epoch: `[val_loader, test_loader]`
+    "validation_then_test_loader_each_epoch": (
+        _two_passes()
+        .replace(
+            "for x, y in val_loader:\n            print(criterion(ema",
+            "for x, y in other:\n            print(criterion(ema",
+        )
+        .replace(
+            "ema = nn.Linear(4, 2)",
+            "ema = nn.Linear(4, 2)\nother = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))",
+        ),
+        ["trainer.fit(lit_model, loader, [val_loader, other])"],
+        [],
+    ),
 }
 
 UNCHANGED = {
@@ -119,6 +133,21 @@ UNCHANGED = {
         _two_passes().replace(
             "print(criterion(ema(x), y).item())",
             "print(criterion(ema(x), y).item())\n            break",
+        ),
+        "TL179",
+    ),
+    "break_in_the_first_pass": (
+        _two_passes().replace(
+            "print(criterion(model(x), y).item())",
+            "print(criterion(model(x), y).item())\n            break",
+        ),
+        "TL179",
+    ),
+    # the training loader would be the Trainer's training data and a validation dataloader
+    "second_pass_over_the_training_loader": (
+        _two_passes().replace(
+            "for x, y in val_loader:\n            print(criterion(ema(x), y).item())",
+            "for x, y in loader:\n            print(criterion(ema(x), y).item())",
         ),
         "TL179",
     ),

@@ -102,3 +102,21 @@ def _evaluation_pass(ctx, stmt) -> cst.For | None:
 def _called(loop: cst.For) -> set[str]:
     """Names the pass calls as functions (the model it evaluates among them)."""
     return {call.func.value for call in m.findall(loop, m.Call(func=m.Name()))}
+
+
+def clean(ctx, plan) -> None:
+    """(After every pattern read the loop.) The second pass's loader is only a validation dataloader: the training loader or the
+    test loop's (`self.trainer.train_dataloader` / `test_dataloaders` in the module) would be
+    two things at once."""
+    validation = plan.validation
+    if validation is None or not validation.more_loaders:
+        return
+    owned = {plan.train_loader, plan.test.loader if plan.test else None}
+    for name in validation.more_loaders:
+        if name in owned:
+            ctx.block(
+                SECOND_EVALUATION,
+                f"the second evaluation pass iterates `{name}`, which the conversion also "
+                "hands to the Trainer for training or testing",
+                validation.anchor,
+            )

@@ -79,8 +79,8 @@ def _merge(ctx, stmts, first, second, training):
     iter2, index2, target2 = ctx.unwrap_iter(loop2)
     if index1 != index2 or loop1.orelse is not None:
         return None, "the passes number their batches differently"
-    if any(contains(s, FLOW) for s in body2):
-        return None, "the second pass uses break / continue / return"
+    if any(contains(s, FLOW) for s in [*loop1.body.body, *body2]):
+        return None, "a pass uses break / continue / return"
     body2, why = _same_target(target1, target2, body2, stmts[stmts.index(second) + 1 :])
     if body2 is None:
         return None, why

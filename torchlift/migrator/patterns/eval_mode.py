@@ -137,7 +137,7 @@ def _other_modes(ctx, plan, validation, models: set[str], between) -> None:
     in_pass_after = {id(s) for s in validation.after}
 
     def runs(stmt, name: str) -> bool:
-        return _runs_model(stmt, {name}, _helpers_reading(ctx.module, {name}))
+        return _runs_model(ctx, stmt, {name}, _helpers_reading(ctx.module, {name}))
 
     for name, node in _other_modules(ctx, validation.body, models):
         mode, refusal = mode_at_pass(

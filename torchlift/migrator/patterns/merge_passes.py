@@ -41,7 +41,8 @@ import libcst.matchers as m
 
 from ..analysis.names import collect_names, mentions, rename
 from ..analysis.statements import FLOW, LOOP, contains
-from .eval_passes import _is_no_grad, eval_loop_of
+from .eval_passes import eval_loop_of, without_no_grad
+from .eval_shapes import _uses_gradients
 from .mode_calls import functions_reading
 
 INDEX = "dataloader_idx"
@@ -139,16 +140,9 @@ def _second_loop(ctx, stmt):
         return None, None, "the second pass is not a plain loop over its loader"
     if loop.orelse is not None:
         return None, None, "the second pass has an `else` block"
-    body = []
-    for inner in loop.body.body:
-        if isinstance(inner, cst.With) and _is_no_grad(ctx, inner):
-            body.extend(inner.body.body)
-        else:
-            body.append(inner)
+    body = without_no_grad(ctx, loop.body.body)
     if any(contains(s, LOOP) and not ctx.harmless_loop(s) for s in body):
         return None, None, "the second pass holds a nested loop over data"
-    from .eval_shapes import _uses_gradients  # (eval_shapes imports eval_passes too)
-
     if _uses_gradients(ctx, loop):
         return None, None, "the second pass uses gradients"
     return loop, body, None

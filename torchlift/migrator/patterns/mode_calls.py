@@ -21,6 +21,7 @@ from ..analysis.statements import call_method
 
 RULES = ()
 _BUILTINS = frozenset(dir(builtins))
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 
 
 def clean(ctx, plan) -> None:
@@ -94,10 +95,11 @@ def _may_be_in_eval_mode(ctx, model: str) -> bool:
             if m.matches(func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
                 return True
             passed = any(m.matches(arg.value, m.Name(model)) for arg in call.args)
-            # builtins (print, len, ...) and torch's own wrappers (DataParallel, compile, ...)
-            # do not switch the mode
+            # builtins (print, len, ...), torch's own wrappers (DataParallel, compile, ...) and
+            # copies (an EMA made with copy.deepcopy) do not switch the mode
             harmless = any(
-                q.startswith("torch.") or q in _BUILTINS for q in ctx.call_qualnames(call)
+                q.startswith("torch.") or q in _BUILTINS or q in _COPIES
+                for q in ctx.call_qualnames(call)
             ) or (m.matches(call.func, m.Name()) and call.func.value in _BUILTINS)
             if passed and not harmless:
                 return True

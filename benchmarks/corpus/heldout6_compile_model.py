@@ -1,5 +1,6 @@
 # corpus: current-recipe script: torch.compile(model) when available (skipped with --no-compile), set_float32_matmul_precision, AdamW with fused flag off on CPU, evaluation per epoch, loss printed with running mean
 import argparse
+
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset

@@ -1,7 +1,6 @@
 # corpus: knowledge-distillation tutorial: a teacher trained first with its own loop, then a student trained against the teacher's softened logits (teacher.eval(), no_grad teacher forward inside the batch loop), KL + CE with temperature
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
 
 torch.manual_seed(0)

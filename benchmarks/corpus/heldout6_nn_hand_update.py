@@ -1,5 +1,6 @@
 # corpus: "learning with examples" nn-module step: whole tensors, model.zero_grad(), manual update under torch.no_grad() with param -= learning_rate * param.grad
 import math
+
 import torch
 
 torch.manual_seed(0)

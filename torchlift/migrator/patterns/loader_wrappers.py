@@ -37,11 +37,15 @@ anything or moves the batch to a device, another method the loop could rely on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import only_module_binding
+from ..analysis.statements import without_docstring
 from ..rule import Rule, Unsupported
+from .device_helpers import moved_data
 
 WRAPPER = Rule(
     "TL187",
@@ -90,24 +94,35 @@ _PURE_METHODS = frozenset(
 )
 
 
-def wrapped_loader(ctx, value: cst.BaseExpression, name: str, stmt) -> bool:
-    """True when `value` (the binding of a loader passed to the training function) is
-    `Wrapper(name, ...)`
-    with `Wrapper` a class of the file that only maps batches; False when it is no call of a
-    class of the file; Unsupported (TL187) for a wrapper that may iterate otherwise."""
+@dataclass(frozen=True)
+class Wrapped:
+    """A loader wrapper accepted: `device` is what it moves each batch to (the expression its
+    creation passes), None for one that only maps batches."""
+
+    device: cst.BaseExpression | None = None
+
+
+def wrapped_loader(ctx, value: cst.BaseExpression, loader: cst.BaseExpression, stmt):
+    """A Wrapped when `value` (the binding of a loader passed to the training function) is
+    `Wrapper(loader, ...)` (`loader` a name, or the `DataLoader(...)` call itself) with
+    `Wrapper` a class of the file that only maps batches or moves them to a device; None when
+    it is no call of a class of the file; Unsupported (TL187) for a wrapper that may iterate
+    otherwise."""
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
-        return False
+        return None
     cls = only_module_binding(ctx.module, value.func.value)
     if not isinstance(cls, cst.ClassDef):
-        return False
+        return None
+    name = loader.value if isinstance(loader, cst.Name) else "its loader"
     where = f"`{cls.name.value}`, wrapping `{name}`"
     if cls.bases or cls.keywords or cls.decorators:
         raise Unsupported(WRAPPER, f"{where}, has bases, keywords or decorators", stmt)
     methods = {}
-    for item in cls.body.body:
+    for item in without_docstring(cls.body.body):
         if not isinstance(item, cst.FunctionDef) or item.decorators:
             raise Unsupported(WRAPPER, f"{where}, holds more than plain methods", stmt)
-        methods[item.name.value] = item
+        body = item.body.with_changes(body=without_docstring(item.body.body))
+        methods[item.name.value] = item.with_changes(body=body)  # docstrings run nothing
     if set(methods) != {"__init__", "__iter__", "__len__"}:
         raise Unsupported(
             WRAPPER,
@@ -116,7 +131,7 @@ def wrapped_loader(ctx, value: cst.BaseExpression, name: str, stmt) -> bool:
             stmt,
         )
     stored = _stored_parameters(methods.get("__init__"), where, stmt)
-    loader_attr, func_attr = _iteration(methods["__iter__"], where, stmt)
+    loader_attr, func_attr, device_attr = _iteration(ctx, methods["__iter__"], where, stmt)
     if not m.matches(
         methods["__len__"].body,
         m.IndentedBlock(
@@ -136,14 +151,20 @@ def wrapped_loader(ctx, value: cst.BaseExpression, name: str, stmt) -> bool:
     ):
         raise Unsupported(WRAPPER, f"{where}: `__len__` is not `len(self.{loader_attr})`", stmt)
     arguments = _arguments(methods.get("__init__"), value, where, stmt)
-    if loader_attr not in stored or not m.matches(arguments.get(stored[loader_attr]), m.Name(name)):
+    iterated = arguments.get(stored.get(loader_attr, ""))
+    if iterated is None or not iterated.deep_equals(loader):
         raise Unsupported(WRAPPER, f"{where}, iterates something else than `{name}`", stmt)
     if func_attr is not None:
         func = arguments.get(stored.get(func_attr, ""))
         if not isinstance(func, cst.Name):
             raise Unsupported(WRAPPER, f"{where}: its mapping function is not named", stmt)
         _check_mapping(ctx, func.value, where, stmt)
-    return True
+    if device_attr is None:
+        return Wrapped()
+    device = arguments.get(stored.get(device_attr, ""))
+    if device is None:
+        raise Unsupported(WRAPPER, f"{where}: the device it moves batches to is not given", stmt)
+    return Wrapped(device)
 
 
 def _stored_parameters(init, where, stmt) -> dict[str, str]:
@@ -174,9 +195,10 @@ def _stored_parameters(init, where, stmt) -> dict[str, str]:
     return stored
 
 
-def _iteration(method, where, stmt) -> tuple[str, str | None]:
-    """(loader attribute, mapping function attribute or None) of `for b in self.dl: yield
-    self.func(*b)` / `yield b`."""
+def _iteration(ctx, method, where, stmt) -> tuple[str, str | None, str | None]:
+    """(loader attribute, mapping function attribute or None, device attribute or None) of
+    `for b in self.dl: yield self.func(*b)` / `yield b` / `yield to_device(b, self.device)`
+    (a function of the file that only moves data to a device: patterns/device_helpers.py)."""
     body = method.body.body
     loop = body[0] if len(body) == 1 else None
     if not (
@@ -194,7 +216,14 @@ def _iteration(method, where, stmt) -> tuple[str, str | None]:
     batch = loop.target.value
     yielded = loop.body.body[0].body[0].value.value
     if m.matches(yielded, m.Name(batch)):
-        return loop.iter.attr.value, None
+        return loop.iter.attr.value, None, None
+    moved = moved_data(ctx, yielded)
+    if moved is not None and m.matches(moved[0], m.Name(batch)):
+        if not m.matches(moved[1], m.Attribute(m.Name("self"), m.Name())):
+            raise Unsupported(
+                WRAPPER, f"{where}: `__iter__` moves batches to a device it does not store", stmt
+            )
+        return loop.iter.attr.value, None, moved[1].attr.value
     if m.matches(
         yielded,
         m.Call(
@@ -202,7 +231,7 @@ def _iteration(method, where, stmt) -> tuple[str, str | None]:
             args=[m.Arg(m.Name(batch), star="*") | m.Arg(m.Name(batch), star="")],
         ),
     ):
-        return loop.iter.attr.value, yielded.func.attr.value
+        return loop.iter.attr.value, yielded.func.attr.value, None
     raise Unsupported(
         WRAPPER, f"{where}: `__iter__` yields more than `self.func(*b)` of each batch", stmt
     )

@@ -26,7 +26,10 @@ _BUILTINS = frozenset(dir(builtins))
 def clean(ctx, plan) -> None:
     models = [model.name for model in plan.models]
     keep_train = {
-        model: _may_be_in_eval_mode(ctx, model) or _may_switch_to_eval(ctx, plan.after_step, model)
+        model: _may_be_in_eval_mode(ctx, model)
+        or _may_switch_to_eval(ctx, plan.after_step, model)
+        or _may_switch_to_eval(ctx, plan.post_train, model)
+        or _given_in_unknown_mode(ctx, model)
         for model in models
     }
 
@@ -75,6 +78,13 @@ def _may_switch_to_eval(ctx, after_step, model: str) -> bool:
             if any(m.matches(arg.value, m.Name(model)) for arg in call.args):
                 return True
     return False
+
+
+def _given_in_unknown_mode(ctx, model: str) -> bool:
+    """A model the function holding the loop is given (patterns/passed_in.py) is in whatever
+    mode its caller left it: a course notebook evaluates it first (`history =
+    [evaluate(model, val_loader)]`, which calls `model.eval()`), then calls `fit(...)`."""
+    return model in ctx.params and not ctx.binding(model)[1]
 
 
 def _may_be_in_eval_mode(ctx, model: str) -> bool:

@@ -86,7 +86,6 @@ class OwnLoopTransformer(cst.CSTTransformer):
         return updated_node
 
 
-
 def without_docstring(body) -> list:
     """The statements of a body after its docstring, if it has one (it runs nothing)."""
     body = list(body)

@@ -26,7 +26,15 @@ file whose body is one `return` of the batch's parts through tensor methods that
 (`x.view(-1, 1, 28, 28)`, `.float()`), calling nothing else -- not `.to(dev)` either: the
 Trainer places batches on its own accelerator.
 
-Accepted: a class of the file with no bases, decorators or class-level statements, whose
+A wrapper that moves each batch to a device (the course notebooks' `DeviceDataLoader`,
+`yield to_device(b, self.device)` with `to_device` a function of the file that only calls
+`data.to(device)`, over the items of a list or tuple: patterns/device_helpers.py) is kept too:
+the Trainer moves a batch already on its device nowhere, and the structure the step unpacks is
+the one the wrapper yields. It is accepted where the device is the one the model is placed on
+(the Trainer's `accelerator=`, patterns/passed_in.py), refused (TL187) otherwise.
+
+Accepted: a class of the file with no bases, decorators or class-level statements (docstrings
+aside), whose
 `__init__` only stores its parameters on `self`, whose `__iter__` is exactly `for b in
 self.<loader>: yield self.<func>(*b)` (or `yield b`), and whose `__len__`, if any, is `return
 len(self.<loader>)`; created once per name, `name = Wrapper(name, func)`, right on the name's
@@ -56,7 +64,8 @@ WRAPPER = Rule(
     random numbers (Lightning reads one batch ahead): `__iter__` exactly `for b in self.dl:
     yield self.func(*b)`, `__len__` the loader's, and the mapping function one `return`
     through tensor methods such as `.view()`, `.float()` (no device moves: the Trainer
-    moves batches itself).""",
+    moves batches itself) -- or `yield to_device(b, self.device)` with a `to_device` that
+    only calls `.to(device)`, to the device the model is placed on.""",
     """Do the per-batch mapping in the training loop (or in a Dataset / `collate_fn`), or
     write the wrapper as shown: store the loader and the function, yield the mapped batch.""",
     """
@@ -113,7 +122,10 @@ def wrapped_loader(ctx, value: cst.BaseExpression, loader: cst.BaseExpression, s
     cls = only_module_binding(ctx.module, value.func.value)
     if not isinstance(cls, cst.ClassDef):
         return None
-    name = loader.value if isinstance(loader, cst.Name) else "its loader"
+    if isinstance(loader, cst.Call):  # `DeviceDataLoader(DataLoader(...), device)`
+        name = f"{ctx.module.code_for_node(loader.func)}(...)"
+    else:
+        name = ctx.module.code_for_node(loader)
     where = f"`{cls.name.value}`, wrapping `{name}`"
     if cls.bases or cls.keywords or cls.decorators:
         raise Unsupported(WRAPPER, f"{where}, has bases, keywords or decorators", stmt)
@@ -232,6 +244,15 @@ def _iteration(ctx, method, where, stmt) -> tuple[str, str | None, str | None]:
         ),
     ):
         return loop.iter.attr.value, yielded.func.attr.value, None
+    if m.matches(yielded, m.Call(func=m.Name(), args=[m.Arg(m.Name(batch)), m.ZeroOrMore()])):
+        shown = yielded.func.value  # `to_device(b, self.device)` of a function doing more
+        raise Unsupported(
+            WRAPPER,
+            f"{where}: `__iter__` yields `{shown}(...)` of each batch, and `{shown}` does more "
+            "than `data.to(device)` (over the items of a list or tuple): the Trainer would run "
+            "it one batch ahead",
+            stmt,
+        )
     raise Unsupported(
         WRAPPER, f"{where}: `__iter__` yields more than `self.func(*b)` of each batch", stmt
     )

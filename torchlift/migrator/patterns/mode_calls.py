@@ -6,6 +6,8 @@ model before its training loop (a test of the untrained model) and then called `
 would train in eval mode once converted (dropout off). So when code before the loop may leave
 the model in eval mode — it calls `model.eval()`, or hands the model to a function — the
 script's own `model.train()` calls of the training part are kept (they run in the same hooks).
+For a model the function holding the loop is given, that code is its callers' (`history =
+[evaluate(model, val_loader)]; history += fit(epochs, lr, model, ...)`).
 
 Leaves alone: `model.train(mode)` with an argument, and calls on anything but the model.
 """
@@ -18,6 +20,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.statements import call_method
+from .device_helpers import moved_data
 
 RULES = ()
 _BUILTINS = frozenset(dir(builtins))
@@ -28,7 +31,6 @@ def clean(ctx, plan) -> None:
     keep_train = {
         model: _may_be_in_eval_mode(ctx, model)
         or _may_switch_to_eval(ctx, plan.after_step, model)
-        or _may_switch_to_eval(ctx, plan.post_train, model)
         or _given_in_unknown_mode(ctx, model)
         for model in models
     }
@@ -81,28 +83,46 @@ def _may_switch_to_eval(ctx, after_step, model: str) -> bool:
 
 
 def _given_in_unknown_mode(ctx, model: str) -> bool:
-    """A model the function holding the loop is given (patterns/passed_in.py) is in whatever
-    mode its caller left it: a course notebook evaluates it first (`history =
-    [evaluate(model, val_loader)]`, which calls `model.eval()`), then calls `fit(...)`."""
-    return model in ctx.params and not ctx.binding(model)[1]
+    """A model the function holding the loop is given (patterns/passed_in.py) is in the mode
+    its caller left it: a course notebook evaluates it first (`history = [evaluate(model,
+    val_loader)]`, which calls `model.eval()`), then calls `fit(...)`. Read in the callers'
+    other statements as before the loop; a caller that cannot be read may have done so."""
+    if model not in ctx.params or ctx.binding(model)[1]:
+        return False
+    from .passed_in import callers_passing  # (passed_in imports the patterns this one runs after)
+
+    callers = callers_passing(ctx, model)
+    if callers is None:
+        return True
+    for argument, statements in callers:
+        if not isinstance(argument, cst.Name):
+            return True
+        if any(_may_switch(ctx, stmt, argument.value) for stmt in statements):
+            return True
+    return False
 
 
 def _may_be_in_eval_mode(ctx, model: str) -> bool:
     """Whether code before the loop may leave `model` in eval mode: it calls `model.eval()`,
     or passes the model to a call (a helper that evaluates it)."""
-    for stmt in ctx.scope_before:
-        if m.matches(stmt, m.FunctionDef() | m.ClassDef()):
-            continue  # a definition runs nothing until it is called
-        for call in m.findall(stmt, m.Call()):
-            func = call.func
-            if m.matches(func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
-                return True
-            passed = any(m.matches(arg.value, m.Name(model)) for arg in call.args)
-            # builtins (print, len, ...) and torch's own wrappers (DataParallel, compile, ...)
-            # do not switch the mode
-            harmless = any(
-                q.startswith("torch.") or q in _BUILTINS for q in ctx.call_qualnames(call)
-            ) or (m.matches(call.func, m.Name()) and call.func.value in _BUILTINS)
-            if passed and not harmless:
-                return True
+    return any(_may_switch(ctx, stmt, model) for stmt in ctx.scope_before)
+
+
+def _may_switch(ctx, stmt, model: str) -> bool:
+    """`stmt` calls `model.eval()` or passes `model` to a call other than a builtin or torch's."""
+    if m.matches(stmt, m.FunctionDef() | m.ClassDef()):
+        return False  # a definition runs nothing until it is called
+    for call in m.findall(stmt, m.Call()):
+        func = call.func
+        if m.matches(func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
+            return True
+        passed = any(m.matches(arg.value, m.Name(model)) for arg in call.args)
+        # builtins (print, len, ...) and torch's own wrappers (DataParallel, compile, ...)
+        # do not switch the mode
+        harmless = any(
+            q.startswith("torch.") or q in _BUILTINS for q in ctx.call_qualnames(call)
+        ) or (m.matches(call.func, m.Name()) and call.func.value in _BUILTINS)
+        harmless = harmless or moved_data(ctx, call) is not None  # `to_device(model, device)`
+        if passed and not harmless:
+            return True
     return False

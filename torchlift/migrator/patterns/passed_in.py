@@ -23,8 +23,12 @@ name bound to a `torch.optim` optimizer built on `X.parameters()` (or a submodul
 same parameter of the function (the model); for the loader parameter, a name bound to a
 `DataLoader(...)`. A name may also be bound by unpacking a factory of the file (`model, opt =
 get_model()`: patterns/factories.py), and a loader wrapped in a class of the file that maps
-its batches (`train_dl = WrappedDataLoader(train_dl, preprocess)`: patterns/loader_wrappers.py). Refused (TL132): a function never called in this file (a library helper:
-what it is given is unknown), used other than by calls (passed as a callback), called with
+its batches (`train_dl = WrappedDataLoader(train_dl, preprocess)`: patterns/loader_wrappers.py)
+or moves them to the device the model is placed on (`DeviceDataLoader(train_dl, device)`). A
+callable parameter (`optimizer = opt_func(model.parameters(), lr)`, `opt_func=torch.optim.SGD`)
+is what the calls pass for it, or its default (`callee_qualnames`). Refused (TL132): a
+function never called in this file (a library helper: what it is given is unknown), used
+other than by calls (passed as a callback), called with
 `*args`/`**kwargs` or with expressions for those parameters, or given an optimizer whose
 model is not passed alongside it.
 """
@@ -245,8 +249,9 @@ def callee_qualnames(ctx, call) -> set[str]:
     """The qualified names of what `call` calls; for a call of a parameter of the function
     holding the loop that the function does not rebind before it (`optimizer =
     opt_func(model.parameters(), lr)`), those of what the call sites pass for it, or of its
-    default where a call passes none (`opt_func=torch.optim.SGD`). Empty when one of them is
-    not a name of an import (a variable, a lambda, `functools.partial(...)`): unknown."""
+    default where a call passes none (`opt_func=torch.optim.SGD`), directly or through a name
+    the caller binds once (`opt_func = torch.optim.Adam`). Empty when one of them is not a name
+    of an import (a lambda, `functools.partial(...)`): unknown."""
     names = ctx.call_qualnames(call)
     if names or not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
         return names
@@ -255,12 +260,15 @@ def callee_qualnames(ctx, call) -> set[str]:
         return set()
     try:
         sites = _call_sites(ctx, ctx.loop)
-        passed = [_argument(ctx, site, param) for _, site in sites]
+        passed = [(caller, _argument(ctx, site, param)) for caller, site in sites]
     except Unsupported:
         return set()  # not read at call sites: what it is stays unknown (refused as before)
     found: set[str] = set()
-    for argument in passed:
+    for caller, argument in passed:
         resolved = ctx.qualnames(argument) if argument is not None else set()
+        if not resolved and isinstance(argument, cst.Name) and not _is_default(ctx, argument):
+            bound = _bound_value(caller, argument)
+            resolved = ctx.qualnames(bound) if bound is not None else set()
         if not resolved:
             return set()
         found |= resolved
@@ -301,6 +309,12 @@ def given_eval_loader(ctx, name: str) -> None:
             _wrapped_loader(ctx, caller, call, _argument(ctx, call, name))
 
 
+def _is_default(ctx, argument) -> bool:
+    """`argument` is a parameter's default (read in the module's scope, not the caller's)."""
+    params = ctx.function.params
+    return any(p.default is argument for p in [*params.params, *params.kwonly_params])
+
+
 def _is_loader_call(ctx, value) -> bool:
     """`DataLoader(...)`, by qualified name."""
     return any(q.endswith("DataLoader") for q in ctx.call_qualnames(value))
@@ -325,6 +339,25 @@ def _builds_loader(ctx, value) -> bool:
 def called_in_file(ctx) -> bool:
     """The function holding the loop is called in this file, by plain calls (else TL132)."""
     return bool(_call_sites(ctx, ctx.loop))
+
+
+def callers_passing(ctx, param: str) -> list[tuple[cst.BaseExpression | None, list]] | None:
+    """Per call of the function holding the loop: what it passes for `param`, and the other
+    statements of the caller's scope (what may run on it before or between calls); None when
+    the calls cannot be read (TL132 elsewhere)."""
+    try:
+        sites = _call_sites(ctx, ctx.loop)
+        found = []
+        for caller, call in sites:
+            others = [
+                stmt
+                for stmt in _scope_statements(caller)
+                if not any(c is call for c in m.findall(stmt, m.Call()))
+            ]
+            found.append((_argument(ctx, call, param), others))
+    except Unsupported:
+        return None
+    return found
 
 
 def _function(ctx) -> str:

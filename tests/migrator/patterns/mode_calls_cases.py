@@ -61,6 +61,48 @@ CONVERTS = {
         ["self.model.train()"],
         [],
     ),
+    # a model the training function is given: its caller evaluated it first (course notebooks)
+    "train_kept_when_the_caller_evaluated_the_given_model": (
+        """
+        def evaluate(net):
+            net.eval()
+
+
+        def fit(net, epochs):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(epochs):
+                net.train()
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        history = [evaluate(model)]
+        fit(model, 2)
+        """,
+        ["def on_train_epoch_start(self):\n        self.model.train()"],
+        [],
+    ),
+    "train_dropped_when_no_caller_touches_the_given_model": (
+        """
+        def fit(net, epochs):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(epochs):
+                net.train()
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        fit(model, 2)
+        """,
+        ["trainer.fit(lit_model, loader)"],
+        [".train()"],
+    ),
 }
 
 UNCHANGED = {}

@@ -76,6 +76,8 @@ PRINTED = {
     # both phases' epoch lines, each from its own accumulators, in the script's order
     "phase_loop_best_weights": r"(?:train|val) +loss [^\r\n]*",
     "phase_loop_grad_around_forward": r"epoch \d+ (?:train|valid): mse [^\r\n]*",
+    # a sampling helper reaching the model through another helper, after the optimizer step
+    "diffusion_sample_after_step": r"sample mean [^\r\n]*",
 }
 
 

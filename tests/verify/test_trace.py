@@ -139,6 +139,31 @@ def test_buffers_of_trained_modules_are_recorded_even_from_a_finished_function(t
     assert plain.params[4].tolist() != peek.params[4].tolist()
 
 
+def test_a_dead_weak_proxy_does_not_stop_the_trace(tmp_path):
+    # torch.compile leaves weakref proxies whose referents are gone among the garbage
+    # collector's objects; asking one its type raises ReferenceError
+    script = _script(
+        tmp_path,
+        """
+        import weakref
+        import torch
+
+        class Holder:
+            pass
+
+        held = Holder()
+        proxies = [weakref.proxy(held)]
+        del held
+        model = torch.nn.Linear(2, 1)
+        model(torch.ones(1, 2)).sum().backward()
+        print("finished")
+        """,
+    )
+    run = run_traced(script, params=True, seed=1)
+    assert run.returncode == 0, run.stderr
+    assert "finished" in run.stdout and len(run.params) == 2
+
+
 def test_standalone_launch_reaches_its_store_on_loopback():
     # torchrun hands its workers the machine's FQDN unless told the local address
     assert launcher_args("torchrun --standalone --nproc_per_node=2") == [

@@ -82,6 +82,33 @@ CONVERTS = {
         ],
         [],
     ),
+    "helper_reaching_the_model_through_another_helper": (  # sample() -> denoise() -> model
+        """
+        def denoise(x):
+            return model(x)
+
+
+        @torch.no_grad()
+        def sample():
+            return denoise(torch.randn(2, 4))
+
+
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if i == 0:
+                    print(sample().mean().item())
+        """,
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        if batch_idx == 0:\n"
+            "            self.print(sample().mean().item())"
+        ],
+        [],
+    ),
 }
 
 UNCHANGED = {

@@ -113,9 +113,45 @@ CONVERTS = {
         ["net = nn.Linear(4, 2)\n"],
         [".to(device)"],
     ),
+    # the compiled module shares the model's parameters: the LightningModule holds it
+    "model_compiled_under_a_flag": (
+        """
+        net = nn.Linear(4, 2)
+        if use_compile:
+            print("compiling")
+            net = torch.compile(net, mode="reduce-overhead")
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        [
+            'if use_compile:\n    print("compiling")\n'
+            '    net = torch.compile(net, mode="reduce-overhead")\nlit_model = LitModel(net, criterion)'
+        ],
+        [],
+    ),
 }
 
 UNCHANGED = {
+    "model_replaced_under_a_flag": (  # not a wrapper of the same parameters
+        """
+        net = nn.Linear(4, 2)
+        if pretrained:
+            net = torch.compile(other_net)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        "TL106",
+    ),
     "no_optimizer_step_and_no_update_by_hand": (  # an update by hand: hand_update_cases.py
         """
         for epoch in range(2):

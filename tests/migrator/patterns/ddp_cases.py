@@ -94,6 +94,79 @@ if ddp:
     destroy_process_group()
 """
 
+_INIT_HELPER = """
+import argparse
+import os
+
+import torch.distributed as dist
+from torch.utils.data.distributed import DistributedSampler
+
+
+def init_distributed_mode(args):
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        args.rank = int(os.environ["RANK"])
+        args.world_size = int(os.environ["WORLD_SIZE"])
+    else:
+        args.distributed = False
+        return
+    args.distributed = True
+    args.dist_backend = "gloo"
+    dist.init_process_group(backend=args.dist_backend, world_size=args.world_size, rank=args.rank)
+    dist.barrier()
+
+
+def main(args):
+    init_distributed_mode(args)
+    data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
+    if args.distributed:
+        sampler = DistributedSampler(data)
+    else:
+        sampler = torch.utils.data.RandomSampler(data)
+    train_loader = DataLoader(data, batch_size=4, sampler=sampler)
+    net = nn.Linear(4, 2)
+    net_without_ddp = net
+    if args.distributed:
+        net = torch.nn.parallel.DistributedDataParallel(net)
+        net_without_ddp = net.module
+    opt = torch.optim.SGD(net_without_ddp.parameters(), lr=0.1)
+    for epoch in range(2):
+        if args.distributed:
+            sampler.set_epoch(epoch)
+        for x, y in train_loader:
+            opt.zero_grad()
+            loss = criterion(net(x), y)
+            loss.backward()
+            opt.step()
+    if not args.distributed or dist.get_rank() == 0:
+        torch.save(net_without_ddp.state_dict(), "net.pt")
+    if args.distributed:
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main(argparse.Namespace())
+"""
+
+
+def init_helper(*edits: tuple[str, str]) -> str:
+    """A torchrun script whose `init_distributed_mode(args)` starts the process group, each
+    (old, new) edit applied once."""
+    source = _INIT_HELPER
+    for old, new in edits:
+        assert old in source, old
+        source = source.replace(old, new, 1)
+    return source
+
+
+_GATE = """    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        args.rank = int(os.environ["RANK"])
+        args.world_size = int(os.environ["WORLD_SIZE"])
+    else:
+        args.distributed = False
+        return
+"""
+_START = "    init_distributed_mode(args)\n"
+
 CONVERTS = {
     "spawn_worker": (
         worker(epoch_end="        if rank == 0:\n            print(epoch, loss.item())"),
@@ -207,9 +280,105 @@ CONVERTS = {
             ".module",
         ],
     ),
+    "init_helper_starts_the_group": (
+        init_helper(),
+        [
+            'accelerator="cpu"',
+            'devices=int(os.environ.get("LOCAL_WORLD_SIZE", 1))',
+            'strategy="ddp" if args.distributed else "auto"',
+            "    init_distributed_mode(args)",
+            "    args.distributed = True",
+            "train_loader = DataLoader(data, batch_size=4, shuffle=True)",
+            "net_without_ddp = net",
+            "if not args.distributed or dist.get_rank() == 0:",
+            'torch.save(net.state_dict(), "net.pt")',
+        ],
+        [
+            "init_process_group",
+            "dist.barrier",
+            "DistributedSampler",
+            "RandomSampler",
+            "set_epoch",
+            "DistributedDataParallel",
+            ".module",
+            "destroy_process_group",
+        ],
+    ),
+    "init_helper_sequential_sampler_without_shuffle": (
+        init_helper(
+            ("DistributedSampler(data)", "DistributedSampler(data, shuffle=False)"),
+            ("RandomSampler(data)", "SequentialSampler(data)"),
+            ("            sampler.set_epoch(epoch)\n", "            print(epoch)\n"),
+        ),
+        ["train_loader = DataLoader(data, batch_size=4)"],
+        ["shuffle=True", "SequentialSampler"],
+    ),
+    "init_helper_returning_early_when_not_under_torchrun": (
+        init_helper(
+            (
+                _GATE,
+                '    if not "RANK" in os.environ:\n'
+                "        args.distributed = False\n"
+                "        return\n"
+                '    args.rank = int(os.environ["RANK"])\n'
+                '    args.world_size = int(os.environ["WORLD_SIZE"])\n',
+            )
+        ),
+        ['strategy="ddp" if args.distributed else "auto"'],
+        ["init_process_group"],
+    ),
+    "init_helper_backend_following_cuda": (
+        init_helper(
+            (
+                'args.dist_backend = "gloo"',
+                'args.dist_backend = "nccl" if torch.cuda.is_available() else "gloo"',
+            )
+        ),
+        ['accelerator="gpu" if torch.cuda.is_available() else "cpu"'],
+        ["init_process_group"],
+    ),
 }
 
 UNCHANGED = {
+    "init_helper_with_a_slurm_branch": (
+        init_helper(
+            (
+                "    else:\n        args.distributed = False",
+                '    elif "SLURM_PROCID" in os.environ:\n'
+                '        args.rank = int(os.environ["SLURM_PROCID"])\n'
+                "    else:\n        args.distributed = False",
+            )
+        ),
+        "TL168",
+    ),
+    "init_helper_gate_other_than_torchrun": (
+        init_helper(('"RANK" in os.environ and "WORLD_SIZE" in os.environ', "args.world_size > 1")),
+        "TL168",
+    ),
+    "init_helper_meeting_at_a_tcp_address": (
+        init_helper(("world_size=args.world_size,", 'init_method="tcp://10.0.0.1:23456",')),
+        "TL161",
+    ),
+    "init_helper_rank_other_than_torchrun": (
+        init_helper(("rank=args.rank", "rank=0")),
+        "TL161",
+    ),
+    "init_helper_result_used": (
+        init_helper((_START, "    ok = init_distributed_mode(args)\n")),
+        "TL168",
+    ),
+    "init_helper_flag_changed_before_the_loop": (
+        init_helper((_START, _START + "    args.distributed = False\n")),
+        "TL168",
+    ),
+    "init_helper_group_read_before_the_loop": (
+        init_helper((_START, _START + "    print(dist.get_world_size())\n")),
+        "TL164",
+    ),
+    "init_helper_plain_sampler_not_what_shuffle_makes": (
+        init_helper(("RandomSampler(data)", "SequentialSampler(data)")),
+        "TL162",
+    ),
     "spawn_without_join": (
         worker(launch="mp.spawn(train, args=(2,), nprocs=2, join=False)"),
         "TL160",

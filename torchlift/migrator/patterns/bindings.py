@@ -23,7 +23,7 @@ from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
 from .data_parallel import DISTRIBUTED, is_data_parallel
-from .ddp import is_ddp_wrap
+from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned
 from .passed_in import called_in_file, callee_qualnames, given_optimizer
@@ -123,6 +123,8 @@ def bind(ctx, plan, steps) -> None:
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
     plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call))
+    for model in plan.models:  # `model_without_ddp.parameters()`: the model DDP wrapped
+        read_as_model(ctx, model)
 
 
 def given_optimizer_plan(plan) -> bool:
@@ -171,6 +173,8 @@ def _read_model(ctx, plan, model) -> None:
     def placement_only(stmt) -> str | None:
         """'remove' for DataParallel wrapping, 'strip' for a device move of the model."""
         assign = single_assign(stmt)
+        if assign and ddp_unwrap(ctx, assign, name):  # `model_without_ddp = model.module`
+            return "ddp"
         if assign and assign[0] == name:
             value = assign[1]
             if is_ddp_wrap(ctx, value) and isinstance(value.args[0].value, cst.Name):
@@ -225,6 +229,8 @@ def _read_model(ctx, plan, model) -> None:
                 continue
         if name not in bound_names(stmt):
             continue
+        if isinstance(stmt, cst.If) and _only_compiles(ctx, stmt, name):
+            continue  # `if args.compile: model = torch.compile(model)`: kept as written
         assign = single_assign(stmt)
         factory = returned(ctx, stmt, name) if assign is None else None
         if factory is not None:  # `model, loaders = load_train_objs(cfg)`: kept, as given
@@ -281,6 +287,26 @@ def _read_model(ctx, plan, model) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _only_compiles(ctx, stmt: cst.If, name: str) -> bool:
+    """Whether an `if` (no `else`) binds `name` only by `name = torch.compile(name, ...)`. The
+    compiled module shares the model's parameters (the optimizer built on either trains the
+    same tensors) and runs its forward: the LightningModule can hold it as the model."""
+    if stmt.orelse is not None:
+        return False
+    binding = [s for s in stmt.body.body if name in bound_names(s)]
+    for inner in binding:
+        assign = single_assign(inner)
+        value = assign[1] if assign and assign[0] == name else None
+        if not (
+            isinstance(value, cst.Call)
+            and ctx.call_qualnames(value) & {"torch.compile"}
+            and value.args
+            and m.matches(value.args[0].value, m.Name(name))
+        ):
+            return False
+    return bool(binding)
 
 
 def _run_before_the_loop(ctx, name: str, moved, plan) -> bool:

@@ -56,13 +56,19 @@ def clean(ctx, plan) -> None:
 
 def functions_reading(module: cst.Module, names: set[str]) -> set[str]:
     """Names of the script's module-level functions whose body reads one of `names` (a global
-    model, or a parameter spelled the same: either way a call may run or switch it)."""
-    return {
-        stmt.name.value
+    model, or a parameter spelled the same: either way a call may run or switch it), or calls
+    such a function (`sample()` calling `sample_timestep()`, which runs the global model)."""
+    mentioned = {
+        stmt.name.value: {found.value for found in m.findall(stmt.body, m.Name())}
         for stmt in module.body
         if isinstance(stmt, cst.FunctionDef)
-        and any(found.value in names for found in m.findall(stmt.body, m.Name()))
     }
+    reading = {name for name, found in mentioned.items() if found & names}
+    while True:
+        callers = {name for name, found in mentioned.items() if found & reading} - reading
+        if not callers:
+            return reading
+        reading |= callers
 
 
 def _may_switch_to_eval(ctx, after_step, model: str) -> bool:

@@ -121,7 +121,11 @@ if _path:
         import torch
 
         for obj in gc.get_objects():
-            if isinstance(obj, torch.nn.Module):
+            try:
+                is_module = isinstance(obj, torch.nn.Module)
+            except ReferenceError:  # a proxy whose referent is gone (torch.compile keeps some)
+                continue
+            if is_module:
                 for param in obj.parameters(recurse=False):
                     if id(param) in _leaves:
                         _owners.setdefault(id(param), obj)

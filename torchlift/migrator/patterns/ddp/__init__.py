@@ -52,26 +52,40 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.names import collect_names, file_identifiers, scope_reads
+from ...analysis.statements import statements
 from ...rule import Unsupported
 from ..data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
 from .facts import (
     AFTER_TRAINER,
     ENV_ROLES,
     IN_MODULE,
+    INIT_GROUP,
     Facts,
+    ddp_unwrap,
     is_ddp_wrap,
     ranks_as,
+    read_as_model,
     remove_with_reason,
     uses_ddp,
 )
-from .process_group import read_collectives
+from .init_helper import check_group_unused, helper_starts, read_init_helper
+from .process_group import has_call, read_collectives
 from .rules import EVAL_UNDER_DDP, LAUNCH, PROCESS_GROUP, RANK_READ, RULES, STEP_LOOP
 from .sampler import read_sampler, take_set_epoch
 from .spawn import read_launch, read_process_group, spawn_calls
 from .torchrun import read_torchrun, reads_env
 from .wrappers import read_wrappers
 
-__all__ = ["RULES", "bind", "epoch_body", "is_ddp_wrap", "read", "uses_ddp"]
+__all__ = [
+    "RULES",
+    "bind",
+    "ddp_unwrap",
+    "epoch_body",
+    "is_ddp_wrap",
+    "read",
+    "read_as_model",
+    "uses_ddp",
+]
 
 _RANK_READ_WHY = (
     "rank / DDP wrapper -> the Trainer's: its `global_rank`, and the model itself (the "
@@ -91,6 +105,8 @@ def epoch_body(ctx, stmts):
         if ctx.in_function and spawn_calls(ctx):
             read_launch(ctx, facts)
             read_process_group(ctx, facts)
+        elif not _starts_directly(ctx) and helper_starts(ctx):
+            read_init_helper(ctx, facts)
         elif reads_env(ctx, ctx.module, ENV_ROLES):
             read_torchrun(ctx, facts)
         elif ctx.in_function:
@@ -121,6 +137,15 @@ def epoch_body(ctx, stmts):
     return [ranks_as(facts, stmt, IN_MODULE) for stmt in stmts]
 
 
+def _starts_directly(ctx) -> bool:
+    """A statement of the loop's scope calls `init_process_group` itself."""
+    return any(
+        has_call(ctx, s, INIT_GROUP)
+        for s in ctx.scope_before
+        if not isinstance(s, (cst.FunctionDef, cst.ClassDef))
+    )
+
+
 # -- bind / read: the sampler, the code around the loop, the Trainer's arguments ---------------
 
 
@@ -144,14 +169,16 @@ def read(ctx, plan, steps) -> None:
             ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, evaluation.anchor)
     read_sampler(ctx, plan, facts)
     _read_rank_before(ctx, plan, facts)
+    check_group_unused(ctx, plan, facts)
     for stmt in ctx.scope_after:
         if stmt in facts.removed:
             continue
         new = ranks_as(facts, stmt, AFTER_TRAINER)
         if not new.deep_equals(stmt):
             plan.rewrite_stmts.append((stmt, new))
-            plan.rewritten_why.append((stmt, cst.Module(body=[new]).code, _RANK_READ_WHY))
-    plan.remove_stmts += facts.removed
+            plan.rewritten_why += _explained(stmt, new)
+    taken = {id(s) for s in plan.remove_stmts}  # an `if ddp:` block bindings removed too
+    plan.remove_stmts += [s for s in facts.removed if id(s) not in taken]
     plan.removed_why += [
         (stmt, facts.why[id(stmt)]) for stmt in facts.removed if id(stmt) in facts.why
     ]
@@ -182,6 +209,17 @@ def read(ctx, plan, steps) -> None:
         )
     plan.notes.append(plan.device_note)
     _trainer_built_early(ctx, plan)
+
+
+def _explained(stmt, new) -> list:
+    """(statement, new code, why) of each simple statement the rename changed, also inside
+    a compound one (the rename keeps the statements' structure)."""
+    pairs = zip(statements(stmt), statements(new))
+    return [
+        (old, cst.Module(body=[changed]).code, _RANK_READ_WHY)
+        for old, changed in pairs
+        if isinstance(old, cst.SimpleStatementLine) and not changed.deep_equals(old)
+    ] or [(stmt, cst.Module(body=[new]).code, _RANK_READ_WHY)]
 
 
 def _read_rank_before(ctx, plan, facts: Facts) -> None:

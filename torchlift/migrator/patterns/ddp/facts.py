@@ -21,7 +21,15 @@ SAMPLER_CLASSES = {
     "torch.utils.data.DistributedSampler",
     "torch.utils.data.distributed.DistributedSampler",
 }
-GROUP_QUERIES = {"torch.distributed.is_initialized", "torch.distributed.is_available"}
+# questions about the group: asked in the epoch's code and after the loop, they get the same
+# answers from the Trainer's group, which both engines keep until the process exits (asked
+# before the loop, they would not: init_helper.check_group_unused)
+GROUP_QUERIES = {
+    "torch.distributed.is_initialized",
+    "torch.distributed.is_available",
+    "torch.distributed.get_rank",
+    "torch.distributed.get_world_size",
+}
 BACKENDS = {'"gloo"': '"cpu"', "'gloo'": '"cpu"'}
 
 
@@ -47,7 +55,8 @@ class Facts:
     launch: str = ""  # "spawn" | "torchrun", once recognised
     rank: str = ""  # the name of the global rank, if any
     roles: dict = field(default_factory=dict)  # name -> key of _ROLE_CODE
-    flag: str | None = None  # torchrun: the name telling a DDP run from a plain one
+    flag: str | None = None  # torchrun: the code telling a DDP run from a plain one (`ddp`,
+    # `args.distributed`)
     devices: str = ""
     strategy: str = '"ddp"'
     accelerator: str = '"cpu"'
@@ -58,6 +67,7 @@ class Facts:
     sampler_shuffle: bool = True
     set_epoch: list = field(default_factory=list)  # (sampler name, statement)
     wrappers: dict = field(default_factory=dict)  # name bound to DDP(model) / .module -> model
+    unwrapped: set = field(default_factory=set)  # those bound to the `.module` (or the model)
     devices_named: set = field(default_factory=set)  # device names the setup bound
     backend_name: str | None = None  # `backend = "nccl" if ... else "gloo"` of the setup
     backend_ref: str | None = None  # the name init_process_group was given as its backend
@@ -65,6 +75,9 @@ class Facts:
     group_start: cst.CSTNode | None = None  # the statement starting the process group
     why: dict = field(default_factory=dict)  # id of a removed statement -> the change log's why
     launch_call: tuple | None = None  # (the mp.spawn statement, the call replacing it)
+    # ranks the script keeps reading itself, equal to the Trainer's (`args.rank` bound from
+    # torchrun's RANK): code -> role
+    kept_ranks: dict = field(default_factory=dict)
 
 
 def remove_with_reason(facts: Facts, stmts, why: str) -> None:
@@ -89,6 +102,34 @@ def is_ddp_wrap(ctx, value) -> bool:
         and isinstance(value, cst.Call)
         and bool(ctx.call_qualnames(value) & DDP_CLASSES)
     )
+
+
+def all_ranks(facts: Facts) -> list[tuple[str, str]]:
+    """(code, role) of every rank the script reads: the names the Trainer's ranks replace and
+    those it keeps binding itself (`args.rank`)."""
+    return [*facts.roles.items(), *facts.kept_ranks.items()]
+
+
+def ddp_unwrap(ctx, assign: tuple, model: str) -> bool:
+    """`assign` (name, value) is `x = ddp_model.module`, x read as `model` (wrappers.py)."""
+    facts = ctx.found.get("ddp")
+    name, value = assign
+    return (
+        facts is not None
+        and m.matches(value, m.Attribute(m.Name(), m.Name("module")))
+        and facts.wrappers.get(value.value.value) == model
+        and facts.wrappers.get(name) == model
+    )
+
+
+def read_as_model(ctx, model) -> None:
+    """A model plan named after DDP's unwrapped module (`model_without_ddp = model.module`,
+    the name the optimizer reads) trains the model DDP wrapped: that name, the other an alias."""
+    facts = ctx.found.get("ddp")
+    if facts is not None and model.name in facts.unwrapped:
+        inner = facts.wrappers[model.name]
+        model.aliases.add(model.name)
+        model.name = inner
 
 
 def _attr(owner: str, name: str) -> cst.Attribute:
@@ -136,13 +177,13 @@ class _Unwrap(cst.CSTTransformer):
         return updated_node
 
 
+def is_flag(facts: Facts, expr) -> bool:
+    """`expr` is the flag telling a DDP run from a plain one (a name or `args.distributed`)."""
+    return bool(facts.flag) and cst.Module(body=[]).code_for_node(expr) == facts.flag
+
+
 def flag_body(facts: Facts, stmt) -> list | None:
     """The statements of `if <flag>:` (no else), or None for any other statement."""
-    if (
-        facts.flag
-        and isinstance(stmt, cst.If)
-        and stmt.orelse is None
-        and m.matches(stmt.test, m.Name(facts.flag))
-    ):
+    if isinstance(stmt, cst.If) and stmt.orelse is None and is_flag(facts, stmt.test):
         return list(stmt.body.body)
     return None

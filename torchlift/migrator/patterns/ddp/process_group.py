@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ...analysis.names import collect_names, definition_reads
 from ...rule import Unsupported
 from .facts import BACKENDS, DESTROY_GROUP, GROUP_QUERIES, INIT_GROUP, Facts
 from .rules import COLLECTIVE, PROCESS_GROUP
@@ -142,3 +143,26 @@ def read_collectives(ctx) -> None:
                 f"`{cst.Module(body=[]).code_for_node(call.func)}(...)` called by hand",
                 call,
             )
+
+
+# what reads nothing of the process group: asking whether torch was built with it
+_GROUP_FREE = {"torch.distributed.is_available"}
+
+
+def group_use(ctx, node, functions: dict, seen: frozenset = frozenset()) -> str | None:
+    """How `node` uses the process group -- a torch.distributed call (not `is_available`),
+    directly or through the script's own functions (`is_main_process()` calling
+    `dist.get_rank()`) -- as a phrase, or None. (DDP wrappers and DistributedSamplers, which
+    use it too, are this pattern's own: taken over or refused in wrappers.py / sampler.py.)"""
+    for call in m.findall(node, m.Call()):
+        names = ctx.call_qualnames(call)
+        if any(q.startswith("torch.distributed.") for q in names) and not names & _GROUP_FREE:
+            return f"`{cst.Module(body=[]).code_for_node(call.func)}(...)`"
+    reads = definition_reads(node) if isinstance(node, cst.FunctionDef) else None
+    if reads is None:
+        reads = collect_names(node).reads
+    for name in sorted(reads & functions.keys() - seen):
+        inner = group_use(ctx, functions[name], functions, seen | {name})
+        if inner is not None:
+            return f"`{name}()` (calling {inner.split(' (calling ')[-1].rstrip(')')})"
+    return None

@@ -7,7 +7,7 @@ import libcst.matchers as m
 
 from ...analysis.names import scope_reads
 from ...analysis.statements import call_method, single_assign
-from .facts import SAMPLER_CLASSES, Facts, flag_body, remove_with_reason
+from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
 from .rules import SAMPLER
 
 
@@ -63,8 +63,10 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
         )
         return
     name = value.value
-    stmt, call = samplers[name]
+    stmt, call, single = samplers[name]
     why = _differs_from_lightning(ctx, call, loader, facts)
+    if not why and single is not None:
+        why = _plain_differs(ctx, single, loader_dataset(loader), facts.sampler_shuffle)
     if why:
         ctx.block(SAMPLER, why, stmt)
         return
@@ -97,25 +99,77 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
 
 
 def _sampler_bindings(ctx) -> dict:
-    """name -> (statement, DistributedSampler call) of `s = DistributedSampler(...)`, or
-    `s = DistributedSampler(...) if <flag> else None`."""
+    """name -> (statement, DistributedSampler call, the sampler of a plain run or None) of
+    `s = DistributedSampler(...)`, `s = DistributedSampler(...) if <flag> else None`, or
+    `if <flag>: s = DistributedSampler(...)` `else: s = RandomSampler(...)`."""
     facts = ctx.found["ddp"]
     found = {}
     for stmt in ctx.scope_before:
+        branches = _flag_branches(facts, stmt)
+        if branches is not None:
+            (name, value), (other, single) = branches
+            if (
+                name == other
+                and isinstance(value, cst.Call)
+                and ctx.call_qualnames(value) & SAMPLER_CLASSES
+            ):
+                found[name] = (stmt, value, single)
+            continue
         assign = single_assign(stmt)
         if assign is None:
             continue
         value = assign[1]
         if (
             isinstance(value, cst.IfExp)
-            and facts.flag
-            and m.matches(value.test, m.Name(facts.flag))
+            and is_flag(facts, value.test)
             and m.matches(value.orelse, m.Name("None"))
         ):
             value = value.body
         if isinstance(value, cst.Call) and ctx.call_qualnames(value) & SAMPLER_CLASSES:
-            found[assign[0]] = (stmt, value)
+            found[assign[0]] = (stmt, value, None)
     return found
+
+
+def _flag_branches(facts: Facts, stmt):
+    """((name, value), (name, value)) of `if <flag>: name = value` `else: name = value`."""
+    if not (
+        isinstance(stmt, cst.If)
+        and is_flag(facts, stmt.test)
+        and isinstance(stmt.orelse, cst.Else)
+        and len(stmt.body.body) == len(stmt.orelse.body.body) == 1
+    ):
+        return None
+    body, orelse = single_assign(stmt.body.body[0]), single_assign(stmt.orelse.body.body[0])
+    return None if body is None or orelse is None else (body, orelse)
+
+
+_PLAIN_SAMPLERS = {  # what a loader of a plain run samples with -> whether it shuffles
+    "torch.utils.data.RandomSampler": True,
+    "torch.utils.data.sampler.RandomSampler": True,
+    "torch.utils.data.SequentialSampler": False,
+    "torch.utils.data.sampler.SequentialSampler": False,
+}
+
+
+def _plain_differs(ctx, single: cst.Call, dataset, shuffle: bool) -> str | None:
+    """The plain run's sampler is what `DataLoader(dataset, shuffle=<shuffle>)` makes:
+    `RandomSampler(dataset)` when the DistributedSampler shuffles, `SequentialSampler(dataset)`
+    when not."""
+    kinds = {_PLAIN_SAMPLERS[q] for q in ctx.call_qualnames(single) if q in _PLAIN_SAMPLERS}
+    if not (
+        isinstance(single, cst.Call)
+        and kinds == {shuffle}
+        and len(single.args) == 1
+        and single.args[0].keyword in (None, "data_source")
+        and single.args[0].value.deep_equals(dataset)
+    ):
+        code = cst.Module(body=[]).code_for_node(single)
+        return (
+            f"without DDP the loader samples with `{code}`, not the "
+            f"{'Random' if shuffle else 'Sequential'}Sampler of its dataset that shuffle="
+            f"{shuffle} makes"
+        )
+    return None
 
 
 def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts) -> str | None:
@@ -126,17 +180,14 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
             return "DistributedSampler(*args) not understood"
         key = arg.keyword.value if arg.keyword is not None else names[min(position, 5)]
         given[key] = arg.value
-    dataset = loader.args[0].value if loader.args and loader.args[0].keyword is None else None
-    for arg in loader.args:
-        if arg.keyword is not None and arg.keyword.value == "dataset":
-            dataset = arg.value
+    dataset = loader_dataset(loader)
     if dataset is None or "dataset" not in given or not given["dataset"].deep_equals(dataset):
         return "the sampler's dataset is not the training loader's"
-    ranks = [n for n, role in facts.roles.items() if role == "global_rank"]
+    ranks = [n for n, role in all_ranks(facts) if role == "global_rank"]
     rank = given.get("rank")
-    if rank is not None and not (isinstance(rank, cst.Name) and rank.value in ranks):
+    if rank is not None and not cst.Module(body=[]).code_for_node(rank) in ranks:
         return "the sampler's rank is not the process's rank"
-    sizes = [n for n, role in facts.roles.items() if role == "world_size"] + [facts.devices]
+    sizes = [n for n, role in all_ranks(facts) if role == "world_size"] + [facts.devices]
     sizes += facts.world_names
     replicas = given.get("num_replicas")
     if replicas is not None and not (cst.Module(body=[]).code_for_node(replicas) in sizes):
@@ -161,6 +212,14 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
             if not m.matches(arg.value, m.Name("False") | unsampled):
                 return f"the training loader passes `{arg.keyword.value}=` beside its sampler"
     return None
+
+
+def loader_dataset(loader: cst.Call):
+    dataset = loader.args[0].value if loader.args and loader.args[0].keyword is None else None
+    for arg in loader.args:
+        if arg.keyword is not None and arg.keyword.value == "dataset":
+            dataset = arg.value
+    return dataset
 
 
 def _shuffling_loader(stmt, shuffle: bool):

@@ -14,7 +14,7 @@ from .rules import PROCESS_GROUP, TORCHRUN
 # -- torchrun: the environment's ranks -----------------------------------------------------
 
 
-def _env_key(ctx, node) -> str | None:
+def env_key(ctx, node) -> str | None:
     """K of `os.environ["K"]`, `os.environ.get("K", ...)`, `os.getenv("K", ...)`,
     `"K" in os.environ`, else None."""
     if isinstance(node, cst.Subscript) and "os.environ" in ctx.qualnames(node.value):
@@ -40,7 +40,7 @@ def _env_key(ctx, node) -> str | None:
 
 def reads_env(ctx, node, keys) -> bool:
     return any(
-        _env_key(ctx, found) in keys
+        env_key(ctx, found) in keys
         for found in m.findall(node, m.Subscript() | m.Call() | m.Comparison())
     )
 
@@ -90,9 +90,20 @@ def read_torchrun(ctx, facts: Facts) -> None:
         role = _env_role(ctx, facts, stmt)
         if role is not None:
             remove_with_reason(facts, [stmt], "rank from the environment -> the Trainer's")
+    torchrun_devices(ctx, facts)
+    read_group_end(ctx, facts)
+    facts.rank = next((n for n, role in facts.roles.items() if role == "global_rank"), "")
+
+
+def torchrun_devices(ctx, facts: Facts) -> None:
+    """What torchrun started on this node (1 for `python script.py`)."""
     facts.devices = 'int(os.environ.get("LOCAL_WORLD_SIZE", 1))'
     if "os" not in ctx.module_defs:
         raise Unsupported(TORCHRUN, "the script does not `import os`", ctx.loop)
+
+
+def read_group_end(ctx, facts: Facts) -> None:
+    """`destroy_process_group()` after the loop, alone or under `if <flag>:`: the Trainer's."""
     ends = [s for s in ctx.scope_after if has_call(ctx, s, DESTROY_GROUP)]
     for end in ends:
         inner = flag_body(facts, end)
@@ -108,7 +119,6 @@ def read_torchrun(ctx, facts: Facts) -> None:
         remove_with_reason(
             facts, [end], 'process group -> `strategy="ddp"`: the Trainer starts and ends it'
         )
-    facts.rank = next((n for n, role in facts.roles.items() if role == "global_rank"), "")
 
 
 def _env_role(ctx, facts: Facts, stmt) -> str | None:
@@ -120,7 +130,7 @@ def _env_role(ctx, facts: Facts, stmt) -> str | None:
     name, value = assign
     role = None
     if m.matches(value, m.Call(func=m.Name("int"), args=[m.Arg()])):
-        role = ENV_ROLES.get(_env_key(ctx, value.args[0].value))
+        role = ENV_ROLES.get(env_key(ctx, value.args[0].value))
     elif (
         m.matches(
             value,
@@ -179,7 +189,7 @@ def _read_setup_block(ctx, facts: Facts, stmts, single: bool) -> None:
             and assign[0] == "backend"
             or (assign is not None and _is_backend_choice(assign[1]))
         ):
-            facts.accelerator = _accelerator_of(ctx, assign[1], stmt)
+            facts.accelerator = accelerator_of(ctx, assign[1], stmt)
             facts.backend_name = assign[0]
             continue
         raise Unsupported(
@@ -194,7 +204,7 @@ def _is_backend_choice(value) -> bool:
     return bool(strings) and set(strings) <= {"gloo", "nccl"}
 
 
-def _accelerator_of(ctx, value, stmt) -> str:
+def accelerator_of(ctx, value, stmt) -> str:
     """gloo -> "cpu", nccl -> "gpu", `"nccl" if C else "gloo"` -> `"gpu" if C else "cpu"`."""
     code = cst.Module(body=[]).code_for_node(value)
     for backend, accelerator in (("nccl", "gpu"), ("gloo", "cpu")):

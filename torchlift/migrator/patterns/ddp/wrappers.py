@@ -9,7 +9,7 @@ import libcst.matchers as m
 from ...analysis.names import collect_names
 from ...analysis.statements import single_assign
 from ...rule import Unsupported
-from .facts import DDP_CLASSES, Facts, flag_body, remove_with_reason
+from .facts import DDP_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
 from .rules import DDP_OPTIONS
 
 
@@ -22,6 +22,7 @@ def read_wrappers(ctx, facts: Facts) -> None:
             assign = single_assign(each)
             if assign and _unwraps(facts, assign[1]):
                 facts.wrappers[assign[0]] = _unwraps(facts, assign[1])
+                facts.unwrapped.add(assign[0])
                 remove_with_reason(facts, [stmt], "the unwrapped model -> the model itself")
                 continue
             for call in m.findall(each, m.Call()):
@@ -42,8 +43,11 @@ def read_wrappers(ctx, facts: Facts) -> None:
 
 
 def _unwraps(facts: Facts, value) -> str | None:
-    """The model `value` reads through DDP's `.module` (`model.module if ddp else model`)."""
-    if isinstance(value, cst.IfExp) and facts.flag and m.matches(value.test, m.Name(facts.flag)):
+    """The model `value` reads through DDP's `.module` (`model.module if ddp else model`, or
+    `ddp_model.module` of a wrapper bound before)."""
+    if m.matches(value, m.Attribute(m.Name(), m.Name("module"))):
+        return facts.wrappers.get(value.value.value)
+    if isinstance(value, cst.IfExp) and is_flag(facts, value.test):
         body, orelse = value.body, value.orelse
         if m.matches(body, m.Attribute(m.Name(), m.Name("module"))) and m.matches(
             orelse, m.Name(body.value.value)
@@ -57,5 +61,20 @@ def _harmless_ddp_arg(arg: cst.Arg, facts: Facts) -> bool:
     passes them)."""
     if arg.keyword is None or arg.keyword.value not in ("device_ids", "output_device"):
         return False
-    reads = collect_names(arg.value).reads
-    return reads <= {"None", "torch", *facts.roles}
+    kept = {code for code, _ in all_ranks(facts)}
+    value = arg.value.visit(_KeptRanks(kept))
+    reads = collect_names(value).reads
+    return reads <= {"None", "torch", *facts.roles, *kept}
+
+
+class _KeptRanks(cst.CSTTransformer):
+    """`args.gpu` (a rank the script keeps binding) read as no name at all."""
+
+    def __init__(self, kept: set[str]) -> None:
+        super().__init__()
+        self.kept = kept
+
+    def leave_Attribute(self, original_node, updated_node):
+        if cst.Module(body=[]).code_for_node(original_node) in self.kept:
+            return cst.Name("None")
+        return updated_node

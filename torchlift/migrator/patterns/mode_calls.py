@@ -7,7 +7,9 @@ would train in eval mode once converted (dropout off). So when code before the l
 the model in eval mode — it calls `model.eval()`, or hands the model to a function — the
 script's own `model.train()` calls of the training part are kept (they run in the same hooks).
 For a model the function holding the loop is given, that code is its callers' (`history =
-[evaluate(model, val_loader)]; history += fit(epochs, lr, model, ...)`).
+[evaluate(model, val_loader)]; history += fit(epochs, lr, model, ...)`). Code kept at an
+epoch's end that hands the model to a helper (`result = evaluate(model, val_loader)`) leaves
+it in eval mode for the next epoch just as well: `model.train()` is kept then too.
 
 Leaves alone: `model.train(mode)` with an argument, and calls on anything but the model.
 """
@@ -32,6 +34,7 @@ def clean(ctx, plan) -> None:
         model: _may_be_in_eval_mode(ctx, model)
         or _may_switch_to_eval(ctx, plan.after_step, model)
         or _given_in_unknown_mode(ctx, model)
+        or _epoch_end_may_switch_to_eval(ctx, plan.post_train, model)
         for model in models
     }
 
@@ -88,6 +91,23 @@ def _may_switch_to_eval(ctx, after_step, model: str) -> bool:
     return False
 
 
+def _epoch_end_may_switch_to_eval(ctx, post_train, model: str) -> bool:
+    """Whether code run at the end of each epoch (on_train_epoch_end) may leave `model` in
+    eval mode for the next one: it hands the model to a helper of the script (`result =
+    evaluate(model, val_loader)`, which calls `model.eval()`) or calls one reading it. Lightning
+    does not switch back before the next epoch; the script's `model.train()` does, so it is
+    kept. A bare `model.eval()` there starts the script's own validation pass, which Lightning
+    runs in eval mode and switches back from: not counted."""
+    helpers = functions_reading(ctx.module, {model})
+    for stmt in post_train:
+        if _may_switch(ctx, stmt, model, direct=False):
+            return True
+        for call in m.findall(stmt, m.Call(func=m.Name())):
+            if call.func.value in helpers:
+                return True
+    return False
+
+
 def _given_in_unknown_mode(ctx, model: str) -> bool:
     """A model the function holding the loop is given (patterns/passed_in.py) is in the mode
     its caller left it: a course notebook evaluates it first (`history = [evaluate(model,
@@ -114,13 +134,14 @@ def _may_be_in_eval_mode(ctx, model: str) -> bool:
     return any(_may_switch(ctx, stmt, model) for stmt in ctx.scope_before)
 
 
-def _may_switch(ctx, stmt, model: str) -> bool:
-    """`stmt` calls `model.eval()` or passes `model` to a call other than a builtin or torch's."""
+def _may_switch(ctx, stmt, model: str, direct: bool = True) -> bool:
+    """`stmt` calls `model.eval()` (when `direct`) or passes `model` to a call other than a
+    builtin or torch's."""
     if m.matches(stmt, m.FunctionDef() | m.ClassDef()):
         return False  # a definition runs nothing until it is called
     for call in m.findall(stmt, m.Call()):
         func = call.func
-        if m.matches(func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
+        if direct and m.matches(func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
             return True
         passed = any(m.matches(arg.value, m.Name(model)) for arg in call.args)
         # builtins (print, len, ...) and torch's own wrappers (DataParallel, compile, ...)

@@ -109,6 +109,7 @@ FEATURES = {
     "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
     "max_batches_per_epoch": [fewer_steps_than(2 * 12)],  # 4 of 12 batches per epoch
     "trainer_class_history": [changes_lr_between_epochs],  # the class's StepLR
+    "metric_logger_log_every": [changes_lr_between_epochs],
     "tempdir_best_model_params": [clips, changes_lr_between_epochs],
     # parameters updated by hand: no optimizer step to record (its `lr /= 4.0` after epoch 2
     # shows in the script's own print, `lr 5.00` in epoch 3)

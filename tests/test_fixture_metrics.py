@@ -78,6 +78,10 @@ PRINTED = {
     "phase_loop_grad_around_forward": r"epoch \d+ (?:train|valid): mse [^\r\n]*",
     # a sampling helper reaching the model through another helper, after the optimizer step
     "diffusion_sample_after_step": r"sample mean [^\r\n]*",
+    # the epoch lines, the stopper's counter and the stop, at the same epochs
+    "early_stopping_class_checkpoint": (
+        r"\[\d+/\d+\] train_loss[^\r\n]*|EarlyStopping counter[^\r\n]*|Early stopping"
+    ),
 }
 
 

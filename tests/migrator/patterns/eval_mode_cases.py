@@ -127,3 +127,50 @@ UNCHANGED = {
         "TL147",
     ),
 }
+
+# code after an eval-mode pass handing the model to a callee of the script: a run of it,
+# unless the callee only takes its state (analysis/model_handoff.py)
+_STOPPER = """
+class Stopper:
+    def __init__(self):
+        self.best = None
+
+    def __call__(self, val_loss, net):
+        if self.best is None or val_loss < self.best:
+            self.best = val_loss
+            self.save(net)
+
+    def save(self, net):
+        {save}
+
+
+stopper = Stopper()
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+for epoch in range(2):
+    model.train()
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for x, y in val_loader:
+            total += criterion(model(x), y).item()
+    stopper(total, model)
+"""
+
+CONVERTS["callee_only_saving_the_state_after_the_pass"] = (
+    _STOPPER.format(save='torch.save(net.state_dict(), "best.pt")'),
+    ["self.stopper(self.total, self.model)"],
+    [],
+)
+UNCHANGED["callee_running_the_model_after_the_pass"] = (
+    _STOPPER.format(save='torch.save(net(torch.ones(1, 4)), "probe.pt")'),
+    "TL147",
+)
+UNCHANGED["callee_storing_the_model_after_the_pass"] = (  # kept: whatever runs it later
+    _STOPPER.format(save="self.kept = net"),
+    "TL147",
+)

@@ -320,7 +320,9 @@ class ClassBuilder:
         prefix = []
         start = self.plan.index_start.get(index) if index else None
         if start is not None:
-            prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
+            # `for i, b in enumerate(loader, 1)`: the script's counter, when the step reads it
+            if index == self.plan.carried_index or _reads(stmts, index):
+                prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
             extra[index] = cst.Name(index)
         elif index:
             extra[index] = cst.Name("batch_idx")
@@ -381,7 +383,8 @@ class ClassBuilder:
         prefix = []
         start = plan.index_start.get(index) if index else None
         if start is not None:
-            prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
+            if _reads(plan.after_step, index):
+                prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
             extra = None
         pieces = plan.after_step_pieces()
         unpack = self.target_prefix(plan.train_target) if pieces[0] is plan.train_target else []
@@ -435,3 +438,7 @@ class ClassBuilder:
                 )
             )
         return self.method("configure_optimizers(self)", body)
+
+
+def _reads(stmts, name: str) -> bool:
+    return any(name in collect_names(stmt).reads for stmt in stmts)

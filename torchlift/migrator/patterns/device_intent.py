@@ -37,6 +37,7 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.loader_length import config_item
 from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
@@ -141,6 +142,16 @@ def _chosen(ctx, value: cst.BaseExpression) -> cst.BaseExpression:
     if all(device_choice(ctx, part) is None and is_device_value(ctx, part) for part in parts):
         return choice
     return value
+
+
+def device_value(ctx, value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The device value a binding's right-hand side holds: itself, or the entry of a config
+    dict the file only reads by key (`cfg["device"]` with `cfg = {"device": "cuda" if
+    torch.cuda.is_available() else "cpu", ...}` bound once in the same scope: what a
+    research Trainer class's `self.device = cfg["device"]` reads); None for anything else."""
+    if isinstance(value, cst.Subscript):
+        value = config_item(ctx, value)
+    return value if value is not None and is_device_value(ctx, value) else None
 
 
 # what a device name reads as in the LightningModule, by what the script bound it to: the
@@ -511,8 +522,9 @@ def _last_device_binding(ctx, plan):
             continue
         assign = single_assign(stmt)
         partial = device_if_binding(ctx, stmt, complete=False)
-        if assign and assign[0] in names and is_device_value(ctx, assign[1]):
-            found = stmt, assign[1], assign[0]
+        value = device_value(ctx, assign[1]) if assign and assign[0] in names else None
+        if value is not None:
+            found = stmt, value, assign[0]
         elif partial in names:
             before = found[1] if found is not None and found[2] == partial else None
             if _has_else(stmt) or before is not None:

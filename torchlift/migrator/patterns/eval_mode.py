@@ -32,6 +32,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.model_handoff import only_reads_state
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .mode_calls import _may_be_in_eval_mode
@@ -84,7 +85,9 @@ def read(ctx, plan, steps) -> None:
             after = [*validation.after, *validation.following]
             in_eval_mode = not any(_mode_calls(s, models, "train") for s in after)
             helpers = _helpers_reading(ctx.module, models)
-            runs = [s for s in after if _runs_model(s, models, helpers)] if in_eval_mode else []
+            runs = (
+                [s for s in after if _runs_model(ctx, s, models, helpers)] if in_eval_mode else []
+            )
             if runs:
                 ctx.block(
                     EVAL_MODE_UNKNOWN,
@@ -190,7 +193,7 @@ def _block_eval_mode_runs(ctx, stmts, models: set[str]) -> None:
             in_eval_mode = True
         elif _switches([stmt], models, "train"):
             in_eval_mode = False
-        elif in_eval_mode and _runs_model(stmt, models, helpers):
+        elif in_eval_mode and _runs_model(ctx, stmt, models, helpers):
             ctx.block(
                 EVAL_MODE_UNKNOWN,
                 "code after the batch loop runs the model after model.eval(), outside a "
@@ -255,12 +258,18 @@ def _helpers_reading(module: cst.Module, models: set[str]) -> set[str]:
     }
 
 
-def _runs_model(node, models: set[str], helpers: set[str]) -> bool:
+def _runs_model(ctx, node, models: set[str], helpers: set[str]) -> bool:
     """`node` calls the model or one of its (sub)modules' mode-dependent methods, hands the
     model itself to a function, or calls a function of the script that reads the model: a run
-    whose result may depend on the train/eval mode."""
+    whose result may depend on the train/eval mode. Not a callee of the script that only
+    takes the model's state (`early_stopping(val_loss, model)` saving its state_dict)."""
     for call in m.findall(node, m.Call()):
         func = call.func
+        hands_model = any(
+            isinstance(a.value, cst.Name) and a.value.value in models for a in call.args
+        )
+        if hands_model and only_reads_state(ctx, call, models):
+            continue
         if isinstance(func, cst.Name) and func.value in helpers:
             return True
         if isinstance(func, cst.Attribute) and func.attr.value in _MODE_FREE_METHODS:
@@ -270,6 +279,6 @@ def _runs_model(node, models: set[str], helpers: set[str]) -> bool:
             root = root.value
         if isinstance(root, cst.Name) and root.value in models:
             return True
-        if any(isinstance(a.value, cst.Name) and a.value.value in models for a in call.args):
+        if hands_model:
             return True
     return False

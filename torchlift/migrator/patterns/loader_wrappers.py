@@ -65,9 +65,14 @@ WRAPPER = Rule(
     yield self.func(*b)`, `__len__` the loader's, and the mapping function one `return`
     through tensor methods such as `.view()`, `.float()` (no device moves: the Trainer
     moves batches itself) -- or `yield to_device(b, self.device)` with a `to_device` that
-    only calls `.to(device)`, to the device the model is placed on.""",
+    only calls `.to(device)`, to the device the model is placed on. A metric logger's
+    generator iterating the loader (`metric_logger.log_every(loader, print_freq)`) is looked
+    through when it yields each item once, in order, as it is, and otherwise only prints,
+    reads the clock and updates its own meters: that is what the Trainer would not run.""",
     """Do the per-batch mapping in the training loop (or in a Dataset / `collate_fn`), or
-    write the wrapper as shown: store the loader and the function, yield the mapped batch.""",
+    write the wrapper as shown: store the loader and the function, yield the mapped batch.
+    For a logger's generator, move what it does to the batches (device moves, skips) into the
+    loop body, and keep its own work to printing and timing.""",
     """
     class Shifted:
         def __init__(self, dl):

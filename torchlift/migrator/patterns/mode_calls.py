@@ -21,6 +21,7 @@ import builtins
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.model_handoff import only_reads_state
 from ..analysis.statements import call_method
 from .device_helpers import moved_data
 
@@ -97,13 +98,15 @@ def _epoch_end_may_switch_to_eval(ctx, post_train, model: str) -> bool:
     evaluate(model, val_loader)`, which calls `model.eval()`) or calls one reading it. Lightning
     does not switch back before the next epoch; the script's `model.train()` does, so it is
     kept. A bare `model.eval()` there starts the script's own validation pass, which Lightning
-    runs in eval mode and switches back from: not counted."""
+    runs in eval mode and switches back from: not counted; nor a callee only reading the
+    model's state (`early_stopping(val_loss, model)` saving its `state_dict()`)."""
     helpers = functions_reading(ctx.module, {model})
     for stmt in post_train:
-        if _may_switch(ctx, stmt, model, direct=False):
-            return True
-        for call in m.findall(stmt, m.Call(func=m.Name())):
-            if call.func.value in helpers:
+        for call in m.findall(stmt, m.Call()):
+            calls_helper = m.matches(call.func, m.Name()) and call.func.value in helpers
+            if (_hands_model(ctx, call, model) or calls_helper) and not only_reads_state(
+                ctx, call, {model}
+            ):
                 return True
     return False
 
@@ -134,22 +137,25 @@ def _may_be_in_eval_mode(ctx, model: str) -> bool:
     return any(_may_switch(ctx, stmt, model) for stmt in ctx.scope_before)
 
 
-def _may_switch(ctx, stmt, model: str, direct: bool = True) -> bool:
-    """`stmt` calls `model.eval()` (when `direct`) or passes `model` to a call other than a
-    builtin or torch's."""
+def _may_switch(ctx, stmt, model: str) -> bool:
+    """`stmt` calls `model.eval()` or passes `model` to a call other than a builtin or torch's."""
     if m.matches(stmt, m.FunctionDef() | m.ClassDef()):
         return False  # a definition runs nothing until it is called
     for call in m.findall(stmt, m.Call()):
-        func = call.func
-        if direct and m.matches(func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
+        if m.matches(call.func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
             return True
-        passed = any(m.matches(arg.value, m.Name(model)) for arg in call.args)
-        # builtins (print, len, ...) and torch's own wrappers (DataParallel, compile, ...)
-        # do not switch the mode
-        harmless = any(
-            q.startswith("torch.") or q in _BUILTINS for q in ctx.call_qualnames(call)
-        ) or (m.matches(call.func, m.Name()) and call.func.value in _BUILTINS)
-        harmless = harmless or moved_data(ctx, call) is not None  # `to_device(model, device)`
-        if passed and not harmless:
+        if _hands_model(ctx, call, model):
             return True
     return False
+
+
+def _hands_model(ctx, call, model: str) -> bool:
+    """`call` is given `model`, and is not a builtin (print, len, ...), one of torch's own
+    wrappers (DataParallel, compile, ...) or a device move of the script (`to_device(model,
+    device)`): none of those switches the mode."""
+    if not any(m.matches(arg.value, m.Name(model)) for arg in call.args):
+        return False
+    harmless = any(q.startswith("torch.") or q in _BUILTINS for q in ctx.call_qualnames(call)) or (
+        m.matches(call.func, m.Name()) and call.func.value in _BUILTINS
+    )
+    return not harmless and moved_data(ctx, call) is None

@@ -68,9 +68,10 @@ OWN_GENERATOR = Rule(
     """Drop `generator=` (seed the global generator once with `torch.manual_seed`), or shuffle
     with the global generator.""",
     """
-    loader = DataLoader(ds, batch_size=8, shuffle=True, generator=torch.Generator().manual_seed(0))
+    g = torch.Generator().manual_seed(0)
+    shuffled = DataLoader(loader.dataset, batch_size=4, shuffle=True, generator=g)
     for epoch in range(2):
-        for x, y in loader:
+        for x, y in shuffled:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
             loss.backward()

@@ -12,7 +12,25 @@ _LOOP = """
                 optimizer.step()
 """
 
+_PICK_DEVICE = """
+        def get_default_device():
+            \"\"\"Pick GPU if available, else CPU\"\"\"
+            if torch.cuda.is_available():
+                return torch.device("cuda")
+            else:
+                return torch.device("cpu")
+
+
+        device = get_default_device()
+"""
+
 CONVERTS = {
+    # course notebooks: the choice made by a function of the file, read through its returns
+    "device_chosen_by_a_function_of_the_file": (
+        _PICK_DEVICE + _LOOP,
+        ['accelerator="cuda" if torch.cuda.is_available() else "cpu", devices=1'],
+        [".to(device)", "device = get_default_device()"],
+    ),
     "no_device_is_the_cpu": (
         """
         for epoch in range(2):
@@ -262,6 +280,11 @@ UNCHANGED = {
 
         train(model, optimizer, 2)
         """,
+        "TL142",
+    ),
+    # its condition reads a global of the script: not a choice the Trainer call can repeat
+    "device_function_reading_a_global": (
+        _PICK_DEVICE.replace("torch.cuda.is_available()", "use_gpu") + _LOOP,
         "TL142",
     ),
     "second_gpu": (

@@ -85,10 +85,15 @@ def bind(ctx, plan, steps) -> None:
     after = [(p, s) for p, s in steps["body"] if p > opt_step]
     # a call of the script's own function reading the model (`quick_eval()`) reads it too
     reading_names = model_names | functions_reading(ctx.module, model_names)
+    # an accumulation group's tail runs after the step it follows (accumulation.py): it moves
+    # with every statement after it, whatever it reads
+    tail = steps.get("after_group")
+    tail_stmt = tail[1] if tail is not None else None
     reading = [s for _, s in after if collect_names(s).reads & reading_names]
-    if not reading:
+    if not reading and tail is None:
         return
-    if steps.get("accumulate") is not None:
+    reading = [s for s in reading if s is not tail_stmt]  # the tail runs after steps only
+    if reading and steps.get("accumulate") is not None:
         ctx.block(
             READS_AFTER_ACCUMULATED_STEP,
             "code after an accumulated optimizer.step() reads the model (on_train_batch_end "
@@ -112,7 +117,7 @@ def bind(ctx, plan, steps) -> None:
 
 def clean(ctx, plan) -> None:
     """The loss the hook reads is the step's output (`outputs["loss"]`, the same value,
-    detached); `torch.save(...)` in the hook runs on global rank zero only (one file, not one
+    detached; not when the Trainer accumulates); `torch.save(...)` in the hook runs on global rank zero only (one file, not one
     per process); `print` is `self.print` (rank zero, through the progress bar)."""
     if not plan.after_step:
         return
@@ -121,7 +126,15 @@ def clean(ctx, plan) -> None:
     for stmt in ctx.scope_before:
         taken |= bound_names(stmt)
     loss = plan.loss_name
-    if plan.loss_capture is None and loss not in names.writes and "outputs" not in taken:
+    # Lightning's `outputs["loss"]` is the loss divided by accumulate_grad_batches: the
+    # script's own loss is then carried as state (resolve_names)
+    accumulates = any(keyword == "accumulate_grad_batches" for keyword, _ in plan.trainer_args)
+    if (
+        plan.loss_capture is None
+        and not accumulates
+        and loss not in names.writes
+        and "outputs" not in taken
+    ):
         step_output = cst.parse_expression("outputs['loss']")  # black picks the quotes
         plan.after_step = [rename(s, {loss: step_output}) for s in plan.after_step]
     guard, to_self_print = _RankZeroSaves(ctx), SelfPrint(ctx)

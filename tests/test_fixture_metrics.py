@@ -82,6 +82,11 @@ PRINTED = {
     "early_stopping_class_checkpoint": (
         r"\[\d+/\d+\] train_loss[^\r\n]*|EarlyStopping counter[^\r\n]*|Early stopping"
     ),
+    # lines printed after the optimizer step: the clipped norm, the new learning rate, the
+    # weights evaluated after the (accumulated) step
+    "clip_grad_norm_printed_after_step": r"Train Epoch: [^\r\n]*|Epoch \d+: mean [^\r\n]*",
+    "accumulation_update_counter_logs_grad_norm": r"\| epoch [^\r\n]*|done: [^\r\n]*",
+    "accumulation_eval_every_k_updates": r"iter \d+: [^\r\n]*",
 }
 
 

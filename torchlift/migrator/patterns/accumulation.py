@@ -67,7 +67,17 @@ def claim(ctx, steps, stmt, position) -> bool:
     group = _group(ctx, stmt, steps["index"], steps["loader"])
     if group is None:
         return False
-    steps["accumulate"], steps["accumulate_at_end"], calls, tail = group
+    every, at_end, calls, tail = group
+    later = [s for s in tail if contains(s, BACKWARD) or contains(s, OPTIMIZER_CALL)]
+    if later:  # the tail would run after them all (after Lightning's scheduler step too)
+        ctx.block(
+            ACCUMULATION,
+            "code between the optimizer calls of an accumulation group (Lightning runs the "
+            "group's other code after its optimizer and scheduler steps)",
+            tail[0],
+        )
+        return True
+    steps["accumulate"], steps["accumulate_at_end"] = every, at_end
     steps["accumulate_group"] = (position, stmt)
     inner_stmts = stmt.body.body
     for k, inner in enumerate(calls):
@@ -153,8 +163,6 @@ def _group(ctx, stmt, index, loader):
     tail = inner[len(calls) :]
     if not calls or not any(call_method(s, "step") is not None for s in calls):
         return None
-    if any(contains(s, BACKWARD) or contains(s, OPTIMIZER_CALL) for s in tail):
-        return None  # calls between other code: TL114's nested optimizer calls
     return every, at_end, calls, tail
 
 

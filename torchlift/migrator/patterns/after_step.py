@@ -27,6 +27,7 @@ import libcst.matchers as m
 from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
 from ..rule import Rule
+from .clipping import norm_name
 from .eval_metrics import SelfPrint
 from .mode_calls import functions_reading
 
@@ -85,10 +86,14 @@ def bind(ctx, plan, steps) -> None:
     after = [(p, s) for p, s in steps["body"] if p > opt_step]
     # a call of the script's own function reading the model (`quick_eval()`) reads it too
     reading_names = model_names | functions_reading(ctx.module, model_names)
+    norm = _clip_norm(steps)
+    if norm is not None:  # set by configure_gradient_clipping, before the step (clipping.py)
+        reading_names.add(norm)
     # an accumulation group's tail runs after the step it follows (accumulation.py): it moves
     # with every statement after it, whatever it reads
     tail = steps.get("after_group")
     tail_stmt = tail[1] if tail is not None else None
+    tail_source = steps["accumulate_tail"][1] if tail is not None else []
     reading = [s for _, s in after if collect_names(s).reads & reading_names]
     if not reading and tail is None:
         return
@@ -107,12 +112,21 @@ def bind(ctx, plan, steps) -> None:
     steps["body"] = [(p, s) for p, s in steps["body"] if p < opt_step]
     plan.train_body = [s for _, s in steps["body"]]
     moved = [s for _, s in after]
+    # the change log finds statements as written: the group's tail by its own statements
+    source = [s for stmt in moved for s in (tail_source if stmt is tail_stmt else [stmt])]
     lines = list(moved[0].leading_lines)
     while lines and lines[0].comment is None:  # the blank line that set it apart from the step
         lines.pop(0)
     moved[0] = moved[0].with_changes(leading_lines=lines)
     plan.after_step = moved
-    plan.after_step_source = list(plan.after_step)
+    plan.after_step_source = source
+
+
+def _clip_norm(steps) -> str | None:
+    """The gradient norm clipping returns, when the module's clipping hook sets it."""
+    if steps.get("clip") is None or steps.get("manual_optimization"):
+        return None
+    return norm_name(steps["clip"][2])
 
 
 def clean(ctx, plan) -> None:

@@ -170,6 +170,39 @@ CONVERTS = {
         ],
         ["automatic_optimization", "clip_grad_norm_", "% 2 == 0"],
     ),
+    # 20 samples split 16 / 4: 16 in batches of 4 make 4 batches, groups of 2 even
+    "sliced_tensors_make_groups_even": (
+        """
+        data = torch.randn(20, 4)
+        labels = torch.randint(0, 2, (20,))
+        train_loader = DataLoader(TensorDataset(data[:16], labels[:16]), batch_size=4)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["accumulate_grad_batches=2"],
+        ["automatic_optimization"],
+    ),
+    "sliced_tensors_make_groups_uneven": (  # data[4:] holds 16 of 22: 4 batches of 4, and 2
+        """
+        data = torch.randn(22, 4)
+        labels = torch.randint(0, 2, (22,))
+        train_loader = DataLoader(TensorDataset(data[4:], labels[4:]), batch_size=4)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["self.automatic_optimization = False"],
+        ["accumulate_grad_batches"],
+    ),
     # research code's config dict, only ever read by key: its value is as certain as a literal
     "group_size_from_a_config_dict": (
         """

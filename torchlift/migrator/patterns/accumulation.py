@@ -16,8 +16,17 @@ Clipping each micro-batch is also kept that way (Lightning clips once per group)
 inside the group, before its step, is Lightning's own `gradient_clip_val` (and a scheduler
 stepped there its `interval: "step"`), refused when the group is kept as written.
 
+Code after the group's calls (an update counter, a log line every k updates reading the loss,
+the learning rate or a clipped norm, an evaluation) is the group's tail: Lightning steps the
+optimizer and a step-interval scheduler, then calls `on_train_batch_end` on every batch, so
+the tail moves there under the group's own `if`, which holds on exactly the batches Lightning
+steps on (only used where the accumulation is Lightning's: `exact` below), with the code
+after the group (after_step.py). The hook reads the script's loss as state, not
+`outputs["loss"]` (Lightning's is divided by N). Kept as written under manual optimization.
+
 Refused (TL114): a loss not divided by N (Lightning divides it), the loss rebound after
-backward(), and -- the code shared with the shape -- a backward() that does not run once per
+backward(), code between the group's calls (it would run after all of them), a `break` in
+the tail, and -- the code shared with the shape -- a backward() that does not run once per
 batch (conditional, nested in another loop, twice, with arguments, on an expression).
 """
 

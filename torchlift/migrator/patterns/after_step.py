@@ -9,8 +9,10 @@
         if step % SAVE_EVERY == 0:
             torch.save(cnn.state_dict(), ...)  -> the same call, on global rank zero only
 
-Code after the step that does not read the model stays in `training_step` (it runs before
-Lightning's step, which it cannot observe). Once one statement after the step reads the model,
+The same for code reading what the step changed besides the model: the optimizer or a
+scheduler stepped in the batch (`print(scheduler.get_last_lr())` after `scheduler.step()`),
+the norm clipping returned (clipping.py). Code after the step reading none of these stays in
+`training_step` (it runs before Lightning's step, which it cannot observe). Once one statement after the step reads the model,
 every statement after the step moves to the hook, in order, so their prints and counters
 keep their sequence. Names the step computes and the hook reads (the loss, the batch) are
 carried as `self.` state by resolve_names; the batch index is the hook's `batch_idx`.
@@ -86,6 +88,9 @@ def bind(ctx, plan, steps) -> None:
     after = [(p, s) for p, s in steps["body"] if p > opt_step]
     # a call of the script's own function reading the model (`quick_eval()`) reads it too
     reading_names = model_names | functions_reading(ctx.module, model_names)
+    # the optimizer's and a scheduler's state (`scheduler.get_last_lr()`), as their step()s
+    # left it: Lightning steps them after training_step, before on_train_batch_end
+    reading_names |= {name for _, name, _ in steps["step"]}
     norm = _clip_norm(steps)
     if norm is not None:  # set by configure_gradient_clipping, before the step (clipping.py)
         reading_names.add(norm)

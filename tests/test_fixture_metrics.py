@@ -89,6 +89,11 @@ PRINTED = {
     # the model, then its EMA copy: two passes over one loader, two validation dataloaders
     "ema_copy_second_evaluation": r"epoch \d+: acc [^\r\n]*",
     "ema_two_val_passes_state_dict_update": r"epoch \d+: loss [^\r\n]*",
+    # lines printed after the optimizer step: the clipped norm, the new learning rate, the
+    # weights evaluated after the (accumulated) step
+    "clip_grad_norm_printed_after_step": r"Train Epoch: [^\r\n]*|Epoch \d+: mean [^\r\n]*",
+    "accumulation_update_counter_logs_grad_norm": r"\| epoch [^\r\n]*|done: [^\r\n]*",
+    "accumulation_eval_every_k_updates": r"iter \d+: [^\r\n]*",
 }
 
 

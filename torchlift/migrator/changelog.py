@@ -246,7 +246,20 @@ def loop_changes(
                 "Lightning runs the optimizer step",
             )
         for stmt in _statements(batch) if not facts.manual_optimization else ():
-            if _calls(stmt, _CLIP_CALLS):
+            if isinstance(stmt, ast.If) and _has_modulo(stmt.test) and _calls(stmt, {"step"}):
+                add(  # its clipping and other code are statements of their own
+                    _header(stmt),
+                    out.trainer,
+                    "`if (i + 1) % N == 0:` step -> `accumulate_grad_batches=N`",
+                )
+            elif _calls(stmt, _CLIP_CALLS) and isinstance(stmt, ast.Assign):
+                add(
+                    stmt,
+                    out.method("configure_gradient_clipping"),
+                    "gradient clipping whose norm the script keeps -> its own statement in "
+                    "`configure_gradient_clipping` (called after backward, before the step)",
+                )
+            elif _calls(stmt, _CLIP_CALLS):
                 add(
                     stmt,
                     out.trainer,
@@ -257,12 +270,6 @@ def loop_changes(
                     _header(stmt),
                     out.trainer,
                     "`autocast` -> `precision=` of the Trainer",
-                )
-            elif isinstance(stmt, ast.If) and _has_modulo(stmt.test) and _calls(stmt, {"step"}):
-                add(
-                    _header(stmt),
-                    out.trainer,
-                    "`if (i + 1) % N == 0:` step -> `accumulate_grad_batches=N`",
                 )
     for position in facts.device_at:
         add(src.at(position), out.trainer, facts.device_note)
@@ -370,8 +377,8 @@ def loop_changes(
     add(
         _union([src.at(p) for p in facts.after_step_at]),
         out.method("on_train_batch_end"),
-        "code after `optimizer.step()` reading the model -> `on_train_batch_end`: Lightning "
-        "calls it after its optimizer step",
+        "code after `optimizer.step()` reading what the step changed -> `on_train_batch_end`: "
+        "Lightning calls it after its optimizer step",
     )
     for hook in facts.train_mode_hooks:
         add(

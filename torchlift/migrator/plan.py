@@ -80,6 +80,8 @@ class LoopPlan:
     post_train: list[cst.BaseStatement]
     after_step: list[cst.BaseStatement] = field(default_factory=list)  # -> on_train_batch_end
     after_step_source: list[cst.BaseStatement] = field(default_factory=list)  # as written
+    # the script's clipping whose norm it reads -> configure_gradient_clipping (clipping.py)
+    clip_hook: list[cst.BaseStatement] = field(default_factory=list)
     # what patterns recognise and contribute
     models: list[ModelPlan] = field(default_factory=list)
     optimizers: list[OptimizerPlan] = field(default_factory=list)

@@ -129,6 +129,7 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
         + start
         + plan.train_body,
         "on_train_batch_end": plan.after_step_pieces(),
+        "configure_gradient_clipping": list(plan.clip_hook),
         "on_train_epoch_end": list(plan.post_train),
     }
     if plan.validation:

@@ -238,6 +238,7 @@ _FIRST_CALL_ORDER = (
     "on_before_backward",
     "on_after_backward",
     "on_before_optimizer_step",
+    "configure_gradient_clipping",  # on a step's batch only (a code path the script shares)
     "on_train_batch_end",
     "on_train_epoch_end",
     "on_train_end",

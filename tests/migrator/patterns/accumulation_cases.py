@@ -170,6 +170,39 @@ CONVERTS = {
         ],
         ["automatic_optimization", "clip_grad_norm_", "% 2 == 0"],
     ),
+    # 20 samples split 16 / 4: 16 in batches of 4 make 4 batches, groups of 2 even
+    "sliced_tensors_make_groups_even": (
+        """
+        data = torch.randn(20, 4)
+        labels = torch.randint(0, 2, (20,))
+        train_loader = DataLoader(TensorDataset(data[:16], labels[:16]), batch_size=4)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["accumulate_grad_batches=2"],
+        ["automatic_optimization"],
+    ),
+    "sliced_tensors_make_groups_uneven": (  # data[4:] holds 16 of 22: 4 batches of 4, and 2
+        """
+        data = torch.randn(22, 4)
+        labels = torch.randint(0, 2, (22,))
+        train_loader = DataLoader(TensorDataset(data[4:], labels[4:]), batch_size=4)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(train_loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["self.automatic_optimization = False"],
+        ["accumulate_grad_batches"],
+    ),
     # research code's config dict, only ever read by key: its value is as certain as a literal
     "group_size_from_a_config_dict": (
         """
@@ -200,9 +233,116 @@ CONVERTS = {
         ["self.automatic_optimization = False"],
         ["accumulate_grad_batches"],
     ),
+    # code after the group's calls (a counter, a log line reading the new learning rate and
+    # the script's own undivided loss) runs after Lightning's optimizer and scheduler steps:
+    # on_train_batch_end, under the group's condition
+    "group_tail_after_the_step": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1, 0.5)
+        updates = 0
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / 2).backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    scheduler.step()
+                    optimizer.zero_grad()
+                    updates += 1
+                    print(updates, loss.item(), scheduler.get_last_lr()[0])
+        """,
+        [
+            "self.loss = self.criterion(self(x), y)",
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        if (batch_idx + 1) % 2 == 0:\n"
+            "            self.updates += 1\n"
+            "            self.print(\n"
+            "                self.updates, self.loss.item(), self.lr_schedulers().get_last_lr()[0]",
+            "accumulate_grad_batches=2",
+            '"interval": "step"',
+        ],
+        ["outputs['loss']", "automatic_optimization"],
+    ),
+    # the group's clipping keeps its norm: the script's statement in configure_gradient_clipping
+    "group_clipping_norm_read_in_the_tail": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0 or i + 1 == len(loader):
+                    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    print(f"norm {norm:.3f}")
+        """,
+        [
+            "def configure_gradient_clipping(\n"
+            "        self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None\n"
+            "    ):\n"
+            "        self.norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+            "if (batch_idx + 1) % 2 == 0 or batch_idx + 1 == len(\n"
+            "            self.trainer.train_dataloader\n"
+            "        ):\n"
+            '            self.print(f"norm {self.norm:.3f}")',
+            "accumulate_grad_batches=2",
+        ],
+        ["gradient_clip_val=1.0", "automatic_optimization"],
+    ),
+    # an accumulation Lightning would not reproduce keeps the whole group in training_step
+    "group_tail_kept_with_the_manual_group": (
+        """
+        updates = 0
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    updates += 1
+        """,
+        [
+            "self.automatic_optimization = False",
+            "optimizer.zero_grad()\n            self.updates += 1",
+        ],
+        ["on_train_batch_end", "accumulate_grad_batches"],
+    ),
 }
 
 UNCHANGED = {
+    # the log line would read the rate after Lightning's scheduler step, not before it
+    "code_between_the_group_calls": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1, 0.5)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    print(scheduler.get_last_lr())
+                    scheduler.step()
+                    optimizer.zero_grad()
+        """,
+        "TL114",
+    ),
+    "break_in_the_group_tail": (
+        """
+        updates = 0
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    updates += 1
+                    if updates == 3:
+                        break
+        """,
+        "TL114",
+    ),
     "backward_on_the_loss_divided_by_another_number": (
         """
         for epoch in range(2):

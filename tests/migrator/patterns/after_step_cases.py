@@ -17,6 +17,27 @@ CONVERTS = {
         ],
         [],
     ),
+    # the rate a per-batch scheduler's step() just set: Lightning steps it after the step
+    "learning_rate_read_after_the_scheduler_step": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1, 0.5)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                scheduler.step()
+                print(scheduler.get_last_lr()[0], optimizer.param_groups[0]["lr"])
+        """,
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        self.print(\n"
+            "            self.lr_schedulers().get_last_lr()[0],",
+            '"interval": "step"',
+        ],
+        [],
+    ),
     "checkpoint_every_n_steps_on_rank_zero": (
         """
         step = 0

@@ -50,6 +50,22 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # the script clips the scaled gradients; Lightning unscales before its clipping
+    "clipping_without_unscale": (
+        """
+        scaler = torch.amp.GradScaler()
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                with torch.autocast("cuda"):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+        """,
+        "TL113",
+    ),
     # on with the flag off: no scaler of Lightning's is what the script's became
     "scaler_enabled_differently_saved_after_training": (
         _AMP.format(args='"cuda", enabled=use_amp')

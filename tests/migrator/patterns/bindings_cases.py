@@ -134,9 +134,49 @@ CONVERTS = {
         ],
         [],
     ),
+    # the script's own function builds the parameter groups from the model it is handed
+    "parameter_groups_built_by_a_function_of_the_script": (
+        """
+        def param_groups(module, weight_decay):
+            decay = [p for n, p in module.named_parameters() if not n.endswith("bias")]
+            no_decay = [p for n, p in module.named_parameters() if n.endswith("bias")]
+            return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay}]
+
+
+        opt = torch.optim.AdamW(param_groups(model, 0.01), lr=1e-3)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        [
+            "def __init__(self, model, criterion):",
+            "opt = torch.optim.AdamW(param_groups(self.model, 0.01), lr=1e-3)",
+        ],
+        [],
+    ),
 }
 
 UNCHANGED = {
+    # a function of the script that never reads its argument's parameters names no model
+    "optimizer_over_a_function_not_reading_parameters": (
+        """
+        def frozen(module):
+            return [torch.zeros(1, requires_grad=True)]
+
+
+        opt = torch.optim.SGD(frozen(model), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        "TL106",
+    ),
     "model_replaced_under_a_flag": (  # not a wrapper of the same parameters
         """
         net = nn.Linear(4, 2)

@@ -31,6 +31,49 @@ CONVERTS = {
         ["gradient_clip_val=grad_clip", 'gradient_clip_algorithm="value"'],
         ["clip_grad_value_", "if grad_clip"],
     ),
+    # the norm the script reads: its own statement in configure_gradient_clipping, which
+    # Lightning calls after backward() and before optimizer.step(); the reader after the step
+    # goes to on_train_batch_end
+    "returned_norm_printed_after_the_step": (
+        _LOOP.format(clip="norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)")
+        + "        print(loss.item(), norm.item())\n",
+        [
+            "def configure_gradient_clipping(\n"
+            "        self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None\n"
+            "    ):\n"
+            "        self.norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            '        self.print(outputs["loss"].item(), self.norm.item())',
+            'L.Trainer(accelerator="cpu", devices=1, max_epochs=2)',
+        ],
+        ["gradient_clip_val=1.0"],
+    ),
+    "returned_norm_never_read": (
+        _LOOP.format(clip="norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"),
+        [
+            "        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+        ],
+        ["gradient_clip_val=1.0", "on_train_batch_end"],
+    ),
+    # under manual optimization (a micro-batch clipping) the statement stays as written
+    "returned_norm_kept_in_a_manual_step": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                print(norm)
+        """,
+        [
+            "self.manual_backward(loss)\n"
+            "        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+        ],
+        ["clip_gradients", "configure_gradient_clipping"],
+    ),
 }
 
 UNCHANGED = {
@@ -38,8 +81,45 @@ UNCHANGED = {
         _LOOP.format(clip="torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, 1.0)"),
         "TL105",
     ),
-    "returned_norm_used": (
-        _LOOP.format(clip="norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"),
+    "returned_norm_read_before_the_step": (
+        _LOOP.format(
+            clip="norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+            "        print(norm)"
+        ),
+        "TL105",
+    ),
+    "returned_norm_with_a_grad_scaler": (
+        """
+        scaler = torch.cuda.amp.GradScaler(enabled=False)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.unscale_(optimizer)
+                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+                print(norm)
+        """,
+        "TL105",
+    ),
+    "returned_value_of_clip_grad_value": (
+        _LOOP.format(clip="out = torch.nn.utils.clip_grad_value_(model.parameters(), 1.0)"),
+        "TL105",
+    ),
+    "returned_norm_reading_a_hook_parameter": (
+        """
+        gradient_clip_val = 1.0
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), gradient_clip_val)
+                optimizer.step()
+                print(norm)
+        """,
         "TL105",
     ),
     # `is not None`: a limit of 0 zeroes every gradient here, the Trainer would not clip

@@ -4,7 +4,7 @@
     loader = DataLoader(TensorDataset(data, y), batch_size=8)   -> 8 batches
 
 Known only for a `DataLoader` over a tensor or a `TensorDataset` whose first tensor is built
-by a torch factory with a constant first dimension, with a constant `batch_size` (a literal,
+by a torch factory with a constant first dimension (or is a constant slice of one, `x[:192]`), with a constant `batch_size` (a literal,
 a name bound once to one, or `cfg["batch_size"]` of a config dict only ever read) and
 `drop_last`, every name bound once before the loop and never rebound in it. Anything else
 (a Dataset class, a sampler, a size read from a file) is unknown: None.
@@ -180,6 +180,8 @@ def _length(ctx, expr) -> int | None:
     """len() of a tensor or a TensorDataset expression."""
     if isinstance(expr, cst.Name):
         expr = _bound_value(ctx, expr.value)
+    if isinstance(expr, cst.Subscript):  # `x[:192]`: a split of a tensor built above
+        return _sliced_length(ctx, expr)
     if not isinstance(expr, cst.Call):
         return None
     names = ctx.call_qualnames(expr)
@@ -204,3 +206,21 @@ def _length(ctx, expr) -> int | None:
             return None
         return constant_int(ctx, shape.elements[0].value)
     return None if kind == "randint" else constant_int(ctx, shape)
+
+
+def _sliced_length(ctx, expr: cst.Subscript) -> int | None:
+    """len() of `x[a:b:c]` (a slice of the first dimension, constant bounds) of a tensor
+    whose length is known: Python's own slice arithmetic."""
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Slice):
+        return None
+    part = expr.slice[0].slice
+    bounds = []
+    for bound in (part.lower, part.upper, part.step):
+        value = None if bound is None else constant_int(ctx, bound)
+        if bound is not None and value is None:
+            return None
+        bounds.append(value)
+    whole = _length(ctx, expr.value)
+    if whole is None or bounds[2] == 0:
+        return None
+    return len(range(*slice(*bounds).indices(whole)))

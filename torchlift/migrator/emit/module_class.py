@@ -235,6 +235,16 @@ class ClassBuilder:
             body = [_stmt(code + "\n") for code in pieces["on_train_batch_start"]]
             methods.append(self.method("on_train_batch_start(self, batch, batch_idx)", body))
         methods.append(self.training_step())
+        if plan.clip_hook:  # the script's own clipping, its norm kept (patterns/clipping.py)
+            header = (
+                "configure_gradient_clipping(self, optimizer, gradient_clip_val=None, "
+                "gradient_clip_algorithm=None)"
+            )
+            methods.append(
+                self.method(
+                    header, self.epoch_prefix(plan.clip_hook) + self.rewrite(plan.clip_hook)
+                )
+            )
         if plan.after_step:
             methods.append(self.train_batch_end())
         if plan.validation:

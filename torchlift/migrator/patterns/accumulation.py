@@ -16,8 +16,17 @@ Clipping each micro-batch is also kept that way (Lightning clips once per group)
 inside the group, before its step, is Lightning's own `gradient_clip_val` (and a scheduler
 stepped there its `interval: "step"`), refused when the group is kept as written.
 
+Code after the group's calls (an update counter, a log line every k updates reading the loss,
+the learning rate or a clipped norm, an evaluation) is the group's tail: Lightning steps the
+optimizer and a step-interval scheduler, then calls `on_train_batch_end` on every batch, so
+the tail moves there under the group's own `if`, which holds on exactly the batches Lightning
+steps on (only used where the accumulation is Lightning's: `exact` below), with the code
+after the group (after_step.py). The hook reads the script's loss as state, not
+`outputs["loss"]` (Lightning's is divided by N). Kept as written under manual optimization.
+
 Refused (TL114): a loss not divided by N (Lightning divides it), the loss rebound after
-backward(), and -- the code shared with the shape -- a backward() that does not run once per
+backward(), code between the group's calls (it would run after all of them), a `break` in
+the tail, and -- the code shared with the shape -- a backward() that does not run once per
 batch (conditional, nested in another loop, twice, with arguments, on an expression).
 """
 
@@ -27,7 +36,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.loader_length import batches_per_epoch, constant_int
-from ..analysis.statements import call_method, single_assign
+from ..analysis.statements import (
+    BACKWARD,
+    OPTIMIZER_CALL,
+    call_method,
+    contains,
+    direct_breaks,
+    single_assign,
+)
 from ..rule import Rule, Unsupported
 
 ACCUMULATION = Rule(
@@ -55,14 +71,25 @@ RULES = (ACCUMULATION,)
 
 def claim(ctx, steps, stmt, position) -> bool:
     """The `if (i + 1) % N == 0:` group: its step()/zero_grad() (and a clipping call, a
-    scheduler's step) join the step sequence, each at its own place inside the group."""
+    scheduler's step) join the step sequence, each at its own place inside the group; the
+    code after them (a step counter, a periodic print) is the group's tail."""
     group = _group(ctx, stmt, steps["index"], steps["loader"])
     if group is None:
         return False
-    steps["accumulate"], steps["accumulate_at_end"] = group
+    every, at_end, calls, tail = group
+    later = [s for s in tail if contains(s, BACKWARD) or contains(s, OPTIMIZER_CALL)]
+    if later:  # the tail would run after them all (after Lightning's scheduler step too)
+        ctx.block(
+            ACCUMULATION,
+            "code between the optimizer calls of an accumulation group (Lightning runs the "
+            "group's other code after its optimizer and scheduler steps)",
+            tail[0],
+        )
+        return True
+    steps["accumulate"], steps["accumulate_at_end"] = every, at_end
     steps["accumulate_group"] = (position, stmt)
     inner_stmts = stmt.body.body
-    for k, inner in enumerate(inner_stmts):
+    for k, inner in enumerate(calls):
         at = position + k / len(inner_stmts)  # in order, before the next batch statement
         clip = clip_statement(ctx, inner)
         if clip is not None:  # once per group, before its step: Lightning's own place
@@ -74,6 +101,11 @@ def claim(ctx, steps, stmt, position) -> bool:
         zero = call_method(inner, "zero_grad")
         receiver = zero if zero is not None else call_method(inner, "step")
         steps["zero_grad" if zero is not None else "step"].append((at, receiver.value, inner))
+    if tail:
+        for inner in tail:
+            if direct_breaks(inner):
+                ctx.block(ACCUMULATION, "`break` inside the accumulation group", inner)
+        steps["accumulate_tail"] = (position + len(calls) / len(inner_stmts), tail)
     return True
 
 
@@ -118,8 +150,9 @@ def _is_epoch_end(test, index, loader) -> bool:
 
 
 def _group(ctx, stmt, index, loader):
-    """(N, steps at the epoch's end) of `if (i + 1) % N == 0[ or i + 1 == len(loader)]:`
-    holding only step()/zero_grad() and clipping calls, else None."""
+    """(N, steps at the epoch's end, its calls, its tail) of `if (i + 1) % N == 0[ or i + 1
+    == len(loader)]:` holding step()/zero_grad() and clipping calls, then other code (the
+    tail: it runs after the optimizer's and the scheduler's steps), else None."""
     if not isinstance(stmt, cst.If) or stmt.orelse is not None or index is None:
         return None
     test, at_end = stmt.test, False
@@ -131,15 +164,23 @@ def _group(ctx, stmt, index, loader):
     if every is None:
         return None
     inner = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+    calls = []
     for s in inner:
-        if clip_statement(ctx, s) is not None:
-            continue
-        receiver = call_method(s, "zero_grad") or call_method(s, "step")
-        if not isinstance(receiver, cst.Name) or s.body[0].value.args:
-            return None
-    if not inner:
+        if not _group_call(ctx, s):
+            break
+        calls.append(s)
+    tail = inner[len(calls) :]
+    if not calls or not any(call_method(s, "step") is not None for s in calls):
         return None
-    return every, at_end
+    return every, at_end, calls, tail
+
+
+def _group_call(ctx, stmt) -> bool:
+    """A clipping call, or `name.step()` / `name.zero_grad()` without arguments."""
+    if clip_statement(ctx, stmt) is not None:
+        return True
+    receiver = call_method(stmt, "zero_grad") or call_method(stmt, "step")
+    return isinstance(receiver, cst.Name) and not stmt.body[0].value.args
 
 
 def bind(ctx, plan, steps) -> None:
@@ -164,6 +205,16 @@ def bind(ctx, plan, steps) -> None:
     # clipping each micro-batch is the script's own; once per group is Lightning's
     steps["manual_optimization"] = not exact or (steps["clip"] is not None and not in_group)
     plan.manual_optimization = steps["manual_optimization"]
+    tail = steps.get("accumulate_tail")
+    if tail is not None and not steps["manual_optimization"]:
+        # Lightning steps the optimizer and a step-interval scheduler, then calls
+        # on_train_batch_end: the tail goes there (after_step.py), under the group's own
+        # condition, which holds exactly on the batches Lightning steps on (`exact`)
+        at, stmts = tail
+        group = steps["accumulate_group"][1]
+        guarded = group.with_changes(body=group.body.with_changes(body=stmts))
+        steps["body"] = sorted([*steps["body"], (at, guarded)], key=lambda item: item[0])
+        steps["after_group"] = (at, guarded)
 
 
 def read(ctx, plan, steps) -> None:

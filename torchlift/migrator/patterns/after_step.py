@@ -9,8 +9,10 @@
         if step % SAVE_EVERY == 0:
             torch.save(cnn.state_dict(), ...)  -> the same call, on global rank zero only
 
-Code after the step that does not read the model stays in `training_step` (it runs before
-Lightning's step, which it cannot observe). Once one statement after the step reads the model,
+The same for code reading what the step changed besides the model: the optimizer or a
+scheduler stepped in the batch (`print(scheduler.get_last_lr())` after `scheduler.step()`),
+the norm clipping returned (clipping.py). Code after the step reading none of these stays in
+`training_step` (it runs before Lightning's step, which it cannot observe). Once one statement after the step reads the model,
 every statement after the step moves to the hook, in order, so their prints and counters
 keep their sequence. Names the step computes and the hook reads (the loss, the batch) are
 carried as `self.` state by resolve_names; the batch index is the hook's `batch_idx`.
@@ -27,6 +29,7 @@ import libcst.matchers as m
 from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
 from ..rule import Rule
+from .clipping import norm_name
 from .eval_metrics import SelfPrint
 from .mode_calls import functions_reading
 
@@ -85,10 +88,22 @@ def bind(ctx, plan, steps) -> None:
     after = [(p, s) for p, s in steps["body"] if p > opt_step]
     # a call of the script's own function reading the model (`quick_eval()`) reads it too
     reading_names = model_names | functions_reading(ctx.module, model_names)
+    # the optimizer's and a scheduler's state (`scheduler.get_last_lr()`), as their step()s
+    # left it: Lightning steps them after training_step, before on_train_batch_end
+    reading_names |= {name for _, name, _ in steps["step"]}
+    norm = _clip_norm(steps)
+    if norm is not None:  # set by configure_gradient_clipping, before the step (clipping.py)
+        reading_names.add(norm)
+    # an accumulation group's tail runs after the step it follows (accumulation.py): it moves
+    # with every statement after it, whatever it reads
+    tail = steps.get("after_group")
+    tail_stmt = tail[1] if tail is not None else None
+    tail_source = steps["accumulate_tail"][1] if tail is not None else []
     reading = [s for _, s in after if collect_names(s).reads & reading_names]
-    if not reading:
+    if not reading and tail is None:
         return
-    if steps.get("accumulate") is not None:
+    reading = [s for s in reading if s is not tail_stmt]  # the tail runs after steps only
+    if reading and steps.get("accumulate") is not None:
         ctx.block(
             READS_AFTER_ACCUMULATED_STEP,
             "code after an accumulated optimizer.step() reads the model (on_train_batch_end "
@@ -102,17 +117,26 @@ def bind(ctx, plan, steps) -> None:
     steps["body"] = [(p, s) for p, s in steps["body"] if p < opt_step]
     plan.train_body = [s for _, s in steps["body"]]
     moved = [s for _, s in after]
+    # the change log finds statements as written: the group's tail by its own statements
+    source = [s for stmt in moved for s in (tail_source if stmt is tail_stmt else [stmt])]
     lines = list(moved[0].leading_lines)
     while lines and lines[0].comment is None:  # the blank line that set it apart from the step
         lines.pop(0)
     moved[0] = moved[0].with_changes(leading_lines=lines)
     plan.after_step = moved
-    plan.after_step_source = list(plan.after_step)
+    plan.after_step_source = source
+
+
+def _clip_norm(steps) -> str | None:
+    """The gradient norm clipping returns, when the module's clipping hook sets it."""
+    if steps.get("clip") is None or steps.get("manual_optimization"):
+        return None
+    return norm_name(steps["clip"][2])
 
 
 def clean(ctx, plan) -> None:
     """The loss the hook reads is the step's output (`outputs["loss"]`, the same value,
-    detached); `torch.save(...)` in the hook runs on global rank zero only (one file, not one
+    detached; not when the Trainer accumulates); `torch.save(...)` in the hook runs on global rank zero only (one file, not one
     per process); `print` is `self.print` (rank zero, through the progress bar)."""
     if not plan.after_step:
         return
@@ -121,7 +145,15 @@ def clean(ctx, plan) -> None:
     for stmt in ctx.scope_before:
         taken |= bound_names(stmt)
     loss = plan.loss_name
-    if plan.loss_capture is None and loss not in names.writes and "outputs" not in taken:
+    # Lightning's `outputs["loss"]` is the loss divided by accumulate_grad_batches: the
+    # script's own loss is then carried as state (resolve_names)
+    accumulates = any(keyword == "accumulate_grad_batches" for keyword, _ in plan.trainer_args)
+    if (
+        plan.loss_capture is None
+        and not accumulates
+        and loss not in names.writes
+        and "outputs" not in taken
+    ):
         step_output = cst.parse_expression("outputs['loss']")  # black picks the quotes
         plan.after_step = [rename(s, {loss: step_output}) for s in plan.after_step]
     guard, to_self_print = _RankZeroSaves(ctx), SelfPrint(ctx)

@@ -114,8 +114,11 @@ def claim(ctx, steps, stmt, position) -> bool:
             raise Unsupported(MIXED_PRECISION, "scaler.scale(...) of an expression", stmt)
         step_sequence.record_backward(ctx, steps, stmt, position, receiver.args[0].value)
         return True
-    if _scaler_statement(ctx, stmt, ("unscale_", "update")):
-        return True  # Lightning's mixed precision unscales before clipping and updates
+    if _scaler_statement(ctx, stmt, ("unscale_",)):
+        steps.setdefault("unscaled_at", []).append(position)  # read: before the clipping?
+        return True  # Lightning's mixed precision unscales before clipping
+    if _scaler_statement(ctx, stmt, ("update",)):
+        return True  # and updates the scale after the step
     if _scaler_statement(ctx, stmt, ("step",)):
         args = stmt.body[0].value.args
         if len(args) != 1 or not isinstance(args[0].value, cst.Name):
@@ -161,6 +164,15 @@ def read(ctx, plan, steps) -> None:
     if scaler is not None:
         if precision is None:
             raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", scaler[1])
+        clip = steps.get("clip")
+        unscaled = steps.get("unscaled_at", [])
+        if clip is not None and not any(steps["backward"] < p < clip[0] for p in unscaled):
+            raise Unsupported(
+                MIXED_PRECISION,
+                "clipping the scaled gradients (no `scaler.unscale_(optimizer)` before it): "
+                "Lightning's mixed precision clips them unscaled",
+                clip[2],
+            )
         plan.remove_stmts.append(scaler[1])
         plan.scaler = scaler[0]
         plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])

@@ -6,8 +6,9 @@
 The optimizer is the receiver of the batch loop's `step()` bound to a `torch.optim` call
 (by qualified name) in the loop's scope before the loop; the model is the one whose
 `parameters()` it is built on -- several models when it is built on several
-(`itertools.chain(encoder.parameters(), decoder.parameters())`, parameter groups): the
-LightningModule holds them all. Refused (TL106): no such binding, several optimizers, an
+(`itertools.chain(encoder.parameters(), decoder.parameters())`, parameter groups, the
+script's own function building groups from a model it is given): the LightningModule holds
+them all. Refused (TL106): no such binding, several optimizers, an
 optimizer bound twice, a model that is a parameter of the function holding the loop or is
 bound other than by a plain assignment.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import module_functions
 from ..analysis.names import bound_names, scope_reads
 from ..analysis.statements import call_method, single_assign
 from ..plan import ModelPlan, OptimizerPlan
@@ -122,7 +124,7 @@ def bind(ctx, plan, steps) -> None:
         raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
-    plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call))
+    plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call, ctx.module))
     for model in plan.models:  # `model_without_ddp.parameters()`: the model DDP wrapped
         read_as_model(ctx, model)
 
@@ -132,19 +134,18 @@ def given_optimizer_plan(plan) -> bool:
     return bool(plan.optimizers) and plan.optimizer.given
 
 
-def models_from_optimizer(call: cst.Call) -> list[str]:
-    """The names whose `parameters()` the optimizer call reads, in source order."""
-    receivers = [
-        found.func.value.value
-        for found in m.findall(
-            call,
-            m.Call(
-                func=m.Attribute(
-                    value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters")
-                )
-            ),
-        )
-    ]
+_PARAMETERS = m.Call(
+    func=m.Attribute(value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters"))
+)
+
+
+def models_from_optimizer(call: cst.Call, module: cst.Module | None = None) -> list[str]:
+    """The names whose `parameters()` the optimizer call reads, in source order; with the
+    script's `module`, also the models handed to its own function building the parameter
+    groups (`build_param_groups(model, wd)` reading `model.named_parameters()`)."""
+    receivers = [found.func.value.value for found in m.findall(call, _PARAMETERS)]
+    if not receivers and module is not None:
+        receivers = _models_given_to_group_builders(call, module)
     if not receivers:
         raise Unsupported(
             BINDING,
@@ -152,6 +153,25 @@ def models_from_optimizer(call: cst.Call) -> list[str]:
             call,
         )
     return list(dict.fromkeys(receivers))
+
+
+def _models_given_to_group_builders(call: cst.Call, module: cst.Module) -> list[str]:
+    """Names passed positionally to a module-level function of the script whose parameter
+    in that place it reads as `<param>.parameters()` / `.named_parameters()`."""
+    functions = module_functions(module)
+    found = []
+    for inner in m.findall(call, m.Call(func=m.Name())):
+        function = functions.get(inner.func.value)
+        if function is None:
+            continue
+        params = [p.name.value for p in function.params.params]
+        read = {c.func.value.value for c in m.findall(function.body, _PARAMETERS)}
+        for param, arg in zip(params, inner.args):
+            if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
+                break
+            if param in read:
+                found.append(arg.value.value)
+    return list(dict.fromkeys(found))
 
 
 def read(ctx, plan, steps) -> None:

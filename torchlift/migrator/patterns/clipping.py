@@ -11,8 +11,12 @@
 Under manual optimization (accumulation.py) the call stays where it is, as
 `self.clip_gradients(optimizer, gradient_clip_val=v, gradient_clip_algorithm=kind)`.
 
+`grad_norm = clip_grad_norm_(...)` (the norm read later, e.g. printed after the step) is the
+script's own statement in `configure_gradient_clipping` (see `_keep_norm`).
+
 Refused (TL105): clipping outside backward()..step(), twice, of other parameters than the
-model's, with norm_type or other options, or using the returned norm.
+model's, with norm_type or other options; the returned norm with mixed precision, or read
+between the clipping and the step.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.names import collect_names
 from ..rule import Unsupported
 from .step_sequence import STEP_SEQUENCE
 
@@ -57,9 +62,21 @@ def _clip_call(ctx, stmt):
     call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
     if not isinstance(call, cst.Call) or not ctx.call_qualnames(call).intersection(_CLIP):
         return None
-    if isinstance(small, cst.Assign):
-        raise Unsupported(STEP_SEQUENCE, "the gradient norm returned by clipping is used", stmt)
-    return clip_call(ctx, call, stmt)
+    found = clip_call(ctx, call, stmt)
+    if isinstance(small, cst.Assign) and (found[0] != "norm" or norm_name(stmt) is None):
+        raise Unsupported(
+            STEP_SEQUENCE, "the value returned by clipping is bound to more than one name", stmt
+        )
+    return found
+
+
+def norm_name(stmt) -> str | None:
+    """`grad_norm` of `grad_norm = clip_grad_norm_(...)`, else None."""
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return None
+    target = small.targets[0].target
+    return target.value if isinstance(target, cst.Name) else None
 
 
 def _clip_if_set(ctx, stmt):
@@ -75,6 +92,8 @@ def _clip_if_set(ctx, stmt):
         return None
     if len(stmt.body.body) != 1:
         return None
+    if norm_name(stmt.body.body[0]) is not None:
+        return None  # a norm bound only when the limit is set: not this form
     clip = _clip_call(ctx, stmt.body.body[0])
     if clip is None or not clip[2].deep_equals(stmt.test):
         return None
@@ -108,6 +127,9 @@ def read(ctx, plan, steps) -> None:
     value_code = ctx.module.code_for_node(value)
     if steps.get("manual_optimization") and isinstance(stmt, cst.If):
         raise Unsupported(STEP_SEQUENCE, "clipping under a condition, in manual optimization", stmt)
+    if norm_name(stmt) is not None:
+        _keep_norm(ctx, plan, steps, stmt)
+        return
     if steps.get("manual_optimization"):  # clipped where the script clips, by the module
         optimizer = plan.optimizer.name
         call = cst.parse_expression(
@@ -119,3 +141,43 @@ def read(ctx, plan, steps) -> None:
     plan.add_trainer_arg("gradient_clip_val", value_code)
     if kind == "value":
         plan.add_trainer_arg("gradient_clip_algorithm", '"value"')
+
+
+# configure_gradient_clipping's parameters: names the script's clipping must not read there
+_HOOK_PARAMETERS = frozenset({"optimizer", "gradient_clip_val", "gradient_clip_algorithm"})
+
+
+def _keep_norm(ctx, plan, steps, stmt) -> None:
+    """`grad_norm = clip_grad_norm_(model.parameters(), v)`, its norm read later: the script's
+    own statement. Under manual optimization it stays in the step; otherwise it is the body
+    of `configure_gradient_clipping`, which Lightning and the runtime call on every optimizer
+    step after backward() (the closure) and before `optimizer.step()`, with or without
+    `gradient_clip_val`. The norm is module state; the code reading it after the step runs in
+    on_train_batch_end (after_step.py), after the step as in the script."""
+    position, norm = steps["clip"][0], norm_name(stmt)
+    if steps.get("manual_optimization"):
+        steps.setdefault("kept", []).append((position, stmt))
+        return
+    if ctx.found.get("scaler") is not None:  # the hook's clipping order is not proven there
+        raise Unsupported(
+            STEP_SEQUENCE,
+            "the gradient norm returned by clipping is used, with mixed precision (a GradScaler)",
+            stmt,
+        )
+    clash = sorted(collect_names(stmt).reads & _HOOK_PARAMETERS)
+    if clash:
+        raise Unsupported(
+            STEP_SEQUENCE,
+            f"clipping whose norm is used reads `{clash[0]}`, a parameter of "
+            "configure_gradient_clipping",
+            stmt,
+        )
+    for at, other in steps["body"]:
+        if position < at < steps["optimizer_step"] and norm in collect_names(other).reads:
+            raise Unsupported(
+                STEP_SEQUENCE,
+                f"the gradient norm `{norm}` is read before optimizer.step() (Lightning "
+                "clips right before its step)",
+                other,
+            )
+    plan.clip_hook = [stmt]

@@ -147,3 +147,31 @@ UNCHANGED = {
         "TL146",
     ),
 }
+
+# the rate read between the optimizer's step and the scheduler's is this step's rate: it stays
+# in training_step (Lightning steps the scheduler before on_train_batch_end)
+_RATES = """
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=4)
+lrs = []
+for epoch in range(2):
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        {first}
+        {second}
+"""
+CONVERTS["rate_read_before_the_scheduler_step_stays_in_the_step"] = (
+    _RATES.format(first='lrs.append(optimizer.param_groups[0]["lr"])', second="scheduler.step()"),
+    ['self.lrs.append(self.optimizers().param_groups[0]["lr"])\n        self.log("train_loss"'],
+    ["on_train_batch_end"],
+)
+CONVERTS["rate_read_after_the_scheduler_step_moves_to_the_hook"] = (
+    _RATES.format(first="scheduler.step()", second="lrs.append(scheduler.get_last_lr()[0])"),
+    [
+        "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+        "        self.lrs.append(self.lr_schedulers().get_last_lr()[0])"
+    ],
+    [],
+)

@@ -89,8 +89,12 @@ def bind(ctx, plan, steps) -> None:
     # a call of the script's own function reading the model (`quick_eval()`) reads it too
     reading_names = model_names | functions_reading(ctx.module, model_names)
     # the optimizer's and a scheduler's state (`scheduler.get_last_lr()`), as their step()s
-    # left it: Lightning steps them after training_step, before on_train_batch_end
-    reading_names |= {name for _, name, _ in steps["step"]}
+    # left it: Lightning steps them after training_step, before on_train_batch_end -- but a
+    # read the script makes before a scheduler's step (`lrs.append(get_lr(optimizer))` then
+    # `sched.step()`) sees the rate of this step, as training_step does, not the next one
+    stepped = {name for _, name, _ in steps["step"]}
+    optimizers = {optimizer.name for optimizer in plan.optimizers}
+    scheduler_steps = [p for p, name, _ in steps["step"] if name not in optimizers]
     norm = _clip_norm(steps)
     if norm is not None:  # set by configure_gradient_clipping, before the step (clipping.py)
         reading_names.add(norm)
@@ -99,7 +103,13 @@ def bind(ctx, plan, steps) -> None:
     tail = steps.get("after_group")
     tail_stmt = tail[1] if tail is not None else None
     tail_source = steps["accumulate_tail"][1] if tail is not None else []
-    reading = [s for _, s in after if collect_names(s).reads & reading_names]
+    def reads_after_the_step(position, stmt) -> bool:
+        reads = collect_names(stmt).reads
+        if reads & reading_names:
+            return True
+        return bool(reads & stepped) and not any(p > position for p in scheduler_steps)
+
+    reading = [s for p, s in after if reads_after_the_step(p, s)]
     if not reading and tail is None:
         return
     reading = [s for s in reading if s is not tail_stmt]  # the tail runs after steps only

@@ -18,7 +18,7 @@ def build_trainer_statements(
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
     loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
     loaders = [plan.loader_exprs.get(name, name) for name in loaders]
-    lines = [plan.loader_stmt] if plan.loader_stmt else []
+    lines = [stmt for stmt in (plan.loader_stmt, plan.eval_loader_stmt) if stmt]
     lines.append(f"{lit_name} = {class_name}({args})")
     if plan.trainer_at is None:
         lines += [

@@ -92,9 +92,9 @@ def epoch_body(ctx, stmts):
         if numbers is None:
             return stmts
         problem = _changing(ctx, numbers, stmts)
-        if problem:
-            ctx.block(CHANGING_EVAL_RANGE, problem, stmt)
-            return stmts
+        if problem:  # still read as the pass (refused already): no second message (TL147)
+            reason, at = problem
+            ctx.block(CHANGING_EVAL_RANGE, reason, at or stmt)
         code = ctx.module.code_for_node(numbers)
         loader, ctx.found["eval_loader_stmt"] = number_loader(
             ctx, "val_indices", code, "the evaluation loop's numbers"
@@ -121,19 +121,10 @@ def _pass_range(ctx, stmt) -> cst.Call | None:
     return None
 
 
-def _changing(ctx, numbers: cst.Call, stmts) -> str | None:
+def _changing(ctx, numbers: cst.Call, stmts) -> tuple[str, cst.CSTNode | None] | None:
     """Why the range's numbers may differ between epochs (or cannot be built before the
-    epoch loop), or None."""
+    epoch loop) and the epoch statement changing them if known, or None."""
     reads = collect_names(numbers).reads - _BUILTINS
-    bound_before = set(ctx.params) | set(ctx.module_defs)
-    for stmt in ctx.scope_before:
-        bound_before |= bound_names(stmt)
-    for name in sorted(reads):
-        if name not in bound_before:
-            return (
-                f"the evaluation loop's range(...) reads `{name}`, which is not bound before "
-                "the epoch loop (the loader of its numbers is built before `fit`)"
-            )
     epoch = list(stmts)
     target = collect_names(cst.AssignTarget(ctx.loop.target)).writes
     shape_only = {name for name in reads if _read_as_shape_only(numbers, name)}
@@ -145,9 +136,24 @@ def _changing(ctx, numbers: cst.Call, stmts) -> str | None:
         changed |= shape_only
     if changed:
         name = sorted(changed)[0]
+        at = next(
+            (s for s in epoch if name in collect_names(s).writes | maybe_changed(ctx, s, {name})),
+            None,
+        )
         return (
-            f"the evaluation loop's range(...) reads `{name}`, which the epoch loop may "
-            "change (its numbers are built once, before `fit`)"
+            f"the evaluation loop's range(...) reads `{name}`, which the epoch loop may change "
+            "(its numbers are built once, before `fit`)",
+            at,
+        )
+    bound_before = set(ctx.params) | set(ctx.module_defs)
+    for stmt in ctx.scope_before:
+        bound_before |= bound_names(stmt)
+    unbound = sorted(reads - bound_before)
+    if unbound:
+        return (
+            f"the evaluation loop's range(...) reads `{unbound[0]}`, which is not bound before "
+            "the epoch loop (the loader of its numbers is built before `fit`)",
+            None,
         )
     return None
 

@@ -83,6 +83,7 @@ PRINTED = {
     "bptt_range_evaluate": r"end of epoch +\d+ \| valid loss [^\r\n]*|best valid loss [^\r\n]*",
     # the same, the LSTM's hidden state carried across the evaluation's batches
     "bptt_lstm_evaluate_hidden": r"end of epoch +\d+ \| valid loss [^\r\n]*|best valid loss [^\r\n]*",
+    "lm_eval_mode_windows_in_epoch": r"epoch \d+: val loss [^\r\n]*",
     "early_stopping_class_checkpoint": (
         r"\[\d+/\d+\] train_loss[^\r\n]*|EarlyStopping counter[^\r\n]*|Early stopping"
     ),

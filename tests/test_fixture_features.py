@@ -80,6 +80,7 @@ def fewer_steps_than(batches: int):
 FEATURES = {
     "amp_autocast_gradscaler": [clips],
     "amp_device_type_string": [clips],
+    "bptt_range_evaluate": [clips],
     "char_rnn_lstm": [clips],
     "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
     "plateau_scheduler_val_loss": [reduces_lr],

@@ -79,6 +79,11 @@ PRINTED = {
     # a sampling helper reaching the model through another helper, after the optimizer step
     "diffusion_sample_after_step": r"sample mean [^\r\n]*",
     # the epoch lines, the stopper's counter and the stop, at the same epochs
+    # an evaluation over range(...) numbers: the same loss per token each epoch
+    "bptt_range_evaluate": r"end of epoch +\d+ \| valid loss [^\r\n]*|best valid loss [^\r\n]*",
+    # the same, the LSTM's hidden state carried across the evaluation's batches
+    "bptt_lstm_evaluate_hidden": r"end of epoch +\d+ \| valid loss [^\r\n]*|best valid loss [^\r\n]*",
+    "lm_eval_mode_windows_in_epoch": r"epoch \d+: val loss [^\r\n]*",
     "early_stopping_class_checkpoint": (
         r"\[\d+/\d+\] train_loss[^\r\n]*|EarlyStopping counter[^\r\n]*|Early stopping"
     ),

@@ -53,6 +53,7 @@ class LoopFacts:
     trainer_name: str = ""
     step_loop: bool = False  # a step loop (shapes/iteration.py): one epoch of iterations
     generated_loader: bool = False  # the training loader is generated (a range of numbers)
+    generated_val_loader: bool = False  # so is the validation loader (patterns/eval_ranges.py)
     phase_loop_at: tuple[int, int] | None = None  # `for phase in ["train", "val"]:`
 
 
@@ -115,6 +116,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         trainer_name=trainer_name,
         step_loop=plan.step_loop,
         generated_loader=plan.loader_stmt is not None,
+        generated_val_loader=plan.eval_loader_stmt is not None and plan.validation is not None,
         phase_loop_at=lines.position(plan.phase_loop, None) if plan.phase_loop else None,
     )
 
@@ -192,7 +194,8 @@ def loop_changes(
                 "the model put back on the script's device after `fit` (Lightning hands it "
                 "back on the CPU; the code after the loop uses it there)",
             )
-    if facts.generated_loader and fit_block is not None:  # and the comment line above it
+    generated = facts.generated_loader or facts.generated_val_loader
+    if generated and fit_block is not None:  # and the comment line above it
         fit_block = (fit_block[0].lineno - 1, max(n.end_lineno for n in fit_block))
     if facts.step_loop:
         add(
@@ -708,6 +711,8 @@ class _OutputIndex:
         self._generated = {facts.instance_name, facts.trainer_name}
         if facts.generated_loader:  # the generated loader of numbers
             self._generated.add(facts.train_loader)
+        if facts.generated_val_loader:
+            self._generated.add(facts.validation_loader)
         self._models = facts.model_names
         self._tree = tree
         self._runs = self._runs_of_generated_statements(tree)

@@ -119,6 +119,7 @@ class LoopPlan:
     # step loops (shapes/iteration.py): the statement binding the generated loader of
     # iteration numbers
     loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)
+    eval_loader_stmt: str | None = None  # a validation pass over range(...) (eval_ranges)
     # loader names standing for an expression `fit` is given (`dataloaders["train"]` of a
     # phase loop, patterns/phase_loop.py)
     loader_exprs: dict[str, str] = field(default_factory=dict)

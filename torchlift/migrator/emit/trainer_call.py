@@ -20,7 +20,7 @@ def build_trainer_statements(
     loaders = [plan.loader_exprs.get(name, name) for name in loaders]
     if plan.validation and plan.validation.more_loaders:  # one validation loop per pass
         loaders[-1] = f"[{', '.join([loaders[-1], *plan.validation.more_loaders])}]"
-    lines = [plan.loader_stmt] if plan.loader_stmt else []
+    lines = [stmt for stmt in (plan.loader_stmt, plan.eval_loader_stmt) if stmt]
     lines.append(f"{lit_name} = {class_name}({args})")
     if plan.trainer_at is None:
         lines += [

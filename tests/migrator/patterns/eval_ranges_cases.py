@@ -1,0 +1,76 @@
+"""Cases of patterns/eval_ranges.py: evaluation passes over range(...) numbers."""
+
+_EPOCH = """
+val_data = torch.randn(9, 4)
+step = 2
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    {evaluation}
+"""
+
+_PASS = """model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for i in range({numbers}):
+            total += model(val_data[i : i + step]).sum().item()
+    print(total / len(val_data))"""
+
+CONVERTS = {
+    "range_pass_over_a_generated_loader": (
+        _EPOCH.format(evaluation=_PASS.format(numbers="0, val_data.size(0) - 1, step")),
+        [
+            "val_indices = DataLoader(\n"
+            "    range(0, val_data.size(0) - 1, step), batch_size=None, generator=torch.Generator()\n)",
+            "def validation_step(self, batch, batch_idx):\n        i = batch\n",
+            "trainer.fit(lit_model, loader, val_indices)",
+        ],
+        ["for i in range("],
+    ),
+    # a range loop with no .eval() before it runs in train mode: epoch-end code, as before
+    "range_loop_without_eval_stays_epoch_code": (
+        _EPOCH.format(
+            evaluation="""with torch.no_grad():
+        for i in range(0, val_data.size(0) - 1, step):
+            print(model(val_data[i : i + step]).sum().item())"""
+        ),
+        [
+            "def on_train_epoch_end(self):",
+            "for i in range(0, self.val_data.size(0) - 1, self.hparams.step)",
+        ],
+        ["val_indices", "validation_step"],
+    ),
+}
+
+UNCHANGED = {
+    "range_reads_a_tensor_the_epoch_rebinds": (
+        _EPOCH.format(
+            evaluation="val_data = val_data[1:]\n    "
+            + _PASS.format(numbers="0, val_data.size(0) - 1, step")
+        ),
+        "TL192",
+    ),
+    "range_reads_a_size_bound_in_the_epoch": (
+        _EPOCH.format(
+            evaluation="n = val_data.size(0) - 1\n    " + _PASS.format(numbers="0, n, step")
+        ),
+        "TL192",
+    ),
+    "range_reads_a_tensor_handed_to_a_function": (
+        _EPOCH.format(
+            evaluation="shuffle_rows(val_data)\n    "
+            + _PASS.format(numbers="0, int(val_data.sum().item()), step")
+        ),
+        "TL192",
+    ),
+    "range_reads_a_tensor_reshaped_in_place": (
+        _EPOCH.format(
+            evaluation="val_data.resize_(8, 4)\n    "
+            + _PASS.format(numbers="0, val_data.size(0) - 1, step")
+        ),
+        "TL192",
+    ),
+}

@@ -55,6 +55,12 @@ from ...analysis.names import collect_names, file_identifiers, scope_reads
 from ...analysis.statements import statements
 from ...rule import Unsupported
 from ..data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
+from .evaluation import (
+    check_reduces,
+    check_wrapper_forwards,
+    read_evaluation,
+    read_wrapper_runs,
+)
 from .facts import (
     AFTER_TRAINER,
     ENV_ROLES,
@@ -121,8 +127,9 @@ def epoch_body(ctx, stmts):
                 f"the backend `{facts.backend_ref}` is not a gloo/nccl choice",
                 ctx.loop,
             )
-        read_collectives(ctx)
+        read_collectives(ctx, facts, stmts)
         read_wrappers(ctx, facts)
+        read_wrapper_runs(facts, stmts)
     except Unsupported as why:
         ctx.block(why.rule, why.reason, why.node)
         facts.launch = ""
@@ -164,10 +171,12 @@ def read(ctx, plan, steps) -> None:
         return
     if facts is None or not facts.launch:
         return  # refused in epoch_body
-    for evaluation in (plan.validation, plan.test):
-        if evaluation is not None:
-            ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, evaluation.anchor)
+    if plan.test is not None:
+        ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, plan.test.anchor)
     read_sampler(ctx, plan, facts)
+    read_evaluation(ctx, plan, facts)
+    check_reduces(ctx, plan, facts)
+    check_wrapper_forwards(ctx, plan, facts)
     _read_rank_before(ctx, plan, facts)
     check_group_unused(ctx, plan, facts)
     for stmt in ctx.scope_after:

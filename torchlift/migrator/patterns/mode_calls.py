@@ -26,7 +26,9 @@ _BUILTINS = frozenset(dir(builtins))
 def clean(ctx, plan) -> None:
     models = [model.name for model in plan.models]
     keep_train = {
-        model: _may_be_in_eval_mode(ctx, model) or _may_switch_to_eval(ctx, plan.after_step, model)
+        model: _may_be_in_eval_mode(ctx, model)
+        or _may_switch_to_eval(ctx, plan.after_step, model)
+        or _may_switch_to_eval(ctx, plan.post_train, model, direct=False)
         for model in models
     }
 
@@ -66,15 +68,21 @@ def functions_reading(module: cst.Module, names: set[str]) -> set[str]:
         reading |= callers
 
 
-def _may_switch_to_eval(ctx, after_step, model: str) -> bool:
+def _may_switch_to_eval(ctx, after_step, model: str, direct: bool = True) -> bool:
     """Whether the code after the optimizer step (on_train_batch_end: an evaluation every N
     steps) may leave `model` in eval mode for the next step: it calls `model.eval()`, hands
     the model to a call or calls a function of the script reading it. The script's
-    `model.train()` in the batch loop is then what puts it back, so it is kept."""
+    `model.train()` in the batch loop is then what puts it back, so it is kept.
+    Asked of the epoch's code after the batch loop (on_train_epoch_end: `if rank == 0:
+    evaluate(model, test_loader)`, kept as written) without `direct`: there a `model.eval()`
+    is the validation pass's, whose mode Lightning restores, but a helper's is not; the
+    `model.train()` starting the epoch then puts it back, as in the script."""
     helpers = functions_reading(ctx.module, {model})
     for stmt in after_step:
         for call in m.findall(stmt, m.Call()):
-            if m.matches(call.func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
+            if direct and m.matches(
+                call.func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))
+            ):
                 return True
             if m.matches(call.func, m.Name()) and call.func.value in helpers:
                 return True

@@ -151,6 +151,14 @@ def _loader_sampler(ctx, facts: Facts, loader_stmt, samplers: dict, kind: str) -
     why = _differs_from_lightning(ctx, call, loader, facts, kind)
     if not why and single is not None:
         why = _plain_differs(ctx, single, loader_dataset(loader), facts.sampler_shuffle)
+    if not why and kind == "training" and not facts.sampler_shuffle:
+        # Lightning 2.x injects `DistributedSampler(shuffle=True)` into every training loader
+        # (`_process_dataloader`: is_shuffled = True for the training stage), whatever the
+        # loader's own sampler; the runtime would keep the order: neither is the script's
+        why = (
+            "the training sampler keeps its order (`shuffle=False`); Lightning's training "
+            "sampler always shuffles"
+        )
     if why:
         ctx.block(SAMPLER, why, stmt)
         return None

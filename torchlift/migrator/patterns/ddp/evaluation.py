@@ -45,15 +45,6 @@ def read_evaluation(ctx, plan, facts: Facts) -> None:
     evaluation = plan.validation
     if evaluation is None:
         return
-    if facts.eval_sharded is None:
-        ctx.block(
-            EVAL_UNDER_DDP,
-            "the training loader keeps its whole data on every rank "
-            "(`use_distributed_sampler=False`), which would leave the validation loader "
-            "unsharded too: not converted",
-            evaluation.anchor,
-        )
-        return
     if not facts.eval_sharded:
         return  # refused in sampler.py
     names = set()

@@ -82,7 +82,7 @@ class Facts:
     # validation pass's counters (evaluation.py)
     reduces: list = field(default_factory=list)
     wrapper_runs: list = field(default_factory=list)  # (epoch statement, call running DDP)
-    eval_sharded: bool | None = None  # the validation loader's sampler taken over (or refused)
+    eval_sharded: bool = False  # the validation loader's DistributedSampler taken over
 
 
 def remove_with_reason(facts: Facts, stmts, why: str) -> None:

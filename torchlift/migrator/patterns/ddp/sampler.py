@@ -48,6 +48,13 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
                 "a DistributedSampler not given to the training loader",
                 ctx.loop,
             )
+        elif plan.validation is not None:
+            ctx.block(
+                EVAL_UNDER_DDP,
+                "every rank trains on the whole data (no DistributedSampler) and validates: "
+                "not converted",
+                plan.validation.anchor,
+            )
         else:  # every rank iterated the whole loader: so it does under the Trainer
             plan.add_trainer_arg("use_distributed_sampler", "False")
         return
@@ -57,7 +64,6 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
         return
     taken[name] = (loader_stmt, facts.sampler_shuffle)
     if plan.validation is not None:
-        facts.eval_sharded = False
         eval_name = eval_sampler(ctx, plan.validation.loader, facts, samplers)
         if eval_name is None:
             return
@@ -198,13 +204,11 @@ def _sampler_bindings(ctx) -> dict:
         branches = _flag_branches(facts, stmt)
         if branches is not None:
             body, orelse = branches
-            for name, value in body.items():
-                if (
-                    name in orelse
-                    and isinstance(value, cst.Call)
-                    and ctx.call_qualnames(value) & SAMPLER_CLASSES
-                ):
-                    found[name] = (stmt, value, orelse[name])
+            if all(  # the block goes whole once its samplers are taken over: only samplers
+                isinstance(value, cst.Call) and ctx.call_qualnames(value) & SAMPLER_CLASSES
+                for value in body.values()
+            ):
+                found.update({name: (stmt, value, orelse[name]) for name, value in body.items()})
             continue
         assign = single_assign(stmt)
         if assign is None:

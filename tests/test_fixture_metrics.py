@@ -79,7 +79,7 @@ PRINTED = {
     # a sampling helper reaching the model through another helper, after the optimizer step
     "diffusion_sample_after_step": r"sample mean [^\r\n]*",
     # DDP: each rank's shard evaluated, the counters all-reduced, printed by rank 0 only
-    "ddp_torchrun_eval_all_reduce": r"epoch \d+ loss [^\r\n]*",
+    "ddp_torchrun_eval_all_reduce": r"epoch \d+: train loss [^\r\n]*",
     "ddp_spawn_sharded_validation": r"epoch \d+: val_mse=[^\r\n]*",
     # rank 0 alone evaluates `model.module` over a loader the Trainer never sees
     "ddp_spawn_rank0_evaluates_module": r"epoch \d+ train_loss [^\r\n]*",

@@ -47,10 +47,7 @@ def read_evaluation(ctx, plan, facts: Facts) -> None:
         return
     if not facts.eval_sharded:
         return  # refused in sampler.py
-    names = set()
-    for model in plan.models:
-        names |= {model.name, *model.aliases, *facts.wrappers}
-    why = buffers_held(ctx, names)
+    why = buffers_held(ctx, _model_names(plan, facts))
     if why is not None:
         ctx.block(
             EVAL_UNDER_DDP,
@@ -58,6 +55,11 @@ def read_evaluation(ctx, plan, facts: Facts) -> None:
             "buffers), the runtime does not",
             evaluation.anchor,
         )
+
+
+def _model_names(plan, facts: Facts) -> set[str]:
+    """Every name the model goes by: its own, its aliases, its DDP wrappers."""
+    return {*facts.wrappers, *(n for model in plan.models for n in (model.name, *model.aliases))}
 
 
 def read_wrapper_runs(facts: Facts, epoch: list) -> None:
@@ -76,8 +78,7 @@ def check_wrapper_forwards(ctx, plan, facts: Facts) -> None:
     if not facts.wrapper_runs:
         return
     stmt, use = facts.wrapper_runs[0]
-    names = {*facts.wrappers, *(n for model in plan.models for n in (model.name, *model.aliases))}
-    why = buffers_held(ctx, names)
+    why = buffers_held(ctx, _model_names(plan, facts))
     if why is not None:
         ctx.block(
             EVAL_UNDER_DDP,

@@ -35,15 +35,18 @@ the accelerator the backend choice implies (gloo -> cpu, nccl -> gpu). `python s
 still trains in one process, `torchrun --nproc_per_node=N script.py` in N, as before.
 
 In both, a DistributedSampler goes when Lightning's is the same (dataset, seed 0, no
-drop_last, `set_epoch(epoch)` when shuffling); a loader with no sampler keeps every rank on
-the whole data (`use_distributed_sampler=False`).
+drop_last, shuffling with `set_epoch(epoch)` for training, `shuffle=False` for validation); a
+loader with no sampler keeps every rank on the whole data (`use_distributed_sampler=False`).
+A validation pass over its shard becomes `validation_step`, its counters' `dist.all_reduce`
+kept in the epoch-end hook, when the model provably holds no buffers (evaluation.py).
 
 Refused, each with its code: a launch other than one `mp.spawn` of the function holding the
 loop (TL160), a process group other than one `init_process_group` (gloo for workers) (TL161),
 a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
-(TL163), a rank read before the process group starts (TL164), DDP options (TL165), a step loop or
-an evaluation pass under DDP (TL166, TL167), a torchrun setup block doing more (TL168); DDP
-with neither launch is data_parallel.py's TL115.
+but the validation counters' all_reduce (TL163), a rank read before the process group starts
+(TL164), DDP options (TL165), a step loop (TL166), an evaluation Lightning would not reproduce
+(TL167: evaluation.py), a torchrun setup block doing more (TL168); DDP with neither launch is
+data_parallel.py's TL115.
 """
 
 from __future__ import annotations

@@ -198,11 +198,14 @@ _EVALUATE = """def evaluate(model, loader):
 def train("""
 
 
+_TEST_LOADER = "    test_loader = DataLoader(TensorDataset(torch.randn(8, 4)), batch_size=4)"
+
+
 def rank_zero_evaluating(model: str, net: str = "nn.Linear(4, 2)") -> str:
     """A worker whose rank 0 alone evaluates `model` over a plain loader each epoch (the
     helper leaves it in eval mode: `ddp_net.train()` starts each epoch)."""
     source = worker(
-        before="    test_loader = DataLoader(TensorDataset(torch.randn(8, 4)), batch_size=4)",
+        before=_TEST_LOADER,
         set_epoch="sampler.set_epoch(epoch)\n        ddp_net.train()",
         epoch_end=f"        if rank == 0:\n            print(evaluate({model}, test_loader))",
     )
@@ -424,6 +427,20 @@ CONVERTS = {
         ],
         ["DDP(", ".module"],
     ),
+    "rank_zero_evaluates_the_module_of_a_batchnorm_model_every_step": (
+        worker(
+            before=_TEST_LOADER,
+            net="DDP(nn.Sequential(net, nn.BatchNorm1d(2)))",
+            after_step="            if rank == 0:\n"
+            "                print(evaluate(ddp_net.module, test_loader))",
+        ).replace("def train(", _EVALUATE, 1),
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        if self.global_rank == 0:\n"
+            "            self.print(evaluate(self.model, self.test_loader))"
+        ],
+        ["DDP(", ".module"],
+    ),
     "rank_zero_evaluates_the_wrapper_of_a_model_without_buffers": (
         rank_zero_evaluating("ddp_net"),
         ["evaluate(self.model, self.test_loader)"],
@@ -462,6 +479,14 @@ UNCHANGED = {
             )
         ),
         "TL163",
+    ),
+    "rank_zero_evaluates_the_wrapper_of_a_batchnorm_model_every_step": (
+        worker(
+            before=_TEST_LOADER,
+            net="DDP(nn.Sequential(net, nn.BatchNorm1d(2)))",
+            after_step="            if rank == 0:\n                print(evaluate(ddp_net, test_loader))",
+        ).replace("def train(", _EVALUATE, 1),
+        "TL167",
     ),
     "rank_zero_evaluates_the_wrapper_of_a_batchnorm_model": (
         rank_zero_evaluating("ddp_net", "nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2))"),

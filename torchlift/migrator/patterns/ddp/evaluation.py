@@ -34,7 +34,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.names import collect_names
-from ...analysis.statements import BACKWARD, contains
+from ...analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from .buffers import buffers_held
 from .facts import Facts
 from .process_group import reduced_name
@@ -63,13 +63,27 @@ def _model_names(plan, facts: Facts) -> set[str]:
 
 
 def read_wrapper_runs(facts: Facts, epoch: list) -> None:
-    """Statements of the epoch's code, besides the batch loop, that run the DDP wrapper (as
-    written: the conversion reads `model.module` and the wrapper alike as the model)."""
+    """Statements of the epoch's code that run the DDP wrapper outside the training step (as
+    written: the conversion reads `model.module` and the wrapper alike as the model): those
+    besides the batch loop, and those of the batch loop after its backward() and optimizer
+    calls (an evaluation every N steps, kept in on_train_batch_end)."""
     wrappers = {name for name in facts.wrappers if name not in facts.unwrapped}
-    for stmt in epoch:
-        use = None if contains(stmt, BACKWARD) else _wrapper_run(stmt, wrappers)
+    for stmt in [s for e in epoch for s in _outside_step(e)]:
+        use = _wrapper_run(stmt, wrappers)
         if use is not None:
             facts.wrapper_runs.append((stmt, use))
+
+
+def _outside_step(stmt) -> list:
+    """`stmt` itself, or the statements of a batch loop after its last backward() that call
+    no optimizer."""
+    if not contains(stmt, BACKWARD):
+        return [stmt]
+    if not isinstance(stmt, cst.For) or not isinstance(stmt.body, cst.IndentedBlock):
+        return []
+    body = list(stmt.body.body)
+    last = max(i for i, s in enumerate(body) if contains(s, BACKWARD) or i == 0)
+    return [s for s in body[last + 1 :] if not contains(s, OPTIMIZER_CALL)]
 
 
 def check_wrapper_forwards(ctx, plan, facts: Facts) -> None:

@@ -458,6 +458,20 @@ UNCHANGED = {
         validating_worker(net="DDP(nn.Sequential(net, nn.BatchNorm1d(2)))"),
         "TL167",
     ),
+    "validation_of_a_model_from_layers_with_batchnorm": (
+        validating_worker().replace(
+            "    net = nn.Linear(4, 2)",
+            "    layers = [nn.Linear(4, 2), nn.BatchNorm1d(2)]\n    net = nn.Sequential(*layers)",
+        ),
+        "TL167",
+    ),
+    "validation_of_a_model_given_batchnorm_after_it_is_built": (
+        validating_worker().replace(
+            "    ddp_net = DDP(net)",
+            '    net.add_module("bn", nn.BatchNorm1d(2))\n    ddp_net = DDP(net)',
+        ),
+        "TL167",
+    ),
     "validation_of_a_model_built_elsewhere": (
         validating_worker(net="DDP(make_model())"),
         "TL167",

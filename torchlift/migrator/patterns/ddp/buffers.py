@@ -19,6 +19,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ...analysis.names import bound_names, mentions
 from ...analysis.statements import single_assign
 from .facts import DDP_CLASSES
 
@@ -43,21 +44,67 @@ _BUILTINS = frozenset(
 
 def buffers_held(ctx, names: set[str]) -> str | None:
     """Why the model bound to one of `names` (its name and aliases) may hold buffers, or None
-    when it provably holds none."""
-    assigns = [single_assign(stmt) for stmt in ctx.scope_before]
-    built = [
-        value
-        for name, value in filter(None, assigns)
-        if name in names and not _rebinding(ctx, value, names)
-    ]
+    when it provably holds none. Read: every statement before the loop binding it (each
+    call in it known: `_construction`), the names handed to those calls as they are
+    (`nn.Sequential(*layers)`: every statement mentioning `layers`, alike), and every other
+    statement mentioning the model (`model.bn = nn.BatchNorm1d(4)`, `model.add_module(...)`:
+    no torch.nn layer but those known, no module added by a method)."""
+    classes = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.ClassDef)}
+    body = [s for s in ctx.scope_before if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    built = False
+    todo, done = list(names), set()
+    while todo:
+        name = todo.pop()
+        done.add(name)
+        for stmt in body:
+            if name not in mentions(stmt):
+                continue
+            binds = name in bound_names(stmt)
+            assign = single_assign(stmt)
+            if binds and name in names and assign and _rebinding(ctx, assign[1], names):
+                continue
+            if binds or name not in names:
+                built = built or name in names
+                why = _construction(ctx, stmt, classes, frozenset())
+                todo += [n for n in _handed_names(stmt) - done if n not in todo]
+            else:
+                why = _added_modules(ctx, stmt, classes)
+            if why is not None:
+                return why
     if not built:
         return f"`{sorted(names)[0]}` is not built where the conversion can see it"
-    classes = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.ClassDef)}
-    for value in built:
-        why = _construction(ctx, value, classes, frozenset())
-        if why is not None:
-            return why
     return None
+
+
+def _handed_names(stmt) -> set[str]:
+    """Names given as they are to a call in `stmt` (`f(x)`, `f(*xs)`, `f(k=x)`)."""
+    return {
+        arg.value.value
+        for call in m.findall(stmt, m.Call())
+        if not m.matches(call.func, m.Attribute(attr=m.Name()))
+        or call.func.attr.value not in _MODULE_METHODS  # `.to(device)` adds nothing
+        for arg in call.args
+        if isinstance(arg.value, cst.Name)
+    }
+
+
+def _added_modules(ctx, stmt, classes: dict) -> str | None:
+    """A statement using the built model: torch.nn layers it makes must be known, and it may
+    not add modules or buffers through a method."""
+    for call in m.findall(stmt, m.Call()):
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _ADDING:
+            return f"the model may hold buffers: `.{func.attr.value}(...)` adds to it"
+        names = ctx.call_qualnames(call)
+        makes = any(q.startswith("torch.nn.") and not _makes_no_module(q) for q in names)
+        if (makes and not names & (BUFFER_FREE | DDP_CLASSES)) or (
+            isinstance(func, cst.Name) and func.value in classes
+        ):
+            return _construction(ctx, call, classes, frozenset())
+    return None
+
+
+_ADDING = frozenset({"register_buffer", "add_module", "register_module", "append", "extend"})
 
 
 def _rebinding(ctx, value, names: set[str]) -> bool:

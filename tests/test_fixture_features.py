@@ -90,6 +90,7 @@ FEATURES = {
     "gan_dcgan_two_optimizers": [clips],
     "gan_scheduler_per_optimizer": [changes_lr_between_epochs],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
+    "course_fit_one_cycle_clip_decay": [clips, changes_lr_every_step],  # `if grad_clip:`
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],
     "train_function_given_optimizer": [changes_lr_between_epochs],
@@ -108,6 +109,7 @@ FEATURES = {
     "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
     "max_batches_per_epoch": [fewer_steps_than(2 * 12)],  # 4 of 12 batches per epoch
     "trainer_class_history": [changes_lr_between_epochs],  # the class's StepLR
+    "metric_logger_log_every": [changes_lr_between_epochs],
     "tempdir_best_model_params": [clips, changes_lr_between_epochs],
     # parameters updated by hand: no optimizer step to record (its `lr /= 4.0` after epoch 2
     # shows in the script's own print, `lr 5.00` in epoch 3)

@@ -78,6 +78,17 @@ PRINTED = {
     "phase_loop_grad_around_forward": r"epoch \d+ (?:train|valid): mse [^\r\n]*",
     # a sampling helper reaching the model through another helper, after the optimizer step
     "diffusion_sample_after_step": r"sample mean [^\r\n]*",
+    # the epoch lines, the stopper's counter and the stop, at the same epochs
+    "early_stopping_class_checkpoint": (
+        r"\[\d+/\d+\] train_loss[^\r\n]*|EarlyStopping counter[^\r\n]*|Early stopping"
+    ),
+    # an EMA copy evaluated in the mode the script gave it; its weights saved after training
+    "ema_averaged_model_own_eval_mode": r"epoch \d+: loss [^\r\n]*",
+    "ema_averaged_model_evaluate_helper": r"epoch \d+ train mse [^\r\n]*",
+    "ema_frozen_copy_eval_with_model": r"epoch \d+: val [^\r\n]*",
+    # the model, then its EMA copy: two passes over one loader, two validation dataloaders
+    "ema_copy_second_evaluation": r"epoch \d+: acc [^\r\n]*",
+    "ema_two_val_passes_state_dict_update": r"epoch \d+: loss [^\r\n]*",
     # DDP: each rank's shard evaluated, the counters all-reduced, printed by rank 0 only
     "ddp_torchrun_eval_all_reduce": r"epoch \d+: train loss [^\r\n]*",
     "ddp_spawn_sharded_validation": r"epoch \d+: val_mse=[^\r\n]*",
@@ -123,6 +134,22 @@ def test_evaluation_prints_and_writes_what_the_script_did(case, target, fixture_
         assert ours.exists(), f"{path} not written by the conversion"
         if path.suffix == ".txt":
             assert ours.read_text() == (ran_in / path).read_text()
+        if path.suffix == ".pt":  # the same keys (an EMA copy held by the module too), same bits
+            assert _tensors(ours) == _tensors(ran_in / path), f"{path} differs"
+
+
+def _tensors(path: Path) -> list[tuple[str, bytes]]:
+    """(key path, bytes) of every tensor a torch.save file holds, nested dicts flattened."""
+    import torch
+
+    def walk(value, key):
+        if isinstance(value, dict):
+            for name, item in value.items():
+                yield from walk(item, f"{key}/{name}")
+        elif isinstance(value, torch.Tensor):
+            yield key, value.detach().cpu().contiguous().numpy().tobytes()
+
+    return list(walk(torch.load(path, weights_only=True), ""))
 
 
 # fixture -> {logged key: the script's expression of the value its bar showed last}

@@ -87,3 +87,24 @@ def test_trainer_statements_inside_a_block_map_to_themselves(case):
     written = [line.strip() for line in out_lines[first - 1 : last]]
     assert not any(line.startswith(("with ", "try:")) for line in written), written
     assert any(".fit(" in line for line in written)
+
+
+@pytest.mark.parametrize("binding, moved", [("Net()", False), ("Net().to(device)", True)])
+def test_a_model_binding_says_device_move_only_when_it_had_one(binding, moved):
+    source = f"""import torch
+from torch import nn
+device = "cuda" if torch.cuda.is_available() else "cpu"
+Net = nn.Linear
+loader = [(torch.randn(2, 4), torch.randn(2, 4))]
+model = {binding}
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+"""
+    result = migrate_source(source, path="train.py")
+    (entry,) = [c for c in result.changes if c.source_lines and c.source_lines[0] == 6]
+    assert ("device move removed" in entry.message) is moved, entry.message

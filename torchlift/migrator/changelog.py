@@ -328,10 +328,14 @@ def loop_changes(
     for position in facts.stripped_at:
         stmt = src.at(position)
         if stmt is not None:
+            kept = _without_device_moves(stmt, facts.device_names)
+            moved = kept != ast.unparse(stmt)
             add(
                 stmt,
-                out.statement(_without_device_moves(stmt, facts.device_names)),
-                "device move removed: the Trainer puts the model on its device",
+                out.statement(kept),
+                "device move removed: the Trainer puts the model on its device"
+                if moved
+                else "model kept: the LightningModule holds it and the Trainer places it",
             )
     for position, code, why in facts.rewritten:
         add(src.at(position), out.statement(code), why)

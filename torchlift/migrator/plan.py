@@ -30,6 +30,11 @@ class EvalPlan:
     anchor: cst.CSTNode  # outermost statement of the pass (for removal when after training)
     following: list[cst.BaseStatement] = field(default_factory=list)  # epoch code after it
     keeps_train_mode: bool = False  # the script evaluated without model.eval()
+    # modules besides the model the pass runs (an EMA copy) -> the mode the script ran them in
+    # loaders of the script's later passes in the epoch, run as further validation dataloaders
+    # (`dataloader_idx` 1, 2, ... in the step; patterns/merge_passes.py)
+    more_loaders: list[str] = field(default_factory=list)
+    other_modes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

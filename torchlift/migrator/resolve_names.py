@@ -193,6 +193,9 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
         special.add(plan.epoch_var)
     if plan.validation:
         special.add(plan.validation.loader)
+        special |= set(plan.validation.more_loaders)
+        if plan.validation.more_loaders:
+            special.add("dataloader_idx")  # the step's parameter (patterns/merge_passes.py)
     if plan.test:
         special.add(plan.test.loader)
     optim_names = {o.name for o in plan.optimizers} | {

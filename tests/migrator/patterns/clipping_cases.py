@@ -21,6 +21,16 @@ CONVERTS = {
         ['gradient_clip_val=0.5,\n    gradient_clip_algorithm="value",'],
         ["clip_grad_value_"],
     ),
+    # course notebooks: clip when a limit is set (`grad_clip=None` by default); the Trainer
+    # clips nothing for None or 0 either
+    "value_if_the_limit_is_set": (
+        "grad_clip = 0.1\n"
+        + _LOOP.format(
+            clip="if grad_clip:\n            nn.utils.clip_grad_value_(model.parameters(), grad_clip)"
+        ),
+        ["gradient_clip_val=grad_clip", 'gradient_clip_algorithm="value"'],
+        ["clip_grad_value_", "if grad_clip"],
+    ),
 }
 
 UNCHANGED = {
@@ -30,6 +40,15 @@ UNCHANGED = {
     ),
     "returned_norm_used": (
         _LOOP.format(clip="norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"),
+        "TL105",
+    ),
+    # `is not None`: a limit of 0 zeroes every gradient here, the Trainer would not clip
+    "clip_under_another_condition": (
+        "grad_clip = 0.1\n"
+        + _LOOP.format(
+            clip="if grad_clip is not None:\n"
+            "            nn.utils.clip_grad_value_(model.parameters(), grad_clip)"
+        ),
         "TL105",
     ),
     "other_parameters": (

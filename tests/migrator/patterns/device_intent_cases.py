@@ -12,7 +12,25 @@ _LOOP = """
                 optimizer.step()
 """
 
+_PICK_DEVICE = """
+        def get_default_device():
+            \"\"\"Pick GPU if available, else CPU\"\"\"
+            if torch.cuda.is_available():
+                return torch.device("cuda")
+            else:
+                return torch.device("cpu")
+
+
+        device = get_default_device()
+"""
+
 CONVERTS = {
+    # course notebooks: the choice made by a function of the file, read through its returns
+    "device_chosen_by_a_function_of_the_file": (
+        _PICK_DEVICE + _LOOP,
+        ['accelerator="cuda" if torch.cuda.is_available() else "cpu", devices=1'],
+        [".to(device)", "device = get_default_device()"],
+    ),
     "no_device_is_the_cpu": (
         """
         for epoch in range(2):
@@ -264,6 +282,11 @@ UNCHANGED = {
         """,
         "TL142",
     ),
+    # its condition reads a global of the script: not a choice the Trainer call can repeat
+    "device_function_reading_a_global": (
+        _PICK_DEVICE.replace("torch.cuda.is_available()", "use_gpu") + _LOOP,
+        "TL142",
+    ),
     "second_gpu": (
         """
         device = torch.device("cuda:1" if torch.cuda.is_available() else "cpu")
@@ -279,3 +302,44 @@ UNCHANGED = {
         "TL141",
     ),
 }
+
+# a config dict literal bound once, read only by key (also by the file's own functions it is
+# handed to): its device entry is the device choice (a research Trainer class's
+# `self.device = cfg["device"]`, once inlined)
+_CONFIG = """
+        def make_loader(cfg):
+            return DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=cfg["bs"])
+
+
+        def main():
+            cfg = {"device": "cuda" if torch.cuda.is_available() else "cpu", "bs": 4, "epochs": 2}
+            loader = make_loader(cfg)
+            {change}
+            device = cfg["device"]
+            net = nn.Linear(4, 2).to(device)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(cfg["epochs"]):
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    opt.zero_grad()
+                    loss = nn.functional.cross_entropy(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        main()
+"""
+
+CONVERTS["config_dict_entry_is_the_device_choice"] = (
+    _CONFIG.replace("{change}", "pass"),
+    ['accelerator="cuda" if torch.cuda.is_available() else "cpu",'],
+    [".to(device)"],
+)
+UNCHANGED["config_dict_entry_set_by_the_script"] = (
+    _CONFIG.replace("{change}", 'cfg["device"] = "cpu"'),
+    "TL142",
+)
+UNCHANGED["config_dict_handed_to_a_function_changing_it"] = (
+    _CONFIG.replace('batch_size=cfg["bs"])', 'batch_size=cfg.pop("bs"))'),
+    "TL142",
+)

@@ -60,49 +60,100 @@ CONVERTS["ema_copy_switched_to_eval_with_the_model"] = (
     ["def validation_step"],
     ["on_validation_model_eval"],
 )
+# Lightning's hook sets each module's mode for the pass; the script's own `ema.eval()` runs in
+# on_train_epoch_end, after the pass, so the mode Lightning restores is then the script's again
+CONVERTS["ema_copy_switched_alone_while_the_model_stays_in_train_mode"] = (
+    _EMA_EPOCH.format(evaluation="ema.eval()"),
+    [
+        "def on_validation_model_eval(self):\n"
+        "        # the script evaluated in train mode (it never called model.eval())\n"
+        "        self.train()\n"
+        "        # and `ema` in eval mode, as the script set it\n"
+        "        self.ema.eval()",
+        "def on_train_epoch_end(self):\n        self.ema.eval()",
+    ],
+    [],
+)
+CONVERTS["averaged_model_switched_in_train_mode_too"] = (
+    _EMA_EPOCH.replace("copy.deepcopy(model)", "torch.optim.swa_utils.AveragedModel(model)")
+    .replace("import copy", "import torch.optim.swa_utils")
+    .format(evaluation="model.eval()\n    ema.eval()\n    ema.train()"),
+    [
+        "self.eval()\n        # and `ema` in train mode, as the script set it\n        self.ema.train()"
+    ],
+    [],
+)
+CONVERTS["ema_copy_switched_by_the_evaluate_helper_it_is_given"] = (
+    """
+    import copy
+    ema = copy.deepcopy(model)
+    val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+    def evaluate(net, data_loader):
+        net.eval()
+        hits = 0
+        with torch.no_grad():
+            for x, y in data_loader:
+                hits += (net(x).argmax(1) == y).sum().item()
+        return hits
+
+
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        hits = evaluate(ema, val_loader)
+        print(hits)
+    """,
+    [
+        "self.train()\n        # and `ema` in eval mode, as the script set it\n        self.ema.eval()"
+    ],
+    [],
+)
+# made in eval mode before the loop, never switched again: its mode is the same everywhere
+CONVERTS["ema_copy_made_in_eval_mode_before_the_loop"] = (
+    _EMA_EPOCH.replace("copy.deepcopy(model)", "copy.deepcopy(model).eval()").format(
+        evaluation="pass"
+    ),
+    [
+        "self.train()\n        # and `ema` in eval mode, as the script set it\n        self.ema.eval()"
+    ],
+    [],
+)
 
 UNCHANGED = {
-    # Lightning switches the whole LightningModule for the pass, the EMA copy with the model
-    "ema_copy_switched_alone_while_the_model_stays_in_train_mode": (
-        _EMA_EPOCH.format(evaluation="ema.eval()"),
-        "TL147",
-    ),
     "ema_copy_never_switched_while_the_model_goes_to_eval": (
         _EMA_EPOCH.format(evaluation="model.eval()"),
         "TL147",
     ),
-    "ema_copy_switched_by_the_evaluate_helper_it_is_given": (
-        """
-        import copy
-        ema = copy.deepcopy(model)
-        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
-
-
-        def evaluate(net, data_loader):
-            net.eval()
-            hits = 0
-            with torch.no_grad():
-                for x, y in data_loader:
-                    hits += (net(x).argmax(1) == y).sum().item()
-            return hits
-
-
-        for epoch in range(2):
-            model.train()
-            for x, y in loader:
-                optimizer.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                optimizer.step()
-            hits = evaluate(ema, val_loader)
-            print(hits)
-        """,
+    # Lightning restores the mode the copy had before the pass: a switch only in some epochs,
+    # or after the pass only, has no place in the hooks
+    "ema_copy_switched_only_in_some_epochs": (
+        _EMA_EPOCH.format(evaluation="if epoch > 0:\n        ema.eval()"),
         "TL147",
     ),
-    "averaged_model_switched_in_train_mode_too": (
-        _EMA_EPOCH.replace("copy.deepcopy(model)", "torch.optim.swa_utils.AveragedModel(model)")
-        .replace("import copy", "import torch.optim.swa_utils")
-        .format(evaluation="model.eval()\n    ema.eval()\n    ema.train()"),
+    "ema_copy_switched_only_after_the_pass": (
+        _EMA_EPOCH.replace(
+            "print(criterion(ema(x), y).item())",
+            "print(criterion(ema(x), y).item())\n    ema.eval()",
+        ).format(evaluation="pass"),
+        "TL147",
+    ),
+    "ema_copy_switched_inside_the_pass": (
+        _EMA_EPOCH.replace(
+            "    with torch.no_grad():", "    with torch.no_grad():\n        ema.eval()"
+        ).format(evaluation="pass"),
+        "TL147",
+    ),
+    "ema_copy_handed_to_a_function_that_switches_it": (
+        "def frozen(net):\n    net.eval()\n    return net\n"
+        + _EMA_EPOCH.replace("    model.train()\n", "    model.train()\n    frozen(ema)\n").format(
+            evaluation="ema.eval()"
+        ),
         "TL147",
     ),
     "eval_then_model_run_in_epoch_code_without_a_validation_loop": (  # once: in train mode
@@ -127,3 +178,50 @@ UNCHANGED = {
         "TL147",
     ),
 }
+
+# code after an eval-mode pass handing the model to a callee of the script: a run of it,
+# unless the callee only takes its state (analysis/model_handoff.py)
+_STOPPER = """
+class Stopper:
+    def __init__(self):
+        self.best = None
+
+    def __call__(self, val_loss, net):
+        if self.best is None or val_loss < self.best:
+            self.best = val_loss
+            self.save(net)
+
+    def save(self, net):
+        {save}
+
+
+stopper = Stopper()
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+for epoch in range(2):
+    model.train()
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for x, y in val_loader:
+            total += criterion(model(x), y).item()
+    stopper(total, model)
+"""
+
+CONVERTS["callee_only_saving_the_state_after_the_pass"] = (
+    _STOPPER.format(save='torch.save(net.state_dict(), "best.pt")'),
+    ["self.stopper(self.total, self.model)"],
+    [],
+)
+UNCHANGED["callee_running_the_model_after_the_pass"] = (
+    _STOPPER.format(save='torch.save(net(torch.ones(1, 4)), "probe.pt")'),
+    "TL147",
+)
+UNCHANGED["callee_storing_the_model_after_the_pass"] = (  # kept: whatever runs it later
+    _STOPPER.format(save="self.kept = net"),
+    "TL147",
+)

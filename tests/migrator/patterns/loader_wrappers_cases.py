@@ -33,7 +33,56 @@ class Wrapped:
 """
 
 
+_DEVICE_LOADER = """
+def get_default_device():
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    return torch.device("cpu")
+
+
+def to_device(data, device):
+    if isinstance(data, (list, tuple)):
+        return [to_device(x, device) for x in data]
+    return data.to(device, non_blocking=True)
+
+
+class DeviceDataLoader:
+    def __init__(self, dl, device):
+        self.dl = dl
+        self.device = device
+
+    def __iter__(self):
+        for b in self.dl:
+            yield to_device(b, self.device)
+
+    def __len__(self):
+        return len(self.dl)
+
+"""
+
+
+def _device_call(placement="to_device(model, device)\n", loader_device="device"):
+    return f"""
+device = get_default_device()
+train_dl = DeviceDataLoader(
+    DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))), {loader_device}
+)
+{placement}fit(model, optimizer, train_dl)
+"""
+
+
 CONVERTS = {
+    # course notebooks: batches moved to the device the model is placed on -- the Trainer's
+    # own device, so the wrapper stays and the Trainer moves them nowhere
+    "device_loader_where_the_model_is": (
+        _FIT + _DEVICE_LOADER + _device_call(),
+        [
+            "trainer.fit(lit_model, train_dl)",
+            "L.Trainer(accelerator=device.type, devices=1, max_epochs=2)",
+            "train_dl = DeviceDataLoader(",
+        ],
+        ["opt.step()"],
+    ),
     # rebound on itself, as the tutorial does: the Trainer iterates the wrapper
     "loader_rebound_in_its_wrapper": (
         _FIT
@@ -90,6 +139,25 @@ UNCHANGED = {
     # the mapping moves batches to a device the Trainer cannot follow
     "wrapper_mapping_moves_to_a_device": (
         _FIT.replace("x.view(-1, 4)", "x.to(dev)") + _wrapper() + _CALL,
+        "TL187",
+    ),
+    # batches moved to a device, the model placed nowhere: the Trainer's device is not that one
+    "device_loader_model_not_placed": (
+        _FIT + _DEVICE_LOADER + _device_call(placement=""),
+        "TL187",
+    ),
+    # batches moved to another device than the model's
+    "device_loader_elsewhere_than_the_model": (
+        _FIT + _DEVICE_LOADER + _device_call(loader_device='torch.device("cpu")'),
+        "TL187",
+    ),
+    # the move also converts: more than `.to(device)`
+    "device_loader_mover_does_more": (
+        _FIT
+        + _DEVICE_LOADER.replace(
+            "data.to(device, non_blocking=True)", "data.to(device, non_blocking=True).half()"
+        )
+        + _device_call(),
         "TL187",
     ),
     # a length that is not the loader's: the Trainer would count other batches

@@ -61,6 +61,69 @@ CONVERTS = {
         ["self.model.train()"],
         [],
     ),
+    # an evaluation helper run at each epoch's end leaves the model in eval mode: the next
+    # epoch's `model.train()` puts it back (Lightning does not)
+    "train_kept_when_an_epoch_end_helper_evaluates_the_model": (
+        """
+        def evaluate(net):
+            net.eval()
+            return 0.0
+
+
+        for epoch in range(2):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            print(evaluate(model))
+        """,
+        ["def on_train_epoch_start(self):\n        self.model.train()"],
+        [],
+    ),
+    # a model the training function is given: its caller evaluated it first (course notebooks)
+    "train_kept_when_the_caller_evaluated_the_given_model": (
+        """
+        def evaluate(net):
+            net.eval()
+
+
+        def fit(net, epochs):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(epochs):
+                net.train()
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        history = [evaluate(model)]
+        fit(model, 2)
+        """,
+        ["def on_train_epoch_start(self):\n        self.model.train()"],
+        [],
+    ),
+    "train_dropped_when_no_caller_touches_the_given_model": (
+        """
+        def fit(net, epochs):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(epochs):
+                net.train()
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        fit(model, 2)
+        """,
+        ["trainer.fit(lit_model, loader)"],
+        [".train()"],
+    ),
 }
 
 UNCHANGED = {}

@@ -1,5 +1,31 @@
 """Cases of patterns/passed_in.py: a training function given its model, optimizer, loader."""
 
+_COURSE_FIT = """
+        def fit(epochs, lr, model, train_loader, opt_func=torch.optim.SGD):
+            optimizer = opt_func(model.parameters(), lr)
+            for epoch in range(epochs):
+                for x, y in train_loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad()
+
+"""
+
+_DEVICE_HELPERS = """
+        def get_default_device():
+            if torch.cuda.is_available():
+                return torch.device("cuda")
+            return torch.device("cpu")
+
+
+        def to_device(data, device):
+            if isinstance(data, (list, tuple)):
+                return [to_device(x, device) for x in data]
+            return data.to(device, non_blocking=True)
+
+"""
+
 CONVERTS = {
     "train_function_given_model_optimizer_loader": (
         """
@@ -106,9 +132,60 @@ CONVERTS = {
         ],
         [],
     ),
+    # course notebooks: the optimizer class is a parameter, its default used by the one call
+    "optimizer_class_parameter_left_to_its_default": (
+        _COURSE_FIT
+        + """
+        fit(2, 0.1, model, loader)
+        """,
+        [
+            "lit_model = LitModel(model, lr, opt_func)",
+            "optimizer = self.opt_func(self.model.parameters(), self.lr)",
+        ],
+        ["optimizer.step()"],
+    ),
+    # ... or passed, directly or through a name the caller binds once
+    "optimizer_class_parameter_passed_by_a_name": (
+        _COURSE_FIT
+        + """
+        opt_func = torch.optim.Adam
+        fit(2, 0.01, model, loader, opt_func=opt_func)
+        """,
+        ["optimizer = self.opt_func(self.model.parameters(), self.lr)"],
+        ["optimizer.step()"],
+    ),
+    # the model placed by a device helper of the file, on a device chosen by another one
+    "model_placed_by_a_device_helper": (
+        _DEVICE_HELPERS
+        + _COURSE_FIT
+        + """
+        device = get_default_device()
+        to_device(model, device)
+        fit(2, 0.1, model, loader, torch.optim.Adam)
+        """,
+        ["L.Trainer(accelerator=device.type, devices=1, max_epochs=epochs)"],
+        ["optimizer.step()"],
+    ),
 }
 
 UNCHANGED = {
+    # a lambda (or a partial) for the optimizer class: what it builds is not read
+    "optimizer_class_parameter_given_a_lambda": (
+        _COURSE_FIT
+        + """
+        fit(2, 0.1, model, loader, opt_func=lambda params, lr: torch.optim.SGD(params, lr))
+        """,
+        "TL106",
+    ),
+    # one call passes an optimizer class, another a scheduler class
+    "optimizer_class_parameter_given_a_scheduler": (
+        _COURSE_FIT
+        + """
+        fit(2, 0.1, model, loader)
+        fit(2, 0.1, model, loader, torch.optim.lr_scheduler.StepLR)
+        """,
+        "TL106",
+    ),
     # placed on a device local to the caller, read at run time: the function cannot name it
     "model_given_placed_on_a_device_the_function_cannot_name": (
         """

@@ -62,49 +62,110 @@ def constant_int(ctx, expr) -> int | None:
     if isinstance(expr, cst.Name):
         expr = _bound_value(ctx, expr.value)
     if isinstance(expr, cst.Subscript):  # `accum_steps = cfg["accum_steps"]` too
-        expr = _config_item(ctx, expr)
+        expr = config_item(ctx, expr)
     if isinstance(expr, cst.Integer):
         return int(expr.evaluated_value)
     return None
 
 
-def _config_item(ctx, expr: cst.Subscript):
+def config_item(ctx, expr: cst.Subscript):
     """The value of `cfg["key"]` when `cfg` is a dict literal bound once that the file only
-    ever reads by string keys (never assigns an item, passes on, or calls a method of)."""
+    ever reads by string keys (never assigns an item or calls a method of; passes it on only
+    to its own functions that read it so: `model, loaders = load_train_objs(cfg)`)."""
+    found = _config_entry(ctx, expr)
+    return None if isinstance(found, str) else found
+
+
+def config_item_problem(ctx, expr: cst.Subscript) -> str | None:
+    """Why `config_item` cannot read `expr` (None when it can)."""
+    found = _config_entry(ctx, expr)
+    return found if isinstance(found, str) else None
+
+
+def _config_entry(ctx, expr: cst.Subscript):
+    """The entry's value, or a string saying why it cannot be read."""
     if not isinstance(expr.value, cst.Name) or len(expr.slice) != 1:
-        return None
+        return "not a dict read by one key"
     index = expr.slice[0].slice
     if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
-        return None
+        return "not read by a string key"
     name = expr.value.value
     value = _bound_value(ctx, name)
-    if not isinstance(value, cst.Dict) or not _only_read_by_key(ctx.module, name):
-        return None
+    if not isinstance(value, cst.Dict):
+        return f"`{name}` is not bound once, before the loop, to a dict literal"
+    problem = _key_read_problem(ctx.module, name)
+    if problem:
+        return problem
     if any(not isinstance(e, cst.DictElement) for e in value.elements):
-        return None  # `**defaults` could hold the key
+        return f"`{name}` unpacks another dict (`**`), which could hold the key"
+    if any(not isinstance(e.key, cst.SimpleString) for e in value.elements):
+        return f"`{name}` has keys that are not strings"
     key = index.value.evaluated_value
-    found = [
-        e.value
-        for e in value.elements
-        if isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == key
-    ]
-    if len(found) != 1 or any(not isinstance(e.key, cst.SimpleString) for e in value.elements):
-        return None
+    found = [e.value for e in value.elements if e.key.evaluated_value == key]
+    if len(found) != 1:
+        return f"`{name}` has no single `{key}` entry"
     return found[0]
 
 
-def _only_read_by_key(module: cst.Module, name: str) -> bool:
-    """Every mention of `name` in the file but one (its binding) is `name["key"]`, read."""
-    item = m.Subscript(
-        value=m.Name(name), slice=[m.SubscriptElement(slice=m.Index(value=m.SimpleString()))]
-    )
+def _key_read_problem(module: cst.Module, name: str) -> str | None:
+    """None when every mention of `name` in the file but one (its binding) is `name["key"]`,
+    read, or hands `name` to a function of the file that only reads its parameter so;
+    otherwise what else the file does with it."""
+    code = module.code_for_node
+    item = _keyed(name)
     reads = {id(found.value) for found in m.findall(module, item)}
     targets = m.findall(module, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.Del())
     for target in targets:
         if m.matches(target.target, item):
-            return False  # `cfg["lr"] = ...`
-    others = [n for n in m.findall(module, m.Name(name)) if id(n) not in reads]
-    return len(others) == 1
+            return f"the script sets `{code(target.target).strip()}`"
+    handed = _handed_to_readers(module, name)
+    if isinstance(handed, str):
+        return handed
+    others = [n for n in m.findall(module, m.Name(name)) if id(n) not in reads | handed]
+    if len(others) != 1:
+        return f"`{name}` is used other than read by key or handed to the file's functions"
+    return None
+
+
+def _handed_to_readers(module: cst.Module, name: str) -> set[int] | str:
+    """ids of the `name` nodes that are positional arguments of calls to the file's own
+    functions reading that parameter only by key (and of those parameters' own nodes, which
+    findall of `name` meets when they share the name); why not, when such a call hands `name`
+    to a function that does more with it."""
+    functions = {
+        s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and not s.decorators
+    }
+    handed: set[int] = set()
+    for call in m.findall(module, m.Call(func=m.Name())):
+        for position, arg in enumerate(call.args):
+            if not m.matches(arg, m.Arg(value=m.Name(name), keyword=None, star="")):
+                continue
+            function = functions.get(call.func.value)
+            params = function.params.params if function is not None else ()
+            if function is None or any(a.star for a in call.args) or position >= len(params):
+                continue  # not the file's function: an ordinary mention, counted
+            if not _reads_only_by_key(function, params[position].name.value):
+                return f"`{name}` is handed to `{call.func.value}()`, which does more than read it by key"
+            handed.add(id(arg.value))
+            handed.add(id(params[position].name))
+    return handed
+
+
+def _keyed(name: str):
+    return m.Subscript(
+        value=m.Name(name), slice=[m.SubscriptElement(slice=m.Index(value=m.SimpleString()))]
+    )
+
+
+def _reads_only_by_key(function: cst.FunctionDef, name: str) -> bool:
+    """`function`'s parameter `name` is only read as `name["key"]` in its body (never
+    rebound, stored into or handed on)."""
+    keyed = {id(f.value) for f in m.findall(function.body, _keyed(name))}
+    stores = m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.Del()
+    for target in m.findall(function.body, stores):
+        if name in {n.value for n in m.findall(target.target, m.Name(name))}:
+            return False  # `cfg["lr"] = ...` or `cfg = ...`
+    return all(id(n) in keyed for n in m.findall(function.body, m.Name(name)))
 
 
 def _bound_value(ctx, name: str):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from .names import node_kinds
 
@@ -84,3 +85,10 @@ class OwnLoopTransformer(cst.CSTTransformer):
         self.depth -= 1
         return updated_node
 
+
+def without_docstring(body) -> list:
+    """The statements of a body after its docstring, if it has one (it runs nothing)."""
+    body = list(body)
+    if body and m.matches(body[0], m.SimpleStatementLine([m.Expr(m.SimpleString())])):
+        return body[1:]
+    return body

@@ -127,7 +127,12 @@ class ClassBuilder:
         if plan.carried_index:  # read after the batch loop: the last step's index
             mapping[plan.carried_index] = self_attr(attr_name(plan.carried_index))
         if plan.validation:
-            mapping[plan.validation.loader] = _expr("self.trainer.val_dataloaders")
+            v = plan.validation
+            if v.more_loaders:  # several validation dataloaders: a list, in the passes' order
+                for i, name in reversed(list(enumerate([v.loader, *v.more_loaders]))):
+                    mapping[name] = _expr(f"self.trainer.val_dataloaders[{i}]")
+            else:
+                mapping[v.loader] = _expr("self.trainer.val_dataloaders")
         if plan.test:
             mapping[plan.test.loader] = _expr("self.trainer.test_dataloaders")
         for model in plan.models:
@@ -234,8 +239,8 @@ class ClassBuilder:
             methods.append(self.train_batch_end())
         if plan.validation:
             v = plan.validation
-            if v.keeps_train_mode:
-                methods.append(self.train_mode_hook("on_validation_model_eval"))
+            if v.keeps_train_mode or set(v.other_modes.values()) - {"eval"}:
+                methods.append(self.train_mode_hook("on_validation_model_eval", v))
             if v.before:
                 methods.append(self.hook("on_validation_epoch_start", v.before))
             methods.append(self.step("validation_step", v.target, v.index, v.body, None))
@@ -246,7 +251,7 @@ class ClassBuilder:
         if plan.test:
             t = plan.test
             if t.keeps_train_mode:
-                methods.append(self.train_mode_hook("on_test_model_eval"))
+                methods.append(self.train_mode_hook("on_test_model_eval", t))
             if t.before:
                 methods.append(self.hook("on_test_epoch_start", t.before))
             methods.append(self.step("test_step", t.target, t.index, t.body, None))
@@ -320,7 +325,9 @@ class ClassBuilder:
         prefix = []
         start = self.plan.index_start.get(index) if index else None
         if start is not None:
-            prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
+            # `for i, b in enumerate(loader, 1)`: the script's counter, when the step reads it
+            if index == self.plan.carried_index or _reads(stmts, index):
+                prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
             extra[index] = cst.Name(index)
         elif index:
             extra[index] = cst.Name("batch_idx")
@@ -355,22 +362,31 @@ class ClassBuilder:
                 body.append(_stmt(f"return {loss_code}\n"))
         if not body:
             body = [_stmt("pass\n")]
-        return self.method(f"{name}(self, batch, batch_idx)", self.epoch_prefix(stmts) + body)
+        more = name == "validation_step" and self.plan.validation.more_loaders
+        params = "batch, batch_idx, dataloader_idx=0" if more else "batch, batch_idx"
+        return self.method(f"{name}(self, {params})", self.epoch_prefix(stmts) + body)
 
     def training_step(self) -> cst.FunctionDef:
         p = self.plan
         loss = p.loss_capture or p.loss_name
         return self.step("training_step", p.train_target, p.train_index, p.train_body, loss)
 
-    def train_mode_hook(self, name: str) -> cst.FunctionDef:
+    def train_mode_hook(self, name: str, evaluation) -> cst.FunctionDef:
         """Lightning's eval-mode switch before an evaluation pass, overridden to keep the
-        train mode the script evaluated in."""
-        why = cst.EmptyLine(
-            comment=cst.Comment(
-                "# the script evaluated in train mode (it never called model.eval())"
-            )
+        modes the script evaluated in: train mode for the model when it never called
+        model.eval(), and each other module the pass runs (an EMA copy) in its own."""
+        base = "train" if evaluation.keeps_train_mode else "eval"
+        why = (
+            "# the script evaluated in train mode (it never called model.eval())"
+            if evaluation.keeps_train_mode
+            else "# the script evaluated the model in eval mode"
         )
-        body = [_stmt("self.train()\n").with_changes(leading_lines=[why])]
+        body = [_stmt(f"self.{base}()\n").with_changes(leading_lines=[_comment(why)])]
+        for module, mode in evaluation.other_modes.items():
+            if mode != base:
+                why = f"# and `{module}` in {mode} mode, as the script set it"
+                line = _stmt(f"self.{module}.{mode}()\n")
+                body.append(line.with_changes(leading_lines=[_comment(why)]))
         return self.method(f"{name}(self)", body)
 
     def train_batch_end(self) -> cst.FunctionDef:
@@ -381,7 +397,8 @@ class ClassBuilder:
         prefix = []
         start = plan.index_start.get(index) if index else None
         if start is not None:
-            prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
+            if _reads(plan.after_step, index):
+                prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
             extra = None
         pieces = plan.after_step_pieces()
         unpack = self.target_prefix(plan.train_target) if pieces[0] is plan.train_target else []
@@ -435,3 +452,7 @@ class ClassBuilder:
                 )
             )
         return self.method("configure_optimizers(self)", body)
+
+
+def _reads(stmts, name: str) -> bool:
+    return any(name in collect_names(stmt).reads for stmt in stmts)

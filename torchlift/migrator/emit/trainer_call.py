@@ -18,6 +18,8 @@ def build_trainer_statements(
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
     loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
     loaders = [plan.loader_exprs.get(name, name) for name in loaders]
+    if plan.validation and plan.validation.more_loaders:  # one validation loop per pass
+        loaders[-1] = f"[{', '.join([loaders[-1], *plan.validation.more_loaders])}]"
     lines = [plan.loader_stmt] if plan.loader_stmt else []
     lines.append(f"{lit_name} = {class_name}({args})")
     if plan.trainer_at is None:

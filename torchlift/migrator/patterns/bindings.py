@@ -26,7 +26,7 @@ from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned
-from .passed_in import called_in_file, given_optimizer
+from .passed_in import called_in_file, callee_qualnames, given_optimizer
 from .step_sequence import STEP_SEQUENCE
 
 BINDING = Rule(
@@ -53,16 +53,22 @@ RULES = (BINDING,)
 
 
 def optim_kind(ctx, binding) -> str | None:
-    """ "optimizer" or "scheduler" for a binding to a torch.optim call, else None."""
+    """ "optimizer" or "scheduler" for a binding to a torch.optim call, else None. The
+    callable may be a parameter of the function holding the loop, read at its call sites
+    (`opt_func(model.parameters(), lr)`, patterns/passed_in.py); None when its callers pass
+    an optimizer here and a scheduler there."""
     if binding is None:
         return None
     _, value = binding
-    names = ctx.call_qualnames(value)
-    if any(q.startswith("torch.optim.lr_scheduler.") for q in names):
-        return "scheduler"
-    if any(q.startswith("torch.optim.") for q in names):
-        return "optimizer"
-    return None
+    kinds = set()
+    for name in callee_qualnames(ctx, value):
+        if name.startswith("torch.optim.lr_scheduler."):
+            kinds.add("scheduler")
+        elif name.startswith("torch.optim."):
+            kinds.add("optimizer")
+        else:
+            kinds.add(None)
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def bind(ctx, plan, steps) -> None:

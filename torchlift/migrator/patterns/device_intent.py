@@ -37,9 +37,11 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.loader_length import config_item
 from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
+from .device_helpers import device_choice
 
 DEVICE_INDEX = Rule(
     "TL140",
@@ -118,7 +120,9 @@ def _has_else(stmt: cst.If) -> bool:
 
 def is_device_value(ctx, value: cst.BaseExpression) -> bool:
     """`torch.device(...)`, a device string, `torch.accelerator.current_accelerator()` (or
-    its `.type`), or a conditional choosing between them."""
+    its `.type`), or a conditional choosing between them -- also as the call of a function
+    of the file returning them (`get_default_device()`, patterns/device_helpers.py)."""
+    value = _chosen(ctx, value)
     if isinstance(value, cst.IfExp):
         return is_device_value(ctx, value.body) and is_device_value(ctx, value.orelse)
     if isinstance(value, cst.Attribute) and value.attr.value == "type":
@@ -126,6 +130,28 @@ def is_device_value(ctx, value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.Call):
         return bool(ctx.call_qualnames(value) & {"torch.device", _CURRENT_ACCELERATOR})
     return isinstance(value, cst.SimpleString) and bool(_DEVICE.match(value.value))
+
+
+def _chosen(ctx, value: cst.BaseExpression) -> cst.BaseExpression:
+    """`value`, or what it returns when it calls a device-choosing function of the file whose
+    every returned value is a device value."""
+    choice = device_choice(ctx, value)
+    if choice is None:
+        return value
+    parts = [choice.body, choice.orelse] if isinstance(choice, cst.IfExp) else [choice]
+    if all(device_choice(ctx, part) is None and is_device_value(ctx, part) for part in parts):
+        return choice
+    return value
+
+
+def device_value(ctx, value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The device value a binding's right-hand side holds: itself, or the entry of a config
+    dict the file only reads by key (`cfg["device"]` with `cfg = {"device": "cuda" if
+    torch.cuda.is_available() else "cpu", ...}` bound once in the same scope: what a
+    research Trainer class's `self.device = cfg["device"]` reads); None for anything else."""
+    if isinstance(value, cst.Subscript):
+        value = config_item(ctx, value)
+    return value if value is not None and is_device_value(ctx, value) else None
 
 
 # what a device name reads as in the LightningModule, by what the script bound it to: the
@@ -138,6 +164,7 @@ def device_value_expr(ctx, value: cst.BaseExpression) -> str:
     """`self.device` for a torch.device, `self.device.type` for a device type string
     ("cuda", `current_accelerator().type`), `str(self.device)` for a string naming an index
     ("cuda:0" -- Lightning's device for it prints the same)."""
+    value = _chosen(ctx, value)
     if isinstance(value, cst.IfExp):
         kinds = {device_value_expr(ctx, value.body), device_value_expr(ctx, value.orelse)}
         if kinds <= {_AS_TYPE, _AS_STRING}:  # "cuda:0" if ... else "cpu"
@@ -365,6 +392,7 @@ def _cuda_condition(ctx, plan) -> str:
 
 
 def _cuda_condition_of(ctx, value) -> str:
+    value = _chosen(ctx, value)
     if isinstance(value, cst.SimpleString):
         name = _DEVICE.match(value.value).group(2).lower()
         return _ALWAYS if name in ("cuda", "gpu") else _NEVER
@@ -494,8 +522,9 @@ def _last_device_binding(ctx, plan):
             continue
         assign = single_assign(stmt)
         partial = device_if_binding(ctx, stmt, complete=False)
-        if assign and assign[0] in names and is_device_value(ctx, assign[1]):
-            found = stmt, assign[1], assign[0]
+        value = device_value(ctx, assign[1]) if assign and assign[0] in names else None
+        if value is not None:
+            found = stmt, value, assign[0]
         elif partial in names:
             before = found[1] if found is not None and found[2] == partial else None
             if _has_else(stmt) or before is not None:
@@ -522,6 +551,7 @@ def _as_conditional(stmt: cst.If, otherwise=None) -> cst.BaseExpression:
 
 def _accelerator_of(ctx, value: cst.BaseExpression, stmt) -> str:
     code = ctx.module.code_for_node
+    value = _chosen(ctx, value)
     if isinstance(value, cst.IfExp):
         body = _accelerator_of(ctx, value.body, stmt)
         orelse = _accelerator_of(ctx, value.orelse, stmt)

@@ -22,7 +22,7 @@ import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
-from .device_intent import is_device_value, note_device_value
+from .device_intent import device_value, note_device_value
 
 RULES = ()
 
@@ -232,13 +232,14 @@ def is_trivial_statement(stmt: cst.BaseStatement) -> bool:
 
 
 def bind(ctx, plan, steps) -> None:
-    """Names bound before the loop to a device: `torch.device(...)`, a device string, or a
+    """Names bound before the loop to a device: `torch.device(...)`, a device string, a
     conditional choosing between them."""
     for stmt in ctx.scope_before:
         assign = single_assign(stmt)
-        if assign and is_device_value(ctx, assign[1]):
+        value = device_value(ctx, assign[1]) if assign else None
+        if value is not None:
             plan.device_names.add(assign[0])
-            note_device_value(ctx, plan, assign[0], assign[1])
+            note_device_value(ctx, plan, assign[0], value)
 
 
 def clean(ctx, plan) -> None:

@@ -28,10 +28,11 @@ import symtable
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.loader_length import config_item_problem
 from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
-from .device_intent import device_if_binding, is_device_value, note_device_values
+from .device_intent import device_if_binding, device_value, note_device_values
 
 UNKNOWN_DEVICE_MOVE = Rule(
     "TL142",
@@ -102,8 +103,9 @@ def _find_module_binding(ctx, name: str):
         return None
     stmt = binders[0]
     assign = single_assign(stmt)
-    if assign is not None and assign[0] == name and is_device_value(ctx, assign[1]):
-        return stmt, assign[1]
+    value = device_value(ctx, assign[1]) if assign is not None and assign[0] == name else None
+    if value is not None:
+        return stmt, value
     if device_if_binding(ctx, stmt) == name:
         return stmt, None  # device_intent reads the if/else idiom itself
     return None
@@ -196,10 +198,25 @@ def clean(ctx, plan) -> None:
             continue
         raise Unsupported(
             UNKNOWN_DEVICE_MOVE,
-            f"`.to({name})` moves tensors to a device not read from the script, beside a "
-            f"Trainer on accelerator={plan.trainer_args[0][1]}",
+            f"`.to({name})` moves tensors to a device not read from the script"
+            f"{_origin(ctx, name)}, beside a Trainer on accelerator={plan.trainer_args[0][1]}",
             ctx.loop,
         )
+
+
+def _origin(ctx, name: str) -> str:
+    """Why the device `name` is not known: what it is bound to, when the scope binds it once,
+    and for a config entry why the dict literal does not tell (the script sets the entry,
+    hands the dict to other code, ...)."""
+    found, count = ctx.binding(name)
+    if found is None or count != 1:
+        return ""
+    value = found[1]
+    shown = ctx.module.code_for_node(value).strip()
+    problem = config_item_problem(ctx, value) if isinstance(value, cst.Subscript) else None
+    if problem:
+        return f" (`{name} = {shown}`: {problem})"
+    return f" (`{name} = {shown}`)"
 
 
 def _is_dtype(ctx, name: str) -> bool:

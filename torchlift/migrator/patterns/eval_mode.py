@@ -20,11 +20,15 @@ after an eval-mode pass that runs the model (a forward, `model.decode(z)`, the m
 a function): Lightning has put the model back in train mode by then, so BatchNorm would update
 its statistics and Dropout draw masks where the script ran in eval mode.
 
-Lightning switches the whole LightningModule, every module handed to it at once. A pass that
-runs another module besides the model (an EMA copy, `AveragedModel(model)`, a teacher) whose
-mode the script sets on its own (`ema.eval()`, placed after the pass once converted) or that is
-a copy of the model would run it in the model's mode, not its own: refused (TL147) unless the
-script switches it to eval right before the pass as it does the model.
+Lightning switches the whole LightningModule, every module handed to it at once, and restores
+each one's mode after the pass. A pass that runs another module besides the model (an EMA
+copy, `AveragedModel(model)`, a module the script builds) runs it in the mode the script gave
+it: `on_validation_model_eval` sets that mode when it is not Lightning's eval, and the
+script's own `ema.eval()` runs in on_train_epoch_end after the pass, so the mode Lightning
+restores is the script's again from there on (other_module_modes.py). Refused (TL147) when
+that mode is not certain: the module switched inside other code (a step, a condition, the
+pass itself), only after the pass, handed to a function of the script that switches modes,
+or never switched while not built in train mode right before the loop.
 """
 
 from __future__ import annotations
@@ -32,9 +36,11 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.model_handoff import only_reads_state
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .mode_calls import _may_be_in_eval_mode
+from .other_module_modes import constructs_module, mode_at_pass
 
 EVAL_MODE_UNKNOWN = Rule(
     "TL147",
@@ -79,12 +85,14 @@ def read(ctx, plan, steps) -> None:
     in_eval_mode = False  # the mode the epoch loop leaves the model in
     if validation is not None:
         between = [s for s in plan.post_train if not any(s is t for t in validation.following)]
-        _check_other_modules(ctx, [*between, *validation.before], validation, models, epoch)
+        _other_modes(ctx, plan, validation, models, between)
         if _switches_to_eval([*between, *validation.before], models):
             after = [*validation.after, *validation.following]
             in_eval_mode = not any(_mode_calls(s, models, "train") for s in after)
             helpers = _helpers_reading(ctx.module, models)
-            runs = [s for s in after if _runs_model(s, models, helpers)] if in_eval_mode else []
+            runs = (
+                [s for s in after if _runs_model(ctx, s, models, helpers)] if in_eval_mode else []
+            )
             if runs:
                 ctx.block(
                     EVAL_MODE_UNKNOWN,
@@ -122,6 +130,38 @@ def read(ctx, plan, steps) -> None:
 _MODEL_COPIES = frozenset({"copy.deepcopy", "torch.optim.swa_utils.AveragedModel"})
 
 
+def _other_modes(ctx, plan, validation, models: set[str], between) -> None:
+    """The mode the script ran each module besides the model in during the validation pass
+    (other_module_modes), recorded for `on_validation_model_eval`; TL147 when it is not
+    certain or Lightning's restoring of modes after the pass would not follow the script."""
+    in_pass_after = {id(s) for s in validation.after}
+
+    def runs(stmt, name: str) -> bool:
+        return _runs_model(ctx, stmt, {name}, _helpers_reading(ctx.module, {name}))
+
+    for name, node in _other_modules(ctx, validation.body, models):
+        mode, refusal = mode_at_pass(
+            ctx,
+            name,
+            epoch_start=plan.pre_train,
+            before_pass=[s for s in between if id(s) not in in_pass_after],
+            after_pass=validation.following,
+            pass_setup=validation.before,
+            others=[*plan.train_body, *plan.after_step, *validation.body, *validation.after],
+            runs=runs,
+        )
+        if refusal is not None:
+            why, at = refusal
+            ctx.block(
+                EVAL_MODE_UNKNOWN,
+                f"the evaluation pass runs `{name}` besides the model, a module with a "
+                f"train/eval mode of its own, and {why}",
+                at if at is not None else node,
+            )
+            return
+        validation.other_modes[name] = mode
+
+
 def _check_other_modules(ctx, before, evaluation, models: set[str], epoch) -> None:
     """Refuse (TL147) a pass running a module besides the model whose mode Lightning would not
     keep: the pass runs it in the mode of the whole LightningModule (eval, or train when the
@@ -149,8 +189,9 @@ def _check_other_modules(ctx, before, evaluation, models: set[str], epoch) -> No
 
 def _other_modules(ctx, body, models: set[str]) -> list[tuple[str, cst.CSTNode]]:
     """Names besides the model that the pass runs (`ema(x)`, `ema.module(x)`) and the script
-    treats as modules with a mode: it calls their `.eval()` / `.train()`, or binds them to a
-    copy of a model (`copy.deepcopy(model)`, `AveragedModel(model)`)."""
+    treats as modules with a mode: it calls their `.eval()` / `.train()`, binds them to a
+    copy of a model (`copy.deepcopy(model)`, `AveragedModel(model)`) or to a module it builds
+    (`teacher = nn.Sequential(...)`, `Net()` of a module class of the file)."""
     switched = {
         call.func.value.value
         for call in m.findall(ctx.module, m.Call(func=m.Attribute(attr=m.Name()), args=[]))
@@ -159,7 +200,8 @@ def _other_modules(ctx, body, models: set[str]) -> list[tuple[str, cst.CSTNode]]
     copies = {
         target.target.value
         for assign in m.findall(ctx.module, m.Assign())
-        if ctx.call_qualnames(assign.value) & _MODEL_COPIES
+        if ctx.call_qualnames(_made_by(assign.value)) & _MODEL_COPIES
+        or constructs_module(ctx, _made_by(assign.value))
         for target in assign.targets
         if isinstance(target.target, cst.Name)
     }
@@ -178,6 +220,14 @@ def _other_modules(ctx, body, models: set[str]) -> list[tuple[str, cst.CSTNode]]
     return list(found.items())
 
 
+def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The call that makes the object of a method chain: `copy.deepcopy(model)` of
+    `copy.deepcopy(model).eval().requires_grad_(False)`."""
+    while m.matches(value, m.Call(func=m.Attribute(value=m.Call()))):
+        value = value.func.value
+    return value
+
+
 def _block_eval_mode_runs(ctx, stmts, models: set[str]) -> None:
     """Epoch code after the batch loop with no validation pass Lightning could run in eval
     mode (an evaluation over `range(...)` or tensors): a `model.eval()` statement there is
@@ -190,7 +240,7 @@ def _block_eval_mode_runs(ctx, stmts, models: set[str]) -> None:
             in_eval_mode = True
         elif _switches([stmt], models, "train"):
             in_eval_mode = False
-        elif in_eval_mode and _runs_model(stmt, models, helpers):
+        elif in_eval_mode and _runs_model(ctx, stmt, models, helpers):
             ctx.block(
                 EVAL_MODE_UNKNOWN,
                 "code after the batch loop runs the model after model.eval(), outside a "
@@ -255,12 +305,18 @@ def _helpers_reading(module: cst.Module, models: set[str]) -> set[str]:
     }
 
 
-def _runs_model(node, models: set[str], helpers: set[str]) -> bool:
+def _runs_model(ctx, node, models: set[str], helpers: set[str]) -> bool:
     """`node` calls the model or one of its (sub)modules' mode-dependent methods, hands the
     model itself to a function, or calls a function of the script that reads the model: a run
-    whose result may depend on the train/eval mode."""
+    whose result may depend on the train/eval mode. Not a callee of the script that only
+    takes the model's state (`early_stopping(val_loss, model)` saving its state_dict)."""
     for call in m.findall(node, m.Call()):
         func = call.func
+        hands_model = any(
+            isinstance(a.value, cst.Name) and a.value.value in models for a in call.args
+        )
+        if hands_model and only_reads_state(ctx, call, models):
+            continue
         if isinstance(func, cst.Name) and func.value in helpers:
             return True
         if isinstance(func, cst.Attribute) and func.attr.value in _MODE_FREE_METHODS:
@@ -270,6 +326,6 @@ def _runs_model(node, models: set[str], helpers: set[str]) -> bool:
             root = root.value
         if isinstance(root, cst.Name) and root.value in models:
             return True
-        if any(isinstance(a.value, cst.Name) and a.value.value in models for a in call.args):
+        if hands_model:
             return True
     return False

@@ -86,6 +86,18 @@ def eval_loop_of(ctx, stmt) -> tuple[cst.CSTNode | None, cst.For] | None:
     return None
 
 
+def without_no_grad(ctx, stmts) -> list:
+    """`stmts` with their own `with torch.no_grad():` blocks flattened (the pass runs under
+    no_grad as a whole)."""
+    flat = []
+    for stmt in stmts:
+        if isinstance(stmt, cst.With) and _is_no_grad(ctx, stmt):
+            flat.extend(stmt.body.body)
+        else:
+            flat.append(stmt)
+    return flat
+
+
 def _is_no_grad(ctx, stmt: cst.With) -> bool:
     return all(
         isinstance(item.item, cst.Call)
@@ -142,6 +154,7 @@ def _read_validation(ctx, stmt, plan) -> EvalPlan:
         after=after,
         anchor=stmt,
         following=rest,
+        more_loaders=list(ctx.found.get("more_val_loaders", [])),
     )
 
 

@@ -35,7 +35,7 @@ import libcst.matchers as m
 from ..analysis.names import collect_names, mentions
 from ..analysis.statements import BACKWARD, LOOP, OPTIMIZER_CALL, contains
 from ..rule import Rule
-from .eval_passes import _is_no_grad, eval_loop_of
+from .eval_passes import _is_no_grad, eval_loop_of, without_no_grad
 
 GRADIENTS_IN_EVALUATION = Rule(
     "TL145",
@@ -211,12 +211,7 @@ def _torch_name(ctx) -> str | None:
 
 def _canonical(ctx, loop: cst.For, torch_name: str) -> cst.With:
     """`with <torch>.no_grad(): <loop>`, the loop's own no_grad blocks flattened."""
-    body = []
-    for stmt in loop.body.body:
-        if isinstance(stmt, cst.With) and _is_no_grad(ctx, stmt):
-            body.extend(stmt.body.body)
-        else:
-            body.append(stmt)
+    body = without_no_grad(ctx, loop.body.body)
     inner = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[])
     header = cst.parse_statement(f"with {torch_name}.no_grad():\n    pass\n")
     return header.with_changes(

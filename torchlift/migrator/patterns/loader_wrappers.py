@@ -26,7 +26,15 @@ file whose body is one `return` of the batch's parts through tensor methods that
 (`x.view(-1, 1, 28, 28)`, `.float()`), calling nothing else -- not `.to(dev)` either: the
 Trainer places batches on its own accelerator.
 
-Accepted: a class of the file with no bases, decorators or class-level statements, whose
+A wrapper that moves each batch to a device (the course notebooks' `DeviceDataLoader`,
+`yield to_device(b, self.device)` with `to_device` a function of the file that only calls
+`data.to(device)`, over the items of a list or tuple: patterns/device_helpers.py) is kept too:
+the Trainer moves a batch already on its device nowhere, and the structure the step unpacks is
+the one the wrapper yields. It is accepted where the device is the one the model is placed on
+(the Trainer's `accelerator=`, patterns/passed_in.py), refused (TL187) otherwise.
+
+Accepted: a class of the file with no bases, decorators or class-level statements (docstrings
+aside), whose
 `__init__` only stores its parameters on `self`, whose `__iter__` is exactly `for b in
 self.<loader>: yield self.<func>(*b)` (or `yield b`), and whose `__len__`, if any, is `return
 len(self.<loader>)`; created once per name, `name = Wrapper(name, func)`, right on the name's
@@ -37,11 +45,15 @@ anything or moves the batch to a device, another method the loop could rely on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import only_module_binding
+from ..analysis.statements import without_docstring
 from ..rule import Rule, Unsupported
+from .device_helpers import moved_data
 
 WRAPPER = Rule(
     "TL187",
@@ -52,9 +64,15 @@ WRAPPER = Rule(
     random numbers (Lightning reads one batch ahead): `__iter__` exactly `for b in self.dl:
     yield self.func(*b)`, `__len__` the loader's, and the mapping function one `return`
     through tensor methods such as `.view()`, `.float()` (no device moves: the Trainer
-    moves batches itself).""",
+    moves batches itself) -- or `yield to_device(b, self.device)` with a `to_device` that
+    only calls `.to(device)`, to the device the model is placed on. A metric logger's
+    generator iterating the loader (`metric_logger.log_every(loader, print_freq)`) is looked
+    through when it yields each item once, in order, as it is, and otherwise only prints,
+    reads the clock and updates its own meters: that is what the Trainer would not run.""",
     """Do the per-batch mapping in the training loop (or in a Dataset / `collate_fn`), or
-    write the wrapper as shown: store the loader and the function, yield the mapped batch.""",
+    write the wrapper as shown: store the loader and the function, yield the mapped batch.
+    For a logger's generator, move what it does to the batches (device moves, skips) into the
+    loop body, and keep its own work to printing and timing.""",
     """
     class Shifted:
         def __init__(self, dl):
@@ -90,24 +108,38 @@ _PURE_METHODS = frozenset(
 )
 
 
-def wrapped_loader(ctx, value: cst.BaseExpression, name: str, stmt) -> bool:
-    """True when `value` (the binding of a loader passed to the training function) is
-    `Wrapper(name, ...)`
-    with `Wrapper` a class of the file that only maps batches; False when it is no call of a
-    class of the file; Unsupported (TL187) for a wrapper that may iterate otherwise."""
+@dataclass(frozen=True)
+class Wrapped:
+    """A loader wrapper accepted: `device` is what it moves each batch to (the expression its
+    creation passes), None for one that only maps batches."""
+
+    device: cst.BaseExpression | None = None
+
+
+def wrapped_loader(ctx, value: cst.BaseExpression, loader: cst.BaseExpression, stmt):
+    """A Wrapped when `value` (the binding of a loader passed to the training function) is
+    `Wrapper(loader, ...)` (`loader` a name, or the `DataLoader(...)` call itself) with
+    `Wrapper` a class of the file that only maps batches or moves them to a device; None when
+    it is no call of a class of the file; Unsupported (TL187) for a wrapper that may iterate
+    otherwise."""
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
-        return False
+        return None
     cls = only_module_binding(ctx.module, value.func.value)
     if not isinstance(cls, cst.ClassDef):
-        return False
+        return None
+    if isinstance(loader, cst.Call):  # `DeviceDataLoader(DataLoader(...), device)`
+        name = f"{ctx.module.code_for_node(loader.func)}(...)"
+    else:
+        name = ctx.module.code_for_node(loader)
     where = f"`{cls.name.value}`, wrapping `{name}`"
     if cls.bases or cls.keywords or cls.decorators:
         raise Unsupported(WRAPPER, f"{where}, has bases, keywords or decorators", stmt)
     methods = {}
-    for item in cls.body.body:
+    for item in without_docstring(cls.body.body):
         if not isinstance(item, cst.FunctionDef) or item.decorators:
             raise Unsupported(WRAPPER, f"{where}, holds more than plain methods", stmt)
-        methods[item.name.value] = item
+        body = item.body.with_changes(body=without_docstring(item.body.body))
+        methods[item.name.value] = item.with_changes(body=body)  # docstrings run nothing
     if set(methods) != {"__init__", "__iter__", "__len__"}:
         raise Unsupported(
             WRAPPER,
@@ -116,7 +148,7 @@ def wrapped_loader(ctx, value: cst.BaseExpression, name: str, stmt) -> bool:
             stmt,
         )
     stored = _stored_parameters(methods.get("__init__"), where, stmt)
-    loader_attr, func_attr = _iteration(methods["__iter__"], where, stmt)
+    loader_attr, func_attr, device_attr = _iteration(ctx, methods["__iter__"], where, stmt)
     if not m.matches(
         methods["__len__"].body,
         m.IndentedBlock(
@@ -136,14 +168,20 @@ def wrapped_loader(ctx, value: cst.BaseExpression, name: str, stmt) -> bool:
     ):
         raise Unsupported(WRAPPER, f"{where}: `__len__` is not `len(self.{loader_attr})`", stmt)
     arguments = _arguments(methods.get("__init__"), value, where, stmt)
-    if loader_attr not in stored or not m.matches(arguments.get(stored[loader_attr]), m.Name(name)):
+    iterated = arguments.get(stored.get(loader_attr, ""))
+    if iterated is None or not iterated.deep_equals(loader):
         raise Unsupported(WRAPPER, f"{where}, iterates something else than `{name}`", stmt)
     if func_attr is not None:
         func = arguments.get(stored.get(func_attr, ""))
         if not isinstance(func, cst.Name):
             raise Unsupported(WRAPPER, f"{where}: its mapping function is not named", stmt)
         _check_mapping(ctx, func.value, where, stmt)
-    return True
+    if device_attr is None:
+        return Wrapped()
+    device = arguments.get(stored.get(device_attr, ""))
+    if device is None:
+        raise Unsupported(WRAPPER, f"{where}: the device it moves batches to is not given", stmt)
+    return Wrapped(device)
 
 
 def _stored_parameters(init, where, stmt) -> dict[str, str]:
@@ -174,9 +212,10 @@ def _stored_parameters(init, where, stmt) -> dict[str, str]:
     return stored
 
 
-def _iteration(method, where, stmt) -> tuple[str, str | None]:
-    """(loader attribute, mapping function attribute or None) of `for b in self.dl: yield
-    self.func(*b)` / `yield b`."""
+def _iteration(ctx, method, where, stmt) -> tuple[str, str | None, str | None]:
+    """(loader attribute, mapping function attribute or None, device attribute or None) of
+    `for b in self.dl: yield self.func(*b)` / `yield b` / `yield to_device(b, self.device)`
+    (a function of the file that only moves data to a device: patterns/device_helpers.py)."""
     body = method.body.body
     loop = body[0] if len(body) == 1 else None
     if not (
@@ -194,7 +233,14 @@ def _iteration(method, where, stmt) -> tuple[str, str | None]:
     batch = loop.target.value
     yielded = loop.body.body[0].body[0].value.value
     if m.matches(yielded, m.Name(batch)):
-        return loop.iter.attr.value, None
+        return loop.iter.attr.value, None, None
+    moved = moved_data(ctx, yielded)
+    if moved is not None and m.matches(moved[0], m.Name(batch)):
+        if not m.matches(moved[1], m.Attribute(m.Name("self"), m.Name())):
+            raise Unsupported(
+                WRAPPER, f"{where}: `__iter__` moves batches to a device it does not store", stmt
+            )
+        return loop.iter.attr.value, None, moved[1].attr.value
     if m.matches(
         yielded,
         m.Call(
@@ -202,7 +248,16 @@ def _iteration(method, where, stmt) -> tuple[str, str | None]:
             args=[m.Arg(m.Name(batch), star="*") | m.Arg(m.Name(batch), star="")],
         ),
     ):
-        return loop.iter.attr.value, yielded.func.attr.value
+        return loop.iter.attr.value, yielded.func.attr.value, None
+    if m.matches(yielded, m.Call(func=m.Name(), args=[m.Arg(m.Name(batch)), m.ZeroOrMore()])):
+        shown = yielded.func.value  # `to_device(b, self.device)` of a function doing more
+        raise Unsupported(
+            WRAPPER,
+            f"{where}: `__iter__` yields `{shown}(...)` of each batch, and `{shown}` does more "
+            "than `data.to(device)` (over the items of a list or tuple): the Trainer would run "
+            "it one batch ahead",
+            stmt,
+        )
     raise Unsupported(
         WRAPPER, f"{where}: `__iter__` yields more than `self.func(*b)` of each batch", stmt
     )

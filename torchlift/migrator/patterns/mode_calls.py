@@ -6,6 +6,10 @@ model before its training loop (a test of the untrained model) and then called `
 would train in eval mode once converted (dropout off). So when code before the loop may leave
 the model in eval mode — it calls `model.eval()`, or hands the model to a function — the
 script's own `model.train()` calls of the training part are kept (they run in the same hooks).
+For a model the function holding the loop is given, that code is its callers' (`history =
+[evaluate(model, val_loader)]; history += fit(epochs, lr, model, ...)`). Code kept at an
+epoch's end that hands the model to a helper (`result = evaluate(model, val_loader)`) leaves
+it in eval mode for the next epoch just as well: `model.train()` is kept then too.
 
 Leaves alone: `model.train(mode)` with an argument, and calls on anything but the model.
 """
@@ -17,10 +21,13 @@ import builtins
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.model_handoff import only_reads_state
 from ..analysis.statements import call_method
+from .device_helpers import moved_data
 
 RULES = ()
 _BUILTINS = frozenset(dir(builtins))
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 
 
 def clean(ctx, plan) -> None:
@@ -28,7 +35,8 @@ def clean(ctx, plan) -> None:
     keep_train = {
         model: _may_be_in_eval_mode(ctx, model)
         or _may_switch_to_eval(ctx, plan.after_step, model)
-        or _may_switch_to_eval(ctx, plan.post_train, model, direct=False)
+        or _given_in_unknown_mode(ctx, model)
+        or _epoch_end_may_switch_to_eval(ctx, plan.post_train, model)
         for model in models
     }
 
@@ -68,21 +76,15 @@ def functions_reading(module: cst.Module, names: set[str]) -> set[str]:
         reading |= callers
 
 
-def _may_switch_to_eval(ctx, after_step, model: str, direct: bool = True) -> bool:
+def _may_switch_to_eval(ctx, after_step, model: str) -> bool:
     """Whether the code after the optimizer step (on_train_batch_end: an evaluation every N
     steps) may leave `model` in eval mode for the next step: it calls `model.eval()`, hands
     the model to a call or calls a function of the script reading it. The script's
-    `model.train()` in the batch loop is then what puts it back, so it is kept.
-    Asked of the epoch's code after the batch loop (on_train_epoch_end: `if rank == 0:
-    evaluate(model, test_loader)`, kept as written) without `direct`: there a `model.eval()`
-    is the validation pass's, whose mode Lightning restores, but a helper's is not; the
-    `model.train()` starting the epoch then puts it back, as in the script."""
+    `model.train()` in the batch loop is then what puts it back, so it is kept."""
     helpers = functions_reading(ctx.module, {model})
     for stmt in after_step:
         for call in m.findall(stmt, m.Call()):
-            if direct and m.matches(
-                call.func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))
-            ):
+            if m.matches(call.func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
                 return True
             if m.matches(call.func, m.Name()) and call.func.value in helpers:
                 return True
@@ -91,22 +93,71 @@ def _may_switch_to_eval(ctx, after_step, model: str, direct: bool = True) -> boo
     return False
 
 
+def _epoch_end_may_switch_to_eval(ctx, post_train, model: str) -> bool:
+    """Whether code run at the end of each epoch (on_train_epoch_end) may leave `model` in
+    eval mode for the next one: it hands the model to a helper of the script (`result =
+    evaluate(model, val_loader)`, which calls `model.eval()`) or calls one reading it. Lightning
+    does not switch back before the next epoch; the script's `model.train()` does, so it is
+    kept. A bare `model.eval()` there starts the script's own validation pass, which Lightning
+    runs in eval mode and switches back from: not counted; nor a callee only reading the
+    model's state (`early_stopping(val_loss, model)` saving its `state_dict()`)."""
+    helpers = functions_reading(ctx.module, {model})
+    for stmt in post_train:
+        for call in m.findall(stmt, m.Call()):
+            calls_helper = m.matches(call.func, m.Name()) and call.func.value in helpers
+            if (_hands_model(ctx, call, model) or calls_helper) and not only_reads_state(
+                ctx, call, {model}
+            ):
+                return True
+    return False
+
+
+def _given_in_unknown_mode(ctx, model: str) -> bool:
+    """A model the function holding the loop is given (patterns/passed_in.py) is in the mode
+    its caller left it: a course notebook evaluates it first (`history = [evaluate(model,
+    val_loader)]`, which calls `model.eval()`), then calls `fit(...)`. Read in the callers'
+    other statements as before the loop; a caller that cannot be read may have done so."""
+    if model not in ctx.params or ctx.binding(model)[1]:
+        return False
+    from .passed_in import callers_passing  # (passed_in imports the patterns this one runs after)
+
+    callers = callers_passing(ctx, model)
+    if callers is None:
+        return True
+    for argument, statements in callers:
+        if not isinstance(argument, cst.Name):
+            return True
+        if any(_may_switch(ctx, stmt, argument.value) for stmt in statements):
+            return True
+    return False
+
+
 def _may_be_in_eval_mode(ctx, model: str) -> bool:
     """Whether code before the loop may leave `model` in eval mode: it calls `model.eval()`,
     or passes the model to a call (a helper that evaluates it)."""
-    for stmt in ctx.scope_before:
-        if m.matches(stmt, m.FunctionDef() | m.ClassDef()):
-            continue  # a definition runs nothing until it is called
-        for call in m.findall(stmt, m.Call()):
-            func = call.func
-            if m.matches(func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
-                return True
-            passed = any(m.matches(arg.value, m.Name(model)) for arg in call.args)
-            # builtins (print, len, ...) and torch's own wrappers (DataParallel, compile, ...)
-            # do not switch the mode
-            harmless = any(
-                q.startswith("torch.") or q in _BUILTINS for q in ctx.call_qualnames(call)
-            ) or (m.matches(call.func, m.Name()) and call.func.value in _BUILTINS)
-            if passed and not harmless:
-                return True
+    return any(_may_switch(ctx, stmt, model) for stmt in ctx.scope_before)
+
+
+def _may_switch(ctx, stmt, model: str) -> bool:
+    """`stmt` calls `model.eval()` or passes `model` to a call other than a builtin or torch's."""
+    if m.matches(stmt, m.FunctionDef() | m.ClassDef()):
+        return False  # a definition runs nothing until it is called
+    for call in m.findall(stmt, m.Call()):
+        if m.matches(call.func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
+            return True
+        if _hands_model(ctx, call, model):
+            return True
     return False
+
+
+def _hands_model(ctx, call, model: str) -> bool:
+    """`call` is given `model`, and is not a builtin (print, len, ...), one of torch's own
+    wrappers (DataParallel, compile, ...), a copy, or a device move of the script
+    (`to_device(model, device)`): none of those switches the mode."""
+    if not any(m.matches(arg.value, m.Name(model)) for arg in call.args):
+        return False
+    # copies (an EMA made with copy.deepcopy) do not switch the mode either
+    harmless = any(
+        q.startswith("torch.") or q in _BUILTINS or q in _COPIES for q in ctx.call_qualnames(call)
+    ) or (m.matches(call.func, m.Name()) and call.func.value in _BUILTINS)
+    return not harmless and moved_data(ctx, call) is None

@@ -23,8 +23,12 @@ name bound to a `torch.optim` optimizer built on `X.parameters()` (or a submodul
 same parameter of the function (the model); for the loader parameter, a name bound to a
 `DataLoader(...)`. A name may also be bound by unpacking a factory of the file (`model, opt =
 get_model()`: patterns/factories.py), and a loader wrapped in a class of the file that maps
-its batches (`train_dl = WrappedDataLoader(train_dl, preprocess)`: patterns/loader_wrappers.py). Refused (TL132): a function never called in this file (a library helper:
-what it is given is unknown), used other than by calls (passed as a callback), called with
+its batches (`train_dl = WrappedDataLoader(train_dl, preprocess)`: patterns/loader_wrappers.py)
+or moves them to the device the model is placed on (`DeviceDataLoader(train_dl, device)`). A
+callable parameter (`optimizer = opt_func(model.parameters(), lr)`, `opt_func=torch.optim.SGD`)
+is what the calls pass for it, or its default (`callee_qualnames`). Refused (TL132): a
+function never called in this file (a library helper: what it is given is unknown), used
+other than by calls (passed as a callback), called with
 `*args`/`**kwargs` or with expressions for those parameters, or given an optimizer whose
 model is not passed alongside it.
 """
@@ -37,10 +41,11 @@ import libcst.matchers as m
 from ..analysis.names import bound_names
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
+from .device_helpers import moved_data
 from .device_intent import is_device_value
 from .device_scope import module_device_value
 from .factories import Returned, returned, trained_model
-from .loader_wrappers import wrapped_loader
+from .loader_wrappers import WRAPPER, Wrapped, wrapped_loader
 
 PASSED_IN = Rule(
     "TL132",
@@ -128,8 +133,15 @@ def _placements(ctx, caller, argument) -> list:
                     call.func.value, m.Name(argument.value)
                 ):
                     exprs.append(call)
+                moved = moved_data(ctx, call)  # `to_device(model, device)` (device_helpers)
+                if moved is not None and m.matches(moved[0], m.Name(argument.value)):
+                    exprs.append(call)
     devices = []
     for expr in exprs:
+        for call in m.findall(expr, m.Call(func=m.Name())):
+            moved = moved_data(ctx, call)
+            if moved is not None:
+                devices.append(moved[1])
         for move in m.findall(expr, m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda")))):
             if move.func.attr.value == "cuda":
                 devices.append(None)
@@ -233,6 +245,36 @@ def given_optimizer(ctx, name: str, node) -> str:
     return model_params.pop()
 
 
+def callee_qualnames(ctx, call) -> set[str]:
+    """The qualified names of what `call` calls; for a call of a parameter of the function
+    holding the loop that the function does not rebind before it (`optimizer =
+    opt_func(model.parameters(), lr)`), those of what the call sites pass for it, or of its
+    default where a call passes none (`opt_func=torch.optim.SGD`), directly or through a name
+    the caller binds once (`opt_func = torch.optim.Adam`). Empty when one of them is not a name
+    of an import (a lambda, `functools.partial(...)`): unknown."""
+    names = ctx.call_qualnames(call)
+    if names or not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+        return names
+    param = call.func.value
+    if ctx.function is None or param not in ctx.params or ctx.binding(param)[1]:
+        return set()
+    try:
+        sites = _call_sites(ctx, ctx.loop)
+        passed = [(caller, _argument(ctx, site, param)) for caller, site in sites]
+    except Unsupported:
+        return set()  # not read at call sites: what it is stays unknown (refused as before)
+    found: set[str] = set()
+    for caller, argument in passed:
+        resolved = ctx.qualnames(argument) if argument is not None else set()
+        if not resolved and isinstance(argument, cst.Name) and not _is_default(ctx, argument):
+            bound = _bound_value(caller, argument)
+            resolved = ctx.qualnames(bound) if bound is not None else set()
+        if not resolved:
+            return set()
+        found |= resolved
+    return found
+
+
 def given_loader(ctx, name: str, node) -> None:
     """Unsupported (TL132) unless every call passes a name bound to a DataLoader as `name`."""
     for caller, call in _call_sites(ctx, node):
@@ -267,6 +309,17 @@ def given_eval_loader(ctx, name: str) -> None:
             _wrapped_loader(ctx, caller, call, _argument(ctx, call, name))
 
 
+def _is_default(ctx, argument) -> bool:
+    """`argument` is a parameter's default (read in the module's scope, not the caller's)."""
+    params = ctx.function.params
+    return any(p.default is argument for p in [*params.params, *params.kwonly_params])
+
+
+def _is_loader_call(ctx, value) -> bool:
+    """`DataLoader(...)`, by qualified name."""
+    return any(q.endswith("DataLoader") for q in ctx.call_qualnames(value))
+
+
 def _builds_loader(ctx, value) -> bool:
     """`get_dataloader(batch_size)`: a call of a function of this module whose every
     `return` gives a `DataLoader(...)` call."""
@@ -286,6 +339,25 @@ def _builds_loader(ctx, value) -> bool:
 def called_in_file(ctx) -> bool:
     """The function holding the loop is called in this file, by plain calls (else TL132)."""
     return bool(_call_sites(ctx, ctx.loop))
+
+
+def callers_passing(ctx, param: str) -> list[tuple[cst.BaseExpression | None, list]] | None:
+    """Per call of the function holding the loop: what it passes for `param`, and the other
+    statements of the caller's scope (what may run on it before or between calls); None when
+    the calls cannot be read (TL132 elsewhere)."""
+    try:
+        sites = _call_sites(ctx, ctx.loop)
+        found = []
+        for caller, call in sites:
+            others = [
+                stmt
+                for stmt in _scope_statements(caller)
+                if not any(c is call for c in m.findall(stmt, m.Call()))
+            ]
+            found.append((_argument(ctx, call, param), others))
+    except Unsupported:
+        return None
+    return found
 
 
 def _function(ctx) -> str:
@@ -386,9 +458,18 @@ def _wrapped_loader(ctx, caller, call, name) -> cst.BaseExpression | None:
     if not isinstance(name, cst.Name):
         return None
     value = _bound_value(caller, name)
+    if isinstance(value, cst.Call) and value.args and _is_loader_call(ctx, value.args[0].value):
+        # `wrapped = Wrapper(DataLoader(...), device)`: the loader is the argument itself
+        wrapped = wrapped_loader(ctx, value, value.args[0].value, call)
+        if wrapped is not None:
+            _moved_where_the_model_is(ctx, caller, call, wrapped)
+            return value.args[0].value
+        return None
     if isinstance(value, cst.Call) and value.args and isinstance(value.args[0].value, cst.Name):
         inner = value.args[0].value  # `wrapped = Wrapper(loader, func)`: bound once
-        if inner.value != name.value and wrapped_loader(ctx, value, inner.value, call):
+        wrapped = wrapped_loader(ctx, value, inner, call) if inner.value != name.value else None
+        if wrapped is not None:
+            _moved_where_the_model_is(ctx, caller, call, wrapped)
             loader = _bound_value(caller, inner)
             factory = _factory_returned(ctx, caller, inner)
             return factory.value if factory is not None else loader
@@ -407,13 +488,43 @@ def _wrapped_loader(ctx, caller, call, name) -> cst.BaseExpression | None:
     ]
     if not calling or calling[0] <= body.index(second):
         return None
-    if not wrapped_loader(ctx, assign[1], name.value, call):
+    wrapped = wrapped_loader(ctx, assign[1], name, call)
+    if wrapped is None:
         return None
+    _moved_where_the_model_is(ctx, caller, call, wrapped)
     loader = single_assign(first)
     if loader is not None and loader[0] == name.value:
         return loader[1]
     factory = returned(ctx, first, name.value)
     return factory.value if factory is not None else None
+
+
+def _moved_where_the_model_is(ctx, caller, call, wrapped: Wrapped) -> None:
+    """A wrapper that moves each batch to a device (`DeviceDataLoader(dl, device)`) is kept:
+    the Trainer moves a batch already on its device nowhere. That holds when the device is the
+    one the Trainer is given, i.e. the one the callers place the model on (read the same way,
+    `accelerator=`); Unsupported (TL187) otherwise -- and when the callers place no model."""
+    if wrapped.device is None:
+        return
+    placed = ctx.found.get("callers_model_device")
+    if isinstance(placed, Unsupported):
+        raise placed
+    shown = ctx.module.code_for_node(wrapped.device)
+    if placed is None:
+        raise Unsupported(
+            WRAPPER,
+            f"the loader wrapper moves batches to `{shown}`, but no caller of "
+            f"`{_function(ctx)}` places the model it is given there: the Trainer's device "
+            "cannot be stated as that one",
+            call,
+        )
+    if _accelerator_in_function(ctx, caller, wrapped.device, call) != placed:
+        raise Unsupported(
+            WRAPPER,
+            f"the loader wrapper moves batches to `{shown}`, not to the device the model is "
+            "placed on",
+            call,
+        )
 
 
 def _factory_returned(ctx, caller, name) -> Returned | None:

@@ -112,16 +112,17 @@ def read(ctx, plan, steps) -> None:
     last_step = max((p for p, _, _ in steps["step"]), default=opt_step)
     for position, stmt in sorted(steps.get("bar_positions", ()), key=lambda item: item[0]):
         in_step, in_hook = [], []
-        for key, value in _postfix_values(stmt):
+        label, shown = ctx.found.get("shown_values", {}).get(id(stmt), ("bar", None))
+        for key, value in shown if shown is not None else _postfix_values(stmt):
             if value is not None and plan.loss_name in collect_names(value).reads:
                 continue  # the training loss: logged as train_loss
             if m.matches(value, m.Name()) and value.value in (plan.epoch_var, steps["index"]):
                 continue  # the Trainer's bar shows the epoch and the batch
             if value is None or not key.isidentifier() or key == "train_loss":
-                plan.explained.append((stmt, None, f"the bar's `{key}` is not logged: text"))
+                plan.explained.append((stmt, None, f"the {label}'s `{key}` is not logged: text"))
                 continue
             if not _loggable(ctx, value, numbers):
-                why = f"the bar's `{key}` is not logged: not provably a number"
+                why = f"the {label}'s `{key}` is not logged: not provably a number"
                 plan.explained.append((stmt, None, why))
                 continue
             code = ctx.module.code_for_node(value)
@@ -129,7 +130,7 @@ def read(ctx, plan, steps) -> None:
             after = opt_step is not None and position > opt_step
             if after and (plan.after_step or collect_names(value).reads & optimizer_state):
                 if position < last_step or steps.get("accumulate") is not None:
-                    why = f"the bar's `{key}` is not logged: read between optimizer steps"
+                    why = f"the {label}'s `{key}` is not logged: read between optimizer steps"
                     plan.explained.append((stmt, None, why))
                     continue
                 in_hook.append(log)
@@ -137,7 +138,7 @@ def read(ctx, plan, steps) -> None:
             else:
                 in_step.append(log)
                 where = "training_step"
-            why = f'the bar\'s `{key}` -> `self.log("{key}", ..., prog_bar=True)`'
+            why = f'the {label}\'s `{key}` -> `self.log("{key}", ..., prog_bar=True)`'
             plan.explained.append((stmt, where, why))
         later = next((s for p, s in steps["body"] if p > position), None)
         moved = steps.get("moved_after_step", ())

@@ -1,0 +1,69 @@
+"""Cases of patterns/loader_rng.py: random draws Lightning would reorder around the loader."""
+
+_EPOCH = """
+{before}
+for epoch in range(2):
+    {start}
+    for x, y in {loader}:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+"""
+
+CONVERTS = {
+    # numpy's and Python's generators feed no DataLoader
+    "numpy_reseeded_each_epoch": (
+        _EPOCH.format(before="import numpy as np", start="np.random.seed(epoch)", loader="loader"),
+        [
+            "def on_train_epoch_start(self):\n        epoch = self.current_epoch\n"
+            "        np.random.seed(epoch)"
+        ],
+        [],
+    ),
+    # a loader that keeps its order and draws its seed from its own generator
+    "unshuffled_loader_with_its_own_generator_reseeding_the_global_one": (
+        _EPOCH.format(
+            before="ordered = DataLoader(loader.dataset, batch_size=4, "
+            "generator=torch.Generator().manual_seed(1))",
+            start="torch.manual_seed(epoch)",
+            loader="ordered",
+        ),
+        ["torch.manual_seed(epoch)"],
+        [],
+    ),
+}
+
+UNCHANGED = {
+    "global_seed_set_at_each_epoch_start": (
+        _EPOCH.format(before="", start="torch.manual_seed(100 + epoch)", loader="loader"),
+        "TL190",
+    ),
+    "epoch_start_helper_drawing_noise": (  # a function of the script that draws
+        _EPOCH.format(
+            before="def jitter():\n    return torch.randn(1).item()\n\n\ndef scale():\n"
+            "    return 1.0 + jitter()\n",
+            start="factor = scale()",
+            loader="loader",
+        ),
+        "TL190",
+    ),
+    "shuffled_loader_with_its_own_generator": (
+        _EPOCH.format(
+            before="shuffled = DataLoader(loader.dataset, batch_size=4, shuffle=True, "
+            "generator=torch.Generator().manual_seed(1))",
+            start="pass",
+            loader="shuffled",
+        ),
+        "TL191",
+    ),
+    "random_sampler_with_its_own_generator": (
+        _EPOCH.format(
+            before="g = torch.Generator().manual_seed(1)\nshuffled = DataLoader(loader.dataset, "
+            "batch_size=4, sampler=torch.utils.data.RandomSampler(loader.dataset, generator=g))",
+            start="pass",
+            loader="shuffled",
+        ),
+        "TL191",
+    ),
+}

@@ -1,0 +1,185 @@
+"""Pattern: random draws around the training loader's iterator that Lightning would reorder.
+
+1. Epoch-start code that seeds or draws from torch's random generator -> refused (TL190).
+
+    for epoch in range(3):
+        torch.manual_seed(100 + epoch)      -> on_train_epoch_start: too late in epoch 0
+        for x, y in loader:
+            ...
+
+The code at the top of the epoch loop goes to `on_train_epoch_start`. Lightning (and the
+runtime, which follows it) creates the first epoch's loader iterator before that hook: the
+DataLoader's iterator draws its base seed from torch's global generator when it is created,
+its RandomSampler at the first batch. A seed set (or a number drawn) at the top of the script's
+first epoch comes before both; once converted, between them -- the first epoch's order and
+dropout masks differ. Later epochs create their iterator after the hook and agree, which is why
+a check of a few steps may miss it: refused (TL190).
+
+Found by qualified name: torch's seeding and sampling functions, the in-place samplers of a
+tensor (`w.normal_()`), `torch.nn.init.*`, and the script's own functions calling any of these.
+Python's `random` and numpy's generators do not feed a DataLoader and are left alone, and so
+is a loader with its own `generator=` (or one the migrator generated, which has one).
+
+2. A shuffled loader with its own generator -> refused (TL191).
+
+    loader = DataLoader(ds, batch_size=8, shuffle=True, generator=g)
+
+Lightning ends an epoch after the loader's last batch without asking for another one. The
+script's `for` loop asks once more, and a RandomSampler then draws its next permutation from
+`g` before it stops (whenever the last batch is full or dropped). With the global generator
+that permutation comes from a private generator and nothing is lost; with the script's own,
+every later epoch is shuffled differently.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..rule import Rule
+
+EPOCH_START_RNG = Rule(
+    "TL190",
+    "the epoch loop seeds or draws random numbers before its batch loop",
+    """Code before the batch loop runs in `on_train_epoch_start`, which Lightning calls after
+    it has created the first epoch's loader iterator (the DataLoader draws its seed from
+    torch's generator then). Seeding or drawing there changes what the first epoch's shuffle
+    and dropout see.""",
+    """Seed once before the training loop, or give the DataLoader its own
+    `generator=torch.Generator().manual_seed(...)` and seed the epochs through it.""",
+    """
+    for epoch in range(2):
+        torch.manual_seed(epoch)
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+OWN_GENERATOR = Rule(
+    "TL191",
+    "a shuffled DataLoader with its own generator",
+    """Lightning stops iterating the training loader after its last batch; the script's loop
+    asks for one more, and the RandomSampler draws its next permutation from the loader's
+    generator before it says it is done. The generator then differs from the second epoch on,
+    and so does every later shuffle.""",
+    """Drop `generator=` (seed the global generator once with `torch.manual_seed`), or shuffle
+    with the global generator.""",
+    """
+    g = torch.Generator().manual_seed(0)
+    shuffled = DataLoader(loader.dataset, batch_size=4, shuffle=True, generator=g)
+    for epoch in range(2):
+        for x, y in shuffled:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+)
+
+RULES = (EPOCH_START_RNG, OWN_GENERATOR)
+
+_SEEDING = frozenset(
+    "torch." + name
+    for name in (
+        "manual_seed seed set_rng_state random.manual_seed random.seed random.set_rng_state "
+        "cuda.manual_seed cuda.manual_seed_all rand randn randint randperm rand_like randn_like "
+        "randint_like normal bernoulli multinomial poisson nn.functional.dropout "
+        "utils.data.random_split"
+    ).split()
+)
+_IN_PLACE_SAMPLERS = frozenset(
+    "random_ uniform_ normal_ bernoulli_ exponential_ geometric_ cauchy_ log_normal_".split()
+)
+
+
+def read(ctx, plan, steps) -> None:
+    if plan.loader_stmt is not None:
+        return  # generated: its own generator, no shuffle
+    loader = _loader_call(ctx, plan.train_loader)
+    sampler = _keyword(loader, "sampler") if loader is not None else None
+    own = loader is not None and (
+        _keyword(loader, "generator") is not None
+        or (isinstance(sampler, cst.Call) and _keyword(sampler, "generator") is not None)
+    )
+    if own:
+        if _shuffles(ctx, loader):
+            ctx.block(
+                OWN_GENERATOR,
+                f"`{plan.train_loader}` shuffles with its own generator: Lightning ends the "
+                "epoch without asking the sampler for more, the script's loop asks once more "
+                "and the sampler draws its next permutation from that generator",
+                ctx.binding(plan.train_loader)[0][0],
+            )
+        return  # its iterator draws from the loader's own generator, not the global one
+    drawing = _functions_drawing(ctx)
+    for stmt in plan.pre_train:
+        if _draws(ctx, stmt, drawing):
+            ctx.block(
+                EPOCH_START_RNG,
+                "the epoch loop seeds or draws from torch's random generator before its batch "
+                "loop: Lightning creates the first epoch's loader iterator (which draws its "
+                "seed) before on_train_epoch_start, where this code would run",
+                stmt,
+            )
+            return
+
+
+def _loader_call(ctx, loader: str) -> cst.Call | None:
+    """The `DataLoader(...)` call bound once to `loader`, if any."""
+    binding, count = ctx.binding(loader)
+    value = binding[1] if binding is not None and count == 1 else None
+    if isinstance(value, cst.Call) and any(
+        q.endswith(".DataLoader") for q in ctx.call_qualnames(value)
+    ):
+        return value
+    return None
+
+
+def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    return next((a.value for a in call.args if a.keyword and a.keyword.value == name), None)
+
+
+def _shuffles(ctx, loader: cst.Call) -> bool:
+    """`shuffle=` anything but False (or a RandomSampler given as `sampler=`)."""
+    shuffle = _keyword(loader, "shuffle")
+    if shuffle is None and len(loader.args) > 2 and loader.args[2].keyword is None:
+        shuffle = loader.args[2].value  # DataLoader(dataset, batch_size, shuffle, ...)
+    if shuffle is not None and not m.matches(shuffle, m.Name("False")):
+        return True
+    sampler = _keyword(loader, "sampler")
+    return isinstance(sampler, cst.Call) and any(
+        q.endswith("RandomSampler") for q in ctx.call_qualnames(sampler)
+    )
+
+
+def _draws(ctx, node, drawing: set[str]) -> bool:
+    for call in m.findall(node, m.Call()):
+        names = ctx.call_qualnames(call)
+        if names & _SEEDING or any(
+            q.startswith("torch.nn.init.") or q.endswith(".seed_everything") for q in names
+        ):
+            return True
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _IN_PLACE_SAMPLERS:
+            return True
+        if isinstance(func, cst.Name) and func.value in drawing:
+            return True
+    return False
+
+
+def _functions_drawing(ctx) -> set[str]:
+    """The script's module-level functions that seed or draw, directly or through another."""
+    functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
+    drawing = {name for name, f in functions.items() if _draws(ctx, f.body, set())}
+    while True:
+        callers = {
+            name
+            for name, f in functions.items()
+            if name not in drawing and _draws(ctx, f.body, drawing)
+        }
+        if not callers:
+            return drawing
+        drawing |= callers

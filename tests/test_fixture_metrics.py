@@ -99,6 +99,11 @@ PRINTED = {
     "clip_grad_norm_printed_after_step": r"Train Epoch: [^\r\n]*|Epoch \d+: mean [^\r\n]*",
     "accumulation_update_counter_logs_grad_norm": r"\| epoch [^\r\n]*|done: [^\r\n]*",
     "accumulation_eval_every_k_updates": r"iter \d+: [^\r\n]*",
+    # DDP: each rank's shard evaluated, the counters all-reduced, printed by rank 0 only
+    "ddp_torchrun_eval_all_reduce": r"epoch \d+: train loss [^\r\n]*",
+    "ddp_spawn_sharded_validation": r"epoch \d+: val_mse=[^\r\n]*",
+    # rank 0 alone evaluates `model.module` over a loader the Trainer never sees
+    "ddp_spawn_rank0_evaluates_module": r"epoch \d+ train_loss [^\r\n]*",
 }
 
 

@@ -167,6 +167,81 @@ _GATE = """    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
 """
 _START = "    init_distributed_mode(args)\n"
 
+
+_VALIDATION = (
+    "        correct = torch.zeros(1)\n"
+    "        with torch.no_grad():\n"
+    "            for x, y in val_loader:\n"
+    "                correct += (ddp_net(x).argmax(1) == y).sum()\n"
+    "        dist.all_reduce(correct)\n"
+    "        if rank == 0:\n"
+    "            print(epoch, correct.item())"
+)
+_VAL_LOADER = (
+    "    val = TensorDataset(torch.randn(9, 4), torch.randint(0, 2, (9,)))\n"
+    "    val_sampler = DistributedSampler(val, num_replicas=world_size, rank=rank{shuffle})\n"
+    "    val_loader = DataLoader(val, batch_size=4, sampler=val_sampler)"
+)
+
+
+def validating_worker(shuffle=", shuffle=False", epoch_end=_VALIDATION, **parts):
+    """A worker validating each epoch on its shard, the counter all-reduced."""
+    return worker(before=_VAL_LOADER.format(shuffle=shuffle), epoch_end=epoch_end, **parts)
+
+
+_EVALUATE = """def evaluate(model, loader):
+    model.eval()
+    with torch.no_grad():
+        return sum(model(x).sum().item() for x, _ in loader)
+
+
+def train("""
+
+
+_TEST_LOADER = "    test_loader = DataLoader(TensorDataset(torch.randn(8, 4)), batch_size=4)"
+
+
+def rank_zero_evaluating(model: str, net: str = "nn.Linear(4, 2)") -> str:
+    """A worker whose rank 0 alone evaluates `model` over a plain loader each epoch (the
+    helper leaves it in eval mode: `ddp_net.train()` starts each epoch)."""
+    source = worker(
+        before=_TEST_LOADER,
+        set_epoch="sampler.set_epoch(epoch)\n        ddp_net.train()",
+        epoch_end=f"        if rank == 0:\n            print(evaluate({model}, test_loader))",
+    )
+    return source.replace("def train(", _EVALUATE, 1).replace("nn.Linear(4, 2)", net, 1)
+
+
+_VALIDATING_HELPER = (
+    (
+        "        sampler = DistributedSampler(data)\n",
+        "        sampler = DistributedSampler(data)\n"
+        "        val_sampler = DistributedSampler(val, shuffle=False)\n",
+    ),
+    (
+        "        sampler = torch.utils.data.RandomSampler(data)\n",
+        "        sampler = torch.utils.data.RandomSampler(data)\n"
+        "        val_sampler = torch.utils.data.SequentialSampler(val)\n",
+    ),
+    (
+        "    train_loader = DataLoader(data, batch_size=4, sampler=sampler)\n",
+        "    train_loader = DataLoader(data, batch_size=4, sampler=sampler)\n"
+        "    val = TensorDataset(torch.randn(9, 4), torch.randint(0, 2, (9,)))\n"
+        "    val_loader = DataLoader(val, batch_size=4, sampler=val_sampler)\n",
+    ),
+    (
+        "            opt.step()\n",
+        "            opt.step()\n"
+        "        total = torch.zeros(1)\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                total += criterion(net(x), y) * len(y)\n"
+        "        if args.distributed:\n"
+        "            dist.all_reduce(total)\n"
+        "        print(total.item())\n",
+    ),
+)
+
 CONVERTS = {
     "spawn_worker": (
         worker(epoch_end="        if rank == 0:\n            print(epoch, loss.item())"),
@@ -227,11 +302,6 @@ CONVERTS = {
         ),
         ["    fn(world_size)", "devices=world_size"],
         ["mp.spawn"],
-    ),
-    "unshuffled_sampler_needs_no_set_epoch": (
-        worker(sampler="DistributedSampler(data, shuffle=False)", set_epoch="pass"),
-        ["loader = DataLoader(data, batch_size=4)\n"],
-        ["DistributedSampler", "shuffle"],
     ),
     "loader_without_sampler_keeps_whole_data_per_rank": (
         worker(
@@ -304,15 +374,6 @@ CONVERTS = {
             "destroy_process_group",
         ],
     ),
-    "init_helper_sequential_sampler_without_shuffle": (
-        init_helper(
-            ("DistributedSampler(data)", "DistributedSampler(data, shuffle=False)"),
-            ("RandomSampler(data)", "SequentialSampler(data)"),
-            ("            sampler.set_epoch(epoch)\n", "            print(epoch)\n"),
-        ),
-        ["train_loader = DataLoader(data, batch_size=4)"],
-        ["shuffle=True", "SequentialSampler"],
-    ),
     "init_helper_returning_early_when_not_under_torchrun": (
         init_helper(
             (
@@ -337,9 +398,127 @@ CONVERTS = {
         ['accelerator="gpu" if torch.cuda.is_available() else "cpu"'],
         ["init_process_group"],
     ),
+    "init_helper_validation_sharded_as_lightning_shards_it": (
+        init_helper(*_VALIDATING_HELPER),
+        [
+            "val_loader = DataLoader(val, batch_size=4)",
+            "def validation_step(self, batch, batch_idx):",
+            "if self.args.distributed:\n            dist.all_reduce(self.total)",
+            "trainer.fit(lit_model, train_loader, val_loader)",
+        ],
+        ["DistributedSampler", "SequentialSampler", "sampler="],
+    ),
+    "spawn_validation_sampler_with_its_ranks": (
+        validating_worker(),
+        [
+            "val_loader = DataLoader(val, batch_size=4)",
+            "dist.all_reduce(self.correct)",
+            "if self.global_rank == 0:",
+        ],
+        ["DistributedSampler", "sampler="],
+    ),
+    "rank_zero_evaluates_the_module": (
+        rank_zero_evaluating("ddp_net.module", "nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2))"),
+        [
+            "if self.global_rank == 0:",
+            "evaluate(self.model, self.test_loader)",
+            # Lightning would not put the model back in train mode for the next epoch
+            "def on_train_epoch_start(self):\n        self.model.train()",
+        ],
+        ["DDP(", ".module"],
+    ),
+    "rank_zero_evaluates_the_module_of_a_batchnorm_model_every_step": (
+        worker(
+            before=_TEST_LOADER,
+            net="DDP(nn.Sequential(net, nn.BatchNorm1d(2)))",
+            after_step="            if rank == 0:\n"
+            "                print(evaluate(ddp_net.module, test_loader))",
+        ).replace("def train(", _EVALUATE, 1),
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        if self.global_rank == 0:\n"
+            "            self.print(evaluate(self.model, self.test_loader))"
+        ],
+        ["DDP(", ".module"],
+    ),
+    "rank_zero_evaluates_the_wrapper_of_a_model_without_buffers": (
+        rank_zero_evaluating("ddp_net"),
+        ["evaluate(self.model, self.test_loader)"],
+        ["DDP("],
+    ),
 }
 
 UNCHANGED = {
+    "validation_sampler_shuffling": (validating_worker(shuffle=""), "TL162"),
+    "validation_sampler_with_its_own_seed": (
+        validating_worker(shuffle=", shuffle=False, seed=1"),
+        "TL162",
+    ),
+    "validation_of_a_batchnorm_model": (
+        validating_worker(net="DDP(nn.Sequential(net, nn.BatchNorm1d(2)))"),
+        "TL167",
+    ),
+    "validation_of_a_model_from_layers_with_batchnorm": (
+        validating_worker().replace(
+            "    net = nn.Linear(4, 2)",
+            "    layers = [nn.Linear(4, 2), nn.BatchNorm1d(2)]\n    net = nn.Sequential(*layers)",
+        ),
+        "TL167",
+    ),
+    "validation_of_a_model_given_batchnorm_after_it_is_built": (
+        validating_worker().replace(
+            "    ddp_net = DDP(net)",
+            '    net.add_module("bn", nn.BatchNorm1d(2))\n    ddp_net = DDP(net)',
+        ),
+        "TL167",
+    ),
+    "validation_of_a_model_built_elsewhere": (
+        validating_worker(net="DDP(make_model())"),
+        "TL167",
+    ),
+    "all_reduce_of_the_training_loss_after_validation": (
+        validating_worker(
+            epoch_end=_VALIDATION.replace("dist.all_reduce(correct)", "dist.all_reduce(loss)")
+        ),
+        "TL163",
+    ),
+    "all_reduce_at_epoch_end_without_validation": (
+        worker(epoch_end="        dist.all_reduce(loss)"),
+        "TL163",
+    ),
+    "all_reduce_of_the_counter_without_waiting": (
+        validating_worker(
+            epoch_end=_VALIDATION.replace(
+                "dist.all_reduce(correct)", "dist.all_reduce(correct, async_op=True)"
+            )
+        ),
+        "TL163",
+    ),
+    "rank_zero_evaluates_the_wrapper_of_a_batchnorm_model_every_step": (
+        worker(
+            before=_TEST_LOADER,
+            net="DDP(nn.Sequential(net, nn.BatchNorm1d(2)))",
+            after_step="            if rank == 0:\n                print(evaluate(ddp_net, test_loader))",
+        ).replace("def train(", _EVALUATE, 1),
+        "TL167",
+    ),
+    "rank_zero_evaluates_the_wrapper_of_a_batchnorm_model": (
+        rank_zero_evaluating("ddp_net", "nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2))"),
+        "TL167",
+    ),
+    # Lightning's training sampler always shuffles (is_shuffled = True for training)
+    "training_sampler_keeping_its_order_needs_no_set_epoch": (
+        worker(sampler="DistributedSampler(data, shuffle=False)", set_epoch="pass"),
+        "TL162",
+    ),
+    "training_sampler_keeping_its_order": (
+        init_helper(
+            ("DistributedSampler(data)", "DistributedSampler(data, shuffle=False)"),
+            ("RandomSampler(data)", "SequentialSampler(data)"),
+            ("            sampler.set_epoch(epoch)\n", "            print(epoch)\n"),
+        ),
+        "TL162",
+    ),
     "init_helper_with_a_slurm_branch": (
         init_helper(
             (

@@ -35,15 +35,18 @@ the accelerator the backend choice implies (gloo -> cpu, nccl -> gpu). `python s
 still trains in one process, `torchrun --nproc_per_node=N script.py` in N, as before.
 
 In both, a DistributedSampler goes when Lightning's is the same (dataset, seed 0, no
-drop_last, `set_epoch(epoch)` when shuffling); a loader with no sampler keeps every rank on
-the whole data (`use_distributed_sampler=False`).
+drop_last, shuffling with `set_epoch(epoch)` for training, `shuffle=False` for validation); a
+loader with no sampler keeps every rank on the whole data (`use_distributed_sampler=False`).
+A validation pass over its shard becomes `validation_step`, its counters' `dist.all_reduce`
+kept in the epoch-end hook, when the model provably holds no buffers (evaluation.py).
 
 Refused, each with its code: a launch other than one `mp.spawn` of the function holding the
 loop (TL160), a process group other than one `init_process_group` (gloo for workers) (TL161),
 a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
-(TL163), a rank read before the process group starts (TL164), DDP options (TL165), a step loop or
-an evaluation pass under DDP (TL166, TL167), a torchrun setup block doing more (TL168); DDP
-with neither launch is data_parallel.py's TL115.
+but the validation counters' all_reduce (TL163), a rank read before the process group starts
+(TL164), DDP options (TL165), a step loop (TL166), an evaluation Lightning would not reproduce
+(TL167: evaluation.py), a torchrun setup block doing more (TL168); DDP with neither launch is
+data_parallel.py's TL115.
 """
 
 from __future__ import annotations
@@ -55,6 +58,12 @@ from ...analysis.names import collect_names, file_identifiers, scope_reads
 from ...analysis.statements import statements
 from ...rule import Unsupported
 from ..data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
+from .evaluation import (
+    check_reduces,
+    check_wrapper_forwards,
+    read_evaluation,
+    read_wrapper_runs,
+)
 from .facts import (
     AFTER_TRAINER,
     ENV_ROLES,
@@ -121,8 +130,9 @@ def epoch_body(ctx, stmts):
                 f"the backend `{facts.backend_ref}` is not a gloo/nccl choice",
                 ctx.loop,
             )
-        read_collectives(ctx)
+        read_collectives(ctx, facts, stmts)
         read_wrappers(ctx, facts)
+        read_wrapper_runs(facts, stmts)
     except Unsupported as why:
         ctx.block(why.rule, why.reason, why.node)
         facts.launch = ""
@@ -164,10 +174,12 @@ def read(ctx, plan, steps) -> None:
         return
     if facts is None or not facts.launch:
         return  # refused in epoch_body
-    for evaluation in (plan.validation, plan.test):
-        if evaluation is not None:
-            ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, evaluation.anchor)
+    if plan.test is not None:
+        ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, plan.test.anchor)
     read_sampler(ctx, plan, facts)
+    read_evaluation(ctx, plan, facts)
+    check_reduces(ctx, plan, facts)
+    check_wrapper_forwards(ctx, plan, facts)
     _read_rank_before(ctx, plan, facts)
     check_group_unused(ctx, plan, facts)
     for stmt in ctx.scope_after:

@@ -78,6 +78,11 @@ class Facts:
     # ranks the script keeps reading itself, equal to the Trainer's (`args.rank` bound from
     # torchrun's RANK): code -> role
     kept_ranks: dict = field(default_factory=dict)
+    # `dist.all_reduce(name)` statements of the epoch's code, kept when they reduce the
+    # validation pass's counters (evaluation.py)
+    reduces: list = field(default_factory=list)
+    wrapper_runs: list = field(default_factory=list)  # (epoch statement, call running DDP)
+    eval_sharded: bool = False  # the validation loader's DistributedSampler taken over
 
 
 def remove_with_reason(facts: Facts, stmts, why: str) -> None:

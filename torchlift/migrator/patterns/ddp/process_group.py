@@ -8,7 +8,7 @@ import libcst.matchers as m
 
 from ...analysis.names import collect_names, definition_reads
 from ...rule import Unsupported
-from .facts import BACKENDS, DESTROY_GROUP, GROUP_QUERIES, INIT_GROUP, Facts
+from .facts import BACKENDS, DESTROY_GROUP, GROUP_QUERIES, INIT_GROUP, Facts, flag_body
 from .rules import COLLECTIVE, PROCESS_GROUP
 
 
@@ -131,10 +131,19 @@ def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
     facts.accelerator = BACKENDS[code]
 
 
-def read_collectives(ctx) -> None:
+def read_collectives(ctx, facts: Facts, epoch: list) -> None:
+    """Hand-written collectives are refused (TL163), but for `dist.all_reduce(name)`
+    statements of the epoch's code (also under `if <flag>:`), which read_evaluation keeps
+    when they reduce the validation pass's own counters after it (facts.reduces)."""
+    facts.reduces = [
+        (stmt, inner) for stmt in epoch if (inner := _reduce_statements(ctx, facts, stmt))
+    ]
+    kept = {id(s.body[0].value) for _, inner in facts.reduces for s in inner}
     where = ctx.function if ctx.in_function else ctx.module
     for call in m.findall(where, m.Call()):
         names = ctx.call_qualnames(call)
+        if id(call) in kept:
+            continue
         if any(q.startswith("torch.distributed.") for q in names) and not names & (
             {INIT_GROUP, DESTROY_GROUP} | GROUP_QUERIES
         ):
@@ -143,6 +152,37 @@ def read_collectives(ctx) -> None:
                 f"`{cst.Module(body=[]).code_for_node(call.func)}(...)` called by hand",
                 call,
             )
+
+
+ALL_REDUCE = "torch.distributed.all_reduce"
+
+
+def _reduce_statements(ctx, facts: Facts, stmt) -> list:
+    """`dist.all_reduce(name)` / `dist.all_reduce(name, op=dist.ReduceOp.X)` statements:
+    `stmt` itself or all of its `if <flag>:` block (else none)."""
+    inner = flag_body(facts, stmt)
+    found = [stmt] if inner is None else inner
+    if all(reduced_name(ctx, s) is not None for s in found):
+        return found
+    return []
+
+
+def reduced_name(ctx, stmt) -> str | None:
+    """`name` of a statement `dist.all_reduce(name[, op=dist.ReduceOp.X])`, else None."""
+    if not m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call())])):
+        return None
+    call = stmt.body[0].value
+    if ALL_REDUCE not in ctx.call_qualnames(call) or not call.args:
+        return None
+    first, *rest = call.args
+    if first.keyword is not None or first.star or not isinstance(first.value, cst.Name):
+        return None
+    for arg in rest:
+        if arg.keyword is None or arg.keyword.value != "op":
+            return None
+        if not any(q.startswith("torch.distributed.ReduceOp.") for q in ctx.qualnames(arg.value)):
+            return None
+    return first.value.value
 
 
 # what reads nothing of the process group: asking whether torch was built with it

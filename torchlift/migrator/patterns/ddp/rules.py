@@ -85,10 +85,12 @@ SAMPLER = Rule(
     "TL162",
     "DistributedSampler that Lightning's own sampler would not reproduce",
     """Lightning replaces the training loader's sampler by `DistributedSampler(dataset,
-    shuffle=<the loader shuffled>, seed=0, drop_last=False)` and calls `set_epoch(epoch)`
-    every epoch. The script's sampler is removed when it is exactly that: same dataset as the
-    loader, the default seed and drop_last, and `set_epoch(epoch)` at the start of each epoch
-    when it shuffles.""",
+    shuffle=True, seed=0, drop_last=False)` (it always shuffles a training loader) and calls
+    `set_epoch(epoch)` every epoch; a validation loader's by the same with `shuffle=False`
+    (every rank as many samples, the last ones repeated). The script's sampler is removed when
+    it is exactly that: same dataset as the loader, the default seed and drop_last, shuffling
+    with `set_epoch(epoch)` at the start of each epoch for training, `shuffle=False` for
+    validation; the plain run's sampler (`else:` branch) is the one `DataLoader` makes.""",
     """Use the sampler's defaults and call `sampler.set_epoch(epoch)` first in the epoch, or
     keep your sampler in a hand-written `train_dataloader()` with
     `Trainer(use_distributed_sampler=False)`.""",
@@ -160,10 +162,16 @@ def train(rank, world_size):
 
 EVAL_UNDER_DDP = Rule(
     "TL167",
-    "evaluation pass under DDP is not converted",
-    """Lightning gives each rank a shard of the validation and test loaders too, where the
-    script evaluated its whole loader on every rank; the numbers it prints would change.""",
-    """Evaluate on rank 0 after training, or shard the evaluation data yourself.""",
+    "evaluation pass under DDP that Lightning would not reproduce",
+    """Lightning gives each rank a shard of the validation loader, by a `DistributedSampler(
+    shuffle=False)`, and runs `validation_step` through the DDP wrapper (whose forward
+    broadcasts rank 0's buffers; the runtime calls the module itself). A validation pass is
+    converted when the script sharded its loader the same way and the model provably holds no
+    buffers (built from torch.nn layers without any, BatchNorm excluded). A loader every rank
+    evaluated whole, a model that may hold buffers (also when code run by one rank evaluates
+    the DDP wrapper rather than `model.module`), and a test pass after training are not.""",
+    """Shard the validation loader with `DistributedSampler(val_set, shuffle=False)`, evaluate
+    `model.module` on rank 0 only, or evaluate after training.""",
     None,
 )
 

@@ -8,7 +8,7 @@ import libcst.matchers as m
 from ...analysis.names import scope_reads
 from ...analysis.statements import call_method, single_assign
 from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
-from .rules import SAMPLER
+from .rules import EVAL_UNDER_DDP, SAMPLER
 
 
 def take_set_epoch(ctx, facts: Facts, stmts):
@@ -28,10 +28,12 @@ def take_set_epoch(ctx, facts: Facts, stmts):
 
 def read_sampler(ctx, plan, facts: Facts) -> None:
     """A DistributedSampler equal to the one Lightning puts in the training loader goes, with
-    its set_epoch calls; the loader shuffles as the sampler did."""
+    its set_epoch calls; the loader shuffles as the sampler did. So does the validation
+    loader's, when it is the one Lightning puts there (not shuffling, padded)."""
+    samplers = _sampler_bindings(ctx)
     loader_binding, count = ctx.binding(plan.train_loader)
     if loader_binding is None or count != 1:
-        if facts.set_epoch or _sampler_bindings(ctx):
+        if facts.set_epoch or samplers:
             ctx.block(
                 SAMPLER,
                 "the training loader is not bound once before the loop",
@@ -39,81 +41,174 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
             )
         return
     loader_stmt, loader = loader_binding
-    samplers = _sampler_bindings(ctx)
-    sampler_arg = next(
-        (a for a in getattr(loader, "args", ()) if a.keyword and a.keyword.value == "sampler"),
-        None,
-    )
-    if sampler_arg is None:
+    if _sampler_arg(loader) is None:
         if samplers or facts.set_epoch:
             ctx.block(
                 SAMPLER,
                 "a DistributedSampler not given to the training loader",
                 ctx.loop,
             )
+        elif plan.validation is not None:
+            ctx.block(
+                EVAL_UNDER_DDP,
+                "every rank trains on the whole data (no DistributedSampler) and validates: "
+                "not converted",
+                plan.validation.anchor,
+            )
         else:  # every rank iterated the whole loader: so it does under the Trainer
             plan.add_trainer_arg("use_distributed_sampler", "False")
         return
-    value = sampler_arg.value
-    if not isinstance(value, cst.Name) or value.value not in samplers or len(samplers) != 1:
+    taken = {}  # sampler name -> (loader statement, the sampler shuffles)
+    name = _loader_sampler(ctx, facts, loader_stmt, samplers, "training")
+    if name is None:
+        return
+    taken[name] = (loader_stmt, facts.sampler_shuffle)
+    if plan.validation is not None:
+        eval_name = eval_sampler(ctx, plan.validation.loader, facts, samplers)
+        if eval_name is None:
+            return
+        taken[eval_name] = (ctx.binding(plan.validation.loader)[0][0], False)
+    if not _epoch_calls_fit(ctx, plan, facts, taken, samplers):
+        return
+    for sampler, (user, _) in taken.items():
+        users = [s for s in [*ctx.scope_before, *ctx.scope_after] if sampler in scope_reads(s)]
+        if users != [user]:
+            ctx.block(SAMPLER, f"`{sampler}` is used besides its loader", samplers[sampler][0])
+            return
+    for stmt in {id(s): s for s, _, _ in samplers.values()}.values():
+        others = sorted(
+            n for n, (where, _, _) in samplers.items() if where is stmt and n not in taken
+        )
+        if others:
+            ctx.block(
+                SAMPLER, f"`{others[0]}` is not the sampler of a loader the Trainer shards", stmt
+            )
+            return
+        remove_with_reason(
+            facts,
+            [stmt],
+            "DistributedSampler -> Lightning's own, the same (set_epoch each epoch)",
+        )
+    for user, shuffle in taken.values():
+        loader = _shuffling_loader(user, shuffle)
+        plan.rewrite_stmts.append((user, loader))
+        why = (
+            "the loader shuffles as its DistributedSampler did; Lightning gives each rank its shard"
+            if shuffle
+            else "the loader keeps its order as its DistributedSampler did; Lightning gives each "
+            "rank its shard, padded as the script's"
+        )
+        plan.rewritten_why.append((user, cst.Module(body=[loader]).code, why))
+    facts.eval_sharded = plan.validation is not None
+
+
+def eval_sampler(ctx, loader_name: str, facts: Facts, samplers: dict) -> str | None:
+    """The name of the DistributedSampler of the evaluation loader `loader_name` when it is
+    the one Lightning gives an evaluation loader (`DistributedSampler(dataset,
+    shuffle=False)`: every rank the same number of samples, the last ones repeated), else None
+    (refused: TL167 when the loader has no sampler, TL162 when another one)."""
+    binding, count = ctx.binding(loader_name)
+    if binding is None or count != 1 or not isinstance(binding[1], cst.Call):
+        ctx.block(
+            EVAL_UNDER_DDP,
+            f"the evaluation loader `{loader_name}` is not bound once before the loop",
+            ctx.loop,
+        )
+        return None
+    if _sampler_arg(binding[1]) is None:
+        ctx.block(
+            EVAL_UNDER_DDP,
+            f"every rank evaluates all of `{loader_name}` (no DistributedSampler); Lightning "
+            "would give each rank a shard of it",
+            binding[0],
+        )
+        return None
+    shuffle = facts.sampler_shuffle
+    name = _loader_sampler(ctx, facts, binding[0], samplers, "evaluation")
+    shuffled, facts.sampler_shuffle = facts.sampler_shuffle, shuffle
+    if name is not None and shuffled:
         ctx.block(
             SAMPLER,
-            "the training loader's sampler is not one DistributedSampler",
-            loader_stmt,
+            f"the evaluation sampler `{name}` shuffles (the default): Lightning's evaluation "
+            "sampler keeps the order (`shuffle=False`)",
+            samplers[name][0],
         )
-        return
+        return None
+    return name
+
+
+def _sampler_arg(loader):
+    return next(
+        (a for a in getattr(loader, "args", ()) if a.keyword and a.keyword.value == "sampler"),
+        None,
+    )
+
+
+def _loader_sampler(ctx, facts: Facts, loader_stmt, samplers: dict, kind: str) -> str | None:
+    """The name of the DistributedSampler `loader_stmt`'s loader samples with, when Lightning
+    builds the same one (facts.sampler_shuffle: whether it shuffles), else None (blocked)."""
+    loader = single_assign(loader_stmt)[1]
+    value = _sampler_arg(loader).value
+    if not isinstance(value, cst.Name) or value.value not in samplers:
+        ctx.block(SAMPLER, f"the {kind} loader's sampler is not a DistributedSampler", loader_stmt)
+        return None
     name = value.value
     stmt, call, single = samplers[name]
-    why = _differs_from_lightning(ctx, call, loader, facts)
+    why = _differs_from_lightning(ctx, call, loader, facts, kind)
     if not why and single is not None:
         why = _plain_differs(ctx, single, loader_dataset(loader), facts.sampler_shuffle)
+    if not why and kind == "training" and not facts.sampler_shuffle:
+        # Lightning 2.x injects `DistributedSampler(shuffle=True)` into every training loader
+        # (`_process_dataloader`: is_shuffled = True for the training stage), whatever the
+        # loader's own sampler; the runtime would keep the order: neither is the script's
+        why = (
+            "the training sampler keeps its order (`shuffle=False`); Lightning's training "
+            "sampler always shuffles"
+        )
     if why:
         ctx.block(SAMPLER, why, stmt)
-        return
-    epoch_calls = [s for receiver, s, _ in facts.set_epoch if receiver == name]
-    if facts.sampler_shuffle and not epoch_calls:
-        ctx.block(
-            SAMPLER,
-            "the sampler shuffles but `set_epoch` is never called: every epoch would get the "
-            "same order, Lightning's sampler changes it",
-            stmt,
-        )
-        return
+        return None
+    return name
+
+
+def _epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> bool:
+    """`set_epoch(epoch)` of the samplers taken over, each shuffling one called: Lightning
+    calls it on every loader it shards."""
+    for name, (_, shuffle) in taken.items():
+        calls = [s for receiver, s, _ in facts.set_epoch if receiver == name]
+        if shuffle and not calls:
+            ctx.block(
+                SAMPLER,
+                "the sampler shuffles but `set_epoch` is never called: every epoch would get "
+                "the same order, Lightning's sampler changes it",
+                samplers[name][0],
+            )
+            return False
     for receiver, call_stmt, _ in facts.set_epoch:
         arg = call_stmt.body[0].value.args
         epoch = m.Name(plan.epoch_var or "")
-        if receiver != name or len(arg) != 1 or not m.matches(arg[0].value, epoch):
+        if receiver not in taken or len(arg) != 1 or not m.matches(arg[0].value, epoch):
             ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
-            return
-    users = [s for s in [*ctx.scope_before, *ctx.scope_after] if name in scope_reads(s)]
-    if users != [loader_stmt]:
-        ctx.block(SAMPLER, f"`{name}` is used besides the training loader", stmt)
-        return
-    remove_with_reason(
-        facts, [stmt], "DistributedSampler -> Lightning's own, the same (set_epoch each epoch)"
-    )
-    loader = _shuffling_loader(loader_stmt, facts.sampler_shuffle)
-    plan.rewrite_stmts.append((loader_stmt, loader))
-    why = "the loader shuffles as its DistributedSampler did; Lightning gives each rank its shard"
-    plan.rewritten_why.append((loader_stmt, cst.Module(body=[loader]).code, why))
+            return False
+    return True
 
 
 def _sampler_bindings(ctx) -> dict:
     """name -> (statement, DistributedSampler call, the sampler of a plain run or None) of
     `s = DistributedSampler(...)`, `s = DistributedSampler(...) if <flag> else None`, or
-    `if <flag>: s = DistributedSampler(...)` `else: s = RandomSampler(...)`."""
+    `if <flag>: s = DistributedSampler(...)` `else: s = RandomSampler(...)` (several samplers
+    in one such block: the training and the validation loader's)."""
     facts = ctx.found["ddp"]
     found = {}
     for stmt in ctx.scope_before:
         branches = _flag_branches(facts, stmt)
         if branches is not None:
-            (name, value), (other, single) = branches
-            if (
-                name == other
-                and isinstance(value, cst.Call)
-                and ctx.call_qualnames(value) & SAMPLER_CLASSES
+            body, orelse = branches
+            if all(  # the block goes whole once its samplers are taken over: only samplers
+                isinstance(value, cst.Call) and ctx.call_qualnames(value) & SAMPLER_CLASSES
+                for value in body.values()
             ):
-                found[name] = (stmt, value, single)
+                found.update({name: (stmt, value, orelse[name]) for name, value in body.items()})
             continue
         assign = single_assign(stmt)
         if assign is None:
@@ -131,16 +226,20 @@ def _sampler_bindings(ctx) -> dict:
 
 
 def _flag_branches(facts: Facts, stmt):
-    """((name, value), (name, value)) of `if <flag>: name = value` `else: name = value`."""
-    if not (
-        isinstance(stmt, cst.If)
-        and is_flag(facts, stmt.test)
-        and isinstance(stmt.orelse, cst.Else)
-        and len(stmt.body.body) == len(stmt.orelse.body.body) == 1
-    ):
+    """({name: value}, {name: value}) of `if <flag>:` `else:` whose branches only bind the
+    same names, each once (`name = value`)."""
+    if not (isinstance(stmt, cst.If) and is_flag(facts, stmt.test)):
         return None
-    body, orelse = single_assign(stmt.body.body[0]), single_assign(stmt.orelse.body.body[0])
-    return None if body is None or orelse is None else (body, orelse)
+    if not isinstance(stmt.orelse, cst.Else):
+        return None
+    branches = []
+    for block in (stmt.body.body, stmt.orelse.body.body):
+        assigns = [single_assign(s) for s in block]
+        if None in assigns or len({n for n, _ in assigns}) != len(assigns):
+            return None
+        branches.append(dict(assigns))
+    body, orelse = branches
+    return None if body.keys() != orelse.keys() else (body, orelse)
 
 
 _PLAIN_SAMPLERS = {  # what a loader of a plain run samples with -> whether it shuffles
@@ -172,7 +271,9 @@ def _plain_differs(ctx, single: cst.Call, dataset, shuffle: bool) -> str | None:
     return None
 
 
-def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts) -> str | None:
+def _differs_from_lightning(
+    ctx, call: cst.Call, loader: cst.Call, facts: Facts, kind: str = "training"
+) -> str | None:
     names = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
     given = {}
     for position, arg in enumerate(call.args):
@@ -182,7 +283,7 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
         given[key] = arg.value
     dataset = loader_dataset(loader)
     if dataset is None or "dataset" not in given or not given["dataset"].deep_equals(dataset):
-        return "the sampler's dataset is not the training loader's"
+        return f"the sampler's dataset is not the {kind} loader's"
     ranks = [n for n, role in all_ranks(facts) if role == "global_rank"]
     rank = given.get("rank")
     if rank is not None and not cst.Module(body=[]).code_for_node(rank) in ranks:
@@ -210,7 +311,7 @@ def _differs_from_lightning(ctx, call: cst.Call, loader: cst.Call, facts: Facts)
             # `shuffle=(sampler is None)`: False beside the sampler
             unsampled = m.Comparison(comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))])
             if not m.matches(arg.value, m.Name("False") | unsampled):
-                return f"the training loader passes `{arg.keyword.value}=` beside its sampler"
+                return f"the {kind} loader passes `{arg.keyword.value}=` beside its sampler"
     return None
 
 

@@ -1,4 +1,4 @@
-# corpus: current-recipe script: torch.compile(model) when available (skipped with --no-compile), set_float32_matmul_precision, AdamW with fused flag off on CPU, evaluation per epoch, loss printed with running mean
+# corpus: current-recipe script: torch.compile(model) under a --compile flag, set_float32_matmul_precision, AdamW with fused flag off on CPU, evaluation per epoch, loss printed with running mean
 import argparse
 
 import torch

@@ -47,7 +47,11 @@ def find_free_port() -> int:
 
 
 def is_port_in_use(port: int) -> bool:
+    """Whether something listens on (or holds) `port`. A port the previous run left in
+    TIME_WAIT is free: rank 0's TCPStore sets SO_REUSEADDR and listens on it, so this check
+    does too (without it, rerunning a script with a fixed MASTER_PORT failed for a minute)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("", port))
         except OSError:

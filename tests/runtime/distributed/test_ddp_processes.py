@@ -276,12 +276,27 @@ def test_two_processes_match_lightning(tmp_path):
 def test_two_machines_on_loopback(tmp_path):
     """The many-machines path: two torchrun commands with a static rendezvous."""
     out = tmp_path / "nodes"
-    with reserved_port() as port:
-        outputs, codes = run_two_nodes(port, out)
+    for _ in range(3):  # torch's exit abort (see _EXIT_ABORT), reported by torchrun
+        shutil.rmtree(out, ignore_errors=True)
+        with reserved_port() as port:
+            outputs, codes = run_two_nodes(port, out)
+        if not any(_torchrun_saw_exit_abort(code, err) for code, (_, err) in zip(codes, outputs)):
+            break
     assert codes == [0, 0], outputs[0][1][-2000:] + outputs[1][1][-2000:]
     (result,) = results(out)
     assert result["world_size"] == 2
     assert_weights(result, reference_weights(steps=10, global_batch=8, shuffle=True, world_size=2))
+
+
+def _torchrun_saw_exit_abort(code: int, stderr: str) -> bool:
+    """torchrun's report of a worker that aborted at interpreter exit, after training."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return (
+        code != 0
+        and bool(lines)
+        and lines[0] == "terminate called without an active exception"
+        and "(exitcode: -6)" in stderr
+    )
 
 
 def run_two_nodes(port: int, out: Path):

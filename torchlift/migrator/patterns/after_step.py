@@ -3,7 +3,7 @@
     for b_x, b_y in train_loader:
         loss = loss_func(cnn(b_x), b_y)        -> training_step
         optimizer.zero_grad(); loss.backward(); optimizer.step()
-        step += 1                              -> on_train_batch_end(self, outputs, batch, batch_idx)
+        step += 1                              -> on_train_batch_end(self, outputs, ...)
         if step % EVAL_EVERY == 0:                (Lightning calls it after the optimizer step,
             print(accuracy_of(cnn))                as the script ran this code)
         if step % SAVE_EVERY == 0:
@@ -12,10 +12,11 @@
 The same for code reading what the step changed besides the model: the optimizer or a
 scheduler stepped in the batch (`print(scheduler.get_last_lr())` after `scheduler.step()`),
 the norm clipping returned (clipping.py). Code after the step reading none of these stays in
-`training_step` (it runs before Lightning's step, which it cannot observe). Once one statement after the step reads the model,
-every statement after the step moves to the hook, in order, so their prints and counters
-keep their sequence. Names the step computes and the hook reads (the loss, the batch) are
-carried as `self.` state by resolve_names; the batch index is the hook's `batch_idx`.
+`training_step` (it runs before Lightning's step, which it cannot observe). Once one statement
+after the step reads the model, every statement after the step moves to the hook, in order,
+so their prints and counters keep their sequence. Names the step computes and the hook reads
+(the loss, the batch) are carried as `self.` state by resolve_names; the batch index is the
+hook's `batch_idx`.
 
 Refused (TL146): with gradient accumulation the hook runs after every batch, not after each
 optimizer step, so model reads after a conditional step keep TL109.
@@ -26,12 +27,12 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import functions_reading
 from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
 from ..rule import Rule
 from .clipping import norm_name
 from .eval_metrics import SelfPrint
-from .mode_calls import functions_reading
 
 READS_AFTER_ACCUMULATED_STEP = Rule(
     "TL146",
@@ -103,6 +104,7 @@ def bind(ctx, plan, steps) -> None:
     tail = steps.get("after_group")
     tail_stmt = tail[1] if tail is not None else None
     tail_source = steps["accumulate_tail"][1] if tail is not None else []
+
     def reads_after_the_step(position, stmt) -> bool:
         reads = collect_names(stmt).reads
         if reads & reading_names:
@@ -146,8 +148,9 @@ def _clip_norm(steps) -> str | None:
 
 def clean(ctx, plan) -> None:
     """The loss the hook reads is the step's output (`outputs["loss"]`, the same value,
-    detached; not when the Trainer accumulates); `torch.save(...)` in the hook runs on global rank zero only (one file, not one
-    per process); `print` is `self.print` (rank zero, through the progress bar)."""
+    detached; not when the Trainer accumulates); `torch.save(...)` in the hook runs on global
+    rank zero only (one file, not one per process); `print` is `self.print` (rank zero,
+    through the progress bar)."""
     if not plan.after_step:
         return
     names = collect_names(*plan.after_step)

@@ -32,6 +32,7 @@ from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
 from ..rule import Rule
 from .clipping import norm_name
+from .closure_step import FOUND as CLOSURE_FOUND
 from .eval_metrics import SelfPrint
 
 READS_AFTER_ACCUMULATED_STEP = Rule(
@@ -112,7 +113,10 @@ def bind(ctx, plan, steps) -> None:
         return bool(reads & stepped) and not any(p > position for p in scheduler_steps)
 
     reading = [s for p, s in after if reads_after_the_step(p, s)]
-    if not reading and tail is None:
+    # after a step closure, training_step runs once per evaluation of it: all code after the
+    # step goes to the hook, which runs once per step (closure_step.py)
+    closure = ctx.found.get(CLOSURE_FOUND) is not None
+    if not reading and tail is None and not (closure and after):
         return
     reading = [s for s in reading if s is not tail_stmt]  # the tail runs after steps only
     if reading and steps.get("accumulate") is not None:
@@ -150,7 +154,10 @@ def clean(ctx, plan) -> None:
     """The loss the hook reads is the step's output (`outputs["loss"]`, the same value,
     detached; not when the Trainer accumulates); `torch.save(...)` in the hook runs on global
     rank zero only (one file, not one per process); `print` is `self.print` (rank zero,
-    through the progress bar)."""
+    through the progress bar). The same for the code a step closure's hook runs before the
+    step, once per step too (closure_step.py)."""
+    guard, to_self_print = _RankZeroSaves(ctx), SelfPrint(ctx)
+    plan.before_step = [s.visit(guard).visit(to_self_print) for s in plan.before_step]
     if not plan.after_step:
         return
     names = collect_names(*plan.after_step)
@@ -169,7 +176,6 @@ def clean(ctx, plan) -> None:
     ):
         step_output = cst.parse_expression("outputs['loss']")  # black picks the quotes
         plan.after_step = [rename(s, {loss: step_output}) for s in plan.after_step]
-    guard, to_self_print = _RankZeroSaves(ctx), SelfPrint(ctx)
     plan.after_step = [s.visit(guard).visit(to_self_print) for s in plan.after_step]
 
 

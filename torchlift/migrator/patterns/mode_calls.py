@@ -50,6 +50,7 @@ def clean(ctx, plan) -> None:
         return True
 
     plan.pre_train = [s for s in plan.pre_train if keep(s, training=True)]
+    plan.before_step = [s for s in plan.before_step if keep(s, training=True)]
     plan.post_train = [s for s in plan.post_train if keep(s)]
     if not plan.manual_optimization:  # a manual step keeps its statements in their order
         plan.train_body = [s for s in plan.train_body if keep(s, training=True)]

@@ -11,6 +11,9 @@
         with torch.no_grad():                   -> on_train_batch_end
             print(criterion(seq(x_test), y_test).item())
 
+Only a closure defined in the loop body is read so: one defined before the loop leaves the
+loop without a `backward()` of its own, which is how loops are found (TL002 says so).
+
 Lightning hands the optimizer a closure of its own (training_step, zero_grad, backward) in
 `optimizer.step(closure=...)`; LBFGS evaluates it as many times as it needs, as it did the
 script's. So the closure's body is the step: it is read in place of the `optimizer.step(...)`
@@ -73,9 +76,8 @@ def batch_statements(ctx, stmts):
         closure = _closure_stepped(stmt)
         if closure is None:
             continue
-        defs = [s for s in stmts if isinstance(s, cst.FunctionDef) and s.name.value == closure]
-        function = defs[-1] if defs else None
-        if function is None or stmts.index(function) > at or not _plain(function):
+        function = _last_def(stmts[:at], closure)
+        if function is None or not _plain(function):
             return stmts
         body = list(function.body.body)
         if not (body and m.matches(body[-1], m.SimpleStatementLine([m.Return(m.Name())]))):
@@ -121,6 +123,11 @@ def _all_positions(steps):
             yield position, stmt
     if steps.get("backward_stmt") is not None:
         yield steps["backward"], steps["backward_stmt"]
+
+
+def _last_def(stmts, name: str) -> cst.FunctionDef | None:
+    defs = [s for s in stmts if isinstance(s, cst.FunctionDef) and s.name.value == name]
+    return defs[-1] if defs else None
 
 
 def _closure_stepped(stmt) -> str | None:

@@ -1,5 +1,5 @@
 # corpus: PyTorch tutorial "Translation with a Sequence to Sequence Network and Attention": Lang vocabularies, EncoderRNN / AttnDecoderRNN fed one token at a time, train() with encoder_optimizer and decoder_optimizer, random teacher forcing, trainIters() over random.choice(pairs) with print_every, evaluateRandomly
-from __future__ import unicode_literals, print_function, division
+from __future__ import division, print_function, unicode_literals
 
 import random
 import time

@@ -1,6 +1,5 @@
 # corpus: research knowledge-graph embedding repo (TransE): entity/relation nn.Embedding with a padding row, entity rows renormalised through .weight.data inside forward(), negatives by corrupting head or tail with torch.randint/torch.where in the batch loop, MarginRankingLoss(reduction='none') with loss.mean().backward(), hits@10 / MRR validation every N epochs, best checkpoint dict
 import argparse
-import os
 
 import numpy as np
 import torch

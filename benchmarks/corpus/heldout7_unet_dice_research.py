@@ -7,7 +7,6 @@ import time
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
 
 logger = logging.getLogger("unet")

@@ -107,6 +107,7 @@ FEATURES = {
     "resume_checkpoint_exponential_lr": [changes_lr_between_epochs],
     "imagenet_meters_start_epoch": [changes_lr_between_epochs],
     "char_model_get_batch_steps": [clips, changes_lr_between_epochs],
+    "micro_steps_plain_backward": [accumulates, clips, changes_lr_between_epochs],
     "imagenet_adjust_learning_rate": [changes_lr_between_epochs],
     "milestone_lr_drops": [changes_lr_between_epochs],
     "epoch_lr_decay_variable": [changes_lr_between_epochs],

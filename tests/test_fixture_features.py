@@ -108,6 +108,7 @@ FEATURES = {
     "imagenet_meters_start_epoch": [changes_lr_between_epochs],
     "char_model_get_batch_steps": [clips, changes_lr_between_epochs],
     "micro_steps_plain_backward": [accumulates, clips, changes_lr_between_epochs],
+    "micro_steps_scaler_nullcontext": [accumulates, clips, changes_lr_between_epochs],
     "imagenet_adjust_learning_rate": [changes_lr_between_epochs],
     "milestone_lr_drops": [changes_lr_between_epochs],
     "epoch_lr_decay_variable": [changes_lr_between_epochs],

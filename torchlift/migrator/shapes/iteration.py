@@ -38,7 +38,7 @@ from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
 from .context import CONTROL_FLOW, LoopContext
 from .epoch_batch import finish_plan, maybe_changed, plan_with, read_step
-from .micro_steps import check_claimed, flatten, micro_loop
+from .micro_steps import check_claimed, flatten, micro_loop, without_in_tail
 
 STEP_COUNTER = Rule(
     "TL120",
@@ -265,6 +265,9 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     plan = finish_plan(ctx, plan)
     if isinstance(loop, cst.While) and counter.value not in plan.state:
         plan.train_body = _without_dead_increment(plan.train_body, counter.value)
+        if flat is not None:  # `it += 1` in the last micro step's code
+            strip = lambda stmts: _without_dead_increment(stmts, counter.value)  # noqa: E731
+            plan.train_body = without_in_tail(plan.train_body, flat.tail, strip)
         pieces = [*plan.train_body, *plan.after_step]
         if flat is None and not any(counter.value in collect_names(s).reads for s in pieces):
             plan.train_target = None  # no `it = batch` nothing reads
@@ -382,20 +385,20 @@ def _compared_name(stmt: cst.If) -> str | None:
 
 
 def _stop_test(stmt, counter: str):
-    """N of `if <counter> >= N: break` (no `else`), or None."""
+    """N of `if <counter> >= N: break` (no `else`), N + 1 of `if <counter> > N: break`
+    (nanoGPT's), or None."""
     if not isinstance(stmt, cst.If) or stmt.orelse is not None:
         return None
     if not m.matches(stmt.body, _BREAK_ONLY):
         return None
     test = stmt.test
-    if m.matches(
-        test,
-        m.Comparison(
-            left=m.Name(counter),
-            comparisons=[m.ComparisonTarget(operator=m.GreaterThanEqual())],
-        ),
-    ):
-        return test.comparisons[0].comparator
+    if not m.matches(test, m.Comparison(left=m.Name(counter), comparisons=[m.ComparisonTarget()])):
+        return None
+    target = test.comparisons[0]
+    if isinstance(target.operator, cst.GreaterThanEqual):
+        return target.comparator
+    if isinstance(target.operator, cst.GreaterThan):
+        return cst.BinaryOperation(target.comparator, cst.Add(), cst.Integer("1"))
     return None
 
 
@@ -404,9 +407,13 @@ def _is_zero(node) -> bool:
 
 
 def _constant(ctx: LoopContext, node) -> int | None:
-    """The int a name or literal surely holds when the loop starts (one binding to a literal)."""
+    """The int a name or literal surely holds when the loop starts (one binding to a literal;
+    `N + 1` of such a name, from `if it > N: break`)."""
     if isinstance(node, cst.Integer):
         return node.evaluated_value
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        left, right = _constant(ctx, node.left), _constant(ctx, node.right)
+        return None if left is None or right is None else left + right
     if isinstance(node, cst.Name):
         found, count = ctx.binding(node.value)
         if found is not None and count == 1 and isinstance(found[1], cst.Integer):

@@ -64,6 +64,7 @@ class Flat:
     target: cst.Tuple  # `it, micro`
     body: list  # the step's statements, guarded
     calls: list  # the optimizer's update after the micro loop (check_claimed)
+    tail: cst.If | None  # the guarded code after it
 
 
 def flatten(ctx, outer, body: list, counted: str, counter) -> Flat:
@@ -91,9 +92,11 @@ def flatten(ctx, outer, body: list, counted: str, counter) -> Flat:
         flat.append(_guarded(f"{micro} == 0", pre, "# the iteration's first micro step"))
     flat.extend(inner)
     flat.extend(calls)
+    guard = None
     if tail:
         last = f"{micro} == {_parenthesized(k_code)} - 1"
-        flat.append(_guarded(last, tail, "# the iteration's last micro step, after its update"))
+        guard = _guarded(last, tail, "# the iteration's last micro step, after its update")
+        flat.append(guard)
     target = cst.Tuple(
         [
             cst.Element(counter if counter is not None else cst.Name("_")),
@@ -103,7 +106,20 @@ def flatten(ctx, outer, body: list, counted: str, counter) -> Flat:
         rpar=[],
     )
     numbers = _flat_range(ctx, outer, counted, k_code)
-    return Flat(numbers, f"lambda n: divmod(n, {k_code})", count, target, flat, calls)
+    return Flat(numbers, f"lambda n: divmod(n, {k_code})", count, target, flat, calls, guard)
+
+
+def without_in_tail(body: list, tail: cst.If | None, strip) -> list:
+    """`body` with `strip` applied to the statements of the guarded tail when it is the last
+    statement (a `while` counter's dead `it += 1`); an emptied guard goes."""
+    last = body[-1] if body else None
+    # patterns may have rebuilt the statement: the guard is known by its test
+    if tail is None or not isinstance(last, cst.If) or not last.test.deep_equals(tail.test):
+        return body
+    kept = strip(list(last.body.body))
+    if not kept:
+        return body[:-1]
+    return [*body[:-1], last.with_changes(body=last.body.with_changes(body=kept))]
 
 
 def _count(ctx, loop: cst.For):

@@ -119,7 +119,7 @@ def _read_autocast(ctx, call: cst.Call, stmt, when=None) -> None:
     for arg in call.args:
         key = arg.keyword.value if arg.keyword is not None else None
         if key == "dtype":
-            dtype = ctx.qualnames(arg.value)
+            dtype = arg.value
         elif key == "enabled":
             if when is not None:
                 raise Unsupported(
@@ -132,15 +132,53 @@ def _read_autocast(ctx, call: cst.Call, stmt, when=None) -> None:
             continue
         else:
             raise Unsupported(MIXED_PRECISION, f"autocast({key}=...) is not converted", stmt)
-    if dtype and any(q.endswith("bfloat16") for q in dtype):
-        precision = "bf16-mixed"
-    elif dtype is None or any(q.endswith(("float16", "half")) for q in dtype):
-        precision = "16-mixed"
-    else:
+    precision = '"16-mixed"' if dtype is None else _precision(ctx, dtype)
+    if precision is None:
         raise Unsupported(MIXED_PRECISION, "autocast dtype not understood", stmt)
-    if ctx.found.get("precision") not in (None, (precision, enabled)):
+    seen = (precision, None if enabled is None else ctx.module.code_for_node(enabled))
+    if ctx.found.get("precision_seen") not in (None, seen):
         raise Unsupported(MIXED_PRECISION, "several autocast regions disagree", stmt)
+    ctx.found["precision_seen"] = seen
     ctx.found["precision"] = (precision, enabled)
+
+
+def _precision(ctx, dtype) -> str | None:
+    """The code of the Trainer's precision for autocast(dtype=...): a torch dtype, or a name
+    bound once before the loop to a lookup of them (nanoGPT's `ptdtype = {"float32":
+    torch.float32, ...}[dtype]`) -> the same lookup of precisions, keyed by the dtypes.
+    float32 autocast is autocast disabled (torch warns and runs in float32): "32-true"."""
+    known = _dtype_precision(ctx, dtype)
+    if known is not None:
+        return None if known == "32-true" else f'"{known}"'
+    if not isinstance(dtype, cst.Name) or dtype.value in collect_names(ctx.loop).writes:
+        return None
+    found, count = ctx.binding(dtype.value)
+    if found is None or count != 1:
+        return None
+    lookup = found[1]
+    if not (isinstance(lookup, cst.Subscript) and isinstance(lookup.value, cst.Dict)):
+        return None
+    entries = {}
+    for element in lookup.value.elements:
+        if not isinstance(element, cst.DictElement):
+            return None
+        precision = _dtype_precision(ctx, element.value)
+        if precision is None:
+            return None
+        entries.setdefault(ctx.module.code_for_node(element.value), precision)
+    pairs = ", ".join(f'{key}: "{value}"' for key, value in entries.items())
+    return f"{{{pairs}}}[{dtype.value}]"
+
+
+def _dtype_precision(ctx, node) -> str | None:
+    names = ctx.qualnames(node)
+    if any(q in ("torch.bfloat16",) for q in names):
+        return "bf16-mixed"
+    if any(q in ("torch.float16", "torch.half") for q in names):
+        return "16-mixed"
+    if any(q in ("torch.float32", "torch.float") for q in names):
+        return "32-true"
+    return None
 
 
 def claim(ctx, steps, stmt, position) -> bool:
@@ -197,15 +235,15 @@ def _scaler_statement(ctx, stmt, methods) -> bool:
 def read(ctx, plan, steps) -> None:
     precision = ctx.found.get("precision")
     if precision is not None:
-        name, enabled = precision
+        name, enabled = precision  # the code of a precision
         if isinstance(enabled, cst.UnaryOperation):  # `nullcontext() if flag else autocast`
             code = ctx.module.code_for_node(enabled.expression)
-            plan.add_trainer_arg("precision", f'"32-true" if {code} else "{name}"')
+            plan.add_trainer_arg("precision", f'"32-true" if {code} else {name}')
         elif enabled is not None:
             code = ctx.module.code_for_node(enabled)
-            plan.add_trainer_arg("precision", f'"{name}" if {code} else "32-true"')
+            plan.add_trainer_arg("precision", f'{name} if {code} else "32-true"')
         else:
-            plan.add_trainer_arg("precision", f'"{name}"')
+            plan.add_trainer_arg("precision", name)
     scaler = ctx.found.get("scaler")
     if scaler is not None:
         if precision is None:

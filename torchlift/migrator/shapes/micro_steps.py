@@ -32,10 +32,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..analysis.names import collect_names
+from ..analysis.names import collect_names, file_identifiers
 from ..analysis.statements import BACKWARD, FLOW, LOOP, OPTIMIZER_CALL, contains
 from ..patterns.accumulation import ACCUMULATION
 from ..rule import Unsupported
+from .epoch_batch import maybe_changed
 
 
 def micro_loop(ctx, body: list) -> cst.For | None:
@@ -153,14 +154,11 @@ def _micro_name(ctx, loop: cst.For, body: list) -> str:
         raise Unsupported(ACCUMULATION, "the micro-step counter is not a plain name", loop)
     name = loop.target.value
     if name == "_":  # the guards read it: a name the file does not use
-        from .iteration import _unique
-        from ..analysis.names import file_identifiers
+        from .iteration import _unique  # iteration imports this module
 
         name = _unique("micro_step", file_identifiers(ctx.module.code, "<module>"))
     elif any(name in collect_names(s).writes for s in [*body, *loop.body.body] if s is not loop):
-        raise Unsupported(
-            ACCUMULATION, f"the step rebinds `{name}`, the micro-step counter", loop
-        )
+        raise Unsupported(ACCUMULATION, f"the step rebinds `{name}`, the micro-step counter", loop)
     return name
 
 
@@ -196,8 +194,6 @@ def check_claimed(steps, calls: list) -> None:
 
 
 def _changes(ctx, stmt, names: set[str]) -> str | None:
-    from .epoch_batch import maybe_changed
-
     changed = maybe_changed(ctx, stmt, names)
     return sorted(changed)[0] if changed else None
 

@@ -109,6 +109,7 @@ FEATURES = {
     "char_model_get_batch_steps": [clips, changes_lr_between_epochs],
     "micro_steps_plain_backward": [accumulates, clips, changes_lr_between_epochs],
     "micro_steps_scaler_nullcontext": [accumulates, clips, changes_lr_between_epochs],
+    "micro_steps_prefetch_next_batch": [accumulates],
     "imagenet_adjust_learning_rate": [changes_lr_between_epochs],
     "milestone_lr_drops": [changes_lr_between_epochs],
     "epoch_lr_decay_variable": [changes_lr_between_epochs],

@@ -8,7 +8,10 @@
     scaler.step(optimizer)                   -> the step sequence's optimizer step
     scaler.update()                          -> removed
 
-`autocast(enabled=flag)` becomes `precision="16-mixed" if flag else "32-true"`. Refused (TL113):
+`autocast(enabled=flag)` becomes `precision="16-mixed" if flag else "32-true"`; nanoGPT's
+`ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(..., dtype=ptdtype)` (used
+as `with ctx:`) `precision="32-true" if device_type == "cpu" else <ptdtype's>`, a dtype looked
+up from a dict of torch dtypes the same lookup of precisions. Refused (TL113):
 a scaler without autocast, a scaler used outside the batch loop, scaling an expression,
 autocast arguments other than device_type/dtype/enabled, autocast regions that disagree.
 """

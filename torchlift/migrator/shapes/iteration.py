@@ -38,7 +38,7 @@ from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
 from .context import CONTROL_FLOW, LoopContext
 from .epoch_batch import finish_plan, maybe_changed, plan_with, read_step
-from .micro_steps import check_claimed, flatten, micro_loop, without_in_tail
+from .micro_steps import check_claimed, flatten, micro_loop, tail_as_group, without_in_tail
 
 STEP_COUNTER = Rule(
     "TL120",
@@ -236,6 +236,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         check_claimed(steps, flat.calls)
         steps["accumulate"], steps["accumulate_at_end"] = flat.count, True
         steps["clip_in_group"] = True  # clipped once per iteration, before its step
+        tail_as_group(steps, flat)
     plan = LoopPlan(
         epoch_loop=loop,
         container=ctx.container,
@@ -268,6 +269,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         if flat is not None:  # `it += 1` in the last micro step's code
             strip = lambda stmts: _without_dead_increment(stmts, counter.value)  # noqa: E731
             plan.train_body = without_in_tail(plan.train_body, flat.tail, strip)
+            plan.after_step = without_in_tail(plan.after_step, flat.tail, strip)
         pieces = [*plan.train_body, *plan.after_step]
         if flat is None and not any(counter.value in collect_names(s).reads for s in pieces):
             plan.train_target = None  # no `it = batch` nothing reads

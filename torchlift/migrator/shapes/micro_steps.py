@@ -9,21 +9,23 @@
         <clip, step, zero_grad>                    if micro == 0:
         <tail>                                         <pre>
                                                    <forward>   (Lightning divides by K)
+                                               on_train_batch_end(...):
+                                                   it, micro = batch
                                                    if micro == K - 1:
                                                        <tail>
 
 One optimizer step is K `training_step` calls: the loader yields every (iteration, micro step)
 pair in the script's order, Lightning groups K consecutive batches (its batch_idx counts
 micro steps from 0, a multiple of K at each group's start, so the groups are the script's
-iterations) and steps after the last one. The code before the micro loop runs on each
-iteration's first micro step, the code after the optimizer calls on its last, so every
-global RNG draw (evaluation batches, `get_batch`, dropout) happens in the script's order. The
-step itself then goes through the step loop's patterns (accumulation.py divides nothing
-twice: the script's `/ K` becomes Lightning's own).
+iterations, none partial) and steps after the last one. The code before the micro loop runs
+on each iteration's first micro step, the code after the update on its last, after
+Lightning's step (accumulation.py's group tail), so every global RNG draw (evaluation
+batches, `get_batch`, dropout) happens in the script's order. The step itself goes through
+the step loop's patterns; accumulation.py turns the script's `/ K` into Lightning's own.
 
 Refused (TL114): a micro loop that is not `for name in range(K)` (K a name, attribute or
 number), K changed by the loop, `break`/`continue` in the micro loop, code between the micro
-loop and the optimizer calls or backward()/optimizer calls in the tail, several micro loops.
+loop and the last optimizer call, backward() after the micro loop.
 """
 
 from __future__ import annotations
@@ -108,6 +110,18 @@ def flatten(ctx, outer, body: list, counted: str, counter) -> Flat:
     )
     numbers = _flat_range(ctx, outer, counted, k_code)
     return Flat(numbers, f"lambda n: divmod(n, {k_code})", count, target, flat, calls, guard)
+
+
+def tail_as_group(steps, flat: Flat) -> None:
+    """The last micro step's code is an accumulation group's tail (accumulation.py): its
+    guard holds on exactly the batches Lightning steps on, so it runs in on_train_batch_end,
+    after the update as in the script (after_step.py), reading the script's loss as state."""
+    for k, (at, stmt) in enumerate(steps["body"]):
+        if stmt is flat.tail:
+            del steps["body"][k]
+            steps["accumulate_group"] = (at, flat.tail)
+            steps["accumulate_tail"] = (at, list(flat.tail.body.body))
+            return
 
 
 def without_in_tail(body: list, tail: cst.If | None, strip) -> list:

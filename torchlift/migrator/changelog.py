@@ -194,6 +194,8 @@ def loop_changes(
                 "the model put back on the script's device after `fit` (Lightning hands it "
                 "back on the CPU; the code after the loop uses it there)",
             )
+        if out.puts_model_back(stmt, "eval"):
+            add(_header(epoch), stmt, _BACK_TO_EVAL)
     generated = facts.generated_loader or facts.generated_val_loader
     if generated and fit_block is not None:  # and the comment line above it
         fit_block = (fit_block[0].lineno - 1, max(n.end_lineno for n in fit_block))
@@ -377,6 +379,9 @@ def loop_changes(
             f"test loop over `{facts.test_loader}` -> `test_step`",
         )
         add(test, out.block_calling("test"), "test loop -> `trainer.test(...)`")
+        for stmt in out.block_calling("test") or ():
+            if out.puts_model_back(stmt, "eval"):
+                add(test, stmt, _BACK_TO_EVAL)
     add(
         _union([src.at(p) for p in facts.after_step_at]),
         out.method("on_train_batch_end"),
@@ -729,13 +734,14 @@ class _OutputIndex:
             None,
         )
 
-    def puts_model_back(self, stmt) -> bool:
-        """`model.to(device)`: the model put back where the script kept it after `fit`."""
+    def puts_model_back(self, stmt, method: str = "to") -> bool:
+        """`model.to(device)`: the model put back where the script kept it after `fit`
+        (`model.eval()`: in the mode it left it in)."""
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         return (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)
-            and call.func.attr == "to"
+            and call.func.attr == method
             and isinstance(call.func.value, ast.Name)
             and call.func.value.id in self._models
         )
@@ -794,8 +800,8 @@ class _OutputIndex:
                     run = []
                 elif self._names(stmt, False):
                     run.append(stmt)
-                elif run and self.puts_model_back(stmt):  # `model.to(device)` after fit
-                    run.append(stmt)
+                elif run and (self.puts_model_back(stmt) or self.puts_model_back(stmt, "eval")):
+                    run.append(stmt)  # `model.to(device)`, `model.eval()` after fit
                 elif run:
                     runs.append(run)
                     run = []
@@ -820,6 +826,12 @@ class _OutputIndex:
             if isinstance(node, ast.AST)
             for n in ast.walk(node)
         )
+
+
+_BACK_TO_EVAL = (
+    "the model put back in eval mode, where the script's last evaluation pass left it "
+    "(Lightning restores train mode after each pass; the code after it runs the model)"
+)
 
 
 def _holds_statements(stmt) -> bool:

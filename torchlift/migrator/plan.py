@@ -146,6 +146,9 @@ class LoopPlan:
     # "fit" / "test": after which the script's model was in eval mode, for later code running
     # it, where Lightning has put it back in train mode (patterns/eval_mode.py)
     eval_after: set[str] = field(default_factory=set)
+    # the script's model.eval() / model.train() at the epoch's end kept there: an evaluation
+    # on tensors in on_train_epoch_end runs in the mode it set (patterns/eval_mode.py)
+    epoch_end_modes: bool = False
     optim_after: list = field(default_factory=list)  # optimizer/scheduler read after the loop
     loader_args: list = field(default_factory=list)  # loaders configure_optimizers reads
 

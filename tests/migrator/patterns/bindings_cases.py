@@ -241,3 +241,38 @@ UNCHANGED = {
         "TL105",
     ),
 }
+
+# parameter groups built before the loop from the model's parameters, the optimizer given
+# only the groups: the model is the one whose parameters filled them (nanoGPT's comprehensions)
+CONVERTS["groups_from_comprehensions_over_named_parameters"] = (
+    """
+    params = {n: p for n, p in model.named_parameters() if p.requires_grad}
+    groups = [
+        {"params": [p for p in params.values() if p.dim() >= 2], "weight_decay": 0.1},
+        {"params": [p for p in params.values() if p.dim() < 2], "weight_decay": 0.0},
+    ]
+    opt = torch.optim.AdamW(groups, lr=1e-3)
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["torch.optim.AdamW(self.groups, lr=1e-3)", "self.model = model"],
+    [],
+)
+UNCHANGED["optimizer_over_tensors_of_no_model"] = (
+    """
+    w = torch.zeros(4, 2, requires_grad=True)
+    weights = [w]
+    opt = torch.optim.SGD(weights, lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(x @ w, y)
+            loss.backward()
+            opt.step()
+    """,
+    "TL106",
+)

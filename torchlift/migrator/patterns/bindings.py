@@ -7,8 +7,11 @@ The optimizer is the receiver of the batch loop's `step()` bound to a `torch.opt
 (by qualified name) in the loop's scope before the loop; the model is the one whose
 `parameters()` it is built on -- several models when it is built on several
 (`itertools.chain(encoder.parameters(), decoder.parameters())`, parameter groups, the
-script's own function building groups from a model it is given): the LightningModule holds
-them all. Refused (TL106): no such binding, several optimizers, an
+script's own function building groups from a model it is given, groups the script filled
+before the loop from `model.named_parameters()` by comprehensions or `.append` in a loop,
+followed back through the statements binding or filling what the call reads; the groups are
+then an `__init__` argument of the module): the LightningModule holds them all. Refused
+(TL106): no such binding, several optimizers, an
 optimizer bound twice, a model that is a parameter of the function holding the loop or is
 bound other than by a plain assignment.
 """
@@ -19,7 +22,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.function_reads import module_functions
-from ..analysis.names import bound_names, scope_reads
+from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import call_method, single_assign
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
@@ -124,7 +127,7 @@ def bind(ctx, plan, steps) -> None:
         raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
-    plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call, ctx.module))
+    plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call, ctx.module, ctx))
     for model in plan.models:  # `model_without_ddp.parameters()`: the model DDP wrapped
         read_as_model(ctx, model)
 
@@ -139,13 +142,16 @@ _PARAMETERS = m.Call(
 )
 
 
-def models_from_optimizer(call: cst.Call, module: cst.Module | None = None) -> list[str]:
+def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=None) -> list[str]:
     """The names whose `parameters()` the optimizer call reads, in source order; with the
     script's `module`, also the models handed to its own function building the parameter
-    groups (`build_param_groups(model, wd)` reading `model.named_parameters()`)."""
+    groups (`build_param_groups(model, wd)` reading `model.named_parameters()`); with the
+    loop's `ctx`, the models whose parameters the groups were built from before the loop."""
     receivers = [found.func.value.value for found in m.findall(call, _PARAMETERS)]
     if not receivers and module is not None:
         receivers = _models_given_to_group_builders(call, module)
+    if not receivers and ctx is not None:
+        receivers = _models_behind_groups(call, ctx)
     if not receivers:
         raise Unsupported(
             BINDING,
@@ -153,6 +159,40 @@ def models_from_optimizer(call: cst.Call, module: cst.Module | None = None) -> l
             call,
         )
     return list(dict.fromkeys(receivers))
+
+
+def _models_behind_groups(call: cst.Call, ctx) -> list[str]:
+    """The models whose `parameters()` / `named_parameters()` the statements before the loop
+    read to fill the names the optimizer call reads, followed back through the statements
+    binding or filling them (nanoGPT's `optim_groups` of dict and list comprehensions; decay
+    lists filled by `for name, p in model.named_parameters(): ... decay.append(p)`)."""
+    todo = list(collect_names(call).reads)
+    seen: set[str] = set()
+    found = []
+    while todo:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        for stmt in ctx.scope_before:
+            if name not in bound_names(stmt) and not _fills(stmt, name):
+                continue
+            receivers = [c.func.value.value for c in m.findall(stmt, _PARAMETERS)]
+            found += receivers
+            if not receivers:
+                todo += sorted(collect_names(stmt).reads - seen)
+    return list(dict.fromkeys(found))
+
+
+_FILLING = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+
+
+def _fills(stmt, name: str) -> bool:
+    """`stmt` adds to the list, set or dict `name` (`name.append(p)`, `name[k] = p`)."""
+    method = m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name()))
+    if any(c.func.attr.value in _FILLING for c in m.findall(stmt, method)):
+        return True
+    return bool(m.findall(stmt, m.AssignTarget(target=m.Subscript(value=m.Name(name)))))
 
 
 def _models_given_to_group_builders(call: cst.Call, module: cst.Module) -> list[str]:

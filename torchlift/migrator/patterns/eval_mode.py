@@ -112,7 +112,7 @@ def read(ctx, plan, steps) -> None:
                 epoch_calls[0] if epoch_calls else validation.anchor,
             )
     else:
-        _block_eval_mode_runs(ctx, plan.post_train, models)
+        _keep_epoch_end_modes(ctx, plan, models)
     if in_eval_mode and _model_runs_after(ctx, models):
         plan.eval_after.add("fit")
     if test is not None:
@@ -249,26 +249,22 @@ def _model_runs_after(ctx, models: set[str]) -> bool:
     return False
 
 
-def _block_eval_mode_runs(ctx, stmts, models: set[str]) -> None:
+def _keep_epoch_end_modes(ctx, plan, models: set[str]) -> None:
     """Epoch code after the batch loop with no validation pass Lightning could run in eval
-    mode (an evaluation over `range(...)` or tensors): a `model.eval()` statement there is
-    removed (mode_calls) and `on_train_epoch_end` runs in train mode, so a statement after it
-    that runs the model would draw dropout masks and update BatchNorm statistics."""
+    mode (an evaluation over `range(...)` or whole tensors) that runs the model after
+    `model.eval()`: the script's own mode calls there stay in `on_train_epoch_end`, in their
+    order, and so does its `model.train()` at the next epoch's start (mode_calls): Lightning
+    switches no mode around that hook, so the model runs there in the mode the script gave it,
+    and trains in the next epoch in the mode the script gave it then."""
     helpers = _helpers_reading(ctx.module, models)
     in_eval_mode = False
-    for stmt in stmts:
+    for stmt in plan.post_train:
         if _switches_to_eval([stmt], models):
             in_eval_mode = True
         elif _switches([stmt], models, "train"):
             in_eval_mode = False
         elif in_eval_mode and _runs_model(ctx, stmt, models, helpers):
-            ctx.block(
-                EVAL_MODE_UNKNOWN,
-                "code after the batch loop runs the model after model.eval(), outside a "
-                "validation loop over a loader: in on_train_epoch_end it would run in train "
-                "mode",
-                stmt,
-            )
+            plan.epoch_end_modes = True
             return
 
 

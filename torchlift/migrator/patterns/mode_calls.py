@@ -38,6 +38,7 @@ def clean(ctx, plan) -> None:
         or _may_switch_to_eval(ctx, plan.after_step, model)
         or _given_in_unknown_mode(ctx, model)
         or _epoch_end_may_switch_to_eval(ctx, plan.post_train, model)
+        or plan.epoch_end_modes
         for model in models
     }
 
@@ -51,7 +52,8 @@ def clean(ctx, plan) -> None:
 
     plan.pre_train = [s for s in plan.pre_train if keep(s, training=True)]
     plan.before_step = [s for s in plan.before_step if keep(s, training=True)]
-    plan.post_train = [s for s in plan.post_train if keep(s)]
+    if not plan.epoch_end_modes:  # kept in on_train_epoch_end as the script ordered them
+        plan.post_train = [s for s in plan.post_train if keep(s)]
     if not plan.manual_optimization:  # a manual step keeps its statements in their order
         plan.train_body = [s for s in plan.train_body if keep(s, training=True)]
     for v in (plan.validation, plan.test):

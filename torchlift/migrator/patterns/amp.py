@@ -62,14 +62,7 @@ def batch_statements(ctx, stmts):
     """`with torch.autocast(...):` around forward and loss: its body, the precision noted."""
     out = []
     for stmt in stmts:
-        if (
-            isinstance(stmt, cst.With)
-            and len(stmt.items) == 1
-            and isinstance(stmt.items[0].item, cst.Call)
-            and ctx.call_qualnames(stmt.items[0].item) & _AUTOCAST
-            and stmt.items[0].asname is None
-            and isinstance(stmt.body, cst.IndentedBlock)
-        ):
+        if is_autocast(ctx, stmt):
             _read_autocast(ctx, stmt.items[0].item, stmt)
             body = list(stmt.body.body)
             if body:
@@ -80,6 +73,18 @@ def batch_statements(ctx, stmts):
         else:
             out.append(stmt)
     return out
+
+
+def is_autocast(ctx, stmt) -> bool:
+    """`with torch.autocast(...):` (by qualified name) holding a block, with no `as`."""
+    return (
+        isinstance(stmt, cst.With)
+        and len(stmt.items) == 1
+        and isinstance(stmt.items[0].item, cst.Call)
+        and bool(ctx.call_qualnames(stmt.items[0].item) & _AUTOCAST)
+        and stmt.items[0].asname is None
+        and isinstance(stmt.body, cst.IndentedBlock)
+    )
 
 
 def _read_autocast(ctx, call: cst.Call, stmt) -> None:

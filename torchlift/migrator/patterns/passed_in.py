@@ -360,6 +360,26 @@ def callers_passing(ctx, param: str) -> list[tuple[cst.BaseExpression | None, li
     return found
 
 
+def passed_values(ctx, param: str) -> list[tuple[str, cst.BaseExpression | None]] | None:
+    """Per call of the function holding the loop, (what it passes for `param` as written,
+    the value that reaches it): a default or an expression as is, a name through the one
+    plain assignment binding it in the caller (None when there is no such one). None when
+    the calls cannot be read (TL132 elsewhere)."""
+    try:
+        sites = _call_sites(ctx, ctx.loop)
+        found = []
+        for caller, call in sites:
+            argument = _argument(ctx, call, param)
+            value = argument
+            if isinstance(argument, cst.Name) and not _is_default(ctx, argument):
+                value = _bound_value(caller, argument)
+            shown = ctx.module.code_for_node(argument) if argument is not None else ""
+            found.append((shown, value))
+    except Unsupported:
+        return None
+    return found
+
+
 def _function(ctx) -> str:
     return ctx.function.name.value
 

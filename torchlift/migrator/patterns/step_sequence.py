@@ -51,6 +51,16 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
         return
     if _divided(receiver):  # `(loss / N).backward()`: accumulation's own division
         receiver, steps["loss_divisor"] = receiver.left, receiver.right
+    if not isinstance(receiver, cst.Name) and _fresh(ctx, "step_loss"):
+        # `l.mean().backward()`: the value backward() is called on is what training_step
+        # returns (Lightning calls backward() on it), computed where the script computed it
+        bound = cst.parse_statement("step_loss = 0\n")
+        bound = bound.with_changes(
+            leading_lines=stmt.leading_lines,
+            body=[bound.body[0].with_changes(value=receiver)],
+        )
+        steps["body"].append((position - 0.5, bound))
+        receiver = cst.Name("step_loss")
     if not isinstance(receiver, cst.Name):
         raise Unsupported(
             ACCUMULATION,
@@ -63,6 +73,17 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
     steps["backward"] = position
     steps["loss"] = receiver.value
     steps["backward_stmt"] = stmt
+
+
+def _fresh(ctx, name: str) -> bool:
+    """No code of the script spells `name`."""
+    return not any(True for _ in _names_spelled(ctx.module, name))
+
+
+def _names_spelled(module, name):
+    import libcst.matchers as m
+
+    return m.findall(module, m.Name(name))
 
 
 def _divided(receiver) -> bool:

@@ -65,6 +65,7 @@ class Tally:
                 parts.append(f"{files(self.failed)} failed to migrate")
         return ", ".join(parts) + "."
 
+
     def table(self) -> str:
         """The end of a directory run: files converted / unchanged / failed, and the loops left
         alone, counted by rule code."""

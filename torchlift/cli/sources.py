@@ -133,7 +133,7 @@ def decode_source(data: bytes, path: str) -> tuple[str, str]:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        cause = f"cannot decode byte {data[exc.start : exc.start + 1]!r} as {encoding}"
+        cause = f"cannot decode byte {data[exc.start:exc.start + 1]!r} as {encoding}"
         raise SourceError(InputError(path, line, cause)) from None
     if not text.strip():
         raise SourceError(InputError(path, 1, EMPTY))

@@ -214,7 +214,7 @@ def loop_changes(
         add(
             _header(epoch),
             fit_block,
-            "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the Trainer runs the epochs",
+            "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the " "Trainer runs the epochs",
         )
     if batch is not None:
         add(
@@ -285,14 +285,14 @@ def loop_changes(
             add(
                 stmt,
                 None,
-                "device move removed: the Trainer puts the model and batches on its device",
+                "device move removed: the Trainer puts the model and batches on " "its device",
                 removed=True,
             )
         elif _mode_switch(stmt, facts.model_names) and id(stmt) not in kept_in_step:
             add(
                 stmt,
                 None,
-                "`train()` / `eval()` removed: Lightning switches the mode around validation",
+                "`train()` / `eval()` removed: Lightning switches the mode around " "validation",
                 removed=True,
             )
         elif any(_method_call(stmt, name, "step") for name in facts.schedulers):
@@ -318,7 +318,7 @@ def loop_changes(
         add(
             validation,
             out.method("validation_step"),
-            f"validation loop over `{facts.validation_loader}` -> `validation_step`",
+            f"validation loop over " f"`{facts.validation_loader}` -> `validation_step`",
         )
         hooks = ["on_validation_epoch_start", "on_validation_epoch_end"]
         if not post:  # prints after the validation loop report the epoch
@@ -360,7 +360,7 @@ def loop_changes(
     add(
         _union(pre),
         out.method("on_train_epoch_start"),
-        "epoch-start code -> `on_train_epoch_start`",
+        "epoch-start code -> " "`on_train_epoch_start`",
     )
     add(
         _union(post),

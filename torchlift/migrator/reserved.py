@@ -4,8 +4,7 @@ Copied from dir(lightning.pytorch.LightningModule); a user variable with one of 
 stored under `<name>_` so it cannot shadow a hook, a property or a method.
 """
 
-RESERVED_ATTRIBUTES = frozenset(
-    """
+RESERVED_ATTRIBUTES = frozenset("""
     CHECKPOINT_HYPER_PARAMS_KEY CHECKPOINT_HYPER_PARAMS_NAME CHECKPOINT_HYPER_PARAMS_TYPE 
     T_destination add_module all_gather apply automatic_optimization backward bfloat16 
     buffers call_super_init children clip_gradients compile configure_callbacks 
@@ -37,5 +36,4 @@ RESERVED_ATTRIBUTES = frozenset(
     train_dataloader trainer training_step transfer_batch_to_device type unfreeze 
     untoggle_optimizer val_dataloader validation_step xpu zero_grad
     model trainer fabric device dtype
-    """.split()
-)
+    """.split())

@@ -86,14 +86,8 @@ class Problem:
 def check(original: str, converted: str, path: str) -> list[Finding]:
     """The engine's check stage (engine.CHECKS): every problem refuses the conversion."""
     return [
-        Finding(
-            path,
-            p.line,
-            p.column,
-            p.code,
-            f"{p.message} (line {p.line} of the conversion)",
-            "warning",
-        )
+        Finding(path, p.line, p.column, p.code, f"{p.message} (line {p.line} of the conversion)",
+                "warning")
         for p in check_conversion(original, converted, path)
     ]
 

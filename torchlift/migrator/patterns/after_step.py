@@ -103,7 +103,6 @@ def bind(ctx, plan, steps) -> None:
     tail = steps.get("after_group")
     tail_stmt = tail[1] if tail is not None else None
     tail_source = steps["accumulate_tail"][1] if tail is not None else []
-
     def reads_after_the_step(position, stmt) -> bool:
         reads = collect_names(stmt).reads
         if reads & reading_names:

@@ -8,7 +8,8 @@
 Accepted: the three calls once per batch, in any order with the same effect (zero_grad
 before backward or after step; `model.zero_grad()` too). The loss is the name backward() is
 called on; if the step rebinds that name after backward(), the value of backward() is kept
-as `step_loss` and returned. Refused (TL105): a missing or extra zero_grad, step before
+as `step_loss` and returned; backward() on an expression (`l.mean().backward()`) binds it to
+`step_loss` where the script computed it, and returns that. Refused (TL105): a missing or extra zero_grad, step before
 backward, zero_grad between them, code between backward and step reading the model, step()
 with arguments, several optimizers.
 """
@@ -16,6 +17,7 @@ with arguments, several optimizers.
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.statements import call_method
@@ -77,13 +79,7 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
 
 def _fresh(ctx, name: str) -> bool:
     """No code of the script spells `name`."""
-    return not any(True for _ in _names_spelled(ctx.module, name))
-
-
-def _names_spelled(module, name):
-    import libcst.matchers as m
-
-    return m.findall(module, m.Name(name))
+    return not m.findall(ctx.module, m.Name(name))
 
 
 def _divided(receiver) -> bool:

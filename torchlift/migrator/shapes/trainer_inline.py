@@ -249,7 +249,8 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
     if escaped:
         raise Unsupported(
             SELF_ESCAPES,
-            f"`{owner}` uses `self` itself (passes, returns or stores it), not only its attributes",
+            f"`{owner}` uses `self` itself (passes, returns or stores it), not only its "
+            "attributes",
             node,
         )
     method_names = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
@@ -477,12 +478,9 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
         for a in m.findall(site.owner, m.Attribute(value=m.Name(instance)))
         if a.attr.value not in methods and id(a.value) not in stores
     }
-    escapes = (
-        SELF_ESCAPES,
-        (
-            f"`{instance}` is used other than by `{instance}.{site.method}()` and reads of its "
-            "attributes (passed on, another method called or an attribute set from outside)"
-        ),
+    escapes = SELF_ESCAPES, (
+        f"`{instance}` is used other than by `{instance}.{site.method}()` and reads of its "
+        "attributes (passed on, another method called or an attribute set from outside)"
     )
     index = site.block.index(site.created)
     for position, stmt in enumerate(site.block):

@@ -42,9 +42,7 @@ def rank_zero_info(*args: Any, **kwargs: Any) -> None:
 
 
 @rank_zero_only
-def rank_zero_warn(
-    message: str, category: type[Warning] = UserWarning, stacklevel: int = 4
-) -> None:
+def rank_zero_warn(message: str, category: type[Warning] = UserWarning, stacklevel: int = 4) -> None:
     warnings.warn(message, category, stacklevel=stacklevel)
 
 

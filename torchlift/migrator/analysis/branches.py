@@ -47,6 +47,7 @@ def decide(
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = decide(test.expression, known, classes_of)
         return None if inner is None else not inner
+    known = {**_CONSTANTS, **known}  # a default inlined as written: `None is not None`
     if isinstance(test, cst.Name) and test.value in known:
         value = known[test.value]
         return value is not NONE and bool(value)
@@ -67,6 +68,9 @@ def decide(
     ):
         return _isinstance(known.get(test.args[0].value.value), classes_of(test.args[1].value))
     return None
+
+
+_CONSTANTS = {"None": NONE, "True": True, "False": False}
 
 
 def _isinstance(value, tested: set[str]) -> bool | None:

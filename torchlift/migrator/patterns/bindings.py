@@ -124,9 +124,16 @@ def bind(ctx, plan, steps) -> None:
         raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
-    plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call, ctx.module))
+    trained = models_from_optimizer(call, ctx.module, lambda name: _bound_once(ctx, name))
+    plan.models.extend(ModelPlan(name) for name in trained)
     for model in plan.models:  # `model_without_ddp.parameters()`: the model DDP wrapped
         read_as_model(ctx, model)
+
+
+def _bound_once(ctx, name: str) -> cst.BaseExpression | None:
+    """The value of the one plain assignment binding `name` before the loop, if so."""
+    found, count = ctx.binding(name)
+    return found[1] if count == 1 and found is not None else None
 
 
 def given_optimizer_plan(plan) -> bool:
@@ -139,11 +146,20 @@ _PARAMETERS = m.Call(
 )
 
 
-def models_from_optimizer(call: cst.Call, module: cst.Module | None = None) -> list[str]:
+def models_from_optimizer(
+    call: cst.Call, module: cst.Module | None = None, bound=None
+) -> list[str]:
     """The names whose `parameters()` the optimizer call reads, in source order; with the
     script's `module`, also the models handed to its own function building the parameter
-    groups (`build_param_groups(model, wd)` reading `model.named_parameters()`)."""
+    groups (`build_param_groups(model, wd)` reading `model.named_parameters()`); with
+    `bound` (name -> the value it is bound to once before the loop, or None), also through
+    a name holding them (`parameters = [p for p in model.parameters() if p.requires_grad]`)."""
     receivers = [found.func.value.value for found in m.findall(call, _PARAMETERS)]
+    if not receivers and bound is not None:
+        for name in m.findall(call, m.Arg(value=m.Name())):
+            value = bound(name.value.value)
+            if value is not None:
+                receivers += [found.func.value.value for found in m.findall(value, _PARAMETERS)]
     if not receivers and module is not None:
         receivers = _models_given_to_group_builders(call, module)
     if not receivers:

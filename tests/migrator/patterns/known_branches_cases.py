@@ -52,18 +52,15 @@ CONVERTS = {
         ['precision="16-mixed")'],
         ["autocast", "scaler", "32-true"],
     ),
-    # `l.mean().backward()`: training_step returns the mean, computed where it was
-    "backward_on_expression": (
-        """
-        for epoch in range(2):
-            for x, y in loader:
-                optimizer.zero_grad()
-                l = torch.nn.functional.cross_entropy(model(x), y, reduction="none")
-                l.mean().backward()
-                optimizer.step()
-        """,
-        ["step_loss = l.mean()\n", "return step_loss"],
-        ["backward"],
+    # the scaler exists only under a command-line flag: mixed precision follows its test
+    "scaler_from_flag": (
+        "import sys\n"
+        + _SCALER.format(scaler='torch.amp.GradScaler("cpu") if "--amp" in sys.argv else None'),
+        [
+            'precision="16-mixed" if scaler is not None else "32-true"',
+            'scaler = torch.amp.GradScaler("cpu") if "--amp" in sys.argv else None',
+        ],
+        ["autocast", "scaler.", "backward"],
     ),
 }
 
@@ -80,9 +77,16 @@ UNCHANGED = {
         + "train(model, loader, sgd, 2)\n",
         "TL114",
     ),
-    # the scaler exists only under a command-line flag
-    "scaler_from_flag": (
-        "import sys\n" + _SCALER.format(scaler='torch.amp.GradScaler("cpu") if "--amp" in sys.argv else None'),
+    # under the flag, the scaled step also clips: not the plain step with a scaler
+    "scaler_from_flag_branches_differ": (
+        "import sys\n"
+        + _SCALER.format(
+            scaler='torch.amp.GradScaler("cpu") if "--amp" in sys.argv else None'
+        ).replace(
+            "scaler.step(optimizer)",
+            "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+            "            scaler.step(optimizer)",
+        ),
         "TL114",
     ),
     # the loop rebinds the name the test reads

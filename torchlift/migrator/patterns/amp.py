@@ -139,6 +139,9 @@ def _scaler_call(ctx, node, method: str) -> bool:
     if node.func.attr.value != method or not isinstance(node.func.value, cst.Name):
         return False
     binding, _ = ctx.binding(node.func.value.value)
+    if node.func.value.value == ctx.found.get("conditional_scaler"):  # amp_choice.py's
+        ctx.found["scaler"] = (node.func.value.value, binding[0] if binding else None)
+        return True
     if binding is None or not isinstance(binding[1], cst.Call):
         return False
     if ctx.call_qualnames(binding[1]) & _SCALER:
@@ -178,8 +181,12 @@ def read(ctx, plan, steps) -> None:
                 "Lightning's mixed precision clips them unscaled",
                 clip[2],
             )
-        plan.remove_stmts.append(scaler[1])
         plan.scaler = scaler[0]
+        if ctx.found.get("conditional_scaler") == scaler[0]:
+            # kept: `precision=` reads it; after fit, the Trainer's scaler if there is one
+            plan.scaler_after = (ctx.module.code_for_node(precision[1]), scaler[0])
+            return
+        plan.remove_stmts.append(scaler[1])
         plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])
 
 

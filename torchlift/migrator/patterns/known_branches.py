@@ -48,7 +48,8 @@ from ..analysis.branches import (
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from .amp import is_autocast
-from .passed_in import passed_values
+from .amp_choice import scaler_choice
+from .passed_in import passed_values, reaching_values
 
 RULES = ()
 
@@ -67,7 +68,12 @@ def batch_statements(ctx, stmts):
     for stmt in stmts:
         if isinstance(stmt, cst.If) and _steps(stmt):
             out += resolve([stmt], decide_test, decided)
-            if out and out[-1] is stmt:  # not decided: TL114 names what it depends on
+            if out and out[-1] is stmt:  # not decided: the same step either way?
+                scaled = scaler_choice(ctx, stmt, stmts)
+                if scaled is not None:
+                    out[-1:] = scaled
+                    continue
+                # else TL114 names what the test depends on
                 ctx.found.setdefault("undecided_branches", {})[id(stmt)] = _why(ctx, stmt.test)
         else:
             out.append(_autocast(ctx, stmt, decide_test, decided))
@@ -97,6 +103,8 @@ def _resolve_nested(ctx, stmt, decided):
     body = getattr(stmt, "body", None)
     if isinstance(body, cst.IndentedBlock) and not isinstance(stmt, cst.If):
         inner = [s for t in body.body for s in _as_list(_resolve_nested(ctx, t, decided))]
+        if len(inner) == len(body.body) and all(a is b for a, b in zip(inner, body.body)):
+            return stmt  # unchanged: the same node (patterns key facts on node identity)
         return stmt.with_changes(body=body.with_changes(body=inner))
     return stmt
 
@@ -181,16 +189,8 @@ def _known(ctx, test) -> dict[str, object]:
 def _value_of_name(ctx, name: str):
     """What `name` holds wherever the loop runs, as analysis/branches.py knows values, or
     None when that is not known."""
-    if name in collect_names(ctx.loop).writes:
-        return None  # the loop rebinds it
-    (found, count) = ctx.binding(name)
-    if count:
-        return _value(ctx, found[1]) if count == 1 and found is not None else None
-    if ctx.function is None or name not in ctx.params:
-        return None
-    passed = passed_values(ctx, name)
-    values = {_value(ctx, value) for _, value in passed or ()}
-    return values.pop() if len(values) == 1 and passed else None
+    values = {_value(ctx, value) for value in reaching_values(ctx, name) or [None]}
+    return values.pop() if len(values) == 1 else None
 
 
 def _value(ctx, expr):

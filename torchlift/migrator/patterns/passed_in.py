@@ -38,7 +38,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import bound_names
+from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 from .device_helpers import moved_data
@@ -378,6 +378,22 @@ def passed_values(ctx, param: str) -> list[tuple[str, cst.BaseExpression | None]
     except Unsupported:
         return None
     return found
+
+
+def reaching_values(ctx, name: str) -> list[cst.BaseExpression | None] | None:
+    """The values `name` may hold in the loop, when the loop never rebinds it: the one plain
+    assignment binding it in the loop's scope before the loop, or -- a parameter of the
+    function holding the loop -- what each call site passes (`passed_values`). None when
+    that cannot be read (a None item: one call site's value is unknown)."""
+    if name in collect_names(ctx.loop).writes:
+        return None  # the loop rebinds it
+    found, count = ctx.binding(name)
+    if count:
+        return [found[1]] if count == 1 and found is not None else None
+    if ctx.function is None or name not in ctx.params:
+        return None
+    passed = passed_values(ctx, name)
+    return [value for _, value in passed] if passed else None
 
 
 def _function(ctx) -> str:

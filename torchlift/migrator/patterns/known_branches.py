@@ -24,11 +24,14 @@ optimizer). Tests decided: `x`, `not x`, `x is None`, `x is not None`, `isinstan
 (analysis/branches.py). An `autocast(enabled=<test>)` the same values decide is read the same
 way: off, it is no autocast at all (its body runs as written); on, it is the plain autocast.
 
-The branch left out never runs in the script either, so nothing changes; the change log says
-which test was decided and why. An `if` around optimizer calls whose test is not known stays,
-and the step sequence refuses it (TL114) with what the test depends on (a command-line flag,
-a device check): both branches would have to be the same step in Lightning's terms, and
-different steps (mixed precision on or off) are not converted.
+The branch left out never runs in the script either, so nothing changes; the report notes
+which test was decided. Why leave the branch out rather than keep the `if`: the step
+sequence must see one zero_grad/backward/step, and a branch that never runs has nothing to
+say about the training. An `if` around optimizer calls whose test is not known is converted
+only when both branches are the same Lightning step: a GradScaler that exists or not
+(amp_choice.py: `precision=` follows the same test); otherwise it stays, and the step
+sequence refuses it (TL114) naming what the test depends on (a command-line flag, a device
+check, callers passing different things).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ _AUTOCAST = {
     "torch.cpu.amp.autocast",
     "torch.amp.autocast_mode.autocast",
 }
-_SCALER = {
+SCALERS = {
     "torch.amp.GradScaler",
     "torch.cuda.amp.GradScaler",
     "torch.amp.grad_scaler.GradScaler",
@@ -144,7 +144,7 @@ def _scaler_call(ctx, node, method: str) -> bool:
         return True
     if binding is None or not isinstance(binding[1], cst.Call):
         return False
-    if ctx.call_qualnames(binding[1]) & _SCALER:
+    if ctx.call_qualnames(binding[1]) & SCALERS:
         ctx.found["scaler"] = (node.func.value.value, binding[0])
         return True
     return False

@@ -36,13 +36,10 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
-from .amp import is_autocast
+from .amp import SCALERS, is_autocast
 from .passed_in import reaching_values
 
 RULES = ()
-
-_GRAD_SCALER = frozenset({"torch.amp.GradScaler", "torch.cuda.amp.GradScaler"})
-
 
 def scaler_choice(ctx, stmt: cst.If, stmts: list) -> list | None:
     """The scaled branch of `if <scaler test>: <scaled step> else: <plain step>` when the
@@ -110,7 +107,7 @@ def _none_or_scaler(ctx, value) -> bool:
         return True
     return (
         isinstance(value, cst.Call)
-        and bool(ctx.call_qualnames(value) & _GRAD_SCALER)
+        and bool(ctx.call_qualnames(value) & SCALERS)
         and all(a.keyword is None or a.keyword.value == "device" for a in value.args)
         and len(value.args) <= 1
     )

@@ -50,14 +50,11 @@ from ..analysis.branches import (
 )
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
-from .amp import is_autocast
+from .amp import SCALERS, is_autocast
 from .amp_choice import scaler_choice
 from .passed_in import passed_values, reaching_values
 
 RULES = ()
-
-_GRAD_SCALER = frozenset({"torch.amp.GradScaler", "torch.cuda.amp.GradScaler"})
-
 
 def batch_statements(ctx, stmts):
     """The batch loop's statements with each decided `if` around optimizer calls replaced by
@@ -213,7 +210,7 @@ def _value(ctx, expr):
         called = ctx.call_qualnames(expr)
         if any(_optimizer_class(q) for q in called):
             return Instance(OPTIMIZER_BASES | called)
-        if called & _GRAD_SCALER:
+        if called & SCALERS:
             return NOT_NONE
         if any(_module_class(q) for q in called) or _script_module_class(ctx, expr.func):
             return Instance(MODULE_BASES | called)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.names import collect_names
 from ..analysis.statements import call_method
 from ..rule import Rule, Unsupported
 from . import step_sequence
@@ -203,3 +204,31 @@ def _scaler_after_fit(ctx, scaler, enabled) -> tuple[str, str] | None:
     if own is None or ctx.module.code_for_node(own) != flag:
         return None  # the script's scaler is not turned off with mixed precision
     return flag, ctx.module.code_for_node(call)
+
+
+# the scaler Lightning's mixed precision trains with, None under "32-true" (Lightning's plain
+# Precision has no `scaler`; the runtime's is None)
+_TRAINER_SCALER = 'getattr(self.trainer.precision_plugin, "scaler", None)'
+
+
+def clean(ctx, plan) -> None:
+    """A scaler that exists only with mixed precision (amp_choice.py), read by code the hooks
+    run (`if scaler: checkpoint["scaler"] = scaler.state_dict()` at the epoch's end): the
+    Trainer's scaler, which takes the same steps, or None as the script's was."""
+    name = ctx.found.get("conditional_scaler")
+    if name is None or name != plan.scaler:
+        return
+    from ..resolve_names import pieces_of
+    from .trainer_values import rename_moved_code
+
+    pieces = pieces_of(plan)
+    pieces.pop("configure_optimizers")
+    moved = [n for piece in pieces.values() for n in piece if isinstance(n, cst.CSTNode)]
+    used = collect_names(*moved) if moved else None
+    if used is None or name not in used.reads or name in used.writes:
+        return
+    rename_moved_code(plan, {name: cst.parse_expression(_TRAINER_SCALER)})
+    plan.notes.append(
+        f"`{name}` read in the hooks is the Trainer's GradScaler "
+        "(`trainer.precision_plugin.scaler`) under mixed precision, None otherwise"
+    )

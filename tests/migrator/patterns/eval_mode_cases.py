@@ -224,3 +224,38 @@ UNCHANGED["callee_storing_the_model_after_the_pass"] = (  # kept: whatever runs 
     _STOPPER.format(save="self.kept = net"),
     "TL147",
 )
+
+# code after an eval-mode pass calling a function of the script that runs the global model
+# only through another function: still a run in eval mode where Lightning is back in train mode
+UNCHANGED["helper_running_the_model_through_another_after_the_pass"] = (
+    "def probe():\n    return model(torch.ones(1, 4))\n\n\n"
+    "def report():\n    print(probe())\n\n\n"
+    + _EPOCH.format(train="model.train()", evaluation="model.eval()")
+    + "    report()\n",
+    "TL147",
+)
+
+# after fit the script's model is in the mode its last validation pass left it in: eval, where
+# Lightning has put it back in train mode; code running it then gets eval mode back
+CONVERTS["eval_mode_restored_after_fit_for_code_running_the_model"] = (
+    _EPOCH.format(train="model.train()", evaluation="model.eval()")
+    + "print(model(torch.ones(1, 4)))\n",
+    ["trainer.fit(lit_model, loader, val_loader)\n# the script's last validation pass left the "
+     "model in eval mode (Lightning's: train)\nmodel.eval()\nprint(model(torch.ones(1, 4)))"],
+    [],
+)
+CONVERTS["no_mode_restored_for_code_only_saving_the_weights"] = (
+    _EPOCH.format(train="model.train()", evaluation="model.eval()")
+    + 'torch.save(model.state_dict(), "final.pt")\n',
+    ["trainer.fit(lit_model, loader, val_loader)"],
+    ["model.eval()"],
+)
+CONVERTS["no_mode_restored_when_the_epoch_ends_in_train_mode"] = (
+    _EPOCH.format(train="pass", evaluation="model.eval()").replace(
+        "print(criterion(model(x), y).item())",
+        "print(criterion(model(x), y).item())\n    model.train()",
+    )
+    + "print(model(torch.ones(1, 4)))\n",
+    ["trainer.fit(lit_model, loader, val_loader)"],
+    ["model.eval()"],
+)

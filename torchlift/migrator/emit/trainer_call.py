@@ -43,6 +43,8 @@ def build_trainer_statements(
     if plan.device_after:
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
+    if "fit" in plan.eval_after and not plan.test:
+        lines += _back_to_eval(plan, "validation")
     indent = _indent(plan, plan.wrapper or plan.epoch_loop, module) + extra_indent(plan.wrapper)
     return _statements(lines, indent)
 
@@ -61,8 +63,15 @@ def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, modu
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
     if plan.device_after:
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
+    if "test" in plan.eval_after:
+        lines += _back_to_eval(plan, "test")
     indent = _indent(plan, plan.test_stmts[0], module)
     return _statements(lines, indent)
+
+
+def _back_to_eval(plan: LoopPlan, last_pass: str) -> list[str]:
+    why = f"# the script's last {last_pass} pass left the model in eval mode (Lightning's: train)"
+    return [why, *(f"{model.name}.eval()" for model in plan.models)]
 
 
 def _indent(plan: LoopPlan, stmt, module) -> int:

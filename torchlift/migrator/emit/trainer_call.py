@@ -12,7 +12,13 @@ from .module_class import attr_name, format_code, line_length
 
 
 def build_trainer_statements(
-    plan: LoopPlan, class_name: str, lit_name: str, trainer_name: str, module: cst.Module, uses
+    plan: LoopPlan,
+    class_name: str,
+    lit_name: str,
+    trainer_name: str,
+    module: cst.Module,
+    uses,
+    alias: str = "L",
 ) -> list[cst.BaseStatement]:
     args = ", ".join([*(model.name for model in plan.models), *plan.init_args])
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
@@ -24,7 +30,7 @@ def build_trainer_statements(
     lines.append(f"{lit_name} = {class_name}({args})")
     if plan.trainer_at is None:
         lines += [
-            f"{trainer_name} = L.Trainer({', '.join(flags)})",
+            f"{trainer_name} = {alias}.Trainer({', '.join(flags)})",
             *plan.after_trainer,
         ]
     lines.append(f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})")
@@ -49,11 +55,11 @@ def build_trainer_statements(
     return _statements(lines, indent)
 
 
-def build_early_trainer(plan: LoopPlan, trainer_name: str, module: cst.Module) -> list:
+def build_early_trainer(plan: LoopPlan, trainer_name: str, module: cst.Module, alias="L") -> list:
     """`trainer = L.Trainer(...)` where `plan.trainer_at` stood (where the script started its
     process group), for the code between it and the loop that reads the rank."""
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
-    lines = [f"{trainer_name} = L.Trainer({', '.join(flags)})", *plan.after_trainer]
+    lines = [f"{trainer_name} = {alias}.Trainer({', '.join(flags)})", *plan.after_trainer]
     indent = _indent(plan, plan.trainer_at, module)
     return _statements(lines, indent)
 

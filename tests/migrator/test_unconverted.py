@@ -271,16 +271,6 @@ LOOPS = {
                 print(model.weight.sum())
         """,
     ),
-    "scaled_backward": (
-        "TL114",
-        """
-        for epoch in range(2):
-            for x, y in loader:
-                optimizer.zero_grad()
-                (criterion(model(x), y) * 2).backward()
-                optimizer.step()
-        """,
-    ),
     "range_with_step": (
         "TL101",
         """
@@ -331,17 +321,6 @@ LOOPS = {
 
         for fold in ["a", "b"]:
             run_fold(fold)
-        """,
-    ),
-    "backward_of_a_mean": (  # d2l: loss(reduction="none") then l.mean().backward()
-        "TL114",
-        """
-        for epoch in range(2):
-            for x, y in loader:
-                optimizer.zero_grad()
-                l = nn.functional.cross_entropy(model(x), y, reduction="none")
-                l.mean().backward()
-                optimizer.step()
         """,
     ),
     # (an update of model.parameters() by hand converts: patterns/hand_update.py)
@@ -443,7 +422,6 @@ REASONS = {
     "loop_around_the_epoch_loop": "loop around the epoch loop",
     "enumerate_of_folds_around_the_epoch_loop": "loop around the epoch loop",
     "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
-    "backward_of_a_mean": "`l.mean().backward()`",
     "tensors_updated_by_hand": "`w` updated by hand: plain tensors",
     "epoch_code_and_validation_pass_both_use_torch": "uses `torch` as the validation pass does",
     "helper_with_a_loop_before_the_batch_loop": "(in `show_first_batch()`, called before it)",

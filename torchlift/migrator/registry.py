@@ -41,6 +41,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.log_every",
+    "torchlift.migrator.patterns.known_branches",
     "torchlift.migrator.patterns.zero_grad_helpers",
     "torchlift.migrator.patterns.manual_optimization",
     "torchlift.migrator.patterns.hand_update",

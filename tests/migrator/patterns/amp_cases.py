@@ -60,7 +60,7 @@ CONVERTS = {
     ),
     "bf16_enabled_flag": (
         _AMP.format(args='"cpu", dtype=torch.bfloat16, enabled=True'),
-        ['precision="bf16-mixed" if True else "32-true"'],
+        ['precision="bf16-mixed")'],
         ["GradScaler"],
     ),
     # a checkpoint after training saves the scaler: the one Lightning trained with

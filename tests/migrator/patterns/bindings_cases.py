@@ -1,6 +1,21 @@
 """Cases of patterns/bindings.py: the model and optimizer the loop trains, and their binding."""
 
 CONVERTS = {
+    # the optimizer steps a list of the model's trainable parameters, bound before it
+    "optimizer_over_a_bound_parameter_list": (
+        """
+        parameters = [p for p in model.parameters() if p.requires_grad]
+        opt = torch.optim.SGD(parameters, lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        ["torch.optim.SGD(self.parameters_, lr=0.1)", "LitModel(model, criterion, parameters)"],
+        ["opt.step()"],
+    ),
     "model_class_forward_signature": (
         """
         class Net(nn.Module):

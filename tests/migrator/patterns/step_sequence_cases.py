@@ -1,6 +1,31 @@
 """Cases of patterns/step_sequence.py: zero_grad / backward / step, once per batch."""
 
 CONVERTS = {
+    # `l.mean().backward()`: training_step returns the mean, computed where it was
+    "backward_on_expression": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                l = torch.nn.functional.cross_entropy(model(x), y, reduction="none")
+                l.mean().backward()
+                optimizer.step()
+        """,
+        ["train_loss = l.mean()\n", "return train_loss"],
+        ["backward"],
+    ),
+    # backward() on an expression of the loss: the same value is returned
+    "backward_on_a_scaled_loss": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                (criterion(model(x), y) * 2).backward()
+                optimizer.step()
+        """,
+        ["train_loss = self.criterion(self(x), y) * 2\n", "return train_loss"],
+        ["backward"],
+    ),
     "zero_grad_first": (
         """
         for epoch in range(2):

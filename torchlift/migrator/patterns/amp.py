@@ -55,7 +55,7 @@ _AUTOCAST = {
     "torch.cpu.amp.autocast",
     "torch.amp.autocast_mode.autocast",
 }
-_SCALER = {
+SCALERS = {
     "torch.amp.GradScaler",
     "torch.cuda.amp.GradScaler",
     "torch.amp.grad_scaler.GradScaler",
@@ -86,6 +86,18 @@ def batch_statements(ctx, stmts):
         else:
             out.append(stmt)
     return out
+
+
+def is_autocast(ctx, stmt) -> bool:
+    """`with torch.autocast(...):` (by qualified name) holding a block, with no `as`."""
+    return (
+        isinstance(stmt, cst.With)
+        and len(stmt.items) == 1
+        and isinstance(stmt.items[0].item, cst.Call)
+        and bool(ctx.call_qualnames(stmt.items[0].item) & _AUTOCAST)
+        and stmt.items[0].asname is None
+        and isinstance(stmt.body, cst.IndentedBlock)
+    )
 
 
 def _autocast_of(ctx, item):
@@ -213,9 +225,12 @@ def _scaler_call(ctx, node, method: str) -> bool:
     if node.func.attr.value != method or not isinstance(node.func.value, cst.Name):
         return False
     binding, _ = ctx.binding(node.func.value.value)
+    if node.func.value.value == ctx.found.get("conditional_scaler"):  # amp_choice.py's
+        ctx.found["scaler"] = (node.func.value.value, binding[0] if binding else None)
+        return True
     if binding is None or not isinstance(binding[1], cst.Call):
         return False
-    if ctx.call_qualnames(binding[1]) & _SCALER:
+    if ctx.call_qualnames(binding[1]) & SCALERS:
         ctx.found["scaler"] = (node.func.value.value, binding[0])
         return True
     return False
@@ -260,8 +275,12 @@ def read(ctx, plan, steps) -> None:
                 "Lightning's mixed precision clips them unscaled",
                 clip[2],
             )
-        plan.remove_stmts.append(scaler[1])
         plan.scaler = scaler[0]
+        if ctx.found.get("conditional_scaler") == scaler[0]:
+            # kept: `precision=` reads it; after fit, the Trainer's scaler if there is one
+            plan.scaler_after = (ctx.module.code_for_node(precision[1]), scaler[0])
+            return
+        plan.remove_stmts.append(scaler[1])
         plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])
 
 
@@ -278,3 +297,31 @@ def _scaler_after_fit(ctx, scaler, enabled) -> tuple[str, str] | None:
     if own is None or ctx.module.code_for_node(own) != flag:
         return None  # the script's scaler is not turned off with mixed precision
     return flag, ctx.module.code_for_node(call)
+
+
+# the scaler Lightning's mixed precision trains with, None under "32-true" (Lightning's plain
+# Precision has no `scaler`; the runtime's is None)
+_TRAINER_SCALER = 'getattr(self.trainer.precision_plugin, "scaler", None)'
+
+
+def clean(ctx, plan) -> None:
+    """A scaler that exists only with mixed precision (amp_choice.py), read by code the hooks
+    run (`if scaler: checkpoint["scaler"] = scaler.state_dict()` at the epoch's end): the
+    Trainer's scaler, which takes the same steps, or None as the script's was."""
+    name = ctx.found.get("conditional_scaler")
+    if name is None or name != plan.scaler:
+        return
+    from ..resolve_names import pieces_of
+    from .trainer_values import rename_moved_code
+
+    pieces = pieces_of(plan)
+    pieces.pop("configure_optimizers")
+    moved = [n for piece in pieces.values() for n in piece if isinstance(n, cst.CSTNode)]
+    used = collect_names(*moved) if moved else None
+    if used is None or name not in used.reads or name in used.writes:
+        return
+    rename_moved_code(plan, {name: cst.parse_expression(_TRAINER_SCALER)})
+    plan.notes.append(
+        f"`{name}` read in the hooks is the Trainer's GradScaler "
+        "(`trainer.precision_plugin.scaler`) under mixed precision, None otherwise"
+    )

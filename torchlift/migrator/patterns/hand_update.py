@@ -41,7 +41,7 @@ from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import direct_breaks, statements
 from ..plan import ModelPlan
 from ..rule import Rule, Unsupported
-from .amp import _AUTOCAST, _SCALER
+from .amp import _AUTOCAST, SCALERS
 from .bindings import optim_kind
 from .manual_optimization import _step_calls, keep_statement
 from .skip_batches import direct_continues
@@ -216,7 +216,7 @@ def batch_statements(ctx, stmts):
             if names & _AUTOCAST or (
                 binding is not None
                 and isinstance(binding[1], cst.Call)
-                and ctx.call_qualnames(binding[1]) & _SCALER
+                and ctx.call_qualnames(binding[1]) & SCALERS
             ):
                 raise Unsupported(
                     HAND_UPDATE, "mixed precision with parameters updated by hand", stmt

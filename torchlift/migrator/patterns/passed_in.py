@@ -38,7 +38,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import bound_names
+from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 from .device_helpers import moved_data
@@ -358,6 +358,42 @@ def callers_passing(ctx, param: str) -> list[tuple[cst.BaseExpression | None, li
     except Unsupported:
         return None
     return found
+
+
+def passed_values(ctx, param: str) -> list[tuple[str, cst.BaseExpression | None]] | None:
+    """Per call of the function holding the loop, (what it passes for `param` as written,
+    the value that reaches it): a default or an expression as is, a name through the one
+    plain assignment binding it in the caller (None when there is no such one). None when
+    the calls cannot be read (TL132 elsewhere)."""
+    try:
+        sites = _call_sites(ctx, ctx.loop)
+        found = []
+        for caller, call in sites:
+            argument = _argument(ctx, call, param)
+            value = argument
+            if isinstance(argument, cst.Name) and not _is_default(ctx, argument):
+                value = _bound_value(caller, argument)
+            shown = ctx.module.code_for_node(argument) if argument is not None else ""
+            found.append((shown, value))
+    except Unsupported:
+        return None
+    return found
+
+
+def reaching_values(ctx, name: str) -> list[cst.BaseExpression | None] | None:
+    """The values `name` may hold in the loop, when the loop never rebinds it: the one plain
+    assignment binding it in the loop's scope before the loop, or -- a parameter of the
+    function holding the loop -- what each call site passes (`passed_values`). None when
+    that cannot be read (a None item: one call site's value is unknown)."""
+    if name in collect_names(ctx.loop).writes:
+        return None  # the loop rebinds it
+    found, count = ctx.binding(name)
+    if count:
+        return [found[1]] if count == 1 and found is not None else None
+    if ctx.function is None or name not in ctx.params:
+        return None
+    passed = passed_values(ctx, name)
+    return [value for _, value in passed] if passed else None
 
 
 def _function(ctx) -> str:

@@ -71,7 +71,7 @@ def clean(ctx, plan) -> None:
             )
             plan.explained.append((binding, "trainer" if kept else None, why))
     if mapping:
-        _rename_moved_code(plan, mapping)
+        rename_moved_code(plan, mapping)
 
 
 def _bound_once(ctx, name: str) -> bool:
@@ -102,7 +102,7 @@ def _counts_training_batches(ctx, plan, name: str) -> bool:
     return m.matches(binding[1], length) and "builtins.len" in ctx.call_qualnames(binding[1])
 
 
-def _rename_moved_code(plan, mapping: dict[str, cst.BaseExpression]) -> None:
+def rename_moved_code(plan, mapping: dict[str, cst.BaseExpression]) -> None:
     def each(stmts):
         return [rename(s, mapping) for s in stmts]
 

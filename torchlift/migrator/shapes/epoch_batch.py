@@ -545,10 +545,18 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
         if any(claim(ctx, steps, stmt, position) for claim in claims):
             continue
         if contains(stmt, BACKWARD) or contains(stmt, OPTIMIZER_CALL):
+            undecided = ctx.found.get("undecided_branches", {}).get(id(stmt))
             ctx.block(
                 ACCUMULATION,
                 "optimizer calls inside a nested statement (conditional step or "
-                "gradient accumulation)",
+                "gradient accumulation)"
+                + (
+                    ""
+                    if undecided is None
+                    else f"; the `if` test `{ctx.module.code_for_node(stmt.test)}` is not "
+                    f"known before training{undecided}, and its branches are not the same "
+                    "Lightning step"
+                ),
                 stmt,
             )
             continue

@@ -45,6 +45,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ..analysis.branches import NONE, NOT_NONE, decide, resolve
 from ..analysis.names import collect_names, rename
 from ..rule import Rule, Unsupported
 from ..source.find_loops import _cst_blocks
@@ -70,7 +71,8 @@ INLINED_STEP = Rule(
     any other. Calls that do not train (an evaluation `loss_batch(model, loss_func, xb, yb)`)
     keep calling the function, which stays for them.""",
     "Nothing to do; review the diff.",
-    _EXAMPLE_STEP + """for epoch in range(2):
+    _EXAMPLE_STEP
+    + """for epoch in range(2):
     for x, y in loader:
         loss = train_step(x, y)
 """,
@@ -114,7 +116,8 @@ STEP_CALLS = Rule(
     single training_step to write.""",
     """Call the step function from one loop (a warm-up loop and a main loop are two training
     runs: convert them separately), or write the step in the loop's body.""",
-    _EXAMPLE_STEP + """for epoch in range(2):
+    _EXAMPLE_STEP
+    + """for epoch in range(2):
     for x, y in loader:
         train_step(x, y)
 for x, y in loader:
@@ -325,13 +328,11 @@ def _steps(function: cst.FunctionDef, call: cst.Call):
     except Unsupported:
         return True, None, {}
     known = _known_values(function, args)
-    body = _resolve(list(function.body.body), known, [])
+    body = resolve(list(function.body.body), lambda test: decide(test, known), [])
     return bool(m.findall(cst.IndentedBlock(body), _BACKWARD)), args, known
 
 
 # -- branches the call decides ----------------------------------------------------------------
-
-_NONE, _NOT_NONE = "None", "not None"
 
 
 def unpacked_argument(function: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | None:
@@ -354,7 +355,7 @@ def unpacked_argument(function: cst.FunctionDef, call: cst.Call) -> cst.BaseExpr
 
 
 def _known_values(function: cst.FunctionDef, args) -> dict[str, object]:
-    """Parameter -> None, a literal's value, or _NOT_NONE (a name the function calls `.step()`
+    """Parameter -> None, a literal's value, or NOT_NONE (a name the function calls `.step()`
     on: an optimizer), for the parameters whose value the call fixes."""
     stepped = {
         c.func.value.value
@@ -366,73 +367,14 @@ def _known_values(function: cst.FunctionDef, args) -> dict[str, object]:
         if param in rebound:  # `opt = opt or default`: not the value the call gives
             continue
         if m.matches(value, m.Name("None")):
-            known[param] = _NONE
+            known[param] = NONE
         elif m.matches(value, m.Name("True") | m.Name("False")):
             known[param] = value.value == "True"
         elif isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
             known[param] = bool(value.evaluated_value)
         elif isinstance(value, (cst.Name, cst.Attribute)) and param in stepped:
-            known[param] = _NOT_NONE
+            known[param] = NOT_NONE
     return known
-
-
-def _decide(test: cst.BaseExpression, known: dict[str, object]) -> bool | None:
-    """The value of an `if` test on known parameters (`opt is not None`, `opt`, `not opt`)."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _decide(test.expression, known)
-        return None if inner is None else not inner
-    if isinstance(test, cst.Name) and test.value in known:
-        value = known[test.value]
-        return value is not _NONE and bool(value)
-    if m.matches(
-        test,
-        m.Comparison(
-            left=m.Name(),
-            comparisons=[m.ComparisonTarget(m.Is() | m.IsNot(), m.Name("None"))],
-        ),
-    ):
-        value = known.get(test.left.value)
-        if value is None:
-            return None
-        is_none = value is _NONE
-        return is_none if isinstance(test.comparisons[0].operator, cst.Is) else not is_none
-    return None
-
-
-def _resolve(stmts: list, known: dict[str, object], decided: list) -> list:
-    """`stmts` with each `if` the known values decide replaced by the branch taken."""
-    out = []
-    for stmt in stmts:
-        if not isinstance(stmt, cst.If):
-            out.append(stmt)
-            continue
-        taken = _decide(stmt.test, known)
-        if taken is None:
-            out.append(stmt)
-            continue
-        decided.append((stmt, taken))
-        if taken:
-            branch = _suite(stmt.body)
-        elif isinstance(stmt.orelse, cst.If):
-            branch = [stmt.orelse]
-        elif stmt.orelse is not None:
-            branch = _suite(stmt.orelse.body)
-        else:
-            branch = []
-        branch = _resolve(branch, known, decided)
-        if branch:  # the comments above the `if` stay above what it ran
-            first = branch[0]
-            branch[0] = first.with_changes(
-                leading_lines=[*stmt.leading_lines, *first.leading_lines]
-            )
-        out += branch
-    return out
-
-
-def _suite(suite) -> list:
-    if isinstance(suite, cst.SimpleStatementSuite):
-        return [cst.SimpleStatementLine(body=list(suite.body))]
-    return list(suite.body)
 
 
 # -- the flat script --------------------------------------------------------------------------
@@ -455,7 +397,7 @@ class _Inliner:
         )
         if final is not None:
             body = body[:-1]
-        body = _resolve(body, self.known, decided)
+        body = resolve(body, lambda test: decide(test, self.known), decided)
         mapping, bound = self._names(body, final)
         new = self._bindings(bound, mapping)
         new += [self._keep(stmt, mapping) for stmt in body if not m.matches(stmt, _GLOBAL_LINE)]

@@ -1,0 +1,99 @@
+"""Cases of patterns/known_branches.py: an `if` whose test the bindings decide."""
+
+_UPDATER = """
+def train(net, loader, updater, num_epochs):
+    for epoch in range(num_epochs):
+        for x, y in loader:
+            l = criterion(net(x), y)
+            if isinstance(updater, torch.optim.Optimizer):
+                updater.zero_grad()
+                l.backward()
+                updater.step()
+            else:
+                l.backward()
+                updater(x.shape[0])
+
+
+train(model, loader, {updater}, 2)
+"""
+
+_SCALER = """
+scaler = {scaler}
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cpu", enabled=scaler is not None):
+            loss = criterion(model(x), y)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            optimizer.step()
+"""
+
+CONVERTS = {
+    # every caller passes a torch.optim optimizer: isinstance(...) is True
+    "isinstance_optimizer_from_caller": (
+        _UPDATER.format(updater="optimizer"),
+        ["return l\n", "return self.updater"],
+        ["isinstance", "updater(x.shape[0])"],
+    ),
+    # the scaler is None: the plain step, no autocast
+    "scaler_none": (
+        _SCALER.format(scaler="None"),
+        ["loss = self.criterion(self(x), y)\n"],
+        ["autocast", "scaler.", "precision="],
+    ),
+    # the scaler is built: the scaled step, mixed precision always on
+    "scaler_built": (
+        _SCALER.format(scaler='torch.amp.GradScaler("cpu")'),
+        ['precision="16-mixed")'],
+        ["autocast", "scaler", "32-true"],
+    ),
+    # the scaler exists only under a command-line flag: mixed precision follows its test
+    "scaler_from_flag": (
+        "import sys\n"
+        + _SCALER.format(scaler='torch.amp.GradScaler("cpu") if "--amp" in sys.argv else None'),
+        [
+            'precision="16-mixed" if scaler is not None else "32-true"',
+            'scaler = torch.amp.GradScaler("cpu") if "--amp" in sys.argv else None',
+        ],
+        ["autocast", "scaler.", "backward"],
+    ),
+}
+
+UNCHANGED = {
+    # a function of the script is passed: the other branch (a hand update) runs
+    "updater_is_a_function": (
+        "def sgd(batch_size):\n    pass\n\n" + _UPDATER.format(updater="sgd"),
+        "TL114",
+    ),
+    # the callers disagree: which branch runs depends on the call
+    "callers_disagree": (
+        "def sgd(batch_size):\n    pass\n\n"
+        + _UPDATER.format(updater="optimizer")
+        + "train(model, loader, sgd, 2)\n",
+        "TL114",
+    ),
+    # under the flag, the scaled step also clips: not the plain step with a scaler
+    "scaler_from_flag_branches_differ": (
+        "import sys\n"
+        + _SCALER.format(
+            scaler='torch.amp.GradScaler("cpu") if "--amp" in sys.argv else None'
+        ).replace(
+            "scaler.step(optimizer)",
+            "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+            "            scaler.step(optimizer)",
+        ),
+        "TL114",
+    ),
+    # the loop rebinds the name the test reads
+    "rebound_in_loop": (
+        _SCALER.format(scaler="None").replace(
+            "optimizer.zero_grad()\n", "optimizer.zero_grad()\n        scaler = None\n", 1
+        ),
+        "TL114",
+    ),
+}

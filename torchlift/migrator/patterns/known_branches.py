@@ -1,0 +1,281 @@
+"""Pattern: an `if` in the batch loop whose test is known before training: only the branch
+that runs is the step.
+
+    def train_epoch(net, loader, loss, updater):
+        for X, y in loader:
+            l = loss(net(X), y)
+            if isinstance(updater, torch.optim.Optimizer):      -> updater.zero_grad()
+                updater.zero_grad()                                l.mean().backward()
+                l.mean().backward()                                updater.step()
+                updater.step()
+            else:                                               (the branch that never runs
+                l.sum().backward()                               is left out)
+                updater(X.shape[0])
+
+    train_epoch(net, loader, loss, torch.optim.SGD(net.parameters(), lr=0.1))
+
+What a name of the test holds is read from data flow, never from its spelling: the one plain
+assignment binding it in the loop's scope before the loop, or -- for a parameter of the
+function holding the loop -- what every call site passes (a literal, its default, or the name
+the caller binds once: patterns/passed_in.py), when the loop itself never rebinds it. Known:
+None, literals, an object built by a `torch.optim` optimizer class (an instance of
+`torch.optim.Optimizer`) or a `GradScaler` (not None), a function of the script (not None, no
+optimizer). Tests decided: `x`, `not x`, `x is None`, `x is not None`, `isinstance(x, C)`
+(analysis/branches.py). An `autocast(enabled=<test>)` the same values decide is read the same
+way: off, it is no autocast at all (its body runs as written); on, it is the plain autocast.
+
+The branch left out never runs in the script either, so nothing changes; the report notes
+which test was decided. Why leave the branch out rather than keep the `if`: the step
+sequence must see one zero_grad/backward/step, and a branch that never runs has nothing to
+say about the training. An `if` around optimizer calls whose test is not known is converted
+only when both branches are the same Lightning step: a GradScaler that exists or not
+(amp_choice.py: `precision=` follows the same test); otherwise it stays, and the step
+sequence refuses it (TL114) naming what the test depends on (a command-line flag, a device
+check, callers passing different things).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.branches import (
+    MODULE_BASES,
+    NONE,
+    NOT_NONE,
+    OPTIMIZER_BASES,
+    Instance,
+    decide,
+    resolve,
+)
+from ..analysis.names import collect_names
+from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
+from .amp import SCALERS, is_autocast
+from .amp_choice import scaler_choice
+from .passed_in import passed_values, reaching_values
+
+RULES = ()
+
+def batch_statements(ctx, stmts):
+    """The batch loop's statements with each decided `if` around optimizer calls replaced by
+    its branch, and each decided `autocast(enabled=...)` read as on or off."""
+    decided: list = []
+
+    def decide_test(test):
+        return _decide(ctx, test)
+
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, cst.If) and _steps(stmt):
+            out += resolve([stmt], decide_test, decided)
+            if out and out[-1] is stmt:  # not decided: the same step either way?
+                scaled = scaler_choice(ctx, stmt, stmts)
+                if scaled is not None:
+                    out[-1:] = scaled
+                    continue
+                # else TL114 names what the test depends on
+                ctx.found.setdefault("undecided_branches", {})[id(stmt)] = _why(ctx, stmt.test)
+        else:
+            out.append(_autocast(ctx, stmt, decide_test, decided))
+    _note(ctx, decided)
+    return [s for stmt in out for s in _unwrapped(stmt)]
+
+
+def epoch_body(ctx, stmts):
+    """The epoch's statements (helpers inlined) with each decided `if` around a mode switch
+    (`if isinstance(net, torch.nn.Module): net.train()`) replaced by its branch: the Trainer
+    switches modes itself, and must know where the script does."""
+    decided: list = []
+    out = [_resolve_nested(ctx, stmt, decided) for stmt in stmts]
+    _note(ctx, decided)
+    return [s for stmt in out for s in (stmt if isinstance(stmt, list) else [stmt])]
+
+
+def _resolve_nested(ctx, stmt, decided):
+    """`stmt`, or the statements it stands for, with decided mode-switch `if`s resolved in
+    its blocks too (not in functions or classes it defines: other scopes)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return stmt
+    if isinstance(stmt, cst.If) and _switches_mode(stmt):
+        taken = resolve([stmt], lambda test: _decide(ctx, test), decided)
+        if not (taken and taken[0] is stmt):
+            return [s for t in taken for s in _as_list(_resolve_nested(ctx, t, decided))]
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.IndentedBlock) and not isinstance(stmt, cst.If):
+        inner = [s for t in body.body for s in _as_list(_resolve_nested(ctx, t, decided))]
+        if len(inner) == len(body.body) and all(a is b for a, b in zip(inner, body.body)):
+            return stmt  # unchanged: the same node (patterns key facts on node identity)
+        return stmt.with_changes(body=body.with_changes(body=inner))
+    return stmt
+
+
+def _as_list(found) -> list:
+    return found if isinstance(found, list) else [found]
+
+
+def _switches_mode(stmt) -> bool:
+    return bool(m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("train") | m.Name("eval")))))
+
+
+def _decide(ctx, test):
+    return decide(test, _known(ctx, test), lambda node: ctx.qualnames(node))
+
+
+def _note(ctx, decided) -> None:
+    for node, taken in decided:
+        test = ctx.module.code_for_node(node.test)
+        ctx.notes.append(
+            f"`{test}` is {taken} wherever the training runs (from what its names are "
+            "bound to): only that branch is kept"
+        )
+
+
+def _steps(stmt) -> bool:
+    return contains(stmt, BACKWARD) or contains(stmt, OPTIMIZER_CALL)
+
+
+def _autocast(ctx, stmt, decide_test, decided):
+    """`with autocast(..., enabled=<known>)`: the plain autocast when on, a marker of its
+    body (unwrapped below) when off."""
+    if not (isinstance(stmt, cst.With) and len(stmt.items) == 1 and is_autocast(ctx, stmt)):
+        return stmt
+    call = stmt.items[0].item
+    enabled = next((a for a in call.args if a.keyword and a.keyword.value == "enabled"), None)
+    if enabled is None:
+        return stmt
+    on = decide_test(enabled.value)
+    if on is None:
+        return stmt
+    decided.append((cst.If(test=enabled.value, body=stmt.body), on))
+    if not on:
+        return _Off(stmt)
+    args = [a for a in call.args if a is not enabled]
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    item = stmt.items[0].with_changes(item=call.with_changes(args=args))
+    return stmt.with_changes(items=[item])
+
+
+class _Off:
+    """An autocast turned off: its body runs as if written without it."""
+
+    def __init__(self, stmt: cst.With) -> None:
+        self.stmt = stmt
+
+
+def _unwrapped(stmt) -> list:
+    if not isinstance(stmt, _Off):
+        return [stmt]
+    body = list(stmt.stmt.body.body)
+    if body:
+        body[0] = body[0].with_changes(
+            leading_lines=[*stmt.stmt.leading_lines, *body[0].leading_lines]
+        )
+    return body
+
+
+# -- what the names of a test hold ---------------------------------------------------------
+
+
+def _known(ctx, test) -> dict[str, object]:
+    known = {}
+    for name in collect_names(test).reads:
+        value = _value_of_name(ctx, name)
+        if value is not None:
+            known[name] = value
+    return known
+
+
+def _value_of_name(ctx, name: str):
+    """What `name` holds wherever the loop runs, as analysis/branches.py knows values, or
+    None when that is not known."""
+    values = {_value(ctx, value) for value in reaching_values(ctx, name) or [None]}
+    return values.pop() if len(values) == 1 else None
+
+
+def _value(ctx, expr):
+    if expr is None:
+        return None
+    if m.matches(expr, m.Name("None")):
+        return NONE
+    if m.matches(expr, m.Name("True") | m.Name("False")):
+        return expr.value == "True"
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return expr.evaluated_value
+    if isinstance(expr, cst.Lambda) or (
+        isinstance(expr, cst.Name) and _script_function(ctx, expr.value)
+    ):
+        return Instance(frozenset({"builtins.function"}))
+    if isinstance(expr, cst.Call):
+        called = ctx.call_qualnames(expr)
+        if any(_optimizer_class(q) for q in called):
+            return Instance(OPTIMIZER_BASES | called)
+        if called & SCALERS:
+            return NOT_NONE
+        if any(_module_class(q) for q in called) or _script_module_class(ctx, expr.func):
+            return Instance(MODULE_BASES | called)
+    return None
+
+
+def _optimizer_class(qualname: str) -> bool:
+    """`torch.optim.SGD`: every class torch.optim exports at its top is an optimizer."""
+    parts = qualname.split(".")
+    return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
+
+
+# torch.nn's exports that are no Module (every other class it exports at its top is one)
+_NOT_MODULES = frozenset({"Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"})
+
+
+def _module_class(qualname: str) -> bool:
+    parts = qualname.split(".")
+    return (
+        len(parts) == 3
+        and parts[:2] == ["torch", "nn"]
+        and parts[2][:1].isupper()
+        and parts[2] not in _NOT_MODULES
+    )
+
+
+def _script_module_class(ctx, func) -> bool:
+    """A class of the script deriving directly from `torch.nn.Module` (or one of its
+    subclasses torch.nn exports)."""
+    if not isinstance(func, cst.Name):
+        return False
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.ClassDef) and stmt.name.value == func.value:
+            return any(any(_module_class(q) for q in ctx.qualnames(b.value)) for b in stmt.bases)
+    return False
+
+
+def _script_function(ctx, name: str) -> bool:
+    return any(
+        isinstance(stmt, cst.FunctionDef) and stmt.name.value == name for stmt in ctx.module.body
+    )
+
+
+def _why(ctx, test) -> str:
+    """What the undecided test depends on, for the refusal: each name's binding."""
+    parts = []
+    for name in sorted(collect_names(test).reads):
+        if name in collect_names(ctx.loop).writes:
+            parts.append(f"`{name}` changes during training")
+            continue
+        (found, count) = ctx.binding(name)
+        if count == 1 and found is not None:
+            parts.append(f"`{name}` is bound to `{ctx.module.code_for_node(found[1])}`")
+        elif count:
+            parts.append(f"`{name}` is bound {count} times")
+        elif ctx.function is not None and name in ctx.params:
+            passed = passed_values(ctx, name) or []
+            shown = sorted(
+                {
+                    ctx.module.code_for_node(value) if value is not None else arg
+                    for arg, value in passed
+                }
+            )
+            if shown:
+                parts.append(f"`{name}` is given `{'`, `'.join(shown)}` by the callers")
+    if not parts:
+        return ""
+    return ": " + "; ".join(parts)

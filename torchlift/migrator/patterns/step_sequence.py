@@ -9,9 +9,10 @@ Accepted: the three calls once per batch, in any order with the same effect (zer
 before backward or after step; `model.zero_grad()` too). The loss is the name backward() is
 called on; if the step rebinds that name after backward(), the value of backward() is kept
 as `step_loss` and returned. backward() on an expression (`loss.mean().backward()`,
-`criterion(out, y).backward()`) binds it first: `train_loss = loss.mean()` is returned. Refused (TL105): a missing or extra zero_grad, step before
-backward, zero_grad between them, code between backward and step reading the model, step()
-with arguments, several optimizers.
+`criterion(out, y).backward()`) binds it first, where the script computed it: `train_loss =
+loss.mean()` (or another name the file does not use) is returned. Refused (TL105): a missing
+or extra zero_grad, step before backward, zero_grad between them, code between backward and
+step reading the model, step() with arguments, several optimizers.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
     elif not isinstance(receiver, cst.Name) and steps.get("loss_divisor") is None:
         # `loss.mean().backward()`, `criterion(out, y).backward()`: the value backward() was
         # called on, bound where it was computed, is what training_step returns
-        name = _free_name(ctx, "train_loss")
+        name = _free_name(ctx, ("train_loss", "step_loss", "batch_loss"))
         bound = cst.SimpleStatementLine(
             [cst.Assign([cst.AssignTarget(cst.Name(name))], receiver)],
             leading_lines=stmt.leading_lines,
@@ -78,12 +79,13 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
     steps["backward_stmt"] = stmt
 
 
-def _free_name(ctx, base: str) -> str:
-    """`base`, or `base_2`, ...: a name the file does not use anywhere."""
+def _free_name(ctx, bases: tuple[str, ...]) -> str:
+    """The first of `bases` the file does not use anywhere, else `<first>_2`, ..."""
     used = {n.value for n in m.findall(ctx.module, m.Name())}
-    name, n = base, 2
-    while name in used:
-        name, n = f"{base}_{n}", n + 1
+    name = next((base for base in bases if base not in used), None)
+    n = 2
+    while name is None or name in used:
+        name, n = f"{bases[0]}_{n}", n + 1
     return name
 
 

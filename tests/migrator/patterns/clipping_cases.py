@@ -33,8 +33,8 @@ CONVERTS = {
     # the scaler's unscale_ first in the block (Lightning unscales before clipping)
     "limit_not_zero_after_unscale": (
         _SCALED_IF.format(limit="1.0", test="grad_clip != 0.0"),
-        ["gradient_clip_val=grad_clip", 'precision="16-mixed" if False else "32-true"'],
-        ["unscale_", "clip_grad_norm_"],
+        ["gradient_clip_val=grad_clip"],
+        ["unscale_", "clip_grad_norm_", "precision=", "GradScaler"],
     ),
     "limit_above_zero_any_limit": (
         _SCALED_IF.format(limit="float(sys.argv[1])", test="grad_clip > 0"),

@@ -156,22 +156,6 @@ UNCHANGED = {
         ),
         "TL147",
     ),
-    "eval_then_model_run_in_epoch_code_without_a_validation_loop": (  # once: in train mode
-        """
-        val_x = torch.randn(4, 4)
-        for epoch in range(2):
-            model.train()
-            for x, y in loader:
-                optimizer.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                optimizer.step()
-            model.eval()
-            with torch.no_grad():
-                print(model(val_x).sum().item())
-        """,
-        "TL147",
-    ),
     "eval_only_in_some_epochs": (
         _EPOCH.format(train="model.train()", evaluation="if epoch > 0:\n        model.eval()"),
         "TL147",
@@ -258,4 +242,27 @@ CONVERTS["no_mode_restored_when_the_epoch_ends_in_train_mode"] = (
     + "print(model(torch.ones(1, 4)))\n",
     ["trainer.fit(lit_model, loader, val_loader)"],
     ["model.eval()"],
+)
+
+# an evaluation on tensors at the epoch's end, no validation loop: the script's own mode calls
+# stay where it made them (Lightning switches no mode around on_train_epoch_end)
+CONVERTS["eval_then_model_run_in_epoch_code_without_a_validation_loop"] = (
+    """
+    val_x = torch.randn(4, 4)
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+        with torch.no_grad():
+            print(model(val_x).sum().item())
+    """,
+    [
+        "def on_train_epoch_start(self):\n        self.model.train()",
+        "def on_train_epoch_end(self):\n        self.model.eval()\n        with torch.no_grad():",
+    ],
+    [],
 )

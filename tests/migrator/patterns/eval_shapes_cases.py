@@ -83,13 +83,20 @@ UNCHANGED = {
     ),
     # the comprehension's own `x` is not the loop's: a later read of `x` (the last training
     # batch) would read the last validation batch once the comprehension is a loop
-    "comprehension_pass_names_read_after": (
-        _EPOCH.format(
-            evaluation="""model.eval()
+}
+
+# a comprehension pass whose names code after it reads (the training loop's last `x`): not a
+# validation_step; it stays epoch code, run in the eval mode the script gave it (eval_mode.py)
+CONVERTS["comprehension_pass_names_read_after"] = (
+    _EPOCH.format(
+        evaluation="""model.eval()
     with torch.no_grad():
         losses = [criterion(model(x), y).item() for x, y in val_loader]
     print(epoch, sum(losses) / len(losses), x.shape)"""
-        ),
-        "TL147",
     ),
-}
+    [
+        "self.model.eval()\n        with torch.no_grad():\n            losses = [",
+        "print(epoch, sum(losses) / len(losses), self.x.shape)",
+    ],
+    ["def validation_step"],
+)

@@ -263,6 +263,14 @@ def read(ctx, plan, steps) -> None:
         else:
             plan.add_trainer_arg("precision", name)
     scaler = ctx.found.get("scaler")
+    if scaler is not None and precision is None and _disabled(ctx, scaler[0]):
+        # `GradScaler(enabled=False)` (its autocast turned off too, known_branches.py): its
+        # calls change nothing, the step is Lightning's plain one; later code keeps it
+        plan.scaler = scaler[0]
+        others = [*plan.pre_train, *plan.post_train, *ctx.scope_after]
+        if not any(scaler[0] in collect_names(s).reads for s in others):
+            plan.remove_stmts.append(scaler[1])
+        return
     if scaler is not None:
         if precision is None:
             raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", scaler[1])
@@ -282,6 +290,15 @@ def read(ctx, plan, steps) -> None:
             return
         plan.remove_stmts.append(scaler[1])
         plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])
+
+
+def _disabled(ctx, name: str) -> bool:
+    """`name` is bound once before the loop to a GradScaler built with `enabled=False`."""
+    binding, count = ctx.binding(name)
+    if binding is None or count != 1 or not isinstance(binding[1], cst.Call):
+        return False
+    enabled = [a.value for a in binding[1].args if a.keyword and a.keyword.value == "enabled"]
+    return bool(enabled) and isinstance(enabled[0], cst.Name) and enabled[0].value == "False"
 
 
 def _scaler_after_fit(ctx, scaler, enabled) -> tuple[str, str] | None:

@@ -18,7 +18,11 @@ loop and the code around the pass never call `model.eval()`. Anything else (eval
 condition, inside the pass, or only in some epochs) is refused (TL147), and so is epoch code
 after an eval-mode pass that runs the model (a forward, `model.decode(z)`, the model handed to
 a function): Lightning has put the model back in train mode by then, so BatchNorm would update
-its statistics and Dropout draw masks where the script ran in eval mode.
+its statistics and Dropout draw masks where the script ran in eval mode. Without a validation
+loop (an evaluation on whole tensors at the epoch's end), the script's own `model.eval()` /
+`model.train()` calls stay where they were: Lightning switches no mode around those hooks.
+After `fit` (and `test`), a model the script's last pass left in eval mode is put back in
+eval mode when later code runs it.
 
 Lightning switches the whole LightningModule, every module handed to it at once, and restores
 each one's mode after the pass. A pass that runs another module besides the model (an EMA

@@ -343,7 +343,13 @@ class ClassBuilder:
     def hook(self, name: str, stmts) -> cst.FunctionDef:
         lead = [_stmt(code + "\n") for code in self.plan.hook_pieces.get(name, [])]
         body = lead + self.rewrite(stmts)
-        return self.method(f"{name}(self)", self.epoch_prefix(stmts) + body)
+        prefix = self.epoch_prefix(stmts)
+        if prefix and body:  # the hook's first statement follows the prefix: no blank line
+            lines = list(body[0].leading_lines)
+            while lines and lines[0].comment is None:
+                lines.pop(0)
+            body[0] = body[0].with_changes(leading_lines=lines)
+        return self.method(f"{name}(self)", prefix + body)
 
     def step(self, name, target, index, stmts, loss) -> cst.FunctionDef:
         extra = {}

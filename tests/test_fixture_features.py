@@ -109,6 +109,7 @@ FEATURES = {
     "gan_dcgan_two_optimizers": [clips],
     "gan_scheduler_per_optimizer": [changes_lr_between_epochs],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
+    "resumed_optimizer_per_batch_scheduler": [changes_lr_every_step],
     "course_fit_one_cycle_clip_decay": [clips, changes_lr_every_step],  # `if grad_clip:`
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],

@@ -60,6 +60,9 @@ class OptimizerPlan:
     monitor: str | None = None  # logged metric a ReduceLROnPlateau follows
     given: bool = False  # built by the caller or kept in the script: handed to the module
     scheduler_held: bool = False  # kept in the script, stepped by the module where it was
+    # kept in the script, handed to the module and returned to Lightning, which steps it
+    # (a per-batch scheduler of a kept optimizer: patterns/kept_optimizers.py)
+    scheduler_given: bool = False
 
 
 @dataclass

@@ -212,7 +212,7 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
             name = sorted(use.writes & special)[0]
             block(REBINDS_OWNED_NAME, f"the loop rebinds `{name}`", plan.epoch_loop)
     kept = {o.name for o in plan.optimizers if o.given} | {
-        o.scheduler for o in plan.optimizers if o.scheduler_held
+        o.scheduler for o in plan.optimizers if o.scheduler_held or o.scheduler_given
     }  # the script's own objects, handed to the module (patterns/kept_optimizers.py)
     if scope.other_reads & (optim_names - kept):
         name = sorted(scope.other_reads & (optim_names - kept))[0]
@@ -318,7 +318,7 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
         used = sorted(plan.device_names & (scope.after_reads | scope.function_reads))
         plan.device_after = used[0] if used else None
     given = [o.name for o in plan.optimizers if o.given]
-    given += [o.scheduler for o in plan.optimizers if o.scheduler_held]
+    given += [o.scheduler for o in plan.optimizers if o.scheduler_held or o.scheduler_given]
     plan.init_args = given + init_args + [n for n in extra_init if n not in init_args]
     plan.loader_args = extra_init
     plan.state = state

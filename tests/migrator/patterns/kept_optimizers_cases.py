@@ -44,10 +44,31 @@ CONVERTS = {
     ),
 }
 
+# a per-batch scheduler of a resumed optimizer: both handed to the module, the scheduler
+# returned to Lightning, which steps it right after each optimizer step as the script did
+CONVERTS["per_batch_scheduler_of_a_resumed_optimizer"] = (
+    """
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+    optimizer.load_state_dict(optimizer.state_dict())
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+    """,
+    [
+        '"lr_scheduler": {"scheduler": self.scheduler, "interval": "step"}',
+        "LitModel(model, optimizer, scheduler, criterion)",
+    ],
+    ["scheduler.step()"],
+)
+
 UNCHANGED = {
-    "per_batch_scheduler_of_a_resumed_optimizer": (
+    "plateau_scheduler_of_a_resumed_optimizer": (
         """
-        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
         optimizer.load_state_dict(optimizer.state_dict())
         for epoch in range(2):
             for x, y in loader:
@@ -55,7 +76,7 @@ UNCHANGED = {
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
-                scheduler.step()
+            scheduler.step(loss.item())
         """,
         "TL134",
     ),

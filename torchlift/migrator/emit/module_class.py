@@ -480,16 +480,19 @@ class ClassBuilder:
             local[loader] = self_attr(attr_name(loader))
         if optimizer.scheduler:
             local[optimizer.scheduler] = cst.Name(optimizer.scheduler)
+        if optimizer.scheduler_given:  # the script's scheduler, Lightning steps it
+            local[optimizer.scheduler] = self_attr(attr_name(optimizer.scheduler))
         body = self.rewrite(stmts, local)
         returned = self.module.code_for_node(local[optimizer.name])
         if optimizer.scheduler is None or optimizer.scheduler_held:
             body.append(_stmt(f"return {returned}\n"))
         else:
             monitor = f'"monitor": "{optimizer.monitor}", ' if optimizer.monitor else ""
+            scheduler = self.module.code_for_node(local[optimizer.scheduler])
             body.append(
                 _stmt(
                     f'return {{"optimizer": {returned}, "lr_scheduler": '
-                    f'{{"scheduler": {optimizer.scheduler}, {monitor}'
+                    f'{{"scheduler": {scheduler}, {monitor}'
                     f'"interval": "{optimizer.interval}"}}}}\n'
                 )
             )

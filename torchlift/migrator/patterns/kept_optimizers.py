@@ -22,8 +22,13 @@ hooks, so that code would see the state one step behind), both stay in the scrip
 module returns the optimizer from `configure_optimizers` and steps the scheduler itself, at
 the place the script stepped it (the Trainer never sees it, so never steps it twice).
 
-Refused (TL134): the same for a scheduler stepped per batch (its step would run inside
-`training_step`, before the optimizer step Lightning makes after it) or a ReduceLROnPlateau.
+A scheduler stepped per batch right after the optimizer stays in the script too, handed to
+the module and returned from `configure_optimizers` with `"interval": "step"`: Lightning steps
+it right after each optimizer step, where the script did (the research loops' warmup-cosine
+LambdaLR of a resumable run).
+
+Refused (TL134): a ReduceLROnPlateau (stepped on a metric), or a per-batch scheduler whose
+state code after its step reads.
 """
 
 from __future__ import annotations
@@ -36,13 +41,14 @@ KEPT_OPTIMIZER = Rule(
     "an optimizer used outside the loop has a scheduler the module cannot step in place",
     """An optimizer the script reads before the loop (a resume block loading its state) stays
     where it is built and is handed to the LightningModule; its epoch scheduler then stays
-    too and is stepped by the module where the script stepped it. A scheduler stepped every
-    batch, or a ReduceLROnPlateau, cannot be stepped in place: Lightning steps the optimizer
-    after `training_step` returns.""",
+    too and is stepped by the module where the script stepped it; a scheduler stepped right
+    after each optimizer step is returned to Lightning, which steps it there. A
+    ReduceLROnPlateau, or a per-batch scheduler whose state later code reads, has no such
+    place.""",
     """Load the optimizer's state inside the LightningModule (`on_fit_start`) or resume with
     `trainer.fit(..., ckpt_path=...)` after converting.""",
     """
-    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
     optimizer.load_state_dict(optimizer.state_dict())
     for epoch in range(2):
         for x, y in loader:
@@ -50,7 +56,7 @@ KEPT_OPTIMIZER = Rule(
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
-            scheduler.step()
+        scheduler.step(loss.item())
     """,
 )
 
@@ -73,9 +79,10 @@ def read(ctx, plan, steps) -> None:
     read_after_step = ctx.found.get("read_after_scheduler_step")
     if not used_before and read_after_step is None:
         return
-    if optimizer.scheduler and (optimizer.interval != "epoch" or optimizer.monitor):
+    per_batch = optimizer.scheduler and optimizer.interval == "step"
+    if optimizer.scheduler and (optimizer.monitor or per_batch and read_after_step is not None):
         where = used_before[0] if used_before else read_after_step
-        how = "per batch" if optimizer.interval == "step" else "on a metric"
+        how = "per batch" if per_batch else "on a metric"
         raise Unsupported(
             KEPT_OPTIMIZER,
             f"`{optimizer.name}` is used outside the loop, and its scheduler "
@@ -83,7 +90,9 @@ def read(ctx, plan, steps) -> None:
             where,
         )
     optimizer.given, optimizer.stmt = True, None
-    if optimizer.scheduler:
+    if per_batch:  # Lightning steps it right after each optimizer step, as the script did
+        optimizer.scheduler_given, optimizer.scheduler_stmt = True, None
+    elif optimizer.scheduler:
         optimizer.scheduler_held, optimizer.scheduler_stmt = True, None
         step, post_train = ctx.found["epoch_scheduler_step"]
         if not any(s is step for s in plan.post_train):  # schedulers.py took it out

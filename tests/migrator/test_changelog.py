@@ -108,3 +108,15 @@ for epoch in range(2):
     result = migrate_source(source, path="train.py")
     (entry,) = [c for c in result.changes if c.source_lines and c.source_lines[0] == 6]
     assert ("device move removed" in entry.message) is moved, entry.message
+
+
+
+def test_a_kept_mode_switch_is_not_said_removed():
+    """`model.train()` at the epoch start stays when code before the loop left the model in
+    eval mode (mode_calls.py): the change log must not say it was removed."""
+    source = (FIXTURES / "epoch_end_eval_on_whole_tensors" / "input.py").read_text()
+    result = migrate_source(source, path="input.py")
+    assert "    def on_train_epoch_start(self):\n        self.model.train()" in result.output
+    line = source.splitlines().index("    model.train()") + 1
+    said = [c.message for c in result.changes if c.source_lines and c.source_lines[0] == line]
+    assert not any("removed" in message for message in said), said

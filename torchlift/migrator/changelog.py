@@ -46,6 +46,7 @@ class LoopFacts:
     device_at: tuple[tuple[int, int], ...] = field(default=())  # the device choice
     device_note: str = ""  # what the Trainer's device arguments say
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
+    kept_modes_at: tuple[tuple[int, int], ...] = field(default=())  # mode switches kept
     explained: tuple = field(default=())  # ((line, column), method | "trainer" | None, why)
     # what the conversion generated
     class_name: str = ""
@@ -106,6 +107,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         device_at=positions([plan.device_stmt]),
         device_note=plan.device_note,
         manual_optimization=plan.manual_optimization,
+        kept_modes_at=positions(plan.kept_mode_calls),
         explained=tuple(
             (lines.lines[id(stmt)], where, why)
             for stmt, where, why in plan.explained
@@ -282,6 +284,7 @@ def loop_changes(
     kept_in_step = set()  # a manual step keeps its mode switches where they are
     if batch is not None and facts.manual_optimization:
         kept_in_step = {id(stmt) for stmt in _statements(batch)}
+    kept = set(facts.kept_modes_at)  # mode switches mode_calls kept (patterns/mode_calls.py)
     for stmt in _statements(epoch, *regions[1:]):
         if _moves_to_device(stmt, facts.device_names, created):
             add(
@@ -290,7 +293,11 @@ def loop_changes(
                 "device move removed: the Trainer puts the model and batches on " "its device",
                 removed=True,
             )
-        elif _mode_switch(stmt, facts.model_names) and id(stmt) not in kept_in_step:
+        elif (
+            _mode_switch(stmt, facts.model_names)
+            and id(stmt) not in kept_in_step
+            and (stmt.lineno, stmt.col_offset) not in kept
+        ):
             add(
                 stmt,
                 None,

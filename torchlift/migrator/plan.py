@@ -152,6 +152,7 @@ class LoopPlan:
     # the script's model.eval() / model.train() at the epoch's end kept there: an evaluation
     # on tensors in on_train_epoch_end runs in the mode it set (patterns/eval_mode.py)
     epoch_end_modes: bool = False
+    kept_mode_calls: list = field(default_factory=list)  # model.train()/eval() left in hooks
     optim_after: list = field(default_factory=list)  # optimizer/scheduler read after the loop
     loader_args: list = field(default_factory=list)  # loaders configure_optimizers reads
 

@@ -56,11 +56,21 @@ def clean(ctx, plan) -> None:
         plan.post_train = [s for s in plan.post_train if keep(s)]
     if not plan.manual_optimization:  # a manual step keeps its statements in their order
         plan.train_body = [s for s in plan.train_body if keep(s, training=True)]
+    plan.kept_mode_calls = [  # the change log says they stay (before any renaming)
+        s
+        for s in [*plan.pre_train, *plan.before_step, *plan.train_body, *plan.post_train]
+        if any(_mode_call_of(s, method, keep_train) for method in ("train", "eval"))
+    ]
     for v in (plan.validation, plan.test):
         if v is not None:
             v.before = [s for s in v.before if keep(s)]
             v.body = [s for s in v.body if keep(s)]
             v.after = [s for s in v.after if keep(s)]
+
+
+def _mode_call_of(stmt, method: str, models) -> bool:
+    receiver = call_method(stmt, method)
+    return isinstance(receiver, cst.Name) and receiver.value in models
 
 
 def _may_switch_to_eval(ctx, after_step, model: str) -> bool:

@@ -41,6 +41,7 @@ from .passed_in import reaching_values
 
 RULES = ()
 
+
 def scaler_choice(ctx, stmt: cst.If, stmts: list) -> list | None:
     """The scaled branch of `if <scaler test>: <scaled step> else: <plain step>` when the
     two are the same Lightning step under `precision="16-mixed" if <test> else "32-true"`

@@ -56,6 +56,7 @@ from .passed_in import passed_values, reaching_values
 
 RULES = ()
 
+
 def batch_statements(ctx, stmts):
     """The batch loop's statements with each decided `if` around optimizer calls replaced by
     its branch, and each decided `autocast(enabled=...)` read as on or off."""

@@ -304,8 +304,10 @@ LOOPS = {
                     optimizer.step()
         """,
     ),
-    "loop_around_the_epoch_loop": (  # k-fold: once told to wrap it in `for epoch in range(1)`
-        "TL101",
+    # k-fold around the module's one model and optimizer: continued training (shapes/runs.py);
+    # once TL101, told to wrap it in `for epoch in range(1)`
+    "loop_around_the_epoch_loop": (
+        "TL193",
         """
         for fold, (tr_idx, va_idx) in enumerate([([0, 1], [2]), ([1, 2], [0])]):
             for epoch in range(2):
@@ -377,8 +379,9 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
-    "enumerate_of_folds_around_the_epoch_loop": (  # once: "enumerate(range(...)) epoch loop"
-        "TL101",
+    # once: "enumerate(range(...)) epoch loop", then TL101; the model is built once: TL193
+    "enumerate_of_folds_around_the_epoch_loop": (
+        "TL193",
         """
         for fold, val_idx in enumerate([[0, 1], [2, 3]]):
             for epoch in range(2):
@@ -440,8 +443,8 @@ def test_every_rule_has_a_one_line_description():
 
 # the reason a refusal gives must name the real cause (a held-out check found these wrong)
 REASONS = {
-    "loop_around_the_epoch_loop": "loop around the epoch loop",
-    "enumerate_of_folds_around_the_epoch_loop": "loop around the epoch loop",
+    "loop_around_the_epoch_loop": "`model` is built once, before the loop over runs",
+    "enumerate_of_folds_around_the_epoch_loop": "`optimizer` (or its scheduler) is built once",
     "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
     "backward_of_a_mean": "`l.mean().backward()`",
     "tensors_updated_by_hand": "`w` updated by hand: plain tensors",

@@ -189,9 +189,10 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         if _epoch_loop_inside(ctx, loop):
             raise Unsupported(
                 NOT_AN_EPOCH_LOOP,
-                "loop around the epoch loop (a whole training run per iteration: "
-                "cross-validation folds, several runs): one Trainer.fit per iteration is "
-                "not converted",
+                "loop around the epoch loop (a training run per iteration: folds, seeds, a "
+                "sweep) whose epoch loop is in a function it calls, under another block or "
+                "beside another training loop: one Trainer.fit per iteration is converted "
+                "for an epoch loop written in the body of the loop over runs (shapes/runs.py)",
                 loop,
             )
         if isinstance(loop.target, cst.BaseExpression) and isinstance(

@@ -122,22 +122,22 @@ def check(ctx, plan) -> None:
 
     first = _header_index(ctx, runs[0])
     owned = {id(s) for s in ctx.scope_before[first:]}
-    named = [("model", model.name) for model in plan.models]
+    named = [(model.name, "weights and train/eval mode") for model in plan.models]
     if plan.scaler:
-        named.append(("GradScaler", plan.scaler))
-    for kind, name in named:
+        named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
+    for name, left in named:
         if not any(id(s) in owned for s in _bindings(ctx, name)):
             block(
-                f"the {kind} `{name}` is built once, before the loop over runs: each "
-                "iteration would go on training it with a new optimizer",
+                f"`{name}` is built once, before the loop over runs: every run would go on "
+                f"with what the previous one left (its {left})",
                 runs[0],
             )
     for optimizer in plan.optimizers:
         for stmt in (optimizer.stmt, optimizer.scheduler_stmt):
             if optimizer.given or (stmt is not None and id(stmt) not in owned):
                 block(
-                    f"the optimizer `{optimizer.name}` (or its scheduler) is built before the "
-                    "loop over runs: its state would restart with each fit",
+                    f"`{optimizer.name}` (or its scheduler) is built once, before the loop over "
+                    "runs: its state would restart with each fit, built in configure_optimizers",
                     runs[0],
                 )
                 break

@@ -107,6 +107,47 @@ CONVERTS = {
         ],
         ["opt.step()"],
     ),
+    "fold_skipped_log_file_per_fold_and_del_after": (  # Kaggle: `continue`, `del`, gc
+        """
+        import gc
+
+        scores = []
+        for fold in range(3):
+            if fold == 1:
+                continue
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            with open(f"log_{fold}.txt", "w") as log:
+                for epoch in range(2):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        loss = criterion(net(x), y)
+                        loss.backward()
+                        opt.step()
+                    print(epoch, loss.item(), file=log)
+            scores.append(loss.item())
+            del net, opt
+            gc.collect()
+        """,
+        [
+            """
+            for fold in range(3):
+                if fold == 1:
+                    continue
+                net = nn.Linear(4, 2)
+                with open(f"log_{fold}.txt", "w") as log:
+                    lit_model = LitModel(net, criterion, log)
+                    trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=2)
+                    trainer.fit(lit_model, loader)
+                    loss = lit_model.loss
+                    opt = trainer.optimizers[0]
+                scores.append(loss.item())
+                del net, opt
+            """,
+            "print(epoch, self.loss.item(), file=self.log_)",
+        ],
+        ["opt.step()"],
+    ),
 }
 
 UNCHANGED = {

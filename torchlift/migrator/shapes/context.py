@@ -237,7 +237,7 @@ class LoopContext:
             self.before += body[:index]
             self.after[:0] = body[index + 1 :]
             if isinstance(block, cst.For):
-                flow_after[:0] = next_iteration(body, index)
+                flow_after[:0] = next_iteration(body, index, self.run_headers[id(block)])
             else:
                 flow_after[:0] = body[index + 1 :]
             self.depths.update({id(s): depth for s in body})

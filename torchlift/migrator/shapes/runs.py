@@ -49,11 +49,9 @@ RUN_STATE = Rule(
     """Build the model and its optimizer inside the loop over runs (a fresh model per fold), or
     train one run per script; stop a sweep after the loop instead of breaking out of it.""",
     """
-    model = Net()
-    optimizer = torch.optim.Adam(model.parameters())
     for fold in range(3):
         for epoch in range(2):
-            for x, y in loaders[fold]:
+            for x, y in loader:
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
                 loss.backward()
@@ -186,7 +184,7 @@ def _leaving(run: cst.For) -> list:
     return found
 
 
-def next_iteration(body: list, index: int) -> list:
+def next_iteration(body: list, index: int, run_header) -> list:
     """What runs after the statement at `index` of a run's body, before the loop leaves: the
-    rest of the body, then the next iteration's statements up to and including that one."""
-    return [*body[index + 1 :], *body[: index + 1]]
+    rest of the body, then the next iteration's header and statements up to that one."""
+    return [*body[index + 1 :], run_header, *body[: index + 1]]

@@ -42,6 +42,7 @@ from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
 from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, Consequence, LoopContext
+from .runs import is_epoch_loop
 
 NOT_AN_EPOCH_LOOP = Rule(
     "TL101",
@@ -257,21 +258,7 @@ def _epoch_loop_inside(ctx: LoopContext, loop: cst.For) -> bool:
         if call.func.value in functions
     ]
     inside = [s for node in [loop, *called] for s in statements(node)[1:]]
-    for inner in inside:
-        if not isinstance(inner, cst.For) or not contains(inner.body, BACKWARD):
-            continue
-        iterator = inner.iter
-        if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TQDM:
-            if iterator.args and iterator.args[0].keyword is None:
-                iterator = iterator.args[0].value
-        if not ctx.call_qualnames(iterator) & ({"builtins.range"} | TRANGE):
-            continue
-        if any(
-            isinstance(s, (cst.For, cst.While)) and contains(s.body, BACKWARD)
-            for s in statements(inner)[1:]
-        ):
-            return True
-    return False
+    return any(isinstance(inner, cst.For) and is_epoch_loop(ctx, inner) for inner in inside)
 
 
 def _unwrap_enumerate(ctx: LoopContext, loop: cst.For, iterator):

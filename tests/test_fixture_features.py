@@ -53,6 +53,15 @@ def accumulates(events) -> str | None:
     return None
 
 
+def reevaluates_closure(events) -> str | None:
+    """LBFGS evaluates the step's closure (a backward each) several times inside one step:
+    the pre-step probe sees them at the next step."""
+    counts = [e["backwards"] for e in steps(events)][1:]
+    if not counts or min(counts) < 2:
+        return f"no step evaluated its closure more than once: backward calls per step {counts}"
+    return None
+
+
 def uneven_groups(events) -> str | None:
     counts = [e["backwards"] for e in steps(events)]
     if len(set(counts)) < 2:
@@ -85,6 +94,7 @@ FEATURES = {
     "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
     "plateau_scheduler_val_loss": [reduces_lr],
     "gradient_accumulation": [accumulates],
+    "lbfgs_closure_curve_fit": [reevaluates_closure],
     "accumulation_clip_scheduler_in_group": [accumulates, clips, changes_lr_between_epochs],
     "accumulation_uneven_last_group": [accumulates, uneven_groups],
     "accumulation_steps_at_epoch_end": [uneven_groups],

@@ -68,6 +68,9 @@ def test_model_checkpoint_finds_the_logged_validation_metric(case, target, tmp_p
 
 # fixture -> what its evaluation prints (every one, in order; the progress bar may share a line)
 PRINTED = {
+    "char_rnn_star_example_hand_update": r"iter \d+ avg loss [^\r\n]*",
+    # once per step, before the closure and after the step, however often LBFGS evaluates it
+    "lbfgs_closure_curve_fit": r"step \d+|  held-out mse [^\r\n]*",
     "eval_every_n_steps_checkpoint": r"epoch \d+ step \d+ [^\r\n]*",
     "dropout_eval_without_eval_mode": r"epoch \d+ val_loss [^\r\n]*",
     "validation_writes_predictions_file": r"epoch \d+: val_acc=[^\r\n]*",

@@ -79,6 +79,8 @@ class LoopPlan:
     pre_train: list[cst.BaseStatement]
     post_train: list[cst.BaseStatement]
     after_step: list[cst.BaseStatement] = field(default_factory=list)  # -> on_train_batch_end
+    # code before a step closure (patterns/closure_step.py) -> on_train_batch_start
+    before_step: list[cst.BaseStatement] = field(default_factory=list)
     after_step_source: list[cst.BaseStatement] = field(default_factory=list)  # as written
     # the script's clipping whose norm it reads -> configure_gradient_clipping (clipping.py)
     clip_hook: list[cst.BaseStatement] = field(default_factory=list)
@@ -167,10 +169,17 @@ class LoopPlan:
     def after_step_pieces(self) -> list[cst.CSTNode]:
         """What on_train_batch_end holds: the code after the step, with the batch target
         unpacked again first when that code reads a batch name (`x`, or a step loop's `it`)."""
-        after = list(self.after_step)
+        return self._batch_hook_pieces(self.after_step)
+
+    def before_step_pieces(self) -> list[cst.CSTNode]:
+        """What on_train_batch_start holds: the code before a step closure, likewise."""
+        return self._batch_hook_pieces(self.before_step)
+
+    def _batch_hook_pieces(self, stmts) -> list[cst.CSTNode]:
+        stmts = list(stmts)
         target = self.train_target
-        if after and target is not None:
+        if stmts and target is not None:
             batch_names = collect_names(target).all()
-            if batch_names & set().union(*(collect_names(s).reads for s in after)):
-                return [target, *after]
-        return after
+            if batch_names & set().union(*(collect_names(s).reads for s in stmts)):
+                return [target, *stmts]
+        return stmts

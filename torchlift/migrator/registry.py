@@ -47,6 +47,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.accumulation",
     "torchlift.migrator.patterns.amp",
+    "torchlift.migrator.patterns.closure_step",
     "torchlift.migrator.patterns.step_sequence",
     "torchlift.migrator.patterns.early_break",
     "torchlift.migrator.patterns.mode_calls",

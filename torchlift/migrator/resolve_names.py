@@ -128,6 +128,7 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
         "training_step": [t for t in [plan.train_target] if t is not None]
         + start
         + plan.train_body,
+        "on_train_batch_start": plan.before_step_pieces(),
         "on_train_batch_end": plan.after_step_pieces(),
         "configure_gradient_clipping": list(plan.clip_hook),
         "on_train_epoch_end": list(plan.post_train),

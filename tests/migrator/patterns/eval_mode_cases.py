@@ -224,3 +224,13 @@ UNCHANGED["callee_storing_the_model_after_the_pass"] = (  # kept: whatever runs 
     _STOPPER.format(save="self.kept = net"),
     "TL147",
 )
+
+# code after an eval-mode pass calling a function of the script that runs the global model
+# only through another function: still a run in eval mode where Lightning is back in train mode
+UNCHANGED["helper_running_the_model_through_another_after_the_pass"] = (
+    "def probe():\n    return model(torch.ones(1, 4))\n\n\n"
+    "def report():\n    print(probe())\n\n\n"
+    + _EPOCH.format(train="model.train()", evaluation="model.eval()")
+    + "    report()\n",
+    "TL147",
+)

@@ -501,17 +501,49 @@ for epoch in range(2):
 """,
         "TL183",
     ),
-    "called_with_star_args": (
-        _TRAIN_STEP
-        + """
+    # the char-RNN tutorial: one example per call, parameters updated by hand; inlined, the
+    # loop is refused for the hand-written update (TL105), not for where the step is
+}
+
+
+# the char-RNN tutorials: `train(*random_training_example())`, the example drawn once
+_UNPACKED = """
+def random_example():
+    i = torch.randint(0, 8, (1,)).item()
+    return xs[i : i + 1], ys[i : i + 1]
+
+
+def train({params}):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+xs, ys = torch.randn(8, 4), torch.randint(0, 2, (8,))
+for it in range(5):
+    loss = train(*random_example())
+"""
+
+CONVERTS["star_argument_unpacked_once_into_the_parameters"] = (
+    _UNPACKED.format(params="x, y"),
+    ["x, y = random_example()", "loss = self.criterion(self(x), y)"],
+    ["def train("],
+)
+# a default makes the number of values the call takes unknown
+UNCHANGED["star_argument_to_a_function_with_defaults"] = (
+    _UNPACKED.format(params="x, y=None"),
+    "TL182",
+)
+CONVERTS["batch_unpacked_into_the_parameters"] = (
+    _TRAIN_STEP
+    + """
 
 for epoch in range(2):
     for batch in loader:
         train_step(*batch)
 """,
-        "TL182",
-    ),
-    # the char-RNN tutorial: one example per call, parameters updated by hand; inlined, the
-    # loop is refused for the hand-written update (TL105), not for where the step is
-}
-
+    ["x, y = batch", "loss = self.criterion(self(x), y)"],
+    ["def train_step("],
+)

@@ -210,6 +210,16 @@ class ClassBuilder:
         code = self.module.code_for_node(self.rewrite([target])[0])
         return [_stmt(f"{code} = batch\n")]
 
+    def _unread_counter(self, target, stmts) -> bool:
+        """A step loop's counter (a plain name, not carried as state) the step never reads:
+        `it = batch` would only be a leftover."""
+        if not (self.plan.step_loop and isinstance(target, cst.Name)):
+            return False
+        kept = self.rewrite([target])[0]
+        return isinstance(kept, cst.Name) and kept.value == target.value and not _reads(
+            stmts, target.value
+        )
+
     def method(self, header: str, body: list[cst.BaseStatement]) -> cst.FunctionDef:
         if body:  # no blank line right after the `def`
             first = body[0]
@@ -231,7 +241,9 @@ class ClassBuilder:
             methods.append(self.forward_method())
         if plan.pre_train or "on_train_epoch_start" in pieces:
             methods.append(self.hook("on_train_epoch_start", plan.pre_train))
-        if "on_train_batch_start" in pieces:
+        if plan.before_step:  # the code before a step closure (patterns/closure_step.py)
+            methods.append(self.train_batch_start())
+        elif "on_train_batch_start" in pieces:
             body = [_stmt(code + "\n") for code in pieces["on_train_batch_start"]]
             methods.append(self.method("on_train_batch_start(self, batch, batch_idx)", body))
         methods.append(self.training_step())
@@ -346,6 +358,8 @@ class ClassBuilder:
             value = index if start is not None else "batch_idx"
             prefix.append(_stmt(f"self.{attr_name(index)} = {value}\n"))
         unpack = self.target_prefix(target)
+        if self._unread_counter(target, stmts):
+            unpack = []
         # an index named like the step's `batch` parameter is bound after the batch is unpacked
         lead = unpack + prefix if index == "batch" else prefix + unpack
         if loss is not None and self.plan.manual_optimization and self.plan.optimizers:
@@ -402,19 +416,28 @@ class ClassBuilder:
     def train_batch_end(self) -> cst.FunctionDef:
         """Code the script ran after `optimizer.step()`: Lightning's hook after the step."""
         plan = self.plan
+        header = "on_train_batch_end(self, outputs, batch, batch_idx)"
+        return self.batch_hook(header, plan.after_step, plan.after_step_pieces())
+
+    def train_batch_start(self) -> cst.FunctionDef:
+        """Code the script ran before a step closure: Lightning's hook before the step."""
+        plan = self.plan
+        header = "on_train_batch_start(self, batch, batch_idx)"
+        return self.batch_hook(header, plan.before_step, plan.before_step_pieces())
+
+    def batch_hook(self, header: str, stmts, pieces) -> cst.FunctionDef:
+        plan = self.plan
         index = plan.train_index
         extra = {index: cst.Name("batch_idx")} if index and index != "batch_idx" else None
         prefix = []
         start = plan.index_start.get(index) if index else None
         if start is not None:
-            if _reads(plan.after_step, index):
+            if _reads(stmts, index):
                 prefix = [_stmt(f"{index} = batch_idx + {self.module.code_for_node(start)}\n")]
             extra = None
-        pieces = plan.after_step_pieces()
         unpack = self.target_prefix(plan.train_target) if pieces[0] is plan.train_target else []
-        body = prefix + unpack + self.rewrite(plan.after_step, extra)
-        header = "on_train_batch_end(self, outputs, batch, batch_idx)"
-        return self.method(header, self.epoch_prefix(plan.after_step) + body)
+        body = prefix + unpack + self.rewrite(stmts, extra)
+        return self.method(header, self.epoch_prefix(stmts) + body)
 
     def configure_optimizers(self) -> cst.FunctionDef:
         plan = self.plan

@@ -3,7 +3,7 @@
     for b_x, b_y in train_loader:
         loss = loss_func(cnn(b_x), b_y)        -> training_step
         optimizer.zero_grad(); loss.backward(); optimizer.step()
-        step += 1                              -> on_train_batch_end(self, outputs, batch, batch_idx)
+        step += 1                              -> on_train_batch_end(self, outputs, ...)
         if step % EVAL_EVERY == 0:                (Lightning calls it after the optimizer step,
             print(accuracy_of(cnn))                as the script ran this code)
         if step % SAVE_EVERY == 0:
@@ -12,10 +12,11 @@
 The same for code reading what the step changed besides the model: the optimizer or a
 scheduler stepped in the batch (`print(scheduler.get_last_lr())` after `scheduler.step()`),
 the norm clipping returned (clipping.py). Code after the step reading none of these stays in
-`training_step` (it runs before Lightning's step, which it cannot observe). Once one statement after the step reads the model,
-every statement after the step moves to the hook, in order, so their prints and counters
-keep their sequence. Names the step computes and the hook reads (the loss, the batch) are
-carried as `self.` state by resolve_names; the batch index is the hook's `batch_idx`.
+`training_step` (it runs before Lightning's step, which it cannot observe). Once one statement
+after the step reads the model, every statement after the step moves to the hook, in order,
+so their prints and counters keep their sequence. Names the step computes and the hook reads
+(the loss, the batch) are carried as `self.` state by resolve_names; the batch index is the
+hook's `batch_idx`.
 
 Refused (TL146): with gradient accumulation the hook runs after every batch, not after each
 optimizer step, so model reads after a conditional step keep TL109.
@@ -26,12 +27,13 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import functions_reading
 from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
 from ..rule import Rule
 from .clipping import norm_name
+from .closure_step import FOUND as CLOSURE_FOUND
 from .eval_metrics import SelfPrint
-from .mode_calls import functions_reading
 
 READS_AFTER_ACCUMULATED_STEP = Rule(
     "TL146",
@@ -103,6 +105,7 @@ def bind(ctx, plan, steps) -> None:
     tail = steps.get("after_group")
     tail_stmt = tail[1] if tail is not None else None
     tail_source = steps["accumulate_tail"][1] if tail is not None else []
+
     def reads_after_the_step(position, stmt) -> bool:
         reads = collect_names(stmt).reads
         if reads & reading_names:
@@ -110,7 +113,10 @@ def bind(ctx, plan, steps) -> None:
         return bool(reads & stepped) and not any(p > position for p in scheduler_steps)
 
     reading = [s for p, s in after if reads_after_the_step(p, s)]
-    if not reading and tail is None:
+    # after a step closure, training_step runs once per evaluation of it: all code after the
+    # step goes to the hook, which runs once per step (closure_step.py)
+    closure = ctx.found.get(CLOSURE_FOUND) is not None
+    if not reading and tail is None and not (closure and after):
         return
     reading = [s for s in reading if s is not tail_stmt]  # the tail runs after steps only
     if reading and steps.get("accumulate") is not None:
@@ -146,8 +152,12 @@ def _clip_norm(steps) -> str | None:
 
 def clean(ctx, plan) -> None:
     """The loss the hook reads is the step's output (`outputs["loss"]`, the same value,
-    detached; not when the Trainer accumulates); `torch.save(...)` in the hook runs on global rank zero only (one file, not one
-    per process); `print` is `self.print` (rank zero, through the progress bar)."""
+    detached; not when the Trainer accumulates); `torch.save(...)` in the hook runs on global
+    rank zero only (one file, not one per process); `print` is `self.print` (rank zero,
+    through the progress bar). The same for the code a step closure's hook runs before the
+    step, once per step too (closure_step.py)."""
+    guard, to_self_print = _RankZeroSaves(ctx), SelfPrint(ctx)
+    plan.before_step = [s.visit(guard).visit(to_self_print) for s in plan.before_step]
     if not plan.after_step:
         return
     names = collect_names(*plan.after_step)
@@ -166,7 +176,6 @@ def clean(ctx, plan) -> None:
     ):
         step_output = cst.parse_expression("outputs['loss']")  # black picks the quotes
         plan.after_step = [rename(s, {loss: step_output}) for s in plan.after_step]
-    guard, to_self_print = _RankZeroSaves(ctx), SelfPrint(ctx)
     plan.after_step = [s.visit(guard).visit(to_self_print) for s in plan.after_step]
 
 

@@ -184,7 +184,8 @@ def clean(ctx, plan) -> None:
         return
     if not isinstance(cst.parse_expression(plan.trainer_args[0][1]), cst.SimpleString):
         return
-    pieces = [*plan.pre_train, *plan.train_body, *plan.post_train, *plan.after_step]
+    pieces = [*plan.pre_train, *plan.before_step, *plan.train_body]
+    pieces += [*plan.post_train, *plan.after_step]
     for evaluation in (plan.validation, plan.test):
         if evaluation is not None:
             pieces += [*evaluation.before, *evaluation.body, *evaluation.after]

@@ -53,7 +53,7 @@ _SELF_PRINT_KEYWORDS = frozenset({"sep", "end"})
 
 
 def read(ctx, plan, steps) -> None:
-    training = [*plan.pre_train, *plan.train_body, *plan.after_step]
+    training = [*plan.pre_train, *plan.before_step, *plan.train_body, *plan.after_step]
     validation = plan.validation
     if validation is not None:
         section = _epoch_end_section(plan, validation)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import names_reading
 from ..analysis.model_handoff import only_reads_state
 from ..analysis.statements import call_method
 from ..rule import Rule
@@ -147,7 +148,7 @@ def _other_modes(ctx, plan, validation, models: set[str], between) -> None:
             before_pass=[s for s in between if id(s) not in in_pass_after],
             after_pass=validation.following,
             pass_setup=validation.before,
-            others=[*plan.train_body, *plan.after_step, *validation.body, *validation.after],
+            others=[*plan.before_step, *plan.train_body, *plan.after_step, *validation.body, *validation.after],
             runs=runs,
         )
         if refusal is not None:
@@ -296,13 +297,10 @@ _MODE_FREE_METHODS = frozenset(
 
 
 def _helpers_reading(module: cst.Module, models: set[str]) -> set[str]:
-    """Names of the functions of the script that read a model name (a global, or a parameter
-    spelled the same: either way the call may run the model)."""
-    return {
-        fn.name.value
-        for fn in m.findall(module, m.FunctionDef())
-        if any(n.value in models for n in m.findall(fn.body, m.Name()))
-    }
+    """Names of the functions of the script (methods and nested ones included) that read a
+    model name (a global, or a parameter spelled the same: either way the call may run the
+    model), directly or through another."""
+    return names_reading(m.findall(module, m.FunctionDef()), models)
 
 
 def _runs_model(ctx, node, models: set[str], helpers: set[str]) -> bool:

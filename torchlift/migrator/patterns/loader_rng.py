@@ -36,6 +36,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import functions_doing, module_functions
 from ..rule import Rule
 
 EPOCH_START_RNG = Rule(
@@ -172,14 +173,5 @@ def _draws(ctx, node, drawing: set[str]) -> bool:
 
 def _functions_drawing(ctx) -> set[str]:
     """The script's module-level functions that seed or draw, directly or through another."""
-    functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
-    drawing = {name for name, f in functions.items() if _draws(ctx, f.body, set())}
-    while True:
-        callers = {
-            name
-            for name, f in functions.items()
-            if name not in drawing and _draws(ctx, f.body, drawing)
-        }
-        if not callers:
-            return drawing
-        drawing |= callers
+    functions = module_functions(ctx.module).values()
+    return functions_doing(functions, lambda f, drawing: _draws(ctx, f.body, drawing))

@@ -39,11 +39,11 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import functions_reading
 from ..analysis.names import collect_names, mentions, rename
 from ..analysis.statements import FLOW, LOOP, contains
 from .eval_passes import eval_loop_of, without_no_grad
 from .eval_shapes import _uses_gradients
-from .mode_calls import functions_reading
 
 INDEX = "dataloader_idx"
 # builtins that draw no random numbers and iterate nothing (not `iter`, `next`, `list`)

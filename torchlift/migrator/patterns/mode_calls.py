@@ -21,6 +21,7 @@ import builtins
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import functions_reading
 from ..analysis.model_handoff import only_reads_state
 from ..analysis.statements import call_method
 from .device_helpers import moved_data
@@ -49,6 +50,7 @@ def clean(ctx, plan) -> None:
         return True
 
     plan.pre_train = [s for s in plan.pre_train if keep(s, training=True)]
+    plan.before_step = [s for s in plan.before_step if keep(s, training=True)]
     plan.post_train = [s for s in plan.post_train if keep(s)]
     if not plan.manual_optimization:  # a manual step keeps its statements in their order
         plan.train_body = [s for s in plan.train_body if keep(s, training=True)]
@@ -57,23 +59,6 @@ def clean(ctx, plan) -> None:
             v.before = [s for s in v.before if keep(s)]
             v.body = [s for s in v.body if keep(s)]
             v.after = [s for s in v.after if keep(s)]
-
-
-def functions_reading(module: cst.Module, names: set[str]) -> set[str]:
-    """Names of the script's module-level functions whose body reads one of `names` (a global
-    model, or a parameter spelled the same: either way a call may run or switch it), or calls
-    such a function (`sample()` calling `sample_timestep()`, which runs the global model)."""
-    mentioned = {
-        stmt.name.value: {found.value for found in m.findall(stmt.body, m.Name())}
-        for stmt in module.body
-        if isinstance(stmt, cst.FunctionDef)
-    }
-    reading = {name for name, found in mentioned.items() if found & names}
-    while True:
-        callers = {name for name, found in mentioned.items() if found & reading} - reading
-        if not callers:
-            return reading
-        reading |= callers
 
 
 def _may_switch_to_eval(ctx, after_step, model: str) -> bool:

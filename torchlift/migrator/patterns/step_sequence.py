@@ -22,6 +22,7 @@ from ..analysis.statements import call_method
 from ..rule import Rule, Unsupported
 from ..shapes.context import EPOCH_STATEMENT
 from .accumulation import ACCUMULATION
+from .closure_step import takes_step
 
 STEP_SEQUENCE = Rule(
     "TL105",
@@ -86,7 +87,7 @@ def claim(ctx, steps, stmt, position) -> bool:
         return True
     receiver = call_method(stmt, "step")
     if receiver is not None and isinstance(receiver, cst.Name):
-        if stmt.body[0].value.args:
+        if stmt.body[0].value.args and not takes_step(ctx, stmt):
             ctx.block(STEP_SEQUENCE, "step() with arguments", stmt)
         steps["step"].append((position, receiver.value, stmt))
         return True

@@ -108,6 +108,7 @@ def _rename_moved_code(plan, mapping: dict[str, cst.BaseExpression]) -> None:
 
     plan.pre_train = each(plan.pre_train)
     plan.train_body = each(plan.train_body)
+    plan.before_step = each(plan.before_step)
     plan.after_step = each(plan.after_step)
     plan.post_train = each(plan.post_train)
     for evaluation in (plan.validation, plan.test):

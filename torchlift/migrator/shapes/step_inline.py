@@ -312,6 +312,12 @@ def _statement_call(stmt: cst.SimpleStatementLine) -> cst.Call | None:
 def _steps(function: cst.FunctionDef, call: cst.Call):
     """(does this call step, its bindings, the parameters' known values). A call Python
     would reject, or with `*args`, is taken as one that may step."""
+    unpacked = unpacked_argument(function, call)
+    if unpacked is not None:  # `train(*random_example())`: each parameter from one unpacking
+        args = [(param.name.value, unpacked) for param in function.params.params]
+        known = {}
+        body = list(function.body.body)
+        return bool(m.findall(cst.IndentedBlock(body), _BACKWARD)), args, known
     try:
         if any(a.star for a in call.args):
             raise Unsupported(STEP_SHAPE, "*args", call)
@@ -326,6 +332,25 @@ def _steps(function: cst.FunctionDef, call: cst.Call):
 # -- branches the call decides ----------------------------------------------------------------
 
 _NONE, _NOT_NONE = "None", "not None"
+
+
+def unpacked_argument(function: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression | None:
+    """`value` of a call `f(*value)` to a function with positional parameters only and no
+    defaults: the parameters are then `a, b, c = value`, which fails as the call would when
+    `value` has another length."""
+    params = function.params
+    if not (len(call.args) == 1 and call.args[0].star == "*" and call.args[0].keyword is None):
+        return None
+    if (
+        params.posonly_params
+        or params.kwonly_params
+        or isinstance(params.star_arg, cst.Param)
+        or params.star_kwarg is not None
+        or not params.params
+        or any(p.default is not None for p in params.params)
+    ):
+        return None
+    return call.args[0].value
 
 
 def _known_values(function: cst.FunctionDef, args) -> dict[str, object]:
@@ -417,6 +442,7 @@ class _Inliner:
     def __init__(self, module, path, function, site: _Site, args, known) -> None:
         self.module, self.path, self.function, self.site = module, path, function, site
         self.args, self.known = args, known
+        self.unpacked = unpacked_argument(function, site.call)  # `f(*value)`
         self.name = function.name.value
         self.pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
 
@@ -542,7 +568,7 @@ class _Inliner:
                         f"read that local instead",
                         self.site.stmt,
                     )
-        simple = {p for p, v in self.args if _simple(v)}
+        simple = {p for p, v in self.args if _simple(v)} if self.unpacked is None else set()
         if m.findall(self.function.body, m.AssignTarget(target=m.Attribute() | m.Subscript())):
             simple = {p for p in simple if not isinstance(dict(self.args)[p], cst.Attribute)}
         rebound = {
@@ -594,6 +620,13 @@ class _Inliner:
     def _bindings(self, bound: list[str], mapping) -> list:
         """`param = argument` for the parameters bound to a local first, in the order Python
         evaluates the arguments (the argument is the caller's code: never renamed)."""
+        if self.unpacked is not None:  # `a, b, c = value`: one evaluation, as the call's
+            targets = [mapping.get(param, cst.Name(param)) for param, _ in self.args]
+            elements = [cst.Element(target) for target in targets]
+            target = cst.Tuple(elements, lpar=[], rpar=[])
+            stmt = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], self.unpacked)])
+            self.pairs.append((stmt, self.site.stmt))
+            return [stmt]
         out = []
         for param, value in self.args:
             if param in bound:
@@ -631,9 +664,14 @@ class _Inliner:
         return [stmt]
 
     def _message(self, loop_line: int, decided, final, removed: bool) -> str:
+        given = (
+            "parameters replaced by the call's arguments"
+            if self.unpacked is None
+            else "parameters bound by unpacking the call's `*` argument once"
+        )
         parts = [
             f"`{self.name}()`, which holds the training step, inlined into the loop at line "
-            f"{loop_line}: parameters replaced by the call's arguments"
+            f"{loop_line}: {given}"
         ]
         for stmt, taken in decided:
             test = self.module.code_for_node(stmt.test)

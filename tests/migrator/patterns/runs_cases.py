@@ -163,6 +163,22 @@ UNCHANGED = {
         """,
         "TL193",
     ),
+    "model_built_per_seed_around_the_learning_rates": (  # each lr goes on training it
+        """
+        for seed in [0, 1]:
+            torch.manual_seed(seed)
+            net = nn.Linear(4, 2)
+            for lr in [0.1, 0.01]:
+                opt = torch.optim.SGD(net.parameters(), lr=lr)
+                for epoch in range(2):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        loss = criterion(net(x), y)
+                        loss.backward()
+                        opt.step()
+        """,
+        "TL193",
+    ),
     "sweep_stopping_on_a_good_result": (
         """
         for lr in [0.1, 0.01, 0.001]:

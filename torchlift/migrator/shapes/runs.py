@@ -118,17 +118,19 @@ def check(ctx, plan) -> None:
     def block(reason, node):
         blockers.append(Unsupported(RUN_STATE, reason, node))
 
-    first = _header_index(ctx, runs[0])
-    owned = {id(s) for s in ctx.scope_before[first:]}
+    # built in the innermost loop over runs: an object built per seed around a loop over
+    # learning rates is trained on by every run of that inner loop
+    inner = runs[-1]
+    owned = {id(s) for s in ctx.scope_before[_header_index(ctx, inner) :]}
     named = [(model.name, "weights and train/eval mode") for model in plan.models]
     if plan.scaler:
         named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
     for name, left in named:
-        if not any(id(s) in owned for s in _bindings(ctx, name)):
+        if not _built_per_run(ctx, name, owned, inner):
             block(
                 f"`{name}` is built once, before the loop over runs: every run would go on "
                 f"with what the previous one left (its {left})",
-                runs[0],
+                inner,
             )
     for optimizer in plan.optimizers:
         for stmt in (optimizer.stmt, optimizer.scheduler_stmt):
@@ -136,7 +138,7 @@ def check(ctx, plan) -> None:
                 block(
                     f"`{optimizer.name}` (or its scheduler) is built once, before the loop over "
                     "runs: its state would restart with each fit, built in configure_optimizers",
-                    runs[0],
+                    inner,
                 )
                 break
     for run in runs:
@@ -156,9 +158,15 @@ def _header_index(ctx, run) -> int:
     return next(i for i, s in enumerate(ctx.scope_before) if s is header_stmt)
 
 
-def _bindings(ctx, name: str) -> list:
-    """The statements of the loop's scope before it that bind `name` (a run's header too)."""
-    return [s for s in ctx.scope_before if name in bound_names(s)]
+def _built_per_run(ctx, name: str, owned: set[int], run: cst.For) -> bool:
+    """`name` is bound last, before the loop, by a statement every iteration of `run` runs:
+    a plain statement of its body (or of a `with` there) or its own header (`for name, model
+    in models.items():`), not one under an `if` that may leave the previous run's object."""
+    bindings = [s for s in ctx.scope_before if name in bound_names(s)]
+    if not bindings or id(bindings[-1]) not in owned:
+        return False
+    last = bindings[-1]
+    return isinstance(last, cst.SimpleStatementLine) or last is ctx.run_headers[id(run)]
 
 
 def _leaving(run: cst.For) -> list:

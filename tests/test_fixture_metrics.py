@@ -111,6 +111,7 @@ PRINTED = {
     "kfold_subset_per_fold": r"fold \d+: val mse [^\r\n]*|cv mse [^\r\n]*",
     "kfold_sampler_best_fold_score": r"fold \d+[ :][^\r\n]*|cv accuracy [^\r\n]*",
     "seed_lr_sweep_in_main": r"seed \d+ lr [^\r\n]*|best run: [^\r\n]*",
+    "kfold_train_fold_function": r"fold \d+: acc [^\r\n]*",
 }
 
 

@@ -318,8 +318,9 @@ LOOPS = {
                     optimizer.step()
         """,
     ),
+    # the function's own loop is the candidate (shapes/runs.py); it trains the module's globals
     "loop_around_a_function_holding_the_epoch_loop": (
-        "TL101",
+        "TL106",
         """
         def run_fold(fold):
             for epoch in range(2):
@@ -445,7 +446,7 @@ def test_every_rule_has_a_one_line_description():
 REASONS = {
     "loop_around_the_epoch_loop": "`model` is built once, before the loop over runs",
     "enumerate_of_folds_around_the_epoch_loop": "`optimizer` (or its scheduler) is built once",
-    "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
+    "loop_around_a_function_holding_the_epoch_loop": "`optimizer` is not bound",
     "backward_of_a_mean": "`l.mean().backward()`",
     "tensors_updated_by_hand": "`w` updated by hand: plain tensors",
     "epoch_code_and_validation_pass_both_use_torch": "uses `torch` as the validation pass does",

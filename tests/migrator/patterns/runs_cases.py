@@ -148,6 +148,37 @@ CONVERTS = {
         ],
         ["opt.step()"],
     ),
+    "runs_calling_a_function_holding_the_epoch_loop": (  # its loop converts where it stands
+        """
+        def run(lr):
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=lr)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        for lr in [0.1, 0.01]:
+            run(lr)
+        """,
+        [
+            """
+            def run(lr):
+                net = nn.Linear(4, 2)
+                lit_model = LitModel(net, lr)
+                trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=2)
+                trainer.fit(lit_model, loader)
+
+
+            for lr in [0.1, 0.01]:
+                run(lr)
+            """,
+        ],
+        ["opt.step()"],
+    ),
 }
 
 UNCHANGED = {
@@ -176,6 +207,24 @@ UNCHANGED = {
                         loss = criterion(net(x), y)
                         loss.backward()
                         opt.step()
+        """,
+        "TL193",
+    ),
+    "function_given_the_model_called_per_fold": (  # each call trains the same model on
+        """
+        def run(fold, net):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = nn.Linear(4, 2)
+        for fold in range(2):
+            run(fold, net)
         """,
         "TL193",
     ),
@@ -210,23 +259,5 @@ UNCHANGED = {
             print("done")
         """,
         "TL193",
-    ),
-    "runs_calling_a_function_holding_the_epoch_loop": (  # not inlined: the loop is elsewhere
-        """
-        def run(lr):
-            net = nn.Linear(4, 2)
-            opt = torch.optim.SGD(net.parameters(), lr=lr)
-            for epoch in range(2):
-                for x, y in loader:
-                    opt.zero_grad()
-                    loss = criterion(net(x), y)
-                    loss.backward()
-                    opt.step()
-
-
-        for lr in [0.1, 0.01]:
-            run(lr)
-        """,
-        "TL101",
     ),
 }

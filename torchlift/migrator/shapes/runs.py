@@ -17,18 +17,23 @@ after training reads the values carried back from the module (resolve_names), an
 next iteration's training reads is carried back too: the statements of the run's body and the
 epoch loop itself run again after it (`LoopContext.locate`). The optimizer and its scheduler
 are built in `configure_optimizers` from each run's module, as the script built them per run.
-Nested sweeps (`for seed in seeds: for lr in lrs:`) are loops over runs each.
+Nested sweeps (`for seed in seeds: for lr in lrs:`) are loops over runs each. A function
+holding a whole run (`def train_fold(fold): ... for epoch in range(N): ...`) that a loop calls
+per fold is converted where its epoch loop stands, like any function holding a training loop
+(source/find_loops.py keeps its loop as the candidate rather than the loop calling it), under
+the same rule: each call builds its own model and optimizer.
 
 Refused (TL193), each a run that depends on the previous one in a way one `fit` per iteration
 does not keep: the model, optimizer, scheduler or GradScaler built once before the loop over
-runs (training continues across runs: the optimizer's state, the scaler's scale would restart
-with each fit), a `break` / `return` leaving the loop over runs (a sweep stopping on a result),
+runs, or given to the function a loop calls per run (training continues across runs: the
+optimizer's state, the scaler's scale would restart with each fit), a `break` / `return` leaving the loop over runs (a sweep stopping on a result),
 `for ... else` on it, and DDP (every fit would launch its processes again).
 """
 
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..analysis.names import bound_names
 from ..analysis.qualnames import TQDM, TRANGE
@@ -111,33 +116,39 @@ def is_epoch_loop(ctx, loop: cst.For) -> bool:
 def check(ctx, plan) -> None:
     """Refuse (TL193) a planned loop whose runs one fit per iteration would not keep apart."""
     runs = getattr(ctx, "runs", [])
-    if not runs:
-        return
     blockers = []
 
     def block(reason, node):
         blockers.append(Unsupported(RUN_STATE, reason, node))
 
-    # built in the innermost loop over runs: an object built per seed around a loop over
-    # learning rates is trained on by every run of that inner loop
-    inner = runs[-1]
-    owned = {id(s) for s in ctx.scope_before[_header_index(ctx, inner) :]}
+    if runs:
+        # built in the innermost loop over runs: an object built per seed around a loop over
+        # learning rates is trained on by every run of that inner loop
+        inner = runs[-1]
+        owned = {id(s) for s in ctx.scope_before[_header_index(ctx, inner) :]}
+        where = "built once, before the loop over runs"
+    elif ctx.function is not None and _called_in_a_loop(ctx.module, ctx.function.name.value):
+        # a function holding a whole run, called per fold: each call must build its own
+        inner, owned = ctx.function, {id(s) for s in ctx.scope_before}
+        where = f"not built by `{ctx.function.name.value}()`, which a loop calls once per run"
+    else:
+        return
     named = [(model.name, "weights and train/eval mode") for model in plan.models]
     if plan.scaler:
         named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
     for name, left in named:
         if not _built_per_run(ctx, name, owned, inner):
             block(
-                f"`{name}` is built once, before the loop over runs: every run would go on "
-                f"with what the previous one left (its {left})",
+                f"`{name}` is {where}: every run would go on with what the previous one "
+                f"left (its {left})",
                 inner,
             )
     for optimizer in plan.optimizers:
         for stmt in (optimizer.stmt, optimizer.scheduler_stmt):
             if optimizer.given or (stmt is not None and id(stmt) not in owned):
                 block(
-                    f"`{optimizer.name}` (or its scheduler) is built once, before the loop over "
-                    "runs: its state would restart with each fit, built in configure_optimizers",
+                    f"`{optimizer.name}` (or its scheduler) is {where}: its state would "
+                    "restart with each fit, built in configure_optimizers",
                     inner,
                 )
                 break
@@ -148,7 +159,7 @@ def check(ctx, plan) -> None:
             block("`break` / `return` leaves the loop over runs (a sweep stopping early)", stmt)
     keywords = {keyword for keyword, _ in plan.trainer_args}
     if plan.trainer_at is not None or "strategy" in keywords:
-        block("DDP inside a loop over runs: every fit would launch its processes again", runs[0])
+        block("DDP inside a loop over runs: every fit would launch its processes again", inner)
     if blockers:
         raise Refused(blockers)
 
@@ -166,7 +177,13 @@ def _built_per_run(ctx, name: str, owned: set[int], run: cst.For) -> bool:
     if not bindings or id(bindings[-1]) not in owned:
         return False
     last = bindings[-1]
-    return isinstance(last, cst.SimpleStatementLine) or last is ctx.run_headers[id(run)]
+    return isinstance(last, cst.SimpleStatementLine) or last is ctx.run_headers.get(id(run))
+
+
+def _called_in_a_loop(module: cst.Module, name: str) -> bool:
+    """A loop of the module calls the function `name` (a run per fold, seed, ...)."""
+    call = m.Call(func=m.Name(name))
+    return any(m.findall(loop, call) for loop in m.findall(module, m.For() | m.While()))
 
 
 def _leaving(run: cst.For) -> list:

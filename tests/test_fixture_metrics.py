@@ -68,6 +68,8 @@ def test_model_checkpoint_finds_the_logged_validation_metric(case, target, tmp_p
 
 # fixture -> what its evaluation prints (every one, in order; the progress bar may share a line)
 PRINTED = {
+    "backward_on_mean_of_per_sample_losses": r"epoch \d+: \d+ samples above the margin",
+    "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",
     "char_rnn_star_example_hand_update": r"iter \d+ avg loss [^\r\n]*",
     # once per step, before the closure and after the step, however often LBFGS evaluates it
     "lbfgs_closure_curve_fit": r"step \d+|  held-out mse [^\r\n]*",

@@ -405,8 +405,10 @@ def loop_changes(
 
 def import_change(output_tree: ast.Module, module: str) -> list[Change]:
     for stmt in output_tree.body:
-        if isinstance(stmt, ast.Import) and any(a.name == module for a in stmt.names):
-            return [Change(CONVERTED.code, None, _span(stmt), f"`import {module} as L` added")]
+        for alias in stmt.names if isinstance(stmt, ast.Import) else ():
+            if alias.name == module:
+                added = f"`import {module} as {alias.asname}` added"
+                return [Change(CONVERTED.code, None, _span(stmt), added)]
     return []
 
 

@@ -100,14 +100,15 @@ ALREADY_LIGHTNING = Rule(
 
 ALIAS_TAKEN = Rule(
     "TL118",
-    "the name `L` (the Lightning import alias) is already used in this file",
+    "the names `L` and `pl` (the Lightning import alias) are both used in this file",
     """The converted script reaches Lightning through `import ... as L` (`L.Trainer`,
-    `L.LightningModule`). A variable, function or import already called `L` would be
-    shadowed by it, or would shadow it.""",
-    """Rename your `L` (for example to `layers` or `length`), then migrate again.""",
+    `L.LightningModule`), or `as pl` when the script has a name `L` of its own (a sequence
+    length). A file using both names has no alias left that would not shadow one of them.""",
+    """Rename your `L` or `pl` (for example to `length` or `plot`), then migrate again.""",
     """
     L = 3
-    for epoch in range(L):
+    pl = 2
+    for epoch in range(L * pl):
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)

@@ -143,6 +143,9 @@ class LoopPlan:
     rebind_after: list[str] = field(default_factory=list)
     test_rebind: list = field(default_factory=list)  # names the test pass sets, read later
     device_after: str | None = None  # device name code after the loop still uses
+    # "fit" / "test": after which the script's model was in eval mode, for later code running
+    # it, where Lightning has put it back in train mode (patterns/eval_mode.py)
+    eval_after: set[str] = field(default_factory=set)
     optim_after: list = field(default_factory=list)  # optimizer/scheduler read after the loop
     loader_args: list = field(default_factory=list)  # loaders configure_optimizers reads
 

@@ -12,7 +12,44 @@ for epoch in range(2):
         scaler.update()
 """
 
+_CTX = """
+from contextlib import nullcontext
+
+use_cpu = True
+{dtype}ctx = nullcontext() if use_cpu else torch.autocast("cuda", dtype={ptdtype})
+scaler = torch.amp.GradScaler(enabled=not use_cpu)
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        with ctx:
+            loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+"""
+
+_LOOKUP = 'ptdtype = {{"float16": torch.float16, "bfloat16": torch.bfloat16, {more}}}["float16"]\n'
+
 CONVERTS = {
+    # nanoGPT's ctx: autocast only when the test does not pick nullcontext()
+    "nullcontext_or_autocast": (
+        _CTX.format(dtype="", ptdtype="torch.float16"),
+        ['precision="32-true" if use_cpu else "16-mixed"'],
+        ["with ctx", "scaler.scale"],
+    ),
+    # the dtype looked up from a string: the same lookup of precisions (float32 autocast is
+    # autocast disabled)
+    "autocast_dtype_lookup": (
+        _CTX.format(dtype=_LOOKUP.format(more='"float32": torch.float32'), ptdtype="ptdtype"),
+        [
+            '"32-true"\n        if use_cpu\n        else {\n',
+            'torch.float16: "16-mixed",',
+            'torch.bfloat16: "bf16-mixed",',
+            'torch.float32: "32-true",',
+            "}[ptdtype]",
+        ],
+        ["with ctx"],
+    ),
     "fp16": (
         _AMP.format(args='"cuda"'),
         [
@@ -50,6 +87,10 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "autocast_dtype_lookup_float64": (
+        _CTX.format(dtype=_LOOKUP.format(more='"float64": torch.float64'), ptdtype="ptdtype"),
+        "TL113",
+    ),
     # the script clips the scaled gradients; Lightning unscales before its clipping
     "clipping_without_unscale": (
         """

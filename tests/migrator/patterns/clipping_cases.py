@@ -10,7 +10,37 @@ for epoch in range(2):
         optimizer.step()
 """
 
+_SCALED_IF = """
+import sys
+
+grad_clip = {limit}
+scaler = torch.amp.GradScaler(enabled=False)
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cpu", enabled=False):
+            loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        if {test}:
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        scaler.step(optimizer)
+        scaler.update()
+"""
+
 CONVERTS = {
+    # nanoGPT: a limit known >= 0 tested `!= 0.0` (Lightning clips nothing for 0 either),
+    # the scaler's unscale_ first in the block (Lightning unscales before clipping)
+    "limit_not_zero_after_unscale": (
+        _SCALED_IF.format(limit="1.0", test="grad_clip != 0.0"),
+        ["gradient_clip_val=grad_clip", 'precision="16-mixed" if False else "32-true"'],
+        ["unscale_", "clip_grad_norm_"],
+    ),
+    "limit_above_zero_any_limit": (
+        _SCALED_IF.format(limit="float(sys.argv[1])", test="grad_clip > 0"),
+        ["gradient_clip_val=grad_clip"],
+        ["unscale_", "clip_grad_norm_"],
+    ),
     "norm": (
         _LOOP.format(clip="torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"),
         ['L.Trainer(accelerator="cpu", devices=1, max_epochs=2, gradient_clip_val=1.0)'],
@@ -77,6 +107,11 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # a negative limit: the script clips (flipping the gradients), Lightning would not
+    "limit_not_zero_maybe_negative": (
+        _SCALED_IF.format(limit="float(sys.argv[1])", test="grad_clip != 0.0"),
+        "TL105",
+    ),
     "norm_type": (
         _LOOP.format(clip="torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, 1.0)"),
         "TL105",

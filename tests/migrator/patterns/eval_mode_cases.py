@@ -234,3 +234,28 @@ UNCHANGED["helper_running_the_model_through_another_after_the_pass"] = (
     + "    report()\n",
     "TL147",
 )
+
+# after fit the script's model is in the mode its last validation pass left it in: eval, where
+# Lightning has put it back in train mode; code running it then gets eval mode back
+CONVERTS["eval_mode_restored_after_fit_for_code_running_the_model"] = (
+    _EPOCH.format(train="model.train()", evaluation="model.eval()")
+    + "print(model(torch.ones(1, 4)))\n",
+    ["trainer.fit(lit_model, loader, val_loader)\n# the script's last validation pass left the "
+     "model in eval mode (Lightning's: train)\nmodel.eval()\nprint(model(torch.ones(1, 4)))"],
+    [],
+)
+CONVERTS["no_mode_restored_for_code_only_saving_the_weights"] = (
+    _EPOCH.format(train="model.train()", evaluation="model.eval()")
+    + 'torch.save(model.state_dict(), "final.pt")\n',
+    ["trainer.fit(lit_model, loader, val_loader)"],
+    ["model.eval()"],
+)
+CONVERTS["no_mode_restored_when_the_epoch_ends_in_train_mode"] = (
+    _EPOCH.format(train="pass", evaluation="model.eval()").replace(
+        "print(criterion(model(x), y).item())",
+        "print(criterion(model(x), y).item())\n    model.train()",
+    )
+    + "print(model(torch.ones(1, 4)))\n",
+    ["trainer.fit(lit_model, loader, val_loader)"],
+    ["model.eval()"],
+)

@@ -13,6 +13,21 @@ def _loop(head: str, before: str = "", after: str = "", setup: str = "") -> str:
     return fetch + setup + head + "\n" + before + _STEP + after
 
 
+def _micro(head: str, micro_body: str, after: str = "", setup: str = "") -> str:
+    """A step loop accumulating `accum` micro steps (nanoGPT's)."""
+    return (
+        "accum = 2\n" + setup + head + "\n"
+        "    for micro in range(accum):\n"
+        "        x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))\n"
+        + micro_body
+        + "    optimizer.step()\n    optimizer.zero_grad(set_to_none=True)\n"
+        + after
+    )
+
+
+_DIVIDED = "        loss = criterion(model(x), y) / accum\n        loss.backward()\n"
+
+
 CONVERTS = {
     "full_batch_range": (
         _loop(
@@ -124,9 +139,62 @@ CONVERTS = {
         ["def training_step(self, batch, batch_idx):\n        loss = self.criterion("],
         ["it += 1", "it = batch"],
     ),
+    # one training_step per micro step; the code before the micro loop on the first, the
+    # code after the update on the last; Lightning divides the loss by `accum` itself
+    "micro_steps_accumulated": (
+        _micro(
+            "for it in range(4):",
+            _DIVIDED,
+            after="    print(it, loss.item())\n",
+        ).replace("for it in range(4):\n", "for it in range(4):\n    print('lr', it)\n"),
+        [
+            "range(4 * accum)",
+            "collate_fn=lambda n: divmod(n, accum)",
+            "accumulate_grad_batches=accum",
+            "it, micro = batch",
+            "if micro == 0:",
+            "if micro == self.hparams.accum - 1:",
+            "loss = step_loss / self.hparams.accum",
+            "return step_loss",
+        ],
+        ["for micro in", "loss.backward()", "optimizer.step()"],
+    ),
+    "micro_steps_while_true_stop_after_increment": (
+        _micro(
+            "while True:",
+            _DIVIDED,
+            after="    it += 1\n    if it > 3:\n        break\n",
+            setup="it = 0\n",
+        ),
+        ["range(it * accum, (3 + 1) * accum)", "accumulate_grad_batches=accum"],
+        ["it += 1", "break"],
+    ),
 }
 
 UNCHANGED = {
+    "micro_steps_loss_not_divided": (
+        _micro("for it in range(4):", _DIVIDED.replace(" / accum", "")),
+        "TL114",
+    ),
+    "micro_steps_count_changes": (
+        _micro("for it in range(4):", _DIVIDED).replace(
+            "for it in range(4):\n", "for it in range(4):\n    accum = 1 + it % 2\n"
+        ),
+        "TL114",
+    ),
+    "micro_steps_code_before_the_update": (
+        _micro("for it in range(4):", _DIVIDED).replace(
+            "    optimizer.step()\n", "    print(model.weight.grad)\n    optimizer.step()\n"
+        ),
+        "TL114",
+    ),
+    "micro_steps_skipped": (
+        _micro(
+            "for it in range(4):",
+            "        if y.sum() == 0:\n            continue\n" + _DIVIDED,
+        ),
+        "TL114",
+    ),
     "while_loss_above_threshold": (
         _loop("while loss.item() > 0.1:", setup="loss = torch.tensor(1.0)\n"),
         "TL123",

@@ -547,3 +547,32 @@ for epoch in range(2):
     ["x, y = batch", "loss = self.criterion(self(x), y)"],
     ["def train_step("],
 )
+
+# a default naming a module constant bound once, before the function, to a literal
+_CONSTANT_DEFAULT = """
+SCALE = 2.0
+
+
+def train(x, y, scale=SCALE):
+    optimizer.zero_grad()
+    loss = criterion(model(x * scale), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+{rebind}
+for epoch in range(2):
+    for x, y in loader:
+        loss = train(x, y)
+"""
+
+CONVERTS["default_naming_a_module_constant"] = (
+    _CONSTANT_DEFAULT.format(rebind=""),
+    ["self(x * SCALE)"],
+    ["def train("],
+)
+# rebound after the definition: the default kept the first value, the name holds another
+UNCHANGED["default_naming_a_rebound_module_name"] = (
+    _CONSTANT_DEFAULT.format(rebind="SCALE = 3.0"),
+    "TL182",
+)

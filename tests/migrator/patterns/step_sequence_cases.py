@@ -63,3 +63,34 @@ UNCHANGED = {
         "TL105",
     ),
 }
+
+# backward() on an expression: the value it was called on is bound where it was computed
+# and returned; later code still reads the script's own names
+CONVERTS["backward_on_the_mean_of_per_sample_losses"] = (
+    """
+    per_sample = nn.CrossEntropyLoss(reduction="none")
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            losses = per_sample(model(x), y)
+            losses.mean().backward()
+            optimizer.step()
+            print(losses.max().item())
+    """,
+    [
+        "train_loss = losses.mean()\n        print(losses.max().item())\n"
+        '        self.log("train_loss", train_loss)\n        return train_loss'
+    ],
+    [".backward()"],
+)
+CONVERTS["backward_on_the_criterion_call"] = (
+    """
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+    """,
+    ["train_loss = self.criterion(self(x), y)", "return train_loss"],
+    [".backward()"],
+)

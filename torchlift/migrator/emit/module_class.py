@@ -112,9 +112,12 @@ def _comment(text: str) -> cst.EmptyLine:
 
 
 class ClassBuilder:
-    def __init__(self, plan: LoopPlan, class_name: str, module: cst.Module) -> None:
+    def __init__(
+        self, plan: LoopPlan, class_name: str, module: cst.Module, alias: str = "L"
+    ) -> None:
         self.plan = plan
         self.class_name = class_name
+        self.alias = alias  # the Lightning import's name
         self.module = module
         mapping: dict[str, cst.BaseExpression] = {}
         for name in [*plan.init_args, *sorted(plan.state)]:
@@ -281,7 +284,7 @@ class ClassBuilder:
                 methods.append(self.hook("on_test_epoch_end", t.after))
         methods += self.checkpoint_hooks()
         methods.append(self.configure_optimizers())
-        cls = _stmt(f"class {self.class_name}(L.LightningModule):\n    pass\n")
+        cls = _stmt(f"class {self.class_name}({self.alias}.LightningModule):\n    pass\n")
         cls = cls.with_changes(body=cls.body.with_changes(body=methods))
         code = format_code(self.module.code_for_node(cls))
         self.code = code  # the class's text, for callers that need its words (no codegen)

@@ -12,7 +12,13 @@ from .module_class import attr_name, format_code, line_length
 
 
 def build_trainer_statements(
-    plan: LoopPlan, class_name: str, lit_name: str, trainer_name: str, module: cst.Module, uses
+    plan: LoopPlan,
+    class_name: str,
+    lit_name: str,
+    trainer_name: str,
+    module: cst.Module,
+    uses,
+    alias: str = "L",
 ) -> list[cst.BaseStatement]:
     args = ", ".join([*(model.name for model in plan.models), *plan.init_args])
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
@@ -24,7 +30,7 @@ def build_trainer_statements(
     lines.append(f"{lit_name} = {class_name}({args})")
     if plan.trainer_at is None:
         lines += [
-            f"{trainer_name} = L.Trainer({', '.join(flags)})",
+            f"{trainer_name} = {alias}.Trainer({', '.join(flags)})",
             *plan.after_trainer,
         ]
     lines.append(f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})")
@@ -43,15 +49,17 @@ def build_trainer_statements(
     if plan.device_after:
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
+    if "fit" in plan.eval_after and not plan.test:
+        lines += _back_to_eval(plan, "validation")
     indent = _indent(plan, plan.wrapper or plan.epoch_loop, module) + extra_indent(plan.wrapper)
     return _statements(lines, indent)
 
 
-def build_early_trainer(plan: LoopPlan, trainer_name: str, module: cst.Module) -> list:
+def build_early_trainer(plan: LoopPlan, trainer_name: str, module: cst.Module, alias="L") -> list:
     """`trainer = L.Trainer(...)` where `plan.trainer_at` stood (where the script started its
     process group), for the code between it and the loop that reads the rank."""
     flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
-    lines = [f"{trainer_name} = L.Trainer({', '.join(flags)})", *plan.after_trainer]
+    lines = [f"{trainer_name} = {alias}.Trainer({', '.join(flags)})", *plan.after_trainer]
     indent = _indent(plan, plan.trainer_at, module)
     return _statements(lines, indent)
 
@@ -61,8 +69,15 @@ def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, modu
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
     if plan.device_after:
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
+    if "test" in plan.eval_after:
+        lines += _back_to_eval(plan, "test")
     indent = _indent(plan, plan.test_stmts[0], module)
     return _statements(lines, indent)
+
+
+def _back_to_eval(plan: LoopPlan, last_pass: str) -> list[str]:
+    why = f"# the script's last {last_pass} pass left the model in eval mode (Lightning's: train)"
+    return [why, *(f"{model.name}.eval()" for model in plan.models)]
 
 
 def _indent(plan: LoopPlan, stmt, module) -> int:

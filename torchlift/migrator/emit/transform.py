@@ -46,8 +46,9 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
     # names we add must not collide with a name of any scope of the file (words in comments,
     # strings and attribute names do not count)
     taken = file_identifiers(text, path)
-    if "L" in taken:
-        # `L` must be the Lightning alias; any other binding would be shadowed
+    # the Lightning alias: `L`, or `pl` beside a name `L` of the script's; never shadowing one
+    alias = next((name for name in ("L", "pl") if name not in taken), None)
+    if alias is None:
         line, column = lines.position(planned[0][1].epoch_loop, (1, 0))
         findings.append(
             Finding(
@@ -55,7 +56,7 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
                 line,
                 column,
                 ALIAS_TAKEN.code,
-                "the name `L` is already used in this file",
+                "the names `L` and `pl` are both used in this file",
                 "warning",
             )
         )
@@ -71,15 +72,15 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
         trainer_name = _unique("trainer", taken | {lit_name})
         taken |= {lit_name, trainer_name}
         uses = ctx.uses
-        builder = ClassBuilder(plan, class_name, module)
+        builder = ClassBuilder(plan, class_name, module, alias)
         cls = builder.build()
         cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         prefer_kept_device_name(ctx, plan)
         trainer_stmts = build_trainer_statements(
-            plan, class_name, lit_name, trainer_name, module, uses
+            plan, class_name, lit_name, trainer_name, module, uses, alias
         )
         if plan.trainer_at is not None:
-            early = build_early_trainer(plan, trainer_name, module)
+            early = build_early_trainer(plan, trainer_name, module, alias)
             replacements[id(plan.trainer_at)] = early
         if plan.wrapper is None:
             replacements[id(plan.epoch_loop)] = trainer_stmts
@@ -112,7 +113,7 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
         if facts is not None:
             facts.append(facts_of(plan, lines, class_name, lit_name, trainer_name))
         notes = "; ".join(dict.fromkeys(plan.notes))
-        message = f"training loop converted to {class_name} + L.Trainer" + (
+        message = f"training loop converted to {class_name} + {alias}.Trainer" + (
             f" ({notes})" if notes else ""
         )
         findings.append(Finding(path, line, column, CONVERTED.code, message, "info"))
@@ -128,7 +129,7 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
     if unused:
         new = RemoveUnusedBindings(unused).apply(new)
     new = drop_unused_imports(text, new, path)
-    new = add_import(new, import_name, "L")
+    new = add_import(new, import_name, alias)
     return _keep_final_newline(text, new.code, new.default_newline)
 
 

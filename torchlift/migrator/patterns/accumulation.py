@@ -243,7 +243,12 @@ def read(ctx, plan, steps) -> None:
         if assign and assign[0] == plan.loss_name and position < steps["backward"]:
             found = (k, position, stmt, assign[1])
     if found is None:
-        raise Unsupported(ACCUMULATION, "accumulated loss is not bound before backward()", ctx.loop)
+        raise Unsupported(
+            ACCUMULATION,
+            f"gradient accumulation without `{plan.loss_name} = {plan.loss_name} / {code}` "
+            "before backward() (Lightning divides the loss by the group size)",
+            steps["backward_stmt"],
+        )
     k, position, stmt, value = found
     if not (
         isinstance(value, cst.BinaryOperation)

@@ -8,7 +8,10 @@
     scaler.step(optimizer)                   -> the step sequence's optimizer step
     scaler.update()                          -> removed
 
-`autocast(enabled=flag)` becomes `precision="16-mixed" if flag else "32-true"`. Refused (TL113):
+`autocast(enabled=flag)` becomes `precision="16-mixed" if flag else "32-true"`; nanoGPT's
+`ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(..., dtype=ptdtype)` (used
+as `with ctx:`) `precision="32-true" if device_type == "cpu" else <ptdtype's>`, a dtype looked
+up from a dict of torch dtypes the same lookup of precisions. Refused (TL113):
 a scaler without autocast, a scaler used outside the batch loop, scaling an expression,
 autocast arguments other than device_type/dtype/enabled, autocast regions that disagree.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.names import collect_names
 from ..analysis.statements import call_method
 from ..rule import Rule, Unsupported
 from . import step_sequence
@@ -59,18 +63,20 @@ _SCALER = {
 
 
 def batch_statements(ctx, stmts):
-    """`with torch.autocast(...):` around forward and loss: its body, the precision noted."""
+    """`with torch.autocast(...):` around forward and loss: its body, the precision noted.
+    Also `with ctx:`, `ctx` bound once before the loop to `nullcontext() if flag else
+    torch.autocast(...)` (either way round, nanoGPT's): autocast only when the flag says so."""
     out = []
     for stmt in stmts:
         if (
             isinstance(stmt, cst.With)
             and len(stmt.items) == 1
-            and isinstance(stmt.items[0].item, cst.Call)
-            and ctx.call_qualnames(stmt.items[0].item) & _AUTOCAST
             and stmt.items[0].asname is None
             and isinstance(stmt.body, cst.IndentedBlock)
+            and (found := _autocast_of(ctx, stmt.items[0].item)) is not None
         ):
-            _read_autocast(ctx, stmt.items[0].item, stmt)
+            call, when = found
+            _read_autocast(ctx, call, stmt, when)
             body = list(stmt.body.body)
             if body:
                 body[0] = body[0].with_changes(
@@ -82,27 +88,100 @@ def batch_statements(ctx, stmts):
     return out
 
 
-def _read_autocast(ctx, call: cst.Call, stmt) -> None:
-    dtype, enabled = None, None
+def _autocast_of(ctx, item):
+    """(the autocast call, None) of `torch.autocast(...)`; (the call, its condition) of a
+    name bound once before the loop, and never in it, to a conditional expression choosing
+    between it and `contextlib.nullcontext()`; None otherwise. The condition is the test,
+    or `not test` (a cst.UnaryOperation) when the test picks nullcontext."""
+    if isinstance(item, cst.Call):
+        return (item, None) if ctx.call_qualnames(item) & _AUTOCAST else None
+    if not isinstance(item, cst.Name) or item.value in collect_names(ctx.loop).writes:
+        return None
+    found, count = ctx.binding(item.value)
+    if found is None or count != 1 or not isinstance(found[1], cst.IfExp):
+        return None
+    choice = found[1]
+    branches = [choice.body, choice.orelse]
+    if not all(isinstance(b, cst.Call) for b in branches):
+        return None
+    null = [b for b in branches if ctx.call_qualnames(b) & _NULL_CONTEXT and not b.args]
+    autocast = [b for b in branches if ctx.call_qualnames(b) & _AUTOCAST]
+    if len(null) != 1 or len(autocast) != 1:
+        return None
+    test = choice.test
+    if autocast[0] is choice.orelse:
+        test = cst.UnaryOperation(operator=cst.Not(), expression=test)
+    return autocast[0], test
+
+
+_NULL_CONTEXT = {"contextlib.nullcontext"}
+
+
+def _read_autocast(ctx, call: cst.Call, stmt, when=None) -> None:
+    dtype, enabled = None, when
     for arg in call.args:
         key = arg.keyword.value if arg.keyword is not None else None
         if key == "dtype":
-            dtype = ctx.qualnames(arg.value)
+            dtype = arg.value
         elif key == "enabled":
+            if when is not None:
+                raise Unsupported(
+                    MIXED_PRECISION,
+                    "autocast(enabled=...) chosen under a condition of its own",
+                    stmt,
+                )
             enabled = arg.value
         elif key in (None, "device_type"):
             continue
         else:
             raise Unsupported(MIXED_PRECISION, f"autocast({key}=...) is not converted", stmt)
-    if dtype and any(q.endswith("bfloat16") for q in dtype):
-        precision = "bf16-mixed"
-    elif dtype is None or any(q.endswith(("float16", "half")) for q in dtype):
-        precision = "16-mixed"
-    else:
+    precision = '"16-mixed"' if dtype is None else _precision(ctx, dtype)
+    if precision is None:
         raise Unsupported(MIXED_PRECISION, "autocast dtype not understood", stmt)
-    if ctx.found.get("precision") not in (None, (precision, enabled)):
+    seen = (precision, None if enabled is None else ctx.module.code_for_node(enabled))
+    if ctx.found.get("precision_seen") not in (None, seen):
         raise Unsupported(MIXED_PRECISION, "several autocast regions disagree", stmt)
+    ctx.found["precision_seen"] = seen
     ctx.found["precision"] = (precision, enabled)
+
+
+def _precision(ctx, dtype) -> str | None:
+    """The code of the Trainer's precision for autocast(dtype=...): a torch dtype, or a name
+    bound once before the loop to a lookup of them (nanoGPT's `ptdtype = {"float32":
+    torch.float32, ...}[dtype]`) -> the same lookup of precisions, keyed by the dtypes.
+    float32 autocast is autocast disabled (torch warns and runs in float32): "32-true"."""
+    known = _dtype_precision(ctx, dtype)
+    if known is not None:
+        return None if known == "32-true" else f'"{known}"'
+    if not isinstance(dtype, cst.Name) or dtype.value in collect_names(ctx.loop).writes:
+        return None
+    found, count = ctx.binding(dtype.value)
+    if found is None or count != 1:
+        return None
+    lookup = found[1]
+    if not (isinstance(lookup, cst.Subscript) and isinstance(lookup.value, cst.Dict)):
+        return None
+    entries = {}
+    for element in lookup.value.elements:
+        if not isinstance(element, cst.DictElement):
+            return None
+        precision = _dtype_precision(ctx, element.value)
+        if precision is None:
+            return None
+        entries.setdefault(ctx.module.code_for_node(element.value), precision)
+    pairs = ", ".join(f'{key}: "{value}"' for key, value in entries.items())
+    return f"{{{pairs}}}[{dtype.value}]"
+
+
+def _dtype_precision(ctx, node) -> str | None:
+    names = ctx.qualnames(node)
+    if any(q in ("torch.bfloat16",) for q in names):
+        return "bf16-mixed"
+    if any(q in ("torch.float16", "torch.half") for q in names):
+        return "16-mixed"
+    if any(q in ("torch.float32", "torch.float") for q in names):
+        return "32-true"
+    return None
 
 
 def claim(ctx, steps, stmt, position) -> bool:
@@ -142,6 +221,11 @@ def _scaler_call(ctx, node, method: str) -> bool:
     return False
 
 
+def unscales(ctx, stmt) -> bool:
+    """`stmt` is `scaler.unscale_(...)` of a GradScaler."""
+    return _scaler_statement(ctx, stmt, ("unscale_",))
+
+
 def _scaler_statement(ctx, stmt, methods) -> bool:
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return False
@@ -154,12 +238,15 @@ def _scaler_statement(ctx, stmt, methods) -> bool:
 def read(ctx, plan, steps) -> None:
     precision = ctx.found.get("precision")
     if precision is not None:
-        name, enabled = precision
-        if enabled is not None:
+        name, enabled = precision  # the code of a precision
+        if isinstance(enabled, cst.UnaryOperation):  # `nullcontext() if flag else autocast`
+            code = ctx.module.code_for_node(enabled.expression)
+            plan.add_trainer_arg("precision", f'"32-true" if {code} else {name}')
+        elif enabled is not None:
             code = ctx.module.code_for_node(enabled)
-            plan.add_trainer_arg("precision", f'"{name}" if {code} else "32-true"')
+            plan.add_trainer_arg("precision", f'{name} if {code} else "32-true"')
         else:
-            plan.add_trainer_arg("precision", f'"{name}"')
+            plan.add_trainer_arg("precision", name)
     scaler = ctx.found.get("scaler")
     if scaler is not None:
         if precision is None:

@@ -45,6 +45,8 @@ def claim(ctx, steps, stmt, position) -> bool:
     if steps["clip"] is not None:
         ctx.block(STEP_SEQUENCE, "gradients clipped twice", stmt)
     steps["clip"] = (position, clip, stmt)
+    if isinstance(stmt, cst.If) and _unscales(ctx, stmt.body.body[0]):
+        steps.setdefault("unscaled_at", []).append(position - 0.5)  # amp.py: before clipping
     return True
 
 
@@ -83,21 +85,58 @@ def _clip_if_set(ctx, stmt):
     """(kind, parameters, value) of `if grad_clip: clip_grad_value_(model.parameters(),
     grad_clip)`, the limit tested for truth (course notebooks, `grad_clip=None` by default):
     the Trainer clips under the same condition -- `gradient_clip_val=None` or `0` clips nothing
-    (Lightning returns for a limit <= 0; the runtime refuses a negative one)."""
+    (Lightning returns for a limit <= 0; the runtime refuses a negative one). Also tested as
+    `grad_clip > 0` or, for a limit bound once to a number >= 0, `grad_clip != 0.0`
+    (nanoGPT), with the GradScaler's `scaler.unscale_(optimizer)` first in the block (amp.py
+    reads it: Lightning unscales before clipping)."""
     if not (
         isinstance(stmt, cst.If)
         and stmt.orelse is None
         and isinstance(stmt.body, cst.IndentedBlock)
     ):
         return None
-    if len(stmt.body.body) != 1:
+    body = list(stmt.body.body)
+    if len(body) == 2 and _unscales(ctx, body[0]):
+        body = body[1:]
+    if len(body) != 1:
         return None
-    if norm_name(stmt.body.body[0]) is not None:
+    if norm_name(body[0]) is not None:
         return None  # a norm bound only when the limit is set: not this form
-    clip = _clip_call(ctx, stmt.body.body[0])
-    if clip is None or not clip[2].deep_equals(stmt.test):
+    clip = _clip_call(ctx, body[0])
+    if clip is None or not _tests_limit_set(ctx, stmt.test, clip[2]):
         return None
     return clip
+
+
+def _unscales(ctx, stmt) -> bool:
+    from .amp import unscales  # amp -> step_sequence; clipping is read before both
+
+    return unscales(ctx, stmt)
+
+
+def _tests_limit_set(ctx, test, limit) -> bool:
+    """`test` holds exactly when Lightning clips with `gradient_clip_val=limit`."""
+    if test.deep_equals(limit):
+        return True
+    if not m.matches(test, m.Comparison(comparisons=[m.ComparisonTarget()])):
+        return False
+    target = test.comparisons[0]
+    zero = m.Integer("0") | m.Float("0.0") | m.Float("0.")
+    if not (test.left.deep_equals(limit) and m.matches(target.comparator, zero)):
+        return False
+    if isinstance(target.operator, cst.GreaterThan):
+        return True
+    # `!= 0` clips a negative limit too, Lightning does not: only for a known one >= 0
+    return isinstance(target.operator, cst.NotEqual) and _non_negative(ctx, limit)
+
+
+def _non_negative(ctx, node) -> bool:
+    if isinstance(node, cst.Name):
+        found, count = ctx.binding(node.value)
+        if found is None or count != 1 or node.value in collect_names(ctx.loop).writes:
+            return False
+        node = found[1]
+    return isinstance(node, (cst.Integer, cst.Float)) and node.evaluated_value >= 0
 
 
 def clip_call(ctx, call: cst.Call, stmt=None):

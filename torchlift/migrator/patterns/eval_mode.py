@@ -38,6 +38,7 @@ import libcst.matchers as m
 
 from ..analysis.function_reads import names_reading
 from ..analysis.model_handoff import only_reads_state
+from ..analysis.names import collect_names
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .mode_calls import _may_be_in_eval_mode
@@ -112,10 +113,14 @@ def read(ctx, plan, steps) -> None:
             )
     else:
         _block_eval_mode_runs(ctx, plan.post_train, models)
+    if in_eval_mode and _model_runs_after(ctx, models):
+        plan.eval_after.add("fit")
     if test is not None:
         _check_other_modules(ctx, test.before, test, models, [*epoch, *plan.test_stmts])
         section_calls = [s for s in plan.test_stmts if _mode_calls(s, models, "eval")]
         if _switches_to_eval(test.before, models) or (in_eval_mode and not section_calls):
+            if _model_runs_after(ctx, models):
+                plan.eval_after.add("test")
             return
         if not epoch_calls and not section_calls and not evaluated_before:
             test.keeps_train_mode = True
@@ -229,6 +234,21 @@ def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:
     return value
 
 
+def _model_runs_after(ctx, models: set[str]) -> bool:
+    """Code after the loop runs the model (a prediction, BatchNorm's statistics updated by a
+    forward before a save) or returns it to a caller who may: left in eval mode by the
+    script's last evaluation pass, it must be in eval mode there too, and Lightning puts it
+    back in train mode after each of its passes."""
+    helpers = _helpers_reading(ctx.module, models)
+    for stmt in ctx.scope_after:
+        if _runs_model(ctx, stmt, models, helpers):
+            return True
+        for returned in m.findall(stmt, m.Return()):
+            if returned.value is not None and collect_names(returned.value).reads & models:
+                return True
+    return False
+
+
 def _block_eval_mode_runs(ctx, stmts, models: set[str]) -> None:
     """Epoch code after the batch loop with no validation pass Lightning could run in eval
     mode (an evaluation over `range(...)` or tensors): a `model.eval()` statement there is
@@ -278,6 +298,7 @@ def _mode_calls(node, models: set[str], method: str) -> list[cst.Call]:
 _MODE_FREE_METHODS = frozenset(
     {
         "state_dict",
+        "load_state_dict",
         "parameters",
         "named_parameters",
         "buffers",

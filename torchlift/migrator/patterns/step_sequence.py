@@ -8,7 +8,8 @@
 Accepted: the three calls once per batch, in any order with the same effect (zero_grad
 before backward or after step; `model.zero_grad()` too). The loss is the name backward() is
 called on; if the step rebinds that name after backward(), the value of backward() is kept
-as `step_loss` and returned. Refused (TL105): a missing or extra zero_grad, step before
+as `step_loss` and returned. backward() on an expression (`loss.mean().backward()`,
+`criterion(out, y).backward()`) binds it first: `train_loss = loss.mean()` is returned. Refused (TL105): a missing or extra zero_grad, step before
 backward, zero_grad between them, code between backward and step reading the model, step()
 with arguments, several optimizers.
 """
@@ -16,6 +17,7 @@ with arguments, several optimizers.
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.statements import call_method
@@ -52,6 +54,16 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
         return
     if _divided(receiver):  # `(loss / N).backward()`: accumulation's own division
         receiver, steps["loss_divisor"] = receiver.left, receiver.right
+    elif not isinstance(receiver, cst.Name) and steps.get("loss_divisor") is None:
+        # `loss.mean().backward()`, `criterion(out, y).backward()`: the value backward() was
+        # called on, bound where it was computed, is what training_step returns
+        name = _free_name(ctx, "train_loss")
+        bound = cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Name(name))], receiver)],
+            leading_lines=stmt.leading_lines,
+        )
+        steps["body"].append((position, bound))
+        receiver = cst.Name(name)
     if not isinstance(receiver, cst.Name):
         raise Unsupported(
             ACCUMULATION,
@@ -64,6 +76,15 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
     steps["backward"] = position
     steps["loss"] = receiver.value
     steps["backward_stmt"] = stmt
+
+
+def _free_name(ctx, base: str) -> str:
+    """`base`, or `base_2`, ...: a name the file does not use anywhere."""
+    used = {n.value for n in m.findall(ctx.module, m.Name())}
+    name, n = base, 2
+    while name in used:
+        name, n = f"{base}_{n}", n + 1
+    return name
 
 
 def _divided(receiver) -> bool:

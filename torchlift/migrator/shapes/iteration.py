@@ -38,6 +38,7 @@ from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
 from .context import CONTROL_FLOW, LoopContext
 from .epoch_batch import finish_plan, maybe_changed, plan_with, read_step
+from .micro_steps import check_claimed, flatten, micro_loop, tail_as_group, without_in_tail
 
 STEP_COUNTER = Rule(
     "TL120",
@@ -144,7 +145,9 @@ def takes(ctx: LoopContext) -> bool:
         return False
     body = loop.body.body
     nested = any(contains(s, LOOP) and contains(s, BACKWARD) for s in body)
-    return not nested and any(contains(s, BACKWARD) for s in body)
+    if nested:  # a loop of micro steps accumulating one step's gradients is still a step
+        return micro_loop(ctx, body) is not None
+    return any(contains(s, BACKWARD) for s in body)
 
 
 def plan_loop(ctx: LoopContext) -> LoopPlan:
@@ -215,8 +218,25 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         target.value == "_" or not any(target.value in collect_names(s).reads for s in body)
     ):
         target = None
-    loader, loader_stmt = number_loader(ctx, _LOADER_NAME, bounds, "the iteration numbers")
+    counter = target
+    flat = flatten(ctx, loop, body, bounds, target) if micro_loop(ctx, body) else None
+    if flat is None:
+        loader, loader_stmt = number_loader(ctx, _LOADER_NAME, bounds, "the iteration numbers")
+    else:
+        body, target = flat.body, flat.target
+        loader, loader_stmt = number_loader(
+            ctx,
+            _LOADER_NAME,
+            flat.numbers,
+            "each iteration's micro steps, (iteration, micro step),",
+            collate=flat.collate,
+        )
     steps = read_step(ctx, loop, loader, target, None, body)
+    if flat is not None:  # Lightning accumulates the micro steps of each iteration
+        check_claimed(steps, flat.calls)
+        steps["accumulate"], steps["accumulate_at_end"] = flat.count, True
+        steps["clip_in_group"] = True  # clipped once per iteration, before its step
+        tail_as_group(steps, flat)
     plan = LoopPlan(
         epoch_loop=loop,
         container=ctx.container,
@@ -240,22 +260,26 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         plan.remove_stmts.append(ctx.found["progress_bar_stmt"])
     plan.add_trainer_arg("max_epochs", "1")
     registry.run_each("bind", ctx, plan, steps)
-    if isinstance(loop, cst.While) and plan.after_step:
+    if isinstance(loop, cst.While) and plan.after_step and flat is None:
         _check_counter_in_hook(ctx, plan, target.value)
     registry.run_each("read", ctx, plan, steps)
     plan = finish_plan(ctx, plan)
-    if isinstance(loop, cst.While) and target.value not in plan.state:
-        plan.train_body = _without_dead_increment(plan.train_body, target.value)
+    if isinstance(loop, cst.While) and counter.value not in plan.state:
+        plan.train_body = _without_dead_increment(plan.train_body, counter.value)
+        if flat is not None:  # `it += 1` in the last micro step's code
+            strip = lambda stmts: _without_dead_increment(stmts, counter.value)  # noqa: E731
+            plan.train_body = without_in_tail(plan.train_body, flat.tail, strip)
+            plan.after_step = without_in_tail(plan.after_step, flat.tail, strip)
         pieces = [*plan.train_body, *plan.after_step]
-        if not any(target.value in collect_names(s).reads for s in pieces):
+        if flat is None and not any(counter.value in collect_names(s).reads for s in pieces):
             plan.train_target = None  # no `it = batch` nothing reads
     if (
         isinstance(loop, cst.For)
-        and target is not None
-        and target.value in ctx.scope.after_reads
-        and target.value not in ctx.scope.before_writes
+        and counter is not None
+        and counter.value in ctx.scope.after_reads
+        and counter.value not in ctx.scope.before_writes
     ):
-        ctx.block(NOT_CARRIED_BACK, f"code after the loop reads `{target.value}`", loop)
+        ctx.block(NOT_CARRIED_BACK, f"code after the loop reads `{counter.value}`", loop)
     return plan
 
 
@@ -363,20 +387,20 @@ def _compared_name(stmt: cst.If) -> str | None:
 
 
 def _stop_test(stmt, counter: str):
-    """N of `if <counter> >= N: break` (no `else`), or None."""
+    """N of `if <counter> >= N: break` (no `else`), N + 1 of `if <counter> > N: break`
+    (nanoGPT's), or None."""
     if not isinstance(stmt, cst.If) or stmt.orelse is not None:
         return None
     if not m.matches(stmt.body, _BREAK_ONLY):
         return None
     test = stmt.test
-    if m.matches(
-        test,
-        m.Comparison(
-            left=m.Name(counter),
-            comparisons=[m.ComparisonTarget(operator=m.GreaterThanEqual())],
-        ),
-    ):
-        return test.comparisons[0].comparator
+    if not m.matches(test, m.Comparison(left=m.Name(counter), comparisons=[m.ComparisonTarget()])):
+        return None
+    target = test.comparisons[0]
+    if isinstance(target.operator, cst.GreaterThanEqual):
+        return target.comparator
+    if isinstance(target.operator, cst.GreaterThan):
+        return cst.BinaryOperation(target.comparator, cst.Add(), cst.Integer("1"))
     return None
 
 
@@ -385,9 +409,13 @@ def _is_zero(node) -> bool:
 
 
 def _constant(ctx: LoopContext, node) -> int | None:
-    """The int a name or literal surely holds when the loop starts (one binding to a literal)."""
+    """The int a name or literal surely holds when the loop starts (one binding to a literal;
+    `N + 1` of such a name, from `if it > N: break`)."""
     if isinstance(node, cst.Integer):
         return node.evaluated_value
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        left, right = _constant(ctx, node.left), _constant(ctx, node.right)
+        return None if left is None or right is None else left + right
     if isinstance(node, cst.Name):
         found, count = ctx.binding(node.value)
         if found is not None and count == 1 and isinstance(found[1], cst.Integer):
@@ -465,14 +493,19 @@ def _unique(base: str, taken: set[str]) -> str:
     return name
 
 
-def number_loader(ctx: LoopContext, base: str, counted_code: str, what: str) -> tuple[str, str]:
+def number_loader(
+    ctx: LoopContext, base: str, counted_code: str, what: str, collate: str | None = None
+) -> tuple[str, str]:
     """(name, statement) of a generated loader over the numbers of `counted_code` (a range),
-    named after `base` (unique in the file); `what` says in its comment what they are."""
+    named after `base` (unique in the file); `what` says in its comment what they are;
+    `collate` maps each number to its batch."""
     loader = _unique(base, file_identifiers(ctx.module.code, "<module>"))
-    return loader, _loader_statement(ctx, loader, counted_code, what)
+    return loader, _loader_statement(ctx, loader, counted_code, what, collate)
 
 
-def _loader_statement(ctx: LoopContext, loader: str, counted_code: str, what: str) -> str:
+def _loader_statement(
+    ctx: LoopContext, loader: str, counted_code: str, what: str, collate: str | None
+) -> str:
     """`iterations = DataLoader(range(...), batch_size=None, generator=torch.Generator())`:
     yields the counter's values one at a time (batch_size=None: plain ints), and its own
     generator keeps `iter(loader)` off the global RNG."""
@@ -484,8 +517,9 @@ def _loader_statement(ctx: LoopContext, loader: str, counted_code: str, what: st
         (n for n, q in sorted(imports.items()) if q in _LOADER_QUALNAMES),
         f"{torch_name}.utils.data.DataLoader",
     )
+    collate_arg = f", collate_fn={collate}" if collate else ""
     return (
         f"# {what} as batches; its own generator keeps the global RNG untouched\n"
-        f"{loader} = {data_loader}({counted_code}, batch_size=None, "
+        f"{loader} = {data_loader}({counted_code}, batch_size=None{collate_arg}, "
         f"generator={torch_name}.Generator())"
     )

@@ -506,10 +506,12 @@ class _Inliner:
             given = {id(v) for _, v in self.args}
             for param in [*params.params, *params.kwonly_params]:
                 if param.default is not None and id(param.default) in given:
-                    if not _literal(param.default):
+                    default = param.default
+                    if not (_literal(default) or self._module_constant(default)):
                         why = (
                             f"`{name}()`'s default for `{param.name.value}` is not a literal "
-                            "(Python evaluated it once, when the function was defined)"
+                            "or a module constant (Python evaluated it once, when the "
+                            "function was defined)"
                         )
         if why is None:
             body = [s for s in function.body.body if not _docstring(s)]
@@ -532,6 +534,24 @@ class _Inliner:
             )
         if why is not None:
             raise Unsupported(STEP_SHAPE, why, self.site.stmt)
+
+    def _module_constant(self, node) -> bool:
+        """`node` is a name bound once, at module level before the function, to a literal,
+        and bound nowhere else (`max_length=MAX_LENGTH`): its value when the function was
+        defined is its value at the call."""
+        if not isinstance(node, cst.Name):
+            return False
+        body = list(self.module.body)
+        binders = [s for s in body if node.value in collect_names(s).writes]
+        if len(binders) != 1 or body.index(binders[0]) > body.index(self.function):
+            return False
+        target = m.AssignTarget(m.Name(node.value))
+        if not m.matches(binders[0], m.SimpleStatementLine([m.Assign([target])])):
+            return False
+        if not _literal(binders[0].body[0].value):
+            return False
+        scopes = m.findall(self.module, m.FunctionDef() | m.ClassDef())
+        return not any(node.value in collect_names(*f.body.body).writes for f in scopes)
 
     # names ----------------------------------------------------------------------------
     def _names(self, body, final) -> tuple[dict[str, cst.BaseExpression], list[str]]:

@@ -194,6 +194,13 @@ def loop_changes(
                 "the model put back on the script's device after `fit` (Lightning hands it "
                 "back on the CPU; the code after the loop uses it there)",
             )
+        if out.back_to_eval(stmt):  # and the comment line above it
+            add(
+                _header(epoch),
+                (stmt.lineno - 1, stmt.end_lineno),
+                "the model put back in the eval mode the script's last evaluation pass left it "
+                "in (Lightning's passes end in train mode)",
+            )
     generated = facts.generated_loader or facts.generated_val_loader
     if generated and fit_block is not None:  # and the comment line above it
         fit_block = (fit_block[0].lineno - 1, max(n.end_lineno for n in fit_block))
@@ -740,6 +747,19 @@ class _OutputIndex:
             and call.func.value.id in self._models
         )
 
+    def back_to_eval(self, stmt) -> bool:
+        """`model.eval()`: the model put back in the eval mode the script's last evaluation
+        pass left it in, after `fit` (Lightning's passes end in train mode)."""
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        return (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "eval"
+            and not call.args
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in self._models
+        )
+
     def statement(self, wanted: str):
         """The first output statement whose code is `wanted` (as `ast.unparse` writes it)."""
         return self._by_code.get(wanted)
@@ -794,8 +814,8 @@ class _OutputIndex:
                     run = []
                 elif self._names(stmt, False):
                     run.append(stmt)
-                elif run and self.puts_model_back(stmt):  # `model.to(device)` after fit
-                    run.append(stmt)
+                elif run and (self.puts_model_back(stmt) or self.back_to_eval(stmt)):
+                    run.append(stmt)  # `model.to(device)` / `model.eval()` after fit
                 elif run:
                     runs.append(run)
                     run = []

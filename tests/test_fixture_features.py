@@ -87,6 +87,9 @@ def fewer_steps_than(batches: int):
 
 
 FEATURES = {
+    # loops over runs: the sweep's learning rates, the StepLR each fold builds
+    "seed_lr_sweep_in_main": [changes_lr_between_epochs],
+    "kfold_sampler_best_fold_score": [changes_lr_between_epochs],
     "amp_autocast_gradscaler": [clips],
     "amp_device_type_string": [clips],
     "bptt_range_evaluate": [clips],

@@ -110,6 +110,11 @@ PRINTED = {
     "ddp_spawn_sharded_validation": r"epoch \d+: val_mse=[^\r\n]*",
     # rank 0 alone evaluates `model.module` over a loader the Trainer never sees
     "ddp_spawn_rank0_evaluates_module": r"epoch \d+ train_loss [^\r\n]*",
+    # loops over training runs, one fit per iteration: every run's score and the summary
+    "kfold_subset_per_fold": r"fold \d+: val mse [^\r\n]*|cv mse [^\r\n]*",
+    "kfold_sampler_best_fold_score": r"fold \d+[ :][^\r\n]*|cv accuracy [^\r\n]*",
+    "seed_lr_sweep_in_main": r"seed \d+ lr [^\r\n]*|best run: [^\r\n]*",
+    "kfold_train_fold_function": r"fold \d+: acc [^\r\n]*",
 }
 
 

@@ -294,8 +294,10 @@ LOOPS = {
                     optimizer.step()
         """,
     ),
-    "loop_around_the_epoch_loop": (  # k-fold: once told to wrap it in `for epoch in range(1)`
-        "TL101",
+    # k-fold around the module's one model and optimizer: continued training (shapes/runs.py);
+    # once TL101, told to wrap it in `for epoch in range(1)`
+    "loop_around_the_epoch_loop": (
+        "TL193",
         """
         for fold, (tr_idx, va_idx) in enumerate([([0, 1], [2]), ([1, 2], [0])]):
             for epoch in range(2):
@@ -306,8 +308,9 @@ LOOPS = {
                     optimizer.step()
         """,
     ),
+    # the function's own loop is the candidate (shapes/runs.py); it trains the module's globals
     "loop_around_a_function_holding_the_epoch_loop": (
-        "TL101",
+        "TL106",
         """
         def run_fold(fold):
             for epoch in range(2):
@@ -356,8 +359,9 @@ LOOPS = {
                 optimizer.step()
         """,
     ),
-    "enumerate_of_folds_around_the_epoch_loop": (  # once: "enumerate(range(...)) epoch loop"
-        "TL101",
+    # once: "enumerate(range(...)) epoch loop", then TL101; the model is built once: TL193
+    "enumerate_of_folds_around_the_epoch_loop": (
+        "TL193",
         """
         for fold, val_idx in enumerate([[0, 1], [2, 3]]):
             for epoch in range(2):
@@ -419,9 +423,9 @@ def test_every_rule_has_a_one_line_description():
 
 # the reason a refusal gives must name the real cause (a held-out check found these wrong)
 REASONS = {
-    "loop_around_the_epoch_loop": "loop around the epoch loop",
-    "enumerate_of_folds_around_the_epoch_loop": "loop around the epoch loop",
-    "loop_around_a_function_holding_the_epoch_loop": "loop around the epoch loop",
+    "loop_around_the_epoch_loop": "`model` is built once, before the loop over runs",
+    "enumerate_of_folds_around_the_epoch_loop": "`optimizer` (or its scheduler) is built once",
+    "loop_around_a_function_holding_the_epoch_loop": "`optimizer` is not bound",
     "tensors_updated_by_hand": "`w` updated by hand: plain tensors",
     "epoch_code_and_validation_pass_both_use_torch": "uses `torch` as the validation pass does",
     "helper_with_a_loop_before_the_batch_loop": "(in `show_first_batch()`, called before it)",

@@ -83,6 +83,7 @@ RULE_OWNERS = (
     "torchlift.migrator.shapes.context",
     "torchlift.migrator.shapes.trainer_class",
     "torchlift.migrator.shapes.step_inline",
+    "torchlift.migrator.shapes.runs",
     *SHAPES,
     *PATTERNS,
     "torchlift.migrator.resolve_names",

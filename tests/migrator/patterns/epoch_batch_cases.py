@@ -48,15 +48,15 @@ CONVERTS = {
 }
 
 UNCHANGED = {
-    "loop_around_the_epoch_loop": (
+    # (a loop around the epoch loop is a loop over training runs: shapes/runs.py)
+    "outer_loop_over_a_list_around_the_batch_loop": (
         """
-        for fold, (tr_idx, va_idx) in enumerate([([0, 1], [2]), ([1, 2], [0])]):
-            for epoch in range(2):
-                for x, y in loader:
-                    optimizer.zero_grad()
-                    loss = criterion(model(x), y)
-                    loss.backward()
-                    optimizer.step()
+        for lr in [0.1, 0.01]:
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
         """,
         "TL101",
     ),

@@ -183,6 +183,7 @@ class LoopContext:
     def locate(self) -> None:
         """Find the loop's container and split its scope around it, or refuse (TL103)."""
         from .enclosing import header, holders, kept_withs
+        from .runs import next_iteration
         from .wrappers import INTERRUPT_NOTE, wrapper_around
 
         self.in_function = False
@@ -222,13 +223,23 @@ class LoopContext:
         standing = [*self.withs, loop]  # what each body holds on the way to the loop
         base = 0 if owner is self.module else 1
         self.before, self.after = [], []
+        # what runs after the loop, in order: a loop over runs (runs.py) runs its body again
+        flow_after: list = []
+        self.run_headers: dict[int, cst.CSTNode] = {}
         self.depths: dict[int, int] = {id(loop): base + len(self.withs)}
         for depth, (body, stmt) in enumerate(zip(bodies, standing), start=base):
             index = next(i for i, s in enumerate(body) if s is stmt)
-            if depth > base:
-                self.before.append(header(self.withs[depth - base - 1]))
+            block = self.withs[depth - base - 1] if depth > base else None
+            if block is not None:
+                self.before.append(header(block))
+                if isinstance(block, cst.For):
+                    self.run_headers[id(block)] = self.before[-1]
             self.before += body[:index]
             self.after[:0] = body[index + 1 :]
+            if isinstance(block, cst.For):
+                flow_after[:0] = next_iteration(body, index, self.run_headers[id(block)])
+            else:
+                flow_after[:0] = body[index + 1 :]
             self.depths.update({id(s): depth for s in body})
         # the block the Trainer statements go to, and the module-level statement holding
         # the loop (the loop itself at module level)
@@ -244,6 +255,7 @@ class LoopContext:
         if isinstance(self.wrapper, cst.Try):  # an interrupt handler runs after the loop
             handlers = [s for handler in self.wrapper.handlers for s in handler.body.body]
             self.after = handlers + self.after
+            flow_after[:0] = handlers
             self.depths.update({id(s): self.depths[id(loop)] + 1 for s in handlers})
             self.notes.append(INTERRUPT_NOTE)
         module_body = list(self.module.body)
@@ -266,7 +278,7 @@ class LoopContext:
         else:
             self.scope_before = [*self.module_before, *self.before]
             self.params = set()
-        self.scope_after = list(self.after) + ([] if self.in_function else self.module_after)
+        self.scope_after = flow_after + ([] if self.in_function else self.module_after)
         self.module_defs = self._module_definitions()
 
     def _module_definitions(self) -> set[str]:

@@ -53,7 +53,7 @@ def holders(module: cst.Module, node: cst.CSTNode) -> list[cst.CSTNode] | None:
         for stmt in body:
             if stmt is node:
                 return path
-            for block in _blocks(stmt):
+            for block in blocks(stmt):
                 found = search(block, [*path, stmt])
                 if found is not None:
                     return found
@@ -62,7 +62,7 @@ def holders(module: cst.Module, node: cst.CSTNode) -> list[cst.CSTNode] | None:
     return search(module.body, [])
 
 
-def _blocks(stmt):
+def blocks(stmt):
     """The statement lists of a compound statement: its body, `elif`/`else`, handlers,
     `finally`, cases."""
     if isinstance(stmt, cst.SimpleStatementLine):
@@ -76,7 +76,7 @@ def _blocks(stmt):
         if isinstance(block, cst.IndentedBlock):
             yield block.body
     if isinstance(orelse, cst.If):  # elif
-        yield from _blocks(orelse)
+        yield from blocks(orelse)
 
 
 def is_progress_bar(ctx, stmt: cst.With) -> bool:
@@ -86,11 +86,15 @@ def is_progress_bar(ctx, stmt: cst.With) -> bool:
     )
 
 
-def kept_withs(ctx, path: list) -> tuple[list[cst.With], str | None]:
-    """(the `with` statements ending `path`, outermost first; why one of them cannot stay
-    around the Trainer statements, or None)."""
-    withs: list[cst.With] = []
+def kept_withs(ctx, path: list) -> tuple[list[cst.With | cst.For], str | None]:
+    """(the `with` statements and loops over runs (runs.py: `ctx.runs`) ending `path`,
+    outermost first; why one of them cannot stay around the Trainer statements, or None)."""
+    withs: list[cst.With | cst.For] = []
+    runs = {id(run) for run in getattr(ctx, "runs", ())}
     for stmt in reversed(path):
+        if id(stmt) in runs:
+            withs.insert(0, stmt)
+            continue
         if not isinstance(stmt, cst.With):
             break
         why_not = _why_not_kept(ctx, stmt)
@@ -126,7 +130,11 @@ def _why_not_kept(ctx, stmt: cst.With) -> str | None:
     return None
 
 
-def header(stmt: cst.With) -> cst.With:
+def header(stmt: cst.With | cst.For) -> cst.With | cst.For:
     """The `with` statement's header alone (its body `pass`): it binds the `as` targets and
-    reads the context managers, as the body's statements see them."""
-    return stmt.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])]))
+    reads the context managers, as the body's statements see them (a loop over runs alike:
+    its target, bound from its iterable)."""
+    body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])])
+    if isinstance(stmt, cst.For):
+        return stmt.with_changes(body=body, orelse=None)
+    return stmt.with_changes(body=body)

@@ -42,6 +42,7 @@ from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
 from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, Consequence, LoopContext
+from .runs import is_epoch_loop
 
 NOT_AN_EPOCH_LOOP = Rule(
     "TL101",
@@ -189,9 +190,10 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         if _epoch_loop_inside(ctx, loop):
             raise Unsupported(
                 NOT_AN_EPOCH_LOOP,
-                "loop around the epoch loop (a whole training run per iteration: "
-                "cross-validation folds, several runs): one Trainer.fit per iteration is "
-                "not converted",
+                "loop around the epoch loop (a training run per iteration: folds, seeds, a "
+                "sweep) whose epoch loop is in a function it calls, under another block or "
+                "beside another training loop: one Trainer.fit per iteration is converted "
+                "for an epoch loop written in the body of the loop over runs (shapes/runs.py)",
                 loop,
             )
         if isinstance(loop.target, cst.BaseExpression) and isinstance(
@@ -256,21 +258,7 @@ def _epoch_loop_inside(ctx: LoopContext, loop: cst.For) -> bool:
         if call.func.value in functions
     ]
     inside = [s for node in [loop, *called] for s in statements(node)[1:]]
-    for inner in inside:
-        if not isinstance(inner, cst.For) or not contains(inner.body, BACKWARD):
-            continue
-        iterator = inner.iter
-        if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TQDM:
-            if iterator.args and iterator.args[0].keyword is None:
-                iterator = iterator.args[0].value
-        if not ctx.call_qualnames(iterator) & ({"builtins.range"} | TRANGE):
-            continue
-        if any(
-            isinstance(s, (cst.For, cst.While)) and contains(s.body, BACKWARD)
-            for s in statements(inner)[1:]
-        ):
-            return True
-    return False
+    return any(isinstance(inner, cst.For) and is_epoch_loop(ctx, inner) for inner in inside)
 
 
 def _unwrap_enumerate(ctx: LoopContext, loop: cst.For, iterator):

@@ -76,10 +76,14 @@ def find_candidates(tree: ast.Module, text: str) -> tuple[list[ast.stmt], bool]:
         outer.append(stmt)
         owner[id(stmt)] = function
     top_functions = {id(s): s for s in tree.body if isinstance(s, ast.FunctionDef)}
+    # a function holding a whole run (an epoch loop around a loop calling backward) is no
+    # per-epoch helper: a loop calling it is a loop over runs, its epoch loop the candidate
     helpers = {
         owner[id(loop)].name
         for loop in outer
-        if owner[id(loop)] is not None and id(owner[id(loop)]) in top_functions
+        if owner[id(loop)] is not None
+        and id(owner[id(loop)]) in top_functions
+        and not _holds_a_training_loop(loop, has_backward)
     }
     if not helpers:
         return outer, uses_lightning
@@ -100,6 +104,20 @@ def find_candidates(tree: ast.Module, text: str) -> tuple[list[ast.stmt], bool]:
             kept.append(loop)
     kept.sort(key=lambda n: (n.lineno, n.col_offset))
     return kept, uses_lightning
+
+
+def _holds_a_training_loop(loop, has_backward) -> bool:
+    """`loop` is a `for` loop with a loop calling backward() in its body (an epoch loop)."""
+    if not isinstance(loop, ast.For):
+        return False
+    inner = [s for s, _ in _walk_into(loop.body) if isinstance(s, _LOOPS)]
+    return any(has_backward(s) for s in inner)
+
+
+def _walk_into(stmts):
+    found: list = []
+    _walk(stmts, None, found)
+    return found
 
 
 def _loops_in(func):

@@ -1,0 +1,263 @@
+"""Cases of shapes/runs.py: a loop over training runs (folds, seeds, a sweep) around the epoch
+loop, kept, with one LightningModule, Trainer and fit per iteration."""
+
+CONVERTS = {
+    "seed_sweep_results_appended_after_each_run": (
+        """
+        results = []
+        for seed in [0, 1]:
+            torch.manual_seed(seed)
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+            results.append(loss.item())
+        print(sum(results) / len(results))
+        """,
+        [
+            """
+            for seed in [0, 1]:
+                torch.manual_seed(seed)
+                net = nn.Linear(4, 2)
+                lit_model = LitModel(net, criterion)
+                trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=2)
+                trainer.fit(lit_model, loader)
+                loss = lit_model.loss
+                results.append(loss.item())
+            """,
+            "torch.optim.SGD(self.model.parameters(), lr=0.1)",
+        ],
+        ["opt.step()", "for epoch"],
+    ),
+    "learning_rate_of_the_sweep_is_a_constructor_argument": (
+        """
+        best = {}
+        for lr in [0.1, 0.01]:
+            net = nn.Linear(4, 2)
+            opt = torch.optim.Adam(net.parameters(), lr=lr)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+            best[lr] = loss.item()
+        """,
+        [
+            "lit_model = LitModel(net, criterion, lr)",
+            "torch.optim.Adam(self.model.parameters(), lr=self.lr)",
+        ],
+        ["opt.zero_grad()"],
+    ),
+    "counter_read_by_the_next_run_is_carried_back": (  # a global step across the runs
+        """
+        step = 0
+        for fold in range(2):
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+                    step += 1
+        """,
+        [
+            """
+            for fold in range(2):
+                net = nn.Linear(4, 2)
+                lit_model = LitModel(net, criterion, step)
+                trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=2)
+                trainer.fit(lit_model, loader)
+                step = lit_model.step
+            """,
+        ],
+        [],
+    ),
+    "nested_sweeps_in_main": (
+        """
+        def main():
+            scores = {}
+            for seed in range(2):
+                for wd in [0.0, 1e-4]:
+                    torch.manual_seed(seed)
+                    net = nn.Linear(4, 2)
+                    opt = torch.optim.SGD(net.parameters(), lr=0.1, weight_decay=wd)
+                    for epoch in range(2):
+                        for x, y in loader:
+                            opt.zero_grad()
+                            loss = criterion(net(x), y)
+                            loss.backward()
+                            opt.step()
+                    scores[seed, wd] = loss.item()
+            print(scores)
+
+
+        main()
+        """,
+        [
+            "lit_model = LitModel(net, wd)",
+            "opt = torch.optim.SGD(self.model.parameters(), lr=0.1, weight_decay=self.wd)",
+            "loss = lit_model.loss",
+        ],
+        ["opt.step()"],
+    ),
+    "fold_skipped_log_file_per_fold_and_del_after": (  # Kaggle: `continue`, `del`, gc
+        """
+        import gc
+
+        scores = []
+        for fold in range(3):
+            if fold == 1:
+                continue
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            with open(f"log_{fold}.txt", "w") as log:
+                for epoch in range(2):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        loss = criterion(net(x), y)
+                        loss.backward()
+                        opt.step()
+                    print(epoch, loss.item(), file=log)
+            scores.append(loss.item())
+            del net, opt
+            gc.collect()
+        """,
+        [
+            """
+            for fold in range(3):
+                if fold == 1:
+                    continue
+                net = nn.Linear(4, 2)
+                with open(f"log_{fold}.txt", "w") as log:
+                    lit_model = LitModel(net, criterion, log)
+                    trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=2)
+                    trainer.fit(lit_model, loader)
+                    loss = lit_model.loss
+                    opt = trainer.optimizers[0]
+                scores.append(loss.item())
+                del net, opt
+            """,
+            "print(epoch, self.loss.item(), file=self.log_)",
+        ],
+        ["opt.step()"],
+    ),
+    "runs_calling_a_function_holding_the_epoch_loop": (  # its loop converts where it stands
+        """
+        def run(lr):
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=lr)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        for lr in [0.1, 0.01]:
+            run(lr)
+        """,
+        [
+            """
+            def run(lr):
+                net = nn.Linear(4, 2)
+                lit_model = LitModel(net, lr)
+                trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=2)
+                trainer.fit(lit_model, loader)
+
+
+            for lr in [0.1, 0.01]:
+                run(lr)
+            """,
+        ],
+        ["opt.step()"],
+    ),
+}
+
+UNCHANGED = {
+    "model_and_optimizer_built_once_before_the_folds": (  # continued training
+        """
+        for fold, (tr_idx, va_idx) in enumerate([([0, 1], [2]), ([1, 2], [0])]):
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+        """,
+        "TL193",
+    ),
+    "model_built_per_seed_around_the_learning_rates": (  # each lr goes on training it
+        """
+        for seed in [0, 1]:
+            torch.manual_seed(seed)
+            net = nn.Linear(4, 2)
+            for lr in [0.1, 0.01]:
+                opt = torch.optim.SGD(net.parameters(), lr=lr)
+                for epoch in range(2):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        loss = criterion(net(x), y)
+                        loss.backward()
+                        opt.step()
+        """,
+        "TL193",
+    ),
+    "function_given_the_model_called_per_fold": (  # each call trains the same model on
+        """
+        def run(fold, net):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = nn.Linear(4, 2)
+        for fold in range(2):
+            run(fold, net)
+        """,
+        "TL193",
+    ),
+    "sweep_stopping_on_a_good_result": (
+        """
+        for lr in [0.1, 0.01, 0.001]:
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=lr)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+            if loss.item() < 0.5:
+                break
+        """,
+        "TL193",
+    ),
+    "for_else_on_the_runs": (
+        """
+        for seed in [0, 1]:
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+        else:
+            print("done")
+        """,
+        "TL193",
+    ),
+}

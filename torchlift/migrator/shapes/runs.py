@@ -1,0 +1,215 @@
+"""Loops around whole training runs: k-fold cross-validation, seed and learning-rate sweeps.
+
+    for fold, (tr, va) in enumerate(kf.split(X)):     for fold, (tr, va) in enumerate(kf.split(X)):
+        loader = DataLoader(Subset(ds, tr), ...)           loader = DataLoader(Subset(ds, tr), ...)
+        model = Net()                                      model = Net()
+        optimizer = Adam(model.parameters())   ->          lit_model = LitNet(model, ...)
+        best = inf                                         best = inf
+        for epoch in range(N):                             trainer = L.Trainer(max_epochs=N, ...)
+            for x, y in loader: ...                        trainer.fit(lit_model, loader)
+            best = min(best, evaluate(model))              best = lit_model.best
+        scores.append(best)                                scores.append(best)
+
+The loop over runs stays, like a `with` kept around the loop (enclosing.py): the epoch loop
+inside it is the training loop, and the Trainer statements replace it in the run's body, so
+each iteration builds its LightningModule and Trainer and fits once. What the iteration computes
+after training reads the values carried back from the module (resolve_names), and what the
+next iteration's training reads is carried back too: the statements of the run's body and the
+epoch loop itself run again after it (`LoopContext.locate`). The optimizer and its scheduler
+are built in `configure_optimizers` from each run's module, as the script built them per run.
+Nested sweeps (`for seed in seeds: for lr in lrs:`) are loops over runs each. A function
+holding a whole run (`def train_fold(fold): ... for epoch in range(N): ...`) that a loop calls
+per fold is converted where its epoch loop stands, like any function holding a training loop
+(source/find_loops.py keeps its loop as the candidate rather than the loop calling it), under
+the same rule: each call builds its own model and optimizer.
+
+Refused (TL193), each a run that depends on the previous one in a way one `fit` per iteration
+does not keep: the model, optimizer, scheduler or GradScaler built once before the loop over
+runs, or given to the function a loop calls per run (training continues across runs: the
+optimizer's state, the scaler's scale would restart with each fit), a `break` / `return` leaving the loop over runs (a sweep stopping on a result),
+`for ... else` on it, and DDP (every fit would launch its processes again).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.names import bound_names
+from ..analysis.qualnames import TQDM, TRANGE
+from ..analysis.statements import BACKWARD, LOOP, contains
+from ..rule import Refused, Rule, Unsupported
+from .enclosing import blocks
+
+RUN_STATE = Rule(
+    "TL193",
+    "a loop over training runs (folds, seeds, a sweep) whose runs are not independent",
+    """A loop around the epoch loop (cross-validation folds, seeds, a learning-rate sweep) is
+    converted to one `Trainer.fit` per iteration when each iteration builds its own model,
+    optimizer (and scheduler, GradScaler) before its epochs. A model or optimizer built once
+    before that loop is trained on across iterations: the optimizer's state (momentum, Adam's
+    moments) and a GradScaler's scale would restart with each fit. A `break` or `return`
+    leaving the loop over runs, `for ... else` on it, and DDP (each fit would launch its
+    processes again) are not converted either.""",
+    """Build the model and its optimizer inside the loop over runs (a fresh model per fold), or
+    train one run per script; stop a sweep after the loop instead of breaking out of it.""",
+    """
+    for fold in range(3):
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+    """,
+)
+
+RULES = (RUN_STATE,)
+
+
+def retarget(ctx) -> None:
+    """When `ctx.loop` is a loop over training runs, make the epoch loop inside it the loop to
+    convert and record the loops over runs around it (`ctx.runs`, outermost first)."""
+    ctx.runs = []
+    loop, runs = ctx.loop, []
+    while isinstance(loop, cst.For):
+        inner = _training_statement(loop)
+        if not isinstance(inner, cst.For):
+            return
+        runs.append(loop)
+        if is_epoch_loop(ctx, inner):
+            ctx.loop, ctx.runs = inner, runs
+            return
+        loop = inner
+
+
+def _training_statement(loop: cst.For):
+    """The one statement of `loop`'s body (looking into `with` blocks) that calls backward(),
+    or None when there are several or none."""
+    body = list(loop.body.body)
+    while True:
+        found = [s for s in body if contains(s, BACKWARD)]
+        if len(found) != 1:
+            return None
+        if not isinstance(found[0], cst.With):
+            return found[0]
+        body = list(found[0].body.body)
+
+
+def is_epoch_loop(ctx, loop: cst.For) -> bool:
+    """`for epoch in range(N)` (`range(a, b)`, `trange`, `tqdm(range(...))`, enumerate of
+    them) around a loop calling backward(): a training run's epochs."""
+    iterator = loop.iter
+    for _ in range(2):
+        names = ctx.call_qualnames(iterator) if isinstance(iterator, cst.Call) else set()
+        if names & (TQDM | {"builtins.enumerate"}) and iterator.args:
+            iterator = iterator.args[0].value
+    if not isinstance(iterator, cst.Call):
+        return False
+    if not ctx.call_qualnames(iterator) & ({"builtins.range"} | TRANGE):
+        return False
+    if not 1 <= len(iterator.args) <= 2:  # a stepped range is manual batching
+        return False
+    return any(contains(s, LOOP) and contains(s, BACKWARD) for s in loop.body.body)
+
+
+def check(ctx, plan) -> None:
+    """Refuse (TL193) a planned loop whose runs one fit per iteration would not keep apart."""
+    runs = getattr(ctx, "runs", [])
+    blockers = []
+
+    def block(reason, node):
+        blockers.append(Unsupported(RUN_STATE, reason, node))
+
+    if runs:
+        # built in the innermost loop over runs: an object built per seed around a loop over
+        # learning rates is trained on by every run of that inner loop
+        inner = runs[-1]
+        owned = {id(s) for s in ctx.scope_before[_header_index(ctx, inner) :]}
+        where = "built once, before the loop over runs"
+    elif ctx.function is not None and _called_in_a_loop(ctx.module, ctx.function.name.value):
+        # a function holding a whole run, called per fold: each call must build its own
+        inner, owned = ctx.function, {id(s) for s in ctx.scope_before}
+        where = f"not built by `{ctx.function.name.value}()`, which a loop calls once per run"
+    else:
+        return
+    named = [(model.name, "weights and train/eval mode") for model in plan.models]
+    if plan.scaler:
+        named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
+    for name, left in named:
+        if not _built_per_run(ctx, name, owned, inner):
+            block(
+                f"`{name}` is {where}: every run would go on with what the previous one "
+                f"left (its {left})",
+                inner,
+            )
+    for optimizer in plan.optimizers:
+        for stmt in (optimizer.stmt, optimizer.scheduler_stmt):
+            if optimizer.given or (stmt is not None and id(stmt) not in owned):
+                block(
+                    f"`{optimizer.name}` (or its scheduler) is {where}: its state would "
+                    "restart with each fit, built in configure_optimizers",
+                    inner,
+                )
+                break
+    for run in runs:
+        if run.orelse is not None:
+            block("`for ... else` on the loop over runs", run)
+        for stmt in _leaving(run):
+            block("`break` / `return` leaves the loop over runs (a sweep stopping early)", stmt)
+    keywords = {keyword for keyword, _ in plan.trainer_args}
+    if plan.trainer_at is not None or "strategy" in keywords:
+        block("DDP inside a loop over runs: every fit would launch its processes again", inner)
+    if blockers:
+        raise Refused(blockers)
+
+
+def _header_index(ctx, run) -> int:
+    header_stmt = ctx.run_headers[id(run)]
+    return next(i for i, s in enumerate(ctx.scope_before) if s is header_stmt)
+
+
+def _built_per_run(ctx, name: str, owned: set[int], run: cst.For) -> bool:
+    """`name` is bound last, before the loop, by a statement every iteration of `run` runs:
+    a plain statement of its body (or of a `with` there) or its own header (`for name, model
+    in models.items():`), not one under an `if` that may leave the previous run's object."""
+    bindings = [s for s in ctx.scope_before if name in bound_names(s)]
+    if not bindings or id(bindings[-1]) not in owned:
+        return False
+    last = bindings[-1]
+    return isinstance(last, cst.SimpleStatementLine) or last is ctx.run_headers.get(id(run))
+
+
+def _called_in_a_loop(module: cst.Module, name: str) -> bool:
+    """A loop of the module calls the function `name` (a run per fold, seed, ...)."""
+    call = m.Call(func=m.Name(name))
+    return any(m.findall(loop, call) for loop in m.findall(module, m.For() | m.While()))
+
+
+def _leaving(run: cst.For) -> list:
+    """`break` / `return` statements that leave `run` (not an inner loop's own `break`)."""
+    found = []
+
+    def walk(stmts, in_loop: bool):
+        for stmt in stmts:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Return) or (
+                        isinstance(small, cst.Break) and not in_loop
+                    ):
+                        found.append(stmt)
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            else:
+                nested = in_loop or isinstance(stmt, (cst.For, cst.While))
+                for block in blocks(stmt):
+                    walk(block, nested)
+
+    walk(run.body.body, False)
+    return found
+
+
+def next_iteration(body: list, index: int, run_header) -> list:
+    """What runs after the statement at `index` of a run's body, before the loop leaves: the
+    rest of the body, then the next iteration's header and statements up to that one."""
+    return [*body[index + 1 :], run_header, *body[: index + 1]]

@@ -42,7 +42,7 @@ import libcst.matchers as m
 
 from ..analysis.function_reads import names_reading
 from ..analysis.model_handoff import only_reads_state
-from ..analysis.names import collect_names
+from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .mode_calls import _may_be_in_eval_mode
@@ -250,6 +250,8 @@ def _model_runs_after(ctx, models: set[str]) -> bool:
         for returned in m.findall(stmt, m.Return()):
             if returned.value is not None and collect_names(returned.value).reads & models:
                 return True
+        if bound_names(stmt) & models:  # a new model (the next fold's): this one is done
+            return False
     return False
 
 

@@ -112,6 +112,7 @@ FEATURES = {
     "gan_dcgan_two_optimizers": [clips],
     "gan_scheduler_per_optimizer": [changes_lr_between_epochs],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
+    "counter_bar_dict_batches_output_loss": [changes_lr_every_step],
     "resumed_optimizer_per_batch_scheduler": [changes_lr_every_step],
     "course_fit_one_cycle_clip_decay": [clips, changes_lr_every_step],  # `if grad_clip:`
     "official_mnist_argparse": [changes_lr_between_epochs],

@@ -68,6 +68,7 @@ def test_model_checkpoint_finds_the_logged_validation_metric(case, target, tmp_p
 
 # fixture -> what its evaluation prints (every one, in order; the progress bar may share a line)
 PRINTED = {
+    "counter_bar_dict_batches_output_loss": r"eval accuracy [^\r\n]*",
     "epoch_end_eval_on_whole_tensors": r"epoch \d+: test rmse [^\r\n]*|top items [^\r\n]*",
     "backward_on_mean_of_per_sample_losses": r"epoch \d+: \d+ samples above the margin",
     "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",

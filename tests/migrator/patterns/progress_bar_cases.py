@@ -165,3 +165,31 @@ CONVERTS["postfix_kept_when_the_loop_rebinds_the_loss"] = (
     ['self.log("acc", acc, prog_bar=True)', 'self.log("train_loss", step_loss, prog_bar=True)'],
     ["set_postfix"],
 )
+
+# a bar bound before the loop and only counted (the Hugging Face course's full training loop)
+_COUNTED = """
+from tqdm.auto import tqdm
+
+bar = tqdm(range(4))
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        bar.update(1)
+bar.close()
+{after}
+"""
+
+CONVERTS["bar_only_counting_the_steps_goes"] = (
+    _COUNTED.format(after=""),
+    ["trainer.fit(lit_model, loader)"],
+    ["tqdm", "bar.update", "bar.close"],
+)
+# read after the loop: the script's bar stays, counted where it was
+CONVERTS["bar_read_after_the_loop_stays"] = (
+    _COUNTED.format(after="print(bar.n)"),
+    ["bar = tqdm(range(4))", "self.bar.update(1)", "print(bar.n)"],
+    [],
+)

@@ -10,6 +10,10 @@
     with tqdm(total=...) as pbar:     (the loop's wrapper, shapes/wrappers.py: removed)
         ... pbar.update(1) ...        -> removed, at batch or epoch level
 
+    bar = tqdm(range(steps))          (bound before the loop, only counted: removed)
+    ... bar.update(1) ...             -> removed
+    bar.close()                       (after the loop: removed)
+
 `for x, y in tqdm(loader)` needs nothing from here (the shape looks through it). Leaves alone:
 a bar over anything but one positional loader argument. A `set_postfix` value is logged when
 it is a number for sure or a learning rate read from the optimizer or scheduler (the same
@@ -82,7 +86,43 @@ def _is_display(ctx, stmt) -> bool:
 
 def epoch_body(ctx, stmts):
     """The display calls of a bar wrapping the whole loop, at epoch level: dropped."""
+    _find_counter_bars(ctx)
     return [s for s in stmts if not _is_display(ctx, s)]
+
+
+def batch_statements(ctx, stmts):
+    _find_counter_bars(ctx)  # a step loop has no epoch body
+    return stmts
+
+
+def _find_counter_bars(ctx) -> None:
+    """A bar bound before the loop and only counted (the Hugging Face course's
+    `progress_bar = tqdm(range(num_training_steps))` with `progress_bar.update(1)` per step,
+    `progress_bar.close()` after the loop): dropped with its calls, like a wrapping bar.
+    Every use of its name must be its binding, a display call in the loop or a `close()`
+    right after it -- not one in a function, read or iterated elsewhere."""
+    if "counter_bars" in ctx.found:
+        return
+    found = {}
+    for stmt in ctx.scope_before:
+        assign = single_assign(stmt)
+        if assign is None or not isinstance(assign[1], cst.Call):
+            continue
+        if not ctx.call_qualnames(assign[1]) & TQDM:
+            continue
+        name = assign[0]
+        uses = len(m.findall(ctx.module, m.Name(name)))
+        displays = [
+            s
+            for s in m.findall(ctx.loop, m.SimpleStatementLine())
+            if m.matches(display_receiver(s), m.Name(name))
+        ]
+        closes = [s for s in ctx.scope_after if m.matches(call_method(s, "close"), m.Name(name))]
+        if ctx.binding(name)[1] == 1 and uses == 1 + len(displays) + len(closes):
+            found[name] = [stmt, *closes]
+    ctx.found["counter_bars"] = found
+    if found:
+        ctx.found["wrapping_bars"] = set(ctx.found.get("wrapping_bars", ())) | set(found)
 
 
 def claim(ctx, steps, stmt, position) -> bool:
@@ -91,6 +131,14 @@ def claim(ctx, steps, stmt, position) -> bool:
     steps.setdefault("bar_displays", []).append(stmt)
     steps.setdefault("bar_positions", []).append((position, stmt))
     return True
+
+
+def bind(ctx, plan, steps) -> None:
+    """A counter bar's binding and `close()` go with its display calls."""
+    for stmts in ctx.found.get("counter_bars", {}).values():
+        plan.remove_stmts.extend(stmts)
+        why = "progress bar -> Lightning's own bar (the script's counted the steps)"
+        plan.removed_why.extend((stmt, why) for stmt in stmts)
 
 
 def read(ctx, plan, steps) -> None:

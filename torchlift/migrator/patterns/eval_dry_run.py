@@ -75,7 +75,14 @@ def dry_run_limit(ctx, plan, kind: str, loop: cst.For, body: list, others: list)
     flags = None
     if path is not None:
         _, index, target = ctx.unwrap_iter(loop)
-        everything = [*plan.pre_train, *plan.before_step, *plan.train_body, *plan.after_step, *others, loop]
+        everything = [
+            *plan.pre_train,
+            *plan.before_step,
+            *plan.train_body,
+            *plan.after_step,
+            *others,
+            loop,
+        ]
         written = collect_names(*everything).writes | mutated_roots(everything)
         written |= collect_names(cst.AssignTarget(target)).writes
         written |= {plan.epoch_var, index} - {None}

@@ -157,7 +157,13 @@ def _other_modes(ctx, plan, validation, models: set[str], between) -> None:
             before_pass=[s for s in between if id(s) not in in_pass_after],
             after_pass=validation.following,
             pass_setup=validation.before,
-            others=[*plan.before_step, *plan.train_body, *plan.after_step, *validation.body, *validation.after],
+            others=[
+                *plan.before_step,
+                *plan.train_body,
+                *plan.after_step,
+                *validation.body,
+                *validation.after,
+            ],
             runs=runs,
         )
         if refusal is not None:

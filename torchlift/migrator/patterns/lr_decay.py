@@ -222,7 +222,13 @@ class _Schedules:
 
 def _epoch_code(plan) -> list:
     """The loop's statements as planned (helpers inlined, hand-set rates not yet removed)."""
-    return [*plan.pre_train, *plan.before_step, *plan.train_body, *plan.after_step, *plan.post_train]
+    return [
+        *plan.pre_train,
+        *plan.before_step,
+        *plan.train_body,
+        *plan.after_step,
+        *plan.post_train,
+    ]
 
 
 def changed_by_loop(ctx, plan, names: set[str]) -> set[str]:
@@ -345,11 +351,7 @@ def _to_scheduler(ctx, plan, steps, schedules, where, stmts, at, update) -> bool
         interval = "epoch"
     else:
         return False
-    others = [
-        s
-        for s in [*plan.pre_train, *plan.before_step, *plan.train_body, *plan.after_step, *plan.post_train]
-        if not any(s is r for r in removed)
-    ]
+    others = [s for s in _epoch_code(plan) if not any(s is r for r in removed)]
     if name is not None and name in collect_names(*others).all() | _reads_outside(ctx):
         return False  # the variable holding the rate is read elsewhere: it stays
     scheduler, torch = _scheduler_name(ctx), _torch_alias(ctx)

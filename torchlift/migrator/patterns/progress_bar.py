@@ -151,7 +151,9 @@ def read(ctx, plan, steps) -> None:
     for stmt in steps.get("bar_displays", ()):
         if plan.loss_name in collect_names(stmt).reads:
             plan.loss_on_progress_bar = True
-    known = numbers_of(ctx, [*plan.pre_train, *plan.before_step, *plan.train_body, *plan.after_step])
+    known = numbers_of(
+        ctx, [*plan.pre_train, *plan.before_step, *plan.train_body, *plan.after_step]
+    )
     numbers = dict.fromkeys(known, True)
     optimizer_state = {o.name for o in plan.optimizers} | {
         o.scheduler for o in plan.optimizers if o.scheduler

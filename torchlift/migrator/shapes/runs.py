@@ -26,8 +26,9 @@ the same rule: each call builds its own model and optimizer.
 Refused (TL193), each a run that depends on the previous one in a way one `fit` per iteration
 does not keep: the model, optimizer, scheduler or GradScaler built once before the loop over
 runs, or given to the function a loop calls per run (training continues across runs: the
-optimizer's state, the scaler's scale would restart with each fit), a `break` / `return` leaving the loop over runs (a sweep stopping on a result),
-`for ... else` on it, and DDP (every fit would launch its processes again).
+optimizer's state, the scaler's scale would restart with each fit), a `break` / `return`
+leaving the loop over runs (a sweep stopping on a result), `for ... else` on it, and DDP
+(every fit would launch its processes again).
 """
 
 from __future__ import annotations

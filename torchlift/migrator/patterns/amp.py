@@ -23,6 +23,7 @@ import libcst as cst
 from ..analysis.names import collect_names
 from ..analysis.statements import call_method
 from ..rule import Rule, Unsupported
+from ..upgrade.edits import keyword_value
 from . import step_sequence
 
 MIXED_PRECISION = Rule(
@@ -297,8 +298,8 @@ def _disabled(ctx, name: str) -> bool:
     binding, count = ctx.binding(name)
     if binding is None or count != 1 or not isinstance(binding[1], cst.Call):
         return False
-    enabled = [a.value for a in binding[1].args if a.keyword and a.keyword.value == "enabled"]
-    return bool(enabled) and isinstance(enabled[0], cst.Name) and enabled[0].value == "False"
+    enabled = keyword_value(binding[1], "enabled")
+    return isinstance(enabled, cst.Name) and enabled.value == "False"
 
 
 def _scaler_after_fit(ctx, scaler, enabled) -> tuple[str, str] | None:
@@ -310,7 +311,7 @@ def _scaler_after_fit(ctx, scaler, enabled) -> tuple[str, str] | None:
         return "", ""
     _, call = ctx.binding(scaler[0])[0]
     flag = ctx.module.code_for_node(enabled)
-    own = next((a.value for a in call.args if a.keyword and a.keyword.value == "enabled"), None)
+    own = keyword_value(call, "enabled")
     if own is None or ctx.module.code_for_node(own) != flag:
         return None  # the script's scaler is not turned off with mixed precision
     return flag, ctx.module.code_for_node(call)

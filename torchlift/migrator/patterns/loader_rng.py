@@ -38,6 +38,7 @@ import libcst.matchers as m
 
 from ..analysis.function_reads import functions_doing, module_functions
 from ..rule import Rule
+from ..upgrade.edits import keyword_value
 
 EPOCH_START_RNG = Rule(
     "TL190",
@@ -100,10 +101,10 @@ def read(ctx, plan, steps) -> None:
     if plan.loader_stmt is not None:
         return  # generated: its own generator, no shuffle
     loader = _loader_call(ctx, plan.train_loader)
-    sampler = _keyword(loader, "sampler") if loader is not None else None
+    sampler = keyword_value(loader, "sampler") if loader is not None else None
     own = loader is not None and (
-        _keyword(loader, "generator") is not None
-        or (isinstance(sampler, cst.Call) and _keyword(sampler, "generator") is not None)
+        keyword_value(loader, "generator") is not None
+        or (isinstance(sampler, cst.Call) and keyword_value(sampler, "generator") is not None)
     )
     if own:
         if _shuffles(ctx, loader):
@@ -139,18 +140,14 @@ def _loader_call(ctx, loader: str) -> cst.Call | None:
     return None
 
 
-def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
-    return next((a.value for a in call.args if a.keyword and a.keyword.value == name), None)
-
-
 def _shuffles(ctx, loader: cst.Call) -> bool:
     """`shuffle=` anything but False (or a RandomSampler given as `sampler=`)."""
-    shuffle = _keyword(loader, "shuffle")
+    shuffle = keyword_value(loader, "shuffle")
     if shuffle is None and len(loader.args) > 2 and loader.args[2].keyword is None:
         shuffle = loader.args[2].value  # DataLoader(dataset, batch_size, shuffle, ...)
     if shuffle is not None and not m.matches(shuffle, m.Name("False")):
         return True
-    sampler = _keyword(loader, "sampler")
+    sampler = keyword_value(loader, "sampler")
     return isinstance(sampler, cst.Call) and any(
         q.endswith("RandomSampler") for q in ctx.call_qualnames(sampler)
     )

@@ -231,6 +231,30 @@ CONVERTS = {
         ],
         [".to(args.device)", 'accelerator="cpu"'],
     ),
+    # a Kaggle notebook's per-epoch helper given `CFG.device`: inlined, its moves name the
+    # device (the Trainer stayed on the CPU when only the loop's own code was read)
+    "helper_given_a_config_attribute_device": (
+        """
+        class CFG:
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+        def train_one_epoch(model, optimizer, dataloader, device):
+            model.train()
+            for x, y in dataloader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+
+        for epoch in range(2):
+            train_one_epoch(model, optimizer, loader, CFG.device)
+        """,
+        ["accelerator=torch.device(CFG.device).type"],
+        [".to(CFG.device)", 'accelerator="cpu"'],
+    ),
     "data_parallel_becomes_ddp": (
         """
         use_cuda = torch.cuda.is_available()

@@ -380,7 +380,7 @@ def _cuda_condition(ctx, plan) -> str:
     binding = _last_device_binding(ctx, plan)
     if binding is None:
         finder = _CudaCalls()
-        for stmt in [*ctx.scope_before, plan.epoch_loop]:
+        for stmt in [*ctx.scope_before, *_training_code(plan)]:
             stmt.visit(finder)
         if not finder.conditions:
             return _NEVER
@@ -426,10 +426,10 @@ def _accelerator(ctx, plan) -> str:
         ctx.found["device_index_known"] = index_known
         return accelerator
     if binding is None:
-        moved_to = _attribute_devices(ctx, plan.epoch_loop)
+        moved_to = _attribute_devices(ctx, _training_code(plan))
         if len(moved_to) == 1:  # `x.to(args.device)`: the Trainer asks the same device
             return f"torch.device({moved_to.pop()}).type"
-        return _accelerator_of_cuda_calls(ctx, [*ctx.scope_before, plan.epoch_loop])
+        return _accelerator_of_cuda_calls(ctx, [*ctx.scope_before, *_training_code(plan)])
     stmt, value, name = binding
     if value is None:  # rebound in a way not read here: the Trainer asks the device itself
         return f"torch.device({name}).type"
@@ -447,12 +447,21 @@ def _without_index(ctx, value) -> bool:
     return ".type" not in _accelerator_of(ctx, value, value)
 
 
-def _attribute_devices(ctx, loop) -> set[str]:
-    """The devices the loop moves tensors to by an attribute of something bound outside it
+def _training_code(plan) -> list[cst.CSTNode]:
+    """The loop and the statements the plan read into it: a per-epoch helper's body
+    (patterns/helpers.py inlines `train_one_epoch(model, loader, cfg.device)`) is there,
+    not in the loop's own code, and so are its moves to the device it was given."""
+    return [plan.epoch_loop, *plan.pre_train, *plan.train_body, *plan.post_train]
+
+
+def _attribute_devices(ctx, code) -> set[str]:
+    """The devices the code moves tensors to by an attribute of something bound outside it
     (`x.to(args.device)`, `x.to(cfg.train.device)`), as code."""
-    written = collect_names(loop).writes
+    written = set().union(*(collect_names(node).writes for node in code))
     found = set()
-    for call in m.findall(loop, m.Call(func=m.Attribute(attr=m.Name("to")))):
+    for call in (
+        c for node in code for c in m.findall(node, m.Call(func=m.Attribute(attr=m.Name("to"))))
+    ):
         for arg in call.args:
             value = arg.value
             if arg.keyword is not None and arg.keyword.value != "device":

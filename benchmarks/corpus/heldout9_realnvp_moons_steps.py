@@ -6,9 +6,9 @@ import torch.nn as nn
 
 torch.manual_seed(0)
 
-n_iters = 500
+n_iters = 400
 batch_size = 128
-lr_every = 125
+lr_every = 100
 print_every = 100
 
 
@@ -25,7 +25,7 @@ def sample_moons(n, noise=0.05):
 
 
 class Coupling(nn.Module):
-    def __init__(self, mask, hidden=64):
+    def __init__(self, mask, hidden=32):
         super().__init__()
         self.register_buffer('mask', mask)
         self.net = nn.Sequential(
@@ -52,7 +52,7 @@ class Coupling(nn.Module):
 
 
 class RealNVP(nn.Module):
-    def __init__(self, n_layers=6):
+    def __init__(self, n_layers=4):
         super().__init__()
         masks = [torch.tensor([1.0, 0.0]) if i % 2 == 0 else torch.tensor([0.0, 1.0]) for i in range(n_layers)]
         self.layers = nn.ModuleList([Coupling(m) for m in masks])

@@ -12,7 +12,7 @@ BATCH_SIZE = 32
 EPOCHS = 2
 
 # "dogs vs cats" stand-in: 2 classes, one-hot labels, grayscale images scaled to 0..1
-X = torch.rand(640, IMG_SIZE, IMG_SIZE)
+X = torch.rand(480, IMG_SIZE, IMG_SIZE)
 labels = (X[:, :10, :].mean(dim=(1, 2)) > X[:, 10:, :].mean(dim=(1, 2))).long()
 y = torch.eye(2)[labels]
 

@@ -18,6 +18,27 @@ CONVERTS = {
         ["x, y = batch\n        w = self.class_weights.to(self.device)"],
         ["x.to(", "y.to("],
     ),
+    # the CIFAR speed-run style: the device goes, the memory format stays (dropping it changed
+    # the convolutions' results, and the layout's speed on a GPU)
+    "memory_format_kept_when_the_device_goes": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = Net().to(device).to(memory_format=torch.channels_last)
+        for epoch in range(2):
+            for x, y in loader:
+                x = x.to(device, memory_format=torch.channels_last, non_blocking=True)
+                y = y.to(device, non_blocking=True)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        [
+            "model = Net().to(memory_format=torch.channels_last)",
+            "x = x.to(memory_format=torch.channels_last)",
+        ],
+        [".to(device", "y.to("],
+    ),
     # a step loop's batches are its iteration numbers: every tensor it moves came from elsewhere
     "step_loop_slicing_data_keeps_its_moves": (
         """

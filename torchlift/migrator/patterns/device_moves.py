@@ -8,6 +8,10 @@ Removes `.to(device)`, `.cuda()`, `model.cpu()` from the code moved into the cla
 on tensors that code creates itself (`torch.randn(n).to(device)` -> `.to(self.device)`): the
 Trainer moves the model and the batches, nothing else.
 
+A move that also sets a memory format keeps it (`.to(device, memory_format=torch.channels_last)`
+-> `.to(memory_format=torch.channels_last)`): the Trainer's `.to(device)` preserves a layout,
+it does not choose one, and the layout changes the convolutions' results.
+
 Leaves alone: `.to(dtype)` and `.to(other_tensor)` (not placement), `.cpu()` inside
 expressions (it is usually needed for `.numpy()` / `.tolist()`), and any `device=` keyword:
 those are renamed to `self.device` by the caller instead.
@@ -28,6 +32,7 @@ RULES = ()
 
 _DEVICE_STRING = re.compile(r"^[rbu]*['\"](cuda|cpu|mps|xpu)(:\d+)?['\"]$", re.I)
 _PLACEMENT_KEYWORDS = {"non_blocking", "copy", "device", "memory_format"}
+_LAYOUT = "memory_format"  # kept when the device goes
 
 
 def is_device_expr(node: cst.BaseExpression, device_names: set[str]) -> bool:
@@ -49,8 +54,10 @@ def is_device_move(call: cst.Call, device_names: set[str]) -> bool:
     method = call.func.attr.value
     if method == "cuda":
         return True
-    if method != "to" or not call.args:
-        return False
+    if method != "to" or not any(
+        arg.keyword is None or arg.keyword.value == "device" for arg in call.args
+    ):
+        return False  # `.to(memory_format=...)` alone places nothing
     for arg in call.args:
         if arg.keyword is None:
             if arg.star or not is_device_expr(arg.value, device_names):
@@ -81,6 +88,13 @@ class StripDeviceMoves(cst.CSTTransformer):
                         func=cst.Attribute(value=receiver, attr=cst.Name("to"))
                     )
                 return updated_node
+            layout = [
+                arg for arg in updated_node.args if arg.keyword and arg.keyword.value == _LAYOUT
+            ]
+            if layout:  # the device goes, the layout stays
+                return updated_node.with_changes(
+                    args=[layout[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+                )
             return receiver.with_changes(
                 lpar=[*updated_node.lpar, *getattr(receiver, "lpar", [])],
                 rpar=[*getattr(receiver, "rpar", []), *updated_node.rpar],

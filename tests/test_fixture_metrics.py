@@ -72,6 +72,8 @@ PRINTED = {
     "epoch_end_eval_on_whole_tensors": r"epoch \d+: test rmse [^\r\n]*|top items [^\r\n]*",
     "backward_on_mean_of_per_sample_losses": r"epoch \d+: \d+ samples above the margin",
     "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",
+    # samples decoded after the eval-mode test pass: dropout off, as the script ran them
+    "vae_samples_after_eval_mode_test": r"====> Test set loss[^\r\n]*|sample mean [^\r\n]*",
     "char_rnn_star_example_hand_update": r"iter \d+ avg loss [^\r\n]*",
     # once per step, before the closure and after the step, however often LBFGS evaluates it
     "lbfgs_closure_curve_fit": r"step \d+|  held-out mse [^\r\n]*",

@@ -30,8 +30,7 @@ LOOPS = {
         def show_predictions():
             print(model(torch.randn(2, 4)))
 
-        for epoch in range(2):
-            model.train()
+        for epoch in range(2):  # no model.train(): the next epoch trains in the mode left
             for x, y in loader:
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)

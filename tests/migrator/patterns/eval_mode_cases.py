@@ -198,25 +198,41 @@ for epoch in range(2):
 CONVERTS["callee_only_saving_the_state_after_the_pass"] = (
     _STOPPER.format(save='torch.save(net.state_dict(), "best.pt")'),
     ["self.stopper(self.total, self.model)"],
+    ["self.model.eval()"],
+)
+# ... or a run: the script's eval mode is set again in on_train_epoch_end before it (Lightning
+# has restored train mode there), and the epoch's model.train() stays in on_train_epoch_start
+_EVAL_AGAIN = (
+    "# the script's evaluation left the model in eval mode here (Lightning's: train)\n"
+    "        self.model.eval()"
+)
+CONVERTS["callee_running_the_model_after_the_pass"] = (
+    _STOPPER.format(save='torch.save(net(torch.ones(1, 4)), "probe.pt")'),
+    [_EVAL_AGAIN, "def on_train_epoch_start(self):\n        self.model.train()"],
     [],
 )
-UNCHANGED["callee_running_the_model_after_the_pass"] = (
-    _STOPPER.format(save='torch.save(net(torch.ones(1, 4)), "probe.pt")'),
-    "TL147",
-)
-UNCHANGED["callee_storing_the_model_after_the_pass"] = (  # kept: whatever runs it later
+CONVERTS["callee_storing_the_model_after_the_pass"] = (  # whatever runs it later
     _STOPPER.format(save="self.kept = net"),
+    [_EVAL_AGAIN],
+    [],
+)
+# without model.train() at the epoch's start the next epoch's mode is the script's eval one
+UNCHANGED["run_after_the_pass_with_no_train_call_at_the_epoch_start"] = (
+    _STOPPER.format(save='torch.save(net(torch.ones(1, 4)), "probe.pt")').replace(
+        "    model.train()\n", ""
+    ),
     "TL147",
 )
 
 # code after an eval-mode pass calling a function of the script that runs the global model
 # only through another function: still a run in eval mode where Lightning is back in train mode
-UNCHANGED["helper_running_the_model_through_another_after_the_pass"] = (
+CONVERTS["helper_running_the_model_through_another_after_the_pass"] = (
     "def probe():\n    return model(torch.ones(1, 4))\n\n\n"
     "def report():\n    print(probe())\n\n\n"
     + _EPOCH.format(train="model.train()", evaluation="model.eval()")
     + "    report()\n",
-    "TL147",
+    [_EVAL_AGAIN + "\n        report()"],
+    [],
 )
 
 # after fit the script's model is in the mode its last validation pass left it in: eval, where

@@ -15,10 +15,12 @@ after capturing the modes, and restore them after the pass).
 A pass runs in eval mode when `model.eval()` is called, unconditionally, after the batch loop
 and before the pass (or, for a test pass, before it after training); in train mode when the
 loop and the code around the pass never call `model.eval()`. Anything else (eval() under a
-condition, inside the pass, or only in some epochs) is refused (TL147), and so is epoch code
-after an eval-mode pass that runs the model (a forward, `model.decode(z)`, the model handed to
-a function): Lightning has put the model back in train mode by then, so BatchNorm would update
-its statistics and Dropout draw masks where the script ran in eval mode. Without a validation
+condition, inside the pass, or only in some epochs) is refused (TL147). Epoch code after an
+eval-mode pass that runs the model (a forward, `model.decode(z)`, the model handed to a
+function) finds it back in train mode in Lightning, where BatchNorm would update its statistics
+and Dropout draw masks: the script's `model.eval()` runs again before that code in
+`on_train_epoch_end`, and its `model.train()` at the next epoch's start stays (refused, TL147,
+when the epoch does not start with one). Without a validation
 loop (an evaluation on whole tensors at the epoch's end), the script's own `model.eval()` /
 `model.train()` calls stay where they were: Lightning switches no mode around those hooks.
 After `fit` (and `test`), a model the script's last pass left in eval mode is put back in
@@ -99,7 +101,7 @@ def read(ctx, plan, steps) -> None:
             runs = (
                 [s for s in after if _runs_model(ctx, s, models, helpers)] if in_eval_mode else []
             )
-            if runs:
+            if runs and not _eval_again_after_pass(plan, validation, between, runs, models):
                 ctx.block(
                     EVAL_MODE_UNKNOWN,
                     "code after the evaluation runs the model, which the script left in eval "
@@ -259,6 +261,39 @@ def _model_runs_after(ctx, models: set[str]) -> bool:
         if bound_names(stmt) & models:  # a new model (the next fold's): this one is done
             return False
     return False
+
+
+def _eval_again_after_pass(plan, validation, between, runs, models: set[str]) -> bool:
+    """Epoch code after an eval-mode pass that runs the model (pytorch/examples' VAE decoding
+    samples after `test(epoch)`): the script's `model.eval()` runs again in
+    `on_train_epoch_end`, right before that code (where Lightning has restored train mode),
+    and its `model.train()` at the next epoch's start stays (mode_calls), so the model runs in
+    each mode where the script ran it. Only when the epoch starts with `model.train()` and
+    the runs are in the epoch's code after the pass (its `on_validation_epoch_end` part runs
+    in Lightning's eval mode already); False otherwise (TL147)."""
+    following = {id(s) for s in validation.following}
+    if not _switches(plan.pre_train, models, "train") or not following:
+        return False
+    if any(id(s) not in following for s in runs):
+        return False
+    switch = [s for s in [*between, *validation.before] if _switches_to_eval([s], models)][-1]
+    plan.epoch_end_modes = True  # every mode call of the epoch's end stays where it is
+    plan.kept_mode_calls.append(switch)  # (the change log reads the script's own statement)
+    commented = switch.with_changes(leading_lines=[*switch.leading_lines, _EVAL_AGAIN])
+    at = next((i for i, s in enumerate(plan.post_train) if s is switch), None)
+    if at is not None:  # between the batch loop and the pass: on_train_epoch_end already
+        plan.post_train[at] = commented
+    else:
+        first = next(i for i, s in enumerate(plan.post_train) if id(s) in following)
+        plan.post_train.insert(first, commented)
+    return True
+
+
+_EVAL_AGAIN = cst.EmptyLine(
+    comment=cst.Comment(
+        "# the script's evaluation left the model in eval mode here (Lightning's: train)"
+    )
+)
 
 
 def _keep_epoch_end_modes(ctx, plan, models: set[str]) -> None:

@@ -56,7 +56,7 @@ def clean(ctx, plan) -> None:
         plan.post_train = [s for s in plan.post_train if keep(s)]
     if not plan.manual_optimization:  # a manual step keeps its statements in their order
         plan.train_body = [s for s in plan.train_body if keep(s, training=True)]
-    plan.kept_mode_calls = [  # the change log says they stay (before any renaming)
+    plan.kept_mode_calls += [  # the change log says they stay (before any renaming)
         s
         for s in [*plan.pre_train, *plan.before_step, *plan.train_body, *plan.post_train]
         if any(_mode_call_of(s, method, keep_train) for method in ("train", "eval"))

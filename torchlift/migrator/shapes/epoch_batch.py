@@ -468,7 +468,7 @@ def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[s
                 if not reads and not (called and called <= _KEEPS_TORCH_STATE):
                     found |= names & {func.value.value}
             pure = any(q.split(".")[0] in ("torch", "builtins") for q in ctx.call_qualnames(node))
-            if not pure:
+            if not pure and not _string_method(func):
                 found |= names & {a.value.value for a in node.args if isinstance(a.value, cst.Name)}
         else:
             target = node.target
@@ -477,6 +477,14 @@ def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[s
             if isinstance(target, cst.Name):
                 found |= names & {target.value}
     return found
+
+
+def _string_method(func: cst.BaseExpression) -> bool:
+    """`"Epoch {}".format(epoch)`, `" ".join(parts)`: a literal's method, which changes none of
+    its arguments."""
+    return isinstance(func, cst.Attribute) and isinstance(
+        func.value, (cst.SimpleString, cst.ConcatenatedString)
+    )
 
 
 # torch functions that leave torch's global state (random generator, grad mode, defaults)

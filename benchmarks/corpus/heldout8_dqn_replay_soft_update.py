@@ -1,13 +1,13 @@
 # corpus: PyTorch DQN tutorial style without gym: tiny synthetic GridWorld env class, namedtuple Transition + ReplayMemory(deque), policy_net/target_net, epsilon-greedy by random.random() with exp decay, optimize_model() one step once memory >= BATCH_SIZE, SmoothL1Loss, clip_grad_value_, soft target update over state_dict keys, episodes loop
 import math
 import random
-from collections import namedtuple, deque
+from collections import deque, namedtuple
 from itertools import count
 
 import torch
 import torch.nn as nn
-import torch.optim as optim
 import torch.nn.functional as F
+import torch.optim as optim
 
 
 class LineWorld:

@@ -1,5 +1,6 @@
 # corpus: yunjey/pytorch-tutorial GAN: MLP D and G, reset_grad() zeroing both optimizers, D step then G step per batch, denorm, fake images saved with torch.save every epoch
 import os
+
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset

@@ -1,11 +1,11 @@
 # corpus: Kaggle notebook tabular regression: numpy feature matrix, hand-written standard scaling, CFG class, train_one_epoch / valid_one_epoch returning mean losses, early stopping with a patience counter and break, best_loss + torch.save of the best, reload best and predict test
-import random
 import os
+import random
 
 import numpy as np
 import torch
 import torch.nn as nn
-from torch.utils.data import Dataset, DataLoader
+from torch.utils.data import DataLoader, Dataset
 
 
 class CFG:

@@ -3,7 +3,6 @@ import argparse
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
 
 parser = argparse.ArgumentParser(description='MoCo toy pre-training')

@@ -1,7 +1,7 @@
 # corpus: MorvanZhou-style RNN regression: sin -> cos over consecutive windows, h_state carried across steps with h_state = h_state.data, one full-batch step per window, UPPER-CASE constants
+import numpy as np
 import torch
 from torch import nn
-import numpy as np
 
 # torch.manual_seed(1)    # reproducible
 torch.manual_seed(1)

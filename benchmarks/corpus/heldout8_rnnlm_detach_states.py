@@ -1,7 +1,7 @@
 # corpus: yunjey/pytorch-tutorial RNN language model: token ids as one (batch, N) tensor, range(0, ids.size(1) - seq_length, seq_length), detach(states) helper, clip_grad_norm_, perplexity printed, sampling after training
+import numpy as np
 import torch
 import torch.nn as nn
-import numpy as np
 from torch.nn.utils import clip_grad_norm_
 
 torch.manual_seed(2)

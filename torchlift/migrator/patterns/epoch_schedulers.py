@@ -25,6 +25,11 @@ the script did before its epoch loop.
 
 Stepped before `optimizer.step()`, the statement stays in `training_step`, which Lightning
 runs before its optimizer step too.
+
+Refused (TL105): such a scheduler stepped after the optimizer but before a per-batch
+scheduler of `configure_optimizers`: Lightning steps that one right after the optimizer,
+before `on_train_batch_end`, and two schedulers of one optimizer do not commute (a LambdaLR
+sets the rate from its base, whatever the other did).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import libcst as cst
 
 from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, call_method, contains, single_assign
+from .step_sequence import STEP_SEQUENCE
 
 RULES = ()
 
@@ -78,17 +84,21 @@ def epoch_schedulers(ctx, pre, loop) -> frozenset:
     walk(pre, False)
     other |= collect_names(loop).writes
     found = set()
-    for name, bound in values.items():
-        kinds = {_kind(ctx, value) for value in bound}
-        if name in unconditional and name not in other and kinds <= {"none", "scheduler"}:
-            if "scheduler" in kinds:
-                found.add(name)
+    for name in unconditional - other:
+        kinds = {_kind(ctx, value) for value in values[name]}
+        if "scheduler" in kinds and kinds <= {"none", "scheduler"}:
+            found.add(name)
     return frozenset(found)
 
 
 def _kind(ctx, value) -> str | None:
     if isinstance(value, cst.Name) and value.value == "None":
         return "none"
+    if isinstance(value, cst.IfExp):  # `LinearLR(...) if epoch == 0 else None`
+        kinds = {_kind(ctx, value.body), _kind(ctx, value.orelse)}
+        if None in kinds:
+            return None
+        return "scheduler" if "scheduler" in kinds else "none"
     if isinstance(value, cst.Call):
         called = ctx.call_qualnames(value)
         if called and all(q.startswith(_SCHEDULER_MODULE) for q in called):
@@ -131,6 +141,27 @@ def scheduler_names(ctx, steps) -> frozenset:
         return frozenset()
     return ctx.found.get(FOUND, frozenset())
 
+
+
+def read(ctx, plan, steps) -> None:
+    """Lightning steps a per-batch scheduler of its own right after the optimizer, before
+    `on_train_batch_end`: an epoch scheduler the script steps before that one would step
+    after it."""
+    opt_step = steps.get("optimizer_step")
+    if opt_step is None or not plan.optimizers:
+        return
+    optimizers = {optimizer.name for optimizer in plan.optimizers}
+    later = [(p, name) for p, name, _ in steps["step"] if name not in optimizers]
+    for position, stmt in steps.get(FOUND, []):
+        after = [name for p, name in later if p > position > opt_step]
+        if after:
+            ctx.block(
+                STEP_SEQUENCE,
+                f"the epoch's scheduler is stepped before `{after[0]}.step()`, which Lightning "
+                "runs right after the optimizer step, before on_train_batch_end: the two "
+                "schedulers would step in the other order",
+                stmt,
+            )
 
 
 def clean(ctx, plan) -> None:

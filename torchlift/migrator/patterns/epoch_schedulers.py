@@ -142,7 +142,6 @@ def scheduler_names(ctx, steps) -> frozenset:
     return ctx.found.get(FOUND, frozenset())
 
 
-
 def read(ctx, plan, steps) -> None:
     """Lightning steps a per-batch scheduler of its own right after the optimizer, before
     `on_train_batch_end`: an epoch scheduler the script steps before that one would step
@@ -178,7 +177,14 @@ def clean(ctx, plan) -> None:
     }
     to_real = _SchedulerOptimizer(ctx, exprs)
     for field in ("pre_train", "train_body", "after_step", "post_train"):
-        setattr(plan, field, [stmt.visit(to_real) for stmt in getattr(plan, field)])
+        setattr(plan, field, [_visited(stmt, to_real) for stmt in getattr(plan, field)])
+
+
+def _visited(stmt, transformer):
+    """`stmt` itself when the transformer changes nothing: the change log and other patterns
+    know statements by identity."""
+    new = stmt.visit(transformer)
+    return stmt if new.deep_equals(stmt) else new
 
 
 class _SchedulerOptimizer(cst.CSTTransformer):

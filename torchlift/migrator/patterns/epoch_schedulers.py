@@ -18,7 +18,7 @@ under an `if`) is claimed here, so the step sequence does not read it as a condi
 optimizer step, and after_step.py moves it with the code after the step to
 `on_train_batch_end`. The binding stays in the code before the batch loop
 (`on_train_epoch_start`); resolve_names carries the scheduler as module state. The scheduler
-is built on the torch optimizer itself, not on Lightning's wrapper of it (emit/module_class.py):
+is built on the torch optimizer itself, not on Lightning's wrapper of it (`clean` below):
 torch's scheduler patches the `step` of the object it is given. Schedulers built before the
 epoch loop are schedulers.py's (`configure_optimizers`): Lightning builds that one first, as
 the script did before its epoch loop.

@@ -46,6 +46,19 @@ def changes_lr_every_step(events) -> str | None:
     return None
 
 
+def warms_up_first_epoch(batches: int):
+    """An epoch-0 warmup acts: the learning rate changes at every one of the first epoch's
+    `batches` steps."""
+
+    def warms_up(events) -> str | None:
+        lrs = [e["lrs"][0] for e in steps(events)][:batches]
+        if len(lrs) < batches or any(a == b for a, b in zip(lrs, lrs[1:])):
+            return f"the first epoch's learning rate did not change at every step: {lrs}"
+        return None
+
+    return warms_up
+
+
 def accumulates(events) -> str | None:
     counts = [e["backwards"] for e in steps(events)]
     if len(counts) < 2 or min(counts) < 2:
@@ -130,6 +143,9 @@ FEATURES = {
     "epoch_lr_decay_variable": [changes_lr_between_epochs],
     "warmup_lr_per_step": [clips, changes_lr_between_epochs],
     "tutorial_update_lr_divide": [changes_lr_between_epochs],
+    # an epoch-0 LinearLR stepped per batch, then a per-epoch scheduler
+    "detection_warmup_first_epoch_helper": [warms_up_first_epoch(4), changes_lr_between_epochs],
+    "warmup_first_epoch_inline": [warms_up_first_epoch(5), changes_lr_between_epochs],
     "skip_batches_continue": [fewer_steps_than(2 * 8)],  # NaN-label batches skipped
     "dry_run_limit_batches": [fewer_steps_than(2 * 8)],  # one batch per epoch
     "patience_early_stop": [fewer_steps_than(3 * 6)],  # stops after the second epoch

@@ -49,6 +49,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.accumulation",
     "torchlift.migrator.patterns.amp",
     "torchlift.migrator.patterns.closure_step",
+    "torchlift.migrator.patterns.epoch_schedulers",
     "torchlift.migrator.patterns.step_sequence",
     "torchlift.migrator.patterns.early_break",
     "torchlift.migrator.patterns.mode_calls",

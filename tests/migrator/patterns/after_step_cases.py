@@ -38,6 +38,26 @@ CONVERTS = {
         ],
         [],
     ),
+    # `outputs` is a name of the validation pass: the hook's `outputs` parameter would be
+    # carried as module state there, so the hook reads the loss the step kept
+    "loss_read_after_step_beside_a_pass_binding_outputs": (
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=4)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print(model.weight.sum(), loss.item())
+            with torch.no_grad():
+                for x, y in val_loader:
+                    outputs = model(x)
+                    print(criterion(outputs, y).item())
+        """,
+        ["self.print(self.model.weight.sum(), self.loss.item())"],
+        ['outputs["loss"]'],
+    ),
     "checkpoint_every_n_steps_on_rank_zero": (
         """
         step = 0

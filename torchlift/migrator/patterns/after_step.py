@@ -33,6 +33,7 @@ from ..analysis.statements import direct_breaks
 from ..rule import Rule
 from .clipping import norm_name
 from .closure_step import FOUND as CLOSURE_FOUND
+from .epoch_schedulers import scheduler_names
 from .eval_metrics import SelfPrint
 
 READS_AFTER_ACCUMULATED_STEP = Rule(
@@ -90,6 +91,8 @@ def bind(ctx, plan, steps) -> None:
     after = [(p, s) for p, s in steps["body"] if p > opt_step]
     # a call of the script's own function reading the model (`quick_eval()`) reads it too
     reading_names = model_names | functions_reading(ctx.module, model_names)
+    # a scheduler the epoch builds, stepped after the optimizer's step (epoch_schedulers.py)
+    reading_names |= scheduler_names(ctx, steps)
     # the optimizer's and a scheduler's state (`scheduler.get_last_lr()`), as their step()s
     # left it: Lightning steps them after training_step, before on_train_batch_end -- but a
     # read the script makes before a scheduler's step (`lrs.append(get_lr(optimizer))` then
@@ -164,6 +167,9 @@ def clean(ctx, plan) -> None:
     taken = collect_names(*plan.train_body).all() | names.all()
     for stmt in ctx.scope_before:
         taken |= bound_names(stmt)
+    # a name of another hook's code (`outputs = model(images)` in the validation pass)
+    # would be carried as module state, hook parameter or not (resolve_names)
+    taken |= collect_names(*plan.pre_train, *plan.post_train, *_eval_code(plan)).all()
     loss = plan.loss_name
     # Lightning's `outputs["loss"]` is the loss divided by accumulate_grad_batches: the
     # script's own loss is then carried as state (resolve_names)
@@ -177,6 +183,11 @@ def clean(ctx, plan) -> None:
         step_output = cst.parse_expression("outputs['loss']")  # black picks the quotes
         plan.after_step = [rename(s, {loss: step_output}) for s in plan.after_step]
     plan.after_step = [s.visit(guard).visit(to_self_print) for s in plan.after_step]
+
+
+def _eval_code(plan) -> list:
+    passes = [p for p in (plan.validation, plan.test) if p is not None]
+    return [stmt for p in passes for stmt in (*p.before, *p.body, *p.after, *p.following)]
 
 
 class _RankZeroSaves(cst.CSTTransformer):

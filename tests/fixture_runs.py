@@ -30,6 +30,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from fork_server import ForkedRuns, ForkServer
 
 from torchlift.cli.sources import encode_source, read_source
 from torchlift.verify.trace import TracedRun, launcher_args, run_traced
@@ -101,6 +102,16 @@ class FixtureRuns:
         self._futures: dict[tuple[str, str], Future] = {}
         self._lock = threading.Lock()
         self._stopped = False
+        # runs fork from a process that imported torch (lightning too, for that target):
+        # fork_server.py; TORCHLIFT_FORK_RUNS=0 spawns each run instead
+        self._servers: dict[str, ForkServer] = {}
+        if os.environ.get("TORCHLIFT_FORK_RUNS", "1") != "0":
+            env = _run_env()
+            env["CUDA_VISIBLE_DEVICES"] = ""  # as run_traced hides GPUs
+            self._servers = {
+                "torch": ForkServer(workdir, ("torch",), env),
+                "lightning": ForkServer(workdir, ("torch", "lightning"), env),
+            }
 
     # -- what tests call ----------------------------------------------------------------------
     def get(self, case: str, kind: str):
@@ -162,6 +173,8 @@ class FixtureRuns:
         self._alone.shutdown(wait=False, cancel_futures=True)
         self._reading.set()
         self._slots.raise_to(self.workers)
+        for server in self._servers.values():
+            server.stop()
 
     def _run_in_slot(self, case: str, kind: str, script: bytes):
         with self._slots:
@@ -183,12 +196,19 @@ class FixtureRuns:
         folder.mkdir(parents=True)
         path = folder / "train.py"
         path.write_bytes(script)
-        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+        env = _run_env()
         if kind == "original":
             env["TORCHLIFT_PROBE"] = str(self._probe_log(case))
             env["PYTHONPATH"] = os.pathsep.join(
                 filter(None, [str(PROBE), env.get("PYTHONPATH", "")])
             )
+        # a distributed case starts processes of its own: spawned as users run it
+        server = (
+            None
+            if is_distributed(case)
+            else self._servers.get("lightning" if kind == "lightning" else "torch")
+        )
+        live = ForkedRuns(server, self.workdir / case / f"{kind}.streams") if server else None
         return run_traced(
             path,
             cwd=folder,
@@ -196,7 +216,12 @@ class FixtureRuns:
             timeout=RUN_TIMEOUT,
             params=True,
             launcher=launcher(case),
+            live=live,
         )
+
+
+def _run_env() -> dict[str, str]:
+    return dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
 
 
 def _wanted_runs(item) -> list[tuple[str, str]]:

@@ -84,4 +84,7 @@ if _path:
             spec.loader.exec_module = exec_then_install
             return spec
 
-    sys.meta_path.insert(0, _AfterTorchImport())
+    if "torch" in sys.modules:  # forked from a process that had imported it (fork_server.py)
+        _install()
+    else:
+        sys.meta_path.insert(0, _AfterTorchImport())

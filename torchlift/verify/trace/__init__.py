@@ -125,19 +125,23 @@ class LiveRuns:
         with self._lock:
             if self._stopped:
                 return None
-            proc = subprocess.Popen(
-                command,
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                errors="replace",
-                start_new_session=True,
-            )
+            proc = self.popen(command, cwd, env)
             self._procs.add(proc)
             return proc
+
+    def popen(self, command, cwd, env) -> subprocess.Popen:
+        """The process itself (the test suite starts some from a pre-loaded fork server)."""
+        return subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
 
     def finished(self, proc: subprocess.Popen) -> None:
         with self._lock:

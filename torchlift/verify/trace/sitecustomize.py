@@ -234,6 +234,12 @@ if _path:
 
     sys.meta_path.insert(0, _ImportHook())
     atexit.register(lambda: _finish("exit"))
+    # a process that imported torch before this ran (a child forked from a process that had
+    # it, as the test suite's fixture runs are): act now, in the hook's order
+    for _name in [n for n in _after_import if n in sys.modules]:
+        _after_import.pop(_name)()
+    if not _after_import and _ImportHook in map(type, sys.meta_path):
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _ImportHook)]
 
 
 def _run_shadowed_sitecustomize():

@@ -426,17 +426,19 @@ class _Inliner:
     def _check_shape(self) -> None:
         function, name = self.function, self.name
         params = function.params
-        why = None
+        why, at = None, self.site.stmt
         if function.asynchronous or function.decorators:
             why = f"`{name}()` is async or decorated"
         elif isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
             why = f"`{name}()` takes `*args` or `**kwargs`"
         elif params.posonly_params:
             why = f"`{name}()` has positional-only parameters"
-        elif m.findall(function.body, _NESTED):
+        elif nested := m.findall(function.body, _NESTED):
+            what = "a lambda" if isinstance(nested[0], cst.Lambda) else f"`{nested[0].name.value}`"
+            at = _statement_holding(function.body, nested[0])  # the line the reason names
             why = (
-                f"`{name}()` defines a function, lambda or class: inlined, it would capture the "
-                "loop's names instead of one call's"
+                f"`{name}()` defines {what}: inlined, it would capture the loop's names "
+                "instead of one call's"
             )
         elif m.findall(function.body, m.Yield() | m.Await() | m.Nonlocal()):
             why = f"`{name}()` uses `yield`, `await` or `nonlocal`"
@@ -475,7 +477,7 @@ class _Inliner:
                 f"`{self.site.scope.name.value}()`, its writes would stay local"
             )
         if why is not None:
-            raise Unsupported(STEP_SHAPE, why, self.site.stmt)
+            raise Unsupported(STEP_SHAPE, why, at)
 
     def _module_constant(self, node) -> bool:
         """`node` is a name bound once, at module level before the function, to a literal,
@@ -657,6 +659,15 @@ class _Inliner:
 
 
 _GLOBAL_LINE = m.SimpleStatementLine([m.Global()])
+
+
+def _statement_holding(body: cst.CSTNode, node: cst.CSTNode) -> cst.CSTNode:
+    """The innermost statement of `body` holding `node` (findings name statements' lines)."""
+    holding = node
+    for stmt in m.findall(body, m.SimpleStatementLine() | m.BaseCompoundStatement()):
+        if _inside(node, stmt):
+            holding = stmt
+    return holding
 
 
 def _docstring(stmt) -> bool:

@@ -142,6 +142,11 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
 # -- the class --------------------------------------------------------------------------------
 
 
+def _torch_module(base: str) -> bool:
+    """`nn.Module`, `torch.nn.Linear`, ... as a class's base is usually spelled."""
+    return base == "Module" or base.startswith(("nn.", "torch.nn."))
+
+
 def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     name = cls.name.value
     if (
@@ -151,6 +156,15 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
             not m.matches(base, m.Arg(value=m.Name("object"), keyword=None)) for base in cls.bases
         )
     ):
+        bases = {cst.Module(body=[]).code_for_node(base.value) for base in cls.bases}
+        if any(_torch_module(base) for base in bases):  # a beginner's `model.fit(loader)`
+            raise Unsupported(
+                TRAINER_CLASS,
+                f"the loop is in a method of `{name}`, a torch module training itself: the "
+                "LightningModule would hold this module and own its loop; move the loop out "
+                "of the model's class",
+                cls,
+            )
         raise Unsupported(
             TRAINER_CLASS,
             f"class `{name}` has a base class, keywords or decorators: its methods may come "

@@ -31,6 +31,7 @@ from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned
+from .module_zero_grad import dotted_path
 from .passed_in import called_in_file, callee_qualnames, given_optimizer
 from .step_sequence import STEP_SEQUENCE
 
@@ -138,8 +139,22 @@ def given_optimizer_plan(plan) -> bool:
 
 
 _PARAMETERS = m.Call(
-    func=m.Attribute(value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters"))
+    func=m.Attribute(
+        value=m.Name() | m.Attribute() | m.Subscript(),
+        attr=m.Name("parameters") | m.Name("named_parameters"),
+    )
 )
+
+
+def _owners(node) -> list[str]:
+    """The models whose parameters `node` reads: `model` for `model.parameters()` and for a
+    submodule's, `encoder.linear.parameters()` (the LightningModule holds all of `encoder`)."""
+    found = []
+    for call in m.findall(node, _PARAMETERS):
+        path = dotted_path(call.func.value)
+        if path is not None and path.split(".")[0] != "self":
+            found.append(path.split(".")[0])
+    return found
 
 
 def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=None) -> list[str]:
@@ -147,7 +162,7 @@ def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=
     script's `module`, also the models handed to its own function building the parameter
     groups (`build_param_groups(model, wd)` reading `model.named_parameters()`); with the
     loop's `ctx`, the models whose parameters the groups were built from before the loop."""
-    receivers = [found.func.value.value for found in m.findall(call, _PARAMETERS)]
+    receivers = _owners(call)
     if not receivers and module is not None:
         receivers = _models_given_to_group_builders(call, module)
     if not receivers and ctx is not None:
@@ -177,7 +192,7 @@ def _models_behind_groups(call: cst.Call, ctx) -> list[str]:
         for stmt in ctx.scope_before:
             if name not in bound_names(stmt) and not _fills(stmt, name):
                 continue
-            receivers = [c.func.value.value for c in m.findall(stmt, _PARAMETERS)]
+            receivers = _owners(stmt)
             found += receivers
             if not receivers:
                 todo += sorted(collect_names(stmt).reads - seen)
@@ -205,7 +220,7 @@ def _models_given_to_group_builders(call: cst.Call, module: cst.Module) -> list[
         if function is None:
             continue
         params = [p.name.value for p in function.params.params]
-        read = {c.func.value.value for c in m.findall(function.body, _PARAMETERS)}
+        read = set(_owners(function.body))
         for param, arg in zip(params, inner.args):
             if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
                 break

@@ -120,6 +120,9 @@ PRINTED = {
     "kfold_train_fold_function": r"fold \d+: acc [^\r\n]*",
     # losses printed in the step of two modules zeroed one by one (patterns/module_zero_grad.py)
     "module_zero_grad_encoder_decoder": r"epoch \d+ step \d+ loss [^\r\n]*",
+    # a step helper reading the module's global model and optimizer, reused for evaluation
+    # after the step and after training
+    "global_optimizer_fwd_pass_helper": r"epoch \d+ batch \d+: [^\r\n]*|Epoch: [^\r\n]*|test acc [^\r\n]*",
 }
 
 

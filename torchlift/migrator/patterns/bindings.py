@@ -22,6 +22,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.function_reads import module_functions
+from ..analysis.globals_read import module_global_binding, rebound_through_global
 from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import call_method, single_assign
 from ..plan import ModelPlan, OptimizerPlan
@@ -43,7 +44,8 @@ BINDING = Rule(
     LightningModule wraps the model the optimizer trains. Each must be bound once, by a plain
     assignment before the loop.""",
     """Bind `model = ...`, `optimizer = torch.optim.X(model.parameters(), ...)` and the
-    scheduler once, right before the loop.""",
+    scheduler once, right before the loop (or once at module level, for a function holding
+    the loop that reads them as globals).""",
     """
     optimizer = torch.optim.Adam(model.parameters())
     for epoch in range(2):
@@ -89,7 +91,16 @@ def bind(ctx, plan, steps) -> None:
             given.append(model)
             continue
         binding, _ = ctx.binding(receiver)
+        if binding is None:  # `optimizer` of the module, read by the function holding the loop
+            binding = module_global_binding(ctx, receiver)
         kind = optim_kind(ctx, binding)
+        if kind is None and ctx.in_function and receiver in rebound_through_global(ctx):
+            raise Unsupported(
+                BINDING,
+                f"`{receiver}.step()`: `{receiver}` is a module global some function rebinds "
+                f"(`global {receiver}`): the Trainer would go on stepping the first object",
+                stmt,
+            )
         if kind is None:
             raise Unsupported(
                 BINDING,
@@ -124,6 +135,7 @@ def bind(ctx, plan, steps) -> None:
         return
     position, name, (stmt, call) = optimizers[0]
     _, count = ctx.binding(name)
+    count = 1 if count == 0 and module_global_binding(ctx, name) else count
     if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
         raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
     steps["optimizer_step"] = position
@@ -345,7 +357,7 @@ def _read_model(ctx, plan, model) -> None:
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
         plan.removed_why.append((wrapper, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
-    if not constructed and not given:
+    if not constructed and not given and module_global_binding(ctx, name) is None:
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     mine = [
         s

@@ -28,6 +28,7 @@ import symtable
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.globals_read import rebound_through_global
 from ..analysis.loader_length import config_item_problem
 from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign
@@ -89,7 +90,7 @@ def _module_binding(ctx, name: str):
 
 
 def _find_module_binding(ctx, name: str):
-    if name in _rebound_through_global(ctx):
+    if name in rebound_through_global(ctx):
         return None
     binders = []
     for stmt in ctx.module.body:
@@ -120,23 +121,6 @@ def _is_name_main(stmt: cst.If) -> bool:
             comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=m.SimpleString())],
         ),
     )
-
-
-def _rebound_through_global(ctx) -> set[str]:
-    """Names some function or class of the module assigns as a module global."""
-    found = ctx.found.get("globals_rebound")
-    if found is None:
-        table = symtable.symtable(ctx.module.code, "<module>", "exec")
-        found = set()
-        pending = list(table.get_children())
-        while pending:
-            child = pending.pop()
-            pending += child.get_children()
-            for symbol in child.get_symbols():
-                if symbol.is_declared_global() and symbol.is_assigned():
-                    found.add(symbol.get_name())
-        ctx.found["globals_rebound"] = found
-    return found
 
 
 def _function_global_reads(ctx) -> set[str]:

@@ -22,16 +22,23 @@ def rebound_through_global(ctx) -> set[str]:
     found = ctx.found.get("globals_rebound")
     if found is None:
         table = symtable.symtable(ctx.module.code, "<module>", "exec")
-        found = set()
-        pending = list(table.get_children())
-        while pending:
-            child = pending.pop()
-            pending += child.get_children()
-            for symbol in child.get_symbols():
-                if symbol.is_declared_global() and symbol.is_assigned():
-                    found.add(symbol.get_name())
+        found = {
+            symbol.get_name()
+            for child in nested_tables(table)
+            for symbol in child.get_symbols()
+            if symbol.is_declared_global() and symbol.is_assigned()
+        }
         ctx.found["globals_rebound"] = found
     return found
+
+
+def nested_tables(table: symtable.SymbolTable):
+    """Every function's and class's table inside `table`, at any depth."""
+    pending = list(table.get_children())
+    while pending:
+        child = pending.pop()
+        pending += child.get_children()
+        yield child
 
 
 def module_global_binding(ctx, name: str) -> tuple[cst.CSTNode, cst.BaseExpression] | None:

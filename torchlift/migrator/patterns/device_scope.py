@@ -28,7 +28,7 @@ import symtable
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.globals_read import rebound_through_global
+from ..analysis.globals_read import nested_tables, rebound_through_global
 from ..analysis.loader_length import config_item_problem
 from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign
@@ -127,15 +127,12 @@ def _function_global_reads(ctx) -> set[str]:
     """Names the function holding the loop (or code nested in it) reads as module globals
     without declaring them `global`."""
     table = symtable.symtable(ctx.module.code_for_node(ctx.function).lstrip(), "<def>", "exec")
-    reads = set()
-    pending = list(table.get_children())
-    while pending:
-        child = pending.pop()
-        pending += child.get_children()
-        for symbol in child.get_symbols():
-            if symbol.is_global() and not symbol.is_declared_global() and symbol.is_referenced():
-                reads.add(symbol.get_name())
-    return reads
+    return {
+        symbol.get_name()
+        for child in nested_tables(table)
+        for symbol in child.get_symbols()
+        if symbol.is_global() and not symbol.is_declared_global() and symbol.is_referenced()
+    }
 
 
 def function_locals(ctx) -> set[str]:

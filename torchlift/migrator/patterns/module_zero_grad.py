@@ -36,7 +36,9 @@ def uncovered(ctx, plan, zeroed: list[str]) -> str | None:
     """None when the modules `zeroed` (dotted paths; a model's aliases count as the model)
     reach every parameter the loop's optimizer holds, else why not."""
     stmt = plan.optimizer.stmt
-    assign = single_assign(stmt) if stmt is not None else None
+    if stmt is None:  # handed in by the caller (patterns/passed_in.py)
+        return "the optimizer is given to the function holding the loop: its parameters are unknown"
+    assign = single_assign(stmt)
     call = assign[1] if assign else None
     if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
         return "the optimizer's parameters are not given as its first argument"

@@ -6,13 +6,16 @@
     optimizer.step()          -> removed
 
 Accepted: the three calls once per batch, in any order with the same effect (zero_grad
-before backward or after step; `model.zero_grad()` too). The loss is the name backward() is
-called on; if the step rebinds that name after backward(), the value of backward() is kept
-as `step_loss` and returned. backward() on an expression (`loss.mean().backward()`,
-`criterion(out, y).backward()`) binds it first, where the script computed it: `train_loss =
-loss.mean()` (or another name the file does not use) is returned. Refused (TL105): a missing
-or extra zero_grad, step before backward, zero_grad between them, code between backward and
-step reading the model, step() with arguments, several optimizers.
+before backward or after step; `model.zero_grad()` too, and module calls such as
+`decoder.zero_grad(); encoder.zero_grad()` that reach every parameter the optimizer steps:
+patterns/module_zero_grad.py). The loss is the name backward() is called on; if the step
+rebinds that name after backward(), the value of backward() is kept as `step_loss` and
+returned. backward() on an expression (`loss.mean().backward()`, `criterion(out,
+y).backward()`) binds it first, where the script computed it: `train_loss = loss.mean()` (or
+another name the file does not use) is returned. Refused (TL105): a missing or extra
+zero_grad (or module calls leaving an optimized parameter out), step before backward,
+zero_grad between them, code between backward and step reading the model, step() with
+arguments, several optimizers.
 """
 
 from __future__ import annotations

@@ -118,6 +118,11 @@ PRINTED = {
     "kfold_sampler_best_fold_score": r"fold \d+[ :][^\r\n]*|cv accuracy [^\r\n]*",
     "seed_lr_sweep_in_main": r"seed \d+ lr [^\r\n]*|best run: [^\r\n]*",
     "kfold_train_fold_function": r"fold \d+: acc [^\r\n]*",
+    # losses printed in the step of two modules zeroed one by one (patterns/module_zero_grad.py)
+    "module_zero_grad_encoder_decoder": r"epoch \d+ step \d+ loss [^\r\n]*",
+    # a step helper reading the module's global model and optimizer, reused for evaluation
+    # after the step and after training
+    "global_optimizer_fwd_pass_helper": r"epoch \d+ batch \d+: [^\r\n]*|Epoch: [^\r\n]*|test acc [^\r\n]*",
 }
 
 

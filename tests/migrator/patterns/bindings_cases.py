@@ -291,3 +291,76 @@ UNCHANGED["optimizer_over_tensors_of_no_model"] = (
     """,
     "TL106",
 )
+
+# the function holding the loop reads the module's model and optimizer as globals (symtable):
+# they are the module's own objects; the optimizer stays in the script (any function may read
+# it) and configure_optimizers returns it
+CONVERTS["module_global_model_and_optimizer_read_by_the_training_function"] = (
+    """
+    def train():
+        for epoch in range(2):
+            for x, y in loader:
+                model.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+
+    train()
+    """,
+    ["lit_model = LitModel(model, optimizer", "return self.optimizer"],
+    ["optimizer.step()"],
+)
+# encoder.linear.parameters(): the LightningModule holds all of `encoder`
+CONVERTS["submodule_parameters_make_the_module_a_model"] = (
+    """
+    encoder = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+    encoder.head = nn.Linear(4, 2)
+    opt = torch.optim.SGD(encoder.head.parameters(), lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(encoder.head(encoder(x)), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["self.model = encoder", "torch.optim.SGD(self.model.head.parameters(), lr=0.1)"],
+    [],
+)
+UNCHANGED["module_global_optimizer_rebound_through_global"] = (
+    """
+    def reset():
+        global optimizer
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+    def train():
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            reset()
+
+
+    train()
+    """,
+    "TL106",
+)
+UNCHANGED["module_global_optimizer_a_local_of_the_function_after_the_loop"] = (
+    """
+    def train():
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        optimizer = None
+
+
+    train()
+    """,
+    "TL106",
+)

@@ -95,3 +95,27 @@ UNCHANGED = {
         "TL109",
     ),
 }
+
+# the module's optimizer and scheduler, read as globals by the function holding the loop
+# (analysis/globals_read.py): both stay in the script; the module returns the optimizer and
+# the epoch hook steps the script's scheduler where the script did (Lightning never sees it)
+CONVERTS["module_global_optimizer_and_scheduler_read_by_the_function"] = (
+    """
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+
+
+    def train():
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            scheduler.step()
+
+
+    train()
+    """,
+    ["return self.optimizer", "def on_train_epoch_end(self):\n        scheduler.step()"],
+    ['"lr_scheduler"'],
+)

@@ -119,3 +119,91 @@ CONVERTS["backward_on_the_criterion_call"] = (
     ["train_loss = self.criterion(self(x), y)", "return train_loss"],
     [".backward()"],
 )
+
+# zero_grad() through modules (patterns/module_zero_grad.py): the calls stand for the
+# optimizer's when together they reach every parameter it steps (a submodule's included)
+CONVERTS["module_zero_grads_reach_every_optimized_parameter"] = (
+    """
+    encoder = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 4))
+    decoder = nn.Linear(4, 2)
+    params = list(decoder.parameters()) + list(encoder[2].parameters())
+    opt = torch.optim.Adam(params)
+    for epoch in range(2):
+        for x, y in loader:
+            loss = criterion(decoder(encoder(x)), y)
+            decoder.zero_grad()
+            encoder.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    ["self.decoder = decoder", "self.encoder = encoder", "torch.optim.Adam(self.params)"],
+    ["zero_grad", "opt.step()"],
+)
+CONVERTS["submodule_zero_grads_reach_the_parameter_groups"] = (
+    """
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Linear(4, 4)
+            self.head = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.head(self.body(x))
+
+    net = Net()
+    groups = [{"params": net.body.parameters(), "lr": 0.01}, {"params": net.head.parameters()}]
+    opt = torch.optim.SGD(groups, lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            net.body.zero_grad()
+            net.head.zero_grad()
+            loss = criterion(net(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["self.model = net"],
+    ["zero_grad"],
+)
+UNCHANGED["module_zero_grad_misses_an_optimized_module"] = (
+    """
+    encoder = nn.Linear(4, 4)
+    decoder = nn.Linear(4, 2)
+    opt = torch.optim.SGD(list(encoder.parameters()) + list(decoder.parameters()), lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            loss = criterion(decoder(encoder(x)), y)
+            encoder.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "TL105",
+)
+UNCHANGED["submodule_zero_grad_misses_the_rest_of_the_model"] = (
+    """
+    net = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            loss = criterion(net(x), y)
+            net[1].zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "TL105",
+)
+UNCHANGED["module_zero_grad_with_a_bare_tensor_in_the_optimizer"] = (
+    """
+    encoder = nn.Linear(4, 4)
+    decoder = nn.Linear(4, 2)
+    scale = torch.ones(2, requires_grad=True)
+    opt = torch.optim.SGD([*encoder.parameters(), *decoder.parameters(), scale], lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            loss = criterion(decoder(encoder(x)) * scale, y)
+            encoder.zero_grad()
+            decoder.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "TL105",
+)

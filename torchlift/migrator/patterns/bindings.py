@@ -22,6 +22,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.function_reads import module_functions
+from ..analysis.globals_read import module_global_binding, rebound_through_global
 from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import call_method, single_assign
 from ..plan import ModelPlan, OptimizerPlan
@@ -31,6 +32,7 @@ from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned
+from .module_zero_grad import dotted_path
 from .passed_in import called_in_file, callee_qualnames, given_optimizer
 from .step_sequence import STEP_SEQUENCE
 
@@ -42,7 +44,8 @@ BINDING = Rule(
     LightningModule wraps the model the optimizer trains. Each must be bound once, by a plain
     assignment before the loop.""",
     """Bind `model = ...`, `optimizer = torch.optim.X(model.parameters(), ...)` and the
-    scheduler once, right before the loop.""",
+    scheduler once, right before the loop (or once at module level, for a function holding
+    the loop that reads them as globals).""",
     """
     optimizer = torch.optim.Adam(model.parameters())
     for epoch in range(2):
@@ -88,7 +91,16 @@ def bind(ctx, plan, steps) -> None:
             given.append(model)
             continue
         binding, _ = ctx.binding(receiver)
+        if binding is None:  # `optimizer` of the module, read by the function holding the loop
+            binding = module_global_binding(ctx, receiver)
         kind = optim_kind(ctx, binding)
+        if kind is None and ctx.in_function and receiver in rebound_through_global(ctx):
+            raise Unsupported(
+                BINDING,
+                f"`{receiver}.step()`: `{receiver}` is a module global some function rebinds "
+                f"(`global {receiver}`): the Trainer would go on stepping the first object",
+                stmt,
+            )
         if kind is None:
             raise Unsupported(
                 BINDING,
@@ -123,6 +135,7 @@ def bind(ctx, plan, steps) -> None:
         return
     position, name, (stmt, call) = optimizers[0]
     _, count = ctx.binding(name)
+    count = 1 if count == 0 and module_global_binding(ctx, name) else count
     if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
         raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
     steps["optimizer_step"] = position
@@ -138,8 +151,22 @@ def given_optimizer_plan(plan) -> bool:
 
 
 _PARAMETERS = m.Call(
-    func=m.Attribute(value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters"))
+    func=m.Attribute(
+        value=m.Name() | m.Attribute() | m.Subscript(),
+        attr=m.Name("parameters") | m.Name("named_parameters"),
+    )
 )
+
+
+def _owners(node) -> list[str]:
+    """The models whose parameters `node` reads: `model` for `model.parameters()` and for a
+    submodule's, `encoder.linear.parameters()` (the LightningModule holds all of `encoder`)."""
+    found = []
+    for call in m.findall(node, _PARAMETERS):
+        path = dotted_path(call.func.value)
+        if path is not None and path.split(".")[0] != "self":
+            found.append(path.split(".")[0])
+    return found
 
 
 def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=None) -> list[str]:
@@ -147,7 +174,7 @@ def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=
     script's `module`, also the models handed to its own function building the parameter
     groups (`build_param_groups(model, wd)` reading `model.named_parameters()`); with the
     loop's `ctx`, the models whose parameters the groups were built from before the loop."""
-    receivers = [found.func.value.value for found in m.findall(call, _PARAMETERS)]
+    receivers = _owners(call)
     if not receivers and module is not None:
         receivers = _models_given_to_group_builders(call, module)
     if not receivers and ctx is not None:
@@ -177,7 +204,7 @@ def _models_behind_groups(call: cst.Call, ctx) -> list[str]:
         for stmt in ctx.scope_before:
             if name not in bound_names(stmt) and not _fills(stmt, name):
                 continue
-            receivers = [c.func.value.value for c in m.findall(stmt, _PARAMETERS)]
+            receivers = _owners(stmt)
             found += receivers
             if not receivers:
                 todo += sorted(collect_names(stmt).reads - seen)
@@ -205,7 +232,7 @@ def _models_given_to_group_builders(call: cst.Call, module: cst.Module) -> list[
         if function is None:
             continue
         params = [p.name.value for p in function.params.params]
-        read = {c.func.value.value for c in m.findall(function.body, _PARAMETERS)}
+        read = set(_owners(function.body))
         for param, arg in zip(params, inner.args):
             if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
                 break
@@ -330,7 +357,7 @@ def _read_model(ctx, plan, model) -> None:
     if wrapper is not None and model is plan.model:
         plan.remove_stmts.append(wrapper)
         plan.removed_why.append((wrapper, 'DDP wrapper -> `strategy="ddp"` wraps the model'))
-    if not constructed and not given:
+    if not constructed and not given and module_global_binding(ctx, name) is None:
         raise Unsupported(BINDING, f"model `{name}` is not bound by a plain assignment", ctx.loop)
     mine = [
         s

@@ -28,6 +28,7 @@ import symtable
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.globals_read import nested_tables, rebound_through_global
 from ..analysis.loader_length import config_item_problem
 from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign
@@ -89,7 +90,7 @@ def _module_binding(ctx, name: str):
 
 
 def _find_module_binding(ctx, name: str):
-    if name in _rebound_through_global(ctx):
+    if name in rebound_through_global(ctx):
         return None
     binders = []
     for stmt in ctx.module.body:
@@ -122,36 +123,16 @@ def _is_name_main(stmt: cst.If) -> bool:
     )
 
 
-def _rebound_through_global(ctx) -> set[str]:
-    """Names some function or class of the module assigns as a module global."""
-    found = ctx.found.get("globals_rebound")
-    if found is None:
-        table = symtable.symtable(ctx.module.code, "<module>", "exec")
-        found = set()
-        pending = list(table.get_children())
-        while pending:
-            child = pending.pop()
-            pending += child.get_children()
-            for symbol in child.get_symbols():
-                if symbol.is_declared_global() and symbol.is_assigned():
-                    found.add(symbol.get_name())
-        ctx.found["globals_rebound"] = found
-    return found
-
-
 def _function_global_reads(ctx) -> set[str]:
     """Names the function holding the loop (or code nested in it) reads as module globals
     without declaring them `global`."""
     table = symtable.symtable(ctx.module.code_for_node(ctx.function).lstrip(), "<def>", "exec")
-    reads = set()
-    pending = list(table.get_children())
-    while pending:
-        child = pending.pop()
-        pending += child.get_children()
-        for symbol in child.get_symbols():
-            if symbol.is_global() and not symbol.is_declared_global() and symbol.is_referenced():
-                reads.add(symbol.get_name())
-    return reads
+    return {
+        symbol.get_name()
+        for child in nested_tables(table)
+        for symbol in child.get_symbols()
+        if symbol.is_global() and not symbol.is_declared_global() and symbol.is_referenced()
+    }
 
 
 def function_locals(ctx) -> set[str]:

@@ -27,6 +27,9 @@ the module and returned from `configure_optimizers` with `"interval": "step"`: L
 it right after each optimizer step, where the script did (the research loops' warmup-cosine
 LambdaLR of a resumable run).
 
+An optimizer the module binds and the function holding the loop reads as a global stays
+there too (the helper that stepped it may still run for evaluation, and reads it).
+
 Refused (TL134): a ReduceLROnPlateau (stepped on a metric), or a per-batch scheduler whose
 state code after its step reads.
 """
@@ -77,7 +80,9 @@ def read(ctx, plan, steps) -> None:
         if id(stmt) not in built and scope_reads(stmt) & names  # a def's body is its own
     ]
     read_after_step = ctx.found.get("read_after_scheduler_step")
-    if not used_before and read_after_step is None:
+    # a module global the function holding the loop reads: any function may read it too
+    module_global = ctx.in_function and any(s is optimizer.stmt for s in ctx.module_before)
+    if not used_before and read_after_step is None and not module_global:
         return
     per_batch = optimizer.scheduler and optimizer.interval == "step"
     if optimizer.scheduler and (optimizer.monitor or per_batch and read_after_step is not None):

@@ -6,13 +6,16 @@
     optimizer.step()          -> removed
 
 Accepted: the three calls once per batch, in any order with the same effect (zero_grad
-before backward or after step; `model.zero_grad()` too). The loss is the name backward() is
-called on; if the step rebinds that name after backward(), the value of backward() is kept
-as `step_loss` and returned. backward() on an expression (`loss.mean().backward()`,
-`criterion(out, y).backward()`) binds it first, where the script computed it: `train_loss =
-loss.mean()` (or another name the file does not use) is returned. Refused (TL105): a missing
-or extra zero_grad, step before backward, zero_grad between them, code between backward and
-step reading the model, step() with arguments, several optimizers.
+before backward or after step; `model.zero_grad()` too, and module calls such as
+`decoder.zero_grad(); encoder.zero_grad()` that reach every parameter the optimizer steps:
+patterns/module_zero_grad.py). The loss is the name backward() is called on; if the step
+rebinds that name after backward(), the value of backward() is kept as `step_loss` and
+returned. backward() on an expression (`loss.mean().backward()`, `criterion(out,
+y).backward()`) binds it first, where the script computed it: `train_loss = loss.mean()` (or
+another name the file does not use) is returned. Refused (TL105): a missing or extra
+zero_grad (or module calls leaving an optimized parameter out), step before backward,
+zero_grad between them, code between backward and step reading the model, step() with
+arguments, several optimizers.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from ..rule import Rule, Unsupported
 from ..shapes.context import EPOCH_STATEMENT
 from .accumulation import ACCUMULATION
 from .closure_step import takes_step
+from .module_zero_grad import dotted_path, uncovered
 
 STEP_SEQUENCE = Rule(
     "TL105",
@@ -104,9 +108,10 @@ def claim(ctx, steps, stmt, position) -> bool:
         return True
     receiver = call_method(stmt, "zero_grad")
     if receiver is not None:
-        if not isinstance(receiver, cst.Name):
+        path = dotted_path(receiver)  # `encoder.zero_grad()`, `model.head.zero_grad()`
+        if path is None:
             raise Unsupported(STEP_SEQUENCE, "zero_grad() on an expression", stmt)
-        steps["zero_grad"].append((position, receiver.value, stmt))
+        steps["zero_grad"].append((position, path, stmt))
         return True
     receiver = call_method(stmt, "step")
     if receiver is not None and isinstance(receiver, cst.Name):
@@ -115,6 +120,20 @@ def claim(ctx, steps, stmt, position) -> bool:
         steps["step"].append((position, receiver.value, stmt))
         return True
     return False
+
+
+def _module_calls(zeros, plan) -> bool:
+    """Several zero_grad() calls, none on the optimizer: modules zeroed one by one."""
+    return all(name != plan.optimizer.name for _, name, _ in zeros)
+
+
+def _block_uncovered(ctx, plan, zeros) -> None:
+    """Module zero_grad() calls stand for the optimizer's when together they reach every
+    parameter it holds (patterns/module_zero_grad.py)."""
+    why = uncovered(ctx, plan, [name for _, name, _ in zeros])
+    if why is not None:
+        names = ", ".join(f"`{name}`" for _, name, _ in zeros)
+        ctx.block(STEP_SEQUENCE, f"zero_grad() on {names}: {why}", zeros[0][2])
 
 
 def read(ctx, plan, steps) -> None:
@@ -134,18 +153,20 @@ def read(ctx, plan, steps) -> None:
     if opt_step < backward:
         ctx.block(STEP_SEQUENCE, "optimizer.step() before backward()", plan.epoch_loop)
     zeros = steps["zero_grad"]
-    if len(zeros) != 1:
+    if not zeros or len(zeros) > 1 and not _module_calls(zeros, plan):
         ctx.block(
             STEP_SEQUENCE,
             "expected one zero_grad() per batch (none means gradients accumulate)",
             plan.epoch_loop,
         )
-    else:
-        z_pos, z_name, z_stmt = zeros[0]
+    elif len(zeros) == 1 and zeros[0][1] in {plan.optimizer.name} | models:
+        _, z_name, z_stmt = zeros[0]
         # over several models, one model's zero_grad() leaves the others' gradients to add up
-        allowed = {plan.optimizer.name} | (models if len(plan.models) == 1 else set())
-        if z_name not in allowed:
-            ctx.block(STEP_SEQUENCE, f"zero_grad() on `{z_name}`", z_stmt)
+        if len(plan.models) != 1 and z_name != plan.optimizer.name:
+            _block_uncovered(ctx, plan, zeros)
+    else:  # zero_grad() on modules (`decoder.zero_grad(); encoder.zero_grad()`)
+        _block_uncovered(ctx, plan, zeros)
+    for z_pos, _, z_stmt in zeros:
         if backward > z_pos and z_pos > opt_step or backward < z_pos < opt_step:
             ctx.block(STEP_SEQUENCE, "zero_grad() between backward() and step()", z_stmt)
     rebound = False

@@ -207,3 +207,19 @@ UNCHANGED["module_zero_grad_with_a_bare_tensor_in_the_optimizer"] = (
     """,
     "TL105",
 )
+
+# the model's own zero_grad() with an optimizer also over a bare tensor (a learned temperature):
+# the script lets that tensor's gradient add up over batches, Lightning would zero it
+UNCHANGED["model_zero_grad_with_a_bare_tensor_in_the_optimizer"] = (
+    """
+    log_temp = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.SGD([*model.parameters(), log_temp], lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            model.zero_grad()
+            loss = criterion(model(x) / log_temp.exp(), y)
+            loss.backward()
+            opt.step()
+    """,
+    "TL105",
+)

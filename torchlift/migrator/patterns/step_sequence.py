@@ -161,8 +161,9 @@ def read(ctx, plan, steps) -> None:
         )
     elif len(zeros) == 1 and zeros[0][1] in {plan.optimizer.name} | models:
         _, z_name, z_stmt = zeros[0]
-        # over several models, one model's zero_grad() leaves the others' gradients to add up
-        if len(plan.models) != 1 and z_name != plan.optimizer.name:
+        # a model's zero_grad() leaves the gradients of what else the optimizer holds (other
+        # models, a bare tensor such as a learned temperature) to add up
+        if z_name != plan.optimizer.name:
             _block_uncovered(ctx, plan, zeros)
     else:  # zero_grad() on modules (`decoder.zero_grad(); encoder.zero_grad()`)
         _block_uncovered(ctx, plan, zeros)

@@ -1,0 +1,165 @@
+"""Pattern: a scheduler built before the loop, stepped every N batches after the optimizer
+-> the scheduler of `configure_optimizers` with `"frequency": N`.
+
+    sched = ExponentialLR(opt, gamma=0.7)         configure_optimizers:
+    for it in range(n_iters):                         return {"optimizer": opt, "lr_scheduler":
+        ...                                               {"scheduler": sched,
+        opt.step()                                         "interval": "step", "frequency": 100}}
+        if (it + 1) % 100 == 0:
+            sched.step()
+
+Lightning (loops/training_epoch_loop.py, `_update_learning_rates`) steps a scheduler of
+interval "step" and frequency N right after the optimizer step of each batch with
+`(batch_idx + 1) % N == 0`, `batch_idx` the batch's 0-based index in its epoch (with
+gradient accumulation, only on the batches the optimizer steps on). The script's test is read
+as `(counter + c) % N == 0` (`counter % N == 0`: c = 0), N an integer known before training,
+the counter the batch loop's `enumerate` index or the step loop's `range(s, ...)` counter (one
+epoch: shapes/iteration.py), counting batches from a start s known before training. It holds
+on the same batches as Lightning's iff (s + c - 1) % N == 0: `(i + 1) % N == 0` from 0, `i % N
+== 0` over `enumerate(loader, 1)`.
+
+Refused (TL197): any other test (`it % N == 0` from 0 steps on the first batch, `it > warmup
+and ...`, a counter of the script's own), a test Lightning's accumulation would not follow
+(it steps the scheduler only on batches the optimizer steps on).
+A scheduler stepped under a test after the epoch's batch loop stays as written in
+`on_train_epoch_end` (kept_optimizers.py hands the module the script's optimizer and
+scheduler): that hook runs where the script's epoch code did.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.loader_length import constant_int
+from ..analysis.statements import call_method
+from ..rule import Rule, Unsupported
+from .bindings import optim_kind
+from .epoch_schedulers import FOUND as EPOCH_SCHEDULERS
+
+SCHEDULER_EVERY = Rule(
+    "TL197",
+    "scheduler stepped under a test Lightning's scheduler frequency does not express",
+    """A scheduler stepped every N batches, `if (i + 1) % N == 0: scheduler.step()`, is
+    Lightning's `"interval": "step", "frequency": N`: Lightning steps it after the optimizer
+    step of each batch whose 0-based index in the epoch, plus one, is a multiple of N. Another
+    test (`i % N == 0` from 0, which steps on the first batch too, a warmup bound, a counter
+    of the script's own) would step it on other batches.""",
+    """Step the scheduler under `if (i + 1) % N == 0:` with `i` the 0-based batch index
+    (`enumerate(loader)`, `for it in range(n_iters)`), or every batch with a scheduler built
+    for it (`LambdaLR` of the step count).""",
+    """
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    for it in range(100):
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if it % 10 == 0:
+            scheduler.step()
+    """,
+)
+
+RULES = (SCHEDULER_EVERY,)
+
+FOUND = "scheduler_every"  # steps key: (position, the `if`, N)
+BATCH_COUNTER = "batch_counter"  # ctx.found key (shapes/iteration.py): (counter, its start)
+
+
+def claim(ctx, steps, stmt, position) -> bool:
+    """`if <test>: sched.step()` of a scheduler bound before the loop: the scheduler's step
+    (schedulers.py makes it the per-batch one), every N batches, or TL197."""
+    found = _conditional_step(ctx, stmt)
+    if found is None:
+        return False
+    name, inner = found
+    every = _frequency(ctx, stmt.test, _batch_counter(ctx, steps))
+    if every is None:
+        raise Unsupported(
+            SCHEDULER_EVERY,
+            f"`{name}.step()` under `if {ctx.module.code_for_node(stmt.test)}:`, which is not "
+            "`(i + 1) % N == 0` on the 0-based batch index with N known before training "
+            "(Lightning's step frequency)",
+            stmt,
+        )
+    steps["step"].append((position, name, inner))
+    steps[FOUND] = (position, stmt, every)
+    return True
+
+
+def _conditional_step(ctx, stmt):
+    """(name, the step statement) of `if <test>: name.step()` (no `else`, nothing else in
+    the `if`, no arguments), `name` bound once before the loop to a torch.optim.lr_scheduler
+    call; else None."""
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+        return None
+    if not isinstance(stmt.body, cst.IndentedBlock) or len(stmt.body.body) != 1:
+        return None
+    inner = stmt.body.body[0]
+    receiver = call_method(inner, "step")
+    if not isinstance(receiver, cst.Name) or inner.body[0].value.args:
+        return None
+    name = receiver.value
+    if name in ctx.found.get(EPOCH_SCHEDULERS, ()):  # the epoch builds it: its own pattern
+        return None
+    binding, count = ctx.binding(name)
+    if count != 1 or optim_kind(ctx, binding) != "scheduler":
+        return None
+    return name, inner
+
+
+def _batch_counter(ctx, steps):
+    """(name, start) of the counter of batches the loop has: the `enumerate` index of the
+    batch loop, or the step loop's counter (from the shape); else None."""
+    index = steps.get("index")
+    if index is not None:
+        return index, ctx.index_start.get(index, cst.Integer("0"))
+    return ctx.found.get(BATCH_COUNTER)
+
+
+def _frequency(ctx, test, counter) -> int | None:
+    """N when `test` holds exactly on the batches with `(batch_idx + 1) % N == 0`."""
+    if counter is None:
+        return None
+    name, start_expr = counter
+    start = constant_int(ctx, start_expr)
+    if start is None or not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Equal)
+        and constant_int(ctx, test.comparisons[0].comparator) == 0
+        and isinstance(test.left, cst.BinaryOperation)
+        and isinstance(test.left.operator, cst.Modulo)
+    ):
+        return None
+    every = constant_int(ctx, test.left.right)
+    offset = _offset(ctx, test.left.left, name)
+    if every is None or every < 1 or offset is None:
+        return None
+    return every if (start + offset - 1) % every == 0 else None
+
+
+def _offset(ctx, expr, name: str) -> int | None:
+    """c of `name`, `name + c` or `c + name` (c an integer known before training)."""
+    if isinstance(expr, cst.Name):
+        return 0 if expr.value == name else None
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        for counter, other in ((expr.left, expr.right), (expr.right, expr.left)):
+            if isinstance(counter, cst.Name) and counter.value == name:
+                return constant_int(ctx, other)
+    return None
+
+
+def read(ctx, plan, steps) -> None:
+    """The frequency, where Lightning steps the scheduler on the same batches."""
+    found = steps.get(FOUND)
+    if found is None:
+        return
+    _, stmt, every = found
+    if steps.get("accumulate") is not None:
+        raise Unsupported(
+            SCHEDULER_EVERY,
+            "a scheduler stepped every N batches with gradient accumulation (Lightning steps "
+            "it only on batches the optimizer steps on)",
+            stmt,
+        )
+    plan.optimizer.frequency = every

@@ -31,6 +31,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.loader_length import constant_int
+from ..analysis.names import collect_names
 from ..analysis.statements import call_method
 from ..rule import Rule, Unsupported
 from .bindings import optim_kind
@@ -72,13 +73,17 @@ def claim(ctx, steps, stmt, position) -> bool:
     if found is None:
         return False
     name, inner = found
-    every = _frequency(ctx, stmt.test, _batch_counter(ctx, steps))
-    if every is None:
+    counter = _batch_counter(ctx, steps)
+    earlier = [s for _, s in steps["body"]]  # the batch's statements before this one
+    if counter is not None and earlier and counter[0] in collect_names(*earlier).writes:
+        counter = None  # rebound by the step: no longer the batch's number
+    every = _frequency(ctx, stmt.test, counter)
+    if isinstance(every, str):
         raise Unsupported(
             SCHEDULER_EVERY,
-            f"`{name}.step()` under `if {ctx.module.code_for_node(stmt.test)}:`, which is not "
-            "`(i + 1) % N == 0` on the 0-based batch index with N known before training "
-            "(Lightning's step frequency)",
+            f"`{name}.step()` under `if {ctx.module.code_for_node(stmt.test)}:`: {every} "
+            "(Lightning's step frequency N steps it after the batches with "
+            "`(batch_idx + 1) % N == 0`)",
             stmt,
         )
     steps["step"].append((position, name, inner))
@@ -116,13 +121,19 @@ def _batch_counter(ctx, steps):
     return ctx.found.get(BATCH_COUNTER)
 
 
-def _frequency(ctx, test, counter) -> int | None:
-    """N when `test` holds exactly on the batches with `(batch_idx + 1) % N == 0`."""
+def _frequency(ctx, test, counter) -> int | str:
+    """N when `test` holds exactly on the batches with `(batch_idx + 1) % N == 0`, else why
+    not."""
     if counter is None:
-        return None
+        return (
+            "the loop has no batch counter Lightning's batch_idx follows (an `enumerate` "
+            "index, a `range` step counter)"
+        )
     name, start_expr = counter
     start = constant_int(ctx, start_expr)
-    if start is None or not (
+    if start is None:
+        return f"`{name}` does not start from an integer known before training"
+    if not (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, cst.Equal)
@@ -130,12 +141,20 @@ def _frequency(ctx, test, counter) -> int | None:
         and isinstance(test.left, cst.BinaryOperation)
         and isinstance(test.left.operator, cst.Modulo)
     ):
-        return None
+        return f"the test is not `({name} + c) % N == 0`"
     every = constant_int(ctx, test.left.right)
     offset = _offset(ctx, test.left.left, name)
     if every is None or every < 1 or offset is None:
-        return None
-    return every if (start + offset - 1) % every == 0 else None
+        return (
+            f"the test is not `({name} + c) % N == 0` with c and N integers known before training"
+        )
+    if (start + offset - 1) % every != 0:
+        first = next(k for k in range(1, every + 1) if (start + k - 1 + offset) % every == 0)
+        return (
+            f"`{name}` counts batches from {start}: the test holds after batch {first} of "
+            f"each {every}, not after batch {every}"
+        )
+    return every
 
 
 def _offset(ctx, expr, name: str) -> int | None:

@@ -32,6 +32,11 @@ _BATCH_LOOP = (
 
 _FREQUENCY = '"frequency": 4'
 
+_KEPT = (
+    ["def on_train_batch_end(", "        self.scheduler.step()", "return self.optimizer"],
+    ['"lr_scheduler"'],
+)
+
 CONVERTS = {
     "step_loop_next_counter": (
         _STEP_LOOP.format(numbers="range(20)", test="(it + 1) % every == 0"),
@@ -53,17 +58,15 @@ CONVERTS = {
         [_FREQUENCY],
         ["scheduler.step()"],
     ),
-}
-
-UNCHANGED = {
-    # steps after the first batch too: Lightning's frequency never does
+    # other tests: the `if` as written, after Lightning's optimizer step, on the script's
+    # optimizer and scheduler (handed to the module: kept_optimizers.py)
     "step_loop_counter_from_zero": (
         _STEP_LOOP.format(numbers="range(20)", test="it % every == 0"),
-        "TL197",
+        *_KEPT,
     ),
     "after_a_warmup": (
         _STEP_LOOP.format(numbers="range(20)", test="it >= 8 and (it + 1) % 4 == 0"),
-        "TL197",
+        *_KEPT,
     ),
     # a count of its own over the epochs: Lightning's batch_idx starts again at each epoch
     "counter_of_the_script": (
@@ -71,25 +74,46 @@ UNCHANGED = {
         + _BATCH_LOOP.format(index="_", batches="enumerate(loader)", test="step % 4 == 0").replace(
             "        if step", "        step += 1\n        if step"
         ),
-        "TL197",
+        *_KEPT,
     ),
     "counter_rebound_by_the_step": (
         _STEP_LOOP.format(numbers="range(20)", test="(it + 1) % 4 == 0").replace(
             "    optimizer.zero_grad()", "    it = it * 2\n    optimizer.zero_grad()"
         ),
-        "TL197",
+        *_KEPT,
     ),
+    # Lightning's accumulation steps on every 2nd batch: every 4th is one of them
     "with_gradient_accumulation": (
         _BATCH_LOOP.format(index="i", batches="enumerate(loader)", test="(i + 1) % 4 == 0")
         .replace("loss = criterion(model(x), y)", "loss = criterion(model(x), y) / 2")
-        .replace(
-            "        optimizer.step()\n",
-            "        if (i + 1) % 2 == 0:\n            optimizer.step()\n",
-        )
         .replace("        optimizer.zero_grad()\n", "", 1)
         .replace(
-            "            optimizer.step()\n",
-            "            optimizer.step()\n            optimizer.zero_grad()\n",
+            "        optimizer.step()\n",
+            "        if (i + 1) % 2 == 0:\n            optimizer.step()\n"
+            "            optimizer.zero_grad()\n",
+        ),
+        [_FREQUENCY, "accumulate_grad_batches=2"],
+        ["scheduler.step()"],
+    ),
+}
+
+UNCHANGED = {
+    # Lightning steps the scheduler only on batches the optimizer steps on: not the 3rd
+    "every_n_not_a_multiple_of_the_accumulation": (
+        _BATCH_LOOP.format(index="i", batches="enumerate(loader)", test="(i + 1) % 3 == 0")
+        .replace("loss = criterion(model(x), y)", "loss = criterion(model(x), y) / 2")
+        .replace("        optimizer.zero_grad()\n", "", 1)
+        .replace(
+            "        optimizer.step()\n",
+            "        if (i + 1) % 2 == 0:\n            optimizer.step()\n"
+            "            optimizer.zero_grad()\n",
+        ),
+        "TL197",
+    ),
+    # Lightning steps its own scheduler right after the optimizer, before the kept `if`
+    "kept_and_stepped_every_batch": (
+        _STEP_LOOP.format(numbers="range(20)", test="it % 4 == 0").replace(
+            "        scheduler.step()\n", "        scheduler.step()\n    scheduler.step()\n"
         ),
         "TL197",
     ),

@@ -1,5 +1,5 @@
-"""Pattern: a scheduler built before the loop, stepped every N batches after the optimizer
--> the scheduler of `configure_optimizers` with `"frequency": N`.
+"""Pattern: a scheduler built before the loop, stepped under a test after the optimizer
+-> the scheduler of `configure_optimizers` with `"frequency": N`, or the `if` as written.
 
     sched = ExponentialLR(opt, gamma=0.7)         configure_optimizers:
     for it in range(n_iters):                         return {"optimizer": opt, "lr_scheduler":
@@ -10,20 +10,27 @@
 
 Lightning (loops/training_epoch_loop.py, `_update_learning_rates`) steps a scheduler of
 interval "step" and frequency N right after the optimizer step of each batch with
-`(batch_idx + 1) % N == 0`, `batch_idx` the batch's 0-based index in its epoch (with
-gradient accumulation, only on the batches the optimizer steps on). The script's test is read
+`(batch_idx + 1) % N == 0`, `batch_idx` the batch's 0-based index in its epoch, and with
+gradient accumulation only on the batches the optimizer steps on. The script's test is read
 as `(counter + c) % N == 0` (`counter % N == 0`: c = 0), N an integer known before training,
 the counter the batch loop's `enumerate` index or the step loop's `range(s, ...)` counter (one
-epoch: shapes/iteration.py), counting batches from a start s known before training. It holds
-on the same batches as Lightning's iff (s + c - 1) % N == 0: `(i + 1) % N == 0` from 0, `i % N
-== 0` over `enumerate(loader, 1)`.
+epoch: shapes/iteration.py), counting batches from a start s known before training and not
+rebound by the step. It holds on the same batches as Lightning's iff (s + c - 1) % N == 0:
+`(i + 1) % N == 0` from 0, `i % N == 0` over `enumerate(loader, 1)`; with accumulation over A
+batches (Lightning's), when A divides N too.
 
-Refused (TL197): any other test (`it % N == 0` from 0 steps on the first batch, `it > warmup
-and ...`, a counter of the script's own), a test Lightning's accumulation would not follow
-(it steps the scheduler only on batches the optimizer steps on).
-A scheduler stepped under a test after the epoch's batch loop stays as written in
-`on_train_epoch_end` (kept_optimizers.py hands the module the script's optimizer and
-scheduler): that hook runs where the script's epoch code did.
+Any other test (`it % N == 0` from 0 also steps after the first batch, `it > warmup and ...`,
+a counter of the script's own) keeps the `if` as written, with the code after the step, in
+`on_train_batch_end`, which Lightning runs after its optimizer step, as the script ran it
+(after_step.py). The script's optimizer and scheduler are then handed to the module
+(kept_optimizers.py: the scheduler, built before the loop, holds the torch optimizer itself).
+A test after the epoch's batch loop (`if (epoch + 1) % k == 0: sched.step()`) is kept the same
+way, in `on_train_epoch_end`, which runs where the script's epoch code did; Lightning's epoch
+frequency would step it before that hook, after the epoch's last optimizer step.
+
+Refused (TL197): a frequency with an accumulation it does not follow (N not a multiple of the
+group: Lightning skips the batches that do not step), a kept `if` on a scheduler the loop
+also steps otherwise (Lightning steps its own one right after the optimizer, first).
 """
 
 from __future__ import annotations
@@ -39,30 +46,33 @@ from .epoch_schedulers import FOUND as EPOCH_SCHEDULERS
 
 SCHEDULER_EVERY = Rule(
     "TL197",
-    "scheduler stepped under a test Lightning's scheduler frequency does not express",
+    "scheduler stepped every N batches where Lightning would step it on other batches",
     """A scheduler stepped every N batches, `if (i + 1) % N == 0: scheduler.step()`, is
     Lightning's `"interval": "step", "frequency": N`: Lightning steps it after the optimizer
-    step of each batch whose 0-based index in the epoch, plus one, is a multiple of N. Another
-    test (`i % N == 0` from 0, which steps on the first batch too, a warmup bound, a counter
-    of the script's own) would step it on other batches.""",
-    """Step the scheduler under `if (i + 1) % N == 0:` with `i` the 0-based batch index
-    (`enumerate(loader)`, `for it in range(n_iters)`), or every batch with a scheduler built
-    for it (`LambdaLR` of the step count).""",
+    step of each batch whose 0-based index in the epoch, plus one, is a multiple of N, and
+    with gradient accumulation only on batches the optimizer steps on. With a group size that
+    does not divide N, or a scheduler also stepped elsewhere in the batch (Lightning would
+    step its own one first), the batches or the order would differ.""",
+    """Step the scheduler every multiple of the accumulation group (`if (i + 1) % (2 * accum)
+    == 0:`), and in one place per batch.""",
     """
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
-    for it in range(100):
-        optimizer.zero_grad()
-        loss = criterion(model(x), y)
-        loss.backward()
-        optimizer.step()
-        if it % 10 == 0:
-            scheduler.step()
+    for epoch in range(2):
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y) / 2
+            loss.backward()
+            if (i + 1) % 2 == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+            if (i + 1) % 3 == 0:
+                scheduler.step()
     """,
 )
 
 RULES = (SCHEDULER_EVERY,)
 
 FOUND = "scheduler_every"  # steps key: (position, the `if`, N)
+KEPT = "scheduler_kept"  # steps key: [(position, name, the `if`, why no frequency)]
 BATCH_COUNTER = "batch_counter"  # ctx.found key (shapes/iteration.py): (counter, its start)
 
 
@@ -78,14 +88,10 @@ def claim(ctx, steps, stmt, position) -> bool:
     if counter is not None and earlier and counter[0] in collect_names(*earlier).writes:
         counter = None  # rebound by the step: no longer the batch's number
     every = _frequency(ctx, stmt.test, counter)
-    if isinstance(every, str):
-        raise Unsupported(
-            SCHEDULER_EVERY,
-            f"`{name}.step()` under `if {ctx.module.code_for_node(stmt.test)}:`: {every} "
-            "(Lightning's step frequency N steps it after the batches with "
-            "`(batch_idx + 1) % N == 0`)",
-            stmt,
-        )
+    if isinstance(every, str):  # kept as written, after Lightning's step (after_step.py)
+        steps["body"].append((position, stmt))
+        steps.setdefault(KEPT, []).append((position, name, stmt, every))
+        return True
     steps["step"].append((position, name, inner))
     steps[FOUND] = (position, stmt, every)
     return True
@@ -168,17 +174,43 @@ def _offset(ctx, expr, name: str) -> int | None:
     return None
 
 
+def held_schedulers(steps) -> frozenset:
+    """The schedulers whose `if` is kept: code stepping or reading them after the optimizer
+    step runs after Lightning's step (after_step.py)."""
+    return frozenset(name for _, name, _, _ in steps.get(KEPT, []))
+
+
 def read(ctx, plan, steps) -> None:
-    """The frequency, where Lightning steps the scheduler on the same batches."""
+    """The frequency, where Lightning steps the scheduler on the same batches; a kept `if`
+    on a scheduler no other step of the loop steps."""
+    for _, name, stmt, _ in steps.get(KEPT, []):
+        others = [s for _, n, s in steps["step"] if n == name]
+        others += [s for s in plan.post_train if _receiver(call_method(s, "step")) == name]
+        if others:
+            raise Unsupported(
+                SCHEDULER_EVERY,
+                f"`{name}` is stepped under `if {ctx.module.code_for_node(stmt.test)}:` and "
+                "elsewhere too: Lightning would step its own one first, whatever the order",
+                stmt,
+            )
     found = steps.get(FOUND)
     if found is None:
         return
     _, stmt, every = found
-    if steps.get("accumulate") is not None:
+    accumulate = steps.get("accumulate")
+    group = constant_int(ctx, accumulate) if accumulate is not None else 1
+    # Lightning only looks at the frequency on batches that step: a multiple of the group
+    if group is None or every % group != 0:
         raise Unsupported(
             SCHEDULER_EVERY,
-            "a scheduler stepped every N batches with gradient accumulation (Lightning steps "
-            "it only on batches the optimizer steps on)",
+            f"a scheduler stepped every {every} batches with gradient accumulation over "
+            f"`{ctx.module.code_for_node(accumulate)}` batches: Lightning steps it only on "
+            "batches the optimizer steps on, the script on every multiple of "
+            f"{every}",
             stmt,
         )
     plan.optimizer.frequency = every
+
+
+def _receiver(node) -> str | None:
+    return node.value if isinstance(node, cst.Name) else None

@@ -30,6 +30,21 @@ _BATCH_LOOP = (
 """
 )
 
+
+def _accumulated(test: str) -> str:
+    """The batch loop with the optimizer stepped every 2 batches (the loss divided by 2)."""
+    return (
+        _BATCH_LOOP.format(index="i", batches="enumerate(loader)", test=test)
+        .replace("loss = criterion(model(x), y)", "loss = criterion(model(x), y) / 2")
+        .replace("        optimizer.zero_grad()\n", "", 1)
+        .replace(
+            "        optimizer.step()\n",
+            "        if (i + 1) % 2 == 0:\n            optimizer.step()\n"
+            "            optimizer.zero_grad()\n",
+        )
+    )
+
+
 _FREQUENCY = '"frequency": 4'
 
 _KEPT = (
@@ -84,14 +99,7 @@ CONVERTS = {
     ),
     # Lightning's accumulation steps on every 2nd batch: every 4th is one of them
     "with_gradient_accumulation": (
-        _BATCH_LOOP.format(index="i", batches="enumerate(loader)", test="(i + 1) % 4 == 0")
-        .replace("loss = criterion(model(x), y)", "loss = criterion(model(x), y) / 2")
-        .replace("        optimizer.zero_grad()\n", "", 1)
-        .replace(
-            "        optimizer.step()\n",
-            "        if (i + 1) % 2 == 0:\n            optimizer.step()\n"
-            "            optimizer.zero_grad()\n",
-        ),
+        _accumulated("(i + 1) % 4 == 0"),
         [_FREQUENCY, "accumulate_grad_batches=2"],
         ["scheduler.step()"],
     ),
@@ -100,14 +108,7 @@ CONVERTS = {
 UNCHANGED = {
     # Lightning steps the scheduler only on batches the optimizer steps on: not the 3rd
     "every_n_not_a_multiple_of_the_accumulation": (
-        _BATCH_LOOP.format(index="i", batches="enumerate(loader)", test="(i + 1) % 3 == 0")
-        .replace("loss = criterion(model(x), y)", "loss = criterion(model(x), y) / 2")
-        .replace("        optimizer.zero_grad()\n", "", 1)
-        .replace(
-            "        optimizer.step()\n",
-            "        if (i + 1) % 2 == 0:\n            optimizer.step()\n"
-            "            optimizer.zero_grad()\n",
-        ),
+        _accumulated("(i + 1) % 3 == 0"),
         "TL197",
     ),
     # Lightning steps its own scheduler right after the optimizer, before the kept `if`

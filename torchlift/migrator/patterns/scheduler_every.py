@@ -78,7 +78,8 @@ BATCH_COUNTER = "batch_counter"  # ctx.found key (shapes/iteration.py): (counter
 
 def claim(ctx, steps, stmt, position) -> bool:
     """`if <test>: sched.step()` of a scheduler bound before the loop: the scheduler's step
-    (schedulers.py makes it the per-batch one), every N batches, or TL197."""
+    every N batches (schedulers.py makes it the per-batch one), or a statement of the batch
+    kept as written (moved after Lightning's step with the code after it, after_step.py)."""
     found = _conditional_step(ctx, stmt)
     if found is None:
         return False
@@ -183,7 +184,7 @@ def held_schedulers(steps) -> frozenset:
 def read(ctx, plan, steps) -> None:
     """The frequency, where Lightning steps the scheduler on the same batches; a kept `if`
     on a scheduler no other step of the loop steps."""
-    for _, name, stmt, _ in steps.get(KEPT, []):
+    for _, name, stmt, why in steps.get(KEPT, []):
         others = [s for _, n, s in steps["step"] if n == name]
         others += [s for s in plan.post_train if _receiver(call_method(s, "step")) == name]
         if others:
@@ -193,6 +194,10 @@ def read(ctx, plan, steps) -> None:
                 "elsewhere too: Lightning would step its own one first, whatever the order",
                 stmt,
             )
+        plan.notes.append(
+            f"`{name}.step()` under `if {ctx.module.code_for_node(stmt.test)}:` kept as written "
+            f"after Lightning's optimizer step, not as a scheduler frequency: {why}"
+        )
     found = steps.get(FOUND)
     if found is None:
         return

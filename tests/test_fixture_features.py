@@ -46,6 +46,23 @@ def changes_lr_every_step(events) -> str | None:
     return None
 
 
+def changes_lr_every(n: int, per_epoch: int | None = None, after: int = 0):
+    """A scheduler stepped every `n` batches: the rate changes after exactly the steps whose
+    batch, counted from 1 (within its epoch of `per_epoch` batches), is a multiple of `n`
+    (and past the first `after` steps)."""
+
+    def changes_every(events) -> str | None:
+        lrs = [e["lrs"][0] for e in steps(events)]
+        numbers = [k % per_epoch if per_epoch else k for k in range(len(lrs))]
+        changed = [k for k in range(len(lrs) - 1) if lrs[k] != lrs[k + 1]]
+        expected = [k for k in range(after, len(lrs) - 1) if (numbers[k] + 1) % n == 0]
+        if not expected or changed != expected:
+            return f"the rate changed after steps {changed}, not after {expected}: {lrs}"
+        return None
+
+    return changes_every
+
+
 def warms_up_first_epoch(batches: int):
     """An epoch-0 warmup acts: the learning rate changes at every one of the first epoch's
     `batches` steps."""
@@ -125,6 +142,10 @@ FEATURES = {
     "gan_dcgan_two_optimizers": [clips],
     "gan_scheduler_per_optimizer": [changes_lr_between_epochs],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
+    "step_loop_scheduler_every_n": [changes_lr_every(5)],  # `(it + 1) % lr_every == 0`
+    "batch_index_scheduler_every_n": [changes_lr_every(3, per_epoch=8)],  # `step % 3`, from 1
+    # `global_step > 4 and global_step % 3 == 0`, global_step counted from 1 over the epochs
+    "global_step_scheduler_after_warmup": [changes_lr_every(3, after=4)],
     "counter_bar_dict_batches_output_loss": [changes_lr_every_step],
     "resumed_optimizer_per_batch_scheduler": [changes_lr_every_step],
     "course_fit_one_cycle_clip_decay": [clips, changes_lr_every_step],  # `if grad_clip:`

@@ -57,6 +57,7 @@ class OptimizerPlan:
     scheduler: str | None = None
     scheduler_stmt: cst.SimpleStatementLine | None = None
     interval: str = "epoch"  # "epoch" | "step"
+    frequency: int = 1  # stepped every N intervals (patterns/scheduler_every.py)
     monitor: str | None = None  # logged metric a ReduceLROnPlateau follows
     given: bool = False  # built by the caller or kept in the script: handed to the module
     scheduler_held: bool = False  # kept in the script, stepped by the module where it was

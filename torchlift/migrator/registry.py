@@ -26,8 +26,8 @@ from types import ModuleType
 SHAPES = ("torchlift.migrator.shapes.iteration", "torchlift.migrator.shapes.epoch_batch")
 
 # Order matters where two patterns touch the same thing: claims of one batch statement
-# (several optimizers keep every statement first; amp's scaled backward before the plain
-# step sequence), the Trainer arguments' order
+# (several optimizers keep every statement first; a scheduler's own `if (i + 1) % N == 0:`
+# before accumulation's group; amp's scaled backward before the plain step sequence), the Trainer arguments' order
 # (clipping, accumulation, precision), post-epoch code (schedulers before eval passes),
 # module globals last (they are checked against every name the others bound),
 # train()/eval() calls dropped before device moves are stripped.
@@ -46,6 +46,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.manual_optimization",
     "torchlift.migrator.patterns.hand_update",
     "torchlift.migrator.patterns.clipping",
+    "torchlift.migrator.patterns.scheduler_every",
     "torchlift.migrator.patterns.accumulation",
     "torchlift.migrator.patterns.amp",
     "torchlift.migrator.patterns.closure_step",

@@ -489,11 +489,12 @@ class ClassBuilder:
         else:
             monitor = f'"monitor": "{optimizer.monitor}", ' if optimizer.monitor else ""
             scheduler = self.module.code_for_node(local[optimizer.scheduler])
+            every = f', "frequency": {optimizer.frequency}' if optimizer.frequency != 1 else ""
             body.append(
                 _stmt(
                     f'return {{"optimizer": {returned}, "lr_scheduler": '
                     f'{{"scheduler": {scheduler}, {monitor}'
-                    f'"interval": "{optimizer.interval}"}}}}\n'
+                    f'"interval": "{optimizer.interval}"{every}}}}}\n'
                 )
             )
         return self.method("configure_optimizers(self)", body)

@@ -35,6 +35,7 @@ from .clipping import norm_name
 from .closure_step import FOUND as CLOSURE_FOUND
 from .epoch_schedulers import scheduler_names
 from .eval_metrics import SelfPrint
+from .scheduler_every import held_schedulers
 
 READS_AFTER_ACCUMULATED_STEP = Rule(
     "TL146",
@@ -93,6 +94,8 @@ def bind(ctx, plan, steps) -> None:
     reading_names = model_names | functions_reading(ctx.module, model_names)
     # a scheduler the epoch builds, stepped after the optimizer's step (epoch_schedulers.py)
     reading_names |= scheduler_names(ctx, steps)
+    # a scheduler built before the loop, stepped under a test kept as written (scheduler_every)
+    reading_names |= held_schedulers(steps)
     # the optimizer's and a scheduler's state (`scheduler.get_last_lr()`), as their step()s
     # left it: Lightning steps them after training_step, before on_train_batch_end -- but a
     # read the script makes before a scheduler's step (`lrs.append(get_lr(optimizer))` then

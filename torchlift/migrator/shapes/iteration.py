@@ -33,6 +33,7 @@ from .. import registry
 from ..analysis.names import collect_names, file_identifiers
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import BACKWARD, LOOP, contains
+from ..patterns.scheduler_every import BATCH_COUNTER
 from ..plan import LoopPlan
 from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
@@ -231,6 +232,10 @@ def _plan(ctx: LoopContext) -> LoopPlan:
             "each iteration's micro steps, (iteration, micro step),",
             collate=flat.collate,
         )
+    if flat is None and target is not None:
+        start = _range_start(bounds)
+        if start is not None:  # the counter is Lightning's batch_idx + start (one epoch)
+            ctx.found[BATCH_COUNTER] = (target.value, start)
     steps = read_step(ctx, loop, loader, target, None, body)
     if flat is not None:  # Lightning accumulates the micro steps of each iteration
         check_claimed(steps, flat.calls)
@@ -281,6 +286,15 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     ):
         ctx.block(NOT_CARRIED_BACK, f"code after the loop reads `{counter.value}`", loop)
     return plan
+
+
+def _range_start(bounds: str):
+    """The start of `range(...)` (code of the counter's values) when it counts by one."""
+    numbers = cst.parse_expression(bounds)
+    args = numbers.args if isinstance(numbers, cst.Call) else ()
+    if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
+        return None
+    return args[0].value if len(args) == 2 else cst.Integer("0")
 
 
 def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:

@@ -175,7 +175,7 @@ def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
     from ..resolve_names import resolve_names, scope_info
 
     ctx.scope = scope_info(ctx, plan)
-    ctx.uses = resolve_names(plan, ctx.scope, ctx.block)
+    ctx.uses = resolve_names(plan, ctx.scope, ctx.block, ctx.found.get("given_arguments"))
     return plan
 
 

@@ -536,6 +536,8 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
     }
     claims = registry.phase("claim")
     position = 0
+    if index is not None and index not in collect_names(*stmts).writes:
+        ctx.found["batch_index"] = index  # an int in every batch (known_branches.py)
     for stmt in registry.run_phase("batch_statements", ctx, stmts):
         position += 1
         if any(claim(ctx, steps, stmt, position) for claim in claims):

@@ -118,6 +118,8 @@ FEATURES = {
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],
     "helper_expression_arguments": [clips],
+    "run_epoch_mode_string_dummy_optimizer": [changes_lr_every_step],
+    "generator_batches_copy_task": [changes_lr_every_step],
     "train_function_given_optimizer": [changes_lr_between_epochs],
     "phase_loop_best_weights": [changes_lr_between_epochs],
     "resume_checkpoint_exponential_lr": [changes_lr_between_epochs],

@@ -74,16 +74,15 @@ def _rewritten(ctx, before, loop: cst.For):
         iterator = iterator.args[0].value
     if loop.orelse is not None:
         return None
-    binding = []
-    if isinstance(iterator, cst.Name):
-        call = _generator_call(ctx, before, iterator.value, loop)
-        objects = iterator
-    else:
-        call, objects = iterator, cst.Name(_fresh(ctx, "batches"))
-        binding = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(objects)], call)])]
-    count = _batch_count(ctx, call)
+    named = isinstance(iterator, cst.Name)
+    call = _generator_call(ctx, before, iterator.value, loop) if named else iterator
+    count = _batch_count(ctx, call) if isinstance(call, cst.Call) else None
     if count is None:
         return None
+    binding = []
+    objects = iterator if named else cst.Name(_fresh(ctx, "batches"))
+    if not named:  # `for x, y in gen(n):` -- the generator object gets a name
+        binding = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(objects)], call)])]
     if index is None:
         index = cst.Name(_fresh(ctx, "batch_number"))
     fetch = cst.SimpleStatementLine(

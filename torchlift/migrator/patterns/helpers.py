@@ -106,11 +106,15 @@ def read(ctx, plan, steps) -> None:
 
 
 def training_helpers(module: cst.Module) -> dict[str, cst.FunctionDef]:
-    """Module-level functions whose body loops over batches (with or without backward)."""
+    """Module-level functions whose body loops over batches (with or without backward). Not
+    generators: calling one runs none of its body (generator_batches.py reads a batch loop
+    over one)."""
     return {
         stmt.name.value: stmt
         for stmt in module.body
-        if isinstance(stmt, cst.FunctionDef) and "loop" in node_kinds(stmt.body)
+        if isinstance(stmt, cst.FunctionDef)
+        and "loop" in (kinds := node_kinds(stmt.body))
+        and "yield" not in kinds
     }
 
 

@@ -99,6 +99,27 @@ CONVERTS = {
         ],
         ["def train("],
     ),
+    "parameter_rebound_by_the_helper_gets_its_own_local": (
+        """
+        scale = 1.0
+
+
+        def train(model, loader, optimizer, scale):
+            scale = scale * 0.5
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y) * scale
+                loss.backward()
+                optimizer.step()
+
+
+        for epoch in range(2):
+            train(model, loader, optimizer, scale)
+        """,
+        # inlined as `scale = scale * 0.5`, it would halve the script's `scale` every epoch
+        ["self.train_scale = self.hparams.scale\n        self.train_scale = self.train_scale * 0.5"],
+        ["self.scale = self.scale * 0.5"],
+    ),
 }
 
 UNCHANGED = {

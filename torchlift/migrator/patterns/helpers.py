@@ -162,13 +162,15 @@ def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt):
     return args
 
 
-def _bound_first(func, args, taken: set[str], stmt) -> tuple[dict, list]:
-    """The arguments that are expressions (`make_loader(epoch)`, `loaders["train"]`), each
-    bound to a fresh local before the helper's body, as the call evaluated them once before
-    running it: (parameter -> local, the binding statements in evaluation order)."""
+def _bound_first(func, args, rebound: set[str], taken: set[str], stmt) -> tuple[dict, list]:
+    """The arguments that are expressions (`make_loader(epoch)`, `loaders["train"]`), and
+    those of parameters the helper rebinds (`scale = scale * 0.5` must not rebind the
+    caller's `scale`), each bound to a fresh local before the helper's body, as the call
+    evaluated them once before running it: (parameter -> local, the binding statements in
+    evaluation order)."""
     targets = {}
     for param, value in args:
-        if simple_argument(value):
+        if simple_argument(value) and param not in rebound:
             continue
         for local in (param, f"{func.name.value}_{param}"):
             if local not in taken:
@@ -254,7 +256,9 @@ def inline_call(
     args = _bind_arguments(func, call, stmt)
     mapping = dict(args)
     params = set(mapping)
-    first, bindings = _bound_first(func, args, taken | avoid | (mentions(func.body) - params), stmt)
+    rebound = params & collect_names(*body).writes
+    avoid = taken | avoid | (mentions(func.body) - params)
+    first, bindings = _bound_first(func, args, rebound, avoid, stmt)
     mapping.update(first)
     top_writes = _writes_outside_loops(body)
     all_writes = collect_names(*body).writes - params

@@ -201,8 +201,10 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
         except Refused as refused:  # every reason, each once, in source order
             default = lines.position(loop, (1, 0))
             found = {}
+            inlined_at = ctx.found.get("inlined_at", {})  # helpers.py's argument bindings
             for why in refused.blockers:
-                where = lines.position(why.node, default) if why.node is not None else default
+                node = inlined_at.get(id(why.node), why.node)
+                where = lines.position(node, default) if node is not None else default
                 found.setdefault((*where, why.code, why.reason), None)
             for line, column, code, reason in sorted(found):
                 findings.append(Finding(path, line, column, code, reason, "warning"))

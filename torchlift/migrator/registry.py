@@ -34,6 +34,7 @@ SHAPES = ("torchlift.migrator.shapes.iteration", "torchlift.migrator.shapes.epoc
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
     "torchlift.migrator.patterns.loop_else",
+    "torchlift.migrator.patterns.generator_batches",
     "torchlift.migrator.patterns.eval_shapes",
     "torchlift.migrator.patterns.eval_ranges",
     "torchlift.migrator.patterns.phase_loop",

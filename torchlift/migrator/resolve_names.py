@@ -171,9 +171,19 @@ def _refuse(rule, reason: str, node) -> None:
     raise Unsupported(rule, reason, node)
 
 
-def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, NameUse]:
+def resolve_names(
+    plan: LoopPlan, scope: ScopeInfo, block=_refuse, given: dict | None = None
+) -> dict[str, NameUse]:
     """Fill the plan's init_args / state / rebind lists. Each name that cannot be resolved is
-    reported through `block(rule, reason, node)` (the planner collects them all)."""
+    reported through `block(rule, reason, node)` (the planner collects them all). `given`:
+    names the loop binds that the script spells otherwise (a helper's parameter bound to the
+    expression its call passes, patterns/helpers.py) -> (how it was given, the call)."""
+    given = given or {}
+
+    def rebinds(rule, name: str) -> None:
+        how, call = given.get(name, ("", plan.epoch_loop))
+        block(rule, f"the loop rebinds `{name}`{how}", call)
+
     pieces = pieces_of(plan)
     uses = {hook: _uses(nodes) for hook, nodes in pieces.items()}
     models = {n for model in plan.models for n in (model.name, *model.aliases)}
@@ -206,11 +216,9 @@ def resolve_names(plan: LoopPlan, scope: ScopeInfo, block=_refuse) -> dict[str, 
 
     for hook, use in uses.items():
         if hook != "configure_optimizers" and use.writes & optim_names:
-            name = sorted(use.writes & optim_names)[0]
-            block(BINDING, f"the loop rebinds `{name}`", plan.epoch_loop)
+            rebinds(BINDING, sorted(use.writes & optim_names)[0])
         if use.writes & special:
-            name = sorted(use.writes & special)[0]
-            block(REBINDS_OWNED_NAME, f"the loop rebinds `{name}`", plan.epoch_loop)
+            rebinds(REBINDS_OWNED_NAME, sorted(use.writes & special)[0])
     kept = {o.name for o in plan.optimizers if o.given} | {
         o.scheduler for o in plan.optimizers if o.scheduler_held or o.scheduler_given
     }  # the script's own objects, handed to the module (patterns/kept_optimizers.py)

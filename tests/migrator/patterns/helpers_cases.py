@@ -76,6 +76,50 @@ CONVERTS = {
         ["print(f\"{''} {'train'} done\", f'{\"train\"!r}')"],
         ["def train_epoch"],
     ),
+    "expression_arguments_bound_first_in_the_order_python_evaluates_them": (
+        """
+        def train(model, loader, optimizer, epoch, log_every):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if i % log_every == 0:
+                    print(epoch, i, loss.item())
+
+
+        for epoch in range(2):
+            train(model, loader, optimizer, log_every=len(loader) // 2, epoch=epoch + 1)
+        """,
+        [
+            # keyword order is evaluation order; `epoch` is the loop's: the prefixed name
+            "self.log_every = len(self.trainer.train_dataloader) // 2\n"
+            "        self.train_epoch = epoch + 1",
+            "print(self.train_epoch, batch_idx, loss.item())",
+        ],
+        ["def train("],
+    ),
+    "parameter_rebound_by_the_helper_gets_its_own_local": (
+        """
+        scale = 1.0
+
+
+        def train(model, loader, optimizer, scale):
+            scale = scale * 0.5
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y) * scale
+                loss.backward()
+                optimizer.step()
+
+
+        for epoch in range(2):
+            train(model, loader, optimizer, scale)
+        """,
+        # inlined as `scale = scale * 0.5`, it would halve the script's `scale` every epoch
+        ["self.train_scale = self.hparams.scale\n        self.train_scale = self.train_scale * 0.5"],
+        ["self.scale = self.scale * 0.5"],
+    ),
 }
 
 UNCHANGED = {
@@ -153,5 +197,45 @@ UNCHANGED = {
             last = train(model, loader, optimizer)
         """,
         "TL111",
+    ),
+    "default_that_is_an_expression_shared_by_every_call": (
+        """
+        class Stats:
+            def __init__(self):
+                self.steps = 0
+
+
+        def train(model, loader, optimizer, stats=Stats()):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                stats.steps += 1
+
+
+        for epoch in range(2):
+            train(model, loader, optimizer)
+        """,
+        "TL111",
+    ),
+    "loader_argument_built_every_epoch": (
+        """
+        def make_loader(epoch):
+            return DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+
+
+        def train(model, data_loader, optimizer):
+            for x, y in data_loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+
+        for epoch in range(2):
+            train(model, make_loader(epoch), optimizer)
+        """,
+        "TL116",
     ),
 }

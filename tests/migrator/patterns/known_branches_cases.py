@@ -33,6 +33,21 @@ for epoch in range(2):
             optimizer.step()
 """
 
+_RUN_EPOCH = """
+def run_epoch(loader, model, optimizer, mode="train", accum_iter=1):
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y)
+        if mode == "train" or mode == "train+log":
+            loss.backward()
+            if i % accum_iter == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+
+
+for epoch in range(2):
+    run_epoch(loader, model, optimizer, mode={mode})
+"""
+
 CONVERTS = {
     # every caller passes a torch.optim optimizer: isinstance(...) is True
     "isinstance_optimizer_from_caller": (
@@ -61,6 +76,13 @@ CONVERTS = {
             'scaler = torch.amp.GradScaler("cpu") if "--amp" in sys.argv else None',
         ],
         ["autocast", "scaler.", "backward"],
+    ),
+    # the helper's `mode` is the call's string, `accum_iter` its default 1: `i % 1 == 0`
+    # holds for enumerate's index, and the step is the plain one
+    "mode_string_and_accum_iter_one": (
+        _RUN_EPOCH.format(mode='"train"'),
+        ["loss = self.criterion(self(x), y)\n"],
+        ["mode ==", "accum_iter", "% 1", "manual_backward", "def run_epoch"],
     ),
 }
 
@@ -93,6 +115,18 @@ UNCHANGED = {
     "rebound_in_loop": (
         _SCALER.format(scaler="None").replace(
             "optimizer.zero_grad()\n", "optimizer.zero_grad()\n        scaler = None\n", 1
+        ),
+        "TL114",
+    ),
+    # the helper gets a mode only known when the script runs
+    "mode_from_the_command_line": (
+        "import sys\n" + _RUN_EPOCH.format(mode="sys.argv[1]"),
+        "TL114",
+    ),
+    # every second batch steps the optimizer: accumulation of its own, not the plain step
+    "accum_iter_two_on_the_batch_index": (
+        _RUN_EPOCH.format(mode='"train"').replace(
+            'mode="train")\n', 'mode="train", accum_iter=2)\n'
         ),
         "TL114",
     ),

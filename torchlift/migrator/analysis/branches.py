@@ -7,7 +7,9 @@ sites). A known value is one of:
 - NONE, or a literal's value (True, 3, "cuda");
 - NOT_NONE: an object that is not None and true (an optimizer, a scaler, a function);
 - Instance(classes): an object of one of `classes` (qualified names of the class and its
-  bases that matter here), not None and true.
+  bases that matter here), not None and true;
+- INT: some int (a batch index counted by `enumerate`): `i % 1 == 0` holds, `if i:` is
+  not known.
 
 Anything else is unknown: the `if` stays, and what reads it decides (usually a refusal).
 """
@@ -31,6 +33,13 @@ class Instance:
     classes: frozenset[str]
 
 
+class _Int:
+    def __repr__(self) -> str:
+        return "INT"
+
+
+INT = _Int()
+
 # the qualified names `isinstance(x, torch.optim.Optimizer)` may spell the base class with
 OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
@@ -43,12 +52,18 @@ def decide(
 ) -> bool | None:
     """The value of an `if` test on names whose values are `known` (`opt is not None`,
     `opt`, `not opt`, `isinstance(opt, torch.optim.Optimizer)` when `classes_of` names the
-    class tested), or None when it depends on anything else."""
+    class tested, `mode == "train"`, and `and` / `or` of these), or None when it depends on
+    anything else."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = decide(test.expression, known, classes_of)
         return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        return _either(test, known, classes_of)
     known = {**_CONSTANTS, **known}  # a default inlined as written: `None is not None`
-    if isinstance(test, cst.Name) and test.value in known:
+    equal = _equality(test, known)
+    if equal is not None:
+        return equal
+    if isinstance(test, cst.Name) and test.value in known and known[test.value] is not INT:
         value = known[test.value]
         return value is not NONE and bool(value)
     if m.matches(
@@ -71,6 +86,57 @@ def decide(
 
 
 _CONSTANTS = {"None": NONE, "True": True, "False": False}
+
+
+def _either(test: cst.BooleanOperation, known, classes_of) -> bool | None:
+    """`a or b`, `a and b` as an `if` reads them (`mode == "train" or mode == "train+log"`
+    given `mode="eval"`: False). Decided from the left as Python evaluates it: a left side
+    that settles it (True for `or`, False for `and`) skips the right one; an undecided left
+    side leaves it undecided, even when the right one would settle it (the left one may be a
+    call, whose effect must stay)."""
+    left = decide(test.left, known, classes_of)
+    if left is None:
+        return None
+    settles = isinstance(test.operator, cst.Or)  # True settles `or`, False settles `and`
+    return settles if left is settles else decide(test.right, known, classes_of)
+
+
+def _equality(test, known) -> bool | None:
+    """`x == "train"`, `"eval" != mode`: two literal values (a string, a number, True,
+    False), each written or known, compared."""
+    if not m.matches(
+        test, m.Comparison(comparisons=[m.ComparisonTarget(m.Equal() | m.NotEqual())])
+    ):
+        return None
+    left, right = (
+        _literal_value(test.left, known),
+        _literal_value(test.comparisons[0].comparator, known),
+    )
+    if left is _UNKNOWN or right is _UNKNOWN:
+        return None
+    equal = left == right  # Python's own comparison of the two values
+    return equal if isinstance(test.comparisons[0].operator, cst.Equal) else not equal
+
+
+_UNKNOWN = object()
+
+
+def _literal_value(node, known):
+    """The value of a literal, or of a name known to hold one; _UNKNOWN otherwise (None,
+    NOT_NONE and Instance are no values to compare)."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return node.evaluated_value
+    if m.matches(node, m.BinaryOperation(operator=m.Modulo(), right=m.Integer("1"))):
+        left = node.left  # any int modulo 1 is 0 (`i % accum_iter` given accum_iter=1)
+        if isinstance(left, cst.Name) and known.get(left.value) is INT:
+            return 0
+        value = _literal_value(left, known)
+        return 0 if type(value) is int else _UNKNOWN
+    if isinstance(node, cst.Name):
+        value = known.get(node.value, _UNKNOWN)
+        if value is not NONE and value is not NOT_NONE and isinstance(value, (int, float, str)):
+            return value  # (NONE and NOT_NONE are strings too)
+    return _UNKNOWN
 
 
 def _isinstance(value, tested: set[str]) -> bool | None:

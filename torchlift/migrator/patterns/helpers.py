@@ -6,8 +6,14 @@ such a loop, each call statement is replaced by the helper's body with parameter
 the call's arguments; a final `return x` becomes `target = x`. Helper locals that would clash
 with names of the epoch loop (or of another inlined helper) get the helper's name as prefix.
 
+An argument that is an expression (`train(model, loader, optimizer, epoch + 1)`) is bound to
+a fresh local first (the parameter's name, else `<helper>_<parameter>`), in the order Python
+evaluates the call's arguments (shapes/trainer_inline.py's bind_call and bind_first, shared
+with shapes/step_inline.py): evaluated once, before the body, as the call did.
+
 Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns,
-nested functions, or arguments that are not plain names, attributes or constants.
+nested functions, or a default that is an expression (Python evaluated it once, when the
+function was defined: one object every call shares, which a binding per call would not be).
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.fstrings import requote_in_fstrings
-from ..analysis.names import bound_names, collect_names, node_kinds, rename
+from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
 from ..rule import Rule, Unsupported
+from ..shapes.step_inline import simple_argument
+from ..shapes.trainer_inline import bind_call, bind_first
 from .helper_globals import declared_globals
 
 HELPER_SHAPE = Rule(
@@ -25,10 +33,10 @@ HELPER_SHAPE = Rule(
     "training helper function shape not understood",
     """A helper called once per epoch (`train(model, loader, optimizer, epoch)`) is inlined
     into the epoch loop before converting. That needs plain parameters (no *args/**kwargs),
-    arguments that are names, attributes or constants, a single `return` at the end, and no
-    functions defined inside.""",
-    """Pass plain names to the helper (bind an expression to a name first) and return once,
-    at its end.""",
+    defaults that are names or constants (an expression as default is one object every call
+    shares), a single `return` at the end, and no functions defined inside.""",
+    """Pass the helper its arguments (build a default object once, before the loop, and pass
+    it) and return once, at its end.""",
     """
     def train(model, loader, optimizer, *extra):
         for x, y in loader:
@@ -59,13 +67,29 @@ def epoch_body(ctx, stmts):
     out = []
     calls = [(stmt, helper_call(stmt, helpers)) for stmt in stmts]
     called = {found[0].name.value for _, found in calls if found is not None}
+    # a name spelled anywhere else in the file (read after the loop, by a function)
+    outside = frozenset().union(
+        *(mentions(s) for s in ctx.module.body if not _is_helper(s, called))
+    )
     for stmt, found in calls:
         if found is None:
             out.append(stmt)
             continue
         body, declared = declared_globals(ctx, found[0], stmt, called)
-        body, bound = inline_call(stmt, *found, taken, body=body, keep=declared)
+        body, bound, bindings = inline_call(
+            stmt, *found, taken, body=body, keep=declared, avoid=outside
+        )
         taken |= bound
+        # a refusal about an argument's binding names the call's line, and what it binds
+        ctx.found.setdefault("inlined_at", {}).update({id(b): stmt for b in bindings})
+        given = ctx.found.setdefault("given_arguments", {})
+        for binding in bindings:
+            assign = binding.body[0]
+            given[assign.targets[0].target.value] = (
+                f" (`{found[0].name.value}()` is given `{ctx.module.code_for_node(assign.value)}`,"
+                " evaluated anew each epoch)",
+                stmt,
+            )
         inlined.append(found[0].name.value)
         origin = ctx.found.setdefault("inlined_from", {})  # for reasons naming the helper
         origin.update({id(inlined_stmt): found[0].name.value for inlined_stmt in body})
@@ -73,19 +97,24 @@ def epoch_body(ctx, stmts):
     return out
 
 
+def _is_helper(stmt, names) -> bool:
+    return isinstance(stmt, cst.FunctionDef) and stmt.name.value in names
+
+
 def read(ctx, plan, steps) -> None:
     plan.inlined_helpers = list(ctx.found.get("inlined", []))
 
 
-_SIMPLE_ARG = m.Name() | m.Attribute() | m.Integer() | m.Float() | m.SimpleString()
-
-
 def training_helpers(module: cst.Module) -> dict[str, cst.FunctionDef]:
-    """Module-level functions whose body loops over batches (with or without backward)."""
+    """Module-level functions whose body loops over batches (with or without backward). Not
+    generators: calling one runs none of its body (generator_batches.py reads a batch loop
+    over one)."""
     return {
         stmt.name.value: stmt
         for stmt in module.body
-        if isinstance(stmt, cst.FunctionDef) and "loop" in node_kinds(stmt.body)
+        if isinstance(stmt, cst.FunctionDef)
+        and "loop" in (kinds := node_kinds(stmt.body))
+        and "yield" not in kinds
     }
 
 
@@ -108,41 +137,54 @@ def helper_call(stmt: cst.CSTNode, helpers: dict[str, cst.FunctionDef]):
     return None
 
 
-def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt) -> dict[str, cst.BaseExpression]:
+def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt):
+    """(parameter, argument or default) in the order Python evaluates the arguments."""
     params = func.params
-    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None:
-        if isinstance(params.star_arg, cst.Param):
-            raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` takes *args", stmt)
+    name = func.name.value
+    if isinstance(params.star_arg, cst.Param):
+        raise Unsupported(HELPER_SHAPE, f"helper `{name}` takes *args", stmt)
     if params.star_kwarg is not None:
-        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` takes **kwargs", stmt)
-    ordered = [*params.posonly_params, *params.params]
-    by_name = {p.name.value: p for p in [*ordered, *params.kwonly_params]}
-    bound: dict[str, cst.BaseExpression] = {}
-    positional = [a for a in call.args if a.keyword is None]
-    if any(a.star for a in call.args) or len(positional) > len(ordered):
-        raise Unsupported(
-            HELPER_SHAPE, f"call of `{func.name.value}` with *args or too many args", stmt
-        )
-    for param, arg in zip(ordered, positional):
-        bound[param.name.value] = arg.value
-    for arg in call.args:
-        if arg.keyword is not None:
-            if arg.keyword.value not in by_name:
-                raise Unsupported(HELPER_SHAPE, f"unknown keyword `{arg.keyword.value}`", stmt)
-            bound[arg.keyword.value] = arg.value
-    for name, param in by_name.items():
-        if name not in bound:
-            if param.default is None:
-                raise Unsupported(HELPER_SHAPE, f"missing argument `{name}`", stmt)
-            bound[name] = param.default
-    for name, value in bound.items():
-        if not m.matches(value, _SIMPLE_ARG) and not isinstance(value, cst.BaseNumber):
+        raise Unsupported(HELPER_SHAPE, f"helper `{name}` takes **kwargs", stmt)
+    if params.posonly_params:
+        raise Unsupported(HELPER_SHAPE, f"helper `{name}` has positional-only parameters", stmt)
+    if any(a.star for a in call.args):
+        raise Unsupported(HELPER_SHAPE, f"call of `{name}` with *args or **kwargs", stmt)
+    args = bind_call(func, call, f"{name}()", stmt, HELPER_SHAPE)
+    given = {id(a.value) for a in call.args}
+    for param, value in args:
+        if id(value) not in given and not simple_argument(value):
             raise Unsupported(
                 HELPER_SHAPE,
-                f"argument `{name}` of `{func.name.value}` is an expression; bind it to a name first",
+                f"the default of `{param}` of `{name}` is an expression, evaluated once when "
+                "the function was defined (one object shared by every call); pass it at the call",
                 stmt,
             )
-    return bound
+    return args
+
+
+def _bound_first(func, args, rebound: set[str], taken: set[str], stmt) -> tuple[dict, list]:
+    """The arguments that are expressions (`make_loader(epoch)`, `loaders["train"]`), and
+    those of parameters the helper rebinds (`scale = scale * 0.5` must not rebind the
+    caller's `scale`), each bound to a fresh local before the helper's body, as the call
+    evaluated them once before running it: (parameter -> local, the binding statements in
+    evaluation order)."""
+    targets = {}
+    for param, value in args:
+        if simple_argument(value) and param not in rebound:
+            continue
+        for local in (param, f"{func.name.value}_{param}"):
+            if local not in taken:
+                break
+        else:
+            raise Unsupported(
+                HELPER_SHAPE,
+                f"argument `{param}` of `{func.name.value}` is an expression, and `{param}` and "
+                f"`{local}` are both taken; bind it to a name first",
+                stmt,
+            )
+        targets[param] = cst.Name(local)
+        taken = taken | {local}
+    return targets, bind_first(args, targets)
 
 
 def _writes_outside_loops(stmts) -> set[str]:
@@ -178,11 +220,19 @@ def _renamed(node, mapping, func, stmt):
 
 
 def inline_call(
-    stmt, func, call, target, taken: set[str], body=None, keep: set[str] = frozenset()
-) -> tuple[list, set[str]]:
-    """Statements equivalent to `stmt` (a helper call) and the helper locals they bind.
-    `body`: the helper's statements to inline (default: all of them); `keep`: names it
-    binds that keep their spelling (module globals it declared)."""
+    stmt,
+    func,
+    call,
+    target,
+    taken: set[str],
+    body=None,
+    keep: set[str] = frozenset(),
+    avoid: frozenset = frozenset(),
+) -> tuple[list, set[str], list]:
+    """Statements equivalent to `stmt` (a helper call), the helper locals they bind, and the
+    statements among them binding an argument first. `body`: the helper's statements to
+    inline (default: all of them); `keep`: names it binds that keep their spelling (module
+    globals it declared); `avoid`: names a binding of an argument must not take."""
     body = list(func.body.body if body is None else body)
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
         body = body[1:]  # docstring
@@ -203,8 +253,13 @@ def inline_call(
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` returns early", stmt)
     if "yield" in kinds or "global" in node_kinds(cst.IndentedBlock(body)):
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` uses global/yield", stmt)
-    mapping = dict(_bind_arguments(func, call, stmt))
+    args = _bind_arguments(func, call, stmt)
+    mapping = dict(args)
     params = set(mapping)
+    rebound = params & collect_names(*body).writes
+    avoid = taken | avoid | (mentions(func.body) - params)
+    first, bindings = _bound_first(func, args, rebound, avoid, stmt)
+    mapping.update(first)
     top_writes = _writes_outside_loops(body)
     all_writes = collect_names(*body).writes - params
     for name in sorted(top_writes - params - keep):
@@ -218,7 +273,9 @@ def inline_call(
         raise Unsupported(
             HELPER_SHAPE, f"`{func.name.value}` returns nothing but its result is used", stmt
         )
+    out = [*bindings, *out]
     if out:
         out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)
+        bindings = [out[0], *bindings[1:]] if bindings else []
     bound = {mapping[n].value if isinstance(mapping.get(n), cst.Name) else n for n in all_writes}
-    return out, bound
+    return out, bound | {local.value for local in first.values()}, bindings

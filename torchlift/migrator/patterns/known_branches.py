@@ -40,6 +40,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.branches import (
+    INT,
     MODULE_BASES,
     NONE,
     NOT_NONE,
@@ -181,6 +182,9 @@ def _unwrapped(stmt) -> list:
 def _known(ctx, test) -> dict[str, object]:
     known = {}
     for name in collect_names(test).reads:
+        if name == ctx.found.get("batch_index"):
+            known[name] = INT  # enumerate's count, which the batch loop never rebinds
+            continue
         value = _value_of_name(ctx, name)
         if value is not None:
             known[name] = value

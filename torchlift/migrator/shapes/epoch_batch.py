@@ -175,7 +175,7 @@ def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
     from ..resolve_names import resolve_names, scope_info
 
     ctx.scope = scope_info(ctx, plan)
-    ctx.uses = resolve_names(plan, ctx.scope, ctx.block)
+    ctx.uses = resolve_names(plan, ctx.scope, ctx.block, ctx.found.get("given_arguments"))
     return plan
 
 
@@ -422,6 +422,13 @@ def _loader_wrapped_by(ctx: LoopContext, iterator) -> str | None:
     return None
 
 
+def _note_counter(ctx: LoopContext, name: str | None, stmts) -> None:
+    """`name` counts the batches (enumerate's index, a range's number): an int in every
+    batch when the loop never rebinds it (known_branches.py decides `i % 1 == 0`)."""
+    if name is not None and name not in collect_names(*stmts).writes:
+        ctx.found["batch_index"] = name
+
+
 def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, target, index):
     """Manual batching, `for i in range(0, n, batch_size): xb = x[i : i + batch_size]`: the
     numbers become the batches of a generated loader (shapes/iteration.py's), when the epoch
@@ -436,6 +443,8 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
             "change (use a DataLoader)",
             loop,
         )
+    if isinstance(target, cst.Name):
+        _note_counter(ctx, target.value, loop.body.body)
     code = ctx.module.code_for_node(numbers)
     loader, ctx.found["loader_stmt"] = number_loader(
         ctx, "batch_indices", code, "the batch loop's numbers"
@@ -536,6 +545,7 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
     }
     claims = registry.phase("claim")
     position = 0
+    _note_counter(ctx, index, stmts)
     for stmt in registry.run_phase("batch_statements", ctx, stmts):
         position += 1
         if any(claim(ctx, steps, stmt, position) for claim in claims):

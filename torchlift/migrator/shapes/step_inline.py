@@ -49,7 +49,7 @@ from ..analysis.branches import NONE, NOT_NONE, decide, resolve
 from ..analysis.names import collect_names, rename
 from ..rule import Rule, Unsupported
 from ..source.find_loops import _cst_blocks
-from .trainer_inline import _literal, bind_call, line_origin
+from .trainer_inline import _literal, bind_call, bind_first, line_origin
 
 _EXAMPLE_STEP = """
 def train_step(x, y):
@@ -532,7 +532,7 @@ class _Inliner:
                         f"read that local instead",
                         self.site.stmt,
                     )
-        simple = {p for p, v in self.args if _simple(v)} if self.unpacked is None else set()
+        simple = {p for p, v in self.args if simple_argument(v)} if self.unpacked is None else set()
         if m.findall(self.function.body, m.AssignTarget(target=m.Attribute() | m.Subscript())):
             simple = {p for p in simple if not isinstance(dict(self.args)[p], cst.Attribute)}
         rebound = {
@@ -591,13 +591,8 @@ class _Inliner:
             stmt = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], self.unpacked)])
             self.pairs.append((stmt, self.site.stmt))
             return [stmt]
-        out = []
-        for param, value in self.args:
-            if param in bound:
-                target = mapping.get(param, cst.Name(param))
-                stmt = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
-                out.append(stmt)
-                self.pairs.append((stmt, self.site.stmt))
+        out = bind_first(self.args, {p: mapping.get(p, cst.Name(p)) for p in bound})
+        self.pairs += [(stmt, self.site.stmt) for stmt in out]
         return out
 
     def _keep(self, stmt, mapping):
@@ -674,7 +669,7 @@ def _docstring(stmt) -> bool:
     return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())]))
 
 
-def _simple(value: cst.BaseExpression) -> bool:
+def simple_argument(value: cst.BaseExpression) -> bool:
     """A name, a constant, or attributes of a name: reading it again reads the same value."""
     while isinstance(value, cst.Attribute):
         value = value.value
@@ -684,7 +679,7 @@ def _simple(value: cst.BaseExpression) -> bool:
 def _pure(value: cst.BaseExpression) -> bool:
     """A value whose computation has no effect to keep when nothing uses it
     (`loss.item(), len(xb)`)."""
-    if _simple(value):
+    if simple_argument(value):
         return True
     if isinstance(value, (cst.Tuple, cst.List)):
         return all(_pure(e.value) for e in value.elements)

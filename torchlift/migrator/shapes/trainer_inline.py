@@ -896,6 +896,18 @@ def bind_call(
     return given
 
 
+def bind_first(
+    args: list[tuple[str, cst.BaseExpression]], targets: dict[str, cst.BaseExpression]
+) -> list[cst.SimpleStatementLine]:
+    """`target = argument` for each parameter of `targets`, in the order of `args` (bind_call's:
+    the order Python evaluates them). The argument is the caller's code: never renamed."""
+    return [
+        cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(targets[param])], value)])
+        for param, value in args
+        if param in targets
+    ]
+
+
 def _rebinds_itself(stmt) -> bool:
     """`x = x`: what `self.x = x` of `__init__` becomes (nothing to run)."""
     if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], m.Name())])):

@@ -47,6 +47,7 @@ class LoopFacts:
     device_note: str = ""  # what the Trainer's device arguments say
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
     kept_modes_at: tuple[tuple[int, int], ...] = field(default=())  # mode switches kept
+    held_schedulers: frozenset = frozenset()  # stepped by the script's own statement
     explained: tuple = field(default=())  # ((line, column), method | "trainer" | None, why)
     # what the conversion generated
     class_name: str = ""
@@ -71,6 +72,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         train_loader=plan.loader_exprs.get(plan.train_loader, plan.train_loader),
         optimizers=frozenset(o.name for o in optimizers),
         schedulers=frozenset(o.scheduler for o in optimizers if o.scheduler),
+        held_schedulers=frozenset(o.scheduler for o in optimizers if o.scheduler_held),
         model_names=frozenset(n for m in plan.models for n in (m.name, *m.aliases)),
         device_names=frozenset(plan.device_names),
         scaler=plan.scaler,
@@ -311,6 +313,15 @@ def loop_changes(
                     out.cls,
                     "`scheduler.step()` kept where the script calls it, from "
                     "`self.lr_schedulers()` (manual optimization steps no scheduler itself)",
+                )
+                continue
+            if any(_method_call(stmt, name, "step") for name in facts.held_schedulers):
+                add(
+                    stmt,
+                    out.cls,
+                    "`scheduler.step()` kept where the script steps it: epoch code reads the "
+                    "optimizer or scheduler around it, and Lightning would step it after the "
+                    "epoch's last batch",
                 )
                 continue
             add(

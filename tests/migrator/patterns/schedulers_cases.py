@@ -60,3 +60,24 @@ UNCHANGED = {
         "TL106",
     ),
 }
+
+# the epoch's rate printed before the script's step: Lightning would have stepped the scheduler
+# already (after the epoch's last batch), so the script's step stays where it was
+CONVERTS["rate_printed_before_the_epoch_step"] = (
+    """
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        print(epoch, scheduler.get_last_lr()[0])
+        scheduler.step()
+    """,
+    [
+        "print(epoch, self.scheduler.get_last_lr()[0])\n        self.scheduler.step()",
+        "LitModel(model, optimizer, scheduler, criterion)",
+    ],
+    [],
+)

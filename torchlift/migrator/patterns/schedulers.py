@@ -7,8 +7,10 @@
 
 Refused (TL106): several schedulers, one bound twice or not on the loop's optimizer, step()
 with arguments other than a ReduceLROnPlateau metric; (TL105) stepped before the optimizer;
-(TL109) stepped before the batch loop, or code after the epoch's step reading the optimizer
-or scheduler (Lightning steps it after the epoch hooks).
+(TL109) stepped before the batch loop, or code after the epoch's ReduceLROnPlateau step
+reading the optimizer or scheduler (Lightning steps that one after the epoch hooks). Epoch
+code reading the optimizer or another scheduler before its step keeps the script's step in
+place (kept_optimizers.py): Lightning steps those right after the epoch's last batch.
 """
 
 from __future__ import annotations
@@ -75,6 +77,17 @@ def read(ctx, plan, steps) -> None:
     at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
     args = stmt.body[0].value.args
     ctx.found["epoch_scheduler_step"] = (stmt, list(plan.post_train))
+    if not args:
+        # Lightning steps an epoch scheduler after the epoch's last batch, before validation
+        # and on_train_epoch_end: epoch code reading the rate before the script's step
+        # (`print(..., scheduler.get_last_lr())` then `scheduler.step()`) would see the next
+        # epoch's; the script's step stays in place instead (kept_optimizers.py)
+        v = plan.validation
+        evaluation = [*v.before, *v.body, *v.after] if v is not None else []
+        for earlier in [*evaluation, *plan.post_train[:at]]:
+            if collect_names(earlier).reads & {name, optimizer.name}:
+                ctx.found["read_after_scheduler_step"] = earlier
+                return
     for later in plan.post_train[at + 1 :]:
         if collect_names(later).reads & {name, optimizer.name}:
             if not args:  # kept_optimizers.py keeps both in the script, or refuses

@@ -119,6 +119,7 @@ def fewer_steps_than(batches: int):
 FEATURES = {
     # loops over runs: the sweep's learning rates, the StepLR each fold builds
     "seed_lr_sweep_in_main": [changes_lr_between_epochs],
+    "epoch_rate_printed_before_scheduler_step": [changes_lr_between_epochs],
     "kfold_sampler_best_fold_score": [changes_lr_between_epochs],
     "amp_autocast_gradscaler": [clips],
     "amp_device_type_string": [clips],

@@ -71,6 +71,8 @@ PRINTED = {
     "counter_bar_dict_batches_output_loss": r"eval accuracy [^\r\n]*",
     "epoch_end_eval_on_whole_tensors": r"epoch \d+: test rmse [^\r\n]*|top items [^\r\n]*",
     "backward_on_mean_of_per_sample_losses": r"epoch \d+: \d+ samples above the margin",
+    # the rate the epoch trained with, printed before the script's scheduler step
+    "epoch_rate_printed_before_scheduler_step": r"Epoch \d+: loss [^\r\n]*",
     "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",
     # samples decoded after the eval-mode test pass: dropout off, as the script ran them
     "vae_samples_after_eval_mode_test": r"====> Test set loss[^\r\n]*|sample mean [^\r\n]*",

@@ -576,3 +576,25 @@ UNCHANGED["default_naming_a_rebound_module_name"] = (
     _CONSTANT_DEFAULT.format(rebind="SCALE = 3.0"),
     "TL182",
 )
+
+# a step function returning the names the call binds (`acc, loss = fwd_pass(...)` with `return
+# acc, loss`): the inlined body bound them already, no `acc, loss = acc, loss` is left behind
+CONVERTS["returned_names_are_the_call_targets"] = (
+    """
+    def fwd_pass(x, y):
+        optimizer.zero_grad()
+        out = model(x)
+        loss = criterion(out, y)
+        acc = (out.argmax(1) == y).float().mean()
+        loss.backward()
+        optimizer.step()
+        return acc, loss
+
+
+    for epoch in range(2):
+        for x, y in loader:
+            acc, loss = fwd_pass(x, y)
+    """,
+    ["acc = (out.argmax(1) == y).float().mean()"],
+    ["acc, loss = acc, loss", "self.acc, self.loss = self.acc, self.loss"],
+)

@@ -611,7 +611,10 @@ class _Inliner:
             return []
         value = rename(final.body[0].value, mapping)
         if isinstance(small, cst.Assign):
-            new = cst.Assign([cst.AssignTarget(small.targets[0].target)], value)
+            target = small.targets[0].target
+            if len(small.targets) == 1 and _same_names(target, value):
+                return []  # `acc, loss = acc, loss`: the body bound the call's targets already
+            new = cst.Assign([cst.AssignTarget(target)], value)
         elif isinstance(small, cst.AugAssign):
             new = small.with_changes(value=value)
         elif _pure(value):
@@ -663,6 +666,22 @@ def _statement_holding(body: cst.CSTNode, node: cst.CSTNode) -> cst.CSTNode:
         if _inside(node, stmt):
             holding = stmt
     return holding
+
+
+def _same_names(target: cst.CSTNode, value: cst.CSTNode) -> bool:
+    """`x` and `x`, or `a, b` and `a, b` (with or without parentheses or brackets)."""
+    if isinstance(target, cst.Name) and isinstance(value, cst.Name):
+        return target.value == value.value
+    sequences = (cst.Tuple, cst.List)
+    if isinstance(target, sequences) and isinstance(value, sequences):
+        pairs = list(zip(target.elements, value.elements))
+        return len(target.elements) == len(value.elements) and all(
+            not isinstance(t, cst.StarredElement)
+            and not isinstance(v, cst.StarredElement)
+            and _same_names(t.value, v.value)
+            for t, v in pairs
+        )
+    return False
 
 
 def _docstring(stmt) -> bool:

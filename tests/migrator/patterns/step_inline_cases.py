@@ -592,9 +592,11 @@ CONVERTS["returned_names_are_the_call_targets"] = (
 
 
     for epoch in range(2):
-        for x, y in loader:
+        for i, (x, y) in enumerate(loader):
             acc, loss = fwd_pass(x, y)
+            if i % 2 == 0:
+                print(acc.item(), loss.item())
     """,
-    ["acc = (out.argmax(1) == y).float().mean()"],
-    ["acc, loss = acc, loss", "self.acc, self.loss = self.acc, self.loss"],
+    ["acc = (out.argmax(1) == y).float().mean()\n        if batch_idx % 2 == 0:"],
+    ["acc, loss = acc, loss"],
 )

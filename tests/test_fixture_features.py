@@ -120,6 +120,7 @@ FEATURES = {
     # loops over runs: the sweep's learning rates, the StepLR each fold builds
     "seed_lr_sweep_in_main": [changes_lr_between_epochs],
     "epoch_rate_printed_before_scheduler_step": [changes_lr_between_epochs],
+    "plateau_rate_printed_after_step": [changes_lr_between_epochs],
     "kfold_sampler_best_fold_score": [changes_lr_between_epochs],
     "amp_autocast_gradscaler": [clips],
     "amp_device_type_string": [clips],

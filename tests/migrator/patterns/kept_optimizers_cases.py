@@ -80,21 +80,28 @@ UNCHANGED = {
         """,
         "TL134",
     ),
-    "plateau_scheduler_read_after_its_step": (
-        """
-        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
-        for epoch in range(2):
-            for x, y in loader:
-                optimizer.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                optimizer.step()
-            scheduler.step(loss.item())
-            print(optimizer.param_groups[0]["lr"])
-        """,
-        "TL109",
-    ),
 }
+
+# a ReduceLROnPlateau whose rate the epoch prints after its step (Lightning steps its own one
+# after on_train_epoch_end): the script's step stays in place, with its metric
+CONVERTS["plateau_scheduler_read_after_its_step"] = (
+    """
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        scheduler.step(loss.item())
+        print(optimizer.param_groups[0]["lr"])
+    """,
+    [
+        'self.scheduler.step(self.loss.item())\n        print(self.optimizer.param_groups[0]["lr"])',
+        "def configure_optimizers(self):\n        return self.optimizer",
+    ],
+    ["monitor"],
+)
 
 # the module's optimizer and scheduler, read as globals by the function holding the loop
 # (analysis/globals_read.py): both stay in the script; the module returns the optimizer and

@@ -7,10 +7,11 @@
 
 Refused (TL106): several schedulers, one bound twice or not on the loop's optimizer, step()
 with arguments other than a ReduceLROnPlateau metric; (TL105) stepped before the optimizer;
-(TL109) stepped before the batch loop, or code after the epoch's ReduceLROnPlateau step
-reading the optimizer or scheduler (Lightning steps that one after the epoch hooks). Epoch
-code reading the optimizer or another scheduler before its step keeps the script's step in
-place (kept_optimizers.py): Lightning steps those right after the epoch's last batch.
+(TL109) stepped before the batch loop. Epoch code that reads the optimizer or scheduler
+where Lightning's own step would have moved the rate (before the step of a scheduler Lightning
+steps right after the epoch's last batch; after the step of a ReduceLROnPlateau, which
+Lightning steps after the epoch hooks) keeps the script's step in place, with its metric
+(kept_optimizers.py).
 """
 
 from __future__ import annotations
@@ -90,15 +91,11 @@ def read(ctx, plan, steps) -> None:
                 return
     for later in plan.post_train[at + 1 :]:
         if collect_names(later).reads & {name, optimizer.name}:
-            if not args:  # kept_optimizers.py keeps both in the script, or refuses
-                ctx.found["read_after_scheduler_step"] = later
-                return
-            raise Unsupported(
-                EPOCH_STATEMENT,
-                "code after the epoch's scheduler.step() reads the optimizer or "
-                "scheduler (Lightning steps the scheduler after the epoch hooks)",
-                later,
-            )
+            # ReduceLROnPlateau is stepped after on_train_epoch_end by Lightning: code reading
+            # the rate after the script's step would see the old one. kept_optimizers.py keeps
+            # both in the script, the step in place with its metric, or refuses
+            ctx.found["read_after_scheduler_step"] = later
+            return
     if args:  # ReduceLROnPlateau: log the metric; Lightning steps it with that value
         metric = args[0].value
         key = metric.value if isinstance(metric, cst.Name) else "monitor"

@@ -204,6 +204,7 @@ class LineIndex:
 
     def __init__(self, module: cst.Module, tree: ast.Module) -> None:
         self.lines: dict[int, tuple[int, int]] = {}
+        self._module = module
         self._pair(list(module.body), list(tree.body))
 
     def _pair(self, cst_body, ast_body) -> None:
@@ -233,4 +234,31 @@ class LineIndex:
                 self._pair(c_block, a_block)
 
     def position(self, node, default: tuple[int, int]) -> tuple[int, int]:
-        return self.lines.get(id(node), default)
+        """The line of `node`, or of the innermost statement holding it (a finding about a
+        call or a lambda names the line it is on), else `default`."""
+        if node is None or id(node) in self.lines:
+            return self.lines.get(id(node), default)
+        found = default
+        stack = [self._module]
+        while stack:  # depth first: a statement holding `node` is met before its inner ones
+            current = stack.pop()
+            if current is node:
+                return found
+            if id(current) in self.lines:
+                if not _holds(current, node):
+                    continue  # nor does anything inside it
+                found = self.lines[id(current)]
+                stack = list(reversed(current.children))
+                continue
+            stack.extend(reversed(current.children))
+        return default
+
+
+def _holds(container: cst.CSTNode, node: cst.CSTNode) -> bool:
+    stack = [container]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(current.children)
+    return False

@@ -1,0 +1,65 @@
+"""A refusal about an expression (a call's argument, a lambda) names the line of the statement
+holding it, not the loop's or the file's first line (source/find_loops.py's LineIndex)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import libcst as cst
+import libcst.matchers as m
+
+from torchlift.migrator import migrate_source
+from torchlift.migrator.source.find_loops import LineIndex
+
+SOURCE = textwrap.dedent(
+    """
+    import torch
+
+    values = [1, 2,
+              3]
+    if values:
+        total = sum(map(lambda v: v * 2, values))
+    """
+).lstrip()
+
+
+def test_an_expression_is_placed_on_the_statement_holding_it():
+    module = cst.parse_module(SOURCE)
+    lines = LineIndex(module, ast.parse(SOURCE))
+    lam = m.findall(module, m.Lambda())[0]
+    three = [n for n in m.findall(module, m.Integer()) if n.value == "3"][0]
+    assert lines.position(lam, (1, 0)) == (6, 4)
+    assert lines.position(three, (1, 0)) == (3, 0)  # the statement's first line
+    assert lines.position(cst.Name("elsewhere"), (9, 9)) == (9, 9)
+
+
+def test_a_refusal_about_a_call_names_the_call():
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+
+        def train(model, optimizer, loader):
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+
+
+        loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+        model = nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        train(model, optimizer, loader)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        train(model, optimizer, loader)
+        """
+    ).lstrip()
+    result = migrate_source(source, path="train.py")
+    assert not result.changed
+    finding = next(f for f in result.findings if f.code == "TL132")
+    assert finding.line in (18, 20), finding  # a call of train(), not the loop (line 7)

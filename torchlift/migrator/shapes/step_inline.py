@@ -48,7 +48,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..analysis.branches import NONE, NOT_NONE, decide, resolve
 from ..analysis.names import collect_names, rename
 from ..rule import Rule, Unsupported
-from ..source.find_loops import _cst_blocks
+from ..source.find_loops import _cst_blocks, cst_contains
 from .trainer_inline import _literal, bind_call, bind_first, line_origin
 
 _EXAMPLE_STEP = """
@@ -190,7 +190,7 @@ def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | Non
     for name, function in functions.items():
         for call in m.findall(module, m.Call(func=m.Name(name))):
             site = sites.get(id(call))
-            if _inside(call, function):
+            if cst_contains(function, call):
                 raise Unsupported(STEP_SHAPE, f"`{name}()` calls itself", function)
             steps, args, known = _steps(function, call)
             if steps:
@@ -250,21 +250,13 @@ def _step_functions(module: cst.Module) -> dict[str, cst.FunctionDef]:
         if isinstance(stmt, cst.FunctionDef) and m.findall(stmt.body, _BACKWARD):
             nested = m.findall(stmt.body, _NESTED)
             own = [
-                c for c in m.findall(stmt.body, _BACKWARD) if not any(_inside(c, n) for n in nested)
+                c
+                for c in m.findall(stmt.body, _BACKWARD)
+                if not any(cst_contains(n, c) for n in nested)
             ]
             if own:
                 found[stmt.name.value] = stmt
     return found
-
-
-def _inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    stack = [container]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(current.children)
-    return False
 
 
 def _sites(module: cst.Module) -> dict[int, _Site]:
@@ -435,7 +427,7 @@ class _Inliner:
             why = f"`{name}()` has positional-only parameters"
         elif nested := m.findall(function.body, _NESTED):
             what = "a lambda" if isinstance(nested[0], cst.Lambda) else f"`{nested[0].name.value}`"
-            at = _statement_holding(function.body, nested[0])  # the line the reason names
+            at = nested[0]  # findings name the line of the statement holding it (LineIndex)
             why = (
                 f"`{name}()` defines {what}: inlined, it would capture the loop's names "
                 "instead of one call's"
@@ -657,15 +649,6 @@ class _Inliner:
 
 
 _GLOBAL_LINE = m.SimpleStatementLine([m.Global()])
-
-
-def _statement_holding(body: cst.CSTNode, node: cst.CSTNode) -> cst.CSTNode:
-    """The innermost statement of `body` holding `node` (findings name statements' lines)."""
-    holding = node
-    for stmt in m.findall(body, m.SimpleStatementLine() | m.BaseCompoundStatement()):
-        if _inside(node, stmt):
-            holding = stmt
-    return holding
 
 
 def _same_names(target: cst.CSTNode, value: cst.CSTNode) -> bool:

@@ -245,7 +245,7 @@ class LineIndex:
             if current is node:
                 return found
             if id(current) in self.lines:
-                if not _holds(current, node):
+                if not cst_contains(current, node):
                     continue  # nor does anything inside it
                 found = self.lines[id(current)]
                 stack = list(reversed(current.children))
@@ -254,7 +254,8 @@ class LineIndex:
         return default
 
 
-def _holds(container: cst.CSTNode, node: cst.CSTNode) -> bool:
+def cst_contains(container: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`node` is `container` or a node somewhere inside it (by identity)."""
     stack = [container]
     while stack:
         current = stack.pop()

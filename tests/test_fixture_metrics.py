@@ -75,6 +75,8 @@ PRINTED = {
     "epoch_rate_printed_before_scheduler_step": r"Epoch \d+: loss [^\r\n]*",
     # the rate ReduceLROnPlateau left, printed after the script's step (which stays in place)
     "plateau_rate_printed_after_step": r"Epoch \d+ \| [^\r\n]*",
+    # a model training itself: its fit() returns the history the script prints
+    "model_fit_method_keras_style": r"Epoch \d+/2 [^\r\n]*|validation accuracy[^\r\n]*|history:[^\r\n]*",
     "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",
     # samples decoded after the eval-mode test pass: dropout off, as the script ran them
     "vae_samples_after_eval_mode_test": r"====> Test set loss[^\r\n]*|sample mean [^\r\n]*",

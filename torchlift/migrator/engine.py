@@ -47,6 +47,7 @@ from .result import Finding, InputError, MigrationResult
 from .rule import Refused, Rule, Unsupported
 from .shapes import plan_loop
 from .shapes.context import LoopContext
+from .shapes.model_method import hoist_training_method, is_torch_module, remap_hoisted
 from .shapes.step_inline import INLINED_STEP, inline_step
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
@@ -181,18 +182,21 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     if trainer_class is not None:  # inlined, then converted as a flat script (TL170)
         at = lines.position(trainer_class, (1, 0))
         try:
-            inlined = inline_trainer_class(module, trainer_class, loops)
+            if is_torch_module(trainer_class):  # a model training itself (TL198)
+                flat, tell = hoist_training_method(module, trainer_class, loops), remap_hoisted
+            else:
+                flat, tell = inline_trainer_class(module, trainer_class, loops), remap
         except Unsupported as why:
             where = lines.position(why.node, at) if why.node is not None else at
             findings.append(Finding(path, *where, why.code, why.reason, "warning"))
             inner = {id(n) for n in m.findall(trainer_class, m.For() | m.While())}
             loops = [loop for loop in loops if id(loop) not in inner]
         else:
-            flat_tree, error = parse_text(inlined.text, path)
+            flat_tree, error = parse_text(flat.text, path)
             if error is not None:  # never expected: the flat script is generated code
                 raise RuntimeError(f"inlined trainer class did not parse: {error}")
-            result = _migrate_parsed(inlined.text, flat_tree, path, target)
-            return remap(result, inlined, text, at)
+            result = _migrate_parsed(flat.text, flat_tree, path, target)
+            return tell(result, flat, text, at)
     planned = []
     for loop in loops:
         ctx = LoopContext(imports, module, loop)

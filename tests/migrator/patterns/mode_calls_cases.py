@@ -124,6 +124,38 @@ CONVERTS = {
         ["trainer.fit(lit_model, loader)"],
         [".train()"],
     ),
+    # a method of the script's model class switching to eval mode at each epoch's end: the
+    # next epoch would train in eval mode (dropout off) without the script's model.train()
+    "train_kept_when_a_model_method_evaluates_at_epoch_end": (
+        """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Sequential(nn.Dropout(0.5), nn.Linear(4, 2))
+
+            def forward(self, x):
+                return self.fc(x)
+
+            def evaluate(self, x):
+                self.eval()
+                with torch.no_grad():
+                    return self(x).sum().item()
+
+
+        net = Net()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for epoch in range(2):
+            net.train()
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+            print(net.evaluate(torch.randn(4, 4)))
+        """,
+        ["def on_train_epoch_start(self):\n        self.model.train()"],
+        [],
+    ),
 }
 
 UNCHANGED = {}

@@ -29,6 +29,16 @@ from .device_helpers import moved_data
 RULES = ()
 _BUILTINS = frozenset(dir(builtins))
 _COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+# methods of a torch module that never switch its mode; any other (`model.evaluate(X, y)`, a
+# method of the script's model class calling `self.eval()`, or `model.apply(fn)`) may
+_MODE_KEEPING_METHODS = frozenset(
+    {
+        *("parameters", "named_parameters", "buffers", "named_buffers", "state_dict"),
+        *("modules", "named_modules", "children", "named_children", "load_state_dict"),
+        *("zero_grad", "requires_grad_", "to", "cuda", "cpu", "float", "double", "half"),
+        *("bfloat16", "forward", "register_buffer", "register_forward_hook"),
+    }
+)
 
 
 def clean(ctx, plan) -> None:
@@ -81,7 +91,7 @@ def _may_switch_to_eval(ctx, after_step, model: str) -> bool:
     helpers = functions_reading(ctx.module, {model})
     for stmt in after_step:
         for call in m.findall(stmt, m.Call()):
-            if m.matches(call.func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
+            if _method_may_switch(call, model):
                 return True
             if m.matches(call.func, m.Name()) and call.func.value in helpers:
                 return True
@@ -105,6 +115,8 @@ def _epoch_end_may_switch_to_eval(ctx, post_train, model: str) -> bool:
             if (_hands_model(ctx, call, model) or calls_helper) and not only_reads_state(
                 ctx, call, {model}
             ):
+                return True
+            if _method_may_switch(call, model, counting_eval=False):
                 return True
     return False
 
@@ -140,11 +152,21 @@ def _may_switch(ctx, stmt, model: str) -> bool:
     if m.matches(stmt, m.FunctionDef() | m.ClassDef()):
         return False  # a definition runs nothing until it is called
     for call in m.findall(stmt, m.Call()):
-        if m.matches(call.func, m.Attribute(value=m.Name(model), attr=m.Name("eval"))):
-            return True
-        if _hands_model(ctx, call, model):
+        if _method_may_switch(call, model) or _hands_model(ctx, call, model):
             return True
     return False
+
+
+def _method_may_switch(call: cst.Call, model: str, counting_eval: bool = True) -> bool:
+    """`call` is `model.eval()` (when `counting_eval`) or another method of the model that may
+    switch its mode: one of the script's model class (`model.evaluate(X, y)` calling
+    `self.eval()`), or a torch one not known to keep it."""
+    if not m.matches(call.func, m.Attribute(value=m.Name(model), attr=m.Name())):
+        return False
+    method = call.func.attr.value
+    if method in ("eval", "train"):
+        return counting_eval and method == "eval"
+    return method not in _MODE_KEEPING_METHODS
 
 
 def _hands_model(ctx, call, model: str) -> bool:

@@ -142,11 +142,6 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
 # -- the class --------------------------------------------------------------------------------
 
 
-def _torch_module(base: str) -> bool:
-    """`nn.Module`, `torch.nn.Linear`, ... as a class's base is usually spelled."""
-    return base == "Module" or base.startswith(("nn.", "torch.nn."))
-
-
 def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     name = cls.name.value
     if (
@@ -156,15 +151,6 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
             not m.matches(base, m.Arg(value=m.Name("object"), keyword=None)) for base in cls.bases
         )
     ):
-        bases = {cst.Module(body=[]).code_for_node(base.value) for base in cls.bases}
-        if any(_torch_module(base) for base in bases):  # a beginner's `model.fit(loader)`
-            raise Unsupported(
-                TRAINER_CLASS,
-                f"the loop is in a method of `{name}`, a torch module training itself: the "
-                "LightningModule would hold this module and own its loop; move the loop out "
-                "of the model's class",
-                cls,
-            )
         raise Unsupported(
             TRAINER_CLASS,
             f"class `{name}` has a base class, keywords or decorators: its methods may come "
@@ -363,7 +349,7 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
     name = cls.name.value
     refs = [n for n in m.findall(module, m.Name(name)) if n is not cls.name]
     creations = []
-    for block, owner in _blocks(module):
+    for block, owner in instance_blocks(module):
         for stmt in block:
             if m.matches(
                 stmt,
@@ -445,7 +431,7 @@ def _chained_run(module: cst.Module, name: str, reaching: set[str]):
     """(block, owner, statement, target) of `[x =] Trainer(...).fit(...)`, or None."""
     called = m.Name(m.MatchIfTrue(lambda value: value in reaching))
     pattern = m.Call(func=m.Attribute(value=m.Call(func=m.Name(name)), attr=called))
-    for block, owner in _blocks(module):
+    for block, owner in instance_blocks(module):
         for stmt in block:
             if m.matches(stmt, m.SimpleStatementLine([m.Expr(pattern)])):
                 return block, owner, stmt, None
@@ -457,7 +443,7 @@ def _chained_run(module: cst.Module, name: str, reaching: set[str]):
     return None
 
 
-def _blocks(module: cst.Module):
+def instance_blocks(module: cst.Module):
     """(statements, owner) of the blocks an instance may be created in."""
     yield list(module.body), module
     for stmt in module.body:
@@ -492,9 +478,12 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
         for a in m.findall(site.owner, m.Attribute(value=m.Name(instance)))
         if a.attr.value not in methods and id(a.value) not in stores
     }
-    escapes = SELF_ESCAPES, (
-        f"`{instance}` is used other than by `{instance}.{site.method}()` and reads of its "
-        "attributes (passed on, another method called or an attribute set from outside)"
+    escapes = (
+        SELF_ESCAPES,
+        (
+            f"`{instance}` is used other than by `{instance}.{site.method}()` and reads of its "
+            "attributes (passed on, another method called or an attribute set from outside)"
+        ),
     )
     index = site.block.index(site.created)
     for position, stmt in enumerate(site.block):

@@ -1,5 +1,4 @@
 # corpus: DANN domain adaptation repo: ReverseLayerF autograd.Function, source and target loaders walked by hand with iter()/next() over min(len) batches, alpha from the training progress, accuracy on both domains each epoch
-import math
 import os
 import random
 

@@ -112,9 +112,13 @@ def bind(ctx, plan, steps) -> None:
     tail_stmt = tail[1] if tail is not None else None
     tail_source = steps["accumulate_tail"][1] if tail is not None else []
 
+    # what the step's own code read: a tensor of its graph (a memory bank in `features @
+    # memory.t()`) changed in place before Lightning's backward would fail autograd's check
+    step_reads = collect_names(*[s for p, s in steps["body"] if p < opt_step]).reads
+
     def reads_after_the_step(position, stmt) -> bool:
         reads = collect_names(stmt).reads
-        if reads & reading_names:
+        if reads & reading_names or changed_in_place(stmt) & step_reads:
             return True
         return bool(reads & stepped) and not any(p > position for p in scheduler_steps)
 
@@ -147,6 +151,25 @@ def bind(ctx, plan, steps) -> None:
     moved[0] = moved[0].with_changes(leading_lines=lines)
     plan.after_step = moved
     plan.after_step_source = source
+
+
+def changed_in_place(stmt) -> set[str]:
+    """The names whose objects `stmt` changes in place: `x.mul_(...)`, `x.a.index_copy_(...)`,
+    `x[i] = ...`, `x.a += ...` (a name rebound is no change of its object)."""
+    changed = set()
+    for call in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name()))):
+        if call.func.attr.value.endswith("_") and not call.func.attr.value.startswith("_"):
+            changed.add(_root(call.func.value))
+    for target in m.findall(stmt, m.AssignTarget() | m.AugAssign()):
+        if isinstance(target.target, (cst.Attribute, cst.Subscript)):
+            changed.add(_root(target.target))
+    return changed - {None}
+
+
+def _root(node) -> str | None:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
 def _clip_norm(steps) -> str | None:

@@ -121,7 +121,12 @@ class LoopPlan:
     checkpoint_state: list[str] = field(default_factory=list)
     module_globals: set[str] = field(default_factory=set)  # declared `global`: kept global
     carried_index: str | None = None  # batch index read after the batch loop: `self.` state
-    post_eval_at: int | None = None  # post_train[post_eval_at:] follows the validation pass
+    # names the epoch's code after the validation pass reads (there a batch index the pass
+    # reuses is the pass's): recorded when the pass is found, before other patterns remove
+    # statements (`model.eval()`) from post_train
+    post_eval_reads: set[str] = field(default_factory=set)
+    pre_eval_reads: set[str] = field(default_factory=set)  # and before it
+    index_carried_by: str = "training_step"  # the step writing `self.<carried_index>`
     # step loops (shapes/iteration.py): the statement binding the generated loader of
     # iteration numbers
     loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)

@@ -245,8 +245,10 @@ def resolve_names(
         if index == plan.train_index:
             own.add("on_train_batch_end")  # the hook after the step gets it as `batch_idx`
         elsewhere = {h for h, u in uses.items() if h not in own and index in u.all()}
-        if hook == "training_step" and _read_after_batch_loop(plan, index, elsewhere, uses):
-            plan.carried_index = index  # the last step's index, as the batch loop left it
+        carrier = hook == "training_step" and _read_after_batch_loop(plan, index, elsewhere, uses)
+        if carrier:
+            plan.carried_index = index  # the last step's index, as the loop that set it left it
+            plan.index_carried_by = carrier
             continue
         if plan.carried_index == index:
             elsewhere.discard("on_train_epoch_end")
@@ -335,19 +337,22 @@ def resolve_names(
     return uses
 
 
-def _read_after_batch_loop(plan: LoopPlan, index: str, elsewhere, uses) -> bool:
-    """The training batch index is read after the batch loop (`total / (i + 1)` at the
-    epoch's end, before any validation pass reusing the name) and nowhere else outside its
-    step, and no code assigns it."""
+def _read_after_batch_loop(plan: LoopPlan, index: str, elsewhere, uses) -> str | None:
+    """The step whose last index the epoch's end reads (`total / (i + 1)`), when it reads it
+    nowhere else outside the steps and no code assigns it: the training step's, or, read
+    after a validation pass reusing the name (`running_vloss / (i + 1)`), the validation
+    step's. Lightning runs on_train_epoch_end after the validation pass, as the script read
+    it. None when the epoch's end reads it both before and after the pass."""
     if elsewhere != {"on_train_epoch_end"} or index in uses["on_train_epoch_end"].writes:
-        return False
+        return None
     if index in uses["training_step"].writes:
-        return False
+        return None
     if plan.validation is not None and plan.validation.index == index:
-        after_pass = plan.post_train[plan.post_eval_at or 0 :]
-        if after_pass and index in collect_names(*after_pass).all():
-            return False  # there it is the validation pass's index
-    return True
+        if index in plan.post_eval_reads:  # there it is the validation pass's index
+            if index in plan.pre_eval_reads or index in uses["validation_step"].writes:
+                return None
+            return "validation_step"
+    return "training_step"
 
 
 def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:

@@ -120,25 +120,42 @@ CONVERTS = {
         ["self.train_scale = self.hparams.scale\n        self.train_scale = self.train_scale * 0.5"],
         ["self.scale = self.scale * 0.5"],
     ),
-}
-
-UNCHANGED = {
-    "string_argument_with_both_quotes_read_in_an_f_string": (
+    # the epoch's own pass after `model.eval()` (a statement the conversion removes): after it
+    # `i` is the pass's last index, not the training helper's; Lightning runs the epoch's end
+    # after the validation pass, which carries its index
+    "batch_index_read_after_an_inline_eval_pass_reusing_it": (
         """
-        def train_epoch(model, loader, optimizer, header="it's"):
-            for x, y in loader:
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+        def train_one_epoch():
+            last_loss = 0.0
+            for i, (x, y) in enumerate(loader):
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
-            print(f"{header} done")
+                last_loss = loss.item()
+            return last_loss
 
 
         for epoch in range(2):
-            train_epoch(model, loader, optimizer)
+            model.train()
+            avg_loss = train_one_epoch()
+            running_vloss = 0.0
+            model.eval()
+            with torch.no_grad():
+                for i, (x, y) in enumerate(val_loader):
+                    running_vloss += criterion(model(x), y)
+            print("train", avg_loss, "valid", running_vloss / (i + 1))
         """,
-        "TL111",
+        [
+            "def validation_step(self, batch, batch_idx):\n        self.i = batch_idx",
+            "(self.i + 1)",
+        ],
+        ["def training_step(self, batch, batch_idx):\n        self.i"],
     ),
+    # test() prints its own last index: the validation step's, carried to the epoch's end
     "batch_index_read_after_the_eval_pass_reusing_it": (
         """
         val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
@@ -162,6 +179,56 @@ UNCHANGED = {
         for epoch in range(2):
             train(epoch)
             test()
+        """,
+        ["def validation_step(self, batch, batch_idx):\n        self.i = batch_idx"],
+        ["def training_step(self, batch, batch_idx):\n        self.i"],
+    ),
+}
+
+UNCHANGED = {
+    "string_argument_with_both_quotes_read_in_an_f_string": (
+        """
+        def train_epoch(model, loader, optimizer, header="it's"):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            print(f"{header} done")
+
+
+        for epoch in range(2):
+            train_epoch(model, loader, optimizer)
+        """,
+        "TL111",
+    ),
+    # ... read before the pass too: two meanings of `i` in one hook
+    "batch_index_read_before_and_after_an_inline_eval_pass": (
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+        def train_one_epoch():
+            last_loss = 0.0
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                last_loss = loss.item()
+            return last_loss
+
+
+        for epoch in range(2):
+            model.train()
+            avg_loss = train_one_epoch()
+            print("batches", i + 1)
+            running_vloss = 0.0
+            model.eval()
+            with torch.no_grad():
+                for i, (x, y) in enumerate(val_loader):
+                    running_vloss += criterion(model(x), y)
+            print("train", avg_loss, "valid", running_vloss / (i + 1))
         """,
         "TL108",
     ),

@@ -362,8 +362,8 @@ class ClassBuilder:
             extra[index] = cst.Name(index)
         elif index:
             extra[index] = cst.Name("batch_idx")
-        if index and loss is not None and index == self.plan.carried_index:
-            # code after the batch loop reads the last step's index
+        if index and index == self.plan.carried_index and name == self.plan.index_carried_by:
+            # code after the batch loop (or the validation pass) reads the last step's index
             value = index if start is not None else "batch_idx"
             prefix.append(_stmt(f"self.{attr_name(index)} = {value}\n"))
         unpack = self.target_prefix(target)

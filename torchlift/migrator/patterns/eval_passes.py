@@ -144,7 +144,8 @@ def _read_validation(ctx, stmt, plan) -> EvalPlan:
     ]
     kept = [s for s in between if s not in setup]
     plan.post_train = kept + after + rest
-    plan.post_eval_at = len(kept)  # post_train[post_eval_at:] runs after the pass
+    plan.pre_eval_reads = collect_names(*kept).reads
+    plan.post_eval_reads = collect_names(*after, *rest).reads
     return EvalPlan(
         loader=iterator.value,
         target=target,

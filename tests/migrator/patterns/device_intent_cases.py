@@ -284,6 +284,38 @@ CONVERTS = {
         ['accelerator="cpu", devices=1'],
         ["DataParallel(", "strategy="],
     ),
+    # research code moving each batch under a flag, in one expression: the flag chooses the
+    # accelerator (it was "cuda" whatever the flag said), and `x if flag else x` is not left
+    "cuda_call_under_a_conditional_expression": (
+        """
+        use_cuda = torch.cuda.is_available()
+        if use_cuda:
+            model.cuda()
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.cuda() if use_cuda else x, y.cuda() if use_cuda else y
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ['accelerator="cuda" if use_cuda else "cpu", devices=1'],
+        ["if use_cuda else x", "if use_cuda else y"],
+    ),
+    "cuda_call_under_a_conditional_expression_only": (
+        """
+        use_cuda = torch.cuda.is_available()
+        for epoch in range(2):
+            for x, y in loader:
+                x = x.cuda() if use_cuda else x
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ['accelerator="cuda" if use_cuda else "cpu", devices=1'],
+        ["if use_cuda else x"],
+    ),
 }
 
 UNCHANGED = {

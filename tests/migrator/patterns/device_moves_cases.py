@@ -198,6 +198,36 @@ CONVERTS = {
         ['print("on", str(self.device), torch.ones(1).to(self.device))'],
         [],
     ),
+    # the nn.Transformer tutorial: a mask made by a function of the script, and validation
+    # tensors the epoch binds itself -- the Trainer moves neither, so their moves stay
+    "moves_of_epoch_tensors_kept": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        X_val, y_val = torch.randn(4, 4), torch.randint(0, 2, (4,))
+
+
+        def square_mask(n):
+            return torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
+
+
+        for epoch in range(2):
+            mask = square_mask(4).to(device)
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x) + mask[0, :2].clamp(min=0), y)
+                loss.backward()
+                optimizer.step()
+            X_val = X_val.to(device)
+            print(criterion(model(X_val), y_val.to(device)).item())
+        """,
+        [
+            "mask = square_mask(4).to(self.device)",
+            "self.X_val = self.X_val.to(self.device)",
+            "y_val.to(self.device)",
+        ],
+        ["x.to(", "y.to("],
+    ),
 }
 
 UNCHANGED = {}

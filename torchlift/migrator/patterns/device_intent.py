@@ -491,7 +491,8 @@ def _accelerator_of_cuda_calls(ctx, stmts) -> str:
 
 
 class _CudaCalls(cst.CSTVisitor):
-    """The condition of the `if` directly around each `x.cuda()` call (None: unconditional)."""
+    """The condition of the `if` (statement or expression) directly around each `x.cuda()`
+    call (None: unconditional)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -505,6 +506,15 @@ class _CudaCalls(cst.CSTVisitor):
         self.tests[-1] = None  # the else branch is not under the condition
         if node.orelse is not None:
             node.orelse.visit(self)
+        self.tests.pop()
+        return False
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:  # `x.cuda() if args.cuda else x`
+        node.test.visit(self)
+        self.tests.append(node.test)
+        node.body.visit(self)
+        self.tests[-1] = None
+        node.orelse.visit(self)
         self.tests.pop()
         return False
 

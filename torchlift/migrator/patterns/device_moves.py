@@ -102,6 +102,17 @@ class StripDeviceMoves(cst.CSTTransformer):
         return updated_node
 
 
+    def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp):
+        # `x.cuda() if args.cuda else x` once the move is gone: `x` either way
+        if updated_node.body.deep_equals(updated_node.orelse) and not original_node.body.deep_equals(
+            original_node.orelse
+        ):
+            return updated_node.body.with_changes(
+                lpar=updated_node.lpar, rpar=updated_node.rpar
+            )
+        return updated_node
+
+
 def strip_device_moves(node: cst.CSTNode, device_names: set[str], keep=None) -> cst.CSTNode:
     return node.visit(StripDeviceMoves(device_names, keep))
 
@@ -167,6 +178,10 @@ def _created_tensor_keeper(ctx, stmts, batch_names=None, models=frozenset()):
     def keep(receiver) -> bool:
         if isinstance(receiver, cst.Name) and receiver.value in created:
             return True
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name):
+            # what a function of the script returns (`square_mask(n)`): a tensor it made,
+            # which the Trainer does not move; a model's output is on its device already
+            return receiver.func.value not in models
         return _creates_tensor(ctx, receiver) or not_the_batch(receiver)
 
     return keep
@@ -266,7 +281,7 @@ def clean(ctx, plan) -> None:
     def batch_of(target):
         return None if numbers or target is None else collect_names(target).all()
 
-    def strip(stmts, batch_names=frozenset()):
+    def strip(stmts, batch_names=None):  # None: code of a hook given no batch
         out = []
         keep = _created_tensor_keeper(ctx, stmts, batch_names, models)
         for stmt in stmts:

@@ -322,11 +322,12 @@ def resolve_names(
                 plan.epoch_loop,
             )
     # Lightning's fit returns the model on the CPU: code after it that uses the model and the
-    # device (also through the script's own functions) gets the model put back
+    # device (also through the script's own functions) gets the model put back -- also where
+    # the script placed it with `.cuda()` (`if train_on_gpu: model.cuda()`)
     model_later = scope.after_reads | scope.called_after_reads
     if any(model.name in model_later for model in plan.models):
         used = sorted(plan.device_names & (scope.after_reads | scope.function_reads))
-        plan.device_after = used[0] if used else None
+        plan.device_after = used[0] if used else plan.cuda_placement
     given = [o.name for o in plan.optimizers if o.given]
     given += [o.scheduler for o in plan.optimizers if o.scheduler_held or o.scheduler_given]
     plan.init_args = given + init_args + [n for n in extra_init if n not in init_args]

@@ -316,6 +316,30 @@ CONVERTS = {
         ['accelerator="cuda" if use_cuda else "cpu", devices=1'],
         ["if use_cuda else x"],
     ),
+    # Udacity style: `if train_on_gpu: model.cuda()`, then a test after training moving its
+    # batches with .cuda(): Lightning's fit hands the model back on the CPU, so it is put
+    # back where the script placed it
+    "cuda_placed_model_put_back_after_fit": (
+        """
+        train_on_gpu = torch.cuda.is_available()
+        if train_on_gpu:
+            model.cuda()
+        for epoch in range(2):
+            for x, y in loader:
+                if train_on_gpu:
+                    x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        x_test = torch.randn(3, 4)
+        if train_on_gpu:
+            x_test = x_test.cuda()
+        print(model(x_test))
+        """,
+        ['trainer.fit(lit_model, loader)\nmodel.to("cuda" if train_on_gpu else "cpu")'],
+        [],
+    ),
 }
 
 UNCHANGED = {

@@ -429,7 +429,10 @@ def _accelerator(ctx, plan) -> str:
         moved_to = _attribute_devices(ctx, _training_code(plan))
         if len(moved_to) == 1:  # `x.to(args.device)`: the Trainer asks the same device
             return f"torch.device({moved_to.pop()}).type"
-        return _accelerator_of_cuda_calls(ctx, [*ctx.scope_before, *_training_code(plan)])
+        chosen = _accelerator_of_cuda_calls(ctx, [*ctx.scope_before, *_training_code(plan)])
+        if chosen != '"cpu"':  # where code after fit expects the model (resolve_names)
+            plan.cuda_placement = chosen
+        return chosen
     stmt, value, name = binding
     if value is None:  # rebound in a way not read here: the Trainer asks the device itself
         return f"torch.device({name}).type"

@@ -152,6 +152,8 @@ class LoopPlan:
     rebind_after: list[str] = field(default_factory=list)
     test_rebind: list = field(default_factory=list)  # names the test pass sets, read later
     device_after: str | None = None  # device name code after the loop still uses
+    # evaluation steps the script ran without autocast under a mixed precision (amp.py)
+    full_precision_passes: set[str] = field(default_factory=set)
     # the device the script's `.cuda()` calls chose, as code (`"cuda" if use_cuda else "cpu"`)
     cuda_placement: str | None = None
     # "fit" / "test": after which the script's model was in eval mode, for later code running

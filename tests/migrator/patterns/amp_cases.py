@@ -84,6 +84,30 @@ CONVERTS = {
         ],
         [],
     ),
+    # Lightning autocasts the validation step under a mixed precision; the script evaluated
+    # in full precision, so the step's body runs with autocast turned off
+    "validation_without_autocast_stays_full_precision": (
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+        for epoch in range(2):
+            for x, y in loader:
+                with torch.autocast("cpu", dtype=torch.bfloat16):
+                    loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    print(criterion(model(x), y).item())
+        """,
+        [
+            'precision="bf16-mixed"',
+            "def validation_step(self, batch, batch_idx):\n"
+            "        # the script evaluated in full precision: Lightning would autocast this step\n"
+            "        with torch.autocast(self.device.type, enabled=False):",
+        ],
+        [],
+    ),
 }
 
 UNCHANGED = {

@@ -393,6 +393,8 @@ class ClassBuilder:
             body.append(_stmt(f'self.log("train_loss", {loss_code}{bar})\n'))
             if not self.plan.manual_optimization:  # manual steps return nothing to optimize
                 body.append(_stmt(f"return {loss_code}\n"))
+        if body and name in self.plan.full_precision_passes:
+            body = [_full_precision(body)]
         if not body:
             body = [_stmt("pass\n")]
         more = name == "validation_step" and self.plan.validation.more_loaders
@@ -502,3 +504,13 @@ class ClassBuilder:
 
 def _reads(stmts, name: str) -> bool:
     return any(name in collect_names(stmt).reads for stmt in stmts)
+
+
+def _full_precision(body: list) -> cst.With:
+    """`body` under `torch.autocast(..., enabled=False)`: Lightning runs the evaluation steps
+    in its precision's autocast, where the script evaluated in full precision."""
+    block = _stmt("with torch.autocast(self.device.type, enabled=False):\n    pass\n")
+    why = "# the script evaluated in full precision: Lightning would autocast this step"
+    return block.with_changes(
+        body=block.body.with_changes(body=body), leading_lines=[_comment(why)]
+    )

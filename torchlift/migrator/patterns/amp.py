@@ -11,7 +11,10 @@
 `autocast(enabled=flag)` becomes `precision="16-mixed" if flag else "32-true"`; nanoGPT's
 `ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(..., dtype=ptdtype)` (used
 as `with ctx:`) `precision="32-true" if device_type == "cpu" else <ptdtype's>`, a dtype looked
-up from a dict of torch dtypes the same lookup of precisions. Refused (TL113):
+up from a dict of torch dtypes the same lookup of precisions. Lightning autocasts the
+validation and test steps too: an evaluation the script ran in full precision (no autocast of
+its own) gets its step's body under `torch.autocast(self.device.type, enabled=False)` (its
+metrics, and code mixing its outputs with float tensors, as the script ran them). Refused (TL113):
 a scaler without autocast, a scaler used outside the batch loop, scaling an expression,
 autocast arguments other than device_type/dtype/enabled, autocast regions that disagree.
 """
@@ -19,6 +22,7 @@ autocast arguments other than device_type/dtype/enabled, autocast regions that d
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.statements import call_method
@@ -293,6 +297,13 @@ def read(ctx, plan, steps) -> None:
         plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])
 
 
+def _autocasts(ctx, stmts) -> bool:
+    """Whether the code calls autocast itself (an evaluation the script ran mixed too)."""
+    return any(
+        ctx.call_qualnames(call) & _AUTOCAST for stmt in stmts for call in m.findall(stmt, m.Call())
+    )
+
+
 def _disabled(ctx, name: str) -> bool:
     """`name` is bound once before the loop to a GradScaler built with `enabled=False`."""
     binding, count = ctx.binding(name)
@@ -325,7 +336,15 @@ _TRAINER_SCALER = 'getattr(self.trainer.precision_plugin, "scaler", None)'
 def clean(ctx, plan) -> None:
     """A scaler that exists only with mixed precision (amp_choice.py), read by code the hooks
     run (`if scaler: checkpoint["scaler"] = scaler.state_dict()` at the epoch's end): the
-    Trainer's scaler, which takes the same steps, or None as the script's was."""
+    Trainer's scaler, which takes the same steps, or None as the script's was. And the
+    evaluation steps the script ran in full precision (eval_passes.py reads them after this
+    pattern's `read`)."""
+    if ctx.found.get("precision") is not None:
+        plan.full_precision_passes = {
+            step
+            for step, evaluation in (("validation_step", plan.validation), ("test_step", plan.test))
+            if evaluation is not None and not _autocasts(ctx, evaluation.body)
+        }
     name = ctx.found.get("conditional_scaler")
     if name is None or name != plan.scaler:
         return

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
+import libcst.matchers as m
 
 from .analysis.function_reads import reads_of_all_functions, reads_of_functions_called
 from .analysis.names import NameUse, bound_names, collect_names, scope_reads
@@ -115,6 +116,7 @@ class ScopeInfo:
     # module function (the loop's own helpers aside)
     called_after_reads: set[str] = frozenset()
     function_reads: set[str] = frozenset()
+    returned: set[str] = frozenset()  # names a `return` after the loop reads: the callers'
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
@@ -327,6 +329,8 @@ def resolve_names(
     model_later = scope.after_reads | scope.called_after_reads
     if any(model.name in model_later for model in plan.models):
         used = sorted(plan.device_names & (scope.after_reads | scope.function_reads))
+        if not used and any(model.name in scope.returned for model in plan.models):
+            used = sorted(plan.device_names)  # the callers may use it on the device
         plan.device_after = used[0] if used else plan.cuda_placement
     given = [o.name for o in plan.optimizers if o.given]
     given += [o.scheduler for o in plan.optimizers if o.scheduler_held or o.scheduler_given]
@@ -399,6 +403,13 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         in_function=ctx.in_function,
         called_after_reads=called_after,
         function_reads=function_reads,
+        returned={
+            name
+            for stmt in ctx.scope_after
+            for ret in m.findall(stmt, m.Return())
+            if ret.value is not None
+            for name in collect_names(ret.value).reads
+        },
     )
 
 

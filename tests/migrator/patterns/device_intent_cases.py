@@ -340,6 +340,31 @@ CONVERTS = {
         ['trainer.fit(lit_model, loader)\nmodel.to("cuda" if train_on_gpu else "cpu")'],
         [],
     ),
+    # a training function returning the model it placed on the global DEVICE: its callers
+    # use it there (Lightning's fit hands it back on the CPU)
+    "returned_model_put_back_on_the_global_device": (
+        """
+        DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+        def train_model(net, data, epochs=2):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(epochs):
+                for x, y in data:
+                    x, y = x.to(DEVICE), y.to(DEVICE)
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+            return net
+
+
+        teacher = train_model(nn.Linear(4, 2).to(DEVICE), loader)
+        print(teacher(torch.randn(2, 4).to(DEVICE)))
+        """,
+        ["trainer.fit(lit_model, data)\n    net.to(DEVICE)\n    return net"],
+        [],
+    ),
 }
 
 UNCHANGED = {

@@ -45,6 +45,20 @@ CONVERTS = {
         ["# At any point you can hit Ctrl + C to break out of training early.\ntry:\n"],
         ["early.\n# At any point"],
     ),
+    # `range(0, args.epochs)`: the epochs are `args.epochs`, not `args.epochs - 0`
+    "range_from_zero_to_a_name": (
+        """
+        epochs = 2
+        for epoch in range(0, epochs):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["max_epochs=epochs)"],
+        ["epochs - 0"],
+    ),
 }
 
 UNCHANGED = {

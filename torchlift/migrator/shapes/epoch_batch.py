@@ -237,6 +237,8 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
             max_epochs = stop.right
         elif isinstance(start, cst.Integer) and isinstance(stop, cst.Integer):
             max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
+        elif isinstance(start, cst.Integer) and start.evaluated_value == 0:
+            max_epochs = stop  # range(0, args.epochs)
         else:
             max_epochs = cst.BinaryOperation(left=stop, operator=cst.Subtract(), right=start)
         if isinstance(start, cst.Integer) and start.evaluated_value == 0:

@@ -74,10 +74,11 @@ CONVERTS.update(
             ['self.log("acc", acc)'],
             ['self.log("correct"', 'self.log("total"'],
         ),
+        # ... but not the count of samples it saw (`total += y.size(0)`): not a metric
         "an_accumulator_printed_as_it_is_is_a_metric": (
             _COUNTERS.format(epoch_end='print("Accuracy: {}/{}".format(correct, total))'),
-            ['self.log("correct", self.correct)', 'self.log("total", self.total)'],
-            [],
+            ['self.log("correct", self.correct)'],
+            ['self.log("total"'],
         ),
         "a_value_printed_under_a_condition_is_not_logged": (
             _COUNTERS.format(epoch_end='if epoch:\n        print(f"acc {correct / total}")'),
@@ -109,4 +110,28 @@ CONVERTS["a_count_read_from_a_dict_of_numbers"] = (
     ),
     ['self.log("val_acc", self.correct / self.sizes["val"])'],
     ['self.log("correct"'],
+)
+
+# a tutorial's test pass printing how many samples it saw beside its accuracy: the accuracy
+# is a metric, the count is not (Lightning would print it in its metrics table)
+CONVERTS["sample_count_printed_beside_a_metric_not_logged"] = (
+    """
+    val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        with torch.no_grad():
+            n_correct = 0
+            n_samples = 0
+            for x, y in val_loader:
+                n_samples += y.size(0)
+                n_correct += (model(x).argmax(1) == y).sum().item()
+            acc = 100.0 * n_correct / n_samples
+            print(f"Accuracy on the {n_samples} test images: {acc} %")
+    """,
+    ['self.log("acc", acc)'],
+    ['self.log("n_samples"'],
 )

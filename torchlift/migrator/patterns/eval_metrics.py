@@ -25,7 +25,8 @@ epoch end computes from what the pass accumulated (`acc = correct / total`, `val
 under its name; a value printed as an expression (`f"val acc {correct / total:.3f}"`) right
 after its print, under the label printed before it (`val_acc`, analysis/printed_values.py);
 an accumulator printed as it is under its name. Counters the epoch end only computes with
-(`correct`, `total`, `count`) are intermediate sums, not metrics, and are not logged. A value
+(`correct`, `total`, `count`) are intermediate sums, not metrics, and are not logged; nor is a
+count of samples printed beside a metric (`n_samples += labels.size(0)`). A value
 is logged only when it is provably a number (a literal, `.item()`, `float()` / `int()` /
 `len()` / `math.sqrt()`, arithmetic on numbers); tensors and lists are not (`self.log` would
 reject them). `print(...)` there becomes `self.print(...)`
@@ -138,12 +139,14 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
             if name not in candidates:
                 candidates.append(name)
     logged = _logged_keys(epoch_end)
+    counts = _sample_counts([*evaluation.before, *evaluation.body])
     metrics = [
         name
         for name in candidates
         if name in numbers
         and name not in trained
         and name not in logged
+        and name not in counts
         and (name in derived if name in at_end else name in printed)
     ]
     taken = logged | set(metrics) | {"train_loss", "epoch", "step"}
@@ -170,6 +173,24 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
             reported.append(cst.parse_statement(f'self.log("{label}", {code})\n'))
     logs = [cst.parse_statement(f'self.log("{name}", {name})\n') for name in metrics]
     return reported + logs
+
+
+_SIZE = (
+    m.Call(func=m.Attribute(attr=m.Name("size") | m.Name("numel") | m.Name("nelement")))
+    | m.Subscript(value=m.Attribute(attr=m.Name("shape")))
+    | m.Call(func=m.Name("len"))
+    | m.Integer()
+)
+
+
+def _sample_counts(stmts: list) -> set[str]:
+    """Names the pass only adds sizes to (`total += labels.size(0)`, `n += len(x)`,
+    `count += 1`): how many samples it saw, printed beside a metric but not one."""
+    sized, other = set(), set()
+    for stmt in stmts:
+        for aug in m.findall(stmt, m.AugAssign(target=m.Name(), operator=m.AddAssign())):
+            (sized if m.matches(aug.value, _SIZE) else other).add(aug.target.value)
+    return sized - other
 
 
 def _evaluates_again_alike(ctx, value) -> bool:

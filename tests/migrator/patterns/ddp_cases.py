@@ -571,6 +571,19 @@ UNCHANGED = {
         "TL160",
     ),
     "no_launcher": (worker(launch="train(0, 1)"), "TL160"),
+    # the parent's code after the spawn (a reload, a test) ran once; under the Trainer's DDP
+    # every process runs the script, so it would run once per rank
+    "code_after_the_spawn": (
+        worker(launch='mp.spawn(train, args=(2,), nprocs=2)\n    print("done")'),
+        "TL160",
+    ),
+    "code_after_the_call_of_the_function_spawning": (
+        worker(launch="main()\n    print('done')").replace(
+            'if __name__ == "__main__":',
+            'def main():\n    mp.spawn(train, args=(2,), nprocs=2)\n\n\nif __name__ == "__main__":',
+        ),
+        "TL160",
+    ),
     "nccl_backend": (
         worker(init='dist.init_process_group("nccl", rank=rank, world_size=world_size)'),
         "TL161",

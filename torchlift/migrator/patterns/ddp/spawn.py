@@ -61,6 +61,15 @@ def read_launch(ctx, facts: Facts) -> None:
             f"`{worker.name.value}` does not take (rank, *args) as `mp.spawn` passes them",
             worker,
         )
+    after = _runs_after(ctx.module, stmt)
+    if after is not None:
+        raise Unsupported(
+            LAUNCH,
+            "code runs in the parent after `mp.spawn(...)` returns (once); the Trainer's DDP "
+            "runs the script in every process, where it would run once per rank: move it into "
+            "the worker under `if rank == 0:`",
+            after,
+        )
     facts.launch = "spawn"
     facts.rank = params.params[0].name.value
     facts.roles[facts.rank] = "global_rank"
@@ -87,6 +96,44 @@ def read_launch(ctx, facts: Facts) -> None:
     facts.rewrites.append((stmt, replacement))
     facts.launch_call = (stmt, f"{launch}({arguments})")
     ctx.found["ddp_launch"] = stmt
+
+
+def _runs_after(module: cst.Module, stmt) -> cst.CSTNode | None:
+    """The first statement the parent runs after the spawn statement returns: after it in its
+    block, or after a module-level call of the function holding it (`main()` in `if __name__
+    == "__main__":`), or None."""
+    for block, owner in _blocks(module):
+        if not any(s is stmt for s in block):
+            continue
+        rest = block[[i for i, s in enumerate(block) if s is stmt][0] + 1 :]
+        if rest:
+            return rest[0]
+        if isinstance(owner, cst.FunctionDef):
+            calls = m.findall(module, m.Call(func=m.Name(owner.name.value)))
+            for caller_block, _ in _blocks(module):
+                for index, other in enumerate(caller_block):
+                    if isinstance(other, cst.SimpleStatementLine) and any(
+                        found is call for call in calls for found in m.findall(other, m.Call())
+                    ):
+                        if caller_block[index + 1 :]:
+                            return caller_block[index + 1]
+        return None
+    return None
+
+
+def _blocks(node):
+    """(statements, the def or compound statement holding them) of every block, nested."""
+    body = node.body.body if isinstance(node, (cst.FunctionDef, cst.If, cst.With)) else None
+    if isinstance(node, cst.Module):
+        body = list(node.body)
+    if body is None:
+        return
+    yield list(body), node
+    for stmt in body:
+        if isinstance(stmt, (cst.FunctionDef, cst.If, cst.With)) and isinstance(
+            stmt.body, cst.IndentedBlock
+        ):
+            yield from _blocks(stmt)
 
 
 def _count_in_worker(args, nprocs, params) -> str | None:

@@ -135,3 +135,11 @@ CONVERTS["sample_count_printed_beside_a_metric_not_logged"] = (
     ['self.log("acc", acc)'],
     ['self.log("n_samples"'],
 )
+
+# a metric computed only on rank 0 (or under any condition): logging it after the `if` would
+# read a name the other ranks never bound
+CONVERTS["a_metric_bound_under_a_condition_is_not_logged"] = (
+    _COUNTERS.format(epoch_end="if epoch >= 0:\n        acc = correct / total\n        print(acc)"),
+    [],
+    ['self.log("acc"'],
+)

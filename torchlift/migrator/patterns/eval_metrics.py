@@ -38,7 +38,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names
+from ..analysis.names import bound_names, collect_names
 from ..analysis.printed_values import shown_values
 from ..analysis.statements import FLOW, LOOP, call_method, contains, single_assign, statements
 from .early_break import mutated_roots
@@ -124,6 +124,12 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
         if collect_names(stmt).reads & derived:
             derived |= collect_names(stmt).writes
     at_end = collect_names(*epoch_end).writes if epoch_end else set()
+    # bound only under a condition (`if rank == 0:`), and not before (`best_acc`, state the
+    # module keeps): not there to log on every path
+    sometimes = at_end - (collect_names(*epoch_end).definite if epoch_end else set())
+    sometimes -= collect_names(*evaluation.before).writes if evaluation.before else set()
+    for stmt in ctx.scope_before:
+        sometimes -= bound_names(stmt)
     printed = {
         value.value
         for stmt in epoch_end
@@ -147,6 +153,7 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
         and name not in trained
         and name not in logged
         and name not in counts
+        and name not in sometimes
         and (name in derived if name in at_end else name in printed)
     ]
     taken = logged | set(metrics) | {"train_loss", "epoch", "step"}

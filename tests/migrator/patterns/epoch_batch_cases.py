@@ -59,9 +59,54 @@ CONVERTS = {
         ["max_epochs=epochs)"],
         ["epochs - 0"],
     ),
+    # Hugging Face's older examples: the epoch loop over a trange bound just before it
+    "epoch_loop_over_a_trange_bound_before_it": (
+        """
+        from tqdm import trange
+
+        train_iterator = trange(0, 2, desc="Epoch", disable=False)
+        for _ in train_iterator:
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                model.zero_grad()
+        """,
+        ["max_epochs=2)"],
+        ["trange("],
+    ),
+    "epoch_loop_over_a_trange_with_keywords": (
+        """
+        from tqdm import trange
+
+        for epoch in trange(2, desc="Epoch", leave=False):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["max_epochs=2)"],
+        ["trange("],
+    ),
 }
 
 UNCHANGED = {
+    "epoch_bar_closed_after_the_loop": (
+        """
+        from tqdm import trange
+
+        train_iterator = trange(2, desc="Epoch")
+        for _ in train_iterator:
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        train_iterator.close()
+        """,
+        "TL101",
+    ),
     # (a loop around the epoch loop is a loop over training runs: shapes/runs.py)
     "outer_loop_over_a_list_around_the_batch_loop": (
         """

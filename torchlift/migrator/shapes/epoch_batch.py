@@ -22,7 +22,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .. import registry
-from ..analysis.names import collect_names
+from ..analysis.names import collect_names, scope_reads
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
     BACKWARD,
@@ -144,6 +144,10 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     plan.withs, plan.depths = ctx.withs, ctx.depths
     plan.notes.extend(ctx.notes)
     plan.add_trainer_arg("max_epochs", ctx.module.code_for_node(max_epochs))
+    bar = ctx.found.get("epoch_bar")
+    if bar is not None:
+        plan.remove_stmts.append(bar)
+        plan.removed_why.append((bar, "the epoch bar -> the Trainer's progress bar"))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
     return finish_plan(ctx, plan)
@@ -179,8 +183,42 @@ def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
     return plan
 
 
-def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
+def _epoch_bar(ctx: LoopContext, loop: cst.For) -> cst.BaseExpression:
+    """The loop's iterator; for a name bound once before the loop to an epoch bar
+    (`train_iterator = trange(epochs, desc="Epoch")`, then `for _ in train_iterator:`) and
+    read nowhere else, the bar's call (the binding goes: the Trainer draws its own bar)."""
     iterator = loop.iter
+    if not isinstance(iterator, cst.Name):
+        return iterator
+    binding, count = ctx.binding(iterator.value)
+    if binding is None or count != 1 or not isinstance(binding[1], cst.Call):
+        return iterator
+    value = binding[1]
+    names = ctx.call_qualnames(value)
+    ranged = names & TRANGE or (
+        names & TQDM
+        and value.args
+        and value.args[0].keyword is None
+        and ctx.call_qualnames(value.args[0].value) & {"builtins.range"}
+    )
+    others = [
+        s for s in [*ctx.scope_before, *ctx.scope_after] if iterator.value in scope_reads(s)
+    ]
+    if not ranged:
+        return iterator
+    if others or iterator.value in collect_names(*loop.body.body).all():
+        raise Unsupported(
+            NOT_AN_EPOCH_LOOP,
+            f"the epoch bar `{iterator.value}` is used besides the loop (the Trainer draws its "
+            "own bar)",
+            (others or [loop])[0],
+        )
+    ctx.found["epoch_bar"] = binding[0]
+    return value
+
+
+def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
+    iterator = _epoch_bar(ctx, loop)
     if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TQDM:
         if iterator.args and iterator.args[0].keyword is None:
             iterator = iterator.args[0].value
@@ -211,6 +249,8 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
             loop,
         )
     args = iterator.args
+    if ctx.call_qualnames(iterator) & TRANGE:  # its keywords draw the bar: desc=, leave=
+        args = [a for a in args if a.keyword is None]
     if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 2:
         raise Unsupported(NOT_AN_EPOCH_LOOP, "epoch range(...) with a step or keywords", loop)
     if isinstance(target, cst.Name):

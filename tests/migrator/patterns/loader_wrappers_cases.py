@@ -115,6 +115,20 @@ main()
     ),
 }
 
+# "What is torch.nn really?": `preprocess` moves each batch to `dev`, where the model is placed
+_DEV_CALL = """
+dev = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+train_dl = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+train_dl = Wrapped(train_dl, preprocess)
+model.to(dev)
+fit(model, optimizer, train_dl)
+"""
+CONVERTS["mapping_moves_to_the_models_device"] = (
+    _FIT.replace("x.view(-1, 4), y", "x.view(-1, 4).to(dev), y.to(dev)") + _wrapper() + _DEV_CALL,
+    ["trainer.fit(lit_model, train_dl)", "train_dl = Wrapped(train_dl, preprocess)"],
+    ["opt.step()"],
+)
+
 _CALL = """
 train_dl = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
 train_dl = Wrapped(train_dl, preprocess)

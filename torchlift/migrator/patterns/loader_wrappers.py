@@ -23,8 +23,8 @@ the same torch RNG draws for its base seed and shuffling, at the first batch), t
 the mapping function. Lightning reads one batch ahead, the runtime does not: the two agree
 only when the mapping function draws no random numbers -- so it must be a function of the
 file whose body is one `return` of the batch's parts through tensor methods that do not
-(`x.view(-1, 1, 28, 28)`, `.float()`), calling nothing else -- not `.to(dev)` either: the
-Trainer places batches on its own accelerator.
+(`x.view(-1, 1, 28, 28)`, `.float()`), calling nothing else but `.to(dev)` with `dev` one
+module-level name: accepted, as a moving wrapper is, where the model is placed on `dev`.
 
 A wrapper that moves each batch to a device (the course notebooks' `DeviceDataLoader`,
 `yield to_device(b, self.device)` with `to_device` a function of the file that only calls
@@ -175,7 +175,9 @@ def wrapped_loader(ctx, value: cst.BaseExpression, loader: cst.BaseExpression, s
         func = arguments.get(stored.get(func_attr, ""))
         if not isinstance(func, cst.Name):
             raise Unsupported(WRAPPER, f"{where}: its mapping function is not named", stmt)
-        _check_mapping(ctx, func.value, where, stmt)
+        mapped_to = _check_mapping(ctx, func.value, where, stmt)
+        if mapped_to is not None:  # accepted where it is the model's device, as a mover's
+            return Wrapped(mapped_to)
     if device_attr is None:
         return Wrapped()
     device = arguments.get(stored.get(device_attr, ""))
@@ -278,9 +280,10 @@ def _arguments(init, call: cst.Call, where, stmt) -> dict[str, cst.BaseExpressio
     return found
 
 
-def _check_mapping(ctx, name: str, where, stmt) -> None:
+def _check_mapping(ctx, name: str, where, stmt) -> cst.Name | None:
     """The mapping function is a `def` of the file, one `return` through tensor methods
-    that draw no random numbers."""
+    that draw no random numbers; what it moves the batch to with `.to(dev)` (one module-level
+    name: the `preprocess` of "What is torch.nn really?"), or None."""
     func = only_module_binding(ctx.module, name)
     body = func.body.body if isinstance(func, cst.FunctionDef) else []
     if not (
@@ -292,8 +295,20 @@ def _check_mapping(ctx, name: str, where, stmt) -> None:
         raise Unsupported(
             WRAPPER, f"{where}: its mapping function `{name}` is not one `return` of the file", stmt
         )
+    devices = set()
+    params = {p.name.value for p in func.params.params}
     for call in m.findall(body[0], m.Call()):
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        if (
+            method == "to"
+            and len(call.args) == 1
+            and call.args[0].keyword is None
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value not in params
+            and only_module_binding(ctx.module, call.args[0].value.value) is not None
+        ):
+            devices.add(call.args[0].value.value)
+            continue
         if method in ("to", "cuda", "cpu"):
             raise Unsupported(
                 WRAPPER,
@@ -309,3 +324,8 @@ def _check_mapping(ctx, name: str, where, stmt) -> None:
                 "numbers (Lightning maps one batch ahead)",
                 stmt,
             )
+    if len(devices) > 1:
+        raise Unsupported(
+            WRAPPER, f"{where}: its mapping function `{name}` moves parts to different devices", stmt
+        )
+    return cst.Name(devices.pop()) if devices else None

@@ -23,6 +23,7 @@ import libcst.matchers as m
 
 from .. import registry
 from ..analysis.names import collect_names
+from ..analysis.passed_values import call_cannot_change, immutable_names
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
     BACKWARD,
@@ -465,9 +466,13 @@ def _maybe_changed(ctx: LoopContext, names: set[str]) -> set[str]:
 def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[str]:
     """Those of `names` that `code` may rebind or mutate: names it binds, calls a method on
     (but `.size()` and a state dict handed on, see `_handed_state_dicts`), assigns or deletes
-    an item or attribute of, or hands to a function that is not torch's or a builtin."""
+    an item or attribute of, or hands to a function that is not torch's or a builtin. A name
+    bound only to immutable values (`bptt = 35`) is changed by no call, and an object handed
+    to a function of the script that only reads it is not changed by that call
+    (analysis/passed_values.py)."""
     found = names & collect_names(code).writes
     handed = _handed_state_dicts(code)
+    immutable = immutable_names(ctx) if names - found else frozenset()
     for node in m.findall(code, m.Call() | m.AssignTarget() | m.AugAssign() | m.Del()):
         if isinstance(node, cst.Call):
             func = node.func
@@ -475,10 +480,11 @@ def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[s
                 called = ctx.call_qualnames(node)
                 reads = func.attr.value in _SHAPE_READS or id(node) in handed
                 if not reads and not (called and called <= _KEEPS_TORCH_STATE):
-                    found |= names & {func.value.value}
+                    found |= names & {func.value.value} - immutable
             pure = any(q.split(".")[0] in ("torch", "builtins") for q in ctx.call_qualnames(node))
             if not pure and not _string_method(func):
-                found |= names & {a.value.value for a in node.args if isinstance(a.value, cst.Name)}
+                passed = {a.value.value for a in node.args if isinstance(a.value, cst.Name)}
+                found |= {n for n in names & passed if not call_cannot_change(ctx, node, n)}
         else:
             target = node.target
             while isinstance(target, (cst.Subscript, cst.Attribute)):

@@ -438,11 +438,12 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
 
     changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
     if changed:
+        how, at = how_changed(ctx, ctx.loop, changed[0])
         raise Unsupported(
             NOT_A_LOADER,
-            f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop may "
-            "change (use a DataLoader)",
-            loop,
+            f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop {how} "
+            "(its numbers would be built once, before `fit`; use a DataLoader)",
+            at or loop,
         )
     if isinstance(target, cst.Name):
         _note_counter(ctx, target.value, loop.body.body)
@@ -461,6 +462,22 @@ def _maybe_changed(ctx: LoopContext, names: set[str]) -> set[str]:
     loop = ctx.loop
     target = names & collect_names(cst.AssignTarget(loop.target)).writes
     return target | maybe_changed(ctx, loop.body, names)
+
+
+def how_changed(ctx: LoopContext, loop, name: str, stmts=None) -> tuple[str, object]:
+    """How the epoch `loop` (or its statements `stmts`) changes `name`, for a refusal, and
+    the innermost statement doing it (None when it is the loop's own variable): "rebinds"
+    (`n = ...` each epoch) or "may change" (a call it is handed to, a method of it)."""
+    if name in collect_names(cst.AssignTarget(loop.target)).writes:
+        return "counts with (it is the epoch loop's variable)", None
+    stmts = list(loop.body.body) if stmts is None else stmts
+    found = [s for top in stmts for s in statements(top) if maybe_changed(ctx, s, {name})]
+    simple = [s for s in found if isinstance(s, cst.SimpleStatementLine)]
+    at = (simple or found or [None])[0]
+    if at is not None and name in collect_names(at).writes:
+        return "rebinds", at
+    code = ctx.module.code_for_node(at).strip() if simple else None
+    return ("may change" + (f" (`{code}`)" if code and "\n" not in code else "")), at
 
 
 def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[str]:

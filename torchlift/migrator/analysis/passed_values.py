@@ -47,6 +47,41 @@ def call_cannot_change(ctx, call: cst.Call, name: str) -> bool:
     return _hands_to_reader(ctx, call, name)
 
 
+def rebound_by_calls(ctx, code: cst.CSTNode, names: set[str]) -> set[str]:
+    """Those of `names` a function of the script that `code` calls declares `global` (and
+    may rebind), itself or through the functions it calls: no argument says so."""
+    if not names:
+        return set()
+    declared = _declared_globals(ctx)
+    called = {c.func.value for c in m.findall(code, m.Call(func=m.Name()))}
+    return names & set().union(*(declared.get(f, set()) for f in called))
+
+
+def _declared_globals(ctx) -> dict[str, set[str]]:
+    """Function of the script -> the names it or a function it calls declares `global`
+    (computed once per loop)."""
+    found = ctx.found.get("declared_globals_by")
+    if found is not None:
+        return found
+    functions = module_functions(ctx.module)
+    calls, found = {}, {}
+    for name, function in functions.items():
+        globals_ = m.findall(function.body, m.Global())
+        found[name] = {n.name.value for node in globals_ for n in node.names}
+        called = m.findall(function.body, m.Call(func=m.Name()))
+        calls[name] = {c.func.value for c in called} & set(functions)
+    changed = True
+    while changed:  # through the functions each calls, to a fixed point
+        changed = False
+        for name, callees in calls.items():
+            more = set().union(*(found[c] for c in callees)) - found[name]
+            if more:
+                found[name] |= more
+                changed = True
+    ctx.found["declared_globals_by"] = found
+    return found
+
+
 # -- immutable values ---------------------------------------------------------------------
 
 

@@ -146,6 +146,8 @@ def _changing(ctx, numbers: cst.Call, stmts) -> tuple[str, cst.CSTNode | None] |
         if name in shape_only - target:  # changed by a rebinding or a reshape only
             at = next((s for s in _simple_statements(epoch) if name in bound_names(s)), None)
             how = "rebinds" if at is not None else "may reshape in place"
+            if at is None:  # the in-place reshape, when the epoch holds it
+                at = next((s for s in _simple_statements(epoch) if _reshapes_in_place(s)), None)
         else:
             how, at = how_changed(ctx, ctx.loop, name, epoch)
         if at is None and name in _declared_global(ctx.module):
@@ -190,7 +192,7 @@ def _declared_global(module: cst.Module) -> set[str]:
     return {name.name.value for node in m.findall(module, m.Global()) for name in node.names}
 
 
-def _reshapes_in_place(module: cst.Module) -> bool:
-    """Whether the file calls an in-place reshape (`x.resize_(...)`) anywhere."""
+def _reshapes_in_place(module: cst.CSTNode) -> bool:
+    """Whether the file (or a statement) calls an in-place reshape (`x.resize_(...)`)."""
     method = m.Name(m.MatchIfTrue(_RESHAPES_IN_PLACE.__contains__))
     return bool(m.findall(module, m.Call(func=m.Attribute(attr=method))))

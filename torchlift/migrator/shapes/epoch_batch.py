@@ -23,7 +23,7 @@ import libcst.matchers as m
 
 from .. import registry
 from ..analysis.names import collect_names
-from ..analysis.passed_values import call_cannot_change, immutable_names
+from ..analysis.passed_values import call_cannot_change, immutable_names, rebound_by_calls
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
     BACKWARD,
@@ -483,11 +483,13 @@ def how_changed(ctx: LoopContext, loop, name: str, stmts=None) -> tuple[str, obj
 def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[str]:
     """Those of `names` that `code` may rebind or mutate: names it binds, calls a method on
     (but `.size()` and a state dict handed on, see `_handed_state_dicts`), assigns or deletes
-    an item or attribute of, or hands to a function that is not torch's or a builtin. A name
+    an item or attribute of, or hands to a function that is not torch's or a builtin, or that
+    a function of the script it calls declares `global`. A name
     bound only to immutable values (`bptt = 35`) is changed by no call, and an object handed
     to a function of the script that only reads it is not changed by that call
     (analysis/passed_values.py)."""
     found = names & collect_names(code).writes
+    found |= rebound_by_calls(ctx, code, names - found)
     handed = _handed_state_dicts(code)
     immutable = immutable_names(ctx) if names - found else frozenset()
     for node in m.findall(code, m.Call() | m.AssignTarget() | m.AugAssign() | m.Del()):

@@ -99,8 +99,7 @@ UNCHANGED = {
         _CONFIG
         + "def bump(cfg):\n    cfg.step += 1\n\n\n"
         + _EPOCH.format(
-            evaluation="bump(cfg)\n    "
-            + _PASS.format(numbers="0, val_data.size(0) - 1, cfg.step")
+            evaluation="bump(cfg)\n    " + _PASS.format(numbers="0, val_data.size(0) - 1, cfg.step")
         ),
         "TL192",
     ),

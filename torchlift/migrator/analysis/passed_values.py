@@ -96,7 +96,9 @@ def immutable_names(ctx) -> frozenset:
 
 def _immutable_names(ctx) -> set[str]:
     declared = {
-        n.name.value for node in m.findall(ctx.module, m.Global() | m.Nonlocal()) for n in node.names
+        n.name.value
+        for node in m.findall(ctx.module, m.Global() | m.Nonlocal())
+        for n in node.names
     }
     scopes = [ctx.module.body]
     function = getattr(ctx, "function", None) if getattr(ctx, "in_function", False) else None
@@ -243,9 +245,7 @@ def _hands_to_reader(ctx, call: cst.Call, name: str) -> bool:
     if name in reads_of_functions_called(ctx.module, {call.func.value}):
         return False  # the same object, reached by its global name
     params = _params_given(function, call, name)
-    return params is not None and all(
-        only_reads(ctx, function, param, set()) for param in params
-    )
+    return params is not None and all(only_reads(ctx, function, param, set()) for param in params)
 
 
 def _locally_bound(ctx) -> set[str]:

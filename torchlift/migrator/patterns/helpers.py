@@ -83,9 +83,7 @@ def epoch_body(ctx, stmts):
         taken |= bound
         # a refusal about an argument's binding names the call's line, and what it binds;
         # one about a statement of the helper, the helper's line
-        ctx.found.setdefault("inlined_at", {}).update(
-            {**origin, **{id(b): stmt for b in bindings}}
-        )
+        ctx.found.setdefault("inlined_at", {}).update({**origin, **{id(b): stmt for b in bindings}})
         given = ctx.found.setdefault("given_arguments", {})
         for binding in bindings:
             assign = binding.body[0]
@@ -282,8 +280,11 @@ def inline_call(
         out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)
         bindings = [out[0], *bindings[1:]] if bindings else []
     bound = {mapping[n].value if isinstance(mapping.get(n), cst.Name) else n for n in all_writes}
-    return out, bound | {local.value for local in first.values()}, bindings, _origins(
-        out[len(bindings) :], body
+    return (
+        out,
+        bound | {local.value for local in first.values()},
+        bindings,
+        _origins(out[len(bindings) :], body),
     )
 
 

@@ -24,7 +24,7 @@ for epoch in range(2):
         loss.backward()
         optimizer.step()
 """,
-        ["DataLoader(range(steps_per_epoch), batch_size=None, generator=torch.Generator())"],
+        ["range(steps_per_epoch), batch_size=None, generator=torch.Generator()"],
         [],
     ),
     "generator_bound_each_epoch_enumerated": (

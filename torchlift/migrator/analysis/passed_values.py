@@ -100,28 +100,32 @@ def _immutable_names(ctx) -> set[str]:
         for node in m.findall(ctx.module, m.Global() | m.Nonlocal())
         for n in node.names
     }
-    scopes = [ctx.module.body]
+    found = _scope_immutables(ctx, ctx.module.body, declared, frozenset())
     function = getattr(ctx, "function", None) if getattr(ctx, "in_function", False) else None
-    if function is not None:  # its locals, then the globals it reads
-        scopes.insert(0, function.body.body)
-    params = {p.name.value for p in m.findall(function.params, m.Param())} if function else set()
-    result: set[str] = set()
-    shadowed: set[str] = set(params)
-    for body in scopes:
-        values, other = _bindings(body)
-        known = {n for n in values if n not in other and n not in shadowed and n not in declared}
-        # a value reads other names: immutable when those are (a fixed point from below)
-        changed = True
-        mine: set[str] = set()
-        while changed:
-            changed = False
-            for name in sorted(known - mine):
-                if all(_immutable(ctx, v, result | mine) for v in values[name]):
-                    mine.add(name)
-                    changed = True
-        result |= mine
-        shadowed |= set(values) | other  # a local hides the global of its name
-    return result
+    if function is None:
+        return found
+    # the function's locals (a parameter is not known), then the globals it does not hide
+    params = {p.name.value for p in m.findall(function.params, m.Param())}
+    values, other = _bindings(function.body.body)
+    outer = found - set(values) - other - params
+    return outer | _scope_immutables(ctx, function.body.body, declared | params, outer)
+
+
+def _scope_immutables(ctx, body, excluded: set[str], outer: frozenset | set) -> set[str]:
+    """Names of one scope bound only to immutable values there; its values' names are its
+    own or, not bound in it, the `outer` immutable ones."""
+    values, other = _bindings(body)
+    known = {n for n in values if n not in other and n not in excluded}
+    # a value reads other names: immutable when those are (a fixed point from below)
+    mine: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(known - mine):
+            if all(_immutable(ctx, v, set(outer) | mine) for v in values[name]):
+                mine.add(name)
+                changed = True
+    return mine
 
 
 def _bindings(body) -> tuple[dict[str, list], set[str]]:
@@ -233,7 +237,7 @@ def _immutable(ctx, value, names: set[str]) -> bool:
 # -- functions of the script that only read a parameter -------------------------------------
 
 
-def _hands_to_reader(ctx, call: cst.Call, name: str) -> bool:
+def _hands_to_reader(ctx, call: cst.Call, name: str, seen: set | None = None) -> bool:
     """`call` is a call of a function of the script that only reads the parameter(s) `name`
     is given to, and reaches no global `name` itself."""
     if not isinstance(call.func, cst.Name):
@@ -245,7 +249,8 @@ def _hands_to_reader(ctx, call: cst.Call, name: str) -> bool:
     if name in reads_of_functions_called(ctx.module, {call.func.value}):
         return False  # the same object, reached by its global name
     params = _params_given(function, call, name)
-    return params is not None and all(only_reads(ctx, function, param, set()) for param in params)
+    seen = set() if seen is None else seen
+    return params is not None and all(only_reads(ctx, function, param, seen) for param in params)
 
 
 def _locally_bound(ctx) -> set[str]:
@@ -292,13 +297,26 @@ def only_reads(ctx, function: cst.FunctionDef, param: str, seen: set) -> bool:
     if param in collect_names(body).writes:
         return False  # rebound: later uses may be another object (kept simple)
     parents = _parents(body)
+    hidden = collect_names(body).writes | {
+        p.name.value for p in m.findall(function.params, m.Param())
+    }
     for node in m.findall(body, m.Name(param)):
-        if not _read_use(ctx, node, parents, seen):
+        if _spelled_only(node, parents):
+            continue
+        if not _read_use(ctx, node, parents, seen, hidden):
             return False
     return True
 
 
-def _read_use(ctx, node: cst.Name, parents: dict, seen: set) -> bool:
+def _spelled_only(node: cst.Name, parents: dict) -> bool:
+    """`node` is an attribute's or a keyword's name (`x.args`, `f(args=...)`), not a use."""
+    parent = parents.get(id(node))
+    if isinstance(parent, cst.Attribute) and parent.attr is node:
+        return True
+    return isinstance(parent, cst.Arg) and parent.keyword is node
+
+
+def _read_use(ctx, node: cst.Name, parents: dict, seen: set, hidden: set[str]) -> bool:
     """`node` (the parameter) is read where it stands."""
     chain = node
     while True:
@@ -321,7 +339,9 @@ def _read_use(ctx, node: cst.Name, parents: dict, seen: set) -> bool:
         call = parents.get(id(parent))
         if ctx.call_qualnames(call) & _READING_BUILTINS:
             return True
-        return _hands_to_reader(ctx, call, node.value)
+        if isinstance(call.func, cst.Name) and call.func.value in hidden:
+            return False  # a local of the function, not the script's function of that name
+        return _hands_to_reader(ctx, call, node.value, seen)
     return False  # returned, bound to another name, put in a container, iterated ...
 
 

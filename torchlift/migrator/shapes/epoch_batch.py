@@ -469,7 +469,7 @@ def how_changed(ctx: LoopContext, loop, name: str, stmts=None) -> tuple[str, obj
     the innermost statement doing it (None when it is the loop's own variable): "rebinds"
     (`n = ...` each epoch) or "may change" (a call it is handed to, a method of it)."""
     if name in collect_names(cst.AssignTarget(loop.target)).writes:
-        return "counts with (it is the epoch loop's variable)", None
+        return "sets each epoch (its loop variable)", None
     stmts = list(loop.body.body) if stmts is None else stmts
     found = [s for top in stmts for s in statements(top) if maybe_changed(ctx, s, {name})]
     simple = [s for s in found if isinstance(s, cst.SimpleStatementLine)]

@@ -125,6 +125,8 @@ FEATURES = {
     "amp_autocast_gradscaler": [clips],
     "amp_device_type_string": [clips],
     "bptt_range_evaluate": [clips],
+    "transformer_mask_from_bptt": [clips, changes_lr_between_epochs],
+    "transformer_args_read_by_helper": [clips, changes_lr_between_epochs],
     "char_rnn_lstm": [clips],
     "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
     "plateau_scheduler_val_loss": [reduces_lr],

@@ -100,6 +100,11 @@ PRINTED = {
     # the epoch lines, the stopper's counter and the stop, at the same epochs
     # an evaluation over range(...) numbers: the same loss per token each epoch
     "bptt_range_evaluate": r"end of epoch +\d+ \| valid loss [^\r\n]*|best valid loss [^\r\n]*",
+    # the same, the mask built from an int handed to a helper; from an args namespace it reads
+    "transformer_mask_from_bptt": r"end of epoch +\d+ \| valid loss [^\r\n]*|best valid loss [^\r\n]*",
+    "transformer_args_read_by_helper": (
+        r"epoch \d+: context [^\r\n]*|end of epoch +\d+ \| valid loss [^\r\n]*|best valid loss [^\r\n]*"
+    ),
     # the same, the LSTM's hidden state carried across the evaluation's batches
     "bptt_lstm_evaluate_hidden": r"end of epoch +\d+ \| valid loss [^\r\n]*|best valid loss [^\r\n]*",
     "lm_eval_mode_windows_in_epoch": r"epoch \d+: val loss [^\r\n]*",

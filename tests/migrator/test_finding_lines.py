@@ -63,3 +63,46 @@ def test_a_refusal_about_a_call_names_the_call():
     assert not result.changed
     finding = next(f for f in result.findings if f.code == "TL132")
     assert finding.line in (18, 20), finding  # a call of train(), not the loop (line 7)
+
+
+def test_a_refusal_about_an_inlined_helper_statement_names_the_helper_line():
+    # evaluate() is inlined into the epoch loop; its range reads `steps`, which its own
+    # statement `grow(steps)` may change: the refusal names that line, not the epoch loop's
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+        loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+        model = nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        val_data = torch.randn(9, 4)
+        steps = [2]
+
+
+        def evaluate(model, data):
+            model.eval()
+            grow(steps)
+            total = 0.0
+            with torch.no_grad():
+                for i in range(0, data.size(0) - 1, steps[0]):
+                    total += model(data[i : i + 1]).sum().item()
+            return total
+
+
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+            val = evaluate(model, val_data)
+            print(val)
+        """
+    ).lstrip()
+    result = migrate_source(source, path="train.py")
+    assert not result.changed
+    finding = next(f for f in result.findings if f.code == "TL192")
+    assert finding.line == 14, finding  # `grow(steps)` in evaluate(), not the loop (line 22)
+    assert "`grow(steps)`" in finding.message, finding

@@ -1,5 +1,24 @@
 """Cases of shapes/epoch_batch.py: the epoch loop around the batch loop."""
 
+_MANUAL_BATCHES = """
+x_all, y_all = torch.randn(8, 4), torch.randint(0, 2, (8,))
+batch_size = 4
+
+
+def describe(n):
+    print("batch size", n)
+
+
+for epoch in range(2):
+    {before}
+    for i in range(0, {count}, batch_size):
+        xb, yb = x_all[i : i + batch_size], y_all[i : i + batch_size]
+        optimizer.zero_grad()
+        loss = criterion(model(xb), yb)
+        loss.backward()
+        optimizer.step()
+"""
+
 CONVERTS = {
     "epoch_range_start_read_from_a_local_of_the_function": (  # once: `args` undefined (TL150)
         """
@@ -89,6 +108,12 @@ CONVERTS = {
         ["max_epochs=2)"],
         ["trange("],
     ),
+    # manual batching: `batch_size` is an int, which `describe(batch_size)` cannot change
+    "range_batch_loop_reads_an_int_handed_to_a_function": (
+        _MANUAL_BATCHES.format(before="describe(batch_size)", count="len(x_all)"),
+        ["batch_indices = DataLoader(", "range(0, len(x_all), batch_size)"],
+        ["for i in range("],
+    ),
 }
 
 UNCHANGED = {
@@ -106,6 +131,11 @@ UNCHANGED = {
         train_iterator.close()
         """,
         "TL101",
+    ),
+    # the count is rebound every epoch (to the same value, but that is not followed)
+    "range_batch_loop_reads_a_count_the_epoch_rebinds": (
+        _MANUAL_BATCHES.format(before="count = min(len(x_all), len(y_all))", count="count"),
+        "TL104",
     ),
     # (a loop around the epoch loop is a loop over training runs: shapes/runs.py)
     "outer_loop_over_a_list_around_the_batch_loop": (

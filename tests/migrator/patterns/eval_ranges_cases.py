@@ -19,6 +19,16 @@ _PASS = """model.eval()
             total += model(val_data[i : i + step]).sum().item()
     print(total / len(val_data))"""
 
+_CONFIG = """
+class Config:
+    step = 2
+
+
+cfg = Config()
+
+
+"""
+
 CONVERTS = {
     "range_pass_over_a_generated_loader": (
         _EPOCH.format(evaluation=_PASS.format(numbers="0, val_data.size(0) - 1, step")),
@@ -43,9 +53,66 @@ CONVERTS = {
         ],
         ["val_indices", "validation_step"],
     ),
+    # no call changes an int: `step` handed to a function of the script each epoch
+    "range_reads_an_int_handed_to_a_function": (
+        "def scaled(n):\n    return n * 2\n\n\n"
+        + _EPOCH.format(
+            evaluation="width = scaled(step)\n    "
+            + _PASS.format(numbers="0, val_data.size(0) - 1, step")
+        ),
+        ["val_indices = DataLoader(", "trainer.fit(lit_model, loader, val_indices)"],
+        ["for i in range("],
+    ),
+    # `report` only reads the attributes of the object it is handed
+    "range_reads_a_config_a_function_only_reads": (
+        _CONFIG
+        + "def report(cfg, value):\n    print(cfg.step, value)\n\n\n"
+        + _EPOCH.format(
+            evaluation="report(cfg, 1)\n    "
+            + _PASS.format(numbers="0, val_data.size(0) - 1, cfg.step")
+        ),
+        ["val_indices = DataLoader(", "range(0, val_data.size(0) - 1, cfg.step)"],
+        ["for i in range("],
+    ),
 }
 
 UNCHANGED = {
+    # a list is not immutable: the function may append to it
+    "range_reads_a_list_handed_to_a_function": (
+        "steps = [2]\n"
+        + _EPOCH.format(
+            evaluation="grow(steps)\n    "
+            + _PASS.format(numbers="0, val_data.size(0) - 1, steps[0]")
+        ),
+        "TL192",
+    ),
+    # an int some function declares `global` may be rebound by any call of it
+    "range_reads_an_int_a_function_declares_global": (
+        "def bump():\n    global step\n    step += 1\n\n\n"
+        + _EPOCH.format(
+            evaluation="bump()\n    " + _PASS.format(numbers="0, val_data.size(0) - 1, step")
+        ),
+        "TL192",
+    ),
+    # the function stores into the object it is handed
+    "range_reads_a_config_a_function_changes": (
+        _CONFIG
+        + "def bump(cfg):\n    cfg.step += 1\n\n\n"
+        + _EPOCH.format(
+            evaluation="bump(cfg)\n    " + _PASS.format(numbers="0, val_data.size(0) - 1, cfg.step")
+        ),
+        "TL192",
+    ),
+    # ... or hands it on to code of unknown effect
+    "range_reads_a_config_a_function_hands_on": (
+        _CONFIG
+        + "def report(cfg):\n    log_config(cfg)\n\n\n"
+        + _EPOCH.format(
+            evaluation="report(cfg)\n    "
+            + _PASS.format(numbers="0, val_data.size(0) - 1, cfg.step")
+        ),
+        "TL192",
+    ),
     "range_reads_a_tensor_the_epoch_rebinds": (
         _EPOCH.format(
             evaluation="val_data = val_data[1:]\n    "

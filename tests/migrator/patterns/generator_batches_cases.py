@@ -11,6 +11,22 @@ def batches(n):
 """
 
 CONVERTS = {
+    # the count is an int bound once: the epoch's call `batches(steps_per_epoch)` cannot
+    # change it, so the numbers are the same each epoch
+    "count_from_an_int_passed_each_epoch": (
+        _GEN
+        + """
+steps_per_epoch = 3
+for epoch in range(2):
+    for x, y in batches(steps_per_epoch):
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+""",
+        ["range(steps_per_epoch), batch_size=None, generator=torch.Generator()"],
+        [],
+    ),
     "generator_bound_each_epoch_enumerated": (
         _GEN
         + """
@@ -85,12 +101,19 @@ for epoch in range(2):
 """,
         "TL104",
     ),
-    # the count is a name the epoch's call could change (the loader is built before fit)
-    "count_from_a_name_passed_each_epoch": (
+    # the count is a name a function the epoch calls rebinds (`global`): the loader of the
+    # numbers is built once, before fit
+    "count_rebound_by_a_function_each_epoch": (
         _GEN
         + """
+def lengthen():
+    global steps_per_epoch
+    steps_per_epoch += 1
+
+
 steps_per_epoch = 3
 for epoch in range(2):
+    lengthen()
     for x, y in batches(steps_per_epoch):
         optimizer.zero_grad()
         loss = criterion(model(x), y)

@@ -32,9 +32,16 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names
-from ..analysis.statements import BACKWARD, LOOP, OPTIMIZER_CALL, call_method, contains
+from ..analysis.statements import (
+    BACKWARD,
+    LOOP,
+    OPTIMIZER_CALL,
+    call_method,
+    contains,
+    statements,
+)
 from ..rule import Rule
-from ..shapes.epoch_batch import maybe_changed
+from ..shapes.epoch_batch import how_changed, maybe_changed
 from ..shapes.iteration import number_loader
 from .eval_passes import _is_no_grad
 from .eval_shapes import _replace
@@ -136,12 +143,17 @@ def _changing(ctx, numbers: cst.Call, stmts) -> tuple[str, cst.CSTNode | None] |
         changed |= shape_only
     if changed:
         name = sorted(changed)[0]
-        at = next(
-            (s for s in epoch if name in collect_names(s).writes | maybe_changed(ctx, s, {name})),
-            None,
-        )
+        if name in shape_only - target:  # changed by a rebinding or a reshape only
+            at = next((s for s in _simple_statements(epoch) if name in bound_names(s)), None)
+            how = "rebinds" if at is not None else "may reshape in place"
+            if at is None:  # the in-place reshape, when the epoch holds it
+                at = next((s for s in _simple_statements(epoch) if _reshapes_in_place(s)), None)
+        else:
+            how, at = how_changed(ctx, ctx.loop, name, epoch)
+        if at is None and name in _declared_global(ctx.module):
+            how = "may change (a function of the file declares it `global`)"
         return (
-            f"the evaluation loop's range(...) reads `{name}`, which the epoch loop may change "
+            f"the evaluation loop's range(...) reads `{name}`, which the epoch loop {how} "
             "(its numbers are built once, before `fit`)",
             at,
         )
@@ -156,6 +168,10 @@ def _changing(ctx, numbers: cst.Call, stmts) -> tuple[str, cst.CSTNode | None] |
             None,
         )
     return None
+
+
+def _simple_statements(stmts) -> list:
+    return [s for top in stmts for s in statements(top) if isinstance(s, cst.SimpleStatementLine)]
 
 
 def _read_as_shape_only(numbers: cst.Call, name: str) -> bool:
@@ -176,7 +192,7 @@ def _declared_global(module: cst.Module) -> set[str]:
     return {name.name.value for node in m.findall(module, m.Global()) for name in node.names}
 
 
-def _reshapes_in_place(module: cst.Module) -> bool:
-    """Whether the file calls an in-place reshape (`x.resize_(...)`) anywhere."""
+def _reshapes_in_place(module: cst.CSTNode) -> bool:
+    """Whether the file (or a statement) calls an in-place reshape (`x.resize_(...)`)."""
     method = m.Name(m.MatchIfTrue(_RESHAPES_IN_PLACE.__contains__))
     return bool(m.findall(module, m.Call(func=m.Attribute(attr=method))))

@@ -23,6 +23,7 @@ import libcst.matchers as m
 
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
+from ..analysis.statements import statements
 from ..rule import Rule, Unsupported
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
@@ -76,12 +77,13 @@ def epoch_body(ctx, stmts):
             out.append(stmt)
             continue
         body, declared = declared_globals(ctx, found[0], stmt, called)
-        body, bound, bindings = inline_call(
+        body, bound, bindings, origin = inline_call(
             stmt, *found, taken, body=body, keep=declared, avoid=outside
         )
         taken |= bound
-        # a refusal about an argument's binding names the call's line, and what it binds
-        ctx.found.setdefault("inlined_at", {}).update({id(b): stmt for b in bindings})
+        # a refusal about an argument's binding names the call's line, and what it binds;
+        # one about a statement of the helper, the helper's line
+        ctx.found.setdefault("inlined_at", {}).update({**origin, **{id(b): stmt for b in bindings}})
         given = ctx.found.setdefault("given_arguments", {})
         for binding in bindings:
             assign = binding.body[0]
@@ -278,4 +280,19 @@ def inline_call(
         out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)
         bindings = [out[0], *bindings[1:]] if bindings else []
     bound = {mapping[n].value if isinstance(mapping.get(n), cst.Name) else n for n in all_writes}
-    return out, bound | {local.value for local in first.values()}, bindings
+    return (
+        out,
+        bound | {local.value for local in first.values()},
+        bindings,
+        _origins(out[len(bindings) :], body),
+    )
+
+
+def _origins(inlined: list, body: list) -> dict[int, cst.CSTNode]:
+    """id of each inlined statement (nested ones too) -> the helper's statement it copies:
+    renaming changes names only, so both walk in the same order. A refusal about one names
+    the helper's line."""
+    origin: dict[int, cst.CSTNode] = {}
+    for new, old in zip(inlined, body):
+        origin.update({id(a): b for a, b in zip(statements(new), statements(old))})
+    return origin

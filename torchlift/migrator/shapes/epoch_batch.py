@@ -23,6 +23,7 @@ import libcst.matchers as m
 
 from .. import registry
 from ..analysis.names import collect_names, scope_reads
+from ..analysis.passed_values import call_cannot_change, immutable_names, rebound_by_calls
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
     BACKWARD,
@@ -479,11 +480,12 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
 
     changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
     if changed:
+        how, at = how_changed(ctx, ctx.loop, changed[0])
         raise Unsupported(
             NOT_A_LOADER,
-            f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop may "
-            "change (use a DataLoader)",
-            loop,
+            f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop {how} "
+            "(its numbers would be built once, before `fit`; use a DataLoader)",
+            at or loop,
         )
     if isinstance(target, cst.Name):
         _note_counter(ctx, target.value, loop.body.body)
@@ -504,12 +506,34 @@ def _maybe_changed(ctx: LoopContext, names: set[str]) -> set[str]:
     return target | maybe_changed(ctx, loop.body, names)
 
 
+def how_changed(ctx: LoopContext, loop, name: str, stmts=None) -> tuple[str, object]:
+    """How the epoch `loop` (or its statements `stmts`) changes `name`, for a refusal, and
+    the innermost statement doing it (None when it is the loop's own variable): "rebinds"
+    (`n = ...` each epoch) or "may change" (a call it is handed to, a method of it)."""
+    if name in collect_names(cst.AssignTarget(loop.target)).writes:
+        return "sets each epoch (its loop variable)", None
+    stmts = list(loop.body.body) if stmts is None else stmts
+    found = [s for top in stmts for s in statements(top) if maybe_changed(ctx, s, {name})]
+    simple = [s for s in found if isinstance(s, cst.SimpleStatementLine)]
+    at = (simple or found or [None])[0]
+    if at is not None and name in collect_names(at).writes:
+        return "rebinds", at
+    code = ctx.module.code_for_node(at).strip() if simple else None
+    return ("may change" + (f" (`{code}`)" if code and "\n" not in code else "")), at
+
+
 def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[str]:
     """Those of `names` that `code` may rebind or mutate: names it binds, calls a method on
     (but `.size()` and a state dict handed on, see `_handed_state_dicts`), assigns or deletes
-    an item or attribute of, or hands to a function that is not torch's or a builtin."""
+    an item or attribute of, or hands to a function that is not torch's or a builtin, or that
+    a function of the script it calls declares `global`. A name
+    bound only to immutable values (`bptt = 35`) is changed by no call, and an object handed
+    to a function of the script that only reads it is not changed by that call
+    (analysis/passed_values.py)."""
     found = names & collect_names(code).writes
+    found |= rebound_by_calls(ctx, code, names - found)
     handed = _handed_state_dicts(code)
+    immutable = immutable_names(ctx) if names - found else frozenset()
     for node in m.findall(code, m.Call() | m.AssignTarget() | m.AugAssign() | m.Del()):
         if isinstance(node, cst.Call):
             func = node.func
@@ -517,10 +541,11 @@ def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[s
                 called = ctx.call_qualnames(node)
                 reads = func.attr.value in _SHAPE_READS or id(node) in handed
                 if not reads and not (called and called <= _KEEPS_TORCH_STATE):
-                    found |= names & {func.value.value}
+                    found |= names & {func.value.value} - immutable
             pure = any(q.split(".")[0] in ("torch", "builtins") for q in ctx.call_qualnames(node))
             if not pure and not _string_method(func):
-                found |= names & {a.value.value for a in node.args if isinstance(a.value, cst.Name)}
+                passed = {a.value.value for a in node.args if isinstance(a.value, cst.Name)}
+                found |= {n for n in names & passed if not call_cannot_change(ctx, node, n)}
         else:
             target = node.target
             while isinstance(target, (cst.Subscript, cst.Attribute)):

@@ -378,7 +378,9 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
     if loop.orelse is not None:
         raise Unsupported(CONTROL_FLOW, "`for ... else` on the batch loop", loop)
     iterator, index, target = ctx.unwrap_iter(loop)
-    iterator = registry.run_phase("batch_loader", ctx, iterator)
+    loader = registry.run_phase("batch_loader", ctx, iterator)
+    if loader is not iterator:  # a name bound to a bar over `enumerate(loader)`
+        iterator, index, target = ctx.unwrap_iter(loop, loader, index, target)
     if "builtins.range" in ctx.call_qualnames(iterator):
         return _read_range_batch_loop(ctx, loop, iterator, target, index)
     if (

@@ -30,32 +30,11 @@ from ..analysis.names import collect_names
 from ..analysis.printed_values import string_pieces
 from ..analysis.qualnames import TQDM
 from ..analysis.statements import call_method, single_assign
+from . import bound_bar
 from .eval_metrics import is_number, numbers_of
 
 RULES = ()
 
-_DISPLAY = ("set_postfix", "set_description", "set_postfix_str", "update")
-
-
-def before_batch_loop(ctx, loop: cst.For, pre):
-    """`pbar = tqdm(loader, ...)` bound before the batch loop that iterates `pbar`: dropped,
-    and the bar remembered for the loader and the display calls."""
-    iterator, _, _ = ctx.unwrap_iter(loop)
-    if not isinstance(iterator, cst.Name):
-        return pre
-    name = iterator.value
-    for stmt in pre:
-        assign = single_assign(stmt)
-        if not assign or assign[0] != name:
-            continue
-        value = assign[1]
-        if not (isinstance(value, cst.Call) and ctx.call_qualnames(value) & TQDM):
-            return pre
-        if not value.args or value.args[0].keyword is not None:
-            return pre
-        ctx.found["progress_bar"] = (name, value.args[0].value)
-        return [s for s in pre if s is not stmt]
-    return pre
 
 
 def batch_loader(ctx, iterator):
@@ -67,7 +46,7 @@ def batch_loader(ctx, iterator):
 
 def display_receiver(stmt) -> cst.BaseExpression | None:
     """`pbar` of a statement that is exactly `pbar.<display method>(...)`."""
-    for method in _DISPLAY:
+    for method in bound_bar.DISPLAY:
         receiver = call_method(stmt, method)
         if receiver is not None:
             return receiver
@@ -85,14 +64,17 @@ def _is_display(ctx, stmt) -> bool:
 
 
 def epoch_body(ctx, stmts):
-    """The display calls of a bar wrapping the whole loop, at epoch level: dropped."""
+    """The display calls of a bar wrapping the whole loop, or bound in the epoch before the
+    batch loop that iterates it (bound_bar.py), at epoch level: dropped."""
     _find_counter_bars(ctx)
-    return [s for s in stmts if not _is_display(ctx, s)]
+    stmts = bound_bar.take(ctx, stmts)
+    closes = bound_bar.closes(ctx)
+    return [s for s in stmts if not _is_display(ctx, s) and not closes(s)]
 
 
 def batch_statements(ctx, stmts):
     _find_counter_bars(ctx)  # a step loop has no epoch body
-    return stmts
+    return [bound_bar.written(ctx, s) for s in stmts]
 
 
 def _find_counter_bars(ctx) -> None:

@@ -1,0 +1,80 @@
+"""Why a batch loop's iterable is no loader the Trainer can be given (TL104), said precisely.
+
+    for x, y in prefetch(loader):          -> "iterates the loader `loader` through
+                                              `prefetch(...)`, a wrapper of the script's"
+    batches = prefetch(loader)             -> the same, naming `batches` and pointing at the
+    for x, y in batches:                      line binding it (the epoch rebinds it, but that
+                                              is not the cause)
+    pbar = tqdm(zip(xs, loader))           -> "iterates `pbar`, bound here to `tqdm(...)` over
+    for x, y in pbar:                         `zip(xs, loader)`"
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..analysis.statements import single_assign
+from ..rule import Unsupported
+from .context import NOT_A_LOADER, LoopContext
+
+_NOT_A_NAME = (
+    "not a loader name or range(...) (manual batching over zip or chunks is not converted; use "
+    "a DataLoader)"
+)
+
+
+def refusal(ctx: LoopContext, loop, iterator, bound=None) -> Unsupported:
+    """TL104 for a batch loop iterating `iterator` -- what the name `bound[0]` the loop
+    iterates stands for, bound by the statement `bound[1]` (a bar's `tqdm(...)`), if any."""
+    wrapped = _loader_wrapped_by(ctx, iterator)
+    if wrapped and "builtins.enumerate" in ctx.call_qualnames(iterator):
+        through = (  # enumerate(pbar) of a bar over enumerate(loader): looked through once
+            f"the loader `{wrapped}` through `enumerate(...)` twice (one batch index is read)"
+        )
+    else:
+        through = wrapped and (
+            f"the loader `{wrapped}` through `{ctx.module.code_for_node(iterator.func)}(...)`, "
+            "a wrapper of the script's (a logger's `log_every`, a prefetcher) that the Trainer "
+            "would not run"
+        )
+    if bound is None:
+        why = f"batch loop iterates {through}" if wrapped else f"batch loop iterates {_NOT_A_NAME}"
+        return Unsupported(NOT_A_LOADER, why, loop)
+    name, stmt = bound
+    value = single_assign(stmt)[1]
+    call = f"`{ctx.module.code_for_node(value.func)}(...)`"
+    if value is not iterator:
+        call += f" over `{ctx.module.code_for_node(iterator)}`"
+    why = f"batch loop iterates `{name}`, bound here to {call}: " + (
+        f"it reaches {through}" if wrapped else _NOT_A_NAME
+    )
+    return Unsupported(NOT_A_LOADER, why, stmt)
+
+
+def bound_wrapper(ctx: LoopContext, loop, iterator, pre) -> Unsupported | None:
+    """TL104 when the loop iterates a name the epoch binds (in `pre`) to a call that builds no
+    DataLoader (`batches = prefetch(loader)`); None otherwise."""
+    if not isinstance(iterator, cst.Name):
+        return None
+    for stmt in reversed(pre):
+        assign = single_assign(stmt)
+        if assign is None or assign[0] != iterator.value:
+            continue
+        value = assign[1]
+        if not isinstance(value, cst.Call) or any(
+            q.endswith("DataLoader") for q in ctx.call_qualnames(value)
+        ):
+            return None
+        return refusal(ctx, loop, value, (iterator.value, stmt))
+    return None
+
+
+def _loader_wrapped_by(ctx: LoopContext, iterator) -> str | None:
+    """The loader name a call hands its first argument (`metric_logger.log_every(loader,
+    ...)`), for a precise refusal; None for anything else (zip, chunks, a generator)."""
+    if not isinstance(iterator, cst.Call) or not iterator.args:
+        return None
+    first = iterator.args[0].value
+    if isinstance(first, cst.Name) and ctx.is_loader_name(first.value):
+        return first.value
+    return None

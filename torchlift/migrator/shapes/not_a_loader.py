@@ -3,8 +3,8 @@
     for x, y in prefetch(loader):          -> "iterates the loader `loader` through
                                               `prefetch(...)`, a wrapper of the script's"
     batches = prefetch(loader)             -> the same, naming `batches` and pointing at the
-    for x, y in batches:                      line binding it (the epoch rebinds it, but that
-                                              is not the cause)
+    for x, y in batches:                      line binding it in the epoch (that the epoch
+                                              rebinds it, TL116, is not the cause)
     pbar = tqdm(zip(xs, loader))           -> "iterates `pbar`, bound here to `tqdm(...)` over
     for x, y in pbar:                         `zip(xs, loader)`"
 """
@@ -52,20 +52,18 @@ def refusal(ctx: LoopContext, loop, iterator, bound=None) -> Unsupported:
 
 
 def bound_wrapper(ctx: LoopContext, loop, iterator, pre) -> Unsupported | None:
-    """TL104 when the loop iterates a name the epoch binds (in `pre`) to a call that builds no
-    DataLoader (`batches = prefetch(loader)`); None otherwise."""
+    """TL104 when the loop iterates a name the epoch binds (in `pre`) to a call handed a
+    loader (`batches = prefetch(loader)`); None otherwise (a loader built anew each epoch is
+    TL116's)."""
     if not isinstance(iterator, cst.Name):
         return None
     for stmt in reversed(pre):
         assign = single_assign(stmt)
         if assign is None or assign[0] != iterator.value:
             continue
-        value = assign[1]
-        if not isinstance(value, cst.Call) or any(
-            q.endswith("DataLoader") for q in ctx.call_qualnames(value)
-        ):
+        if _loader_wrapped_by(ctx, assign[1]) is None:
             return None
-        return refusal(ctx, loop, value, (iterator.value, stmt))
+        return refusal(ctx, loop, assign[1], (iterator.value, stmt))
     return None
 
 

@@ -31,12 +31,17 @@ def refusal(ctx: LoopContext, loop, iterator, bound=None) -> Unsupported:
         through = (  # enumerate(pbar) of a bar over enumerate(loader): looked through once
             f"the loader `{wrapped}` through `enumerate(...)` twice (one batch index is read)"
         )
-    else:
-        through = wrapped and (
-            f"the loader `{wrapped}` through `{ctx.module.code_for_node(iterator.func)}(...)`, "
-            "a wrapper of the script's (a logger's `log_every`, a prefetcher) that the Trainer "
-            "would not run"
+    elif wrapped:
+        func = f"`{ctx.module.code_for_node(iterator.func)}(...)`"
+        builtin = any(q.startswith("builtins.") for q in ctx.call_qualnames(iterator))
+        through = f"the loader `{wrapped}` through {func}, " + (
+            "which the Trainer would not run"
+            if builtin
+            else "a wrapper of the script's (a logger's `log_every`, a prefetcher) that the "
+            "Trainer would not run"
         )
+    else:
+        through = None
     if bound is None:
         why = f"batch loop iterates {through}" if wrapped else f"batch loop iterates {_NOT_A_NAME}"
         return Unsupported(NOT_A_LOADER, why, loop)

@@ -79,6 +79,8 @@ PRINTED = {
     "model_fit_method_keras_style": r"Epoch \d+/2 [^\r\n]*|validation accuracy[^\r\n]*|history:[^\r\n]*",
     # the validation loss averaged by the pass's own last index, read after the pass
     "valid_index_read_after_pass": r"LOSS train [^\r\n]*|  batch \d+ loss[^\r\n]*",
+    # a line written through the bound bar (tqdm.write once converted), then the history line
+    "kaggle_bar_over_enumerate_in_helper": r"epoch \d+ trained|Epoch \d+: train [^\r\n]*",
     "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",
     # samples decoded after the eval-mode test pass: dropout off, as the script ran them
     "vae_samples_after_eval_mode_test": r"====> Test set loss[^\r\n]*|sample mean [^\r\n]*",

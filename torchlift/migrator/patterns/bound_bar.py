@@ -33,9 +33,10 @@ _EPOCH_CALLS = (*_LOOP_CALLS, "close")  # and in the epoch, after its binding
 
 
 def take(ctx, stmts: list) -> list:
-    """`stmts` (the epoch body) without the binding of a bar the batch loop iterates, its
-    `write` calls on the bar's class; the bar recorded for progress_bar.py: found
-    ["progress_bar"] = (name, what it wraps), found["bar_class"] = (name, tqdm's expression)."""
+    """`stmts` (the epoch body) without the binding of a bar the batch loop iterates and its
+    display calls there (found["bar_dropped"], for the change log), its `write` calls on the
+    bar's class; the bar recorded for progress_bar.py: found["progress_bar"] = (name, what it
+    wraps), found["bar_class"] = (name, tqdm's expression), found["bar_binding"]."""
     at = next((k for k, s in enumerate(stmts) if _is_batch_loop(s)), None)
     if at is None or not isinstance(iterated := ctx.unwrap_iter(stmts[at])[0], cst.Name):
         return stmts
@@ -55,13 +56,9 @@ def take(ctx, stmts: list) -> list:
     ctx.found["progress_bar"] = (name, bar.args[0].value)
     ctx.found["bar_class"] = (name, bar.func)
     ctx.found["bar_binding"] = stmts[found]
-    return [written(ctx, s) for k, s in enumerate(stmts) if k != found]
-
-
-def closes(ctx):
-    """Whether a statement closes the bound bar (dropped at epoch level)."""
-    name = ctx.found.get("bar_class", (None,))[0]
-    return lambda stmt: name is not None and m.matches(call_method(stmt, "close"), m.Name(name))
+    dropped = [stmts[found], *(s for s in stmts if _calls(s, name, (*DISPLAY, "close")))]
+    ctx.found["bar_dropped"] = dropped
+    return [written(ctx, s) for s in stmts if not any(s is d for d in dropped)]
 
 
 def written(ctx, stmt):

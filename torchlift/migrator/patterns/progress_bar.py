@@ -68,8 +68,7 @@ def epoch_body(ctx, stmts):
     batch loop that iterates it (bound_bar.py), at epoch level: dropped."""
     _find_counter_bars(ctx)
     stmts = bound_bar.take(ctx, stmts)
-    closes = bound_bar.closes(ctx)
-    return [s for s in stmts if not _is_display(ctx, s) and not closes(s)]
+    return [s for s in stmts if not _is_display(ctx, s)]
 
 
 def batch_statements(ctx, stmts):
@@ -116,11 +115,14 @@ def claim(ctx, steps, stmt, position) -> bool:
 
 
 def bind(ctx, plan, steps) -> None:
-    """A counter bar's binding and `close()` go with its display calls."""
+    """A counter bar's binding and `close()` go with its display calls; a bar bound in the
+    epoch went with its epoch-level calls (bound_bar.py): the change log says so."""
     for stmts in ctx.found.get("counter_bars", {}).values():
         plan.remove_stmts.extend(stmts)
         why = "progress bar -> Lightning's own bar (the script's counted the steps)"
         plan.removed_why.extend((stmt, why) for stmt in stmts)
+    why = "progress bar -> Lightning's own bar (the Trainer iterates the loader)"
+    plan.explained.extend((stmt, None, why) for stmt in ctx.found.get("bar_dropped", ()))
 
 
 def read(ctx, plan, steps) -> None:

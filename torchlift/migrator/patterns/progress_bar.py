@@ -36,7 +36,6 @@ from .eval_metrics import is_number, numbers_of
 RULES = ()
 
 
-
 def batch_loader(ctx, iterator):
     bar = ctx.found.get("progress_bar")
     if bar and m.matches(iterator, m.Name(bar[0])):

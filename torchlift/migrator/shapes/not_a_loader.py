@@ -1,12 +1,12 @@
 """Why a batch loop's iterable is no loader the Trainer can be given (TL104), said precisely.
 
-    for x, y in prefetch(loader):          -> "iterates the loader `loader` through
-                                              `prefetch(...)`, a wrapper of the script's"
-    batches = prefetch(loader)             -> the same, naming `batches` and pointing at the
-    for x, y in batches:                      line binding it in the epoch (that the epoch
-                                              rebinds it, TL116, is not the cause)
-    pbar = tqdm(zip(xs, loader))           -> "iterates `pbar`, bound here to `tqdm(...)` over
-    for x, y in pbar:                         `zip(xs, loader)`"
+for x, y in prefetch(loader):          -> "iterates the loader `loader` through
+                                          `prefetch(...)`, a wrapper of the script's"
+batches = prefetch(loader)             -> the same, naming `batches` and pointing at the
+for x, y in batches:                      line binding it in the epoch (that the epoch
+                                          rebinds it, TL116, is not the cause)
+pbar = tqdm(zip(xs, loader))           -> "iterates `pbar`, bound here to `tqdm(...)` over
+for x, y in pbar:                         `zip(xs, loader)`"
 """
 
 from __future__ import annotations
@@ -18,42 +18,44 @@ from ..rule import Unsupported
 from .context import NOT_A_LOADER, LoopContext
 
 _NOT_A_NAME = (
-    "not a loader name or range(...) (manual batching over zip or chunks is not converted; use "
-    "a DataLoader)"
+    "a loader name or range(...) (manual batching over zip or chunks is not converted; use a "
+    "DataLoader)"
 )
 
 
 def refusal(ctx: LoopContext, loop, iterator, bound=None) -> Unsupported:
     """TL104 for a batch loop iterating `iterator` -- what the name `bound[0]` the loop
     iterates stands for, bound by the statement `bound[1]` (a bar's `tqdm(...)`), if any."""
-    wrapped = _loader_wrapped_by(ctx, iterator)
-    if wrapped and "builtins.enumerate" in ctx.call_qualnames(iterator):
-        through = (  # enumerate(pbar) of a bar over enumerate(loader): looked through once
-            f"the loader `{wrapped}` through `enumerate(...)` twice (one batch index is read)"
-        )
-    elif wrapped:
-        func = f"`{ctx.module.code_for_node(iterator.func)}(...)`"
-        builtin = any(q.startswith("builtins.") for q in ctx.call_qualnames(iterator))
-        through = f"the loader `{wrapped}` through {func}, " + (
-            "which the Trainer would not run"
-            if builtin
-            else "a wrapper of the script's (a logger's `log_every`, a prefetcher) that the "
-            "Trainer would not run"
-        )
-    else:
-        through = None
+    through = _through(ctx, iterator)
     if bound is None:
-        why = f"batch loop iterates {through}" if wrapped else f"batch loop iterates {_NOT_A_NAME}"
-        return Unsupported(NOT_A_LOADER, why, loop)
+        why = f"iterates {through}" if through else f"does not iterate {_NOT_A_NAME}"
+        return Unsupported(NOT_A_LOADER, f"batch loop {why}", loop)
     name, stmt = bound
     value = single_assign(stmt)[1]
     call = f"`{ctx.module.code_for_node(value.func)}(...)`"
     if value is not iterator:
         call += f" over `{ctx.module.code_for_node(iterator)}`"
-    why = f"batch loop iterates `{name}`, bound here to {call}: " + (
-        f"it reaches {through}" if wrapped else _NOT_A_NAME
+    why = f"it reaches {through}" if through else f"not {_NOT_A_NAME}"
+    return Unsupported(
+        NOT_A_LOADER, f"batch loop iterates `{name}`, bound here to {call}: {why}", stmt
     )
-    return Unsupported(NOT_A_LOADER, why, stmt)
+
+
+def _through(ctx: LoopContext, iterator) -> str | None:
+    """How `iterator` reaches a loader name it is handed first, or None (no loader)."""
+    wrapped = _loader_wrapped_by(ctx, iterator)
+    if wrapped is None:
+        return None
+    names = ctx.call_qualnames(iterator)
+    if "builtins.enumerate" in names:  # enumerate(pbar) of a bar over enumerate(loader)
+        return f"the loader `{wrapped}` through `enumerate(...)` twice (one batch index is read)"
+    func = f"`{ctx.module.code_for_node(iterator.func)}(...)`"
+    if any(q.startswith("builtins.") for q in names):
+        return f"the loader `{wrapped}` through {func}, which the Trainer would not run"
+    return (
+        f"the loader `{wrapped}` through {func}, a wrapper of the script's (a logger's "
+        "`log_every`, a prefetcher) that the Trainer would not run"
+    )
 
 
 def bound_wrapper(ctx: LoopContext, loop, iterator, pre) -> Unsupported | None:

@@ -1,7 +1,9 @@
 """Pattern: a tqdm progress bar around the training loader.
 
-    pbar = tqdm(loader, ...)          (before the batch loop: removed)
-    for x, y in pbar:                 -> the batch loop iterates `loader`
+    pbar = tqdm(loader, ...)          (bound in the epoch before the batch loop: removed with
+    for x, y in pbar:                  its epoch-level display calls and `close()`, bound_bar.py)
+                                      -> the batch loop iterates `loader` (`enumerate(loader)`
+                                         in the bar gives the batch index, as written inline)
         ...
         pbar.set_postfix(loss=...,    -> removed: Lightning's bar shows the logged loss
                          acc=...)        (`prog_bar=True` when the bar showed the loss), and
@@ -15,7 +17,8 @@
     bar.close()                       (after the loop: removed)
 
 `for x, y in tqdm(loader)` needs nothing from here (the shape looks through it). Leaves alone:
-a bar over anything but one positional loader argument. A `set_postfix` value is logged when
+a bar over anything but one positional loader argument, and a bound bar used beyond its display
+calls (TL104, bound_bar.py). A `set_postfix` value is logged when
 it is a number for sure or a learning rate read from the optimizer or scheduler (the same
 value; a string formatting one value alone, `f"{acc:.3f}"`, logs that value); the epoch and
 batch counters are left to Lightning's bar, and any other value is dropped with a note.

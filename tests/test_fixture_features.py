@@ -155,6 +155,7 @@ FEATURES = {
     "course_fit_one_cycle_clip_decay": [clips, changes_lr_every_step],  # `if grad_clip:`
     "official_mnist_argparse": [changes_lr_between_epochs],
     "train_one_epoch_helpers": [changes_lr_between_epochs],
+    "kaggle_bar_over_enumerate_in_helper": [changes_lr_between_epochs],
     "helper_expression_arguments": [clips],
     "run_epoch_mode_string_dummy_optimizer": [changes_lr_between_epochs],
     "generator_batches_copy_task": [changes_lr_between_epochs],

@@ -81,6 +81,8 @@ PRINTED = {
     "valid_index_read_after_pass": r"LOSS train [^\r\n]*|  batch \d+ loss[^\r\n]*",
     # evaluated in full precision under a bf16 training autocast, as the script did
     "bf16_training_full_precision_validation": r"epoch \d+: val loss [^\r\n]*",
+    # a line written through the bound bar (tqdm.write once converted), then the history line
+    "kaggle_bar_over_enumerate_in_helper": r"epoch \d+ trained|Epoch \d+: train [^\r\n]*",
     "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",
     # samples decoded after the eval-mode test pass: dropout off, as the script ran them
     "vae_samples_after_eval_mode_test": r"====> Test set loss[^\r\n]*|sample mean [^\r\n]*",

@@ -106,3 +106,32 @@ def test_a_refusal_about_an_inlined_helper_statement_names_the_helper_line():
     finding = next(f for f in result.findings if f.code == "TL192")
     assert finding.line == 14, finding  # `grow(steps)` in evaluate(), not the loop (line 22)
     assert "`grow(steps)`" in finding.message, finding
+
+
+def test_a_loop_over_a_name_bound_to_a_wrapper_names_the_call_and_its_binding():
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+        from tqdm import tqdm
+
+        loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+        model = nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            pbar = tqdm(zip(range(4), loader), total=2)
+            for i, (x, y) in pbar:
+                optimizer.zero_grad()
+                loss = nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """
+    ).lstrip()
+    result = migrate_source(source, path="train.py")
+    assert not result.changed
+    finding = next(f for f in result.findings if f.code == "TL104")
+    assert finding.line == 10, finding  # the binding, not the loop (line 11)
+    assert "iterates `pbar`, bound here to `tqdm(...)` over `zip(range(4), loader)`" in (
+        finding.message
+    ), finding

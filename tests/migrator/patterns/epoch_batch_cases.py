@@ -150,3 +150,23 @@ UNCHANGED = {
         "TL101",
     ),
 }
+
+# a name the epoch binds to a wrapper of the loader: TL104 at the binding (shapes/not_a_loader.py),
+# not TL116 for the rebinding each epoch
+UNCHANGED["loop_over_a_name_bound_to_a_loader_wrapper"] = (
+    """
+    def prefetch(batches):
+        for batch in batches:
+            yield batch
+
+
+    for epoch in range(2):
+        batches = prefetch(loader)
+        for i, (x, y) in enumerate(batches):
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+    "TL104",
+)

@@ -39,7 +39,7 @@ CONVERTS["bar_wrapping_the_whole_loop"] = (
 
     with tqdm(total=2 * len(loader)) as pbar:
         for epoch in range(2):
-            pbar.set_description(f"epoch {epoch}")
+            pbar.set_description(f"epoch {{epoch}}")
             for x, y in loader:
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
@@ -192,4 +192,95 @@ CONVERTS["bar_read_after_the_loop_stays"] = (
     _COUNTED.format(after="print(bar.n)"),
     ["bar = tqdm(range(4))", "self.bar.update(1)", "print(bar.n)"],
     [],
+)
+
+# a bar bound in the epoch right before the batch loop, over enumerate (Kaggle kernels):
+# the loop reads the batch index through it, as written inline (patterns/bound_bar.py)
+_BOUND = """
+from tqdm import tqdm
+
+for epoch in range(2):
+    pbar = tqdm(enumerate(loader), total=len(loader), leave=False)
+    pbar.set_description(f"epoch {{epoch}}")
+    for i, (x, y) in pbar:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        pbar.set_postfix(loss=loss.item(), step=i)
+{after}"""
+
+CONVERTS["bar_over_enumerate_bound_before_the_loop"] = (
+    _BOUND.format(after="    pbar.close()\n"),
+    [
+        "trainer.fit(lit_model, loader)",
+        "def training_step(self, batch, batch_idx):\n        x, y = batch",
+        'self.log("train_loss", loss, prog_bar=True)',
+    ],
+    ["pbar", "tqdm", 'self.log("step"'],
+)
+# `write` is tqdm's classmethod: the same line, printed through the bar's class
+CONVERTS["bound_bar_write_goes_to_its_class"] = (
+    _BOUND.format(after='    pbar.write(f"epoch {epoch} done")\n'),
+    ["def on_train_epoch_end(self):", 'tqdm.write(f"epoch {epoch} done")'],
+    ["pbar"],
+)
+CONVERTS["bound_bar_in_a_per_epoch_helper"] = (
+    """
+    from tqdm.auto import tqdm
+
+
+    def train_one_epoch(model, loader, optimizer, epoch):
+        model.train()
+        running = 0.0
+        pbar = tqdm(enumerate(loader), total=len(loader), desc=f"epoch {epoch}")
+        for i, (x, y) in pbar:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            running += loss.item()
+            pbar.set_postfix(loss=f"{loss.item():.4f}")
+        pbar.close()
+        return running / len(loader)
+
+
+    for epoch in range(2):
+        train_loss = train_one_epoch(model, loader, optimizer, epoch)
+        print(epoch, train_loss)
+    """,
+    ["trainer.fit(lit_model, loader)", 'self.log("train_loss", loss, prog_bar=True)'],
+    ["pbar", "tqdm", "train_one_epoch"],
+)
+UNCHANGED.update(
+    {
+        # what the bar is besides a display: refused, naming the use
+        "bound_bar_read_in_the_loop": (
+            _BOUND.format(after="").replace("step=i)", "step=i)\n        print(pbar.n)"),
+            "TL104",
+        ),
+        "bound_bar_passed_on": (
+            "def show(bar, value):\n    bar.set_postfix(loss=value)\n\n"
+            + _BOUND.format(after="    show(pbar, loss.item())\n"),
+            "TL104",
+        ),
+        "bound_bar_iterated_twice": (
+            _BOUND.format(after="    for i, (x, y) in pbar:\n        print(i)\n"),
+            "TL104",
+        ),
+        "bound_bar_read_after_the_epoch_loop": (_BOUND.format(after="print(pbar.n)\n"), "TL104"),
+        "bound_bar_reused_for_validation": (
+            _BOUND.format(
+                after="    pbar = tqdm(loader)\n"
+                "    with torch.no_grad():\n"
+                "        for x, y in pbar:\n"
+                "            print(criterion(model(x), y).item())\n"
+            ),
+            "TL104",
+        ),
+        "bound_bar_over_zipped_batches": (
+            _BOUND.format(after="").replace("enumerate(loader)", "enumerate(zip(loader, loader))"),
+            "TL104",
+        ),
+    }
 )

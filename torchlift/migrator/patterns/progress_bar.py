@@ -1,7 +1,9 @@
 """Pattern: a tqdm progress bar around the training loader.
 
-    pbar = tqdm(loader, ...)          (before the batch loop: removed)
-    for x, y in pbar:                 -> the batch loop iterates `loader`
+    pbar = tqdm(loader, ...)          (bound in the epoch before the batch loop: removed with
+    for x, y in pbar:                  its epoch-level display calls and `close()`, bound_bar.py)
+                                      -> the batch loop iterates `loader` (`enumerate(loader)`
+                                         in the bar gives the batch index, as written inline)
         ...
         pbar.set_postfix(loss=...,    -> removed: Lightning's bar shows the logged loss
                          acc=...)        (`prog_bar=True` when the bar showed the loss), and
@@ -15,7 +17,8 @@
     bar.close()                       (after the loop: removed)
 
 `for x, y in tqdm(loader)` needs nothing from here (the shape looks through it). Leaves alone:
-a bar over anything but one positional loader argument. A `set_postfix` value is logged when
+a bar over anything but one positional loader argument, and a bound bar used beyond its display
+calls (TL104, bound_bar.py). A `set_postfix` value is logged when
 it is a number for sure or a learning rate read from the optimizer or scheduler (the same
 value; a string formatting one value alone, `f"{acc:.3f}"`, logs that value); the epoch and
 batch counters are left to Lightning's bar, and any other value is dropped with a note.
@@ -30,32 +33,10 @@ from ..analysis.names import collect_names
 from ..analysis.printed_values import string_pieces
 from ..analysis.qualnames import TQDM
 from ..analysis.statements import call_method, single_assign
+from . import bound_bar
 from .eval_metrics import is_number, numbers_of
 
 RULES = ()
-
-_DISPLAY = ("set_postfix", "set_description", "set_postfix_str", "update")
-
-
-def before_batch_loop(ctx, loop: cst.For, pre):
-    """`pbar = tqdm(loader, ...)` bound before the batch loop that iterates `pbar`: dropped,
-    and the bar remembered for the loader and the display calls."""
-    iterator, _, _ = ctx.unwrap_iter(loop)
-    if not isinstance(iterator, cst.Name):
-        return pre
-    name = iterator.value
-    for stmt in pre:
-        assign = single_assign(stmt)
-        if not assign or assign[0] != name:
-            continue
-        value = assign[1]
-        if not (isinstance(value, cst.Call) and ctx.call_qualnames(value) & TQDM):
-            return pre
-        if not value.args or value.args[0].keyword is not None:
-            return pre
-        ctx.found["progress_bar"] = (name, value.args[0].value)
-        return [s for s in pre if s is not stmt]
-    return pre
 
 
 def batch_loader(ctx, iterator):
@@ -67,7 +48,7 @@ def batch_loader(ctx, iterator):
 
 def display_receiver(stmt) -> cst.BaseExpression | None:
     """`pbar` of a statement that is exactly `pbar.<display method>(...)`."""
-    for method in _DISPLAY:
+    for method in bound_bar.DISPLAY:
         receiver = call_method(stmt, method)
         if receiver is not None:
             return receiver
@@ -85,14 +66,16 @@ def _is_display(ctx, stmt) -> bool:
 
 
 def epoch_body(ctx, stmts):
-    """The display calls of a bar wrapping the whole loop, at epoch level: dropped."""
+    """The display calls of a bar wrapping the whole loop, or bound in the epoch before the
+    batch loop that iterates it (bound_bar.py), at epoch level: dropped."""
     _find_counter_bars(ctx)
+    stmts = bound_bar.take(ctx, stmts)
     return [s for s in stmts if not _is_display(ctx, s)]
 
 
 def batch_statements(ctx, stmts):
     _find_counter_bars(ctx)  # a step loop has no epoch body
-    return stmts
+    return [bound_bar.written(ctx, s) for s in stmts]
 
 
 def _find_counter_bars(ctx) -> None:
@@ -134,11 +117,14 @@ def claim(ctx, steps, stmt, position) -> bool:
 
 
 def bind(ctx, plan, steps) -> None:
-    """A counter bar's binding and `close()` go with its display calls."""
+    """A counter bar's binding and `close()` go with its display calls; a bar bound in the
+    epoch went with its epoch-level calls (bound_bar.py): the change log says so."""
     for stmts in ctx.found.get("counter_bars", {}).values():
         plan.remove_stmts.extend(stmts)
         why = "progress bar -> Lightning's own bar (the script's counted the steps)"
         plan.removed_why.extend((stmt, why) for stmt in stmts)
+    why = "progress bar -> Lightning's own bar (the Trainer iterates the loader)"
+    plan.explained.extend((stmt, None, why) for stmt in ctx.found.get("bar_dropped", ()))
 
 
 def read(ctx, plan, steps) -> None:

@@ -333,10 +333,13 @@ class LoopContext:
         return True
 
     # -- batch loops ----------------------------------------------------------------------
-    def unwrap_iter(self, loop: cst.For):
+    def unwrap_iter(self, loop: cst.For, iterator=None, index=None, target=None):
         """(loader expression, index name, batch target) of a batch loop: `tqdm(...)` and
-        `enumerate(...)` around the loader are looked through."""
-        iterator, target, index = loop.iter, loop.target, None
+        `enumerate(...)` around the loader are looked through. Given `iterator` (what a name
+        the loop iterates stands for: a bar's `tqdm(enumerate(loader))`) with the `index` and
+        `target` read so far, the unwrapping goes on from there."""
+        if iterator is None:
+            iterator, target = loop.iter, loop.target
         for _ in range(3):
             if not isinstance(iterator, cst.Call) or not iterator.args:
                 break

@@ -42,6 +42,7 @@ from ..patterns.passed_in import called_in_file, given_eval_loader, given_loader
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
+from . import not_a_loader
 from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, Consequence, LoopContext
 from .runs import is_epoch_loop
 
@@ -125,7 +126,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     epoch_body = registry.run_phase("epoch_body", ctx, epoch_body)
     pre, batch_loop, post = _split_epoch_body(ctx, epoch_body)
     pre = registry.run_phase("before_batch_loop", ctx, batch_loop, pre)
-    steps = _read_batch_loop(ctx, batch_loop)
+    steps = _read_batch_loop(ctx, batch_loop, pre)
     plan = LoopPlan(
         epoch_loop=loop,
         container=ctx.container,
@@ -414,14 +415,21 @@ def _only_direct_breaks(stmt) -> bool:
     )
 
 
-def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
+def _read_batch_loop(ctx: LoopContext, loop: cst.For, pre=()) -> dict:
     """What the batch loop holds, as `steps`: its loader, target and index; the statements
     patterns claimed (zero_grad / backward / step / clip / accumulation positions) and the
     others, with their positions (`body`)."""
     if loop.orelse is not None:
         raise Unsupported(CONTROL_FLOW, "`for ... else` on the batch loop", loop)
     iterator, index, target = ctx.unwrap_iter(loop)
-    iterator = registry.run_phase("batch_loader", ctx, iterator)
+    refused = not_a_loader.bound_wrapper(ctx, loop, iterator, pre)
+    if refused is not None:
+        raise refused
+    loader, bound = registry.run_phase("batch_loader", ctx, iterator), None
+    if loader is not iterator:  # a name bound to a bar over `enumerate(loader)`
+        binding = ctx.found.get("bar_binding")
+        bound = (iterator.value, binding) if binding is not None else None
+        iterator, index, target = ctx.unwrap_iter(loop, loader, index, target)
     if "builtins.range" in ctx.call_qualnames(iterator):
         return _read_range_batch_loop(ctx, loop, iterator, target, index)
     if (
@@ -438,31 +446,8 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For) -> dict:
             loop,
         )
     if not isinstance(iterator, cst.Name):
-        wrapped = _loader_wrapped_by(ctx, iterator)
-        raise Unsupported(
-            NOT_A_LOADER,
-            (
-                f"batch loop iterates the loader `{wrapped}` through "
-                f"`{ctx.module.code_for_node(iterator.func)}(...)`, a wrapper of the script's "
-                "(a logger's `log_every`, a prefetcher) that the Trainer would not run"
-                if wrapped is not None
-                else "batch loop does not iterate a loader name or range(...) (manual "
-                "batching over zip or chunks is not converted; use a DataLoader)"
-            ),
-            loop,
-        )
+        raise not_a_loader.refusal(ctx, loop, iterator, bound)
     return read_step(ctx, loop, iterator.value, target, index)
-
-
-def _loader_wrapped_by(ctx: LoopContext, iterator) -> str | None:
-    """The loader name a call hands its first argument (`metric_logger.log_every(loader,
-    ...)`), for a precise refusal; None for anything else (zip, chunks, a generator)."""
-    if not isinstance(iterator, cst.Call) or not iterator.args:
-        return None
-    first = iterator.args[0].value
-    if isinstance(first, cst.Name) and ctx.is_loader_name(first.value):
-        return first.value
-    return None
 
 
 def _note_counter(ctx: LoopContext, name: str | None, stmts) -> None:

@@ -182,7 +182,7 @@ def clean(ctx, plan) -> None:
             UNKNOWN_DEVICE_MOVE,
             f"`.to({name})` moves tensors to a device not read from the script"
             f"{_origin(ctx, name)}, beside a Trainer on accelerator={plan.trainer_args[0][1]}",
-            ctx.loop,
+            call,  # its line (an inlined helper's statement names the helper's line)
         )
 
 

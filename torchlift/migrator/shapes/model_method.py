@@ -26,12 +26,15 @@ in the same block, the name rebound by nothing between.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names, mentions, rename
 from ..result import MigrationResult
 from ..rule import Rule, Unsupported
+from ..source.find_loops import cst_contains
 from .trainer_inline import instance_blocks, line_origin, remap_lines
 
 HOISTED = Rule(
@@ -75,11 +78,14 @@ net.fit(loader, 2)
 )
 
 
+@dataclass
 class Hoisted:
     """The flat script, where its lines came from, and what the change log says of it."""
 
-    def __init__(self, text: str, origin: list[int], indent: list[int], message: str) -> None:
-        self.text, self.origin, self.indent, self.message = text, origin, indent, message
+    text: str
+    origin: list[int]  # origin[line - 1]: the original line a flat line came from
+    indent: list[int]
+    message: str
 
 
 def is_torch_module(cls: cst.ClassDef) -> bool:
@@ -93,7 +99,7 @@ def hoist_training_method(module: cst.Module, cls: cst.ClassDef, loops) -> Hoist
     instance, or Unsupported (TL198) naming why that would not run the same code."""
     owner = cls.name.value
     methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
-    holders = [f for f in methods if any(_inside(loop, f) for loop in loops)]
+    holders = [f for f in methods if any(cst_contains(f, loop) for loop in loops)]
     if len(holders) != 1:
         raise Unsupported(
             HOISTED, f"training loops in {len(holders)} methods of `{owner}`: not moved out", cls
@@ -163,10 +169,6 @@ def remap_hoisted(result: MigrationResult, hoisted: Hoisted, text: str, at) -> M
     )
 
 
-def _inside(node: cst.CSTNode, tree: cst.CSTNode) -> bool:
-    return any(found is node for found in m.findall(tree, m.For() | m.While()))
-
-
 def _check_plain(method: cst.FunctionDef, where: str) -> None:
     params = method.params
     first = params.params[0].name.value if params.params else None
@@ -195,7 +197,7 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, method: cst.FunctionDef):
     Unsupported."""
     owner, name = cls.name.value, method.name.value
     uses = [
-        a for a in m.findall(module, m.Attribute(attr=m.Name(name))) if not _inside_node(a, cls)
+        a for a in m.findall(module, m.Attribute(attr=m.Name(name))) if not cst_contains(cls, a)
     ]
     refusal = (
         f"`{owner}.{name}` is not run by one call `name.{name}(...)` after `name = {owner}(...)` "
@@ -249,10 +251,6 @@ def _created(before: list, instance: str, owner: str) -> bool:
 def _replace_call(small, call: cst.Call):
     """`small` (`f(...)` or `x = f(...)`) calling `call` instead."""
     return small.with_changes(value=call)
-
-
-def _inside_node(node: cst.CSTNode, tree: cst.CSTNode) -> bool:
-    return any(found is node for found in m.findall(tree, m.Attribute()))
 
 
 def _other_uses(module: cst.Module, method: cst.FunctionDef) -> set[str]:

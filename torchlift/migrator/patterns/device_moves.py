@@ -101,15 +101,11 @@ class StripDeviceMoves(cst.CSTTransformer):
             )
         return updated_node
 
-
     def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp):
         # `x.cuda() if args.cuda else x` once the move is gone: `x` either way
-        if updated_node.body.deep_equals(updated_node.orelse) and not original_node.body.deep_equals(
-            original_node.orelse
-        ):
-            return updated_node.body.with_changes(
-                lpar=updated_node.lpar, rpar=updated_node.rpar
-            )
+        same_now = updated_node.body.deep_equals(updated_node.orelse)
+        if same_now and not original_node.body.deep_equals(original_node.orelse):
+            return updated_node.body.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
         return updated_node
 
 

@@ -122,7 +122,8 @@ def _runs_after(module: cst.Module, stmt) -> cst.CSTNode | None:
 
 
 def _blocks(node):
-    """(statements, the def or compound statement holding them) of every block, nested."""
+    """(statements, the module, def, `if` or `with` holding them) of every such block, nested
+    (an `else:` branch is not followed)."""
     body = node.body.body if isinstance(node, (cst.FunctionDef, cst.If, cst.With)) else None
     if isinstance(node, cst.Module):
         body = list(node.body)

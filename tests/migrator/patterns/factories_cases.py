@@ -148,6 +148,30 @@ def get_cosine_schedule_with_warmup(optimizer, num_warmup_steps, num_training_st
         ["get_cosine_schedule_with_warmup(", '"interval": "step"'],
         ["scheduler.step()"],
     ),
+    # today's Hugging Face form: the rate function a module function bound by functools.partial
+    "scheduler_function_with_a_partial_rate_function": (
+        _scheduled(
+            """
+from functools import partial
+
+
+def _linear_lambda(current_step, *, num_warmup_steps, num_training_steps):
+    if current_step < num_warmup_steps:
+        return float(current_step) / float(max(1, num_warmup_steps))
+    return max(0.0, float(num_training_steps - current_step) / float(max(1, num_training_steps - num_warmup_steps)))
+
+
+def get_linear_schedule_with_warmup(optimizer, num_warmup_steps, num_training_steps, last_epoch=-1):
+    lr_lambda = partial(
+        _linear_lambda, num_warmup_steps=num_warmup_steps, num_training_steps=num_training_steps
+    )
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda, last_epoch)
+""",
+            "get_linear_schedule_with_warmup(optimizer, 2, 8)",
+        ),
+        ["scheduler = get_linear_schedule_with_warmup(optimizer, 2, 8)", '"interval": "step"'],
+        ["scheduler.step()"],
+    ),
     # the scheduler returned by name; its rate function a function of the script reading a
     # constant bound once
     "scheduler_returned_by_name_rate_function_of_the_module": (
@@ -365,6 +389,23 @@ def get_scheduler(optimizer):
         ).replace(
             "        optimizer.zero_grad()\n",
             "        optimizer.zero_grad()\n    scale = scale * 0.5\n",
+        ),
+        "TL186",
+    ),
+    # the rate function reads a global dict the epoch loop changes in place
+    "scheduler_function_reading_a_global_changed_in_place": (
+        _scheduled(
+            """
+schedule = {"scale": 1.0}
+
+
+def get_scheduler(optimizer):
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: schedule["scale"] / (step + 1))
+""",
+            "get_scheduler(optimizer)",
+        ).replace(
+            "        optimizer.zero_grad()\n",
+            '        optimizer.zero_grad()\n    schedule["scale"] = 0.5\n',
         ),
         "TL186",
     ),

@@ -39,11 +39,12 @@ from ..shapes.trainer_inline import bind_call
 from .factories import FACTORY, _local_value, _module_function, _own_returns
 
 SCHEDULER_MODULE = "torch.optim.lr_scheduler."
-# what a rate function may call: these compute and return, nothing else
-_PURE_BUILTINS = frozenset(
+# what a scheduler function and its rate function may call besides `math`: these compute and
+# return, nothing else (`functools.partial` binds a function of the script, checked itself)
+_PURE_CALLS = frozenset(
     f"builtins.{name}"
     for name in "abs bool divmod float int isinstance len max min pow range round sum".split()
-)
+) | {"functools.partial"}
 _FORBIDDEN = {
     cst.Global: "declares a global",
     cst.Nonlocal: "rebinds a variable of its enclosing function (`nonlocal`): a state the "
@@ -255,14 +256,15 @@ def _call_effect(ctx, call: cst.Call, local: set[str], nested: set[str]) -> str 
         what = "a callable" if isinstance(func, cst.Name) else "a method of an object"
         return f"calls `{shown}()`, {what} it is given or makes: what that does is not known"
     names = ctx.call_qualnames(call)
+    # an exception is built for `raise`: a run that goes on is the same
     if names and all(
         q.startswith(SCHEDULER_MODULE)
-        or q in _PURE_BUILTINS
+        or q in _PURE_CALLS
         or q.startswith("math.")
         or _is_exception(q)
         for q in names
     ):
-        return None  # an exception built for `raise`: a run that goes on is the same
+        return None
     if isinstance(func, cst.Name) and _module_function(ctx, func.value) is not None:
         return None  # the script's function: checked as a global it reads
     return (
@@ -290,17 +292,17 @@ def _global_effect(ctx, read: cst.CSTNode, name: str, seen: set[int]):
         return read, f"reads the global `{name}`, which the script {why}"
     if name in rebound_through_global(ctx):
         return read, f"reads the global `{name}`, which a function rebinds (`global`)"
-    if isinstance(binding, cst.SimpleStatementLine) and isinstance(
+    imported = isinstance(binding, cst.SimpleStatementLine) and isinstance(
         binding.body[0], (cst.Import, cst.ImportFrom)
-    ):
-        return None
+    )
     if isinstance(binding, cst.FunctionDef):
         return _effect(ctx, binding, seen)
     if isinstance(binding, cst.ClassDef):
         return read, f"uses the script's class `{name}`"
-    if single_assign(binding) is None:
+    if not imported and single_assign(binding) is None:
         return read, f"reads the global `{name}`, not bound by a plain assignment"
-    changed = _changed_in_place(ctx, name)
+    # a module's functions (`torch.manual_seed(0)`) are not its changes: only its stores
+    changed = _changed_in_place(ctx, name, calls=not imported)
     if changed is not None:
         shown = ctx.module.code_for_node(changed).strip()
         return changed, (
@@ -310,17 +312,17 @@ def _global_effect(ctx, read: cst.CSTNode, name: str, seen: set[int]):
     return None
 
 
-def _changed_in_place(ctx, name: str) -> cst.CSTNode | None:
+def _changed_in_place(ctx, name: str, calls: bool) -> cst.CSTNode | None:
     """The first place the script stores into the module global `name` (`name.x = ...`,
-    `name[k] = ...`) or calls a method of it that is not a known read: at module level, or
-    in a definition reading `name` as the module's."""
+    `name[k] = ...`) or, with `calls`, calls a method of it that is not a known read: at
+    module level, or in a definition reading `name` as the module's."""
     for stmt in ctx.module.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and name not in definition_reads(stmt):
             continue
         for node in m.findall(stmt, m.Assign() | m.AugAssign() | m.AnnAssign()):
             if any(not isinstance(t, cst.Name) and _root(t) == name for t in _store_targets(node)):
                 return node
-        for call in m.findall(stmt, m.Call(func=m.Attribute())):
+        for call in m.findall(stmt, m.Call(func=m.Attribute())) if calls else ():
             if _root(call.func.value) == name and call.func.attr.value not in READ_METHODS:
                 return call
     return None

@@ -146,6 +146,9 @@ FEATURES = {
     "gan_dcgan_two_optimizers": [clips],
     "gan_scheduler_per_optimizer": [changes_lr_between_epochs],
     "binary_bce_onecycle_per_step": [changes_lr_every_step],
+    # schedulers built by a function of the script (warmup then linear / cosine decay)
+    "hf_linear_warmup_schedule_function": [changes_lr_every_step],
+    "cosine_warmup_schedule_function": [changes_lr_every_step],
     "step_loop_scheduler_every_n": [changes_lr_every(5)],  # `(it + 1) % lr_every == 0`
     "batch_index_scheduler_every_n": [changes_lr_every(3, per_epoch=8)],  # `step % 3`, from 1
     # `global_step > 4 and global_step % 3 == 0`, global_step counted from 1 over the epochs

@@ -12,6 +12,42 @@ def fit(epochs, net, opt, train_dl):
 
 """
 
+# a scheduler built by a function of the script (the Hugging Face helpers): stepped per batch
+_SCHEDULED = """
+import math
+
+
+{function}
+
+scheduler = {call}
+for epoch in range(2):
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+"""
+
+_LINEAR = """
+def get_linear_schedule_with_warmup(optimizer, num_warmup_steps, num_training_steps, last_epoch=-1):
+    def lr_lambda(current_step):
+        if current_step < num_warmup_steps:
+            return float(current_step) / float(max(1, num_warmup_steps))
+        return max(
+            0.0,
+            float(num_training_steps - current_step)
+            / float(max(1, num_training_steps - num_warmup_steps)),
+        )
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda, last_epoch)
+"""
+
+
+def _scheduled(function: str, call: str) -> str:
+    return _SCHEDULED.format(function=function.strip("\n"), call=call)
+
+
 CONVERTS = {
     # the nn tutorial's final form: the optimizer is built in the factory on its own local
     # model, returned beside it; the caller's `net` is that model
@@ -82,6 +118,80 @@ main()
 """,
         ["net, data = load_train_objs()", "trainer.fit(lit_model, data)"],
         ["opt.step()"],
+    ),
+    # the linear warmup-then-decay helper: called in configure_optimizers on the module's
+    # optimizer, the function kept at module level
+    "scheduler_from_a_linear_warmup_function": (
+        _scheduled(_LINEAR, "get_linear_schedule_with_warmup(optimizer, 2, 8)"),
+        [
+            "scheduler = get_linear_schedule_with_warmup(optimizer, 2, 8)",
+            '"lr_scheduler": {"scheduler": scheduler, "interval": "step"}',
+            "def get_linear_schedule_with_warmup(",
+        ],
+        ["scheduler.step()"],
+    ),
+    # the cosine helper (math.cos in the rate function), the optimizer given by keyword
+    "scheduler_from_a_cosine_function_optimizer_by_keyword": (
+        _scheduled(
+            """
+def get_cosine_schedule_with_warmup(optimizer, num_warmup_steps, num_training_steps, num_cycles=0.5):
+    def lr_lambda(step):
+        if step < num_warmup_steps:
+            return float(step) / float(max(1, num_warmup_steps))
+        progress = float(step - num_warmup_steps) / float(max(1, num_training_steps - num_warmup_steps))
+        return max(0.0, 0.5 * (1.0 + math.cos(math.pi * float(num_cycles) * 2.0 * progress)))
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda)
+""",
+            "get_cosine_schedule_with_warmup(num_training_steps=8, num_warmup_steps=2, optimizer=optimizer)",
+        ),
+        ["get_cosine_schedule_with_warmup(", '"interval": "step"'],
+        ["scheduler.step()"],
+    ),
+    # today's Hugging Face form: the rate function a module function bound by functools.partial
+    "scheduler_function_with_a_partial_rate_function": (
+        _scheduled(
+            """
+from functools import partial
+
+
+def _linear_lambda(current_step, *, num_warmup_steps, num_training_steps):
+    if current_step < num_warmup_steps:
+        return float(current_step) / float(max(1, num_warmup_steps))
+    return max(0.0, float(num_training_steps - current_step) / float(max(1, num_training_steps - num_warmup_steps)))
+
+
+def get_linear_schedule_with_warmup(optimizer, num_warmup_steps, num_training_steps, last_epoch=-1):
+    lr_lambda = partial(
+        _linear_lambda, num_warmup_steps=num_warmup_steps, num_training_steps=num_training_steps
+    )
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda, last_epoch)
+""",
+            "get_linear_schedule_with_warmup(optimizer, 2, 8)",
+        ),
+        ["scheduler = get_linear_schedule_with_warmup(optimizer, 2, 8)", '"interval": "step"'],
+        ["scheduler.step()"],
+    ),
+    # the scheduler returned by name; its rate function a function of the script reading a
+    # constant bound once
+    "scheduler_returned_by_name_rate_function_of_the_module": (
+        _scheduled(
+            """
+WARMUP = 3
+
+
+def warmup(step):
+    return min(1.0, (step + 1) / WARMUP)
+
+
+def build_scheduler(optimizer):
+    sched = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda=warmup)
+    return sched
+""",
+            "build_scheduler(optimizer)",
+        ),
+        ["scheduler = build_scheduler(optimizer)", '"interval": "step"'],
+        ["scheduler.step()"],
     ),
 }
 
@@ -209,5 +319,116 @@ net, opt = get_model()
 fit(2, net, opt, train_dl)
 """,
         "TL187",
+    ),
+    # several schedulers built (a SequentialLR of two): not one object from its arguments
+    "scheduler_function_building_several": (
+        _scheduled(
+            """
+def get_scheduler(optimizer, warmup, total):
+    first = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.1, total_iters=warmup)
+    second = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=total - warmup)
+    return torch.optim.lr_scheduler.SequentialLR(optimizer, [first, second], milestones=[warmup])
+""",
+            "get_scheduler(optimizer, 2, 8)",
+        ),
+        "TL186",
+    ),
+    # a print in the function: it would run when fit starts, after what the script printed
+    "scheduler_function_printing": (
+        _scheduled(
+            _LINEAR.replace(
+                "    return torch",
+                '    print(f"warmup {num_warmup_steps} steps")\n    return torch',
+            ),
+            "get_linear_schedule_with_warmup(optimizer, 2, 8)",
+        ),
+        "TL186",
+    ),
+    # the function changes the optimizer's groups
+    "scheduler_function_storing_into_the_optimizer": (
+        _scheduled(
+            """
+def get_scheduler(optimizer, total):
+    for group in optimizer.param_groups:
+        group["initial_lr"] = group["lr"] * 2
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 - step / total, last_epoch=0)
+""",
+            "get_scheduler(optimizer, 8)",
+        ),
+        "TL186",
+    ),
+    # a rate function keeping a state of its own (`nonlocal`)
+    "scheduler_function_rate_with_state": (
+        _scheduled(
+            """
+def get_scheduler(optimizer):
+    calls = 0
+
+    def lr_lambda(step):
+        nonlocal calls
+        calls += 1
+        return 1.0 / calls
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda)
+""",
+            "get_scheduler(optimizer)",
+        ),
+        "TL186",
+    ),
+    # the rate function reads a global the epoch loop rebinds
+    "scheduler_function_reading_a_global_the_loop_changes": (
+        _scheduled(
+            """
+scale = 1.0
+
+
+def get_scheduler(optimizer):
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: scale / (step + 1))
+""",
+            "get_scheduler(optimizer)",
+        ).replace(
+            "        optimizer.zero_grad()\n",
+            "        optimizer.zero_grad()\n    scale = scale * 0.5\n",
+        ),
+        "TL186",
+    ),
+    # the rate function reads a global dict the epoch loop changes in place
+    "scheduler_function_reading_a_global_changed_in_place": (
+        _scheduled(
+            """
+schedule = {"scale": 1.0}
+
+
+def get_scheduler(optimizer):
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: schedule["scale"] / (step + 1))
+""",
+            "get_scheduler(optimizer)",
+        ).replace(
+            "        optimizer.zero_grad()\n",
+            '        optimizer.zero_grad()\n    schedule["scale"] = 0.5\n',
+        ),
+        "TL186",
+    ),
+    # the rate function calls a callable the function is given
+    "scheduler_function_calling_what_it_is_given": (
+        _scheduled(
+            """
+def get_scheduler(optimizer, rate):
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: rate(step) * 0.5)
+""",
+            "get_scheduler(optimizer, lambda s: 1.0 / (s + 1))",
+        ),
+        "TL186",
+    ),
+    # built on the script's global optimizer, not on the one it is given
+    "scheduler_function_on_another_optimizer": (
+        _scheduled(
+            """
+def get_scheduler(opt, total):
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 - step / total)
+""",
+            "get_scheduler(optimizer, 8)",
+        ),
+        "TL186",
     ),
 }

@@ -34,6 +34,7 @@ from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned
 from .module_zero_grad import dotted_path
 from .passed_in import called_in_file, callee_qualnames, given_optimizer
+from .scheduler_factories import faithful_scheduler_function, refuse_unfaithful
 from .step_sequence import STEP_SEQUENCE
 
 BINDING = Rule(
@@ -68,6 +69,8 @@ def optim_kind(ctx, binding) -> str | None:
     if binding is None:
         return None
     _, value = binding
+    if faithful_scheduler_function(ctx, value):  # `get_linear_schedule_with_warmup(optimizer, ...)`
+        return "scheduler"
     kinds = set()
     for name in callee_qualnames(ctx, value):
         if name.startswith("torch.optim.lr_scheduler."):
@@ -101,6 +104,8 @@ def bind(ctx, plan, steps) -> None:
                 f"(`global {receiver}`): the Trainer would go on stepping the first object",
                 stmt,
             )
+        if kind is None and binding is not None:  # a function of the script doing more
+            refuse_unfaithful(ctx, binding[1], receiver)
         if kind is None:
             raise Unsupported(
                 BINDING,

@@ -22,7 +22,9 @@ returns are not all tuples of the unpacked length, whose returns differ at the p
 read, or whose optimizer trains a model it does not return (a global, a parameter, another
 local, a local bound more than once), or that wraps a model in DataParallel / DDP.
 Not a factory (left to the other rules): a call of anything but a function defined
-once at module level.
+once at module level. A scheduler returned by a function of the script
+(`get_linear_schedule_with_warmup`) is read by scheduler_factories.py, refused with this
+code too.
 """
 
 from __future__ import annotations
@@ -39,15 +41,22 @@ from ..rule import Rule, Unsupported
 
 FACTORY = Rule(
     "TL186",
-    "a model, optimizer or loader comes from a factory function that cannot be read faithfully",
+    "a model, optimizer, scheduler or loader comes from a factory function that cannot be "
+    "read faithfully",
     """`model, opt = get_model()` is read through the function: each name is the element
     returned at its position, and a model the factory builds and returns is the caller's name
     at that position. This holds only for a function of the file called once, whose every
     `return` is a tuple of that length giving the same element at the position read, and
-    whose optimizer trains a model it returns.""",
+    whose optimizer trains a model it returns. A scheduler built by a function of the file
+    (`get_linear_schedule_with_warmup(optimizer, warmup, total)`) is built again by calling
+    it in `configure_optimizers`, when `fit` starts, and its rate function runs at every
+    step: the function must build one `torch.optim.lr_scheduler` object on the optimizer it
+    is given and return it, and do nothing but compute (no print or other call, no store
+    into an object, no `global` / `nonlocal`, no global the script rebinds or changes).""",
     """Call the factory once and return the model beside the optimizer built on it
     (`model = Net(); return model, torch.optim.SGD(model.parameters(), ...)`), or bind the
-    model and optimizer in the caller.""",
+    model and optimizer in the caller. For a scheduler function, move what it does besides
+    building the scheduler to the caller, and pass it what it reads as arguments.""",
     """
     def fit(net, opt):
         for epoch in range(2):

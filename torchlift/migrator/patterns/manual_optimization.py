@@ -37,6 +37,7 @@ from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
 from .bindings import BINDING, models_from_optimizer, optim_kind
 from .clipping import clip_call
+from .scheduler_factories import built_on
 
 MANUAL_STEP = Rule(
     "TL125",
@@ -259,9 +260,7 @@ def _bind_scheduler(ctx, plan, name: str, stmt) -> None:
     (binding, call), count = ctx.binding(name)
     if count != 1 or binding not in ctx.before and binding not in ctx.module_before:
         raise Unsupported(MANUAL_SCHEDULER, f"scheduler `{name}` is bound more than once", stmt)
-    first = next(
-        (a.value for a in call.args if a.keyword is None or a.keyword.value == "optimizer"), None
-    )
+    first = built_on(ctx, call)
     owner = next((o for o in plan.optimizers if m.matches(first, m.Name(o.name))), None)
     if owner is None or owner.scheduler is not None:
         raise Unsupported(

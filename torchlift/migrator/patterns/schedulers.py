@@ -24,6 +24,7 @@ from ..analysis.statements import call_method
 from ..rule import Unsupported
 from ..shapes.context import EPOCH_STATEMENT
 from .bindings import BINDING, optim_kind
+from .scheduler_factories import built_on
 from .step_sequence import STEP_SEQUENCE
 
 RULES = ()
@@ -69,8 +70,8 @@ def read(ctx, plan, steps) -> None:
     (binding_stmt, call), count = ctx.binding(name)
     if count != 1:
         raise Unsupported(BINDING, f"scheduler `{name}` is bound more than once", binding_stmt)
-    first = call.args[0] if call.args else None
-    if first is None or not m.matches(first.value, m.Name(optimizer.name)):
+    first = built_on(ctx, call)
+    if first is None or not m.matches(first, m.Name(optimizer.name)):
         raise Unsupported(BINDING, "scheduler is not built on the loop's optimizer", binding_stmt)
     optimizer.scheduler, optimizer.scheduler_stmt, optimizer.interval = name, binding_stmt, interval
     if interval != "epoch":

@@ -1,0 +1,328 @@
+"""A learning-rate scheduler built by a function of the script (the Hugging Face helpers).
+
+    def get_linear_schedule_with_warmup(optimizer, num_warmup_steps, num_training_steps):
+        def lr_lambda(current_step):                      (kept, still called)
+            ...
+        return LambdaLR(optimizer, lr_lambda)
+
+    scheduler = get_linear_schedule_with_warmup(optimizer, warmup, total)
+                                      -> moved into configure_optimizers, called there with the
+                                         module's optimizer (its other arguments module args)
+
+The function is read as a scheduler when it builds exactly one `torch.optim.lr_scheduler`
+object, on a parameter it does not rebind, and returns that object from every `return`. The
+conversion calls it when `fit` starts instead of before the loop, and the rate function it
+hands the scheduler runs at every step: so nothing the function runs may do anything but
+compute (builtins such as `float`/`max`, `math`, its own nested functions and lambdas, the
+script's functions doing the same), and the module globals it reads must be bound once and
+never changed. Refused (TL186), with the line: several schedulers, a `return` of something
+else, prints or other calls, stores into objects (`group["lr"] = ...`), `global` /
+`nonlocal`, a global bound more than once or changed in place, a callable it is given.
+Not a scheduler function (left to the other rules): one that builds no lr_scheduler object.
+"""
+
+from __future__ import annotations
+
+import builtins
+import symtable
+from dataclasses import dataclass
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.confined_effects import READ_METHODS, _root, _target_parts
+from ..analysis.globals_read import rebound_through_global
+from ..analysis.names import bound_names, definition_reads, only_module_binding
+from ..analysis.statements import single_assign
+from ..rule import Unsupported
+from ..shapes.trainer_inline import bind_call
+from .factories import FACTORY, _local_value, _module_function, _own_returns
+
+SCHEDULER_MODULE = "torch.optim.lr_scheduler."
+# what a scheduler function and its rate function may call besides `math`: these compute and
+# return, nothing else (`functools.partial` binds a function of the script, checked itself)
+_PURE_CALLS = frozenset(
+    f"builtins.{name}"
+    for name in "abs bool divmod float int isinstance len max min pow range round sum".split()
+) | {"functools.partial"}
+_FORBIDDEN = {
+    cst.Global: "declares a global",
+    cst.Nonlocal: "rebinds a variable of its enclosing function (`nonlocal`): a state the "
+    "rate function keeps",
+    cst.Del: "deletes a name",
+    cst.Yield: "is a generator",
+    cst.Await: "awaits",
+    cst.Import: "imports a module",
+    cst.ImportFrom: "imports a module",
+    cst.ClassDef: "defines a class",
+    cst.With: "enters a context manager",
+}
+
+
+@dataclass(frozen=True)
+class SchedulerFunction:
+    """`function` builds the scheduler on its parameter `optimizer`; `problem` is (node, why)
+    when it cannot be read as doing only that."""
+
+    function: cst.FunctionDef
+    optimizer: str | None
+    problem: tuple[cst.CSTNode, str] | None
+
+
+def scheduler_function(ctx, call) -> SchedulerFunction | None:
+    """What `call` calls when it is a module-level function of the script building a
+    torch.optim.lr_scheduler object (faithful or not: see `problem`); None otherwise."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+        return None
+    function = _module_function(ctx, call.func.value)
+    if function is None:
+        return None
+    cache = ctx.found.setdefault("scheduler_functions", {})
+    if id(function) not in cache:
+        cache[id(function)] = _read(ctx, function)
+    return cache[id(function)]
+
+
+def faithful_scheduler_function(ctx, call) -> bool:
+    """`call` builds a scheduler through a function of the script read faithfully."""
+    found = scheduler_function(ctx, call)
+    return found is not None and _problem(found, call) is None
+
+
+def refuse_unfaithful(ctx, call, name: str) -> None:
+    """Unsupported (TL186) when `name = call` calls a scheduler function of the script that
+    cannot be read faithfully, at the line of what it does."""
+    found = scheduler_function(ctx, call)
+    problem = _problem(found, call) if found is not None else None
+    if problem is not None:
+        node, why = problem
+        fname = found.function.name.value
+        raise Unsupported(FACTORY, f"scheduler `{name}` is built by `{fname}()`, which {why}", node)
+
+
+def built_on(ctx, call: cst.Call) -> cst.BaseExpression | None:
+    """The optimizer a scheduler call is given: its first positional argument or `optimizer=`;
+    through a scheduler function of the script, the argument its optimizer parameter gets."""
+    found = scheduler_function(ctx, call)
+    if found is not None and found.optimizer is not None:
+        return dict(_bound(found, call) or ()).get(found.optimizer)
+    return next(
+        (a.value for a in call.args if a.keyword is None or a.keyword.value == "optimizer"), None
+    )
+
+
+def _problem(found: SchedulerFunction, call: cst.Call) -> tuple[cst.CSTNode, str] | None:
+    """What the function does besides building the scheduler, or what the call passes that
+    cannot be bound to its parameters (*args, names it does not take)."""
+    if found.problem is not None:
+        return found.problem
+    if any(arg.star for arg in call.args) or _bound(found, call) is None:
+        return call, "is called with *args / **kwargs or arguments it does not take"
+    return None
+
+
+def _bound(found: SchedulerFunction, call: cst.Call):
+    try:
+        return bind_call(found.function, call, found.function.name.value, call, FACTORY)
+    except Unsupported:
+        return None
+
+
+def _read(ctx, function: cst.FunctionDef) -> SchedulerFunction | None:
+    constructors = [
+        c
+        for c in m.findall(function, m.Call())
+        if any(q.startswith(SCHEDULER_MODULE) for q in ctx.call_qualnames(c))
+    ]
+    if not constructors:
+        return None
+
+    def refused(node, why) -> SchedulerFunction:
+        return SchedulerFunction(function, None, (node, why))
+
+    if len(constructors) > 1:
+        return refused(constructors[1], "builds several schedulers")
+    built = constructors[0]
+    params = function.params
+    if isinstance(params.star_arg, cst.Param):
+        return refused(function, "takes *args")
+    if params.star_kwarg is not None or params.posonly_params:
+        return refused(function, "takes **kwargs or positional-only parameters")
+    returns = _own_returns(function)
+    body = function.body.body
+    if not returns or not (body and _is_return(body[-1])):
+        return refused(function, "does not end by returning the scheduler")
+    for ret in returns:
+        value = ret.value
+        if isinstance(value, cst.Name):
+            value = _local_value(function, value.value)
+        if value is not built:
+            return refused(ret, "returns something other than the scheduler it builds")
+    first = next(
+        (a.value for a in built.args if a.keyword is None or a.keyword.value == "optimizer"), None
+    )
+    table = _table(ctx, function)
+    optimizer = first.value if isinstance(first, cst.Name) else None
+    symbol = table.lookup(optimizer) if optimizer in table.get_identifiers() else None
+    if symbol is None or not symbol.is_parameter() or symbol.is_assigned():
+        return refused(built, "builds it on something other than an optimizer it is given")
+    problem = _effect(ctx, function, set())
+    return SchedulerFunction(function, optimizer, problem)
+
+
+def _is_return(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[-1], cst.Return)
+
+
+def _table(ctx, function: cst.FunctionDef) -> symtable.SymbolTable:
+    code = ctx.module.code_for_node(function).lstrip()
+    return symtable.symtable(code, "<scheduler>", "exec").get_children()[0]
+
+
+def _scope_names(table: symtable.SymbolTable) -> set[str]:
+    """The names local to the function or to a function or lambda nested in it."""
+    found = set()
+    pending = [table]
+    while pending:
+        child = pending.pop()
+        found |= {s.get_name() for s in child.get_symbols() if s.is_local() or s.is_parameter()}
+        pending += child.get_children()
+    return found
+
+
+def _effect(ctx, function: cst.FunctionDef, seen: set[int]) -> tuple[cst.CSTNode, str] | None:
+    """(node, what it does) for the first thing `function` -- or a function of the script it
+    reads -- does besides computing; None when it only computes."""
+    if id(function) in seen:
+        return None
+    seen.add(id(function))
+    own = [function, *m.findall(function.body, m.FunctionDef())]
+    for definition in own:
+        if definition.decorators or definition.asynchronous is not None:
+            return definition, f"holds `{definition.name.value}`, decorated or async"
+    nodes = m.findall(function, m.MatchIfTrue(lambda _: True))
+    for node in nodes:
+        why = _FORBIDDEN.get(type(node))
+        if why is not None:
+            return node, why
+    local = _scope_names(_table(ctx, function))
+    nested = {d.name.value for d in own[1:]} | _lambda_locals(function)
+    for node in nodes:
+        for target in _store_targets(node):
+            if not isinstance(target, cst.Name):
+                shown = ctx.module.code_for_node(target)
+                return node, f"stores into `{shown}`: a change the conversion would make later"
+        if isinstance(node, cst.Call):
+            why = _call_effect(ctx, node, local, nested)
+            if why is not None:
+                return node, why
+    for name in sorted(definition_reads(function) - local):
+        read = next(iter(m.findall(function, m.Name(name))), function)  # the line reading it
+        found = _global_effect(ctx, read, name, seen)
+        if found is not None:
+            return found
+    return None
+
+
+def _lambda_locals(function: cst.FunctionDef) -> set[str]:
+    """Names the function binds to a lambda (`lr_lambda = lambda step: ...`)."""
+    found = set()
+    for assign in m.findall(function, m.Assign(value=m.Lambda())):
+        found |= {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
+    return found
+
+
+def _store_targets(node) -> list:
+    """What an assignment or loop `node` binds or stores into, unpacked (`a`, `x.y`, `d[k]`)."""
+    if isinstance(node, cst.Assign):
+        return [p for t in node.targets for p in _target_parts(t.target)]
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+        return _target_parts(node.target)
+    return []
+
+
+def _call_effect(ctx, call: cst.Call, local: set[str], nested: set[str]) -> str | None:
+    """Why `call` may do more than compute, or None."""
+    func = call.func
+    shown = ctx.module.code_for_node(func)
+    head = func
+    while isinstance(head, (cst.Attribute, cst.Subscript, cst.Call)):
+        head = head.func if isinstance(head, cst.Call) else head.value
+    if isinstance(func, cst.Name) and func.value in nested:
+        return None  # its own rate function: checked as part of its body
+    if isinstance(head, cst.Name) and head.value in local:
+        if isinstance(func, cst.Attribute) and func.attr.value in READ_METHODS:
+            return None
+        what = "a callable" if isinstance(func, cst.Name) else "a method of an object"
+        return f"calls `{shown}()`, {what} it is given or makes: what that does is not known"
+    names = ctx.call_qualnames(call)
+    # an exception is built for `raise`: a run that goes on is the same
+    if names and all(
+        q.startswith(SCHEDULER_MODULE)
+        or q in _PURE_CALLS
+        or q.startswith("math.")
+        or _is_exception(q)
+        for q in names
+    ):
+        return None
+    if isinstance(func, cst.Name) and _module_function(ctx, func.value) is not None:
+        return None  # the script's function: checked as a global it reads
+    return (
+        f"calls `{shown}()`: the conversion builds the scheduler when `fit` starts, "
+        "not before the loop, so what that call does would move"
+    )
+
+
+def _is_exception(qualname: str) -> bool:
+    head, _, name = qualname.partition(".")
+    found = getattr(builtins, name, None) if head == "builtins" else None
+    return isinstance(found, type) and issubclass(found, BaseException)
+
+
+def _global_effect(ctx, read: cst.CSTNode, name: str, seen: set[int]):
+    """(node, why) when the module global `name` a scheduler function reads (at `read`) may
+    not hold the same value when the conversion calls it, or is a function of the script
+    doing more than computing; None otherwise."""
+    binding = only_module_binding(ctx.module, name)
+    if binding is None:
+        bound = any(name in bound_names(s) for s in ctx.module.body)
+        if not bound and hasattr(builtins, name):
+            return None
+        why = "binds more than once" if bound else "does not bind at module level"
+        return read, f"reads the global `{name}`, which the script {why}"
+    if name in rebound_through_global(ctx):
+        return read, f"reads the global `{name}`, which a function rebinds (`global`)"
+    imported = isinstance(binding, cst.SimpleStatementLine) and isinstance(
+        binding.body[0], (cst.Import, cst.ImportFrom)
+    )
+    if isinstance(binding, cst.FunctionDef):
+        return _effect(ctx, binding, seen)
+    if isinstance(binding, cst.ClassDef):
+        return read, f"uses the script's class `{name}`"
+    if not imported and single_assign(binding) is None:
+        return read, f"reads the global `{name}`, not bound by a plain assignment"
+    # a module's functions (`torch.manual_seed(0)`) are not its changes: only its stores
+    changed = _changed_in_place(ctx, name, calls=not imported)
+    if changed is not None:
+        shown = ctx.module.code_for_node(changed).strip()
+        return changed, (
+            f"reads the global `{name}`, which the script changes (`{shown}`): the rate "
+            "function reads it at every step"
+        )
+    return None
+
+
+def _changed_in_place(ctx, name: str, calls: bool) -> cst.CSTNode | None:
+    """The first place the script stores into the module global `name` (`name.x = ...`,
+    `name[k] = ...`) or, with `calls`, calls a method of it that is not a known read: at
+    module level, or in a definition reading `name` as the module's."""
+    for stmt in ctx.module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and name not in definition_reads(stmt):
+            continue
+        for node in m.findall(stmt, m.Assign() | m.AugAssign() | m.AnnAssign()):
+            if any(not isinstance(t, cst.Name) and _root(t) == name for t in _store_targets(node)):
+                return node
+        for call in m.findall(stmt, m.Call(func=m.Attribute())) if calls else ():
+            if _root(call.func.value) == name and call.func.attr.value not in READ_METHODS:
+                return call
+    return None

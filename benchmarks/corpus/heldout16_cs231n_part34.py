@@ -9,9 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.optim as optim
-from torch.utils.data import DataLoader, TensorDataset
-from torch.utils.data import sampler
-
+from torch.utils.data import DataLoader, TensorDataset, sampler
 
 # In[ ]:
 

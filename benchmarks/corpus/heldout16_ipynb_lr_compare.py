@@ -13,7 +13,6 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
 
-
 # In[2]:
 
 

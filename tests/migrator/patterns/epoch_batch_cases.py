@@ -117,6 +117,38 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # the NLP tutorials' list of (sentence, tags) samples, one per step: not a loader
+    "loop_over_a_python_list_of_samples": (
+        """
+        training_data = [(torch.randn(1, 4), torch.tensor([0])), (torch.randn(1, 4), torch.tensor([1]))]
+        for epoch in range(2):
+            for x, y in training_data:
+                model.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        "TL104",
+    ),
+    "loop_over_a_list_a_function_builds": (
+        """
+        def make_data(n):
+            data = []
+            for _ in range(n):
+                data.append((torch.randn(1, 4), torch.randint(0, 2, (1,))))
+            return data
+
+
+        training_data = make_data(4)
+        for epoch in range(2):
+            for x, y in training_data:
+                model.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        "TL104",
+    ),
     "epoch_bar_closed_after_the_loop": (
         """
         from tqdm import trange

@@ -24,6 +24,7 @@ import libcst.matchers as m
 from .. import registry
 from ..analysis.names import collect_names, scope_reads
 from ..analysis.passed_values import call_cannot_change, immutable_names, rebound_by_calls
+from ..analysis.python_lists import is_python_sequence
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
     BACKWARD,
@@ -168,6 +169,15 @@ def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
             f"the loader `{plan.train_loader}` is a parameter of the function holding the "
             "loop: convert the script that builds it",
             loop,
+        )
+    binding, _ = ctx.binding(plan.train_loader)
+    if binding is not None and is_python_sequence(ctx.module, binding[1]):
+        raise Unsupported(
+            NOT_A_LOADER,
+            f"the batch loop iterates `{plan.train_loader}`, a Python list of samples: "
+            "`Trainer.fit` takes a list for several loaders, and a DataLoader around it would "
+            "draw a seed from torch's generator each epoch, which the script never did",
+            binding[0],
         )
     if ctx.function is not None:
         for evaluation in (plan.validation, plan.test):

@@ -63,9 +63,43 @@ CONVERTS = {
         ["step_loss = loss\n        loss = loss.item()", "return step_loss"],
         [],
     ),
+    # ... zeroed after the sanity check: the first step starts from zero, as Lightning's
+    "gradients_zeroed_after_code_before_the_loop": (
+        """
+        x0, y0 = next(iter(loader))
+        criterion(model(x0), y0).backward()  # sanity check: gradients reach every layer
+        print(model.weight.grad.norm())
+        optimizer.zero_grad()
+        for epoch in range(2):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        ["trainer.fit(lit_model, loader)"],
+        [],
+    ),
 }
 
 UNCHANGED = {
+    # the sanity check leaves its gradients; the script's first step adds them in
+    # (it zeroes after the step), Lightning zeroes them first
+    "gradients_left_by_code_before_the_loop": (
+        """
+        x0, y0 = next(iter(loader))
+        criterion(model(x0), y0).backward()  # sanity check: gradients reach every layer
+        print(model.weight.grad.norm())
+        
+        for epoch in range(2):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        "TL105",
+    ),
     "no_zero_grad": (
         """
         for epoch in range(2):

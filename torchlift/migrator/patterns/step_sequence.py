@@ -23,6 +23,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import functions_doing, module_functions
 from ..analysis.names import collect_names
 from ..analysis.statements import call_method
 from ..rule import Rule, Unsupported
@@ -170,6 +171,16 @@ def read(ctx, plan, steps) -> None:
     for z_pos, _, z_stmt in zeros:
         if backward > z_pos and z_pos > opt_step or backward < z_pos < opt_step:
             ctx.block(STEP_SEQUENCE, "zero_grad() between backward() and step()", z_stmt)
+    if zeros and all(z_pos > opt_step for z_pos, _, _ in zeros):
+        leftover = _gradients_left_before(ctx)
+        if leftover is not None:
+            ctx.block(
+                STEP_SEQUENCE,
+                "the script zeroes the gradients after each step, and code before the loop "
+                "calls backward() (an lr finder, a sanity check) without zeroing them after: "
+                "its gradients add into the script's first step, which Lightning zeroes first",
+                leftover,
+            )
     rebound = False
     # statements between backward and step see gradients; after step, updated weights
     for position, stmt in steps["body"]:
@@ -192,3 +203,29 @@ def read(ctx, plan, steps) -> None:
         body = [s for p, s in steps["body"] if p < backward]
         body += [capture] + [s for p, s in steps["body"] if p > backward]
         plan.train_body = body
+
+
+def _gradients_left_before(ctx):
+    """The last statement before the loop calling backward() (itself or through a function
+    of the script) when no zero_grad() statement follows it there, else None."""
+    backward_functions = functions_doing(
+        module_functions(ctx.module).values(),
+        lambda f, found: bool(_calls_backward(f.body, found)),
+    )
+    last = None
+    for stmt in ctx.scope_before:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if _calls_backward(stmt, backward_functions):
+            last = stmt
+        elif last is not None and call_method(stmt, "zero_grad") is not None:
+            last = None
+    return last
+
+
+def _calls_backward(node, functions) -> bool:
+    return any(
+        m.matches(call.func, m.Attribute(attr=m.Name("backward")))
+        or (isinstance(call.func, cst.Name) and call.func.value in functions)
+        for call in m.findall(node, m.Call())
+    )

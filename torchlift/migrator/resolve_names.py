@@ -117,6 +117,7 @@ class ScopeInfo:
     called_after_reads: set[str] = frozenset()
     function_reads: set[str] = frozenset()
     returned: set[str] = frozenset()  # names a `return` after the loop reads: the callers'
+    params: set[str] = frozenset()  # the parameters of the function holding the loop
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
@@ -327,10 +328,12 @@ def resolve_names(
     # device (also through the script's own functions) gets the model put back -- also where
     # the script placed it with `.cuda()` (`if train_on_gpu: model.cuda()`)
     model_later = scope.after_reads | scope.called_after_reads
-    if any(model.name in model_later for model in plan.models):
+    # a model the function returns, or is given, goes on in its callers on its device
+    escapes = any(model.name in scope.returned | scope.params for model in plan.models)
+    if escapes or any(model.name in model_later for model in plan.models):
         used = sorted(plan.device_names & (scope.after_reads | scope.function_reads))
-        if not used and any(model.name in scope.returned for model in plan.models):
-            used = sorted(plan.device_names)  # the callers may use it on the device
+        if not used and escapes:
+            used = sorted(plan.device_names)
         plan.device_after = used[0] if used else plan.cuda_placement
     given = [o.name for o in plan.optimizers if o.given]
     given += [o.scheduler for o in plan.optimizers if o.scheduler_held or o.scheduler_given]
@@ -403,6 +406,7 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         in_function=ctx.in_function,
         called_after_reads=called_after,
         function_reads=function_reads,
+        params=set(ctx.params),
         returned={
             name
             for stmt in ctx.scope_after

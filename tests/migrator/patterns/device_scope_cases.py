@@ -25,7 +25,7 @@ CONVERTS = {
         train(model, optimizer, 2)
         """,
         ['accelerator="cuda" if torch.cuda.is_available() else "cpu"', "devices=1"],
-        [".to(device)"],
+        ["x.to(device)"],
     ),
     "global_bound_under_name_main_after_the_function": (
         _TRAIN + """
@@ -36,7 +36,7 @@ CONVERTS = {
             train(model, optimizer, 2)
         """,
         ['accelerator="cuda" if use_cuda else "cpu"'],
-        [".to(device)"],
+        ["x.to(device)"],
     ),
     "global_if_else_idiom": (
         """
@@ -52,7 +52,7 @@ CONVERTS = {
         train(model, optimizer, 2)
         """,
         ['accelerator="cuda" if torch.cuda.is_available() else "cpu"'],
-        [".to(device)"],
+        ["x.to(device)"],
     ),
     "condition_shadowed_in_the_function": (
         """
@@ -73,7 +73,7 @@ CONVERTS = {
         train(model, optimizer, 2)
         """,
         ["accelerator=torch.device(device).type"],
-        [".to(device)", 'accelerator="cuda" if use_cuda'],
+        ["x.to(device)", 'accelerator="cuda" if use_cuda'],
     ),
     "parameter_given_the_global_by_a_calling_function": (
         """
@@ -99,7 +99,7 @@ CONVERTS = {
         main()
         """,
         ["accelerator=torch.device(dev).type, devices=1"],
-        [".to(dev)"],
+        ["x.to(dev)"],
     ),
 }
 

@@ -56,7 +56,7 @@ CONVERTS = {
             "trainer.fit(lit_model, data)",
             "def fit(net, opt, data, epochs, device):",
         ],
-        [".to(device)", "torch.optim.Adam(self"],
+        ["x.to(device)", "torch.optim.Adam(self"],
     ),
     "train_function_called_for_two_models": (
         """
@@ -166,9 +166,52 @@ CONVERTS = {
         ["L.Trainer(accelerator=device.type, devices=1, max_epochs=epochs)"],
         ["optimizer.step()"],
     ),
+    # a course notebook's `model = None` placeholders above "YOUR CODE HERE"
+    "none_placeholders_rebound_before_the_call": (
+        """
+        def train(net, opt, epochs=1):
+            for e in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = None
+        opt = None
+        # *****START OF YOUR CODE*****
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        train(net, opt, epochs=2)
+        """,
+        ["trainer.fit(lit_model, loader)"],
+        ["opt.step()"],
+    ),
 }
 
 UNCHANGED = {
+    # ... read before it is rebound: two values, not a placeholder
+    "none_placeholder_read_before_it_is_rebound": (
+        """
+        def train(net, opt, epochs=1):
+            for e in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = None
+        opt = None
+        print(opt)
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        train(net, opt, epochs=2)
+        """,
+        "TL132",
+    ),
     # a lambda (or a partial) for the optimizer class: what it builds is not read
     "optimizer_class_parameter_given_a_lambda": (
         _COURSE_FIT

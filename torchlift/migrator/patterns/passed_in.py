@@ -38,7 +38,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import bound_names, collect_names
+from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 from .device_helpers import moved_data
@@ -480,10 +480,23 @@ def _argument_value(ctx, caller, call: cst.Call, param: str, node) -> cst.BaseEx
 
 
 def _bound_value(caller, name: cst.Name) -> cst.BaseExpression | None:
-    """The value of the one plain assignment binding `name` in the caller's scope, if so."""
-    bindings = [stmt for stmt in _scope_statements(caller) if name.value in bound_names(stmt)]
+    """The value of the one plain assignment binding `name` in the caller's scope, if so; a
+    `name = None` placeholder rebound before anything reads it (the course notebooks' `model =
+    None` above "YOUR CODE HERE") does not count."""
+    statements = list(_scope_statements(caller))
+    bindings = [stmt for stmt in statements if name.value in bound_names(stmt)]
+    while len(bindings) > 1 and _placeholder(bindings[0], name.value):
+        between = statements[statements.index(bindings[0]) + 1 : statements.index(bindings[1])]
+        if any(name.value in scope_reads(stmt) for stmt in [*between, bindings[1]]):
+            break
+        bindings = bindings[1:]
     assign = single_assign(bindings[0]) if len(bindings) == 1 else None
     return assign[1] if assign is not None and assign[0] == name.value else None
+
+
+def _placeholder(stmt, name: str) -> bool:
+    assign = single_assign(stmt)
+    return assign is not None and assign[0] == name and m.matches(assign[1], m.Name("None"))
 
 
 def _wrapped_loader(ctx, caller, call, name) -> cst.BaseExpression | None:

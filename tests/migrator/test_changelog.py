@@ -95,7 +95,7 @@ def test_a_model_binding_says_device_move_only_when_it_had_one(binding, moved):
 from torch import nn
 device = "cuda" if torch.cuda.is_available() else "cpu"
 Net = nn.Linear
-loader = [(torch.randn(2, 4), torch.randn(2, 4))]
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(2, 4), torch.randn(2, 4)))
 model = {binding}
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for epoch in range(2):

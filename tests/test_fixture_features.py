@@ -125,6 +125,7 @@ FEATURES = {
     "amp_autocast_gradscaler": [clips],
     "amp_device_type_string": [clips],
     "bptt_range_evaluate": [clips],
+    "clip_norm_over_weight_decay_groups": [clips],
     "transformer_mask_from_bptt": [clips, changes_lr_between_epochs],
     "transformer_args_read_by_helper": [clips, changes_lr_between_epochs],
     "char_rnn_lstm": [clips],

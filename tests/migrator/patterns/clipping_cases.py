@@ -104,6 +104,27 @@ CONVERTS = {
         ],
         ["clip_gradients", "configure_gradient_clipping"],
     ),
+    # parameter groups order the parameters otherwise than model.parameters(): Lightning's
+    # clipping would sum the norm in the groups' order; the script's call is kept in the hook
+    "norm_clipping_over_reordering_parameter_groups": (
+        """
+        decay = [p for n, p in model.named_parameters() if not n.endswith("bias")]
+        no_decay = [p for n, p in model.named_parameters() if n.endswith("bias")]
+        opt = torch.optim.AdamW([{"params": no_decay, "weight_decay": 0.0}, {"params": decay}])
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+                opt.step()
+        """,
+        [
+            "def configure_gradient_clipping(",
+            "torch.nn.utils.clip_grad_norm_(self.model.parameters(), 0.5)",
+        ],
+        ["gradient_clip_val=0.5"],
+    ),
 }
 
 UNCHANGED = {

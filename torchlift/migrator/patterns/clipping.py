@@ -25,6 +25,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
+from ..analysis.statements import single_assign
 from ..rule import Unsupported
 from .step_sequence import STEP_SEQUENCE
 
@@ -177,9 +178,32 @@ def read(ctx, plan, steps) -> None:
         )
         steps.setdefault("kept", []).append((position, stmt.with_changes(body=[cst.Expr(call)])))
         return
+    if kind == "norm" and not _steps_model_order(ctx, plan) and ctx.found.get("scaler") is None:
+        # Lightning sums the norm over the optimizer's groups in their order; parameter groups
+        # (no weight decay for biases) order them otherwise, and the sum rounds otherwise
+        plan.clip_hook = [stmt]
+        return
     plan.add_trainer_arg("gradient_clip_val", value_code)
     if kind == "value":
         plan.add_trainer_arg("gradient_clip_algorithm", '"value"')
+
+
+def _steps_model_order(ctx, plan) -> bool:
+    """The optimizer holds the model's parameters in `model.parameters()`'s order: built on
+    `model.parameters()` itself (or given, read elsewhere)."""
+    optimizer = plan.optimizer
+    if optimizer.stmt is None:
+        return True
+    found = single_assign(optimizer.stmt)
+    call = found[1] if found else None
+    if not isinstance(call, cst.Call) or not call.args:
+        return False
+    first = call.args[0]
+    if first.keyword is not None and first.keyword.value != "params":
+        return False
+    names = {n for model in plan.models for n in (model.name, *model.aliases)}
+    owners = m.OneOf(*[m.Name(n) for n in names])
+    return m.matches(first.value, m.Call(func=m.Attribute(value=owners, attr=m.Name("parameters"))))
 
 
 # configure_gradient_clipping's parameters: names the script's clipping must not read there

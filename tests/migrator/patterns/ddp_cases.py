@@ -571,6 +571,20 @@ UNCHANGED = {
         "TL160",
     ),
     "no_launcher": (worker(launch="train(0, 1)"), "TL160"),
+    # the tutorial series' prepare_dataloader(): a DistributedSampler inside a function of the
+    # script is not read (taken for a loader without one, it was kept and built before the
+    # Trainer's process group: a crash at step 0)
+    "loader_from_a_function_of_the_script": (
+        worker(
+            sampler="None", loader="prepare_dataloader(data)", set_epoch="pass"
+        ).replace(
+            "def train(rank, world_size):",
+            "def prepare_dataloader(data):\n"
+            "    return DataLoader(data, batch_size=4, sampler=DistributedSampler(data))\n\n\n"
+            "def train(rank, world_size):",
+        ),
+        "TL162",
+    ),
     # the parent's code after the spawn (a reload, a test) ran once; under the Trainer's DDP
     # every process runs the script, so it would run once per rank
     "code_after_the_spawn": (

@@ -41,6 +41,18 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
             )
         return
     loader_stmt, loader = loader_binding
+    built_here = isinstance(loader, cst.Call) and any(
+        q.endswith("DataLoader") for q in ctx.call_qualnames(loader)
+    )
+    if not built_here:  # `prepare_dataloader(dataset, bs)`: a sampler inside is not read
+        ctx.block(
+            SAMPLER,
+            f"the training loader `{plan.train_loader}` is not a `DataLoader(...)` call here "
+            "(a function of the script builds it): whether it shards the data with a "
+            "DistributedSampler is not read",
+            loader_stmt,
+        )
+        return
     if _sampler_arg(loader) is None:
         if samplers or facts.set_epoch:
             ctx.block(

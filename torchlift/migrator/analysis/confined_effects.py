@@ -92,7 +92,7 @@ def confinement_problem(ctx, function: cst.FunctionDef, visited: set | None = No
     owned = _owned_locals(ctx, function)
     for node in _nodes(function.body):
         for part in _stored_into(node):
-            if _root(part) not in owned:
+            if root_name(part) not in owned:
                 shown = ctx.module.code_for_node(part)
                 return f"`{name}` assigns to `{shown}`, not its own object"
         if isinstance(node, cst.Call):
@@ -107,10 +107,10 @@ def self_change(ctx, function: cst.FunctionDef) -> str | None:
     `self.meters[k].update(...)`), as code; None when it only reads `self`."""
     for node in _nodes(function.body):
         for part in _stored_into(node):
-            if _root(part) == "self":
+            if root_name(part) == "self":
                 return ctx.module.code_for_node(part)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if _root(node.func.value) == "self" and node.func.attr.value not in READ_METHODS:
+            if root_name(node.func.value) == "self" and node.func.attr.value not in READ_METHODS:
                 return ctx.module.code_for_node(node.func)
     return None
 
@@ -129,7 +129,7 @@ def _call_problem(ctx, call: cst.Call, owned: set[str], where: str, visited: set
     defined = _defined_methods(classes, attr)
     if attr in READ_METHODS and not defined:
         return None
-    mine = _root(call.func.value) in owned
+    mine = root_name(call.func.value) in owned
     if mine and defined:
         for found in defined:
             problem = confinement_problem(ctx, found, visited)
@@ -196,7 +196,7 @@ def _target_parts(target) -> list:
     return [target]
 
 
-def _root(expr) -> str | None:
+def root_name(expr) -> str | None:
     """`self` of `self.meters[k].window`; None for a call's result or a literal."""
     while isinstance(expr, (cst.Attribute, cst.Subscript)):
         expr = expr.value

@@ -27,6 +27,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.confined_effects import root_name
 from ..analysis.function_reads import functions_reading
 from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
@@ -159,17 +160,11 @@ def changed_in_place(stmt) -> set[str]:
     changed = set()
     for call in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name()))):
         if call.func.attr.value.endswith("_") and not call.func.attr.value.startswith("_"):
-            changed.add(_root(call.func.value))
+            changed.add(root_name(call.func.value))
     for target in m.findall(stmt, m.AssignTarget() | m.AugAssign()):
         if isinstance(target.target, (cst.Attribute, cst.Subscript)):
-            changed.add(_root(target.target))
+            changed.add(root_name(target.target))
     return changed - {None}
-
-
-def _root(node) -> str | None:
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 def _clip_norm(steps) -> str | None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.confined_effects import READ_METHODS, _root, _target_parts
+from ..analysis.confined_effects import READ_METHODS, _target_parts, root_name
 from ..analysis.globals_read import rebound_through_global
 from ..analysis.names import bound_names, definition_reads, only_module_binding
 from ..analysis.statements import single_assign
@@ -320,9 +320,9 @@ def _changed_in_place(ctx, name: str, calls: bool) -> cst.CSTNode | None:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and name not in definition_reads(stmt):
             continue
         for node in m.findall(stmt, m.Assign() | m.AugAssign() | m.AnnAssign()):
-            if any(not isinstance(t, cst.Name) and _root(t) == name for t in _store_targets(node)):
+            if any(not isinstance(t, cst.Name) and root_name(t) == name for t in _store_targets(node)):
                 return node
         for call in m.findall(stmt, m.Call(func=m.Attribute())) if calls else ():
-            if _root(call.func.value) == name and call.func.attr.value not in READ_METHODS:
+            if root_name(call.func.value) == name and call.func.attr.value not in READ_METHODS:
                 return call
     return None

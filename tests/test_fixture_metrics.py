@@ -83,6 +83,8 @@ PRINTED = {
     "bf16_training_full_precision_validation": r"epoch \d+: val loss [^\r\n]*",
     # a line written through the bound bar (tqdm.write once converted), then the history line
     "kaggle_bar_over_enumerate_in_helper": r"epoch \d+ trained|Epoch \d+: train [^\r\n]*",
+    # the global step and average loss the epoch bar's loop counted
+    "trange_epoch_iterator_hf_style": r"global_step = [^\r\n]*",
     "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",
     # samples decoded after the eval-mode test pass: dropout off, as the script ran them
     "vae_samples_after_eval_mode_test": r"====> Test set loss[^\r\n]*|sample mean [^\r\n]*",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from torch.utils.data import DataLoader, DistributedSampler
 SCRIPT = Path(__file__).with_name("ddp_script.py")
 sys.path.insert(0, str(SCRIPT.parent))
 import ddp_script  # noqa: E402
+from exit_abort import aborted_at_exit  # noqa: E402
 
 from torchlift.runtime.launcher import reserve_port  # noqa: E402
 
@@ -38,24 +38,8 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-# torch's own abort at interpreter exit after a run that succeeded (pytorch#190489, gloo
-# threads outliving the interpreter). The runtime destroys its process group at exit, which
-# made it rare on an idle machine (3 in 30 runs of a two-process test before, 0 in 30 after)
-# but not gone under CI's load: up to two reruns, only when stderr holds nothing but that
-# abort (and the launcher naming the child it killed), so a real failure still fails.
-_EXIT_ABORT = re.compile(
-    r"(terminate called without an active exception"
-    r"|torchlift: local rank \d+ exited with code -6)"
-)
-
-
 def _aborted_at_exit(proc: subprocess.CompletedProcess) -> bool:
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    return (
-        proc.returncode in (-6, 134)
-        and bool(lines)
-        and all(_EXIT_ABORT.fullmatch(line) for line in lines)
-    )
+    return aborted_at_exit(proc.returncode, proc.stderr)
 
 
 def run(

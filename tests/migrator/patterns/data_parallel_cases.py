@@ -46,6 +46,27 @@ CONVERTS = {
         ["if torch.cuda.is_available():\n    cudnn.benchmark = True\n"],
         ["DataParallel("],
     ),
+    "conditional_wrap_moved_to_cuda_in_one_statement": (
+        """
+        use_cuda = torch.cuda.is_available()
+        if use_cuda:
+            model = nn.DataParallel(model).cuda()
+        for epoch in range(2):
+            for x, y in loader:
+                if use_cuda:
+                    x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        [
+            'accelerator="cuda" if use_cuda else "cpu"',
+            "devices=torch.cuda.device_count() if use_cuda else 1",
+            '"ddp" if use_cuda and torch.cuda.device_count() > 1 else "auto"',
+        ],
+        ["DataParallel(", "use_cuda and use_cuda", ".cuda()"],
+    ),
 }
 
 UNCHANGED = {

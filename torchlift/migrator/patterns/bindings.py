@@ -271,8 +271,8 @@ def _read_model(ctx, plan, model) -> None:
             value = assign[1]
             if is_ddp_wrap(ctx, value) and isinstance(value.args[0].value, cst.Name):
                 return "ddp"
-            if is_data_parallel(ctx, value):
-                return "remove"
+            if is_data_parallel(ctx, strip_device_moves(value, devices)):
+                return "remove"  # `model = nn.DataParallel(model).cuda()` too
             if m.matches(strip_device_moves(value, devices), m.Name(name)):
                 return "strip"
             return None

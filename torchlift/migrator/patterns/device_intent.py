@@ -343,7 +343,8 @@ def _data_parallel_args(ctx, plan, wraps) -> tuple[str, str] | None:
             DATA_PARALLEL_DEVICES, "`torch` is not imported as a module to count the GPUs", ctx.loop
         )
     count = f"{torch}.cuda.device_count()"
-    parts = [_paren(p) for p in (on_cuda, *sorted(extra)) if p != _ALWAYS]
+    # the same condition once, when the wrap and the device choice test one flag
+    parts = list(dict.fromkeys(_paren(p) for p in (on_cuda, *sorted(extra)) if p != _ALWAYS))
     condition = " and ".join(parts)
     if not condition:
         return count, f'"ddp" if {count} > 1 else "auto"'

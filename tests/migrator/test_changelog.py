@@ -16,12 +16,24 @@ CONVERTED_CASES = sorted(p.parent.name for p in FIXTURES.glob("*/expected.py"))
 
 
 def _written_lines(before: str, after: str) -> set[int]:
-    """1-based output lines that are not a copy of an input line at that place."""
-    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
+    """1-based output lines that are not a copy of an input line at that place. The diff may
+    align a kept line with a line written further on (a model put back after `fit` matching
+    its placement): the lines an insertion copies from input lines deleted beside it (at
+    most one matched block away) are kept lines, not written ones."""
+    old, new = before.splitlines(), after.splitlines()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    opcodes = matcher.get_opcodes()
     written = set()
-    for tag, _, _, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert"):
-            written.update(range(j1 + 1, j2 + 1))
+    for k, (tag, _, _, j1, j2) in enumerate(opcodes):
+        if tag not in ("replace", "insert"):
+            continue
+        beside = [op for op in opcodes[max(k - 2, 0) : k + 3] if op[0] == "delete"]
+        deleted = [line for op in beside for line in old[op[1] : op[2]]]
+        for j in range(j1, j2):
+            if new[j] in deleted:
+                deleted.remove(new[j])
+            else:
+                written.add(j + 1)
     return written
 
 

@@ -31,6 +31,21 @@ CONVERTS = {
         ['accelerator="cuda" if torch.cuda.is_available() else "cpu", devices=1'],
         [".to(device)", "device = get_default_device()"],
     ),
+    # d2l's try_gpu(i=0): a parameter the call leaves to its literal default
+    "device_chosen_by_a_function_with_a_defaulted_parameter": (
+        """
+        def try_gpu(i=0):
+            if torch.cuda.device_count() >= i + 1:
+                return torch.device(f"cuda:{i}")
+            return torch.device("cpu")
+
+
+        device = try_gpu()
+        """
+        + _LOOP,
+        ['accelerator="cuda" if torch.cuda.device_count() >= 0 + 1 else "cpu",', "devices=1,"],
+        [".to(device)", "device = try_gpu()"],
+    ),
     "no_device_is_the_cpu": (
         """
         for epoch in range(2):
@@ -368,6 +383,20 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # the call gives the index: which GPU is not the function's own choice
+    "device_function_given_another_gpu": (
+        """
+        def try_gpu(i=0):
+            if torch.cuda.device_count() >= i + 1:
+                return torch.device(f"cuda:{i}")
+            return torch.device("cpu")
+
+
+        device = try_gpu(1)
+        """
+        + _LOOP,
+        "TL142",
+    ),
     "device_global_read_from_a_config": (
         """
         device = config["device"]

@@ -132,6 +132,33 @@ CONVERTS = {
         ],
         [],
     ),
+    # d2l's train_ch6(net, ..., device): the model placed inside, the optimizer built inside,
+    # the device chosen by the call's `try_gpu()` (a choice whose parameter keeps its default)
+    "device_given_as_a_device_choice_call": (
+        """
+        def try_gpu(i=0):
+            if torch.cuda.device_count() >= i + 1:
+                return torch.device(f"cuda:{i}")
+            return torch.device("cpu")
+
+
+        def train(net, loader, epochs, lr, device):
+            net.to(device)
+            opt = torch.optim.SGD(net.parameters(), lr=lr)
+            for epoch in range(epochs):
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        train(model, loader, 2, 0.1, try_gpu())
+        """,
+        ["accelerator=torch.device(device).type,", "devices=1,"],
+        ["x.to(device)", "opt.step()"],
+    ),
     # course notebooks: the optimizer class is a parameter, its default used by the one call
     "optimizer_class_parameter_left_to_its_default": (
         _COURSE_FIT

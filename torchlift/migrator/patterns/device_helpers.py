@@ -12,7 +12,8 @@
         return data.to(device, non_blocking=True)         moves each batch (loader_wrappers)
 
 Read from the source only: a `def` of the module bound once, without decorators. A choice
-takes no parameters and its body is `return D`, or `if C: return D1` then `return D2` (or an
+takes no parameters (or only parameters with literal defaults, which a call without arguments
+leaves to them: d2l's `try_gpu(i=0)`) and its body is `return D`, or `if C: return D1` then `return D2` (or an
 `else:`), with a condition reading only imported modules (`torch.cuda.is_available()`), so it
 means the same wherever the Trainer is built. A move takes `(data, device)` and does nothing
 but `data.to(device)` (`non_blocking=` only), optionally first mapping itself over the items of
@@ -53,9 +54,10 @@ def device_choice(ctx, call) -> cst.BaseExpression | None:
     """The expression a call of a device-choosing function of the file stands for (its
     returned values as one conditional), or None. The caller checks the values are devices."""
     func = _module_function(ctx, call)
-    if func is None or call.args or m.findall(func.params, m.Param()):
+    defaults = _literal_defaults(func) if func is not None and not call.args else None
+    if defaults is None:
         return None
-    body = without_docstring(func.body.body)
+    body = [_given_defaults(s, defaults) for s in without_docstring(func.body.body)]
     if len(body) == 2 and isinstance(body[0], cst.If) and body[0].orelse is None:
         choice, otherwise = body[0], _returned(body[1])
     elif len(body) == 1 and isinstance(body[0], cst.If) and isinstance(body[0].orelse, cst.Else):
@@ -69,6 +71,50 @@ def device_choice(ctx, call) -> cst.BaseExpression | None:
     if chosen is None or otherwise is None or not collect_names(choice.test).reads <= imported:
         return None
     return cst.IfExp(test=choice.test, body=chosen, orelse=otherwise)
+
+
+def _literal_defaults(func: cst.FunctionDef) -> dict[str, cst.BaseExpression] | None:
+    """A choice's parameters, when each has a literal default (d2l's `try_gpu(i=0)`, called
+    as `try_gpu()`): name -> default; None for a parameter a call would have to give."""
+    params = func.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
+        return None
+    defaults = {}
+    for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+        if not isinstance(param.default, (cst.Integer, cst.SimpleString)):
+            return None
+        defaults[param.name.value] = param.default
+    return defaults
+
+
+class _GivenDefaults(cst.CSTTransformer):
+    """Parameters replaced by their defaults, and an f-string of literals by the string it
+    makes (`f"cuda:{i}"` -> `"cuda:0"`), so the choice reads as a device of its own."""
+
+    def __init__(self, defaults: dict[str, cst.BaseExpression]) -> None:
+        self.defaults = defaults
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.defaults.get(updated.value, updated)
+
+    def leave_FormattedString(self, original, updated) -> cst.BaseExpression:
+        if updated.start.lower() != "f" + updated.end:  # no r/b prefixes, no triple quotes
+            return updated
+        text = ""
+        for part in updated.parts:
+            if isinstance(part, cst.FormattedStringText):
+                text += part.value
+            elif isinstance(part.expression, cst.Integer) and part.format_spec is None:
+                text += part.expression.value
+            else:
+                return updated
+        if "\\" in text or '"' in text:
+            return updated
+        return cst.SimpleString(f'"{text}"')
+
+
+def _given_defaults(stmt, defaults: dict[str, cst.BaseExpression]):
+    return stmt.visit(_GivenDefaults(defaults)) if defaults else stmt
 
 
 def moved_data(ctx, call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:

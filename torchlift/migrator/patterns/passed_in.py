@@ -78,13 +78,17 @@ RULES = (PASSED_IN,)
 def bind(ctx, plan, steps) -> None:
     """A parameter every call site passes a device for is a device name (its moves go)."""
     _bind_callers_model_device(ctx, plan)
-    if not (plan.optimizers and plan.optimizer.given):
+    if ctx.function is None:
+        return
+    try:
+        sites = _call_sites(ctx, ctx.loop)
+    except Unsupported:  # passed on (`mp.spawn(train, ...)`): no device read from callers
         return
     for param in sorted(ctx.params - set(plan.device_names)):
         if ctx.binding(param)[1]:
             continue  # rebound in the function: not what the callers passed
         values = []
-        for caller, call in _call_sites(ctx, ctx.loop):
+        for caller, call in sites:
             argument = _argument(ctx, call, param)
             values.append(_device_passed(ctx, caller, argument))
         if all(v is not None and is_device_value(ctx, v) for v in values):
@@ -194,6 +198,8 @@ def _accelerator_in_function(ctx, caller, device, call) -> tuple[str, bool]:
 def _device_passed(ctx, caller, argument) -> cst.BaseExpression | None:
     """The value a call passes by name: bound once in the caller, or (a name the calling
     function neither binds nor is given) the module global the module binds once."""
+    if isinstance(argument, cst.Call):  # `train(net, ..., try_gpu())`
+        return argument
     if not isinstance(argument, cst.Name):
         return None
     value = _bound_value(caller, argument)

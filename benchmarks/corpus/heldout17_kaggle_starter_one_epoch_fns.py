@@ -19,7 +19,6 @@ import torch.nn as nn
 from torch.utils.data import DataLoader, Dataset
 from tqdm import tqdm
 
-
 # In[2]:
 
 

@@ -1,10 +1,10 @@
-# corpus: Python Engineer chatbot tutorial (train.py): bag-of-words ChatDataset, `class NeuralNet` l1/l2/l3, hyper-parameters at the top, n_total_steps, print every 100 epochs, `final loss` of the last batch, data dict saved, accuracy loop at the end
-import numpy as np
+# corpus: Python Engineer chatbot tutorial (train.py): bag-of-words ChatDataset, `class NeuralNet` l1/l2/l3, hyper-parameters at the top, n_total_steps, print every 20 epochs, `final loss` of the last batch, data dict saved, accuracy loop at the end
 import random
 
+import numpy as np
 import torch
 import torch.nn as nn
-from torch.utils.data import Dataset, DataLoader
+from torch.utils.data import DataLoader, Dataset
 
 torch.manual_seed(0)
 random.seed(0)

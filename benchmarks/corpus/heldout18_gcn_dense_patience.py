@@ -1,6 +1,5 @@
 # corpus: GNN paper repo without graph libraries (pygcn/GAT style): dense normalized adjacency, GraphConvolution layer with reset_parameters(), full-graph train(epoch) with idx_train / idx_val index tensors, val loss each epoch, early stopping with patience on val loss keeping best_state (deepcopy) and load_state_dict(best_state) at the end, test(), time per epoch
-from __future__ import division
-from __future__ import print_function
+from __future__ import division, print_function
 
 import argparse
 import copy

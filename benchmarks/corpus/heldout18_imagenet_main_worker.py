@@ -1,10 +1,8 @@
-# corpus: ImageNet-example main.py: main() -> main_worker(gpu, ngpus_per_node, args) with `global best_acc1`, AverageMeter (Summary enum) / ProgressMeter, accuracy(topk=(1, 5)), validate() returning top1.avg, adjust_learning_rate by hand, save_checkpoint + shutil.copyfile, --evaluate / --seed / --gpu
+# corpus: ImageNet-example main.py: main() -> main_worker(gpu, ngpus_per_node, args) with `global best_acc1`, AverageMeter / ProgressMeter, accuracy(topk=(1, 5)), validate() returning top1.avg, adjust_learning_rate by hand, save_checkpoint + shutil.copyfile, --evaluate / --seed / --gpu
 import argparse
 import random
 import shutil
 import time
-import warnings
-from enum import Enum
 
 import torch
 import torch.backends.cudnn as cudnn
@@ -33,10 +31,8 @@ def main():
     if args.seed is not None:
         random.seed(args.seed)
         torch.manual_seed(args.seed)
-        cudnn.deterministic = True
-        warnings.warn('You have chosen to seed training. This will turn on the CUDNN deterministic setting.')
-    ngpus_per_node = torch.cuda.device_count()
-    main_worker(args.gpu, ngpus_per_node, args)
+        cudnn.deterministic = True  # slows training down
+    main_worker(args.gpu, torch.cuda.device_count(), args)
 
 
 def main_worker(gpu, ngpus_per_node, args):
@@ -55,11 +51,7 @@ def main_worker(gpu, ngpus_per_node, args):
         model = model.cuda(args.gpu)
     else:
         model = torch.nn.DataParallel(model).cuda()
-
-    if torch.cuda.is_available():
-        device = torch.device('cuda', args.gpu) if args.gpu is not None else torch.device('cuda')
-    else:
-        device = torch.device('cpu')
+    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
 
     criterion = nn.CrossEntropyLoss().to(device)
     optimizer = torch.optim.SGD(model.parameters(), args.lr, momentum=args.momentum,
@@ -77,72 +69,52 @@ def main_worker(gpu, ngpus_per_node, args):
 
     for epoch in range(args.start_epoch, args.epochs):
         adjust_learning_rate(optimizer, epoch, args)
-
-        # train for one epoch
         train(train_loader, model, criterion, optimizer, epoch, device, args)
 
-        # evaluate on validation set
         acc1 = validate(val_loader, model, criterion, args)
-
         # remember best acc@1 and save checkpoint
         is_best = acc1 > best_acc1
         best_acc1 = max(acc1, best_acc1)
-        save_checkpoint({
-            'epoch': epoch + 1,
-            'arch': args.arch,
-            'state_dict': model.state_dict(),
-            'best_acc1': best_acc1,
-            'optimizer': optimizer.state_dict(),
-        }, is_best)
+        save_checkpoint({'epoch': epoch + 1, 'arch': args.arch, 'state_dict': model.state_dict(),
+                         'best_acc1': best_acc1, 'optimizer': optimizer.state_dict()}, is_best)
 
 
 def train(train_loader, model, criterion, optimizer, epoch, device, args):
     batch_time = AverageMeter('Time', ':6.3f')
-    data_time = AverageMeter('Data', ':6.3f')
     losses = AverageMeter('Loss', ':.4e')
     top1 = AverageMeter('Acc@1', ':6.2f')
     top5 = AverageMeter('Acc@5', ':6.2f')
-    progress = ProgressMeter(len(train_loader), [batch_time, data_time, losses, top1, top5],
+    progress = ProgressMeter(len(train_loader), [batch_time, losses, top1, top5],
                              prefix="Epoch: [{}]".format(epoch))
 
-    # switch to train mode
     model.train()
-
     end = time.time()
     for i, (images, target) in enumerate(train_loader):
-        data_time.update(time.time() - end)
         images = images.to(device, non_blocking=True)
         target = target.to(device, non_blocking=True)
-
         output = model(images)
         loss = criterion(output, target)
-
         acc1, acc5 = accuracy(output, target, topk=(1, 5))
         losses.update(loss.item(), images.size(0))
         top1.update(acc1[0], images.size(0))
         top5.update(acc5[0], images.size(0))
-
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-
         batch_time.update(time.time() - end)
         end = time.time()
-
         if i % args.print_freq == 0:
             progress.display(i + 1)
 
 
 def validate(val_loader, model, criterion, args):
-    batch_time = AverageMeter('Time', ':6.3f', Summary.NONE)
-    losses = AverageMeter('Loss', ':.4e', Summary.NONE)
-    top1 = AverageMeter('Acc@1', ':6.2f', Summary.AVERAGE)
-    top5 = AverageMeter('Acc@5', ':6.2f', Summary.AVERAGE)
+    batch_time = AverageMeter('Time', ':6.3f', False)
+    losses = AverageMeter('Loss', ':.4e', False)
+    top1 = AverageMeter('Acc@1', ':6.2f')
+    top5 = AverageMeter('Acc@5', ':6.2f')
     progress = ProgressMeter(len(val_loader), [batch_time, losses, top1, top5], prefix='Test: ')
 
-    # switch to evaluate mode
     model.eval()
-
     with torch.no_grad():
         end = time.time()
         for i, (images, target) in enumerate(val_loader):
@@ -159,7 +131,6 @@ def validate(val_loader, model, criterion, args):
             end = time.time()
             if i % args.print_freq == 0:
                 progress.display(i + 1)
-
     progress.display_summary()
     return top1.avg
 
@@ -170,26 +141,10 @@ def save_checkpoint(state, is_best, filename='checkpoint.pth.tar'):
         shutil.copyfile(filename, 'model_best.pth.tar')
 
 
-class Summary(Enum):
-    NONE = 0
-    AVERAGE = 1
-    SUM = 2
-    COUNT = 3
-
-
 class AverageMeter(object):
-    """Computes and stores the average and current value"""
-    def __init__(self, name, fmt=':f', summary_type=Summary.AVERAGE):
-        self.name = name
-        self.fmt = fmt
-        self.summary_type = summary_type
-        self.reset()
-
-    def reset(self):
-        self.val = 0
-        self.avg = 0
-        self.sum = 0
-        self.count = 0
+    def __init__(self, name, fmt=':f', summary=True):
+        self.name, self.fmt, self.summary_type = name, fmt, summary
+        self.val = self.avg = self.sum = self.count = 0
 
     def update(self, val, n=1):
         self.val = val
@@ -202,34 +157,24 @@ class AverageMeter(object):
         return fmtstr.format(**self.__dict__)
 
     def summary(self):
-        if self.summary_type is Summary.NONE:
-            return ''
-        if self.summary_type is Summary.AVERAGE:
-            return '{name} {avg:.3f}'.format(**self.__dict__)
-        if self.summary_type is Summary.SUM:
-            return '{name} {sum:.3f}'.format(**self.__dict__)
-        return '{name} {count:.3f}'.format(**self.__dict__)
+        return '{name} {avg:.3f}'.format(**self.__dict__) if self.summary_type else ''
 
 
 class ProgressMeter(object):
     def __init__(self, num_batches, meters, prefix=""):
         self.batch_fmtstr = self._get_batch_fmtstr(num_batches)
-        self.meters = meters
-        self.prefix = prefix
+        self.meters, self.prefix = meters, prefix
 
     def display(self, batch):
-        entries = [self.prefix + self.batch_fmtstr.format(batch)]
-        entries += [str(meter) for meter in self.meters]
+        entries = [self.prefix + self.batch_fmtstr.format(batch)] + [str(meter) for meter in self.meters]
         print('\t'.join(entries))
 
     def display_summary(self):
-        entries = [" *"]
-        entries += [meter.summary() for meter in self.meters]
+        entries = [" *"] + [meter.summary() for meter in self.meters]
         print(' '.join(entries))
 
     def _get_batch_fmtstr(self, num_batches):
-        num_digits = len(str(num_batches // 1))
-        fmt = '{:' + str(num_digits) + 'd}'
+        fmt = '{:' + str(len(str(num_batches // 1))) + 'd}'
         return '[' + fmt + '/' + fmt.format(num_batches) + ']'
 
 
@@ -241,10 +186,8 @@ def adjust_learning_rate(optimizer, epoch, args):
 
 
 def accuracy(output, target, topk=(1,)):
-    """Computes the accuracy over the k top predictions for the specified values of k"""
     with torch.no_grad():
-        maxk = max(topk)
-        batch_size = target.size(0)
+        maxk, batch_size = max(topk), target.size(0)
         _, pred = output.topk(maxk, 1, True, True)
         pred = pred.t()
         correct = pred.eq(target.view(1, -1).expand_as(pred))

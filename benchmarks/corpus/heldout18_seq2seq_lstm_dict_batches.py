@@ -1,7 +1,7 @@
 # corpus: seq2seq translation repo (bentrevett tutorial 1, newer version): dict batches {"de_ids", "en_ids"} from a pad_sequence collate_fn, 2-layer LSTM encoder/decoder, Seq2Seq.forward with `random.random() < teacher_forcing_ratio` per step, init_weights uniform_(-0.08, 0.08) via apply, train_fn/evaluate_fn(model, data_loader, ..., device), clip_grad_norm_, epoch_time helper, best_valid_loss = float('inf') checkpointing, test PPL after reload
+import math
 import random
 import time
-import math
 
 import numpy as np
 import torch

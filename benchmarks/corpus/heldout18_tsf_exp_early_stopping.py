@@ -1,4 +1,4 @@
-# corpus: time-series forecasting repo (Informer/Autoformer/DLinear exp style): sliding-window Dataset_Custom with flag='train'/'val'/'test' borders and a fitted scaler, Exp_Main class with _build_model/_get_data/_select_optimizer/vali/train(setting)/test(setting), EarlyStopping class saving 'checkpoint.pt' under checkpoints/<setting>/, adjust_learning_rate halving lr every epoch, best model reloaded, metrics .npy saved
+# corpus: time-series forecasting repo (Informer/Autoformer/LTSF-Linear exp style): sliding-window Dataset_Custom with flag='train'/'val'/'test' borders and a fitted scaler, Exp_Main class with _build_model/_get_data/_select_optimizer/vali/train(setting)/test(setting), EarlyStopping class saving 'checkpoint.pt' under checkpoints/<setting>/, adjust_learning_rate halving lr every epoch, best model reloaded, metrics .npy saved
 import argparse
 import os
 import time
@@ -12,8 +12,7 @@ from torch.utils.data import DataLoader, Dataset
 
 class StandardScaler():
     def fit(self, data):
-        self.mean = data.mean(0)
-        self.std = data.std(0)
+        self.mean, self.std = data.mean(0), data.std(0)
 
     def transform(self, data):
         return (data - self.mean) / self.std
@@ -24,27 +23,22 @@ class Dataset_Custom(Dataset):
         self.seq_len, self.pred_len = size
         type_map = {'train': 0, 'val': 1, 'test': 2}
         self.set_type = type_map[flag]
-        num_train = int(len(raw) * 0.7)
-        num_test = int(len(raw) * 0.2)
+        num_train, num_test = int(len(raw) * 0.7), int(len(raw) * 0.2)
         num_vali = len(raw) - num_train - num_test
         border1s = [0, num_train - self.seq_len, len(raw) - num_test - self.seq_len]
         border2s = [num_train, num_train + num_vali, len(raw)]
-        border1 = border1s[self.set_type]
-        border2 = border2s[self.set_type]
+        border1, border2 = border1s[self.set_type], border2s[self.set_type]
         self.scaler = StandardScaler()
         if scale:
             self.scaler.fit(raw[border1s[0]:border2s[0]])
             data = self.scaler.transform(raw)
         else:
             data = raw
-        self.data_x = data[border1:border2]
-        self.data_y = data[border1:border2]
+        self.data_x = self.data_y = data[border1:border2]
 
     def __getitem__(self, index):
-        s_begin = index
-        s_end = s_begin + self.seq_len
-        r_end = s_end + self.pred_len
-        return self.data_x[s_begin:s_end], self.data_y[s_end:r_end]
+        s_end = index + self.seq_len
+        return self.data_x[index:s_end], self.data_y[s_end:s_end + self.pred_len]
 
     def __len__(self):
         return len(self.data_x) - self.seq_len - self.pred_len + 1
@@ -54,9 +48,7 @@ class EarlyStopping:
     def __init__(self, patience=7, verbose=False, delta=0):
         self.patience = patience
         self.verbose = verbose
-        self.counter = 0
-        self.best_score = None
-        self.early_stop = False
+        self.counter, self.best_score, self.early_stop = 0, None, False
         self.val_loss_min = np.inf
         self.delta = delta
 
@@ -91,21 +83,15 @@ def adjust_learning_rate(optimizer, epoch, args):
         print('Updating learning rate to {}'.format(lr))
 
 
-class DLinear(nn.Module):
+class NLinear(nn.Module):
     def __init__(self, configs):
-        super(DLinear, self).__init__()
-        self.kernel = 5
-        self.avg = nn.AvgPool1d(kernel_size=self.kernel, stride=1, padding=0)
-        self.Linear_Seasonal = nn.Linear(configs.seq_len, configs.pred_len)
-        self.Linear_Trend = nn.Linear(configs.seq_len, configs.pred_len)
+        super(NLinear, self).__init__()
+        self.Linear = nn.Linear(configs.seq_len, configs.pred_len)
 
     def forward(self, x):  # x: [B, L, C]
-        front = x[:, 0:1, :].repeat(1, (self.kernel - 1) // 2, 1)
-        end = x[:, -1:, :].repeat(1, (self.kernel - 1) // 2, 1)
-        trend = self.avg(torch.cat([front, x, end], dim=1).permute(0, 2, 1)).permute(0, 2, 1)
-        seasonal = x - trend
-        out = self.Linear_Seasonal(seasonal.permute(0, 2, 1)) + self.Linear_Trend(trend.permute(0, 2, 1))
-        return out.permute(0, 2, 1)
+        seq_last = x[:, -1:, :].detach()
+        x = self.Linear((x - seq_last).permute(0, 2, 1)).permute(0, 2, 1)
+        return x + seq_last
 
 
 class Exp_Main(object):
@@ -116,12 +102,12 @@ class Exp_Main(object):
         self.model = self._build_model().to(self.device)
 
     def _build_model(self):
-        return DLinear(self.args).float()
+        return NLinear(self.args).float()
 
     def _get_data(self, flag):
         shuffle_flag = flag == 'train'
         data_set = Dataset_Custom(self.raw, flag=flag, size=[self.args.seq_len, self.args.pred_len])
-        data_loader = DataLoader(data_set, batch_size=self.args.batch_size, shuffle=shuffle_flag, drop_last=False)
+        data_loader = DataLoader(data_set, batch_size=self.args.batch_size, shuffle=shuffle_flag)
         print(flag, len(data_set))
         return data_set, data_loader
 
@@ -167,8 +153,7 @@ class Exp_Main(object):
                 if (i + 1) % 10 == 0:
                     print("\titers: {0}, epoch: {1} | loss: {2:.7f}".format(i + 1, epoch + 1, loss.item()))
                     speed = (time.time() - time_now) / iter_count
-                    left_time = speed * ((self.args.train_epochs - epoch) * train_steps - i)
-                    print('\tspeed: {:.4f}s/iter; left time: {:.4f}s'.format(speed, left_time))
+                    print('\tspeed: {:.4f}s/iter'.format(speed))
                     iter_count = 0
                     time_now = time.time()
                 loss.backward()
@@ -196,10 +181,8 @@ class Exp_Main(object):
                 outputs = self.model(batch_x.float().to(self.device))
                 preds.append(outputs.detach().cpu().numpy())
                 trues.append(batch_y.numpy())
-        preds = np.concatenate(preds, axis=0)
-        trues = np.concatenate(trues, axis=0)
-        mae = np.mean(np.abs(preds - trues))
-        mse = np.mean((preds - trues) ** 2)
+        preds, trues = np.concatenate(preds, axis=0), np.concatenate(trues, axis=0)
+        mae, mse = np.mean(np.abs(preds - trues)), np.mean((preds - trues) ** 2)
         print('mse:{}, mae:{}'.format(mse, mae))
         folder_path = './results/' + setting + '/'
         os.makedirs(folder_path, exist_ok=True)
@@ -208,7 +191,7 @@ class Exp_Main(object):
 
 
 if __name__ == '__main__':
-    parser = argparse.ArgumentParser(description='DLinear for Time Series Forecasting')
+    parser = argparse.ArgumentParser(description='NLinear for Time Series Forecasting')
     parser.add_argument('--model_id', type=str, default='synthetic_48_12')
     parser.add_argument('--checkpoints', type=str, default='./checkpoints/')
     parser.add_argument('--seq_len', type=int, default=48)
@@ -218,7 +201,7 @@ if __name__ == '__main__':
     parser.add_argument('--patience', type=int, default=3)
     parser.add_argument('--learning_rate', type=float, default=0.005)
     parser.add_argument('--use_gpu', type=bool, default=True)
-    parser.add_argument('--itr', type=int, default=1)
+    parser.add_argument('--itr', type=int, default=1)  # experiment repetitions
     args = parser.parse_args()
     args.use_gpu = True if torch.cuda.is_available() and args.use_gpu else False
 

@@ -12,6 +12,19 @@ _COURSE_FIT = """
 
 """
 
+_TRAIN_UNDER_FLAG = """
+        def train(net, opt, loader, params):
+            for epoch in range(2):
+                for x, y in loader:
+                    if params.cuda:
+                        x, y = x.cuda(), y.cuda()
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+"""
+
 _DEVICE_HELPERS = """
         def get_default_device():
             if torch.cuda.is_available():
@@ -159,6 +172,34 @@ CONVERTS = {
         ["accelerator=torch.device(device).type,", "devices=1,"],
         ["x.to(device)", "opt.step()"],
     ),
+    # a distillation repo: the caller places the model only under its flag, and the function
+    # moves its batches under the same flag: the Trainer reads the function's condition
+    "model_placed_under_the_callers_condition_and_batches_under_the_functions": (
+        _TRAIN_UNDER_FLAG
+        + """
+        def main(params):
+            teacher = make_net().cuda() if params.cuda else make_net()
+            teacher_optimizer = torch.optim.Adam(teacher.parameters(), lr=0.01)
+            loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+            train(teacher, teacher_optimizer, loader, params)
+        """,
+        ['accelerator="cuda" if params.cuda else "cpu",'],
+        ['accelerator="cuda",', "x.cuda()"],
+    ),
+    "model_placed_in_an_if_of_the_caller": (
+        _TRAIN_UNDER_FLAG
+        + """
+        def main(params):
+            teacher = make_net()
+            if params.cuda:
+                teacher.cuda()
+            teacher_optimizer = torch.optim.Adam(teacher.parameters(), lr=0.01)
+            loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+            train(teacher, teacher_optimizer, loader, params)
+        """,
+        ['accelerator="cuda" if params.cuda else "cpu",'],
+        ['accelerator="cuda",'],
+    ),
     # course notebooks: the optimizer class is a parameter, its default used by the one call
     "optimizer_class_parameter_left_to_its_default": (
         _COURSE_FIT
@@ -274,6 +315,26 @@ UNCHANGED = {
             net = torch.nn.Linear(4, 2).to(device)
             loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
             train(loader, net, 2)
+        """,
+        "TL132",
+    ),
+    # placed only under the caller's flag, and the function moves nothing itself: refused
+    "model_placed_under_a_condition_the_function_cannot_read": (
+        """
+        def train(net, opt, loader):
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        def main(params):
+            teacher = make_net().cuda() if params.cuda else make_net()
+            teacher_optimizer = torch.optim.Adam(teacher.parameters(), lr=0.01)
+            loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+            train(teacher, teacher_optimizer, loader)
         """,
         "TL132",
     ),

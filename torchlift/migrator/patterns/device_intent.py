@@ -420,12 +420,15 @@ def _accelerator(ctx, plan) -> str:
         if all(_without_index(ctx, v) for v in ctx.found.get("passed_devices", {})[given[0]]):
             ctx.found["device_index_known"] = True  # devices=1 is the device each call chose
         return f"torch.device({given[0]}).type"
-    if binding is None and "callers_model_device" in ctx.found:  # patterns/passed_in.py
-        if isinstance(ctx.found["callers_model_device"], Unsupported):
-            raise ctx.found["callers_model_device"]
-        accelerator, index_known = ctx.found["callers_model_device"]
+    callers = ctx.found.get("callers_model_device")  # patterns/passed_in.py
+    if binding is None and callers is not None and not isinstance(callers, Unsupported):
+        accelerator, index_known = callers
         ctx.found["device_index_known"] = index_known
         return accelerator
+    if binding is None and isinstance(callers, Unsupported) and not _own_moves(ctx, plan):
+        # a caller placed the model where the function cannot say, or only under a
+        # condition, and the function's own moves do not say it either
+        raise callers
     if binding is None:
         moved_to = _attribute_devices(ctx, _training_code(plan))
         if len(moved_to) == 1:  # `x.to(args.device)`: the Trainer asks the same device
@@ -438,6 +441,20 @@ def _accelerator(ctx, plan) -> str:
     if value is None:  # rebound in a way not read here: the Trainer asks the device itself
         return f"torch.device({name}).type"
     return _accelerator_of(ctx, value, stmt)
+
+
+def _own_moves(ctx, plan) -> bool:
+    """The function's own code names the device: its batches moved to `args.device`, or
+    `.cuda()` under its own condition (`if params.cuda: x = x.cuda()`), which holds for
+    the model its caller placed under that same flag."""
+    from .passed_in import ConditionalPlacement  # (passed_in imports this module's)
+
+    if not isinstance(ctx.found.get("callers_model_device"), ConditionalPlacement):
+        return False
+    code = [*ctx.scope_before, *_training_code(plan)]
+    if len(_attribute_devices(ctx, _training_code(plan))) == 1:
+        return True
+    return _accelerator_of_cuda_calls(ctx, code) != '"cpu"'
 
 
 def accelerator_of_value(ctx, value, node) -> str:

@@ -96,7 +96,7 @@ def _find_module_binding(ctx, name: str):
     for stmt in ctx.module.body:
         if name not in bound_names(stmt):
             continue
-        if isinstance(stmt, cst.If) and _is_name_main(stmt):
+        if isinstance(stmt, cst.If) and is_name_main(stmt):
             binders += [s for s in stmt.body.body if name in bound_names(s)]
         else:
             binders.append(stmt)
@@ -112,7 +112,7 @@ def _find_module_binding(ctx, name: str):
     return None
 
 
-def _is_name_main(stmt: cst.If) -> bool:
+def is_name_main(stmt: cst.If) -> bool:
     """`if __name__ == "__main__":` (no else): its body runs at module level, once."""
     return stmt.orelse is None and m.matches(
         stmt.test,

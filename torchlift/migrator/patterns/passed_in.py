@@ -43,7 +43,7 @@ from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 from .device_helpers import moved_data
 from .device_intent import is_device_value
-from .device_scope import module_device_value
+from .device_scope import is_name_main, module_device_value
 from .factories import Returned, returned, trained_model
 from .loader_wrappers import WRAPPER, Wrapped, wrapped_loader
 
@@ -121,13 +121,23 @@ def _bind_callers_model_device(ctx, plan) -> None:
         ctx.found["callers_model_device"] = found.pop()
 
 
+class ConditionalPlacement(Unsupported):
+    """A caller places the model only under a condition (`net.cuda() if args.cuda else net`,
+    `if args.cuda: net.cuda()`): the device cannot be read from the callers alone; the
+    function's own device moves may still tell it (device_intent)."""
+
+
 def _placements(ctx, caller, argument) -> list:
     """The devices `argument` (the model a call passes) is moved to: `.to(D)` / `.cuda()` in
-    the expression itself or, for a name, in the caller's statements binding or moving it."""
+    the expression itself or, for a name, in the caller's statements binding or moving it;
+    ConditionalPlacement when a move is under a condition (a branch of a conditional
+    expression, a statement in a block)."""
     exprs = [argument]
     if isinstance(argument, cst.Name):
         exprs = []
+        conditional = _under_condition(caller)
         for stmt in _scope_statements(caller):
+            before = len(exprs)
             assign = single_assign(stmt)
             if assign and assign[0] == argument.value:
                 exprs.append(assign[1])
@@ -140,6 +150,12 @@ def _placements(ctx, caller, argument) -> list:
                 moved = moved_data(ctx, call)  # `to_device(model, device)` (device_helpers)
                 if moved is not None and m.matches(moved[0], m.Name(argument.value)):
                     exprs.append(call)
+            if len(exprs) > before and id(stmt) in conditional and _moves_in(ctx, exprs[-1]):
+                raise _conditional(ctx, argument, stmt)
+    for expr in exprs:
+        for choice in m.findall(expr, m.IfExp()):
+            if _moves_in(ctx, choice.body) or _moves_in(ctx, choice.orelse):
+                raise _conditional(ctx, argument, choice)
     devices = []
     for expr in exprs:
         for call in m.findall(expr, m.Call(func=m.Name())):
@@ -154,6 +170,54 @@ def _placements(ctx, caller, argument) -> list:
                 if not ctx.qualnames(target) & _DTYPES:  # `.to(torch.float64)` places nothing
                     devices.append(target)
     return devices
+
+
+def _under_condition(scope) -> set[int]:
+    """ids of the simple statements of `scope` that run only under a condition: in an `if`
+    (not `if __name__ == "__main__":`, which runs once) or an `except` handler."""
+    found: set[int] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.depth = 0
+
+        def visit_If(self, node: cst.If) -> None:
+            self.depth += 0 if is_name_main(node) else 1
+
+        def leave_If(self, node: cst.If) -> None:
+            self.depth -= 0 if is_name_main(node) else 1
+
+        def visit_ExceptHandler(self, node) -> None:
+            self.depth += 1
+
+        def leave_ExceptHandler(self, node) -> None:
+            self.depth -= 1
+
+        def visit_SimpleStatementLine(self, node) -> None:
+            if self.depth:
+                found.add(id(node))
+
+    body = scope.body if isinstance(scope, cst.Module) else scope.body.body
+    for stmt in body:
+        stmt.visit(Visitor())
+    return found
+
+
+def _moves_in(ctx, expr) -> bool:
+    """`expr` moves something: `.to(...)`, `.cuda()`, a device-moving function of the file."""
+    if m.findall(expr, m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda")))):
+        return True
+    return any(moved_data(ctx, call) for call in m.findall(expr, m.Call(func=m.Name())))
+
+
+def _conditional(ctx, argument, node) -> ConditionalPlacement:
+    shown = ctx.module.code_for_node(node).strip().splitlines()[0]
+    return ConditionalPlacement(
+        PASSED_IN,
+        f"the model `{_function(ctx)}` is given is placed by its caller only under a "
+        f"condition (`{shown}`), and the function moves nothing to that device itself",
+        node,
+    )
 
 
 _DTYPES = {

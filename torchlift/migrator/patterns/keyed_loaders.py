@@ -158,21 +158,28 @@ def _entry(ctx, name: str, key: str) -> cst.Call | tuple[str, cst.CSTNode | None
         if call is None:
             shown = ctx.module.code_for_node(entry)
             return f'`{holder}["{key}"]` is `{shown}`, not a `DataLoader(...)`', binding
-        changed = first_change(ctx, ctx.module, holder, binding)
+        changed = _changed(ctx, holder, binding)
         if changed is not None:
-            line = ctx.module.code_for_node(changed).strip().splitlines()[0]
-            return (
-                f"the file may change `{holder}` (`{line}`), which the Trainer would not see "
-                "(it is given the loaders once)",
-                changed,
-            )
+            return changed
         calls.append(call)
     if ctx.in_function and name in ctx.params:
-        changed = first_change(ctx, ctx.module, name, ctx.function.params)
+        changed = _changed(ctx, name, ctx.function.params)
         if changed is not None:
-            line = ctx.module.code_for_node(changed).strip().splitlines()[0]
-            return f"the file may change `{name}` (`{line}`)", changed
+            return changed
     return calls[0]
+
+
+def _changed(ctx, name: str, binding) -> tuple[str, cst.CSTNode] | None:
+    """(why, the statement) when the file may change the dict `name` bound by `binding`."""
+    stmt = first_change(ctx, ctx.module, name, binding)
+    if stmt is None:
+        return None
+    line = ctx.module.code_for_node(stmt.with_changes(leading_lines=())).strip()
+    return (
+        f"the file may change `{name}` (`{line.splitlines()[0]}`), which the Trainer would "
+        "not see (it is given the loaders once)",
+        stmt,
+    )
 
 
 def _sources(ctx, name: str):
@@ -197,7 +204,7 @@ def _sources(ctx, name: str):
             if bound is None:
                 shown = ctx.module.code_for_node(argument) if argument is not None else "nothing"
                 return (
-                    f"a caller of `{ctx.function.name.value}` passes {shown} as `{name}`, not a "
+                    f"a caller of `{ctx.function.name.value}` passes `{shown}` as `{name}`, not a "
                     "name bound once to a dict",
                     None,
                 )

@@ -588,7 +588,7 @@ def _with_loader(ctx, stmts, phase: str, taken: set[str], outside: set[str], loo
     batch_loop = loops[0]
     loader = _loader_of(ctx, batch_loop)
     if isinstance(loader, cst.Name):
-        return stmts, batch_loop, {}
+        return stmts, batch_loop
     if not m.matches(loader, CONSTANT_KEY):
         raise Unsupported(
             PHASE_UNRESOLVED,

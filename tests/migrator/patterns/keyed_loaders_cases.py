@@ -85,8 +85,8 @@ CONVERTS = {
         [
             'trainer.fit(lit_model, loaders["train"], loaders["val"])',
             "def validation_step(self, batch, batch_idx):",
-            # the same loader the script divided by: the one the Trainer iterates
-            "print(self.total / len(self.trainer.val_dataloaders))",
+            # the same dict, unchanged: its entry is the loader the Trainer iterates
+            'self.print(self.total / len(self.loaders["val"]))',
         ],
         ['in loaders["train"]', 'in loaders["val"]'],
     ),
@@ -125,7 +125,7 @@ for epoch in range(2):
 """,
         [
             'trainer.fit(lit_model, loaders["train"])',
-            "if batch_idx == len(self.trainer.train_dataloader) - 1:",
+            'if batch_idx == len(self.loaders["train"]) - 1:',
         ],
         ["enumerate"],
     ),

@@ -74,17 +74,32 @@ def epoch_body(ctx, stmts):
             continue
         if not training and not _holds_a_loader(ctx, loader):
             continue  # `for value in history["train"]:` is not this pattern's
+        if ctx.module.code_for_node(loader) in ctx.found.get("keyed_loaders", {}).values():
+            continue  # the same entry iterated again: renamed with the first loop
         if taken is None:
             taken = file_identifiers(ctx.module.code, "<loaders>")
         key = loader.slice[0].slice.value.evaluated_value
         stem = f"{loader.value.value}_{key if key.isidentifier() else 'loader'}"
         name = keyed_loader(ctx, loader, NOT_A_LOADER, loop, stem, taken)
-        stmts = [stmt.visit(ReplaceExpression(loader, cst.Name(name))) for stmt in stmts]
+        stmts = [_iterating(stmt, loop, loader, cst.Name(name)) for stmt in stmts]
     return stmts
 
 
 def read(ctx, plan, steps) -> None:
     plan.loader_exprs.update(ctx.found.get("keyed_loaders", {}))
+
+
+def _iterating(stmt, loop: cst.For, loader: cst.Subscript, name: cst.Name):
+    """`stmt` with `loop` (itself, or inside its `with` blocks) iterating `name` instead of
+    `loader`; every other statement is kept as the same node (findings and the change log
+    find statements by identity). Other reads of the dict entry (`len(loaders["train"])`)
+    stay as written: the same dict, never changed."""
+    if stmt is loop:
+        return loop.with_changes(iter=loop.iter.visit(ReplaceExpression(loader, name)))
+    if isinstance(stmt, cst.With) and any(found is loop for found in _loops(stmt)):
+        body = [_iterating(inner, loop, loader, name) for inner in stmt.body.body]
+        return stmt.with_changes(body=stmt.body.with_changes(body=body))
+    return stmt
 
 
 def _loops(stmt) -> list[cst.For]:

@@ -23,7 +23,8 @@ fold to True/False, and so do `if`, `x if c else y`, `model.train(c)` and
 pass runs under no_grad as a whole). The result is a training pass followed by an evaluation
 pass, which the epoch x batch shape converts like any other (validation_step, epoch hooks,
 metrics logged, best weights carried back). The loaders `dataloaders["train"]` /
-`dataloaders["val"]` are handed to `fit` as written.
+`dataloaders["val"]` are handed to `fit` as written, when the dict is certain (keyed_loaders.py,
+the resolver a batch loop over `dataloaders["train"]` without a phase loop goes through too).
 
 Lightning runs the code after the training batch loop in `on_train_epoch_end`, after the
 validation pass. So names a phase sets up for itself at epoch level (accumulators, epoch

@@ -101,6 +101,10 @@ PRINTED = {
     # both phases' epoch lines, each from its own accumulators, in the script's order
     "phase_loop_best_weights": r"(?:train|val) +loss [^\r\n]*",
     "phase_loop_grad_around_forward": r"epoch \d+ (?:train|valid): mse [^\r\n]*",
+    # the same, loops over dataloaders["train"] / ["val"]; the batch count read from the dict
+    "keyed_loaders_train_model_best_weights": (
+        r"(?:train|val) Loss: [^\r\n]*|  \d+ batches of \d+|Best val Acc: [^\r\n]*|predicted: [^\r\n]*"
+    ),
     # a sampling helper reaching the model through another helper, after the optimizer step
     "diffusion_sample_after_step": r"sample mean [^\r\n]*",
     # the epoch lines, the stopper's counter and the stop, at the same epochs

@@ -131,8 +131,8 @@ class LoopPlan:
     # iteration numbers
     loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)
     eval_loader_stmt: str | None = None  # a validation pass over range(...) (eval_ranges)
-    # loader names standing for an expression `fit` is given (`dataloaders["train"]` of a
-    # phase loop, patterns/phase_loop.py)
+    # loader names standing for an expression `fit` is given (`dataloaders["train"]`,
+    # patterns/keyed_loaders.py)
     loader_exprs: dict[str, str] = field(default_factory=dict)
     phase_loop: cst.For | None = None  # the train/val phase loop unrolled into the epoch
     step_loop: bool = False

@@ -127,6 +127,11 @@ UNCHANGED = {
         "TL177",
     ),
     "evaluation_phase_first": (_tutorial(phases='["val", "train"]'), "TL175"),
+    # the loaders' dict must be certain as for a loop over `loaders["train"]` (keyed_loaders)
+    "loaders_dict_changed_after_training": (
+        _tutorial() + 'loaders["test"] = val_loader\n',
+        "TL176",
+    ),
     "three_phases": (
         _tutorial(phases='["train", "val", "test"]').replace(
             'loaders = {"train": loader, "val": val_loader}',

@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from .dict_entries import dict_entry
 from .names import collect_names
 
 _FACTORIES = {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange"}
@@ -96,15 +97,8 @@ def _config_entry(ctx, expr: cst.Subscript):
     problem = _key_read_problem(ctx.module, name)
     if problem:
         return problem
-    if any(not isinstance(e, cst.DictElement) for e in value.elements):
-        return f"`{name}` unpacks another dict (`**`), which could hold the key"
-    if any(not isinstance(e.key, cst.SimpleString) for e in value.elements):
-        return f"`{name}` has keys that are not strings"
-    key = index.value.evaluated_value
-    found = [e.value for e in value.elements if e.key.evaluated_value == key]
-    if len(found) != 1:
-        return f"`{name}` has no single `{key}` entry"
-    return found[0]
+    found = dict_entry(ctx, value, index.value.evaluated_value)
+    return f"`{name}` {found}" if isinstance(found, str) else found
 
 
 def _key_read_problem(module: cst.Module, name: str) -> str | None:

@@ -308,6 +308,28 @@ def only_reads(ctx, function: cst.FunctionDef, param: str, seen: set) -> bool:
     return True
 
 
+def first_change(ctx, root: cst.CSTNode, name: str, binding: cst.CSTNode) -> cst.CSTNode | None:
+    """The first statement of `root` that may change the object `name` is bound to by the
+    statement `binding` (a dict of loaders): a use of `name` that `_read_use` does not
+    judge a read (an item stored or deleted, a method other than a reading one, handed to a
+    call that may change it, rebound, aliased, returned, iterated); None when every other
+    spelling reads it. Name-based in every scope of `root` (a local of another function
+    spelled the same counts too), parameters' own names apart."""
+    parents = _parents(root)
+    own = {id(node) for node in m.findall(binding, m.Name(name))}
+    for node in m.findall(root, m.Name(name)):
+        if id(node) in own or _spelled_only(node, parents):
+            continue
+        if isinstance(parents.get(id(node)), cst.Param):
+            continue
+        if not _read_use(ctx, node, parents, set(), set()):
+            stmt = node
+            while not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                stmt = parents[id(stmt)]
+            return stmt
+    return None
+
+
 def _spelled_only(node: cst.Name, parents: dict) -> bool:
     """`node` is an attribute's or a keyword's name (`x.args`, `f(args=...)`), not a use."""
     parent = parents.get(id(node))

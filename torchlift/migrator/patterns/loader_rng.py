@@ -110,10 +110,11 @@ def read(ctx, plan, steps) -> None:
         if _shuffles(ctx, loader):
             ctx.block(
                 OWN_GENERATOR,
-                f"`{plan.train_loader}` shuffles with its own generator: Lightning ends the "
-                "epoch without asking the sampler for more, the script's loop asks once more "
-                "and the sampler draws its next permutation from that generator",
-                ctx.binding(plan.train_loader)[0][0],
+                f"`{plan.loader_exprs.get(plan.train_loader, plan.train_loader)}` shuffles "
+                "with its own generator: Lightning ends the epoch without asking the sampler "
+                "for more, the script's loop asks once more and the sampler draws its next "
+                "permutation from that generator",
+                (ctx.binding(plan.train_loader)[0] or (loader,))[0],
             )
         return  # its iterator draws from the loader's own generator, not the global one
     drawing = _functions_drawing(ctx)
@@ -130,7 +131,11 @@ def read(ctx, plan, steps) -> None:
 
 
 def _loader_call(ctx, loader: str) -> cst.Call | None:
-    """The `DataLoader(...)` call bound once to `loader`, if any."""
+    """The `DataLoader(...)` call bound once to `loader` (or standing under a dict's key for
+    it: keyed_loaders.py), if any."""
+    keyed = ctx.found.get("keyed_loader_calls", {}).get(loader)
+    if keyed is not None:
+        return keyed
     binding, count = ctx.binding(loader)
     value = binding[1] if binding is not None and count == 1 else None
     if isinstance(value, cst.Call) and any(

@@ -352,7 +352,7 @@ def given_loader(ctx, name: str, node) -> None:
         if value is None:
             value = _argument_value(ctx, caller, call, name, node)
         names = ctx.call_qualnames(value) if isinstance(value, cst.Call) else set()
-        if not any(q.endswith("DataLoader") for q in names) and not _builds_loader(ctx, value):
+        if not any(q.endswith("DataLoader") for q in names) and not builds_loader(ctx, value):
             shown = "an expression"  # what the argument is bound to, as short as it reads
             if isinstance(value, cst.Call):
                 shown = f"`{ctx.module.code_for_node(value.func)}(...)`"
@@ -385,12 +385,12 @@ def _is_default(ctx, argument) -> bool:
     return any(p.default is argument for p in [*params.params, *params.kwonly_params])
 
 
-def _is_loader_call(ctx, value) -> bool:
+def is_loader_call(ctx, value) -> bool:
     """`DataLoader(...)`, by qualified name."""
     return any(q.endswith("DataLoader") for q in ctx.call_qualnames(value))
 
 
-def _builds_loader(ctx, value) -> bool:
+def builds_loader(ctx, value) -> bool:
     """`get_dataloader(batch_size)`: a call of a function of this module whose every
     `return` gives a `DataLoader(...)` call."""
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
@@ -577,7 +577,7 @@ def _wrapped_loader(ctx, caller, call, name) -> cst.BaseExpression | None:
     if not isinstance(name, cst.Name):
         return None
     value = _bound_value(caller, name)
-    if isinstance(value, cst.Call) and value.args and _is_loader_call(ctx, value.args[0].value):
+    if isinstance(value, cst.Call) and value.args and is_loader_call(ctx, value.args[0].value):
         # `wrapped = Wrapper(DataLoader(...), device)`: the loader is the argument itself
         wrapped = wrapped_loader(ctx, value, value.args[0].value, call)
         if wrapped is not None:

@@ -23,7 +23,8 @@ fold to True/False, and so do `if`, `x if c else y`, `model.train(c)` and
 pass runs under no_grad as a whole). The result is a training pass followed by an evaluation
 pass, which the epoch x batch shape converts like any other (validation_step, epoch hooks,
 metrics logged, best weights carried back). The loaders `dataloaders["train"]` /
-`dataloaders["val"]` are handed to `fit` as written.
+`dataloaders["val"]` are handed to `fit` as written, when the dict is certain (keyed_loaders.py,
+the resolver a batch loop over `dataloaders["train"]` without a phase loop goes through too).
 
 Lightning runs the code after the training batch loop in `on_train_epoch_end`, after the
 validation pass. So names a phase sets up for itself at epoch level (accumulators, epoch
@@ -60,6 +61,7 @@ from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
 from .eval_passes import _is_no_grad, eval_loop_of
 from .eval_shapes import GRADIENTS_IN_EVALUATION, _torch_name, _uses_gradients
+from .keyed_loaders import CONSTANT_KEY, ReplaceExpression, keyed_loader
 
 PHASE_ORDER = Rule(
     "TL175",
@@ -249,7 +251,6 @@ def _check_code_before_the_pass(ctx, stmts) -> None:
 
 
 def read(ctx, plan, steps) -> None:
-    plan.loader_exprs.update(ctx.found.get("phase_loaders", {}))
     plan.phase_loop = ctx.found.get("phase_loop")
     binding = ctx.found.get("phase_binding")
     if binding is not None:  # `phases = ("train", "val")`, read by the phase loop alone
@@ -341,16 +342,13 @@ def _unroll(ctx, loop: cst.For, phases: list[cst.SimpleString], following) -> li
         raise Unsupported(PHASE_UNRESOLVED, f"phase names {names} are not distinct words", loop)
     taken = file_identifiers(ctx.module.code, "<phases>")
     train, evaluation = copies
-    train, train_loop, train_loader = _with_loader(ctx, train, names[0], taken, outside, loop)
-    evaluation, eval_loop, eval_loader = _with_loader(
-        ctx, evaluation, names[1], taken, outside, loop
-    )
+    train, train_loop = _with_loader(ctx, train, names[0], taken, outside, loop)
+    evaluation, eval_loop = _with_loader(ctx, evaluation, names[1], taken, outside, loop)
     evaluation = _evaluation_pass(ctx, evaluation, eval_loop, train_loop, loop)
     private = _phase_private(body, var, outside)
     train = _prefixed(train, private, names[0], taken, loop)
     evaluation = _prefixed(evaluation, private, names[1], taken, loop)
     _check_shared_state(ctx, train, evaluation, loop)
-    ctx.found.setdefault("phase_loaders", {}).update({**train_loader, **eval_loader})
     ctx.found["phase_loop"] = loop
     evaluation = [stmt.deep_clone() for stmt in evaluation]  # nodes of its own
     out = [*train, *evaluation]
@@ -572,10 +570,10 @@ def _is_set_grad(ctx, item: cst.WithItem) -> bool:
 
 # -- the phases' loaders ------------------------------------------------------------------
 def _with_loader(ctx, stmts, phase: str, taken: set[str], outside: set[str], loop):
-    """(statements, the phase's batch loop, {generated loader name: the loader's code}).
-    The batch loop iterates `<loaders>["<phase>"]` (renamed to a generated name standing for
-    the loader the Trainer is given) or a loader name, possibly through a name the phase binds
-    to it first (`loader = train_loader if phase == "train" else val_loader`)."""
+    """(statements, the phase's batch loop). The batch loop iterates `<loaders>["<phase>"]`
+    (renamed to a generated name standing for the loader the Trainer is given:
+    keyed_loaders.py) or a loader name, possibly through a name the phase binds to it first
+    (`loader = train_loader if phase == "train" else val_loader`)."""
     stmts = _without_loader_alias(ctx, stmts, outside)
     loops = [
         s
@@ -591,33 +589,18 @@ def _with_loader(ctx, stmts, phase: str, taken: set[str], outside: set[str], loo
     batch_loop = loops[0]
     loader = _loader_of(ctx, batch_loop)
     if isinstance(loader, cst.Name):
-        return stmts, batch_loop, {}
-    if not (
-        isinstance(loader.value, cst.Name)
-        and len(loader.slice) == 1
-        and isinstance(loader.slice[0].slice, cst.Index)
-        and isinstance(loader.slice[0].slice.value, cst.SimpleString)
-    ):
+        return stmts, batch_loop
+    if not m.matches(loader, CONSTANT_KEY):
         raise Unsupported(
             PHASE_UNRESOLVED,
             f"the `{phase}` phase's batch loop iterates "
             f"`{ctx.module.code_for_node(loader)}`, not `<loaders>[phase]`",
             batch_loop,
         )
-    from ..shapes.epoch_batch import maybe_changed
-
-    if maybe_changed(ctx, ctx.loop.body, {loader.value.value}):
-        raise Unsupported(
-            PHASE_UNRESOLVED,
-            f"the epoch loop may change `{loader.value.value}`, whose loaders the Trainer "
-            "is given once",
-            batch_loop,
-        )
-    name = _fresh(f"{loader.value.value}_{phase}", taken)
-    code = ctx.module.code_for_node(loader)
-    renamed = [s.visit(_ReplaceExpression(loader, cst.Name(name))) for s in stmts]
+    name = keyed_loader(ctx, loader, PHASE_UNRESOLVED, loop, f"{loader.value.value}_{phase}", taken)
+    renamed = [s.visit(ReplaceExpression(loader, cst.Name(name))) for s in stmts]
     new_loop = next(s for s, old in zip(renamed, stmts) if old is batch_loop)
-    return renamed, new_loop, {name: code}
+    return renamed, new_loop
 
 
 def _without_loader_alias(ctx, stmts, outside: set[str]) -> list:
@@ -646,24 +629,6 @@ def _without_loader_alias(ctx, stmts, outside: set[str]) -> list:
 
 def _loader_of(ctx, loop: cst.For):
     return ctx.unwrap_iter(loop)[0]
-
-
-class _ReplaceExpression(cst.CSTTransformer):
-    def __init__(self, old: cst.BaseExpression, new: cst.BaseExpression) -> None:
-        super().__init__()
-        self.old, self.new = old, new
-
-    def leave_Subscript(self, original_node, updated_node):
-        if original_node.deep_equals(self.old):
-            return self.new.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
-        return updated_node
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    while name in taken:
-        name += "_"
-    taken.add(name)
-    return name
 
 
 # -- the evaluation phase -----------------------------------------------------------------

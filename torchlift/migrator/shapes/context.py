@@ -315,6 +315,8 @@ class LoopContext:
         return index.get(name, (None, 0))
 
     def is_loader_name(self, name: str) -> bool:
+        if name in self.found.get("keyed_loaders", ()):  # `loaders["val"]`: keyed_loaders.py
+            return True
         for stmt in self.scope_before:
             found = single_assign(stmt)
             if found and found[0] == name and isinstance(found[1], cst.Call):

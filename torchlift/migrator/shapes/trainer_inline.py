@@ -49,6 +49,13 @@ from .trainer_class import (
     SELF_ESCAPES,
     TRAINER_CLASS,
 )
+from .trainer_state import (
+    Carried,
+    CarryBack,
+    carried_state,
+    ends_in_return,
+    mirrored_loop_targets,
+)
 
 _SELF_ATTR = m.Attribute(value=m.Name("self"))
 _SUPER_INIT = m.SimpleStatementLine(
@@ -99,14 +106,6 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
                 "assigns (set from outside the class?)",
                 info.node,
             )
-        if method not in ("__init__", site.method) and info.stores:
-            raise Unsupported(
-                METHOD_SHAPE,
-                f"`{name}.{method}` (a function once inlined) rebinds "
-                f"`self.{sorted(info.stores)[0]}`: as a function it could not carry the new "
-                "value back",
-                info.node,
-            )
     helpers = [n for n in order if n not in ("__init__", site.method)]
     for method in ("__init__", site.method):
         for other in order:
@@ -134,7 +133,12 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
         h: sorted(_attrs_needed(h, used, methods), key=lambda a: rank.get(a, len(rank)))
         for h in helpers
     }
-    plan = _Plan(module, cls, site, used, attrs, helpers, needs)
+    # a helper rebinding an attribute returns it, and its callers assign it back
+    carried = carried_state(used, helpers, rank)
+    carried.check(name, used, "__init__")
+    if site.instance:
+        carried.check_script(name, site.instance, site.block)
+    plan = _Plan(module, cls, site, used, attrs, helpers, needs, carried)
     plan.check_names()
     return plan.emit(sorted(set(methods) - set(order)))
 
@@ -506,9 +510,12 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
 
 
 class _Plan:
-    def __init__(self, module, cls, site: _Site, used, attrs, helpers, needs) -> None:
+    def __init__(self, module, cls, site: _Site, used, attrs, helpers, needs, carried) -> None:
         self.module, self.cls, self.site = module, cls, site
         self.used, self.attrs, self.helpers, self.needs = used, attrs, helpers, needs
+        self.carried: Carried = carried
+        # attributes a method other than `__init__` rebinds: never the script's own name
+        self.rebound = set().union(*(i.stores for n, i in used.items() if n != "__init__"))
         self.init = used["__init__"].node
         self.run = used[site.method].node
         self.init_args = _bind(self.init, site.call, cls, site.created)
@@ -534,7 +541,12 @@ class _Plan:
         self.alias = self._aliases(attrs)
         introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
         self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
-        self._clash(attrs & (run_params | run_locals), "a local of the run method named like")
+        # `for epoch in ...: self.epoch = epoch`: one name for both (trainer_state.py)
+        helpers_set = self.rebound - self.used[site.method].stores
+        mirrored = mirrored_loop_targets(self.run, attrs - run_params, helpers_set)
+        self._clash(
+            attrs & (run_params | run_locals - mirrored), "a local of the run method named like"
+        )
         self._clash(run_params & (init_params | init_locals), "a run parameter named like")
         self._clash(init_globals & introduced, "a global read by `__init__` named like")
         skip = {id(site.created), id(site.run), id(self.cls), id(site.owner)}
@@ -600,7 +612,7 @@ class _Plan:
         rebound = collect_names(*after).writes if after else set()
         init_writes = collect_names(self.init.body).writes | rebound
         run_writes = collect_names(self.run.body).writes
-        run_stores = self.used[self.site.method].stores
+        run_stores = self.rebound
         for param, value in self.run_args:
             if (
                 isinstance(value, cst.Name)
@@ -633,7 +645,7 @@ class _Plan:
         init_use, run_use = collect_names(self.init.body), collect_names(self.run.body)
         inner = init_use.all() | run_use.all() | attrs
         inner |= {p for p, _ in self.init_args + self.run_args}
-        run_stores = self.used[site.method].stores
+        run_stores = self.rebound
         found: dict[str, cst.Name] = {}
         for args, writes in (
             (self.init_args, init_use.writes),
@@ -681,8 +693,8 @@ class _Plan:
     # code -----------------------------------------------------------------------------
     def emit(self, dropped: list[str]) -> Inlined:
         site = self.site
-        rewrite = _SelfToNames(self.needs)
-        reads = _InstanceReads(site.instance, self.alias, self.needs)
+        rewrite = _SelfToNames(self.needs, self.carried)
+        reads = _InstanceReads(site.instance, self.alias, self.needs, self.carried)
         created = self._bindings(self.init_args, site.created)
         created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
         created = [s for s in created if not _rebinds_itself(s)]
@@ -692,7 +704,7 @@ class _Plan:
             created, ran = created + ran, []
         self._lead(created, site.created)
         self._lead(ran, site.run)
-        functions = [self._function(h, rewrite) for h in self.helpers]
+        functions = [self._function(h) for h in self.helpers]
         self._lead(functions, self.cls)
         block = []
         for stmt in site.block:
@@ -787,11 +799,16 @@ class _Plan:
         self.origin[id(stmt)] = (stmt, last)
         return kept + [stmt]
 
-    def _function(self, helper: str, rewrite) -> cst.FunctionDef:
+    def _function(self, helper: str) -> cst.FunctionDef:
         node = self.used[helper].node
         params = [cst.Param(cst.Name(a)) for a in self.needs[helper]]
         params += list(node.params.params[1:])
+        rewrite = _SelfToNames(self.needs, self.carried, helper)
         body = [self._keep(s, rewrite, alias=False) for s in node.body.body]
+        if helper in self.carried.attrs and not ends_in_return(node):
+            final = self.carried.final_return(helper)
+            self.origin[id(final)] = (final, node.body.body[-1])
+            body.append(final)
         comments = [line for line in node.leading_lines if line.comment is not None]
         new = node.with_changes(
             params=node.params.with_changes(params=params),
@@ -914,10 +931,12 @@ def _skip_init(stmt) -> bool:
     return _docstring(stmt) or m.matches(stmt, _SUPER_INIT)
 
 
-class _SelfToNames(cst.CSTTransformer):
-    """`self.x` -> `x`, `self.helper(a)` -> `helper(<attributes it reads>, a)`."""
+class _SelfToNames(CarryBack):
+    """`self.x` -> `x`, `self.helper(a)` -> `helper(<attributes it reads>, a)` (and
+    `step = helper(...)` when it rebinds `self.step`, see trainer_state.py)."""
 
-    def __init__(self, needs: dict[str, list[str]]) -> None:
+    def __init__(self, needs: dict[str, list[str]], carried, returning=None) -> None:
+        super().__init__("self", carried, returning)
         self.needs = needs
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -933,10 +952,11 @@ class _SelfToNames(cst.CSTTransformer):
         return updated
 
 
-class _InstanceReads(cst.CSTTransformer):
+class _InstanceReads(CarryBack):
     """The script's reads of `trainer.x` -> `x`, its calls `trainer.test()` -> `test(<attributes>)`."""
 
-    def __init__(self, instance: str, alias: dict[str, cst.Name], needs) -> None:
+    def __init__(self, instance: str, alias: dict[str, cst.Name], needs, carried) -> None:
+        super().__init__(instance, carried)
         self.instance, self.alias, self.needs = instance, alias, needs
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

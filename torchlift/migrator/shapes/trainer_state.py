@@ -1,0 +1,379 @@
+"""Attributes a trainer class's helper methods rebind, carried back by the caller.
+
+    class Trainer:                                  def train_step(model, ..., global_step, batch):
+        def train_step(self, batch):                    ...
+            ...                                         global_step += 1
+            self.global_step += 1          ->           return loss.item(), global_step
+            return loss.item()
+        def fit(self):                              for batch in loader:
+            for batch in self.loader:                   loss, global_step = train_step(...)
+                loss = self.train_step(batch)           if global_step % 10 == 0: ...
+                if self.global_step % 10 == 0: ...
+
+trainer_inline.py turns the class's attributes into names and its helper methods into
+functions given the attributes they read. A helper that rebinds an attribute (a step
+counter, `self.epochs_run` of a resumed snapshot, `self.best`) returns the new value with
+its own, and every call assigns it back, right after the call: the value each later read
+sees is the one the class's attribute held at that point. A helper calling one that carries
+an attribute carries it too (the call rebinds its local).
+
+That holds only where the value comes back when the attribute changes: refused (TL173)
+when the call is inside an expression (`print(self.validate(), self.best)` reads the
+attribute before the statement ends), assigns to more than one target or to a target reading
+the attribute, sits in a function nested in a method or in a `try` (an exception caught
+there would lose the value), or when `__init__` does not bind the attribute before any
+helper could rebind it (a function's parameter must have a value when it is called).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..rule import Unsupported
+from .trainer_class import METHOD_SHAPE
+
+
+@dataclass
+class Carried:
+    """helper -> the attributes its calls carry back; the helpers that also return a value."""
+
+    attrs: dict[str, list[str]]
+    valued: set[str]
+
+    def check(self, owner: str, used, init: str) -> None:
+        """Unsupported (TL173) unless every call of a carrying helper can assign the
+        attributes back where the class's attribute changed (see the module docstring)."""
+        for method, info in used.items():
+            finder = _CarriedCalls("self", self)
+            info.node.body.visit(finder)
+            if finder.refused is not None:
+                call, why = finder.refused
+                helper = call.func.attr.value
+                raise Unsupported(
+                    METHOD_SHAPE,
+                    f"`{owner}.{helper}` (a function once inlined) rebinds "
+                    f"`self.{self.attrs[helper][0]}` and is called in `{owner}.{method}` {why}: "
+                    "as a function it could not carry the new value back there",
+                    info.node,
+                )
+        _check_bound_first(owner, used[init].node, self.attrs)
+
+    def check_script(self, owner: str, instance: str, block) -> None:
+        """The same for the script's own calls of such a method (`trainer.freeze()`)."""
+        finder = _CarriedCalls(instance, self)
+        for stmt in block:
+            stmt.visit(finder)
+            if finder.refused is not None:
+                call, why = finder.refused
+                helper = call.func.attr.value
+                raise Unsupported(
+                    METHOD_SHAPE,
+                    f"`{owner}.{helper}` rebinds `self.{self.attrs[helper][0]}` and the script "
+                    f"calls `{instance}.{helper}()` {why}: once a function, it could not carry "
+                    "the new value back there",
+                    stmt,
+                )
+
+    def returned(self, helper: str, value: cst.BaseExpression | None) -> cst.BaseExpression:
+        """What a carrying helper returns: its value (if any of its returns gives one) and
+        the attributes it carries, `return logs, global_step`."""
+        attrs = self.attrs[helper]
+        if helper not in self.valued:
+            return _names(attrs)
+        value = value if value is not None else cst.Name("None")
+        return _tuple([value, *[cst.Name(a) for a in attrs]])
+
+    def final_return(self, helper: str) -> cst.SimpleStatementLine:
+        """The `return` a carrying helper ends with when its body can end without one."""
+        return cst.SimpleStatementLine([cst.Return(self.returned(helper, None))])
+
+    def call(self, helper: str, original, updated) -> cst.BaseSmallStatement:
+        """`x = h(...)` -> `x, step = h(...)`; `h(...)` -> `step = h(...)` (or
+        `step = h(...)[1]` when `h` also returns a value the statement drops)."""
+        attrs = self.attrs[helper]
+        if isinstance(original, cst.Expr):
+            value = updated.value
+            if helper in self.valued:
+                index = cst.Integer("1")
+                element = cst.Index(index) if len(attrs) == 1 else cst.Slice(index, None)
+                value = cst.Subscript(value, [cst.SubscriptElement(element)])
+            return cst.Assign([cst.AssignTarget(_names(attrs))], value)
+        target = updated.targets[0].target
+        if isinstance(target, cst.Tuple):
+            target = target.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        target = _tuple([target, *[cst.Name(a) for a in attrs]])
+        return updated.with_changes(targets=[cst.AssignTarget(target)])
+
+
+def carried_state(used, helpers: list[str], rank) -> Carried:
+    """The attributes each helper's calls must carry back (those it, or a helper it calls,
+    rebinds), in the order the class first sets them."""
+    carried = {h: set(used[h].stores) for h in helpers}
+    changed = True
+    while changed:  # a caller carries what its callees carry
+        changed = False
+        for helper in helpers:
+            for callee in used[helper].calls:
+                if callee in carried and not carried[callee] <= carried[helper]:
+                    carried[helper] |= carried[callee]
+                    changed = True
+    attrs = {
+        h: sorted(found, key=lambda a: (rank.get(a, len(rank)), a))
+        for h, found in carried.items()
+        if found
+    }
+    return Carried(attrs, {h for h in attrs if _returns_value(used[h].node)})
+
+
+def ends_in_return(node: cst.FunctionDef) -> bool:
+    """Whether the function's last statement returns or raises (nothing to append)."""
+    last = node.body.body[-1]
+    return m.matches(last, m.SimpleStatementLine([m.Return() | m.Raise()]))
+
+
+def _check_bound_first(owner: str, init: cst.FunctionDef, carried) -> None:
+    """Each carried attribute set by a statement of `__init__` itself (not under an `if`)
+    before the first statement calling a method: it is passed to the helper, so it must
+    have a value whenever the helper may run."""
+    bound: set[str] = set()
+    for stmt in init.body.body:
+        if m.findall(stmt, m.Call(func=m.Attribute(value=m.Name("self")))):
+            break
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                targets = [t.target for t in getattr(small, "targets", [])]
+                targets += [small.target] if isinstance(small, cst.AnnAssign) else []
+                for target in targets:
+                    for found in [target, *m.findall(target, m.Attribute(m.Name("self")))]:
+                        if m.matches(found, m.Attribute(m.Name("self"), m.Name())):
+                            bound.add(found.attr.value)
+    for helper, attrs in carried.items():
+        missing = [a for a in attrs if a not in bound]
+        if missing:
+            raise Unsupported(
+                METHOD_SHAPE,
+                f"`{owner}.{helper}` (a function once inlined) rebinds `self.{missing[0]}`, "
+                "which `__init__` does not set before it calls a method: the function would "
+                "be given a name without a value",
+                init,
+            )
+
+
+class _CarriedCalls(cst.CSTVisitor):
+    """The first call `<receiver>.h(...)` of a carrying helper that cannot assign back:
+    `refused` = (call, why). Allowed: `receiver.h(...)` as a statement, or `x = receiver.h(...)`
+    with one target not reading the carried attributes (and `h` returning a value: else
+    `x = None` would be lost), in the method's own scope, outside any `try`."""
+
+    def __init__(self, receiver: str, carried: Carried) -> None:
+        self.receiver, self.carried, self.valued = receiver, carried.attrs, carried.valued
+        self.statement_calls: set[int] = set()
+        self.nested = self.tries = 0
+        self.refused: tuple[cst.Call, str] | None = None
+
+    def visit_FunctionDef(self, node) -> None:
+        self.nested += 1
+
+    def leave_FunctionDef(self, original_node) -> None:
+        self.nested -= 1
+
+    def visit_Try(self, node) -> None:
+        self.tries += 1
+
+    def leave_Try(self, original_node) -> None:
+        self.tries -= 1
+
+    def visit_TryStar(self, node) -> None:
+        self.tries += 1
+
+    def leave_TryStar(self, original_node) -> None:
+        self.tries -= 1
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        self.statement_calls.add(id(node.value))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._carrying(node.value) and len(node.targets) == 1:
+            attrs = self.carried[node.value.func.attr.value]
+            target = node.targets[0].target
+            read = m.findall(target, m.Attribute(m.Name(self.receiver), m.Name()))
+            valued = node.value.func.attr.value in self.valued
+            if valued and not any(a.attr.value in attrs for a in read):
+                self.statement_calls.add(id(node.value))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.refused is not None or not self._carrying(node):
+            return
+        if id(node) not in self.statement_calls:
+            why = "inside an expression or an assignment it cannot extend"
+        elif self.nested:
+            why = "from a function nested in it"
+        elif self.tries:
+            why = "inside a `try` (an exception caught there would lose the value)"
+        else:
+            return
+        self.refused = (node, why)
+
+    def _carrying(self, node) -> bool:
+        return m.matches(
+            node, m.Call(func=m.Attribute(value=m.Name(self.receiver), attr=m.Name()))
+        ) and (node.func.attr.value in self.carried)
+
+
+def _names(attrs: list[str]) -> cst.BaseExpression:
+    return cst.Name(attrs[0]) if len(attrs) == 1 else _tuple([cst.Name(a) for a in attrs])
+
+
+def _tuple(values: list[cst.BaseExpression]) -> cst.Tuple:
+    return cst.Tuple([cst.Element(v) for v in values], lpar=[], rpar=[])
+
+
+def _returns_value(node: cst.FunctionDef) -> bool:
+    """Whether a `return` of the function itself (not of a nested one) gives a value."""
+    finder = _OwnReturns()
+    node.body.visit(finder)
+    return any(r.value is not None for r in finder.found)
+
+
+class _OwnReturns(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.Return] = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found.append(node)
+
+
+class CarryBack(cst.CSTTransformer):
+    """Base of the transformers inlining the class: a statement calling a carrying helper on
+    `receiver` assigns back what it carries; in the body of `returning` (a carrying helper),
+    each of its own `return`s gives the carried attributes too."""
+
+    def __init__(self, receiver: str, carried: Carried, returning: str | None = None) -> None:
+        super().__init__()
+        self.receiver, self.carried, self.returning = receiver, carried, returning
+        self.nested = 0
+
+    def _helper(self, node) -> str | None:
+        call = m.Call(func=m.Attribute(value=m.Name(self.receiver), attr=m.Name()))
+        if m.matches(node, call) and node.func.attr.value in self.carried.attrs:
+            return node.func.attr.value
+        return None
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
+        helper = self._helper(original.value)
+        return self.carried.call(helper, original, updated) if helper else updated
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        helper = self._helper(original.value)
+        return self.carried.call(helper, original, updated) if helper else updated
+
+    def visit_FunctionDef(self, node) -> None:
+        self.nested += 1
+
+    def leave_FunctionDef(self, original, updated):
+        self.nested -= 1
+        return updated
+
+    def leave_Return(self, original: cst.Return, updated: cst.Return):
+        if self.returning not in self.carried.attrs or self.nested:
+            return updated
+        return updated.with_changes(value=self.carried.returned(self.returning, updated.value))
+
+
+def mirrored_loop_targets(run: cst.FunctionDef, attrs: set[str], rebound_elsewhere) -> set[str]:
+    """Attributes the run method only ever sets to its own loop variable of the same name,
+    first thing in that loop's body:
+
+        for epoch in range(self.args.epochs):
+            self.epoch = epoch
+
+    Inlined, the attribute and the loop variable may be one name: they differ only between
+    the loop's header and that first statement, where nothing runs. The loop variable must
+    be bound by nothing else, the attribute set by nothing else after `__init__` (not by a
+    helper: `rebound_elsewhere`)."""
+    found = set()
+    own_loops = [loop for loop in _own(run.body, cst.For) if isinstance(loop.target, cst.Name)]
+    for name in {loop.target.value for loop in own_loops} & (attrs - rebound_elsewhere):
+        loops = [loop for loop in own_loops if loop.target.value == name]
+        copy = m.SimpleStatementLine(
+            [m.Assign([m.AssignTarget(m.Attribute(m.Name("self"), m.Name(name)))], m.Name(name))]
+        )
+        if not all(loop.body.body and m.matches(loop.body.body[0], copy) for loop in loops):
+            continue
+        if _binds(run.body, name) == len(loops) and _sets_attr(run.body, name) == len(loops):
+            found.add(name)
+    return found
+
+
+def _own(node: cst.CSTNode, kind, own_only: bool = True) -> list:
+    """The nodes of `kind` in `node` (`own_only`: not those of a nested function or class)."""
+
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: list = []
+
+        def on_visit(self, visited) -> bool:
+            if isinstance(visited, kind):
+                self.found.append(visited)
+            nested = isinstance(visited, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+            return not (own_only and nested)
+
+    finder = Finder()
+    node.visit(finder)
+    return finder.found
+
+
+_BINDERS = (
+    cst.AssignTarget,
+    cst.AugAssign,
+    cst.AnnAssign,
+    cst.For,
+    cst.CompFor,
+    cst.NamedExpr,
+    cst.WithItem,
+    cst.ExceptHandler,
+    cst.ImportAlias,
+    cst.FunctionDef,
+    cst.ClassDef,
+)
+
+
+def _binds(node: cst.CSTNode, name: str) -> int:
+    """How many statements or clauses may bind `name` in `node` (at any depth; counting
+    more than Python would only refuses more)."""
+    return _count_targets(node, m.Name(name))
+
+
+def _binder_target(binder) -> cst.CSTNode | None:
+    if isinstance(binder, (cst.FunctionDef, cst.ClassDef)):
+        return binder.name
+    if isinstance(binder, cst.WithItem):
+        return binder.asname
+    if isinstance(binder, cst.ExceptHandler):
+        return binder.name
+    if isinstance(binder, cst.ImportAlias):
+        return binder.asname or binder.name
+    return binder.target
+
+
+def _sets_attr(node: cst.CSTNode, attr: str) -> int:
+    """How many assignments in `node` set `self.<attr>` (any target form)."""
+    return _count_targets(node, m.Attribute(m.Name("self"), m.Name(attr)))
+
+
+def _count_targets(node: cst.CSTNode, wanted) -> int:
+    count = 0
+    for binder in _own(node, _BINDERS, own_only=False):
+        target = _binder_target(binder)
+        if target is None:
+            continue
+        attr_names = {id(a.attr) for a in m.findall(target, m.Attribute())}  # `x.epoch`
+        if any(id(found) not in attr_names for found in m.findall(target, wanted)):
+            count += 1
+    return count

@@ -169,6 +169,130 @@ runner.fit(2)
         ["steps_per_log = 1", "if batch_idx % self.hparams.steps_per_log == 0:"],
         ["def save", "class Engine"],
     ),
+    "helper_rebinds_an_attribute": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.seen = 0
+
+            def train_epoch(self):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+                    self.seen += len(x)
+
+            def fit(self):
+                for epoch in range(2):
+                    self.train_epoch()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        print(runner.seen)
+        """,
+        # returned by train_epoch, assigned back where it was called (trainer_state.py)
+        ["self.train_epoch_seen += len(x)", "seen = lit_model.seen\nprint(seen)"],
+        ["def train_epoch", "runner."],
+    ),
+    "method_called_by_the_script_rebinds_an_attribute": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.frozen = False
+
+            def freeze(self):
+                for p in self.net.parameters():
+                    p.requires_grad_(False)
+                self.frozen = True
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        runner.freeze()
+        print(runner.frozen)
+        """,
+        ["frozen = True\n    return frozen", "frozen = freeze(model, frozen)\nprint(frozen)"],
+        ["runner."],
+    ),
+    "step_counter_of_a_train_step_method": (
+        """
+        class Runner:
+            def __init__(self, net, data, log_every=2):
+                self.net = net
+                self.data = data
+                self.log_every = log_every
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.global_step = 0
+
+            def train_step(self, x, y):
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+                self.global_step += 1
+                return loss.item()
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    for x, y in self.data:
+                        loss = self.train_step(x, y)
+                        if self.global_step % self.log_every == 0:
+                            print(self.global_step, loss)
+                return self.global_step
+
+
+        runner = Runner(model, loader)
+        steps = runner.fit(2)
+        print(steps, runner.global_step)
+        """,
+        ["train_step_global_step += 1", "global_step = lit_model.global_step_"],
+        ["def train_step", "class Runner"],
+    ),
+    "epoch_attribute_set_from_the_loop_variable": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epoch = 0
+
+            def report(self, loss):
+                print(f"epoch {self.epoch}: {loss:.4f}")
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    self.epoch = epoch
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    self.report(loss.item())
+
+
+        runner = Runner(model, loader)
+        runner.fit(2)
+        """,
+        ["def report(epoch, loss):"],
+        ["class Runner", "self.epoch = epoch"],
+    ),
 }
 
 UNCHANGED = {
@@ -234,14 +358,14 @@ runner.fit(2)
         """,
         "TL172",
     ),
-    "helper_rebinds_an_attribute": (
+    "state_helper_called_inside_an_expression": (
         """
         class Runner:
             def __init__(self, net, data):
                 self.net = net
                 self.data = data
                 self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.seen = 0
+                self.best = float("inf")
 
             def train_epoch(self):
                 for x, y in self.data:
@@ -249,11 +373,16 @@ runner.fit(2)
                     loss = criterion(self.net(x), y)
                     loss.backward()
                     self.opt.step()
-                    self.seen += len(x)
+                return loss.item()
+
+            def track(self, loss):
+                if loss < self.best:
+                    self.best = loss
+                return loss
 
             def fit(self):
                 for epoch in range(2):
-                    self.train_epoch()
+                    print(self.track(self.train_epoch()), self.best)
 
 
         runner = Runner(model, loader)
@@ -261,19 +390,120 @@ runner.fit(2)
         """,
         "TL173",
     ),
-    "method_called_by_the_script_rebinds_an_attribute": (
+    "state_helper_called_from_a_nested_function": (
         """
         class Runner:
             def __init__(self, net, data):
                 self.net = net
                 self.data = data
                 self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.frozen = False
+                self.best = float("inf")
 
-            def freeze(self):
-                for p in self.net.parameters():
-                    p.requires_grad_(False)
-                self.frozen = True
+            def train_epoch(self):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+                return loss.item()
+
+            def track(self, loss):
+                if loss < self.best:
+                    self.best = loss
+                return loss
+
+            def fit(self):
+                def step():
+                    self.track(self.train_epoch())
+
+                for epoch in range(2):
+                    step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL173",
+    ),
+    "state_helper_called_inside_try": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.best = float("inf")
+
+            def train_epoch(self):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+                return loss.item()
+
+            def track(self, loss):
+                if loss < self.best:
+                    self.best = loss
+                return loss
+
+            def fit(self):
+                for epoch in range(2):
+                    loss = self.train_epoch()
+                    try:
+                        self.track(loss)
+                    except ValueError:
+                        pass
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL173",
+    ),
+    "state_helper_result_assigned_to_the_attribute_it_rebinds": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.best = float("inf")
+
+            def train_epoch(self):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+                return loss.item()
+
+            def track(self, loss):
+                if loss < self.best:
+                    self.best = loss
+                return loss
+
+            def fit(self):
+                for epoch in range(2):
+                    self.best = self.track(self.train_epoch())
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL173",
+    ),
+    "state_helper_rebinds_an_attribute_init_sets_after_a_call": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.reset()
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+            def reset(self):
+                self.seen = 0
 
             def fit(self):
                 for epoch in range(2):
@@ -282,14 +512,66 @@ runner.fit(2)
                         loss = criterion(self.net(x), y)
                         loss.backward()
                         self.opt.step()
+                        self.seen += len(x)
 
 
         runner = Runner(model, loader)
         runner.fit()
-        runner.freeze()
-        print(runner.frozen)
         """,
         "TL173",
+    ),
+    "state_helper_without_return_assigned": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.seen = 0
+
+            def count(self, x):
+                self.seen += len(x)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                        done = self.count(x)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL173",
+    ),
+    "loop_variable_named_like_an_attribute_set_elsewhere": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epoch = 0
+
+            def fit(self):
+                for epoch in range(2):
+                    self.epoch = epoch
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                self.epoch = -1
+                print(epoch)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL174",
     ),
     "fit_returns_early": (
         """

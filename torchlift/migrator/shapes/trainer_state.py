@@ -57,7 +57,7 @@ class Carried:
                     f"`{owner}.{helper}` (a function once inlined) rebinds "
                     f"`self.{self.attrs[helper][0]}` and is called in `{owner}.{method}` {why}: "
                     "as a function it could not carry the new value back there",
-                    info.node,
+                    call,
                 )
         _check_bound_first(owner, used[init].node, self.attrs)
 
@@ -74,7 +74,7 @@ class Carried:
                     f"`{owner}.{helper}` rebinds `self.{self.attrs[helper][0]}` and the script "
                     f"calls `{instance}.{helper}()` {why}: once a function, it could not carry "
                     "the new value back there",
-                    stmt,
+                    call,
                 )
 
     def returned(self, helper: str, value: cst.BaseExpression | None) -> cst.BaseExpression:
@@ -171,6 +171,7 @@ class _CarriedCalls(cst.CSTVisitor):
     def __init__(self, receiver: str, carried: Carried) -> None:
         self.receiver, self.carried, self.valued = receiver, carried.attrs, carried.valued
         self.statement_calls: set[int] = set()
+        self.assign_refused: dict[int, str] = {}  # id of a call -> why its assignment cannot
         self.nested = self.tries = 0
         self.refused: tuple[cst.Call, str] | None = None
 
@@ -196,19 +197,34 @@ class _CarriedCalls(cst.CSTVisitor):
         self.statement_calls.add(id(node.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if self._carrying(node.value) and len(node.targets) == 1:
-            attrs = self.carried[node.value.func.attr.value]
-            target = node.targets[0].target
-            read = m.findall(target, m.Attribute(m.Name(self.receiver), m.Name()))
-            valued = node.value.func.attr.value in self.valued
-            if valued and not any(a.attr.value in attrs for a in read):
-                self.statement_calls.add(id(node.value))
+        if not self._carrying(node.value):
+            return
+        helper = node.value.func.attr.value
+        read = [
+            a.attr.value
+            for t in node.targets
+            for a in m.findall(t.target, m.Attribute(m.Name(self.receiver), m.Name()))
+            if a.attr.value in self.carried[helper]
+        ]
+        if len(node.targets) > 1:
+            self.assign_refused[id(node.value)] = "with its value assigned to several targets"
+        elif read:
+            self.assign_refused[id(node.value)] = (
+                f"with its value assigned to a target naming `{self.receiver}.{read[0]}`, "
+                "which the call rebinds"
+            )
+        elif helper not in self.valued:
+            self.assign_refused[id(node.value)] = "with its value assigned, though it returns none"
+        else:
+            self.statement_calls.add(id(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.refused is not None or not self._carrying(node):
             return
-        if id(node) not in self.statement_calls:
-            why = "inside an expression or an assignment it cannot extend"
+        if id(node) in self.assign_refused:
+            why = self.assign_refused[id(node)]
+        elif id(node) not in self.statement_calls:
+            why = "inside an expression (its reads of the attribute would see the old value)"
         elif self.nested:
             why = "from a function nested in it"
         elif self.tries:

@@ -17,6 +17,30 @@ class Runner:
                 self.opt.step()
 """
 
+# `track()` rebinds `self.best`: carried back by its calls, refused where it cannot come back
+_TRACKING = """
+class Runner:
+    def __init__(self, net, data):
+        self.net = net
+        self.data = data
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        self.best = float("inf")
+
+    def train_epoch(self):
+        for x, y in self.data:
+            self.opt.zero_grad()
+            loss = criterion(self.net(x), y)
+            loss.backward()
+            self.opt.step()
+        return loss.item()
+
+    def track(self, loss):
+        if loss < self.best:
+            self.best = loss
+        return loss
+
+"""
+
 CONVERTS = {
     "module_level_instance_run_once": (
         _RUNNER + """
@@ -293,6 +317,23 @@ runner.fit(2)
         ["def report(epoch, loss):"],
         ["class Runner", "self.epoch = epoch"],
     ),
+    "state_helper_value_and_attribute_both_come_back": (
+        _TRACKING
+        + """
+    def fit(self):
+        for epoch in range(2):
+            loss = self.train_epoch()
+            loss = self.track(loss)
+            print(loss, self.best)
+
+
+runner = Runner(model, loader)
+runner.fit()
+print(runner.best)
+""",
+        ["self.loss, self.best = track(self.best, self.loss)", "return loss, best"],
+        ["class Runner", "runner."],
+    ),
 }
 
 UNCHANGED = {
@@ -359,138 +400,62 @@ runner.fit(2)
         "TL172",
     ),
     "state_helper_called_inside_an_expression": (
-        """
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.best = float("inf")
-
-            def train_epoch(self):
-                for x, y in self.data:
-                    self.opt.zero_grad()
-                    loss = criterion(self.net(x), y)
-                    loss.backward()
-                    self.opt.step()
-                return loss.item()
-
-            def track(self, loss):
-                if loss < self.best:
-                    self.best = loss
-                return loss
-
-            def fit(self):
-                for epoch in range(2):
-                    print(self.track(self.train_epoch()), self.best)
+        _TRACKING
+        + """
+    def fit(self):
+        for epoch in range(2):
+            print(self.track(self.train_epoch()), self.best)
 
 
-        runner = Runner(model, loader)
-        runner.fit()
-        """,
+runner = Runner(model, loader)
+runner.fit()
+""",
         "TL173",
     ),
     "state_helper_called_from_a_nested_function": (
-        """
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.best = float("inf")
+        _TRACKING
+        + """
+    def fit(self):
+        def step():
+            self.track(self.train_epoch())
 
-            def train_epoch(self):
-                for x, y in self.data:
-                    self.opt.zero_grad()
-                    loss = criterion(self.net(x), y)
-                    loss.backward()
-                    self.opt.step()
-                return loss.item()
-
-            def track(self, loss):
-                if loss < self.best:
-                    self.best = loss
-                return loss
-
-            def fit(self):
-                def step():
-                    self.track(self.train_epoch())
-
-                for epoch in range(2):
-                    step()
+        for epoch in range(2):
+            step()
 
 
-        runner = Runner(model, loader)
-        runner.fit()
-        """,
+runner = Runner(model, loader)
+runner.fit()
+""",
         "TL173",
     ),
     "state_helper_called_inside_try": (
-        """
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.best = float("inf")
-
-            def train_epoch(self):
-                for x, y in self.data:
-                    self.opt.zero_grad()
-                    loss = criterion(self.net(x), y)
-                    loss.backward()
-                    self.opt.step()
-                return loss.item()
-
-            def track(self, loss):
-                if loss < self.best:
-                    self.best = loss
-                return loss
-
-            def fit(self):
-                for epoch in range(2):
-                    loss = self.train_epoch()
-                    try:
-                        self.track(loss)
-                    except ValueError:
-                        pass
+        _TRACKING
+        + """
+    def fit(self):
+        for epoch in range(2):
+            loss = self.train_epoch()
+            try:
+                self.track(loss)
+            except ValueError:
+                pass
 
 
-        runner = Runner(model, loader)
-        runner.fit()
-        """,
+runner = Runner(model, loader)
+runner.fit()
+""",
         "TL173",
     ),
     "state_helper_result_assigned_to_the_attribute_it_rebinds": (
-        """
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.best = float("inf")
-
-            def train_epoch(self):
-                for x, y in self.data:
-                    self.opt.zero_grad()
-                    loss = criterion(self.net(x), y)
-                    loss.backward()
-                    self.opt.step()
-                return loss.item()
-
-            def track(self, loss):
-                if loss < self.best:
-                    self.best = loss
-                return loss
-
-            def fit(self):
-                for epoch in range(2):
-                    self.best = self.track(self.train_epoch())
+        _TRACKING
+        + """
+    def fit(self):
+        for epoch in range(2):
+            self.best = self.track(self.train_epoch())
 
 
-        runner = Runner(model, loader)
-        runner.fit()
-        """,
+runner = Runner(model, loader)
+runner.fit()
+""",
         "TL173",
     ),
     "state_helper_rebinds_an_attribute_init_sets_after_a_call": (

@@ -47,33 +47,25 @@ class Carried:
         """Unsupported (TL173) unless every call of a carrying helper can assign the
         attributes back where the class's attribute changed (see the module docstring)."""
         for method, info in used.items():
-            finder = _CarriedCalls("self", self)
-            info.node.body.visit(finder)
+            self._check_calls(owner, "self", [info.node.body], f"`{owner}.{method}`")
+        _check_bound_first(owner, used[init].node, self.attrs)
+
+    def check_script(self, owner: str, instance: str, block) -> None:
+        """The same for the script's own calls of such a method (`trainer.freeze()`)."""
+        self._check_calls(owner, instance, block, "the script")
+
+    def _check_calls(self, owner: str, receiver: str, nodes, where: str) -> None:
+        finder = _CarriedCalls(receiver, self)
+        for node in nodes:
+            node.visit(finder)
             if finder.refused is not None:
                 call, why = finder.refused
                 helper = call.func.attr.value
                 raise Unsupported(
                     METHOD_SHAPE,
                     f"`{owner}.{helper}` (a function once inlined) rebinds "
-                    f"`self.{self.attrs[helper][0]}` and is called in `{owner}.{method}` {why}: "
-                    "as a function it could not carry the new value back there",
-                    call,
-                )
-        _check_bound_first(owner, used[init].node, self.attrs)
-
-    def check_script(self, owner: str, instance: str, block) -> None:
-        """The same for the script's own calls of such a method (`trainer.freeze()`)."""
-        finder = _CarriedCalls(instance, self)
-        for stmt in block:
-            stmt.visit(finder)
-            if finder.refused is not None:
-                call, why = finder.refused
-                helper = call.func.attr.value
-                raise Unsupported(
-                    METHOD_SHAPE,
-                    f"`{owner}.{helper}` rebinds `self.{self.attrs[helper][0]}` and the script "
-                    f"calls `{instance}.{helper}()` {why}: once a function, it could not carry "
-                    "the new value back there",
+                    f"`self.{self.attrs[helper][0]}` and is called in {where} {why}: as a "
+                    "function it could not carry the new value back there",
                     call,
                 )
 

@@ -334,6 +334,38 @@ print(runner.best)
         ["self.loss, self.best = track(self.best, self.loss)", "return loss, best"],
         ["class Runner", "runner."],
     ),
+    "state_helper_returning_a_tuple": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.steps = 0
+
+            def train_step(self, x, y):
+                self.opt.zero_grad()
+                out = self.net(x)
+                loss = criterion(out, y)
+                loss.backward()
+                self.opt.step()
+                self.steps += 1
+                return loss.item(), out.argmax(1)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        loss, pred = self.train_step(x, y)
+                        print(self.steps, loss, pred.tolist())
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        # the helper's own tuple stays one value: `return (loss.item(), out.argmax(1)), steps`
+        ["(loss, pred), self.steps = (", "), train_step_steps"],
+        ["class Runner"],
+    ),
 }
 
 UNCHANGED = {

@@ -76,6 +76,8 @@ class Carried:
         if helper not in self.valued:
             return _names(attrs)
         value = value if value is not None else cst.Name("None")
+        if isinstance(value, _LOOSE) and not value.lpar:  # `return a, b` -> `(a, b), step`
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         return _tuple([value, *[cst.Name(a) for a in attrs]])
 
     def final_return(self, helper: str) -> cst.SimpleStatementLine:
@@ -229,6 +231,10 @@ class _CarriedCalls(cst.CSTVisitor):
         return m.matches(
             node, m.Call(func=m.Attribute(value=m.Name(self.receiver), attr=m.Name()))
         ) and (node.func.attr.value in self.carried)
+
+
+# values that would bind looser than the tuple they become an element of
+_LOOSE = (cst.Tuple, cst.Lambda, cst.IfExp, cst.NamedExpr, cst.Yield)
 
 
 def _names(attrs: list[str]) -> cst.BaseExpression:

@@ -366,6 +366,44 @@ print(runner.best)
         ["(loss, pred), self.steps = (", "), train_step_steps"],
         ["class Runner"],
     ),
+    "snapshot_loaded_in_init_sets_the_first_epoch": (
+        """
+        import os
+
+
+        class Runner:
+            def __init__(self, net, data, snapshot_path):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epochs_run = 0
+                if os.path.exists(snapshot_path):
+                    self._load_snapshot(snapshot_path)
+
+            def _load_snapshot(self, path):
+                snapshot = torch.load(path)
+                self.net.load_state_dict(snapshot["MODEL_STATE"])
+                self.epochs_run = snapshot["EPOCHS_RUN"]
+                print(f"resuming at epoch {self.epochs_run}")
+
+            def train(self, max_epochs):
+                for epoch in range(self.epochs_run, max_epochs):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader, "snapshot.pt")
+        runner.train(3)
+        """,
+        [
+            "        epochs_run = _load_snapshot(model, epochs_run, snapshot_path)",
+            "    return epochs_run\n",
+        ],
+        ["class Runner"],
+    ),
 }
 
 UNCHANGED = {

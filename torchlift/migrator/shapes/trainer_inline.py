@@ -17,13 +17,15 @@ The instance's attributes are the loop's bindings: `__init__`'s body runs where 
 created (its parameters bound to the call's arguments, in the order Python evaluates them),
 the method the script calls (`fit()`) runs where it is called, `self.x` becomes the name `x`,
 and the methods they call become module functions given the attributes they read (the helper
-functions the loop shapes already inline). Later reads of `trainer.x` read `x`. The result is
+functions the loop shapes already inline); one rebinding an attribute returns it too, and its
+calls assign it back (trainer_state.py). Later reads of `trainer.x` read `x`. The result is
 a flat script the loop shapes convert; it is never written itself.
 
 What it leaves alone (see trainer_class.py for the codes): a class with a base, decorators,
 properties or class-level code (TL133); an instance not created once and run once in the same
 block (TL171); `self` or the instance used other than through attributes and method calls
-(TL172); a called method rebinding an attribute, returning early or taking `*args` (TL173);
+(TL172); a called method rebinding an attribute where the value cannot come back right after
+the call, returning early or taking `*args` (TL173);
 a name of the class meaning something else where it is inlined (TL174). Methods the script
 never calls are removed with the class (the report names them).
 """

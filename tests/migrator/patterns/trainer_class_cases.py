@@ -404,6 +404,35 @@ print(runner.best)
         ],
         ["class Runner"],
     ),
+    "step_counter_set_first_thing_in_fit": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+            def train_step(self, x, y):
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+                self.step += 1
+
+            def fit(self, resume):
+                self.step = 0
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.train_step(x, y)
+                print(self.step)
+
+
+        runner = Runner(model, loader)
+        runner.fit(False)
+        """,
+        ["train_step_step += 1", "print(step)"],
+        ["class Runner"],
+    ),
 }
 
 UNCHANGED = {
@@ -607,6 +636,35 @@ runner.fit()
         runner.fit()
         """,
         "TL174",
+    ),
+    "step_counter_set_in_fit_under_a_condition": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+            def train_step(self, x, y):
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+                self.step += 1
+
+            def fit(self, resume):
+                if not resume:
+                    self.step = 0
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.train_step(x, y)
+                print(self.step)
+
+
+        runner = Runner(model, loader)
+        runner.fit(False)
+        """,
+        "TL173",
     ),
     "fit_returns_early": (
         """

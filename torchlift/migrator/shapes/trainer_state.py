@@ -43,12 +43,12 @@ class Carried:
     attrs: dict[str, list[str]]
     valued: set[str]
 
-    def check(self, owner: str, used, init: str) -> None:
+    def check(self, owner: str, used, run: str, others: list[str]) -> None:
         """Unsupported (TL173) unless every call of a carrying helper can assign the
         attributes back where the class's attribute changed (see the module docstring)."""
         for method, info in used.items():
             self._check_calls(owner, "self", [info.node.body], f"`{owner}.{method}`")
-        _check_bound_first(owner, used[init].node, self.attrs)
+        _check_bound_first(owner, used, run, others, self.attrs)
 
     def check_script(self, owner: str, instance: str, block) -> None:
         """The same for the script's own calls of such a method (`trainer.freeze()`)."""
@@ -128,32 +128,77 @@ def ends_in_return(node: cst.FunctionDef) -> bool:
     return m.matches(last, m.SimpleStatementLine([m.Return() | m.Raise()]))
 
 
-def _check_bound_first(owner: str, init: cst.FunctionDef, carried) -> None:
-    """Each carried attribute set by a statement of `__init__` itself (not under an `if`)
-    before the first statement calling a method: it is passed to the helper, so it must
-    have a value whenever the helper may run."""
-    bound: set[str] = set()
-    for stmt in init.body.body:
-        if m.findall(stmt, m.Call(func=m.Attribute(value=m.Name("self")))):
-            break
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                targets = [t.target for t in getattr(small, "targets", [])]
-                targets += [small.target] if isinstance(small, cst.AnnAssign) else []
-                for target in targets:
-                    for found in [target, *m.findall(target, m.Attribute(m.Name("self")))]:
-                        if m.matches(found, m.Attribute(m.Name("self"), m.Name())):
-                            bound.add(found.attr.value)
+def _check_bound_first(owner: str, used, run: str, others: list[str], carried) -> None:
+    """Each carried attribute has a value whenever a helper carrying it may run (it is passed
+    to the function): set by a statement of `__init__` itself (not under an `if`), before
+    the first statement calling a method when `__init__` reaches the helper; or, for a helper
+    only the run method reaches, by one of its own statements before its first call."""
+    init_first = _bound_before_calls(used["__init__"].node, stop=True)
+    init_all = _bound_before_calls(used["__init__"].node, stop=False)
+    run_first = _bound_before_calls(used[run].node, stop=True)
+    from_init = _reached(used, "__init__")
+    from_script = set().union(*(_reached(used, o) | {o} for o in others))
     for helper, attrs in carried.items():
+        if helper in from_init:
+            bound, where = init_first, "`__init__` before it calls a method"
+        elif helper in from_script:
+            bound, where = init_all, "`__init__`"
+        else:
+            bound, where = (
+                init_all | run_first,
+                f"`__init__`, or by `{run}` before it calls a method",
+            )
         missing = [a for a in attrs if a not in bound]
         if missing:
             raise Unsupported(
                 METHOD_SHAPE,
                 f"`{owner}.{helper}` (a function once inlined) rebinds `self.{missing[0]}`, "
-                "which `__init__` does not set before it calls a method: the function would "
-                "be given a name without a value",
-                init,
+                f"which is not set for sure by {where}: the function would be given a name "
+                "without a value",
+                used[helper].node,
             )
+
+
+def _reached(used, method: str) -> set[str]:
+    """The methods `method` calls, directly or through others."""
+    found: set[str] = set()
+    stack = list(used[method].calls)
+    while stack:
+        current = stack.pop()
+        if current in used and current not in found:
+            found.add(current)
+            stack += used[current].calls
+    return found
+
+
+def _bound_before_calls(method: cst.FunctionDef, stop: bool) -> set[str]:
+    """Attributes the method's own statements (not under an `if` or a loop) set, up to its
+    first statement calling anything on `self` when `stop`."""
+    bound: set[str] = set()
+    for stmt in method.body.body:
+        if stop and m.findall(stmt, m.Call(func=m.Attribute(value=m.Name("self")))):
+            break
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            targets = [t.target for t in getattr(small, "targets", [])]
+            if isinstance(small, cst.AnnAssign) and small.value is not None:
+                targets.append(small.target)
+            for target in targets:
+                bound |= _set_attrs(target)
+    return bound
+
+
+def _set_attrs(target: cst.BaseExpression) -> set[str]:
+    """`self.x` set by an assignment target (also inside `a, self.x = ...`), never an
+    attribute the target only reads (`self.hist[self.k] = ...` sets neither)."""
+    if m.matches(target, m.Attribute(m.Name("self"), m.Name())):
+        return {target.attr.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_set_attrs(e.value) for e in target.elements))
+    if isinstance(target, cst.StarredElement):
+        return _set_attrs(target.value)
+    return set()
 
 
 class _CarriedCalls(cst.CSTVisitor):

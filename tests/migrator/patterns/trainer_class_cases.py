@@ -433,6 +433,41 @@ print(runner.best)
         ["train_step_step += 1", "print(step)"],
         ["class Runner"],
     ),
+    "best_kept_by_a_no_grad_validate": (
+        """
+        from torch import no_grad
+
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.best = float("inf")
+
+            @no_grad()
+            def validate(self):
+                loss = sum(criterion(self.net(x), y).item() for x, y in self.data)
+                if loss < self.best:
+                    self.best = loss
+                return loss
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    val = self.validate()
+                    print(val, self.best)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        ["@no_grad()\ndef validate(net, data, best):", "return loss, best"],
+        ["class Runner"],
+    ),
 }
 
 UNCHANGED = {
@@ -663,6 +698,40 @@ runner.fit()
 
         runner = Runner(model, loader)
         runner.fit(False)
+        """,
+        "TL173",
+    ),
+    "state_helper_with_a_decorator_of_its_own": (
+        """
+        import functools
+
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.best = float("inf")
+
+            @functools.lru_cache(maxsize=None)
+            def validate(self):
+                loss = sum(criterion(self.net(x), y).item() for x, y in self.data)
+                if loss < self.best:
+                    self.best = loss
+                return loss
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    val = self.validate()
+                    print(val, self.best)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
         """,
         "TL173",
     ),

@@ -137,7 +137,7 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
     }
     # a helper rebinding an attribute returns it, and its callers assign it back
     carried = carried_state(used, helpers, rank)
-    carried.check(name, used, site.method, site.others)
+    carried.check(name, used, site.method, site.others, module)
     if site.instance:
         carried.check_script(name, site.instance, site.block)
     plan = _Plan(module, cls, site, used, attrs, helpers, needs, carried)

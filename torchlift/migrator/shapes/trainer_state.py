@@ -21,17 +21,22 @@ That holds only where the value comes back when the attribute changes: refused (
 when the call is inside an expression (`print(self.validate(), self.best)` reads the
 attribute before the statement ends), assigns to more than one target or to a target reading
 the attribute, sits in a function nested in a method or in a `try` (an exception caught
-there would lose the value), or when `__init__` does not bind the attribute before any
-helper could rebind it (a function's parameter must have a value when it is called).
+there would lose the value), when the attribute may have no value yet where the helper
+runs (a function's parameter must have one: set it in `__init__`, or first thing in the run
+method), or when the helper is decorated other than by torch's grad modes (the decorator
+would see the value returned with its own).
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.qualnames import Qualnames
+from ..inputs import import_table
 from ..rule import Unsupported
 from .trainer_class import METHOD_SHAPE
 
@@ -43,12 +48,26 @@ class Carried:
     attrs: dict[str, list[str]]
     valued: set[str]
 
-    def check(self, owner: str, used, run: str, others: list[str]) -> None:
+    def check(self, owner: str, used, run: str, others: list[str], module: cst.Module) -> None:
         """Unsupported (TL173) unless every call of a carrying helper can assign the
         attributes back where the class's attribute changed (see the module docstring)."""
         for method, info in used.items():
             self._check_calls(owner, "self", [info.node.body], f"`{owner}.{method}`")
         _check_bound_first(owner, used, run, others, self.attrs)
+        qualnames = Qualnames(import_table(ast.parse(module.code)))
+        for helper in self.attrs:
+            for decorator in used[helper].node.decorators:
+                node = decorator.decorator
+                called = node.func if isinstance(node, cst.Call) else node
+                if not qualnames.of(called) <= _GRAD_MODES or not qualnames.of(called):
+                    raise Unsupported(
+                        METHOD_SHAPE,
+                        f"`{owner}.{helper}` (a function once inlined) rebinds "
+                        f"`self.{self.attrs[helper][0]}` and is decorated: returning the value "
+                        "too, its decorator would see it (only torch's grad modes are known "
+                        "not to look)",
+                        decorator,
+                    )
 
     def check_script(self, owner: str, instance: str, block) -> None:
         """The same for the script's own calls of such a method (`trainer.freeze()`)."""
@@ -277,6 +296,9 @@ class _CarriedCalls(cst.CSTVisitor):
             node, m.Call(func=m.Attribute(value=m.Name(self.receiver), attr=m.Name()))
         ) and (node.func.attr.value in self.carried)
 
+
+# decorators that only set torch's grad mode around the call, whatever it returns
+_GRAD_MODES = frozenset({"torch.no_grad", "torch.inference_mode", "torch.enable_grad"})
 
 # values that would bind looser than the tuple they become an element of
 _LOOSE = (cst.Tuple, cst.Lambda, cst.IfExp, cst.NamedExpr, cst.Yield)

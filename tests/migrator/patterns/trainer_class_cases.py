@@ -735,6 +735,35 @@ runner.fit()
         """,
         "TL173",
     ),
+    "loop_variable_named_like_an_attribute_a_helper_rebinds": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epoch = 0
+
+            def skip_ahead(self):
+                self.epoch += 1
+
+            def fit(self):
+                for epoch in range(3):
+                    self.epoch = epoch
+                    self.skip_ahead()
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    print(epoch, self.epoch)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL174",
+    ),
     "fit_returns_early": (
         """
         class Runner:

@@ -544,8 +544,8 @@ class _Plan:
         introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
         self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
         # `for epoch in ...: self.epoch = epoch`: one name for both (trainer_state.py)
-        helpers_set = self.rebound - self.used[site.method].stores
-        mirrored = mirrored_loop_targets(self.run, attrs - run_params, helpers_set)
+        by_helpers = set().union(*(self.used[h].stores for h in self.helpers))
+        mirrored = mirrored_loop_targets(self.run, attrs - run_params, by_helpers)
         self._clash(
             attrs & (run_params | run_locals - mirrored), "a local of the run method named like"
         )

@@ -57,6 +57,7 @@ from .trainer_state import (
     carried_state,
     ends_in_return,
     mirrored_loop_targets,
+    read_outside_loops,
 )
 
 _SELF_ATTR = m.Attribute(value=m.Name("self"))
@@ -526,6 +527,8 @@ class _Plan:
         # alive so that no id is reused by another node
         self.origin: dict[int, tuple[cst.CSTNode, cst.CSTNode]] = {}
         self.alias: dict[str, cst.Name] = {}  # parameter -> the call-site name it receives
+        self.flat: dict[str, str] = {}  # attribute -> its own name (trainer_state.py)
+        self.mirrored: set[str] = set()  # attributes sharing the loop variable's name
 
     # names ----------------------------------------------------------------------------
     def check_names(self) -> None:
@@ -543,11 +546,13 @@ class _Plan:
         self.alias = self._aliases(attrs)
         introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
         self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
-        # `for epoch in ...: self.epoch = epoch`: one name for both (trainer_state.py)
-        by_helpers = set().union(*(self.used[h].stores for h in self.helpers))
-        mirrored = mirrored_loop_targets(self.run, attrs - run_params, by_helpers)
+        # `for epoch in ...: self.epoch = epoch`: one name for both (trainer_state.py), or
+        # the attribute renamed where it is read apart from the loop variable
+        self.flat = self._renamed_attrs(run_params)
+        introduced |= set(self.flat.values())
         self._clash(
-            attrs & (run_params | run_locals - mirrored), "a local of the run method named like"
+            attrs & (run_params | run_locals - self.mirrored - set(self.flat)),
+            "a local of the run method named like",
         )
         self._clash(run_params & (init_params | init_locals), "a run parameter named like")
         self._clash(init_globals & introduced, "a global read by `__init__` named like")
@@ -581,6 +586,28 @@ class _Plan:
                 self._clash({helper}, "a module name, once a function,")
         self._check_param_attrs(init_params)
         self._check_init_order()
+
+    def _renamed_attrs(self, run_params: set[str]) -> dict[str, str]:
+        """Attributes set from the run method's loop variable of the same name that code
+        reads apart from that loop (`self.save()` after it, `trainer.epoch` in the script):
+        a name of their own there, `trainer_epoch`, which the loop shapes carry back like any
+        value the loop leaves behind. The others share the loop variable's name (mirrored)."""
+        by_helpers = set().union(*(self.used[h].stores for h in self.helpers))
+        found = mirrored_loop_targets(self.run, self.attrs - run_params, by_helpers)
+        site, flat = self.site, {}
+        prefix = site.instance or self.cls.name.value.lower()
+        taken = collect_names(self.module).all() | self.attrs | set(self.used)
+        for attr, loops in found.items():
+            helpers = {h for h in self.helpers if attr in self.needs[h]}
+            script = m.Attribute(m.Name(site.instance), m.Name(attr)) if site.instance else None
+            outside = read_outside_loops(self.run, attr, loops, helpers)
+            outside |= any(attr in self.needs.get(o, []) for o in site.others)
+            outside |= script is not None and bool(m.findall(site.owner, script))
+            fresh = f"{prefix}_{attr}"
+            if outside and fresh not in taken:
+                flat[attr] = fresh
+        self.mirrored = set(found) - set(flat)
+        return flat
 
     def _clash(self, names: set[str], why: str) -> None:
         if names:
@@ -695,8 +722,9 @@ class _Plan:
     # code -----------------------------------------------------------------------------
     def emit(self, dropped: list[str]) -> Inlined:
         site = self.site
-        rewrite = _SelfToNames(self.needs, self.carried)
-        reads = _InstanceReads(site.instance, self.alias, self.needs, self.carried)
+        rewrite = _SelfToNames(self.needs, self.carried, flat=self.flat)
+        renamed = {a: cst.Name(name) for a, name in self.flat.items()}
+        reads = _InstanceReads(site.instance, {**renamed, **self.alias}, self.needs, self.carried)
         created = self._bindings(self.init_args, site.created)
         created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
         created = [s for s in created if not _rebinds_itself(s)]
@@ -937,20 +965,20 @@ class _SelfToNames(CarryBack):
     """`self.x` -> `x`, `self.helper(a)` -> `helper(<attributes it reads>, a)` (and
     `step = helper(...)` when it rebinds `self.step`, see trainer_state.py)."""
 
-    def __init__(self, needs: dict[str, list[str]], carried, returning=None) -> None:
+    def __init__(self, needs: dict[str, list[str]], carried, returning=None, flat=None) -> None:
         super().__init__("self", carried, returning)
-        self.needs = needs
+        self.needs, self.flat = needs, flat or {}
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if m.matches(original.func, _SELF_ATTR) and original.func.attr.value in self.needs:
             helper = original.func.attr.value
-            given = [cst.Arg(cst.Name(a)) for a in self.needs[helper]]
+            given = [cst.Arg(cst.Name(self.flat.get(a, a))) for a in self.needs[helper]]
             return updated.with_changes(func=cst.Name(helper), args=given + list(updated.args))
         return updated
 
     def leave_Attribute(self, original, updated) -> cst.BaseExpression:
         if m.matches(updated, _SELF_ATTR):
-            return cst.Name(updated.attr.value)
+            return cst.Name(self.flat.get(updated.attr.value, updated.attr.value))
         return updated
 
 
@@ -959,7 +987,7 @@ class _InstanceReads(CarryBack):
 
     def __init__(self, instance: str, alias: dict[str, cst.Name], needs, carried) -> None:
         super().__init__(instance, carried)
-        self.instance, self.alias, self.needs = instance, alias, needs
+        self.instance, self.alias, self.needs = instance, alias, needs  # alias: also renamed
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         method = m.Attribute(value=m.Name(self.instance))

@@ -367,7 +367,7 @@ class CarryBack(cst.CSTTransformer):
         return updated.with_changes(value=self.carried.returned(self.returning, updated.value))
 
 
-def mirrored_loop_targets(run: cst.FunctionDef, attrs: set[str], rebound_elsewhere) -> set[str]:
+def mirrored_loop_targets(run: cst.FunctionDef, attrs: set[str], rebound_elsewhere) -> dict:
     """Attributes the run method only ever sets to its own loop variable of the same name,
     first thing in that loop's body:
 
@@ -377,8 +377,8 @@ def mirrored_loop_targets(run: cst.FunctionDef, attrs: set[str], rebound_elsewhe
     Inlined, the attribute and the loop variable may be one name: they differ only between
     the loop's header and that first statement, where nothing runs. The loop variable must
     be bound by nothing else, the attribute set by nothing else after `__init__` (not by a
-    helper: `rebound_elsewhere`)."""
-    found = set()
+    helper: `rebound_elsewhere`). name -> its loops."""
+    found = {}
     own_loops = [loop for loop in _own(run.body, cst.For) if isinstance(loop.target, cst.Name)]
     for name in {loop.target.value for loop in own_loops} & (attrs - rebound_elsewhere):
         loops = [loop for loop in own_loops if loop.target.value == name]
@@ -388,8 +388,20 @@ def mirrored_loop_targets(run: cst.FunctionDef, attrs: set[str], rebound_elsewhe
         if not all(loop.body.body and m.matches(loop.body.body[0], copy) for loop in loops):
             continue
         if _binds(run.body, name) == len(loops) and _sets_attr(run.body, name) == len(loops):
-            found.add(name)
+            found[name] = loops
     return found
+
+
+def read_outside_loops(run: cst.FunctionDef, attr: str, loops, helpers: set[str]) -> bool:
+    """Whether the run method reads `self.<attr>`, or calls a helper given it (`helpers`),
+    outside the loops copying the loop variable into it (before or after them): there the
+    attribute and the loop variable are not the same value (after the loop, code reading the
+    epoch counter reads a value the Trainer owns)."""
+    wanted = m.Attribute(m.Name("self"), m.Name(attr)) | m.Call(
+        func=m.Attribute(m.Name("self"), m.Name(m.MatchIfTrue(lambda name: name in helpers)))
+    )
+    inside = {id(n) for loop in loops for n in m.findall(loop.body, wanted)}
+    return any(id(n) not in inside for n in m.findall(run.body, wanted))
 
 
 def _own(node: cst.CSTNode, kind, own_only: bool = True) -> list:

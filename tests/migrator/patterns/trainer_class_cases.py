@@ -468,6 +468,41 @@ print(runner.best)
         ["@no_grad()\ndef validate(net, data, best):", "return loss, best"],
         ["class Runner"],
     ),
+    # read after the loop, the attribute is not the loop variable: a name of its own
+    "epoch_attribute_read_after_the_loop": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epoch = 0
+
+            def save(self, path):
+                torch.save({"model": self.net.state_dict(), "epoch": self.epoch}, path)
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    self.epoch = epoch
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                self.save("last.pt")
+
+
+        runner = Runner(model, loader)
+        runner.fit(2)
+        print(runner.epoch)
+        """,
+        [
+            "self.runner_epoch = epoch",
+            "runner_epoch = lit_model.runner_epoch\nsave(model, runner_epoch, \"last.pt\")",
+            "print(runner_epoch)",
+        ],
+        ["class Runner"],
+    ),
 }
 
 UNCHANGED = {

@@ -99,7 +99,8 @@ CONVERTS = {
         [],
     ),
     "scaler_saved_each_epoch": (
-        _AMP.format(args='"cuda"') + '    torch.save({"scaler": scaler.state_dict()}, "epoch.pt")\n',
+        _AMP.format(args='"cuda"')
+        + '    torch.save({"scaler": scaler.state_dict()}, "epoch.pt")\n',
         ['{"scaler": self.trainer.precision_plugin.scaler.state_dict()}'],
         ["GradScaler"],
     ),

@@ -41,6 +41,66 @@ class Runner:
 
 """
 
+# `self.step` first set by fit(), then counted by train_step(): set for sure, or not
+_STEP_COUNTER = """
+class Runner:
+    def __init__(self, net, data):
+        self.net = net
+        self.data = data
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+    def train_step(self, x, y):
+        self.opt.zero_grad()
+        loss = criterion(self.net(x), y)
+        loss.backward()
+        self.opt.step()
+        self.step += 1
+
+    def fit(self, resume):
+        {first}
+        for epoch in range(2):
+            for x, y in self.data:
+                self.train_step(x, y)
+        print(self.step)
+
+
+runner = Runner(model, loader)
+runner.fit(False)
+"""
+
+# validate() keeps `self.best`: carried back, unless a decorator would see what it returns
+_VALIDATE = """
+{imports}
+
+class Runner:
+    def __init__(self, net, data):
+        self.net = net
+        self.data = data
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        self.best = float("inf")
+
+    @{decorator}
+    def validate(self):
+        loss = sum(criterion(self.net(x), y).item() for x, y in self.data)
+        if loss < self.best:
+            self.best = loss
+        return loss
+
+    def fit(self):
+        for epoch in range(2):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+            val = self.validate()
+            print(val, self.best)
+
+
+runner = Runner(model, loader)
+runner.fit()
+"""
+
 CONVERTS = {
     "module_level_instance_run_once": (
         _RUNNER + """
@@ -405,66 +465,12 @@ print(runner.best)
         ["class Runner"],
     ),
     "step_counter_set_first_thing_in_fit": (
-        """
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-
-            def train_step(self, x, y):
-                self.opt.zero_grad()
-                loss = criterion(self.net(x), y)
-                loss.backward()
-                self.opt.step()
-                self.step += 1
-
-            def fit(self, resume):
-                self.step = 0
-                for epoch in range(2):
-                    for x, y in self.data:
-                        self.train_step(x, y)
-                print(self.step)
-
-
-        runner = Runner(model, loader)
-        runner.fit(False)
-        """,
+        _STEP_COUNTER.format(first="self.step = 0"),
         ["train_step_step += 1", "print(step)"],
         ["class Runner"],
     ),
     "best_kept_by_a_no_grad_validate": (
-        """
-        from torch import no_grad
-
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.best = float("inf")
-
-            @no_grad()
-            def validate(self):
-                loss = sum(criterion(self.net(x), y).item() for x, y in self.data)
-                if loss < self.best:
-                    self.best = loss
-                return loss
-
-            def fit(self):
-                for epoch in range(2):
-                    for x, y in self.data:
-                        self.opt.zero_grad()
-                        loss = criterion(self.net(x), y)
-                        loss.backward()
-                        self.opt.step()
-                    val = self.validate()
-                    print(val, self.best)
-
-
-        runner = Runner(model, loader)
-        runner.fit()
-        """,
+        _VALIDATE.format(imports="from torch import no_grad", decorator="no_grad()"),
         ["@no_grad()\ndef validate(net, data, best):", "return loss, best"],
         ["class Runner"],
     ),
@@ -708,66 +714,11 @@ runner.fit()
         "TL174",
     ),
     "step_counter_set_in_fit_under_a_condition": (
-        """
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-
-            def train_step(self, x, y):
-                self.opt.zero_grad()
-                loss = criterion(self.net(x), y)
-                loss.backward()
-                self.opt.step()
-                self.step += 1
-
-            def fit(self, resume):
-                if not resume:
-                    self.step = 0
-                for epoch in range(2):
-                    for x, y in self.data:
-                        self.train_step(x, y)
-                print(self.step)
-
-
-        runner = Runner(model, loader)
-        runner.fit(False)
-        """,
+        _STEP_COUNTER.format(first="if not resume:\n            self.step = 0"),
         "TL173",
     ),
     "state_helper_with_a_decorator_of_its_own": (
-        """
-        import functools
-
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.best = float("inf")
-
-            @functools.lru_cache(maxsize=None)
-            def validate(self):
-                loss = sum(criterion(self.net(x), y).item() for x, y in self.data)
-                if loss < self.best:
-                    self.best = loss
-                return loss
-
-            def fit(self):
-                for epoch in range(2):
-                    for x, y in self.data:
-                        self.opt.zero_grad()
-                        loss = criterion(self.net(x), y)
-                        loss.backward()
-                        self.opt.step()
-                    val = self.validate()
-                    print(val, self.best)
-
-
-        runner = Runner(model, loader)
-        runner.fit()
-        """,
+        _VALIDATE.format(imports="import functools", decorator="functools.lru_cache(maxsize=None)"),
         "TL173",
     ),
     "loop_variable_named_like_an_attribute_a_helper_rebinds": (

@@ -84,6 +84,26 @@ CONVERTS = {
         ],
         [],
     ),
+    # read by a hook (a checkpoint each epoch): the Trainer's scaler, or with the flag off a
+    # disabled one built as the script's (it never changes)
+    "scaler_saved_each_epoch_enabled_flag": (
+        _AMP.replace("GradScaler()", "GradScaler(enabled=use_amp)").format(
+            args='"cuda", enabled=use_amp'
+        )
+        + '    torch.save({"scaler": scaler.state_dict()}, "epoch.pt")\n',
+        [
+            "def on_train_epoch_end(self):",
+            "self.trainer.precision_plugin.scaler\n",
+            "else torch.amp.GradScaler(enabled=use_amp)\n                ).state_dict()",
+        ],
+        [],
+    ),
+    "scaler_saved_each_epoch": (
+        _AMP.format(args='"cuda"')
+        + '    torch.save({"scaler": scaler.state_dict()}, "epoch.pt")\n',
+        ['{"scaler": self.trainer.precision_plugin.scaler.state_dict()}'],
+        ["GradScaler"],
+    ),
     # Lightning autocasts the validation step under a mixed precision; the script evaluated
     # in full precision, so the step's body runs with autocast turned off
     "validation_without_autocast_stays_full_precision": (
@@ -135,6 +155,11 @@ UNCHANGED = {
     "scaler_enabled_differently_saved_after_training": (
         _AMP.format(args='"cuda", enabled=use_amp')
         + 'torch.save({"scaler": scaler.state_dict()}, "last.pt")\n',
+        "TL113",
+    ),
+    "scaler_enabled_differently_saved_each_epoch": (
+        _AMP.format(args='"cuda", enabled=use_amp')
+        + '    torch.save({"scaler": scaler.state_dict()}, "epoch.pt")\n',
         "TL113",
     ),
     "scaler_read_before_training": (

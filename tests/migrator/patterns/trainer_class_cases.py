@@ -17,6 +17,90 @@ class Runner:
                 self.opt.step()
 """
 
+# `track()` rebinds `self.best`: carried back by its calls, refused where it cannot come back
+_TRACKING = """
+class Runner:
+    def __init__(self, net, data):
+        self.net = net
+        self.data = data
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        self.best = float("inf")
+
+    def train_epoch(self):
+        for x, y in self.data:
+            self.opt.zero_grad()
+            loss = criterion(self.net(x), y)
+            loss.backward()
+            self.opt.step()
+        return loss.item()
+
+    def track(self, loss):
+        if loss < self.best:
+            self.best = loss
+        return loss
+
+"""
+
+# `self.step` first set by fit(), then counted by train_step(): set for sure, or not
+_STEP_COUNTER = """
+class Runner:
+    def __init__(self, net, data):
+        self.net = net
+        self.data = data
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+    def train_step(self, x, y):
+        self.opt.zero_grad()
+        loss = criterion(self.net(x), y)
+        loss.backward()
+        self.opt.step()
+        self.step += 1
+
+    def fit(self, resume):
+        {first}
+        for epoch in range(2):
+            for x, y in self.data:
+                self.train_step(x, y)
+        print(self.step)
+
+
+runner = Runner(model, loader)
+runner.fit(False)
+"""
+
+# validate() keeps `self.best`: carried back, unless a decorator would see what it returns
+_VALIDATE = """
+{imports}
+
+class Runner:
+    def __init__(self, net, data):
+        self.net = net
+        self.data = data
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        self.best = float("inf")
+
+    @{decorator}
+    def validate(self):
+        loss = sum(criterion(self.net(x), y).item() for x, y in self.data)
+        if loss < self.best:
+            self.best = loss
+        return loss
+
+    def fit(self):
+        for epoch in range(2):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+            val = self.validate()
+            print(val, self.best)
+
+
+runner = Runner(model, loader)
+runner.fit()
+"""
+
 CONVERTS = {
     "module_level_instance_run_once": (
         _RUNNER + """
@@ -169,6 +253,262 @@ runner.fit(2)
         ["steps_per_log = 1", "if batch_idx % self.hparams.steps_per_log == 0:"],
         ["def save", "class Engine"],
     ),
+    "helper_rebinds_an_attribute": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.seen = 0
+
+            def train_epoch(self):
+                for x, y in self.data:
+                    self.opt.zero_grad()
+                    loss = criterion(self.net(x), y)
+                    loss.backward()
+                    self.opt.step()
+                    self.seen += len(x)
+
+            def fit(self):
+                for epoch in range(2):
+                    self.train_epoch()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        print(runner.seen)
+        """,
+        # returned by train_epoch, assigned back where it was called (trainer_state.py)
+        ["self.train_epoch_seen += len(x)", "seen = lit_model.seen\nprint(seen)"],
+        ["def train_epoch", "runner."],
+    ),
+    "method_called_by_the_script_rebinds_an_attribute": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.frozen = False
+
+            def freeze(self):
+                for p in self.net.parameters():
+                    p.requires_grad_(False)
+                self.frozen = True
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        runner.freeze()
+        print(runner.frozen)
+        """,
+        ["frozen = True\n    return frozen", "frozen = freeze(model, frozen)\nprint(frozen)"],
+        ["runner."],
+    ),
+    "step_counter_of_a_train_step_method": (
+        """
+        class Runner:
+            def __init__(self, net, data, log_every=2):
+                self.net = net
+                self.data = data
+                self.log_every = log_every
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.global_step = 0
+
+            def train_step(self, x, y):
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+                self.global_step += 1
+                return loss.item()
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    for x, y in self.data:
+                        loss = self.train_step(x, y)
+                        if self.global_step % self.log_every == 0:
+                            print(self.global_step, loss)
+                return self.global_step
+
+
+        runner = Runner(model, loader)
+        steps = runner.fit(2)
+        print(steps, runner.global_step)
+        """,
+        ["train_step_global_step += 1", "global_step = lit_model.global_step_"],
+        ["def train_step", "class Runner"],
+    ),
+    "epoch_attribute_set_from_the_loop_variable": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epoch = 0
+
+            def report(self, loss):
+                print(f"epoch {self.epoch}: {loss:.4f}")
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    self.epoch = epoch
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    self.report(loss.item())
+
+
+        runner = Runner(model, loader)
+        runner.fit(2)
+        """,
+        ["def report(epoch, loss):"],
+        ["class Runner", "self.epoch = epoch"],
+    ),
+    "state_helper_value_and_attribute_both_come_back": (
+        _TRACKING
+        + """
+    def fit(self):
+        for epoch in range(2):
+            loss = self.train_epoch()
+            loss = self.track(loss)
+            print(loss, self.best)
+
+
+runner = Runner(model, loader)
+runner.fit()
+print(runner.best)
+""",
+        ["self.loss, self.best = track(self.best, self.loss)", "return loss, best"],
+        ["class Runner", "runner."],
+    ),
+    "state_helper_returning_a_tuple": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.steps = 0
+
+            def train_step(self, x, y):
+                self.opt.zero_grad()
+                out = self.net(x)
+                loss = criterion(out, y)
+                loss.backward()
+                self.opt.step()
+                self.steps += 1
+                return loss.item(), out.argmax(1)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        loss, pred = self.train_step(x, y)
+                        print(self.steps, loss, pred.tolist())
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        # the helper's own tuple stays one value: `return (loss.item(), out.argmax(1)), steps`
+        ["(loss, pred), self.steps = (", "), train_step_steps"],
+        ["class Runner"],
+    ),
+    "snapshot_loaded_in_init_sets_the_first_epoch": (
+        """
+        import os
+
+
+        class Runner:
+            def __init__(self, net, data, snapshot_path):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epochs_run = 0
+                if os.path.exists(snapshot_path):
+                    self._load_snapshot(snapshot_path)
+
+            def _load_snapshot(self, path):
+                snapshot = torch.load(path)
+                self.net.load_state_dict(snapshot["MODEL_STATE"])
+                self.epochs_run = snapshot["EPOCHS_RUN"]
+                print(f"resuming at epoch {self.epochs_run}")
+
+            def train(self, max_epochs):
+                for epoch in range(self.epochs_run, max_epochs):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader, "snapshot.pt")
+        runner.train(3)
+        """,
+        [
+            "        epochs_run = _load_snapshot(model, epochs_run, snapshot_path)",
+            "    return epochs_run\n",
+        ],
+        ["class Runner"],
+    ),
+    "step_counter_set_first_thing_in_fit": (
+        _STEP_COUNTER.format(first="self.step = 0"),
+        ["train_step_step += 1", "print(step)"],
+        ["class Runner"],
+    ),
+    "best_kept_by_a_no_grad_validate": (
+        _VALIDATE.format(imports="from torch import no_grad", decorator="no_grad()"),
+        ["@no_grad()\ndef validate(net, data, best):", "return loss, best"],
+        ["class Runner"],
+    ),
+    # read after the loop, the attribute is not the loop variable: a name of its own
+    "epoch_attribute_read_after_the_loop": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epoch = 0
+
+            def save(self, path):
+                torch.save({"model": self.net.state_dict(), "epoch": self.epoch}, path)
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    self.epoch = epoch
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                self.save("last.pt")
+
+
+        runner = Runner(model, loader)
+        runner.fit(2)
+        print(runner.epoch)
+        """,
+        [
+            "self.runner_epoch = epoch",
+            "runner_epoch = lit_model.runner_epoch\nsave(model, runner_epoch, \"last.pt\")",
+            "print(runner_epoch)",
+        ],
+        ["class Runner"],
+    ),
 }
 
 UNCHANGED = {
@@ -234,46 +574,76 @@ runner.fit(2)
         """,
         "TL172",
     ),
-    "helper_rebinds_an_attribute": (
-        """
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.seen = 0
-
-            def train_epoch(self):
-                for x, y in self.data:
-                    self.opt.zero_grad()
-                    loss = criterion(self.net(x), y)
-                    loss.backward()
-                    self.opt.step()
-                    self.seen += len(x)
-
-            def fit(self):
-                for epoch in range(2):
-                    self.train_epoch()
+    "state_helper_called_inside_an_expression": (
+        _TRACKING
+        + """
+    def fit(self):
+        for epoch in range(2):
+            print(self.track(self.train_epoch()), self.best)
 
 
-        runner = Runner(model, loader)
-        runner.fit()
-        """,
+runner = Runner(model, loader)
+runner.fit()
+""",
         "TL173",
     ),
-    "method_called_by_the_script_rebinds_an_attribute": (
+    "state_helper_called_from_a_nested_function": (
+        _TRACKING
+        + """
+    def fit(self):
+        def step():
+            self.track(self.train_epoch())
+
+        for epoch in range(2):
+            step()
+
+
+runner = Runner(model, loader)
+runner.fit()
+""",
+        "TL173",
+    ),
+    "state_helper_called_inside_try": (
+        _TRACKING
+        + """
+    def fit(self):
+        for epoch in range(2):
+            loss = self.train_epoch()
+            try:
+                self.track(loss)
+            except ValueError:
+                pass
+
+
+runner = Runner(model, loader)
+runner.fit()
+""",
+        "TL173",
+    ),
+    "state_helper_result_assigned_to_the_attribute_it_rebinds": (
+        _TRACKING
+        + """
+    def fit(self):
+        for epoch in range(2):
+            self.best = self.track(self.train_epoch())
+
+
+runner = Runner(model, loader)
+runner.fit()
+""",
+        "TL173",
+    ),
+    "state_helper_rebinds_an_attribute_init_sets_after_a_call": (
         """
         class Runner:
             def __init__(self, net, data):
                 self.net = net
                 self.data = data
+                self.reset()
                 self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-                self.frozen = False
 
-            def freeze(self):
-                for p in self.net.parameters():
-                    p.requires_grad_(False)
-                self.frozen = True
+            def reset(self):
+                self.seen = 0
 
             def fit(self):
                 for epoch in range(2):
@@ -282,14 +652,103 @@ runner.fit(2)
                         loss = criterion(self.net(x), y)
                         loss.backward()
                         self.opt.step()
+                        self.seen += len(x)
 
 
         runner = Runner(model, loader)
         runner.fit()
-        runner.freeze()
-        print(runner.frozen)
         """,
         "TL173",
+    ),
+    "state_helper_without_return_assigned": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.seen = 0
+
+            def count(self, x):
+                self.seen += len(x)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                        done = self.count(x)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL173",
+    ),
+    "loop_variable_named_like_an_attribute_set_elsewhere": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epoch = 0
+
+            def fit(self):
+                for epoch in range(2):
+                    self.epoch = epoch
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                self.epoch = -1
+                print(epoch)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL174",
+    ),
+    "step_counter_set_in_fit_under_a_condition": (
+        _STEP_COUNTER.format(first="if not resume:\n            self.step = 0"),
+        "TL173",
+    ),
+    "state_helper_with_a_decorator_of_its_own": (
+        _VALIDATE.format(imports="import functools", decorator="functools.lru_cache(maxsize=None)"),
+        "TL173",
+    ),
+    "loop_variable_named_like_an_attribute_a_helper_rebinds": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.epoch = 0
+
+            def skip_ahead(self):
+                self.epoch += 1
+
+            def fit(self):
+                for epoch in range(3):
+                    self.epoch = epoch
+                    self.skip_ahead()
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    print(epoch, self.epoch)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL174",
     ),
     "fit_returns_early": (
         """

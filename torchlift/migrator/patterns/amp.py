@@ -345,8 +345,8 @@ def clean(ctx, plan) -> None:
             for step, evaluation in (("validation_step", plan.validation), ("test_step", plan.test))
             if evaluation is not None and not _autocasts(ctx, evaluation.body)
         }
-    name = ctx.found.get("conditional_scaler")
-    if name is None or name != plan.scaler:
+    name = plan.scaler
+    if name is None:
         return
     from ..resolve_names import pieces_of
     from .trainer_values import rename_moved_code
@@ -357,8 +357,22 @@ def clean(ctx, plan) -> None:
     used = collect_names(*moved) if moved else None
     if used is None or name not in used.reads or name in used.writes:
         return
-    rename_moved_code(plan, {name: cst.parse_expression(_TRAINER_SCALER)})
-    plan.notes.append(
-        f"`{name}` read in the hooks is the Trainer's GradScaler "
-        "(`trainer.precision_plugin.scaler`) under mixed precision, None otherwise"
-    )
+    if ctx.found.get("conditional_scaler") == name:
+        rename_moved_code(plan, {name: cst.parse_expression(_TRAINER_SCALER)})
+        plan.notes.append(
+            f"`{name}` read in the hooks is the Trainer's GradScaler "
+            "(`trainer.precision_plugin.scaler`) under mixed precision, None otherwise"
+        )
+    elif plan.scaler_after is not None:
+        # `GradScaler(enabled=flag)` read by a hook (saved in a checkpoint): the Trainer's
+        # scaler under mixed precision, else one built as the script's (disabled: it never
+        # changes), the same expression as after fit (emit/trainer_call.py)
+        flag, when_off = plan.scaler_after
+        trained = "self.trainer.precision_plugin.scaler"
+        code = f"({trained} if {flag} else {when_off})" if flag else trained
+        rename_moved_code(plan, {name: cst.parse_expression(code)})
+        plan.notes.append(
+            f"`{name}` read in the hooks is the Trainer's GradScaler "
+            "(`trainer.precision_plugin.scaler`) under mixed precision"
+            + (f", a disabled one built as the script's otherwise ({when_off})" if flag else "")
+        )

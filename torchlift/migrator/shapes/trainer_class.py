@@ -170,12 +170,15 @@ METHOD_SHAPE = Rule(
     "TL173",
     "a method of the trainer class cannot be inlined as written",
     """The run method's body is placed where it was called and the methods it calls become
-    functions. Refused: a called method rebinding an attribute (`self.best = acc` in
-    `evaluate()`: a function cannot carry the new binding back), `return` before the end of
-    `__init__` or the run method, `*args` / `**kwargs`, a default that is not a literal,
-    `global` / `nonlocal` / `yield`, `__init__` or the run method called again from
-    another method.""",
-    """Return the value from the helper method and assign the attribute in the caller.""",
+    functions; one rebinding an attribute returns it and each call assigns it back
+    (trainer_state.py). Refused: such a call where the value cannot come back right after it
+    (inside an expression that also reads the attribute, in a nested function or a `try`,
+    assigned to a target naming the attribute, or the attribute not set by `__init__` before
+    it calls a method), `return` before the end of `__init__` or the run method, `*args` /
+    `**kwargs`, a default that is not a literal, `global` / `nonlocal` / `yield`, `__init__`
+    or the run method called again from another method.""",
+    """Call the method as a statement of its own (`loss = self.validate()`), then read the
+    attribute (`print(loss, self.best)`).""",
     """
     class Runner:
         def __init__(self, net, data):
@@ -191,11 +194,11 @@ METHOD_SHAPE = Rule(
                 loss.backward()
                 self.opt.step()
                 self.last = loss.item()
+            return self.last
 
         def fit(self, epochs):
             for epoch in range(epochs):
-                self.train_epoch()
-                print(self.last)
+                print(self.train_epoch(), self.last)
 
 
     runner = Runner(model, loader)

@@ -17,13 +17,15 @@ The instance's attributes are the loop's bindings: `__init__`'s body runs where 
 created (its parameters bound to the call's arguments, in the order Python evaluates them),
 the method the script calls (`fit()`) runs where it is called, `self.x` becomes the name `x`,
 and the methods they call become module functions given the attributes they read (the helper
-functions the loop shapes already inline). Later reads of `trainer.x` read `x`. The result is
+functions the loop shapes already inline); one rebinding an attribute returns it too, and its
+calls assign it back (trainer_state.py). Later reads of `trainer.x` read `x`. The result is
 a flat script the loop shapes convert; it is never written itself.
 
 What it leaves alone (see trainer_class.py for the codes): a class with a base, decorators,
 properties or class-level code (TL133); an instance not created once and run once in the same
 block (TL171); `self` or the instance used other than through attributes and method calls
-(TL172); a called method rebinding an attribute, returning early or taking `*args` (TL173);
+(TL172); a called method rebinding an attribute where the value cannot come back right after
+the call, returning early or taking `*args` (TL173);
 a name of the class meaning something else where it is inlined (TL174). Methods the script
 never calls are removed with the class (the report names them).
 """
@@ -48,6 +50,14 @@ from .trainer_class import (
     NAME_CLASH,
     SELF_ESCAPES,
     TRAINER_CLASS,
+)
+from .trainer_state import (
+    Carried,
+    CarryBack,
+    carried_state,
+    ends_in_return,
+    mirrored_loop_targets,
+    read_outside_loops,
 )
 
 _SELF_ATTR = m.Attribute(value=m.Name("self"))
@@ -99,14 +109,6 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
                 "assigns (set from outside the class?)",
                 info.node,
             )
-        if method not in ("__init__", site.method) and info.stores:
-            raise Unsupported(
-                METHOD_SHAPE,
-                f"`{name}.{method}` (a function once inlined) rebinds "
-                f"`self.{sorted(info.stores)[0]}`: as a function it could not carry the new "
-                "value back",
-                info.node,
-            )
     helpers = [n for n in order if n not in ("__init__", site.method)]
     for method in ("__init__", site.method):
         for other in order:
@@ -134,7 +136,12 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
         h: sorted(_attrs_needed(h, used, methods), key=lambda a: rank.get(a, len(rank)))
         for h in helpers
     }
-    plan = _Plan(module, cls, site, used, attrs, helpers, needs)
+    # a helper rebinding an attribute returns it, and its callers assign it back
+    carried = carried_state(used, helpers, rank)
+    carried.check(name, used, site.method, site.others, module)
+    if site.instance:
+        carried.check_script(name, site.instance, site.block)
+    plan = _Plan(module, cls, site, used, attrs, helpers, needs, carried)
     plan.check_names()
     return plan.emit(sorted(set(methods) - set(order)))
 
@@ -506,9 +513,12 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
 
 
 class _Plan:
-    def __init__(self, module, cls, site: _Site, used, attrs, helpers, needs) -> None:
+    def __init__(self, module, cls, site: _Site, used, attrs, helpers, needs, carried) -> None:
         self.module, self.cls, self.site = module, cls, site
         self.used, self.attrs, self.helpers, self.needs = used, attrs, helpers, needs
+        self.carried: Carried = carried
+        # attributes a method other than `__init__` rebinds: never the script's own name
+        self.rebound = set().union(*(i.stores for n, i in used.items() if n != "__init__"))
         self.init = used["__init__"].node
         self.run = used[site.method].node
         self.init_args = _bind(self.init, site.call, cls, site.created)
@@ -517,6 +527,8 @@ class _Plan:
         # alive so that no id is reused by another node
         self.origin: dict[int, tuple[cst.CSTNode, cst.CSTNode]] = {}
         self.alias: dict[str, cst.Name] = {}  # parameter -> the call-site name it receives
+        self.flat: dict[str, str] = {}  # attribute -> its own name (trainer_state.py)
+        self.mirrored: set[str] = set()  # attributes sharing the loop variable's name
 
     # names ----------------------------------------------------------------------------
     def check_names(self) -> None:
@@ -534,7 +546,14 @@ class _Plan:
         self.alias = self._aliases(attrs)
         introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
         self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
-        self._clash(attrs & (run_params | run_locals), "a local of the run method named like")
+        # `for epoch in ...: self.epoch = epoch`: one name for both (trainer_state.py), or
+        # the attribute renamed where it is read apart from the loop variable
+        self.flat = self._renamed_attrs(run_params)
+        introduced |= set(self.flat.values())
+        self._clash(
+            attrs & (run_params | run_locals - self.mirrored - set(self.flat)),
+            "a local of the run method named like",
+        )
         self._clash(run_params & (init_params | init_locals), "a run parameter named like")
         self._clash(init_globals & introduced, "a global read by `__init__` named like")
         skip = {id(site.created), id(site.run), id(self.cls), id(site.owner)}
@@ -568,6 +587,28 @@ class _Plan:
         self._check_param_attrs(init_params)
         self._check_init_order()
 
+    def _renamed_attrs(self, run_params: set[str]) -> dict[str, str]:
+        """Attributes set from the run method's loop variable of the same name that code
+        reads apart from that loop (`self.save()` after it, `trainer.epoch` in the script):
+        a name of their own there, `trainer_epoch`, which the loop shapes carry back like any
+        value the loop leaves behind. The others share the loop variable's name (mirrored)."""
+        by_helpers = set().union(*(self.used[h].stores for h in self.helpers))
+        found = mirrored_loop_targets(self.run, self.attrs - run_params, by_helpers)
+        site, flat = self.site, {}
+        prefix = site.instance or self.cls.name.value.lower()
+        taken = collect_names(self.module).all() | self.attrs | set(self.used)
+        for attr, loops in found.items():
+            helpers = {h for h in self.helpers if attr in self.needs[h]}
+            script = m.Attribute(m.Name(site.instance), m.Name(attr)) if site.instance else None
+            outside = read_outside_loops(self.run, attr, loops, helpers)
+            outside |= any(attr in self.needs.get(o, []) for o in site.others)
+            outside |= script is not None and bool(m.findall(site.owner, script))
+            fresh = f"{prefix}_{attr}"
+            if outside and fresh not in taken:
+                flat[attr] = fresh
+        self.mirrored = set(found) - set(flat)
+        return flat
+
     def _clash(self, names: set[str], why: str) -> None:
         if names:
             clash = sorted(names)[0]
@@ -600,7 +641,7 @@ class _Plan:
         rebound = collect_names(*after).writes if after else set()
         init_writes = collect_names(self.init.body).writes | rebound
         run_writes = collect_names(self.run.body).writes
-        run_stores = self.used[self.site.method].stores
+        run_stores = self.rebound
         for param, value in self.run_args:
             if (
                 isinstance(value, cst.Name)
@@ -633,7 +674,7 @@ class _Plan:
         init_use, run_use = collect_names(self.init.body), collect_names(self.run.body)
         inner = init_use.all() | run_use.all() | attrs
         inner |= {p for p, _ in self.init_args + self.run_args}
-        run_stores = self.used[site.method].stores
+        run_stores = self.rebound
         found: dict[str, cst.Name] = {}
         for args, writes in (
             (self.init_args, init_use.writes),
@@ -681,8 +722,9 @@ class _Plan:
     # code -----------------------------------------------------------------------------
     def emit(self, dropped: list[str]) -> Inlined:
         site = self.site
-        rewrite = _SelfToNames(self.needs)
-        reads = _InstanceReads(site.instance, self.alias, self.needs)
+        rewrite = _SelfToNames(self.needs, self.carried, flat=self.flat)
+        renamed = {a: cst.Name(name) for a, name in self.flat.items()}
+        reads = _InstanceReads(site.instance, {**renamed, **self.alias}, self.needs, self.carried)
         created = self._bindings(self.init_args, site.created)
         created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
         created = [s for s in created if not _rebinds_itself(s)]
@@ -692,7 +734,7 @@ class _Plan:
             created, ran = created + ran, []
         self._lead(created, site.created)
         self._lead(ran, site.run)
-        functions = [self._function(h, rewrite) for h in self.helpers]
+        functions = [self._function(h) for h in self.helpers]
         self._lead(functions, self.cls)
         block = []
         for stmt in site.block:
@@ -787,11 +829,16 @@ class _Plan:
         self.origin[id(stmt)] = (stmt, last)
         return kept + [stmt]
 
-    def _function(self, helper: str, rewrite) -> cst.FunctionDef:
+    def _function(self, helper: str) -> cst.FunctionDef:
         node = self.used[helper].node
         params = [cst.Param(cst.Name(a)) for a in self.needs[helper]]
         params += list(node.params.params[1:])
+        rewrite = _SelfToNames(self.needs, self.carried, helper)
         body = [self._keep(s, rewrite, alias=False) for s in node.body.body]
+        if helper in self.carried.attrs and not ends_in_return(node):
+            final = self.carried.final_return(helper)
+            self.origin[id(final)] = (final, node.body.body[-1])
+            body.append(final)
         comments = [line for line in node.leading_lines if line.comment is not None]
         new = node.with_changes(
             params=node.params.with_changes(params=params),
@@ -914,30 +961,33 @@ def _skip_init(stmt) -> bool:
     return _docstring(stmt) or m.matches(stmt, _SUPER_INIT)
 
 
-class _SelfToNames(cst.CSTTransformer):
-    """`self.x` -> `x`, `self.helper(a)` -> `helper(<attributes it reads>, a)`."""
+class _SelfToNames(CarryBack):
+    """`self.x` -> `x`, `self.helper(a)` -> `helper(<attributes it reads>, a)` (and
+    `step = helper(...)` when it rebinds `self.step`, see trainer_state.py)."""
 
-    def __init__(self, needs: dict[str, list[str]]) -> None:
-        self.needs = needs
+    def __init__(self, needs: dict[str, list[str]], carried, returning=None, flat=None) -> None:
+        super().__init__("self", carried, returning)
+        self.needs, self.flat = needs, flat or {}
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if m.matches(original.func, _SELF_ATTR) and original.func.attr.value in self.needs:
             helper = original.func.attr.value
-            given = [cst.Arg(cst.Name(a)) for a in self.needs[helper]]
+            given = [cst.Arg(cst.Name(self.flat.get(a, a))) for a in self.needs[helper]]
             return updated.with_changes(func=cst.Name(helper), args=given + list(updated.args))
         return updated
 
     def leave_Attribute(self, original, updated) -> cst.BaseExpression:
         if m.matches(updated, _SELF_ATTR):
-            return cst.Name(updated.attr.value)
+            return cst.Name(self.flat.get(updated.attr.value, updated.attr.value))
         return updated
 
 
-class _InstanceReads(cst.CSTTransformer):
+class _InstanceReads(CarryBack):
     """The script's reads of `trainer.x` -> `x`, its calls `trainer.test()` -> `test(<attributes>)`."""
 
-    def __init__(self, instance: str, alias: dict[str, cst.Name], needs) -> None:
-        self.instance, self.alias, self.needs = instance, alias, needs
+    def __init__(self, instance: str, alias: dict[str, cst.Name], needs, carried) -> None:
+        super().__init__(instance, carried)
+        self.instance, self.alias, self.needs = instance, alias, needs  # alias: also renamed
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         method = m.Attribute(value=m.Name(self.instance))

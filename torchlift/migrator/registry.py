@@ -35,7 +35,6 @@ PATTERNS = [
     "torchlift.migrator.patterns.helpers",
     "torchlift.migrator.patterns.loop_else",
     "torchlift.migrator.patterns.generator_batches",
-    "torchlift.migrator.patterns.generator_loader",
     "torchlift.migrator.patterns.eval_shapes",
     "torchlift.migrator.patterns.eval_ranges",
     "torchlift.migrator.patterns.phase_loop",

@@ -49,7 +49,7 @@ _MUTATING = frozenset(
     "fill resize put itemset partition setflags shuffle send throw close write".split()
 )
 # methods that only read their object: an argument the generator was given may have them
-_READING = READ_METHODS | frozenset(
+READING_METHODS = READ_METHODS | frozenset(
     "reshape view ravel astype copy clone transpose permute contiguous squeeze unsqueeze "
     "expand repeat sum mean max min argmax argmin std var any all nonzero cumsum float double "
     "long int bool half to cpu numpy tolist detach index count split strip lower upper "
@@ -207,7 +207,7 @@ def _call_why(ctx, call, params, own, fresh, torch_draws) -> str | None:
         if root is not None and root in fresh:
             return None
         changes = method in _MUTATING or (method.endswith("_") and not method.startswith("_"))
-        if changes or method not in _READING:
+        if changes or method not in READING_METHODS:
             what = f"`{root}`" if root else "an object"
             return f"`{code}(...)` may change {what}, an object it did not make"
         return None

@@ -36,16 +36,22 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.function_reads import functions_doing, module_functions
-from ..analysis.generator_body import GLOBAL_GENERATORS, body_obstacle, free_reads, global_draw
-from ..analysis.names import collect_names, file_identifiers, only_module_binding
-from ..analysis.statements import BACKWARD, contains
+from ..analysis.generator_body import (
+    GLOBAL_GENERATORS,
+    READING_METHODS,
+    body_obstacle,
+    free_reads,
+    global_draw,
+)
+from ..analysis.names import collect_names, mentions, only_module_binding
+from ..analysis.passed_values import call_cannot_change
+from ..analysis.statements import BACKWARD, contains, single_assign
 from ..rule import Unsupported
 from ..shapes.context import NOT_A_LOADER
 from ..shapes.epoch_batch import how_changed, maybe_changed
 from .eval_passes import _is_no_grad
 from .eval_ranges import _changing, _declared_global
 from .eval_shapes import _replace
-from .generator_batches import _generator_call
 from .loader_rng import _draws, _functions_drawing
 
 RULES = ()
@@ -65,7 +71,9 @@ _CLASS = '''class {name}:
 def epoch_body(ctx, stmts):
     """The epoch body with the batch loop's generator call (and an evaluation pass's after
     it) replaced by the name of a loader built before `fit`."""
-    at = next((i for i, s in enumerate(stmts) if isinstance(s, cst.For) and contains(s, BACKWARD)), None)
+    at = next(
+        (i for i, s in enumerate(stmts) if isinstance(s, cst.For) and contains(s, BACKWARD)), None
+    )
     if at is None:
         return stmts
     stmts = list(stmts)
@@ -106,6 +114,21 @@ def _evaluation_loop(ctx, stmt) -> cst.For | None:
     return None
 
 
+def generator_call(ctx, before, name: str, loop) -> cst.Call | None:
+    """The call bound to `name` by the one statement of the epoch body before the loop that
+    binds it, when nothing else in the epoch reads it."""
+    binders = [s for s in before if name in collect_names(s).writes]
+    if len(binders) != 1:
+        return None
+    found = single_assign(binders[0])
+    if found is None or not isinstance(found[1], cst.Call):
+        return None
+    others = [s for s in before if s is not binders[0] and name in mentions(s)]
+    if others or name in mentions(loop.body):
+        return None
+    return found[1]
+
+
 def _generator_of(ctx, before, loop: cst.For):
     """(the call of a generator function of the script the loop iterates -- directly, through
     `enumerate`, or through a name the epoch binds to it just for the loop --, the binding
@@ -117,7 +140,7 @@ def _generator_of(ctx, before, loop: cst.For):
         iterator = iterator.args[0].value
     binding = None
     if isinstance(iterator, cst.Name):
-        call = _generator_call(ctx, before, iterator.value, loop)
+        call = generator_call(ctx, before, iterator.value, loop)
         binding = next((s for s in before if iterator.value in collect_names(s).writes), None)
         if call is None:
             return None
@@ -219,8 +242,9 @@ def _changed_batch(ctx, loop: cst.For):
     for stmt in loop.body.body:
         if not live:
             return None
-        calls = m.findall(stmt, m.Call())
-        changed = set().union(*(maybe_changed(ctx, c, live) for c in calls)) if calls else set()
+        changed = set()
+        for call in m.findall(stmt, m.Call()):
+            changed |= _changed_by_call(ctx, call, live)
         for node in m.findall(stmt, m.AssignTarget() | m.AugAssign() | m.Del()):
             target = node.target
             if isinstance(node, cst.AugAssign) or not isinstance(target, cst.Name):
@@ -232,15 +256,48 @@ def _changed_batch(ctx, loop: cst.For):
     return None
 
 
+def _changed_by_call(ctx, call: cst.Call, live: set[str]) -> set[str]:
+    """Those of `live` that `call` itself (not the calls in its arguments) may change: a
+    method of one that is not a known reading one, or one handed to a function that is not
+    torch's, a builtin, a module's forward or a function of the script only reading it."""
+    func = call.func
+    names = ctx.call_qualnames(call)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        if func.value.value in live and func.attr.value not in READING_METHODS:
+            return {func.value.value}
+    passed = {a.value.value for a in call.args if isinstance(a.value, cst.Name)} & live
+    if not passed or _module_call(ctx, call):
+        return set()
+    if any(q.split(".")[0] in ("torch", "builtins", "numpy") for q in names):
+        return set()
+    return {name for name in passed if not call_cannot_change(ctx, call, name)}
+
+
+def _module_call(ctx, call: cst.Call) -> bool:
+    """`call` runs a module (`model(x)`, `criterion(out, y)`): a name bound once before the
+    loop to a `torch.nn` class or a class of the script. A forward reads its inputs."""
+    if not isinstance(call.func, cst.Name):
+        return False
+    binding, count = ctx.binding(call.func.value)
+    value = binding[1] if binding is not None and count == 1 else None
+    if not isinstance(value, cst.Call):
+        return False
+    if any(q.startswith("torch.nn.") for q in ctx.call_qualnames(value)):
+        return True
+    func = value.func
+    return isinstance(func, cst.Name) and isinstance(
+        only_module_binding(ctx.module, func.value), cst.ClassDef
+    )
+
+
 def _loader(ctx, call: cst.Call, base: str, key: str, what: str) -> str:
     """The name of the loader of `call`'s batches; its statement noted under `key` for the
     Trainer call, the class it needs noted once for the module."""
-    taken = file_identifiers(ctx.module.code, "<module>")
-    name = _unique(base, taken)
+    name = fresh_name(ctx, base)
     defs = ctx.found.setdefault("helper_defs", [])
     class_name = ctx.found.get("epoch_batches_class")
     if class_name is None:
-        class_name = ctx.found["epoch_batches_class"] = _unique("EpochBatches", taken)
+        class_name = ctx.found["epoch_batches_class"] = fresh_name(ctx, "EpochBatches")
         defs.append(_CLASS.format(name=class_name))
     arguments = ", ".join(ctx.module.code_for_node(a).strip().rstrip(",") for a in call.args)
     function = call.func.value
@@ -251,7 +308,8 @@ def _loader(ctx, call: cst.Call, base: str, key: str, what: str) -> str:
     return name
 
 
-def _unique(base: str, taken: set[str]) -> str:
+def fresh_name(ctx, base: str) -> str:
+    taken = mentions(ctx.module)
     name, n = base, 1
     while name in taken:
         n += 1

@@ -33,7 +33,7 @@ import builtins
 import libcst as cst
 import libcst.matchers as m
 
-from .confined_effects import READ_METHODS
+from .confined_effects import READ_METHODS, _target_parts, root_name
 from .names import collect_names
 from .statements import statements
 
@@ -105,7 +105,7 @@ def statement_of(function: cst.FunctionDef, node: cst.CSTNode) -> cst.CSTNode:
     node is in its header, `for n in <here>:`)."""
     found = function
     for stmt in statements(function)[1:]:
-        if _in_header(stmt, node):
+        if stmt is node or _in_header(stmt, node):
             found = stmt
     return found
 
@@ -156,20 +156,11 @@ def _why(ctx, node, params, own, fresh, torch_draws) -> str | None:
         return _call_why(ctx, node, params, own, fresh, torch_draws)
     if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.Del)):
         in_place = isinstance(node, cst.AugAssign)  # `arr += 1` changes an array in place
-        for target in _leaves(node.target):
-            root = _root(target)
+        for target in _target_parts(node.target):
+            root = root_name(target)
             if (in_place or not isinstance(target, cst.Name)) and root not in fresh:
                 return f"it changes `{root}` in place, an object it did not make"
     return None
-
-
-def _leaves(target):
-    """The targets a (possibly nested, starred) tuple or list target assigns."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [leaf for e in target.elements for leaf in _leaves(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _leaves(target.value)
-    return [target]
 
 
 def _call_why(ctx, call, params, own, fresh, torch_draws) -> str | None:
@@ -203,7 +194,7 @@ def _call_why(ctx, call, params, own, fresh, torch_draws) -> str | None:
         return f"it calls `{code}`, a function of the script the migrator does not follow"
     if isinstance(func, cst.Attribute):
         method = func.attr.value
-        root = _root(func.value)
+        root = root_name(func.value)
         if root is not None and root in fresh:
             return None
         changes = method in _MUTATING or (method.endswith("_") and not method.startswith("_"))
@@ -212,12 +203,6 @@ def _call_why(ctx, call, params, own, fresh, torch_draws) -> str | None:
             return f"`{code}(...)` may change {what}, an object it did not make"
         return None
     return f"it calls `{code}`, which the migrator cannot follow"
-
-
-def _root(node) -> str | None:
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 def _fresh_locals(ctx, function, local_names: set[str]) -> set[str]:

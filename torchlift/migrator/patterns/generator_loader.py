@@ -35,6 +35,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.confined_effects import _target_parts, root_name
 from ..analysis.function_reads import functions_doing, module_functions
 from ..analysis.generator_body import (
     GLOBAL_GENERATORS,
@@ -199,21 +200,23 @@ def _shared_draws(ctx, function, stmts):
     prefixes = {global_draw(ctx, c) for c in draws}
     others = [f for f in module_functions(ctx.module).values() if f is not function]
 
-    def draws_there(node, found) -> bool:
-        return any(
-            global_draw(ctx, c) in prefixes
-            or (isinstance(c.func, cst.Name) and c.func.value in found)
+    def drawing_calls(node, found) -> list:
+        return [
+            c
             for c in m.findall(node, m.Call())
-        )
+            if global_draw(ctx, c) in prefixes
+            or (isinstance(c.func, cst.Name) and c.func.value in found)
+        ]
 
-    drawing = functions_doing(others, lambda f, found: draws_there(f.body, found))
+    drawing = functions_doing(others, lambda f, found: bool(drawing_calls(f.body, found)))
     classes = [s for s in ctx.module.body if isinstance(s, cst.ClassDef)]
-    epoch = cst.Module(body=list(stmts))
-    if draws_there(epoch, drawing) or any(draws_there(c, drawing) for c in classes):
+    there = [c for node in [*stmts, *classes] for c in drawing_calls(node, drawing)]
+    if there:
         generator = " and ".join(sorted(GLOBAL_GENERATORS[p] for p in prefixes))
+        other = ctx.module.code_for_node(there[0].func)
         return statement_of(function, draws[0]), (
-            f"it draws from {generator} global generator, which other code of the epoch "
-            "draws from too (reading ahead would reorder the draws)"
+            f"it draws from {generator} global generator, which `{other}(...)` draws from "
+            "too during the epoch (reading ahead would reorder the draws)"
         )
     return None
 
@@ -229,7 +232,10 @@ def _changed_reads(ctx, function, stmts):
     if not changed:
         return None
     name = sorted(changed)[0]
-    how, _ = how_changed(ctx, ctx.loop, name, list(stmts))
+    how, at = how_changed(ctx, ctx.loop, name, list(stmts))
+    code = ctx.module.code_for_node(at).strip() if at is not None else ""
+    if code and "\n" not in code and "(`" not in how:
+        how += f" (`{code}`)"
     read = next(n for n in m.findall(function.body, m.Name(name)))
     return statement_of(function, read), f"it reads `{name}`, which the epoch loop {how}"
 
@@ -246,9 +252,10 @@ def _changed_batch(ctx, loop: cst.For):
         for call in m.findall(stmt, m.Call()):
             changed |= _changed_by_call(ctx, call, live)
         for node in m.findall(stmt, m.AssignTarget() | m.AugAssign() | m.Del()):
-            target = node.target
-            if isinstance(node, cst.AugAssign) or not isinstance(target, cst.Name):
-                changed |= live & maybe_changed(ctx, node, live)
+            in_place = isinstance(node, cst.AugAssign)  # `xb += 1` changes a tensor in place
+            for part in _target_parts(node.target):
+                if in_place or not isinstance(part, cst.Name):
+                    changed |= live & {root_name(part)}
         if changed:
             return sorted(changed)[0], stmt
         if isinstance(stmt, cst.SimpleStatementLine):

@@ -242,4 +242,15 @@ for epoch in range(2):
 """,
         "TL104",
     ),
+    # DataParallel becomes DDP: Lightning shards a DataLoader, not the script's generator
+    "generator_under_data_parallel": (
+        _SLICES
+        + _LOOP.replace(
+            "for epoch",
+            'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+            "model = nn.DataParallel(model).to(device)\n"
+            "for epoch",
+        ).replace("model(x), y)", "model(x.to(device)), y.to(device))"),
+        "TL104",
+    ),
 }

@@ -69,6 +69,10 @@ def read(ctx, plan, steps) -> None:
     generator_loader.read(ctx, plan, steps)
 
 
+def clean(ctx, plan) -> None:
+    generator_loader.clean(ctx, plan)
+
+
 def _rewritten(ctx, before, loop: cst.For):
     """([a binding of the generator object, if the loop made it], the loop over numbers)."""
     iterator, target, index = loop.iter, loop.target, None

@@ -106,6 +106,19 @@ def read(ctx, plan, steps) -> None:
     plan.helper_defs.extend(ctx.found.get("helper_defs", []))
 
 
+def clean(ctx, plan) -> None:
+    """Several processes: Lightning shards a DataLoader with a DistributedSampler, not an
+    iterable of the script's, so every process would train on every batch."""
+    arguments = dict(plan.trainer_args)
+    if plan.helper_defs and ("strategy" in arguments or arguments.get("devices", "1") != "1"):
+        ctx.block(
+            NOT_A_LOADER,
+            "the batches come from a generator of the script in a multi-process (DDP) "
+            "conversion: Lightning would not shard them, every process would train on all",
+            ctx.loop,
+        )
+
+
 def _evaluation_loop(ctx, stmt) -> cst.For | None:
     """The loop of a `with torch.no_grad(): for ... in ...:` pass holding one loop."""
     if isinstance(stmt, cst.With) and _is_no_grad(ctx, stmt):
@@ -281,12 +294,15 @@ def _changed_by_call(ctx, call: cst.Call, live: set[str]) -> set[str]:
 
 
 def _module_call(ctx, call: cst.Call) -> bool:
-    """`call` runs a module (`model(x)`, `criterion(out, y)`): a name bound once before the
-    loop to a `torch.nn` class or a class of the script. A forward reads its inputs."""
+    """`call` runs a module (`model(x)`, `criterion(out, y)`): a name bound last before the
+    loop to a `torch.nn` class or a class of the script, which the loop does not rebind. A
+    forward reads its inputs."""
     if not isinstance(call.func, cst.Name):
         return False
-    binding, count = ctx.binding(call.func.value)
-    value = binding[1] if binding is not None and count == 1 else None
+    if call.func.value in collect_names(ctx.loop.body).writes:
+        return False
+    binding, _ = ctx.binding(call.func.value)
+    value = binding[1] if binding is not None else None
     if not isinstance(value, cst.Call):
         return False
     if any(q.startswith("torch.nn.") for q in ctx.call_qualnames(value)):

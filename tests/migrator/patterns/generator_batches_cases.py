@@ -124,6 +124,20 @@ for epoch in range(2):
         ],
         ["batches = batch_iter(X, Y, 4)"],
     ),
+    # its own numpy generator, made in its body: the step's draws from numpy's global one
+    # do not meet it
+    "generator_with_its_own_numpy_generator": (
+        _SLICES.replace(
+            "idx = np.random.permutation(len(X)) if shuffle else np.arange(len(X))",
+            "rng = np.random.default_rng(0)\n    idx = rng.permutation(len(X))",
+        )
+        + _LOOP.replace(
+            "        loss.backward()\n",
+            "        loss = loss * float(np.random.rand() > 0.1)\n        loss.backward()\n",
+        ),
+        ["train_batches = EpochBatches(batch_iter, X, Y, 4)"],
+        [],
+    ),
 }
 
 UNCHANGED = {

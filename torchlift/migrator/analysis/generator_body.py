@@ -55,10 +55,11 @@ READING_METHODS = READ_METHODS | frozenset(
     "long int bool half to cpu numpy tolist detach index count split strip lower upper "
     "encode decode startswith endswith replace".split()
 )
-# numpy and torch functions that return a new object (the generator may change it in place)
+# numpy and torch functions that return a new object (the generator may change it in place,
+# draw from it when it is a generator of its own)
 _CREATES = frozenset(
     "zeros zeros_like ones ones_like empty empty_like full full_like array copy arange "
-    "stack concatenate cat tensor clone eye linspace".split()
+    "stack concatenate cat tensor clone eye linspace default_rng RandomState Generator".split()
 )
 _IN_PLACE_FUNCTIONS = frozenset(
     "copyto put place putmask fill_diagonal put_along_axis save savez savetxt".split()

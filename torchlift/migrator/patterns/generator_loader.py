@@ -239,7 +239,8 @@ def _changed_reads(ctx, function, stmts):
     changes (the next batch would be made before the change)."""
     from ..analysis.generator_body import statement_of
 
-    reads = free_reads(function) - ctx.module_defs
+    # the script's functions and imported modules: calls of the former are refused already
+    reads = free_reads(function) - set(module_functions(ctx.module)) - set(ctx.names.imports)
     changed = maybe_changed(ctx, cst.Module(body=list(stmts)), reads)
     changed |= reads & _declared_global(ctx.module)
     if not changed:
@@ -322,11 +323,11 @@ def _loader(ctx, call: cst.Call, base: str, key: str, what: str) -> str:
     if class_name is None:
         class_name = ctx.found["epoch_batches_class"] = fresh_name(ctx, "EpochBatches")
         defs.append(_CLASS.format(name=class_name))
-    arguments = ", ".join(ctx.module.code_for_node(a).strip().rstrip(",") for a in call.args)
     function = call.func.value
+    arguments = [function, *(ctx.module.code_for_node(a).strip().rstrip(",") for a in call.args)]
     ctx.found[key] = (
         f"# {what} of `{function}(...)`, a new generator each epoch\n"
-        f"{name} = {class_name}({function}, {arguments})"
+        f"{name} = {class_name}({', '.join(arguments)})"
     )
     return name
 

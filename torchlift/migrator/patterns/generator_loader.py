@@ -43,6 +43,7 @@ from ..analysis.generator_body import (
     body_obstacle,
     free_reads,
     global_draw,
+    statement_of,
 )
 from ..analysis.names import collect_names, mentions, only_module_binding
 from ..analysis.passed_values import call_cannot_change
@@ -205,8 +206,6 @@ def _shared_draws(ctx, function, stmts):
     """(the generator's statement drawing, why) when it draws from numpy's or Python's global
     generator and so does other code of the epoch: the epoch loop's, a function of the
     script it calls, or any class's method (a model's forward may be one)."""
-    from ..analysis.generator_body import statement_of
-
     draws = [c for c in m.findall(function, m.Call()) if global_draw(ctx, c) is not None]
     if not draws:
         return None
@@ -237,8 +236,6 @@ def _shared_draws(ctx, function, stmts):
 def _changed_reads(ctx, function, stmts):
     """(the generator's statement, why) when it reads a name of the script the epoch loop
     changes (the next batch would be made before the change)."""
-    from ..analysis.generator_body import statement_of
-
     # the script's functions and imported modules: calls of the former are refused already
     reads = free_reads(function) - set(module_functions(ctx.module)) - set(ctx.names.imports)
     changed = maybe_changed(ctx, cst.Module(body=list(stmts)), reads)

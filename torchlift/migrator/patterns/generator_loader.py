@@ -47,7 +47,7 @@ from ..analysis.generator_body import (
 )
 from ..analysis.names import collect_names, mentions, only_module_binding
 from ..analysis.passed_values import call_cannot_change
-from ..analysis.statements import BACKWARD, contains, single_assign
+from ..analysis.statements import BACKWARD, contains, single_assign, statements
 from ..rule import Unsupported
 from ..shapes.context import NOT_A_LOADER
 from ..shapes.epoch_batch import how_changed, maybe_changed
@@ -190,7 +190,8 @@ def _check(ctx, call: cst.Call, loop: cst.For, stmts, kind: str) -> None:
         )
         if changing:
             reason, at = changing
-            raise Unsupported(NOT_A_LOADER, f"{why}: {reason}", at or loop)
+            at = _innermost_change(ctx, at, collect_names(arg.value).reads) if at else loop
+            raise Unsupported(NOT_A_LOADER, f"{why}: {reason}", at)
     changed = _changed_batch(ctx, loop)
     if changed is not None:
         name, at = changed
@@ -200,6 +201,13 @@ def _check(ctx, call: cst.Call, loop: cst.For, stmts, kind: str) -> None:
             "before this code runs, would not see it)",
             at,
         )
+
+
+def _innermost_change(ctx, stmt, names: set[str]):
+    """The deepest statement of `stmt` that may change one of `names` (the last in source
+    order: a statement nested in it that did would come after it), for the refusal's line."""
+    found = [s for s in statements(stmt) if maybe_changed(ctx, s, names)]
+    return found[-1] if found else stmt
 
 
 def _shared_draws(ctx, function, stmts):

@@ -129,6 +129,7 @@ FEATURES = {
     "transformer_mask_from_bptt": [clips, changes_lr_between_epochs],
     "transformer_args_read_by_helper": [clips, changes_lr_between_epochs],
     "char_rnn_lstm": [clips],
+    "char_rnn_get_batches": [clips],
     "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
     "plateau_scheduler_val_loss": [reduces_lr],
     "gradient_accumulation": [accumulates],

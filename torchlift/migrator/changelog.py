@@ -57,6 +57,8 @@ class LoopFacts:
     generated_loader: bool = False  # the training loader is generated (a range of numbers)
     generated_val_loader: bool = False  # so is the validation loader (patterns/eval_ranges.py)
     phase_loop_at: tuple[int, int] | None = None  # `for phase in ["train", "val"]:`
+    # module-level classes the loaders need (patterns/generator_loader.py's re-iterable)
+    helper_classes: tuple[str, ...] = field(default=())
 
 
 def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str) -> LoopFacts:
@@ -122,6 +124,12 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         generated_loader=plan.loader_stmt is not None,
         generated_val_loader=plan.eval_loader_stmt is not None and plan.validation is not None,
         phase_loop_at=lines.position(plan.phase_loop, None) if plan.phase_loop else None,
+        helper_classes=tuple(
+            node.name
+            for code in plan.helper_defs
+            for node in ast.parse(code).body
+            if isinstance(node, ast.ClassDef)
+        ),
     )
 
 
@@ -183,6 +191,13 @@ def loop_changes(
         )
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
+    for name in facts.helper_classes:
+        add(
+            _header(batch if batch is not None else epoch),
+            out.class_named(name),
+            f"`{name}`: the loaders' class, calling the script's generator anew each epoch "
+            "with the same arguments, as its loop did",
+        )
     for stmt in fit_block or ():
         if _assigns(stmt, facts.scaler) and "precision_plugin" in ast.unparse(stmt.value):
             add(
@@ -750,6 +765,11 @@ class _OutputIndex:
                 and any(isinstance(t, ast.Name) and t.id == facts.trainer_name for t in s.targets)
             ),
             None,
+        )
+
+    def class_named(self, name: str):
+        return next(
+            (n for n in self._tree.body if isinstance(n, ast.ClassDef) and n.name == name), None
         )
 
     def puts_model_back(self, stmt, method: str = "to") -> bool:

@@ -131,6 +131,9 @@ class LoopPlan:
     # iteration numbers
     loader_stmt: str | None = None  # also for a batch loop over range(...) (epoch_batch)
     eval_loader_stmt: str | None = None  # a validation pass over range(...) (eval_ranges)
+    # module-level definitions the loader statements need, inserted before the generated
+    # class (patterns/generator_loader.py's re-iterable of a generator function)
+    helper_defs: list[str] = field(default_factory=list)
     # loader names standing for an expression `fit` is given (`dataloaders["train"]`,
     # patterns/keyed_loaders.py)
     loader_exprs: dict[str, str] = field(default_factory=dict)

@@ -43,7 +43,7 @@ SAFE_CALLS = frozenset(
 )
 # methods that only read their receiver (a tensor's `.item()`, a dict's `.items()`, a
 # string's `.format()` / `.join()`): allowed on anything
-READ_METHODS = frozenset("item items keys values get format join size dim numel".split())
+READ_METHODS = frozenset("item items keys values get format join size dim numel flatten".split())
 # methods that change a container in place: allowed on the function's own objects only
 CONTAINER_METHODS = frozenset(
     "append appendleft extend add update setdefault pop popleft clear".split()

@@ -102,7 +102,11 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
         for stmt, replacement in plan.rewrite_stmts:
             replacements[id(stmt)] = [replacement]
         where, anchor = _insertion_point(module, ctx, plan, builder.code)
-        inserts.setdefault(id(anchor), (where, []))[1].append(cls)
+        inserted = inserts.setdefault(id(anchor), (where, []))[1]
+        for code in plan.helper_defs:  # what the loader statements need, before the class
+            helper = cst.parse_module(code).body[0]
+            inserted.append(helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
+        inserted.append(cls)
         for stmt in ctx.scope_before:
             assign = single_assign(stmt)
             name = assign[0] if assign else device_if_binding(ctx, stmt, complete=False)

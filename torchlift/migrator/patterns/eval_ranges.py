@@ -128,9 +128,16 @@ def _pass_range(ctx, stmt) -> cst.Call | None:
     return None
 
 
-def _changing(ctx, numbers: cst.Call, stmts) -> tuple[str, cst.CSTNode | None] | None:
-    """Why the range's numbers may differ between epochs (or cannot be built before the
-    epoch loop) and the epoch statement changing them if known, or None."""
+def _changing(
+    ctx,
+    numbers: cst.Call,
+    stmts,
+    what: str = "the evaluation loop's range(...)",
+    built: str = "its numbers are built once, before `fit`",
+) -> tuple[str, cst.CSTNode | None] | None:
+    """Why the range's numbers (`what`, built once as `built` says) may differ between epochs
+    (or cannot be built before the epoch loop) and the epoch statement changing them if
+    known, or None."""
     reads = collect_names(numbers).reads - _BUILTINS
     epoch = list(stmts)
     target = collect_names(cst.AssignTarget(ctx.loop.target)).writes
@@ -152,19 +159,14 @@ def _changing(ctx, numbers: cst.Call, stmts) -> tuple[str, cst.CSTNode | None] |
             how, at = how_changed(ctx, ctx.loop, name, epoch)
         if at is None and name in _declared_global(ctx.module):
             how = "may change (a function of the file declares it `global`)"
-        return (
-            f"the evaluation loop's range(...) reads `{name}`, which the epoch loop {how} "
-            "(its numbers are built once, before `fit`)",
-            at,
-        )
+        return f"{what} reads `{name}`, which the epoch loop {how} ({built})", at
     bound_before = set(ctx.params) | set(ctx.module_defs)
     for stmt in ctx.scope_before:
         bound_before |= bound_names(stmt)
     unbound = sorted(reads - bound_before)
     if unbound:
         return (
-            f"the evaluation loop's range(...) reads `{unbound[0]}`, which is not bound before "
-            "the epoch loop (the loader of its numbers is built before `fit`)",
+            f"{what} reads `{unbound[0]}`, which is not bound before the epoch loop ({built})",
             None,
         )
     return None

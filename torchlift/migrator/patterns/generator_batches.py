@@ -32,11 +32,13 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names, mentions, only_module_binding
-from ..analysis.statements import BACKWARD, contains, single_assign
+from ..analysis.names import collect_names, only_module_binding
+from ..analysis.statements import BACKWARD, contains
 from ..rule import Unsupported
 from ..shapes.context import NOT_A_LOADER
 from ..shapes.trainer_inline import bind_call
+from . import generator_loader
+from .generator_loader import fresh_name, generator_call
 
 RULES = ()
 
@@ -44,13 +46,14 @@ RULES = ()
 def epoch_body(ctx, stmts):
     """The epoch body with a batch loop over a counted generator of the script (a name the
     epoch body binds to its call, or the call itself) rewritten as a loop over the batch
-    numbers that fetches each batch with `next()`."""
+    numbers that fetches each batch with `next()`; any other generator of the script is
+    generator_loader.py's (given to the Trainer when it can be read ahead)."""
     for at, loop in enumerate(stmts):
         if not (isinstance(loop, cst.For) and contains(loop, BACKWARD)):
             continue
         rewritten = _rewritten(ctx, stmts[:at], loop)
         if rewritten is None:
-            return stmts
+            return generator_loader.epoch_body(ctx, stmts)
         binding, new_loop = rewritten
         ctx.notes.append(
             f"the batches of `{ctx.module.code_for_node(loop.iter)}` are fetched with `next()` "
@@ -60,6 +63,14 @@ def epoch_body(ctx, stmts):
         )
         return [*stmts[:at], *binding, new_loop, *stmts[at + 1 :]]
     return stmts
+
+
+def read(ctx, plan, steps) -> None:
+    generator_loader.read(ctx, plan, steps)
+
+
+def clean(ctx, plan) -> None:
+    generator_loader.clean(ctx, plan)
 
 
 def _rewritten(ctx, before, loop: cst.For):
@@ -75,16 +86,16 @@ def _rewritten(ctx, before, loop: cst.For):
     if loop.orelse is not None:
         return None
     named = isinstance(iterator, cst.Name)
-    call = _generator_call(ctx, before, iterator.value, loop) if named else iterator
+    call = generator_call(ctx, before, iterator.value, loop) if named else iterator
     count = _batch_count(ctx, call) if isinstance(call, cst.Call) else None
     if count is None:
         return None
     binding = []
-    objects = iterator if named else cst.Name(_fresh(ctx, "batches"))
+    objects = iterator if named else cst.Name(fresh_name(ctx, "batches"))
     if not named:  # `for x, y in gen(n):` -- the generator object gets a name
         binding = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(objects)], call)])]
     if index is None:
-        index = cst.Name(_fresh(ctx, "batch_number"))
+        index = cst.Name(fresh_name(ctx, "batch_number"))
     fetch = cst.SimpleStatementLine(
         [cst.Assign([cst.AssignTarget(target)], cst.Call(cst.Name("next"), [cst.Arg(objects)]))]
     )
@@ -93,21 +104,6 @@ def _rewritten(ctx, before, loop: cst.For):
         target=index, iter=cst.Call(cst.Name("range"), [cst.Arg(count)]), body=body
     )
     return binding, new_loop
-
-
-def _generator_call(ctx, before, name: str, loop) -> cst.Call | None:
-    """The call bound to `name` by the one statement of the epoch body before the loop that
-    binds it, when nothing else in the epoch reads it."""
-    binders = [s for s in before if name in collect_names(s).writes]
-    if len(binders) != 1:
-        return None
-    found = single_assign(binders[0])
-    if found is None or not isinstance(found[1], cst.Call):
-        return None
-    others = [s for s in before if s is not binders[0] and name in mentions(s)]
-    if others or name in mentions(loop.body):
-        return None
-    return found[1]
 
 
 def _batch_count(ctx, call: cst.Call) -> cst.BaseExpression | None:
@@ -153,12 +149,3 @@ def _batch_count(ctx, call: cst.Call) -> cst.BaseExpression | None:
 
 def _docstring(stmt) -> bool:
     return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())]))
-
-
-def _fresh(ctx, base: str) -> str:
-    taken = mentions(ctx.module)
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}_{n}"
-    return name

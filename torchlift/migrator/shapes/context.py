@@ -85,7 +85,11 @@ NOT_A_LOADER = Rule(
     """The Trainer draws batches from a DataLoader it is given, so the batch loop must iterate
     a loader bound to a name: `for batch in loader`, `enumerate(loader)`, `tqdm(loader)`.
     Manual batching over `range(0, n, batch_size)` is converted (the numbers become the
-    batches of a generated loader) unless the epoch loop changes what the range reads; other
+    batches of a generated loader) unless the epoch loop changes what the range reads. A
+    generator function of the script called anew each epoch (`get_batches(data, bs, n)`) is
+    handed over when the Trainer may read it one batch ahead: it draws nothing from torch's
+    generator, changes nothing it did not make, reads nothing the epoch changes
+    (patterns/generator_loader.py); the refusal names its statement that prevents it. Other
     manual batching (`zip` of tensor chunks) has no loader to hand over.""",
     """Wrap the tensors in `DataLoader(TensorDataset(x, y), batch_size=...)` and iterate it.""",
     """

@@ -87,6 +87,8 @@ PRINTED = {
     "trange_epoch_iterator_hf_style": r"global_step = [^\r\n]*",
     # the book's progress lines from the step, the test accuracy, the summary after fit
     "d2l_try_gpu_train_function": r"epoch [0-9.]+, [^\r\n]*|loss [0-9.]+, train acc [^\r\n]*",
+    # the frozen teacher and the student evaluated after fit, both on the script's device
+    "distill_frozen_teacher_evaluated_after": r"epoch \d+: kd loss [^\r\n]*|(?:teacher|student) acc [^\r\n]*",
     "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",
     # samples decoded after the eval-mode test pass: dropout off, as the script ran them
     "vae_samples_after_eval_mode_test": r"====> Test set loss[^\r\n]*|sample mean [^\r\n]*",

@@ -36,6 +36,7 @@ class LoopFacts:
     test_loader: str | None
     helpers: tuple[str, ...]  # inlined helper functions (their loops moved into the class)
     removed_at: tuple[tuple[int, int], ...] = field(default=())  # other statements deleted
+    held_after: frozenset[str] = field(default=frozenset())  # other modules put back after fit
     removed_why: tuple = field(default=())  # ((line, column), why) of some of them
     rewritten: tuple = field(default=())  # ((line, column), the new code unparsed, why)
     optimizer_at: tuple[tuple[int, int], ...] = field(default=())  # optimizer / scheduler lines
@@ -76,6 +77,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         schedulers=frozenset(o.scheduler for o in optimizers if o.scheduler),
         held_schedulers=frozenset(o.scheduler for o in optimizers if o.scheduler_held),
         model_names=frozenset(n for m in plan.models for n in (m.name, *m.aliases)),
+        held_after=frozenset(plan.held_after),
         device_names=frozenset(plan.device_names),
         scaler=plan.scaler,
         validation_loader=(
@@ -215,6 +217,14 @@ def loop_changes(
             )
         if out.puts_model_back(stmt, "eval"):
             add(_header(epoch), stmt, _BACK_TO_EVAL)
+        if out.puts_model_back(stmt, names=facts.held_after):
+            name = stmt.value.func.value.id
+            add(
+                _header(epoch),
+                stmt,
+                f"`{name}` put back on the script's device after `fit`: the LightningModule "
+                "holds it, and Lightning hands it back on the CPU with the model",
+            )
     generated = facts.generated_loader or facts.generated_val_loader
     if generated and fit_block is not None:  # and the comment line above it
         fit_block = (fit_block[0].lineno - 1, max(n.end_lineno for n in fit_block))
@@ -754,6 +764,7 @@ class _OutputIndex:
         if facts.generated_val_loader:
             self._generated.add(facts.validation_loader)
         self._models = facts.model_names
+        self._held = facts.held_after
         self._tree = tree
         self._runs = self._runs_of_generated_statements(tree)
         self.trainer = next(
@@ -772,16 +783,16 @@ class _OutputIndex:
             (n for n in self._tree.body if isinstance(n, ast.ClassDef) and n.name == name), None
         )
 
-    def puts_model_back(self, stmt, method: str = "to") -> bool:
-        """`model.to(device)`: the model put back where the script kept it after `fit`
-        (`model.eval()`: in the mode it left it in)."""
+    def puts_model_back(self, stmt, method: str = "to", names=None) -> bool:
+        """`model.to(device)`: the model (or another module of `names`) put back where the
+        script kept it after `fit` (`model.eval()`: in the mode it left it in)."""
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         return (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)
             and call.func.attr == method
             and isinstance(call.func.value, ast.Name)
-            and call.func.value.id in self._models
+            and call.func.value.id in (self._models if names is None else names)
         )
 
     def statement(self, wanted: str):
@@ -838,7 +849,11 @@ class _OutputIndex:
                     run = []
                 elif self._names(stmt, False):
                     run.append(stmt)
-                elif run and (self.puts_model_back(stmt) or self.puts_model_back(stmt, "eval")):
+                elif run and (
+                    self.puts_model_back(stmt)
+                    or self.puts_model_back(stmt, "eval")
+                    or self.puts_model_back(stmt, names=self._held)
+                ):
                     run.append(stmt)  # `model.to(device)`, `model.eval()` after fit
                 elif run:
                     runs.append(run)

@@ -155,6 +155,10 @@ class LoopPlan:
     rebind_after: list[str] = field(default_factory=list)
     test_rebind: list = field(default_factory=list)  # names the test pass sets, read later
     device_after: str | None = None  # device name code after the loop still uses
+    # other modules the LightningModule holds (a frozen teacher) that the script placed and
+    # code after the loop uses: put back on this device after fit, as the model is
+    held_after: list[str] = field(default_factory=list)
+    held_device: str | None = None
     # evaluation steps the script ran without autocast under a mixed precision (amp.py)
     full_precision_passes: set[str] = field(default_factory=set)
     # the device the script's `.cuda()` calls chose, as code (`"cuda" if use_cuda else "cpu"`)

@@ -118,6 +118,7 @@ class ScopeInfo:
     function_reads: set[str] = frozenset()
     returned: set[str] = frozenset()  # names a `return` after the loop reads: the callers'
     params: set[str] = frozenset()  # the parameters of the function holding the loop
+    placed_modules: set[str] = frozenset()  # modules the scope moves to a device before it
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
@@ -330,11 +331,17 @@ def resolve_names(
     model_later = scope.after_reads | scope.called_after_reads
     # a model the function returns, or is given, goes on in its callers on its device
     escapes = any(model.name in scope.returned | scope.params for model in plan.models)
+    used = sorted(plan.device_names & (scope.after_reads | scope.function_reads))
     if escapes or any(model.name in model_later for model in plan.models):
-        used = sorted(plan.device_names & (scope.after_reads | scope.function_reads))
         if not used and escapes:
             used = sorted(plan.device_names)
         plan.device_after = used[0] if used else plan.cuda_placement
+    # ... and so are the other modules it holds (a distillation's frozen teacher, evaluated
+    # after training with batches moved by `.cuda()`)
+    held = [n for n in init_args if n in scope.placed_modules and n in model_later]
+    device = used[0] if used else plan.cuda_placement
+    if held and device:
+        plan.held_after, plan.held_device = held, device
     given = [o.name for o in plan.optimizers if o.given]
     given += [o.scheduler for o in plan.optimizers if o.scheduler_held or o.scheduler_given]
     plan.init_args = given + init_args + [n for n in extra_init if n not in init_args]
@@ -407,6 +414,7 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         called_after_reads=called_after,
         function_reads=function_reads,
         params=set(ctx.params),
+        placed_modules=_placed_modules(ctx),
         returned={
             name
             for stmt in ctx.scope_after
@@ -414,6 +422,41 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
             if ret.value is not None
             for name in collect_names(ret.value).reads
         },
+    )
+
+
+# methods only a torch module has among what scripts call (not an optimizer's `state_dict`;
+# a tensor's `.to()` is not in place)
+_MODULE_METHODS = frozenset(
+    "parameters named_parameters eval train modules children apply requires_grad_".split()
+)
+
+
+def _placed_modules(ctx) -> set[str]:
+    """Names the scope moves to a device before the loop (`t = Net().cuda() if c else Net()`,
+    `t.to(device)`) and uses as a module elsewhere (`t.eval()`, `t.parameters()`): what
+    Lightning's teardown hands back on the CPU when the LightningModule holds it."""
+    moved = set()
+    for stmt in ctx.scope_before:
+        for move in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda")))):
+            receiver = move.func.value
+            while isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute):
+                receiver = receiver.func.value  # `Net().cuda()`: bound below
+            if isinstance(receiver, cst.Name):
+                moved.add(receiver.value)
+        moved |= {name for name in bound_names(stmt) if _binds_a_move(stmt)}
+    used_as_module = {
+        call.func.value.value
+        for node in [*ctx.scope_before, *ctx.scope_after, ctx.loop]
+        for call in m.findall(node, m.Call(func=m.Attribute(value=m.Name())))
+        if call.func.attr.value in _MODULE_METHODS
+    }
+    return moved & used_as_module
+
+
+def _binds_a_move(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and bool(
+        m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda"))))
     )
 
 

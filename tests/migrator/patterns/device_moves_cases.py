@@ -103,6 +103,39 @@ CONVERTS = {
         ["trainer.fit(lit_model, loader)\nmodel.to(device)\nprint(check_accuracy(loader, model))"],
         [],
     ),
+    # ... and so is another module the LightningModule holds (a frozen teacher), when the
+    # script placed it and code after the loop uses it
+    "frozen_teacher_put_back_after_fit": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        teacher = torch.nn.Linear(4, 2).to(device)
+        teacher.eval()
+        model.to(device)
+
+
+        def check_accuracy(loader, net):
+            correct = 0
+            with torch.no_grad():
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    correct += (net(x).argmax(1) == y).sum().item()
+            return correct
+
+
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                with torch.no_grad():
+                    soft = teacher(x).softmax(1)
+                optimizer.zero_grad()
+                loss = criterion(model(x), soft)
+                loss.backward()
+                optimizer.step()
+        print(check_accuracy(loader, teacher))
+        """,
+        ["trainer.fit(lit_model, loader)\nteacher.to(device)\nprint(check_accuracy(loader, teacher))"],
+        [],
+    ),
     "model_put_back_for_a_function_reading_the_global_model": (
         """
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -200,6 +200,30 @@ CONVERTS = {
         ['accelerator="cuda" if params.cuda else "cpu",'],
         ['accelerator="cuda",'],
     ),
+    # a book's training_loop(...): the loader rebuilt unshuffled after the call, for the
+    # evaluation that follows: that binding does not reach the call
+    "loader_rebound_after_the_call": (
+        """
+        def training_loop(n_epochs, optimizer, model, loss_fn, train_loader):
+            for epoch in range(1, n_epochs + 1):
+                for imgs, labels in train_loader:
+                    loss = loss_fn(model(imgs), labels)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+
+        if __name__ == "__main__":
+            train_dl = DataLoader(dataset, batch_size=8, shuffle=True)
+            net = torch.nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=1e-2)
+            training_loop(3, opt, net, torch.nn.CrossEntropyLoss(), train_dl)
+            train_dl = DataLoader(dataset, batch_size=8, shuffle=False)
+            print(len(train_dl))
+        """,
+        ["trainer.fit(lit_model, train_loader)"],
+        ["optimizer.step()"],
+    ),
     # course notebooks: the optimizer class is a parameter, its default used by the one call
     "optimizer_class_parameter_left_to_its_default": (
         _COURSE_FIT
@@ -335,6 +359,27 @@ UNCHANGED = {
             teacher_optimizer = torch.optim.Adam(teacher.parameters(), lr=0.01)
             loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
             train(teacher, teacher_optimizer, loader)
+        """,
+        "TL132",
+    ),
+    # rebound in the loop that makes the call: the next call is given the new loader
+    "loader_rebound_in_the_loop_around_the_call": (
+        """
+        def training_loop(n_epochs, optimizer, model, loss_fn, train_loader):
+            for epoch in range(1, n_epochs + 1):
+                for imgs, labels in train_loader:
+                    loss = loss_fn(model(imgs), labels)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+
+        train_dl = DataLoader(dataset, batch_size=8, shuffle=True)
+        for bs in (8, 16):
+            net = torch.nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=1e-2)
+            training_loop(3, opt, net, torch.nn.CrossEntropyLoss(), train_dl)
+            train_dl = DataLoader(dataset, batch_size=bs, shuffle=True)
         """,
         "TL132",
     ),

@@ -41,6 +41,7 @@ import libcst.matchers as m
 from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
+from ..source.find_loops import cst_contains
 from .device_helpers import moved_data
 from .device_intent import is_device_value
 from .device_scope import is_name_main, module_device_value
@@ -535,7 +536,7 @@ def _argument_value(ctx, caller, call: cst.Call, param: str, node) -> cst.BaseEx
             "name first",
             call,
         )
-    value = _bound_value(caller, argument)
+    value = _bound_value(caller, argument, call)
     factory = _factory_returned(ctx, caller, argument)
     if factory is not None:
         value = factory.value
@@ -549,12 +550,21 @@ def _argument_value(ctx, caller, call: cst.Call, param: str, node) -> cst.BaseEx
     return value
 
 
-def _bound_value(caller, name: cst.Name) -> cst.BaseExpression | None:
+def _bound_value(
+    caller, name: cst.Name, call: cst.Call | None = None
+) -> cst.BaseExpression | None:
     """The value of the one plain assignment binding `name` in the caller's scope, if so; a
     `name = None` placeholder rebound before anything reads it (the course notebooks' `model =
-    None` above "YOUR CODE HERE") does not count."""
+    None` above "YOUR CODE HERE") does not count, nor (given the `call` passing it) a binding
+    in a statement of the caller's body after the one holding the call, which runs after it
+    (a book's `train_loader` rebuilt unshuffled for the evaluation after training)."""
     statements = list(_scope_statements(caller))
-    bindings = [stmt for stmt in statements if name.value in bound_names(stmt)]
+    later = _after_the_call(caller, call)
+    bindings = [
+        stmt
+        for stmt in statements
+        if name.value in bound_names(stmt) and not any(cst_contains(top, stmt) for top in later)
+    ]
     while len(bindings) > 1 and _placeholder(bindings[0], name.value):
         between = statements[statements.index(bindings[0]) + 1 : statements.index(bindings[1])]
         if any(name.value in scope_reads(stmt) for stmt in [*between, bindings[1]]):
@@ -562,6 +572,26 @@ def _bound_value(caller, name: cst.Name) -> cst.BaseExpression | None:
         bindings = bindings[1:]
     assign = single_assign(bindings[0]) if len(bindings) == 1 else None
     return assign[1] if assign is not None and assign[0] == name.value else None
+
+
+def _after_the_call(caller, call: cst.Call | None) -> list[cst.BaseStatement]:
+    """The statements of the caller's own body after the one holding `call` (none without
+    it): they run once the call has returned."""
+    if call is None:
+        return []
+    body = list(caller.body if isinstance(caller, cst.Module) else caller.body.body)
+    later: list[cst.BaseStatement] = []
+    while True:
+        holding = [i for i, stmt in enumerate(body) if cst_contains(stmt, call)]
+        if not holding:
+            return later
+        stmt = body[holding[0]]
+        later += body[holding[0] + 1 :]
+        # blocks that run once, in order: what follows the call inside them runs after it
+        once = isinstance(stmt, cst.With) or (isinstance(stmt, cst.If) and is_name_main(stmt))
+        if not once:
+            return later
+        body = list(stmt.body.body)
 
 
 def _placeholder(stmt, name: str) -> bool:

@@ -8,12 +8,22 @@
             bad_epochs += 1
             if bad_epochs >= patience:
                 break                               self.trainer.should_stop = True
+        adjust_learning_rate(...)                   return      (only when code follows)
+                                                ...  (the rest of the epoch's code)
 
 `on_train_epoch_end` runs after the epoch's training and validation, as the code did, and a
 Trainer whose `should_stop` is set there starts no further epoch: training ends at the same
-epoch. Refused (TL136): a `break` with code after it in the epoch (it would still run on the
-last epoch), and a `break` in the code before the batch loop (the epoch's training would
-still run).
+epoch. Code after the `break` in the epoch (an lr adjustment, a scheduler step, prints, a
+checkpoint) stays after it in that hook, which the `break` leaves by `return`: on the stopping
+epoch it does not run, as in the script. The hook is the script's epoch code and nothing else
+(hook pieces go first), so the `return` skips nothing the Trainer would have run. An epoch
+scheduler stepped after the `break` is stepped by the module in place (schedulers.py), not by
+Lightning, which would step it after the hook also on the stopping epoch.
+
+Refused (TL136): code after the `break` inside the block that holds it; code after it that
+another pattern takes out of the epoch's end (a validation pass, which Lightning runs before
+`on_train_epoch_end`, its setup, a hand-set rate turned into a scheduler); a `break` before
+the batch loop (the epoch's training would still run: TL107).
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..rule import Rule
+from ..analysis.statements import direct_breaks
 from .early_break import break_ends_its_blocks
 
 EPOCH_BREAK = Rule(
@@ -50,21 +61,59 @@ RULES = (EPOCH_BREAK,)
 
 
 def read(ctx, plan, steps) -> None:
+    post = ctx.found.get("epoch_post", [])
     for stmt in ctx.found.get("epoch_breaks", ()):
-        if stmt is not ctx.found.get("epoch_last") or not break_ends_its_blocks(stmt):
+        if not break_ends_its_blocks(stmt):
             ctx.block(
                 EPOCH_BREAK,
-                "code after the epoch loop's `break` would still run on the last epoch",
+                "code after the epoch loop's `break` in its own block would still run on the "
+                "last epoch",
                 stmt,
             )
             continue
-        stopped = stmt.visit(_BreakToShouldStop())
+        moved = _moved_after(plan, post, stmt)
+        if moved is not None:
+            ctx.block(EPOCH_BREAK, _moved_reason(ctx, moved), moved)
+            continue
+        at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
+        followed = at + 1 < len(plan.post_train)
+        stopped = stmt.visit(_BreakToShouldStop(followed))
         plan.post_train = [stopped if s is stmt else s for s in plan.post_train]
         plan.notes.append("the epoch loop's `break` sets trainer.should_stop")
 
 
+def _moved_after(plan, post, stmt):
+    """The first statement the script ran after `stmt` in the epoch that is no longer in the
+    epoch's end code (another pattern took it to another hook or to the Trainer); None when
+    all of them stay, in the hook the `break` leaves. An epoch check max_steps.py turned into
+    `max_steps=` (a `break` of its own) ends training too, and may go."""
+    at = next((i for i, s in enumerate(post) if s is stmt), None)
+    kept = {id(s) for s in plan.post_train}
+    for later in post[at + 1 :] if at is not None else []:
+        if id(later) not in kept and not direct_breaks(later):
+            return later
+    return None
+
+
+def _moved_reason(ctx, moved) -> str:
+    if moved is ctx.found.get("validation_stmt"):
+        return (
+            "validation pass after the epoch loop's `break`: Lightning runs it before "
+            "on_train_epoch_end, also on the stopping epoch"
+        )
+    return (
+        "code after the epoch loop's `break` is taken out of on_train_epoch_end (to another "
+        "hook or the Trainer), where it would also run on the stopping epoch"
+    )
+
+
 class _BreakToShouldStop(cst.CSTTransformer):
-    """`break` of the epoch loop (not of a loop inside it) -> `self.trainer.should_stop = True`."""
+    """`break` of the epoch loop (not of a loop inside it) -> `self.trainer.should_stop =
+    True`, and `return` when code follows it in the hook (so that code does not run)."""
+
+    def __init__(self, followed: bool) -> None:
+        super().__init__()
+        self.followed = followed
 
     def visit_For(self, node) -> bool:
         return False
@@ -72,5 +121,12 @@ class _BreakToShouldStop(cst.CSTTransformer):
     def visit_While(self, node) -> bool:
         return False
 
-    def leave_Break(self, original_node, updated_node):
-        return cst.parse_statement("self.trainer.should_stop = True\n").body[0]
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if not any(isinstance(small, cst.Break) for small in updated_node.body):
+            return updated_node
+        stop = cst.parse_statement("self.trainer.should_stop = True\n").body[0]
+        body = [stop if isinstance(small, cst.Break) else small for small in updated_node.body]
+        line = updated_node.with_changes(body=body)
+        if not self.followed:
+            return line
+        return cst.FlattenSentinel([line, cst.parse_statement("return\n")])

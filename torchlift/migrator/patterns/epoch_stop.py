@@ -39,11 +39,13 @@ EPOCH_BREAK = Rule(
     "`break` of the epoch loop cannot become `trainer.should_stop` at the same epoch",
     """A `break` in the code after the batch loop (a patience counter, a target metric reached)
     becomes `self.trainer.should_stop = True` in `on_train_epoch_end`: the Trainer then starts
-    no further epoch. That ends training where the script did only when the `break` is the
-    last thing the epoch does; code after it would still run on the last epoch, and a `break`
-    before the batch loop would still let that epoch train.""",
-    """Make the stopping test the last statement of the epoch, or use an `EarlyStopping`
-    callback on a logged metric by hand.""",
+    no further epoch. Code after the `break` stays after it in that hook, which the `break`
+    leaves by `return`, so it does not run on the stopping epoch. That holds only for code
+    the hook keeps: a validation pass after the `break` runs before `on_train_epoch_end`
+    (Lightning validates first), so it would also run on the stopping epoch; and code after
+    the `break` in the block that holds it would run on it too.""",
+    """Test the stopping condition after the validation pass (it is the pass's result that
+    usually decides), or use an `EarlyStopping` callback on a logged metric by hand.""",
     """
     for epoch in range(3):
         for x, y in loader:
@@ -53,7 +55,11 @@ EPOCH_BREAK = Rule(
             optimizer.step()
         if loss.item() < 0.1:
             break
-        print(f"epoch {epoch} done")
+        val_loss = 0.0
+        with torch.no_grad():
+            for x, y in loader:
+                val_loss += criterion(model(x), y).item()
+        print(f"epoch {epoch}: val loss {val_loss:.4f}")
     """,
 )
 
@@ -72,8 +78,21 @@ def read(ctx, plan, steps) -> None:
             )
             continue
         moved = _moved_after(plan, post, stmt)
-        if moved is not None:
-            ctx.block(EPOCH_BREAK, _moved_reason(ctx, moved), moved)
+        if moved:
+            validation = ctx.found.get("validation_stmt")
+            if any(s is validation for s in moved):
+                reason = (
+                    "validation pass after the epoch loop's `break`: Lightning runs it before "
+                    "on_train_epoch_end, also on the stopping epoch"
+                )
+                ctx.block(EPOCH_BREAK, reason, validation)
+            else:
+                reason = (
+                    "code after the epoch loop's `break` is taken out of on_train_epoch_end "
+                    "(to another hook or the Trainer), where it would also run on the "
+                    "stopping epoch"
+                )
+                ctx.block(EPOCH_BREAK, reason, moved[0])
             continue
         at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
         followed = at + 1 < len(plan.post_train)
@@ -82,29 +101,15 @@ def read(ctx, plan, steps) -> None:
         plan.notes.append("the epoch loop's `break` sets trainer.should_stop")
 
 
-def _moved_after(plan, post, stmt):
-    """The first statement the script ran after `stmt` in the epoch that is no longer in the
-    epoch's end code (another pattern took it to another hook or to the Trainer); None when
-    all of them stay, in the hook the `break` leaves. An epoch check max_steps.py turned into
-    `max_steps=` (a `break` of its own) ends training too, and may go."""
+def _moved_after(plan, post, stmt) -> list:
+    """The statements the script ran after `stmt` in the epoch that are no longer in the
+    epoch's end code (another pattern took them to another hook or to the Trainer); empty
+    when all of them stay, in the hook the `break` leaves. An epoch check max_steps.py turned
+    into `max_steps=` (a `break` of its own) ends training too, and may go."""
     at = next((i for i, s in enumerate(post) if s is stmt), None)
     kept = {id(s) for s in plan.post_train}
-    for later in post[at + 1 :] if at is not None else []:
-        if id(later) not in kept and not direct_breaks(later):
-            return later
-    return None
-
-
-def _moved_reason(ctx, moved) -> str:
-    if moved is ctx.found.get("validation_stmt"):
-        return (
-            "validation pass after the epoch loop's `break`: Lightning runs it before "
-            "on_train_epoch_end, also on the stopping epoch"
-        )
-    return (
-        "code after the epoch loop's `break` is taken out of on_train_epoch_end (to another "
-        "hook or the Trainer), where it would also run on the stopping epoch"
-    )
+    later = post[at + 1 :] if at is not None else []
+    return [s for s in later if id(s) not in kept and not direct_breaks(s)]
 
 
 class _BreakToShouldStop(cst.CSTTransformer):

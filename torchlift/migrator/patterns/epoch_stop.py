@@ -96,7 +96,7 @@ def read(ctx, plan, steps) -> None:
             continue
         at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
         followed = at + 1 < len(plan.post_train)
-        stopped = stmt.visit(_BreakToShouldStop(followed))
+        stopped = stmt.visit(BreakToShouldStop(followed))
         plan.post_train = [stopped if s is stmt else s for s in plan.post_train]
         plan.notes.append("the epoch loop's `break` sets trainer.should_stop")
 
@@ -112,9 +112,10 @@ def _moved_after(plan, post, stmt) -> list:
     return [s for s in later if id(s) not in kept and not direct_breaks(s)]
 
 
-class _BreakToShouldStop(cst.CSTTransformer):
-    """`break` of the epoch loop (not of a loop inside it) -> `self.trainer.should_stop =
-    True`, and `return` when code follows it in the hook (so that code does not run)."""
+class BreakToShouldStop(cst.CSTTransformer):
+    """`break` of the loop (not of a loop inside it) -> `self.trainer.should_stop = True`, and
+    `return` when code follows it in the hook (so that code does not run). Also a step loop's
+    `break` after the step (after_step.py)."""
 
     def __init__(self, followed: bool) -> None:
         super().__init__()

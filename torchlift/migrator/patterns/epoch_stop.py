@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..rule import Rule
 from ..analysis.statements import direct_breaks
+from ..rule import Rule
 from .early_break import break_ends_its_blocks
 
 EPOCH_BREAK = Rule(

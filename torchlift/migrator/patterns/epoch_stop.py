@@ -57,7 +57,7 @@ EPOCH_BREAK = Rule(
             break
         val_loss = 0.0
         with torch.no_grad():
-            for x, y in loader:
+            for x, y in val_loader:
                 val_loss += criterion(model(x), y).item()
         print(f"epoch {epoch}: val loss {val_loss:.4f}")
     """,

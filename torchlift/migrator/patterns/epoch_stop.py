@@ -47,6 +47,7 @@ EPOCH_BREAK = Rule(
     """Test the stopping condition after the validation pass (it is the pass's result that
     usually decides), or use an `EarlyStopping` callback on a logged metric by hand.""",
     """
+    val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
     for epoch in range(3):
         for x, y in loader:
             optimizer.zero_grad()

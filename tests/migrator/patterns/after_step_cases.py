@@ -150,6 +150,26 @@ CONVERTS = {
         ],
         [],
     ),
+    # a step loop is one epoch for the Trainer: should_stop ends it right after the hook
+    "step_loop_break_on_the_updated_model": (
+        """
+        x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+        for t in range(100):
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            accuracy = (model(x).argmax(1) == y).float().mean()
+            if accuracy > 0.9:
+                break
+            print(t, accuracy)
+        """,
+        [
+            "if accuracy > 0.9:\n            self.trainer.should_stop = True\n"
+            "            return\n        self.print(t, accuracy)",
+        ],
+        ["break"],
+    ),
 }
 
 UNCHANGED = {
@@ -165,6 +185,34 @@ UNCHANGED = {
                 print(model.weight.sum())
         """,
         "TL146",
+    ),
+    "batch_loop_break_on_the_updated_model": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if model(x).argmax(1).eq(y).float().mean() > 0.9:
+                    break
+        """,
+        "TL122",
+    ),
+    "step_loop_scheduler_stepped_after_the_break": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1, 0.5)
+        x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+        for t in range(100):
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            if model(x).argmax(1).eq(y).float().mean() > 0.9:
+                break
+            scheduler.step()
+        """,
+        "TL122",
     ),
 }
 

@@ -169,6 +169,15 @@ CONVERTS = {
         ["range(it * accum, (3 + 1) * accum)", "accumulate_grad_batches=accum"],
         ["it += 1", "break"],
     ),
+    # the step loop is one epoch for the Trainer: should_stop in the hook ends training
+    "break_in_code_reading_the_model_after_step": (
+        _loop(
+            "for t in range(9):",
+            after="    if model.weight.sum() > 0:\n        break\n",
+        ),
+        ["if self.model.weight.sum() > 0:\n            self.trainer.should_stop = True"],
+        ["break"],
+    ),
 }
 
 UNCHANGED = {
@@ -261,13 +270,6 @@ UNCHANGED = {
             before="    it += 1\n    if it == 2:\n        continue\n",
         ),
         "TL107",
-    ),
-    "break_in_code_reading_the_model_after_step": (
-        _loop(
-            "for t in range(9):",
-            after="    if model.weight.sum() > 0:\n        break\n",
-        ),
-        "TL122",
     ),
     "counter_advanced_before_a_step_read_after_it": (
         _loop(

@@ -18,8 +18,13 @@ so their prints and counters keep their sequence. Names the step computes and th
 (the loss, the batch) are carried as `self.` state by resolve_names; the batch index is the
 hook's `batch_idx`.
 
+A step loop's `break` there becomes `self.trainer.should_stop = True` (and `return` when code
+follows it): the loop is one epoch for the Trainer, which ends training right after the hook.
+
 Refused (TL146): with gradient accumulation the hook runs after every batch, not after each
-optimizer step, so model reads after a conditional step keep TL109.
+optimizer step, so model reads after a conditional step keep TL109. (TL122) a `break` there in
+a batch loop (it ends the epoch only), or where Lightning would still step a scheduler or
+validate after the hook.
 """
 
 from __future__ import annotations
@@ -34,7 +39,9 @@ from ..analysis.statements import direct_breaks
 from ..rule import Rule
 from .clipping import norm_name
 from .closure_step import FOUND as CLOSURE_FOUND
+from .early_break import break_ends_its_blocks
 from .epoch_schedulers import scheduler_names
+from .epoch_stop import BreakToShouldStop
 from .eval_metrics import SelfPrint
 from .scheduler_every import held_schedulers
 
@@ -62,24 +69,30 @@ BREAK_AFTER_STEP = Rule(
     "TL122",
     "`break` in code that reads the model after optimizer.step()",
     """Code after `optimizer.step()` that reads the model (a test accuracy printed every k
-    steps) moves to `on_train_batch_end`, which runs after the step as in the script; a
-    `break` there would have to stop the Trainer from a hook, which is not converted.""",
-    """Move the `break` before the code reading the model, or drop it and set the number of
-    steps in `range(...)`.""",
+    steps) moves to `on_train_batch_end`, which runs after the step as in the script. In a
+    step loop (one epoch for the Trainer) a `break` there becomes `self.trainer.should_stop =
+    True`, which ends training right after the hook. In a batch loop inside an epoch loop it
+    would have to end only the epoch, which a hook cannot do; nor is it converted with an
+    accumulated step, a scheduler stepped after the `break` (Lightning steps it before the
+    hook), or a validation pass (Lightning validates once more when the Trainer stops).""",
+    """Move the `break` before the code reading the model, or test the condition at the end
+    of the epoch and break the epoch loop there.""",
     """
-    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
-    for t in range(100):
-        optimizer.zero_grad()
-        loss = criterion(model(x), y)
-        loss.backward()
-        optimizer.step()
-        accuracy = (model(x).argmax(1) == y).float().mean()
-        if accuracy > 0.9:
-            break
+    for epoch in range(3):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            accuracy = (model(x).argmax(1) == y).float().mean()
+            if accuracy > 0.9:
+                break
     """,
 )
 
 RULES = (READS_AFTER_ACCUMULATED_STEP, BREAK_AFTER_STEP)
+
+STOPS_AFTER_STEP = "stop_after_step"  # ctx.found: the step loop's `break` after the step
 
 _SAVE = frozenset({"torch.save", "torch.serialization.save"})
 
@@ -137,9 +150,7 @@ def bind(ctx, plan, steps) -> None:
             "runs after every batch)",
             reading[0],
         )  # and taken below like a convertible one: one message for this cause, not TL109
-    for _, stmt in after:
-        if direct_breaks(stmt):
-            ctx.block(BREAK_AFTER_STEP, "`break` after the step in code reading the model", stmt)
+    after = _stops_after_step(ctx, plan, steps, after)
     steps["moved_after_step"] = after  # with their positions (progress_bar's to read)
     steps["body"] = [(p, s) for p, s in steps["body"] if p < opt_step]
     plan.train_body = [s for _, s in steps["body"]]
@@ -152,6 +163,40 @@ def bind(ctx, plan, steps) -> None:
     moved[0] = moved[0].with_changes(leading_lines=lines)
     plan.after_step = moved
     plan.after_step_source = source
+
+
+def _stops_after_step(ctx, plan, steps, after) -> list:
+    """`after` with the `break` of a step loop as `self.trainer.should_stop = True` (and
+    `return` when code follows it in the hook): the loop is one epoch, which Lightning ends
+    after the hook, before any further batch. Refused (TL122) in a batch loop (the `break`
+    ends the epoch only), with an accumulated step, code after the `break` in its own block,
+    or a scheduler stepped after it (Lightning steps it before the hook); a validation pass,
+    which Lightning runs once more when the Trainer stops, is refused in clean()."""
+    optimizers = {optimizer.name for optimizer in plan.optimizers}
+    converted = []
+    for position, stmt in after:
+        if not direct_breaks(stmt):
+            converted.append((position, stmt))
+            continue
+        later_schedulers = [
+            s for p, name, s in steps["step"] if name not in optimizers and p > position
+        ]
+        if not plan.step_loop:
+            reason = "`break` of the batch loop after the step in code reading the model"
+        elif steps.get("accumulate") is not None:
+            reason = "`break` after an accumulated step in code reading the model"
+        elif not break_ends_its_blocks(stmt):
+            reason = "code after the `break` in its own block would still run on the last step"
+        elif later_schedulers:
+            reason = "scheduler stepped after the `break`: Lightning steps it before the hook"
+        else:
+            followed = any(p > position for p, _ in after)
+            ctx.found[STOPS_AFTER_STEP] = stmt
+            converted.append((position, stmt.visit(BreakToShouldStop(followed))))
+            continue
+        ctx.block(BREAK_AFTER_STEP, reason, stmt)
+        converted.append((position, stmt))
+    return converted
 
 
 def changed_in_place(stmt) -> set[str]:
@@ -180,6 +225,14 @@ def clean(ctx, plan) -> None:
     rank zero only (one file, not one per process); `print` is `self.print` (rank zero,
     through the progress bar). The same for the code a step closure's hook runs before the
     step, once per step too (closure_step.py)."""
+    stop = ctx.found.get(STOPS_AFTER_STEP)
+    if stop is not None and plan.validation is not None:
+        ctx.block(
+            BREAK_AFTER_STEP,
+            "`break` after the step with a validation pass: Lightning validates once more when "
+            "the Trainer stops",
+            stop,
+        )
     guard, to_self_print = _RankZeroSaves(ctx), SelfPrint(ctx)
     plan.before_step = [s.visit(guard).visit(to_self_print) for s in plan.before_step]
     if not plan.after_step:

@@ -11,7 +11,8 @@ with arguments other than a ReduceLROnPlateau metric; (TL105) stepped before the
 where Lightning's own step would have moved the rate (before the step of a scheduler Lightning
 steps right after the epoch's last batch; after the step of a ReduceLROnPlateau, which
 Lightning steps after the epoch hooks) keeps the script's step in place, with its metric
-(kept_optimizers.py).
+(kept_optimizers.py); so does a step after the epoch loop's `break`, which the script skips
+on the stopping epoch (epoch_stop.py).
 """
 
 from __future__ import annotations
@@ -79,6 +80,14 @@ def read(ctx, plan, steps) -> None:
     at = next(i for i, s in enumerate(plan.post_train) if s is stmt)
     args = stmt.body[0].value.args
     ctx.found["epoch_scheduler_step"] = (stmt, list(plan.post_train))
+    breaks = {id(s) for s in ctx.found.get("epoch_breaks", ())}
+    for earlier in plan.post_train[:at]:
+        if id(earlier) in breaks:
+            # the epoch loop's `break` skips the step on the stopping epoch, Lightning would
+            # still step it after on_train_epoch_end: the script's step stays in place, in
+            # the hook the `break` leaves (epoch_stop.py, kept_optimizers.py)
+            ctx.found["read_after_scheduler_step"] = earlier
+            return
     if not args:
         # Lightning steps an epoch scheduler after the epoch's last batch, before validation
         # and on_train_epoch_end: epoch code reading the rate before the script's step

@@ -389,6 +389,7 @@ def _split_epoch_body(ctx: LoopContext, stmts):
     if batch_loop is None:
         raise Unsupported(NOT_AN_EPOCH_LOOP, "no batch loop found in the epoch loop", ctx.loop)
     ctx.found["epoch_last"] = stmts[-1] if stmts else None
+    ctx.found["epoch_post"] = list(post)  # as split, before patterns move any (epoch_stop)
     for stmt in batch_loop.body.body:
         if contains(stmt, LOOP) and contains(stmt, BACKWARD):
             ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)

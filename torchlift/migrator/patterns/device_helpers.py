@@ -13,8 +13,8 @@
 
 Read from the source only: a `def` of the module bound once, without decorators. A choice
 takes no parameters (or only parameters with literal defaults, which a call without arguments
-leaves to them: d2l's `try_gpu(i=0)`) and its body is `return D`, or `if C: return D1` then `return D2` (or an
-`else:`), with a condition reading only imported modules (`torch.cuda.is_available()`), so it
+leaves to them: d2l's `try_gpu(i=0)`) and its body is `return D`, or `if C: return D1` then
+`return D2` (or an `else:`), with a condition reading only imported modules (`torch.cuda.is_available()`), so it
 means the same wherever the Trainer is built. A move takes `(data, device)` and does nothing
 but `data.to(device)` (`non_blocking=` only), optionally first mapping itself over the items of
 a list or tuple into a list. Anything else is not one of these (None): the callers refuse as
@@ -26,7 +26,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names, only_module_binding
+from ..analysis.names import collect_names, only_module_binding, rename
 from ..analysis.statements import without_docstring
 
 
@@ -87,15 +87,9 @@ def _literal_defaults(func: cst.FunctionDef) -> dict[str, cst.BaseExpression] | 
     return defaults
 
 
-class _GivenDefaults(cst.CSTTransformer):
-    """Parameters replaced by their defaults, and an f-string of literals by the string it
-    makes (`f"cuda:{i}"` -> `"cuda:0"`), so the choice reads as a device of its own."""
-
-    def __init__(self, defaults: dict[str, cst.BaseExpression]) -> None:
-        self.defaults = defaults
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        return self.defaults.get(updated.value, updated)
+class _LiteralFStrings(cst.CSTTransformer):
+    """An f-string of literals replaced by the string it makes (`f"cuda:{0}"` -> `"cuda:0"`),
+    so a choice given its defaults reads as a device of its own."""
 
     def leave_FormattedString(self, original, updated) -> cst.BaseExpression:
         if updated.start.lower() != "f" + updated.end:  # no r/b prefixes, no triple quotes
@@ -114,7 +108,9 @@ class _GivenDefaults(cst.CSTTransformer):
 
 
 def _given_defaults(stmt, defaults: dict[str, cst.BaseExpression]):
-    return stmt.visit(_GivenDefaults(defaults)) if defaults else stmt
+    """`stmt` with the parameters read as their defaults (by scope: not `torch.cuda` for a
+    parameter `cuda`)."""
+    return rename(stmt, defaults).visit(_LiteralFStrings()) if defaults else stmt
 
 
 def moved_data(ctx, call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:

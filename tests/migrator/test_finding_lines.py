@@ -135,3 +135,60 @@ def test_a_loop_over_a_name_bound_to_a_wrapper_names_the_call_and_its_binding():
     assert "iterates `pbar`, bound here to `tqdm(...)` over `zip(range(4), loader)`" in (
         finding.message
     ), finding
+
+
+_HEADER = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+"""
+
+
+def test_a_step_function_called_inside_an_expression_names_the_call():
+    source = _HEADER + textwrap.dedent(
+        """
+        def train():
+            optimizer.zero_grad()
+            loss = nn.functional.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+            loss.backward()
+            optimizer.step()
+            return loss.item()
+
+
+        for epoch in range(3):
+            print(epoch, train())
+        """
+    )
+    result = migrate_source(source, path="train.py")
+    finding = next(f for f in result.findings if f.code == "TL182")
+    assert finding.line == 19, finding  # `print(epoch, train())`, not the `def` (line 10)
+
+
+def test_a_trainer_class_created_in_a_loop_names_that_creation():
+    source = _HEADER + textwrap.dedent(
+        """
+        class Experiment:
+            def __init__(self, lr):
+                self.lr = lr
+
+            def train(self):
+                for epoch in range(2):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        loss = nn.functional.mse_loss(model(x), y)
+                        loss.backward()
+                        optimizer.step()
+
+
+        for run in range(2):
+            experiment = Experiment(0.1)
+            experiment.train()
+        """
+    )
+    result = migrate_source(source, path="train.py")
+    finding = next(f for f in result.findings if f.code == "TL171")
+    assert finding.line == 24, finding  # `experiment = Experiment(0.1)`, not the class (line 10)

@@ -228,7 +228,7 @@ def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | Non
             STEP_SHAPE,
             f"`{name}()` is called inside an expression or outside any loop; assign its "
             "result to a name in the loop's body",
-            function,
+            call if call is not None else function,  # the call's line, where to change it
         )
     if args is None:
         raise Unsupported(

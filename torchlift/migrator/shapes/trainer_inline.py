@@ -43,6 +43,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..analysis.names import collect_names, rename
 from ..result import Change, Finding, MigrationResult
 from ..rule import Unsupported
+from ..source.find_loops import cst_contains
 from .trainer_class import (
     INLINED,
     INSTANCE_USE,
@@ -382,11 +383,15 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
         method = run_call.func.attr.value
         return _Site(block, owner, stmt, run_call.func.value, "", stmt, method, target, [])
     if len(refs) != 1 or len(creations) != 1:
+        # the line to look at: a second creation, else a use that is not one
+        other = next(
+            (r for r in refs if not any(cst_contains(stmt, r) for _, _, stmt in creations)), None
+        )
         raise Unsupported(
             INSTANCE_USE,
             f"class `{name}` is not used exactly once, as `name = {name}(...)` in a block of "
             "the script (module level, a function, `if __name__`)",
-            cls,
+            creations[1][2] if len(creations) > 1 else other if other is not None else cls,
         )
     block, owner, created = creations[0]
     assign = created.body[0]

@@ -26,6 +26,7 @@ import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
+from .batch_flow import batch_names_of
 from .device_intent import device_value, note_device_value
 
 RULES = ()
@@ -150,26 +151,33 @@ def _created_tensor_keeper(ctx, stmts, batch_names=None, models=frozenset()):
     `batch_names`: the names the hook's batch unpacks into; None when the batches are
     numbers (a generated loader of iteration numbers), so no tensor came with them. A move
     is kept when what it moves is read from a name the hook does not bind and that is not
-    its batch or a model -- `ids[:, i : i + n].to(device)` slices data kept on the CPU; the
-    Trainer moves nothing but the model and the batch. Keeping a move is at worst a no-op."""
+    its batch or a model -- `ids[:, i : i + n].to(device)` slices data kept on the CPU -- or
+    that the hook binds from anything but its batch (patterns/batch_flow.py): a second
+    loader's `next(target_iter)`. The Trainer moves nothing but the model and the batch.
+    Keeping a move is at worst a no-op."""
     created = set()
-    written = set()
     for stmt in stmts:
-        written |= collect_names(stmt).writes
-        for comp in m.findall(stmt, m.CompFor()):  # `{k: v.to(device) for k, v in ...}`
-            written |= collect_names(comp.target).all()
         for inner in _simple_statements(stmt):
             assign = single_assign(inner)
             if assign and _creates_tensor(ctx, assign[1]):
                 created.add(assign[0])
+    # names holding the batch: bound from it only (a second loader's `next(target_iter)`
+    # bound in the step is not, and keeps its move)
+    the_batch = (
+        None
+        if batch_names is None
+        else batch_names_of(
+            ctx, stmts, batch_names, models, lambda call: _creates_tensor(ctx, call)
+        )
+    )
 
     def not_the_batch(receiver) -> bool:
         root = _root_name(receiver)
         if root is None or root in models:
             return False
-        if batch_names is None:  # the batch is a number: every tensor came from elsewhere
+        if the_batch is None:  # the batch is a number: every tensor came from elsewhere
             return True
-        return root not in written and root not in batch_names
+        return root not in the_batch
 
     def keep(receiver) -> bool:
         if isinstance(receiver, cst.Name) and receiver.value in created:

@@ -17,18 +17,33 @@ from ..analysis.names import collect_names
 
 # methods whose result leaves the device (or the tensor): what they return is not the batch
 _LEAVES_DEVICE = frozenset({"cpu", "numpy", "tolist", "item"})
+_CONSTANTS = frozenset({"True", "False", "None"})
+_CONTAINERS = frozenset({"list", "tuple"})  # hold the tensors they are given, where they are
 
 
-def batch_names_of(ctx, stmts, batch_names: set[str], models: frozenset, is_factory) -> set[str]:
+def batch_names_of(
+    ctx, stmts, batch_names: set[str], models: frozenset, is_factory, current=None
+) -> set[str]:
     """`batch_names` and the names `stmts` bind only from them, from each other, or from a
     model's output. A name any binding of which reads something else (or something not
-    read here: a call of a script function, a `with ... as`) is not the batch's."""
+    read here: a call of a script function, a `with ... as`) is not the batch's.
+
+    `current`: the statement whose moves are asked about, after `stmts`. Of a simple line
+    only its comprehensions' targets count (`list(im.to(d) for im in images)`): its own
+    assignment binds after its moves ran (`data_target = data_target.to(d)`). Of a compound
+    statement every binding counts (an earlier line of its block may bind the name)."""
     bindings: dict[str, list] = {}
-    for stmt in stmts:
+    whole = list(stmts)
+    if current is not None and not isinstance(current, cst.SimpleStatementLine):
+        whole.append(current)
+    for stmt in whole:
         for name, sources in _bindings(ctx, stmt, is_factory):
             bindings.setdefault(name, []).append(sources)
         for name in collect_names(stmt).writes - bindings.keys():
             bindings[name] = [None]  # bound by a def, an import, `with ... as`, ...
+    if isinstance(current, cst.SimpleStatementLine):
+        for name, sources in _loop_bindings(ctx, current, is_factory):
+            bindings.setdefault(name, []).append(sources)
     # the greatest set closed under "every binding reads only the batch": start from every
     # name, drop those with a binding reading anything else, until nothing changes
     held = set(batch_names) | {n for n, found in bindings.items() if None not in found}
@@ -53,7 +68,13 @@ def _bindings(ctx, stmt, is_factory):
         if isinstance(assign, cst.AugAssign) and sources is not None:
             sources = sources | collect_names(assign.target).reads
         found += [(n, sources) for n in _target_names(assign.target)]
-    for loop in m.findall(stmt, m.For() | m.CompFor()):  # `for k, v in batch.items()`
+    return found + _loop_bindings(ctx, stmt, is_factory)
+
+
+def _loop_bindings(ctx, stmt, is_factory):
+    """`for k, v in batch.items()`, also in a comprehension: each target from the iterable."""
+    found = []
+    for loop in m.findall(stmt, m.For() | m.CompFor()):
         sources = _sources(ctx, loop.iter, is_factory)
         found += [(n, sources) for n in _target_names(loop.target)]
     return found
@@ -91,7 +112,7 @@ def _sources(ctx, node, is_factory) -> set[str] | None:
     """The names `node`'s tensor data comes from; None when it may come from elsewhere (a
     script function's result, a tensor created here, a move to the CPU)."""
     if isinstance(node, cst.Name):
-        return {node.value}
+        return set() if node.value in _CONSTANTS else {node.value}
     if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
         return set()
     if isinstance(node, (cst.Attribute, cst.Subscript)):  # `x.T`, `batch["x"]`, `x[:, 0]`
@@ -126,6 +147,8 @@ def _call_sources(ctx, call: cst.Call, is_factory) -> set[str] | None:
             return _union(ctx, [a.value for a in call.args], is_factory)
         return None
     func = call.func
+    if isinstance(func, cst.Name) and func.value in _CONTAINERS:  # `list(x for x in xs)`
+        return _union(ctx, [a.value for a in call.args], is_factory)
     if isinstance(func, cst.Name):  # `model(x)` is on the model's device; other calls unknown
         return {func.value}
     if isinstance(func, cst.Attribute):  # `x.view(-1)`, `model.encoder(x)`

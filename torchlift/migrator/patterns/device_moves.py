@@ -144,9 +144,10 @@ def _creates_tensor(ctx, value: cst.BaseExpression) -> bool:
     return False
 
 
-def _created_tensor_keeper(ctx, stmts, batch_names=None, models=frozenset()):
+def _created_tensor_keeper(ctx, stmts, batch_names=None, models=frozenset(), upto=None):
     """keep(receiver) for the moves of one hook: tensors its code creates (a factory call, or
-    a name the hook binds to one), and tensors that are not the batch the Trainer moves.
+    a name the hook binds to one), and tensors that are not the batch the Trainer moves,
+    in statement `upto` of `stmts` (as bound by the statements before it).
 
     `batch_names`: the names the hook's batch unpacks into; None when the batches are
     numbers (a generated loader of iteration numbers), so no tensor came with them. A move
@@ -167,7 +168,12 @@ def _created_tensor_keeper(ctx, stmts, batch_names=None, models=frozenset()):
         None
         if batch_names is None
         else batch_names_of(
-            ctx, stmts, batch_names, models, lambda call: _creates_tensor(ctx, call)
+            ctx,
+            stmts[:upto],
+            batch_names,
+            models,
+            lambda call: _creates_tensor(ctx, call),
+            None if upto is None else stmts[upto],
         )
     )
 
@@ -287,8 +293,8 @@ def clean(ctx, plan) -> None:
 
     def strip(stmts, batch_names=None):  # None: code of a hook given no batch
         out = []
-        keep = _created_tensor_keeper(ctx, stmts, batch_names, models)
-        for stmt in stmts:
+        for i, stmt in enumerate(stmts):  # the bindings before each statement decide
+            keep = _created_tensor_keeper(ctx, stmts, batch_names, models, i)
             new = strip_device_moves(stmt, devices, keep)
             if isinstance(new, cst.If) and new.orelse is None:
                 if all(is_trivial_statement(s) for s in new.body.body):

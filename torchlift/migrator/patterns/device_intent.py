@@ -219,7 +219,7 @@ _RUN_TIME_NOTE = (
 
 
 _CPU_NOTE = (
-    "device choice -> `accelerator=\"cpu\"`: the script never places this loop's model on a "
+    "device choice -> `accelerator=` the CPU: the script never places this loop's model on a "
     "device, so it trained on the CPU (and stays there after fit)"
 )
 

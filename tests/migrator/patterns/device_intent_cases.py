@@ -445,6 +445,20 @@ CONVERTS = {
         ],
         ['trainer2 = L.Trainer(accelerator="cpu"'],
     ),
+    # a probe wrapping the placed encoder, or built under a default device the script sets:
+    # its parameters may be on the GPU, so the script's device stays
+    "probe_wrapping_a_placed_module_keeps_the_device": (
+        _PROBE.format(probe="nn.Sequential(encoder, nn.Linear(8, 2))"),
+        ["trainer2 = L.Trainer(accelerator=device.type"],
+        ['trainer2 = L.Trainer(accelerator="cpu"'],
+    ),
+    "probe_under_a_default_device_keeps_the_device": (
+        _PROBE.replace(
+            "        encoder =", "        torch.set_default_device(device)\n        encoder ="
+        ).format(probe="nn.Linear(8, 2)"),
+        ["trainer2 = L.Trainer(accelerator=device.type"],
+        ['trainer2 = L.Trainer(accelerator="cpu"'],
+    ),
 }
 
 UNCHANGED = {

@@ -13,10 +13,11 @@ data it never moves ran on the CPU, and code after it (`clf(feats)` on CPU featu
 the model there. Given `accelerator=device.type`, a GPU machine would train `clf` on the GPU
 and put it back there after fit, breaking that code.
 
-Decided only when nothing can have placed the model: every binding of it builds it without
-reading a device (nor calling a function or class of the script that moves anything), no
-other statement before the loop reads it together with a device, it is not given to the
-function by a caller, and the loop's own code reads no device and calls no `.cuda()`.
+Decided only when nothing can have placed the model: no statement before the loop that
+reads it reads a device, calls `.to()` / `.cuda()` or a function or class of the script
+that does; its bindings wrap or copy no other object of the script (`nn.Sequential(backbone,
+head)`); it is not given to the function by a caller; no default device is set; and the
+loop's own code reads no device and calls no `.to()` / `.cuda()`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
 
 _PLACING = frozenset({"to", "cuda"})
+_DEFAULT_DEVICE = frozenset({"torch.set_default_device", "torch.set_default_tensor_type"})
 
 
 def trains_on_cpu(ctx, plan, training_code) -> bool:
@@ -50,14 +52,40 @@ def trains_on_cpu(ctx, plan, training_code) -> bool:
         use = collect_names(stmt)
         if not (use.all() & names):
             continue
+        if _places(stmt, devices) or _calls_placing_definition(ctx, stmt, devices):
+            return False  # `clf.to(device)`, `clf.cuda()`, `place(clf, device)`, `place(clf)`
         assign = single_assign(stmt)
         if assign is not None and assign[0] in names:
-            if _places(assign[1], devices) or _calls_placing_definition(ctx, assign[1], devices):
-                return False
+            if _may_hold_a_module(ctx, assign[1]):
+                return False  # `nn.Sequential(backbone, head)`, `copy.deepcopy(encoder)`
             bound.add(assign[0])
-        elif _places(stmt, devices):
-            return False  # `clf.to(device)`, `clf.cuda()`, `place(clf, device)`
-    return bool(bound)
+    return bool(bound) and not _sets_a_default_device(ctx)
+
+
+def _may_hold_a_module(ctx, value) -> bool:
+    """A call given a name (or an attribute, an item of one) of the script: a module it
+    wraps or copies, which may be placed. A call's result (`feats.size(1)`) and literals are
+    numbers here; module-level imports and definitions are not data."""
+    calls = [c for c in m.findall(value, m.Call()) if isinstance(c, cst.Call)]
+    for arg in (a for call in calls for a in call.args):
+        node = arg.value
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        if isinstance(node, cst.Name) and node.value not in ctx.module_defs:
+            return True
+    return False
+
+
+def _sets_a_default_device(ctx) -> bool:
+    """`torch.set_default_device(...)`, `with torch.device(...):`: modules built without a
+    device may be built on the GPU."""
+    for call in m.findall(ctx.module, m.Call()):
+        if ctx.call_qualnames(call) & _DEFAULT_DEVICE:
+            return True
+    for item in m.findall(ctx.module, m.WithItem()):
+        if isinstance(item.item, cst.Call) and "torch.device" in ctx.call_qualnames(item.item):
+            return True
+    return False
 
 
 def _places(node, devices) -> bool:
@@ -69,7 +97,8 @@ def _places(node, devices) -> bool:
 
 
 def _calls_placing_definition(ctx, value, devices) -> bool:
-    """`clf = make_probe(64)` where the script's `make_probe` (or class) moves something."""
+    """`clf = make_probe(64)`, `place(clf)` where the script's function (or class) moves
+    something or reads the device."""
     called = {
         c.func.value for c in m.findall(value, m.Call(func=m.Name())) if isinstance(c, cst.Call)
     }

@@ -163,6 +163,9 @@ class LoopPlan:
     full_precision_passes: set[str] = field(default_factory=set)
     # the device the script's `.cuda()` calls chose, as code (`"cuda" if use_cuda else "cpu"`)
     cuda_placement: str | None = None
+    # the script never placed the model: it trains on the CPU, and is not moved after fit
+    # (patterns/unplaced_model.py)
+    model_on_cpu: bool = False
     # "fit" / "test": after which the script's model was in eval mode, for later code running
     # it, where Lightning has put it back in train mode (patterns/eval_mode.py)
     eval_after: set[str] = field(default_factory=set)

@@ -332,7 +332,9 @@ def resolve_names(
     # a model the function returns, or is given, goes on in its callers on its device
     escapes = any(model.name in scope.returned | scope.params for model in plan.models)
     used = sorted(plan.device_names & (scope.after_reads | scope.function_reads))
-    if escapes or any(model.name in model_later for model in plan.models):
+    # (a model the script never placed is where fit hands it back: patterns/unplaced_model.py)
+    placed = not plan.model_on_cpu
+    if placed and (escapes or any(model.name in model_later for model in plan.models)):
         if not used and escapes:
             used = sorted(plan.device_names)
         plan.device_after = used[0] if used else plan.cuda_placement

@@ -24,6 +24,41 @@ _PICK_DEVICE = """
         device = get_default_device()
 """
 
+_PROBE = """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        encoder = nn.Linear(4, 8).to(device)
+        head = nn.Linear(8, 2).to(device)
+        enc_opt = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+
+
+        def make_probe():
+            return nn.Linear(8, 2).to(device)
+
+
+        def features(loader):
+            with torch.no_grad():
+                feats = [encoder(x.to(device)).cpu() for x, _ in loader]
+            return torch.cat(feats), torch.cat([y for _, y in loader])
+
+
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                enc_opt.zero_grad()
+                loss = criterion(head(encoder(x)), y)
+                loss.backward()
+                enc_opt.step()
+        feats, ys = features(loader)
+        clf = {probe}
+        clf_opt = torch.optim.Adam(clf.parameters(), lr=1e-2)
+        for it in range(50):
+            clf_opt.zero_grad()
+            probe_loss = F.cross_entropy(clf(feats), ys)
+            probe_loss.backward()
+            clf_opt.step()
+        print(clf(feats).argmax(1))
+"""
+
 CONVERTS = {
     # course notebooks: the choice made by a function of the file, read through its returns
     "device_chosen_by_a_function_of_the_file": (
@@ -379,6 +414,50 @@ CONVERTS = {
         """,
         ["trainer.fit(lit_model, data)\n    net.to(DEVICE)\n    return net"],
         [],
+    ),
+    # a second loop (a linear probe) whose model the script never moves trained on the CPU,
+    # on CPU features: its Trainer runs there, and the probe is not moved after fit (the
+    # line after it runs it on those CPU features); the first loop keeps the script's device
+    "loop_whose_model_is_never_placed_trains_on_the_cpu": (
+        _PROBE.format(probe="nn.Linear(8, 2)"),
+        [
+            'accelerator="cuda" if torch.cuda.is_available() else "cpu", devices=1, max_epochs=2',
+            "trainer.fit(lit_model, loader)\nencoder.to(device)\nhead.to(device)",
+            'trainer2 = L.Trainer(accelerator="cpu", devices=1, max_epochs=1)',
+            "trainer2.fit(lit_model2, iterations)\nprint(clf(feats).argmax(1))",
+        ],
+        ["trainer2 = L.Trainer(accelerator=device.type", "clf.to(device)"],
+    ),
+    # the probe moved, or built by a function of the script that places it: the device stays
+    "probe_placed_by_the_script_keeps_the_device": (
+        _PROBE.format(probe="nn.Linear(8, 2).to(device)"),
+        [
+            "trainer2 = L.Trainer(accelerator=device.type",
+            "trainer2.fit(lit_model2, iterations)\nclf.to(device)",
+        ],
+        ['trainer2 = L.Trainer(accelerator="cpu"'],
+    ),
+    "probe_built_by_a_placing_function_keeps_the_device": (
+        _PROBE.format(probe="make_probe()"),
+        [
+            "trainer2 = L.Trainer(accelerator=device.type",
+            "trainer2.fit(lit_model2, iterations)\nclf.to(device)",
+        ],
+        ['trainer2 = L.Trainer(accelerator="cpu"'],
+    ),
+    # a probe wrapping the placed encoder, or built under a default device the script sets:
+    # its parameters may be on the GPU, so the script's device stays
+    "probe_wrapping_a_placed_module_keeps_the_device": (
+        _PROBE.format(probe="nn.Sequential(encoder, nn.Linear(8, 2))"),
+        ["trainer2 = L.Trainer(accelerator=device.type"],
+        ['trainer2 = L.Trainer(accelerator="cpu"'],
+    ),
+    "probe_under_a_default_device_keeps_the_device": (
+        _PROBE.replace(
+            "        encoder =", "        torch.set_default_device(device)\n        encoder ="
+        ).format(probe="nn.Linear(8, 2)"),
+        ["trainer2 = L.Trainer(accelerator=device.type"],
+        ['trainer2 = L.Trainer(accelerator="cpu"'],
     ),
 }
 

@@ -18,6 +18,51 @@ CONVERTS = {
         ["x, y = batch\n        w = self.class_weights.to(self.device)"],
         ["x.to(", "y.to("],
     ),
+    # a second loader's batch the step draws itself (refilled when its iterator runs out):
+    # the Trainer delivers only the first loader's batch, so the script's move of the
+    # second one stays, and the moves of names bound from the Trainer's batch go
+    "move_of_a_batch_drawn_from_another_iterator_kept": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        target_iter = iter(target_loader)
+        for epoch in range(2):
+            for xs, ys in source_loader:
+                try:
+                    (xt,) = next(target_iter)
+                except StopIteration:
+                    target_iter = iter(target_loader)
+                    (xt,) = next(target_iter)
+                xs, ys = xs.to(device), ys.to(device)
+                xt = xt.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(xs), ys) + model(xt).pow(2).mean()
+                loss.backward()
+                optimizer.step()
+        """,
+        ["xt = xt.to(self.device)"],
+        ["xs.to(", "ys.to("],
+    ),
+    # names bound from the batch only (a view of it, a model's output) still lose their moves;
+    # one bound from a script function's result keeps its move
+    "moves_follow_the_batch_through_the_steps_bindings": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        for epoch in range(2):
+            for batch in loader:
+                inputs = batch["x"].view(-1, 4)
+                labels = batch["y"]
+                inputs, labels = inputs.to(device), labels.to(device)
+                extra = make_noise(inputs.shape)
+                extra = extra.to(device)
+                optimizer.zero_grad()
+                out = model(inputs + extra)
+                loss = criterion(out.to(device), labels)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["extra = extra.to(self.device)"],
+        ["inputs.to(", "labels.to(", "out.to("],
+    ),
     # the CIFAR speed-run style: the device goes, the memory format stays (dropping it changed
     # the convolutions' results, and the layout's speed on a GPU)
     "memory_format_kept_when_the_device_goes": (

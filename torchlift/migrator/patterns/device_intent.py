@@ -42,6 +42,7 @@ from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import single_assign
 from ..rule import Rule, Unsupported
 from .device_helpers import device_choice
+from .unplaced_model import trains_on_cpu
 
 DEVICE_INDEX = Rule(
     "TL140",
@@ -217,7 +218,18 @@ _RUN_TIME_NOTE = (
 )
 
 
+_CPU_NOTE = (
+    "device choice -> `accelerator=` the CPU: the script never places this loop's model on a "
+    "device, so it trained on the CPU (and stays there after fit)"
+)
+
+
 def read(ctx, plan, steps) -> None:
+    if trains_on_cpu(ctx, plan, _training_code(plan)):  # patterns/unplaced_model.py
+        plan.model_on_cpu = True
+        plan.device_note = _CPU_NOTE
+        plan.trainer_args[:0] = [("accelerator", '"cpu"'), ("devices", "1")]
+        return
     accelerator = _accelerator(ctx, plan)
     one_device = "1" if ctx.found.get("device_index_known") else _one_device(accelerator)
     binding = _last_device_binding(ctx, plan)
@@ -269,6 +281,8 @@ def prefer_kept_device_name(ctx, plan) -> None:
     Trainer reads the same name (`accelerator=device` / `device.type`) instead of repeating
     its condition. Called once the plan is complete (the test pass placed)."""
     stmt = plan.device_stmt
+    if plan.model_on_cpu:  # not the device the script chose for its other loops
+        return
     assign = single_assign(stmt) if stmt is not None else None
     if assign is None or not plan.trainer_args or plan.trainer_args[0][0] != "accelerator":
         return

@@ -26,6 +26,7 @@ import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
+from .batch_flow import batch_names_of
 from .device_intent import device_value, note_device_value
 
 RULES = ()
@@ -143,33 +144,46 @@ def _creates_tensor(ctx, value: cst.BaseExpression) -> bool:
     return False
 
 
-def _created_tensor_keeper(ctx, stmts, batch_names=None, models=frozenset()):
+def _created_tensor_keeper(ctx, stmts, batch_names=None, models=frozenset(), upto=None):
     """keep(receiver) for the moves of one hook: tensors its code creates (a factory call, or
-    a name the hook binds to one), and tensors that are not the batch the Trainer moves.
+    a name the hook binds to one), and tensors that are not the batch the Trainer moves,
+    in statement `upto` of `stmts` (as bound by the statements before it).
 
     `batch_names`: the names the hook's batch unpacks into; None when the batches are
     numbers (a generated loader of iteration numbers), so no tensor came with them. A move
     is kept when what it moves is read from a name the hook does not bind and that is not
-    its batch or a model -- `ids[:, i : i + n].to(device)` slices data kept on the CPU; the
-    Trainer moves nothing but the model and the batch. Keeping a move is at worst a no-op."""
+    its batch or a model -- `ids[:, i : i + n].to(device)` slices data kept on the CPU -- or
+    that the hook binds from anything but its batch (patterns/batch_flow.py): a second
+    loader's `next(target_iter)`. The Trainer moves nothing but the model and the batch.
+    Keeping a move is at worst a no-op."""
     created = set()
-    written = set()
     for stmt in stmts:
-        written |= collect_names(stmt).writes
-        for comp in m.findall(stmt, m.CompFor()):  # `{k: v.to(device) for k, v in ...}`
-            written |= collect_names(comp.target).all()
         for inner in _simple_statements(stmt):
             assign = single_assign(inner)
             if assign and _creates_tensor(ctx, assign[1]):
                 created.add(assign[0])
+    # names holding the batch: bound from it only (a second loader's `next(target_iter)`
+    # bound in the step is not, and keeps its move)
+    the_batch = (
+        None
+        if batch_names is None
+        else batch_names_of(
+            ctx,
+            stmts[:upto],
+            batch_names,
+            models,
+            lambda call: _creates_tensor(ctx, call),
+            None if upto is None else stmts[upto],
+        )
+    )
 
     def not_the_batch(receiver) -> bool:
         root = _root_name(receiver)
         if root is None or root in models:
             return False
-        if batch_names is None:  # the batch is a number: every tensor came from elsewhere
+        if the_batch is None:  # the batch is a number: every tensor came from elsewhere
             return True
-        return root not in written and root not in batch_names
+        return root not in the_batch
 
     def keep(receiver) -> bool:
         if isinstance(receiver, cst.Name) and receiver.value in created:
@@ -279,8 +293,8 @@ def clean(ctx, plan) -> None:
 
     def strip(stmts, batch_names=None):  # None: code of a hook given no batch
         out = []
-        keep = _created_tensor_keeper(ctx, stmts, batch_names, models)
-        for stmt in stmts:
+        for i, stmt in enumerate(stmts):  # the bindings before each statement decide
+            keep = _created_tensor_keeper(ctx, stmts, batch_names, models, i)
             new = strip_device_moves(stmt, devices, keep)
             if isinstance(new, cst.If) and new.orelse is None:
                 if all(is_trivial_statement(s) for s in new.body.body):

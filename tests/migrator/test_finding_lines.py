@@ -135,3 +135,42 @@ def test_a_loop_over_a_name_bound_to_a_wrapper_names_the_call_and_its_binding():
     assert "iterates `pbar`, bound here to `tqdm(...)` over `zip(range(4), loader)`" in (
         finding.message
     ), finding
+
+
+_UNREAD_DEVICE = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+model = nn.Linear(4, 2)
+loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def train_one_epoch(model, loader, optimizer, dev):
+    for x, y in loader:
+        if x.dim() > 1:
+            x, y = x.to(dev), y.to(dev)
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+device = cfg["device"]
+for epoch in range(2):
+{body}
+"""
+
+
+def test_a_move_to_an_unread_device_names_the_move():
+    """TL142 names the statement moving the tensors (copied by device_moves' strip), not the
+    epoch loop; inlined from a helper, the helper's statement."""
+    inline = "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n"
+    inline += "        optimizer.zero_grad()\n        loss = nn.functional.cross_entropy(model(x), y)\n"
+    inline += "        loss.backward()\n        optimizer.step()"
+    for body, line in ((inline, 23), ("    train_one_epoch(model, loader, optimizer, device)", 13)):
+        result = migrate_source(_UNREAD_DEVICE.lstrip().replace("{body}", body), path="t.py")
+        assert not result.changed
+        finding = next(f for f in result.findings if f.code == "TL142")
+        assert finding.line == line, finding

@@ -174,3 +174,40 @@ def test_a_move_to_an_unread_device_names_the_move():
         assert not result.changed
         finding = next(f for f in result.findings if f.code == "TL142")
         assert finding.line == line, finding
+
+
+def test_a_model_placed_differently_by_each_branch_names_the_branches():
+    """ImageNet's chain: TL106 says what each branch does to the model, not only that the
+    binding is not understood."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+        loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+        model = nn.Linear(4, 1)
+        if not torch.cuda.is_available():
+            print("using CPU, this will be slow")
+        elif gpu is not None:
+            torch.cuda.set_device(gpu)
+            model = model.cuda(gpu)
+        else:
+            model = torch.nn.DataParallel(model).cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """
+    ).lstrip()
+    result = migrate_source(source, path="train.py")
+    finding = next(f for f in result.findings if f.code == "TL106")
+    assert finding.line == 7, finding
+    assert (
+        "`if not torch.cuda.is_available():` leaves it as it is; `elif gpu is not None:` "
+        "`model = model.cuda(gpu)` (with `torch.cuda.set_device(gpu)`); "
+        "`else:` `model = torch.nn.DataParallel(model).cuda()`"
+    ) in finding.message, finding

@@ -211,3 +211,17 @@ def test_a_model_placed_differently_by_each_branch_names_the_branches():
         "`model = model.cuda(gpu)` (with `torch.cuda.set_device(gpu)`); "
         "`else:` `model = torch.nn.DataParallel(model).cuda()`"
     ) in finding.message, finding
+
+
+def test_a_device_choice_doing_more_than_print_is_named():
+    """The if/else idiom with a branch that selects a GPU: TL142 says which statement."""
+    choice = (
+        "if torch.cuda.is_available():\n    torch.cuda.set_device(1)\n"
+        '    device = torch.device("cuda")\nelse:\n    device = torch.device("cpu")\n'
+    )
+    source = _UNREAD_DEVICE.lstrip().replace('device = cfg["device"]\n', choice)
+    body = "    train_one_epoch(model, loader, optimizer, device)"
+    result = migrate_source(source.replace("{body}", body), path="t.py")
+    finding = next(f for f in result.findings if f.code == "TL142")
+    assert "(its if/else choice also runs `torch.cuda.set_device(1)`" in finding.message, finding
+    assert finding.line == 13, finding

@@ -146,6 +146,26 @@ def _reports(ctx, stmt) -> bool:
     return any(q.startswith(_REPORTS) for q in ctx.call_qualnames(stmt.body[0].value))
 
 
+def device_if_extra(ctx, stmt, name: str):
+    """The statement that keeps an `if` chain binding `name` to a device in every branch
+    from being the idiom: the first one neither that binding nor a report (a branch's
+    `torch.cuda.set_device(1)`), for the refusal to name; None for anything else."""
+    if not isinstance(stmt, cst.If) or not _has_else(stmt):
+        return None
+    extra = None
+    for body in _branches(stmt):
+        binds = False
+        for inner in body.body:
+            assign = single_assign(inner)
+            if assign is not None and assign[0] == name and is_device_value(ctx, assign[1]):
+                binds = True
+            elif extra is None and not _reports(ctx, inner):
+                extra = inner
+        if not binds:
+            return None
+    return extra
+
+
 def device_if_reports(stmt: cst.If) -> bool:
     """The if/else idiom `stmt` also reports its choice: it is kept whole, prints included."""
     return any(len(body.body) > 1 for body in _branches(stmt))

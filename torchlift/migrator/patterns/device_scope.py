@@ -34,7 +34,7 @@ from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign, statements
 from ..rule import Rule, Unsupported
 from ..source.find_loops import cst_contains
-from .device_intent import device_if_binding, device_value, note_device_values
+from .device_intent import device_if_binding, device_if_extra, device_value, note_device_values
 
 UNKNOWN_DEVICE_MOVE = Rule(
     "TL142",
@@ -199,6 +199,12 @@ def _origin(ctx, name: str) -> str:
     and for a config entry why the dict literal does not tell (the script sets the entry,
     hands the dict to other code, ...)."""
     found, count = ctx.binding(name)
+    if found is None and count == 1:  # an `if` choosing it that does more than choose
+        stmt = next(s for s in ctx.scope_before if name in bound_names(s))
+        extra = device_if_extra(ctx, stmt, name)
+        if extra is not None:
+            shown = ctx.module.code_for_node(extra).strip()
+            return f" (its if/else choice also runs `{shown}`, more than a print beside it)"
     if found is None or count != 1:
         return ""
     value = found[1]

@@ -3,6 +3,7 @@
     device = torch.device("cuda" if use_cuda else "cpu")   -> accelerator="cuda" if use_cuda else "cpu"
     if torch.cuda.is_available():                           -> accelerator="cuda" if torch.cuda.is_available()
         device = torch.device("cuda")                                    else "cpu"
+        print("GPU is available")                              (the `if` stays, with its prints)
     else:
         device = torch.device("cpu")
     device = torch.accelerator.current_accelerator()        -> accelerator="auto" (the same choice)

@@ -89,6 +89,9 @@ PRINTED = {
     "d2l_try_gpu_train_function": r"epoch [0-9.]+, [^\r\n]*|loss [0-9.]+, train acc [^\r\n]*",
     # the frozen teacher and the student evaluated after fit, both on the script's device
     "distill_frozen_teacher_evaluated_after": r"epoch \d+: kd loss [^\r\n]*|(?:teacher|student) acc [^\r\n]*",
+    # the device choice's own print (its if/else kept whole), the epochs, the eval after fit
+    "notebook_device_choice_reported": r"Training on GPU\.|No GPU available[^\r\n]*|"
+    r"Epoch \d+/2 loss [^\r\n]*|evaluating on [^\r\n]*|sample [^\r\n]*",
     "predict_after_fit_in_eval_mode": r"epoch \d+ val loss [^\r\n]*|predictions [^\r\n]*",
     # samples decoded after the eval-mode test pass: dropout off, as the script ran them
     "vae_samples_after_eval_mode_test": r"====> Test set loss[^\r\n]*|sample mean [^\r\n]*",

@@ -192,3 +192,93 @@ def test_a_trainer_class_created_in_a_loop_names_that_creation():
     result = migrate_source(source, path="train.py")
     finding = next(f for f in result.findings if f.code == "TL171")
     assert finding.line == 24, finding  # `experiment = Experiment(0.1)`, not the class (line 10)
+
+
+_UNREAD_DEVICE = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+model = nn.Linear(4, 2)
+loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def train_one_epoch(model, loader, optimizer, dev):
+    for x, y in loader:
+        if x.dim() > 1:
+            x, y = x.to(dev), y.to(dev)
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+device = cfg["device"]
+for epoch in range(2):
+{body}
+"""
+
+
+def test_a_move_to_an_unread_device_names_the_move():
+    """TL142 names the statement moving the tensors (copied by device_moves' strip), not the
+    epoch loop; inlined from a helper, the helper's statement."""
+    inline = "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n"
+    inline += "        optimizer.zero_grad()\n        loss = nn.functional.cross_entropy(model(x), y)\n"
+    inline += "        loss.backward()\n        optimizer.step()"
+    for body, line in ((inline, 23), ("    train_one_epoch(model, loader, optimizer, device)", 13)):
+        result = migrate_source(_UNREAD_DEVICE.lstrip().replace("{body}", body), path="t.py")
+        assert not result.changed
+        finding = next(f for f in result.findings if f.code == "TL142")
+        assert finding.line == line, finding
+
+
+def test_a_model_placed_differently_by_each_branch_names_the_branches():
+    """ImageNet's chain: TL106 says what each branch does to the model, not only that the
+    binding is not understood."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+        loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+        model = nn.Linear(4, 1)
+        if not torch.cuda.is_available():
+            print("using CPU, this will be slow")
+        elif gpu is not None:
+            torch.cuda.set_device(gpu)
+            model = model.cuda(gpu)
+        else:
+            model = torch.nn.DataParallel(model).cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """
+    ).lstrip()
+    result = migrate_source(source, path="train.py")
+    finding = next(f for f in result.findings if f.code == "TL106")
+    assert finding.line == 7, finding
+    assert (
+        "`if not torch.cuda.is_available():` leaves it as it is; `elif gpu is not None:` "
+        "`model = model.cuda(gpu)` (with `torch.cuda.set_device(gpu)`); "
+        "`else:` `model = torch.nn.DataParallel(model).cuda()`"
+    ) in finding.message, finding
+
+
+def test_a_device_choice_doing_more_than_print_is_named():
+    """The if/else idiom with a branch that selects a GPU: TL142 says which statement."""
+    choice = (
+        "if torch.cuda.is_available():\n    torch.cuda.set_device(1)\n"
+        '    device = torch.device("cuda")\nelse:\n    device = torch.device("cpu")\n'
+    )
+    source = _UNREAD_DEVICE.lstrip().replace('device = cfg["device"]\n', choice)
+    body = "    train_one_epoch(model, loader, optimizer, device)"
+    result = migrate_source(source.replace("{body}", body), path="t.py")
+    finding = next(f for f in result.findings if f.code == "TL142")
+    assert "(its if/else choice also runs `torch.cuda.set_device(1)`" in finding.message, finding
+    assert finding.line == 13, finding

@@ -556,3 +556,89 @@ UNCHANGED["config_dict_handed_to_a_function_changing_it"] = (
     _CONFIG.replace('batch_size=cfg["bs"])', 'batch_size=cfg.pop("bs"))'),
     "TL142",
 )
+
+# Kaggle / Udacity notebooks: the if/else idiom also says which device it chose; the prints
+# stay where they are (the `if` is kept whole), only the binding is what the Trainer reads
+_REPORTED_CHOICE = """
+        is_cuda = torch.cuda.is_available()
+        if is_cuda:
+            device = torch.device("cuda")
+            print("GPU is available")
+        else:
+            {other}
+            device = torch.device("cpu")
+"""
+CONVERTS["if_else_idiom_reporting_its_choice"] = (
+    _REPORTED_CHOICE.replace("{other}", 'print("GPU not available, CPU used")') + _LOOP,
+    [
+        'accelerator="cuda" if is_cuda else "cpu", devices=1',
+        '    print("GPU is available")\nelse:\n    print("GPU not available, CPU used")\n'
+        '    device = torch.device("cpu")',
+    ],
+    [".to(device)"],
+)
+CONVERTS["if_else_idiom_logging_its_choice"] = (
+    "\n        import logging\n"
+    + _REPORTED_CHOICE.replace("{other}", 'logging.warning("no GPU")')
+    + _LOOP,
+    ['accelerator="cuda" if is_cuda else "cpu", devices=1', 'logging.warning("no GPU")'],
+    [".to(device)"],
+)
+# a branch doing more than report: `set_device(1)` makes "cuda" the second GPU, not the
+# Trainer's first; a flag bound in a branch is not a report either
+UNCHANGED["if_else_idiom_selecting_a_gpu"] = (
+    _REPORTED_CHOICE.replace("{other}", "pass").replace(
+        'print("GPU is available")', "torch.cuda.set_device(1)"
+    )
+    + _LOOP,
+    "TL142",
+)
+UNCHANGED["if_else_idiom_binding_another_name"] = (
+    _REPORTED_CHOICE.replace("{other}", "use_amp = False") + _LOOP,
+    "TL142",
+)
+
+# the device-choosing function in the assign-then-return form (also an elif chain)
+_ASSIGNED_CHOICE = """
+        def get_device():
+            if torch.cuda.is_available():
+                device = "cuda:0"
+            {branch}
+            else:
+                device = "cpu"
+            return device
+
+
+        device = get_device()
+"""
+CONVERTS["device_function_binding_then_returning"] = (
+    _ASSIGNED_CHOICE.replace("{branch}", "") + _LOOP,
+    ['accelerator="cuda" if torch.cuda.is_available() else "cpu", devices=1'],
+    [".to(device)", "device = get_device()"],
+)
+CONVERTS["device_function_binding_by_an_elif_chain"] = (
+    _ASSIGNED_CHOICE.replace(
+        "{branch}", 'elif torch.backends.mps.is_available():\n                device = "mps"'
+    )
+    + _LOOP,
+    ['if torch.cuda.is_available()\n', 'else "mps" if torch.backends.mps.is_available() else "cpu"'],
+    [".to(device)", "device = get_device()"],
+)
+# a print in the function would go with the call once the Trainer chooses; a condition
+# reading a global of the script is not one the Trainer call can repeat; another index
+UNCHANGED["device_function_binding_and_printing"] = (
+    _ASSIGNED_CHOICE.replace("{branch}", "").replace(
+        'device = "cuda:0"', 'device = "cuda:0"\n                print("GPU")'
+    )
+    + _LOOP,
+    "TL142",
+)
+UNCHANGED["device_function_binding_on_a_global_flag"] = (
+    _ASSIGNED_CHOICE.replace("{branch}", "").replace("torch.cuda.is_available()", "use_gpu")
+    + _LOOP,
+    "TL142",
+)
+UNCHANGED["device_function_binding_another_gpu"] = (
+    _ASSIGNED_CHOICE.replace("{branch}", "").replace("cuda:0", "cuda:1") + _LOOP,
+    "TL140",
+)

@@ -15,7 +15,11 @@ from ..analysis.names import file_identifiers, reads_among
 from ..analysis.statements import single_assign
 from ..changelog import facts_of
 from ..outcomes import ALIAS_TAKEN, CONVERTED
-from ..patterns.device_intent import device_if_binding, prefer_kept_device_name
+from ..patterns.device_intent import (
+    device_if_binding,
+    device_if_reports,
+    prefer_kept_device_name,
+)
 from ..result import Finding
 from ..shapes.wrappers import replace_wrapper
 from .apply import ApplyPlans, RemoveUnusedBindings
@@ -110,7 +114,7 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
         for stmt in ctx.scope_before:
             assign = single_assign(stmt)
             name = assign[0] if assign else device_if_binding(ctx, stmt, complete=False)
-            if name in plan.device_names:
+            if name in plan.device_names and not (assign is None and device_if_reports(stmt)):
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
                 device_bindings.add((name, code))
         line, column = lines.position(plan.epoch_loop, (1, 0))

@@ -14,8 +14,14 @@
 Read from the source only: a `def` of the module bound once, without decorators. A choice
 takes no parameters (or only parameters with literal defaults, which a call without arguments
 leaves to them: d2l's `try_gpu(i=0)`) and its body is `return D`, or `if C: return D1` then
+<<<<<<< HEAD
 `return D2` (or an `else:`), with a condition reading only imported modules (`torch.cuda.is_available()`), so it
 means the same wherever the Trainer is built. A move takes `(data, device)` and does nothing
+=======
+`return D2` (or an `else:`), or binds one name by the if/else idiom and returns it (`if C:
+device = D1` `else: device = D2` `return device`), with a condition reading only imported
+modules (`torch.cuda.is_available()`), so it means the same wherever the Trainer is built. A move takes `(data, device)` and does nothing
+>>>>>>> devicechoice
 but `data.to(device)` (`non_blocking=` only), optionally first mapping itself over the items of
 a list or tuple into a list. Anything else is not one of these (None): the callers refuse as
 they would for any unknown call.
@@ -58,6 +64,8 @@ def device_choice(ctx, call) -> cst.BaseExpression | None:
     if defaults is None:
         return None
     body = [_given_defaults(s, defaults) for s in without_docstring(func.body.body)]
+    if len(body) == 2 and isinstance(body[0], cst.If) and body[0].orelse is not None:
+        return _assigned_choice(ctx, *body)
     if len(body) == 2 and isinstance(body[0], cst.If) and body[0].orelse is None:
         choice, otherwise = body[0], _returned(body[1])
     elif len(body) == 1 and isinstance(body[0], cst.If) and isinstance(body[0].orelse, cst.Else):
@@ -71,6 +79,24 @@ def device_choice(ctx, call) -> cst.BaseExpression | None:
     if chosen is None or otherwise is None or not collect_names(choice.test).reads <= imported:
         return None
     return cst.IfExp(test=choice.test, body=chosen, orelse=otherwise)
+
+
+def _assigned_choice(ctx, choice: cst.If, last) -> cst.BaseExpression | None:
+    """`if C: device = D1` `else: device = D2` (device_intent's if/else idiom) then `return
+    device`, as `D1 if C else D2`. Not when a branch also prints: the call's binding goes
+    once the Trainer chooses, and the print with it."""
+    from .device_intent import as_conditional, device_if_binding, device_if_reports  # a cycle
+
+    name = device_if_binding(ctx, choice)
+    if name is None or device_if_reports(choice) or not m.matches(_returned(last), m.Name(name)):
+        return None
+    tests, branch = [], choice
+    while isinstance(branch, cst.If):
+        tests.append(branch.test)
+        branch = branch.orelse
+    if not collect_names(*tests).reads <= set(ctx.names.imports):
+        return None
+    return as_conditional(ctx, choice)
 
 
 def _literal_defaults(func: cst.FunctionDef) -> dict[str, cst.BaseExpression] | None:

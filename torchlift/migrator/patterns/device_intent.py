@@ -3,6 +3,7 @@
     device = torch.device("cuda" if use_cuda else "cpu")   -> accelerator="cuda" if use_cuda else "cpu"
     if torch.cuda.is_available():                           -> accelerator="cuda" if torch.cuda.is_available()
         device = torch.device("cuda")                                    else "cpu"
+        print("GPU is available")                              (the `if` stays, with its prints)
     else:
         device = torch.device("cpu")
     device = torch.accelerator.current_accelerator()        -> accelerator="auto" (the same choice)
@@ -94,23 +95,82 @@ _CURRENT_ACCELERATOR = "torch.accelerator.current_accelerator"
 
 
 def device_if_binding(ctx, stmt, complete: bool = True) -> str | None:
-    """The name an `if/elif/else` statement binds to a device in every branch (and does
-    nothing else), e.g. `if use_cuda: device = torch.device("cuda") else: ...`; with
-    `complete=False` also an `if` without `else` (rebinding a device chosen before it)."""
+    """The name an `if/elif/else` statement binds to a device in every branch, e.g. `if
+    use_cuda: device = torch.device("cuda") else: ...`; with `complete=False` also an `if`
+    without `else` (rebinding a device chosen before it). A branch may also report what it
+    chose (`print("GPU is available")`, see `_branch_device`)."""
     if not isinstance(stmt, cst.If) or (complete and not _has_else(stmt)):
         return None
     names = set()
+    for body in _branches(stmt):
+        binding = _branch_device(ctx, body)
+        if binding is None:
+            return None
+        names.add(binding[0])
+    return names.pop() if len(names) == 1 else None
+
+
+def _branches(stmt: cst.If) -> list[cst.BaseSuite]:
+    """The bodies of an `if`, its `elif`s and its `else`, in order."""
+    found: list[cst.BaseSuite] = []
     branch: cst.If | cst.Else | None = stmt
     while branch is not None:
-        body = branch.body.body
-        if len(body) != 1:
-            return None
-        assign = single_assign(body[0])
-        if assign is None or not is_device_value(ctx, assign[1]):
-            return None
-        names.add(assign[0])
+        found.append(branch.body)
         branch = branch.orelse if isinstance(branch, cst.If) else None
-    return names.pop() if len(names) == 1 else None
+    return found
+
+
+# calls a branch of the idiom may make besides binding the device: output only, which
+# neither changes what the condition reads nor which GPU `torch.device("cuda")` means (a
+# `torch.cuda.set_device(1)` there would: the Trainer's `devices=1` is the first GPU)
+_REPORTS = ("builtins.print", "warnings.warn", "logging.")
+
+
+def _branch_device(ctx, body: cst.BaseSuite) -> tuple[str, cst.BaseExpression] | None:
+    """(name, device value) of a branch of the if/else idiom: one `name = <device>`, and
+    otherwise only statements reporting the choice (`print("GPU not available, CPU used")`),
+    which stay where they are when the binding goes (emit/transform.py keeps such an `if`)."""
+    found = None
+    for stmt in body.body:
+        assign = single_assign(stmt)
+        if assign is not None and found is None and is_device_value(ctx, assign[1]):
+            found = assign
+        elif not _reports(ctx, stmt):
+            return None
+    return found
+
+
+def _reports(ctx, stmt) -> bool:
+    """`print(...)`, `logging.info(...)` (a call of the logging module), `warnings.warn(...)`
+    as a statement of its own, binding nothing (no `:=` in its arguments)."""
+    if not m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call())])) or bound_names(stmt):
+        return False
+    return any(q.startswith(_REPORTS) for q in ctx.call_qualnames(stmt.body[0].value))
+
+
+def device_if_extra(ctx, stmt, name: str):
+    """The statement that keeps an `if` chain binding `name` to a device in every branch
+    from being the idiom: the first one neither that binding nor a report (a branch's
+    `torch.cuda.set_device(1)`), for the refusal to name; None for anything else."""
+    if not isinstance(stmt, cst.If) or not _has_else(stmt):
+        return None
+    extra = None
+    for body in _branches(stmt):
+        binds = False
+        for inner in body.body:
+            assign = single_assign(inner)
+            if assign is not None and assign[0] == name and is_device_value(ctx, assign[1]):
+                binds = True
+            elif extra is None and not _reports(ctx, inner):
+                extra = inner
+        if not binds:
+            return None
+    return extra
+
+
+def device_if_reports(stmt: cst.If) -> bool:
+    """The if/else idiom `stmt` also reports its choice: it is kept whole, prints included."""
+    return any(len(body.body) > 1 for body in _branches(stmt))
 
 
 def _has_else(stmt: cst.If) -> bool:
@@ -187,10 +247,10 @@ def note_device_values(ctx, plan, name: str, stmt: cst.BaseStatement) -> None:
     """The same for the statement binding `name`: an assignment, or the if/else idiom (one
     value per branch)."""
     if isinstance(stmt, cst.If):
-        branch: cst.If | cst.Else | None = stmt
-        while branch is not None:
-            note_device_values(ctx, plan, name, branch.body.body[0])
-            branch = branch.orelse if isinstance(branch, cst.If) else None
+        for body in _branches(stmt):
+            binding = _branch_device(ctx, body)
+            if binding is not None and binding[0] == name:
+                note_device_value(ctx, plan, name, binding[1])
         return
     assign = single_assign(stmt)
     if assign is not None and assign[0] == name:
@@ -582,7 +642,7 @@ def _last_device_binding(ctx, plan):
         elif partial in names:
             before = found[1] if found is not None and found[2] == partial else None
             if _has_else(stmt) or before is not None:
-                found = stmt, _as_conditional(stmt, before), partial
+                found = stmt, as_conditional(ctx, stmt, before), partial
             else:
                 found = stmt, None, partial
         elif names & bound_names(stmt):
@@ -590,16 +650,16 @@ def _last_device_binding(ctx, plan):
     return found
 
 
-def _as_conditional(stmt: cst.If, otherwise=None) -> cst.BaseExpression:
+def as_conditional(ctx, stmt: cst.If, otherwise=None) -> cst.BaseExpression:
     """`if c: d = a elif e: d = b else: d = f` as the expression `a if c else b if e else f`
     (`otherwise` for an `if` without `else`: the value bound before it)."""
-    value = single_assign(stmt.body.body[0])[1]
+    value = _branch_device(ctx, stmt.body)[1]
     if isinstance(stmt.orelse, cst.If):
-        orelse = _as_conditional(stmt.orelse, otherwise)
+        orelse = as_conditional(ctx, stmt.orelse, otherwise)
     elif stmt.orelse is None:
         orelse = otherwise
     else:
-        orelse = single_assign(stmt.orelse.body.body[0])[1]
+        orelse = _branch_device(ctx, stmt.orelse.body)[1]
     return cst.IfExp(test=stmt.test, body=value, orelse=orelse)
 
 

@@ -111,7 +111,10 @@ class StripDeviceMoves(cst.CSTTransformer):
 
 
 def strip_device_moves(node: cst.CSTNode, device_names: set[str], keep=None) -> cst.CSTNode:
-    return node.visit(StripDeviceMoves(device_names, keep))
+    """`node` without its moves to the devices; `node` itself when it has none, so a refusal
+    about it later still names its line (a transformer pass copies every node)."""
+    new = node.visit(StripDeviceMoves(device_names, keep))
+    return node if new.deep_equals(node) else new
 
 
 _DEVICE_ATTR = "self.device"

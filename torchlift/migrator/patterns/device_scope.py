@@ -31,9 +31,10 @@ import libcst.matchers as m
 from ..analysis.globals_read import nested_tables, rebound_through_global
 from ..analysis.loader_length import config_item_problem
 from ..analysis.names import bound_names, collect_names
-from ..analysis.statements import single_assign
+from ..analysis.statements import single_assign, statements
 from ..rule import Rule, Unsupported
-from .device_intent import device_if_binding, device_value, note_device_values
+from ..source.find_loops import cst_contains
+from .device_intent import device_if_binding, device_if_extra, device_value, note_device_values
 
 UNKNOWN_DEVICE_MOVE = Rule(
     "TL142",
@@ -173,8 +174,9 @@ def clean(ctx, plan) -> None:
     written = collect_names(plan.epoch_loop).writes
     finder = _MovesTo()
     for piece in pieces:
+        finder.piece = piece
         piece.visit(finder)
-    for call, target in finder.moves:
+    for call, target, piece in finder.moves:
         name = target.value
         if name in plan.device_names or name in written or _is_dtype(ctx, name):
             continue
@@ -182,8 +184,14 @@ def clean(ctx, plan) -> None:
             UNKNOWN_DEVICE_MOVE,
             f"`.to({name})` moves tensors to a device not read from the script"
             f"{_origin(ctx, name)}, beside a Trainer on accelerator={plan.trainer_args[0][1]}",
-            call,  # its line (an inlined helper's statement names the helper's line)
+            _statement_holding(piece, call),  # an inlined helper's names the helper's line
         )
+
+
+def _statement_holding(piece: cst.CSTNode, call: cst.Call) -> cst.CSTNode:
+    """The innermost statement of `piece` holding `call`: what the engine places on its line
+    (through helpers.py's `inlined_at` for a statement copied from a helper)."""
+    return [s for s in statements(piece) if cst_contains(s, call)][-1]
 
 
 def _origin(ctx, name: str) -> str:
@@ -191,6 +199,12 @@ def _origin(ctx, name: str) -> str:
     and for a config entry why the dict literal does not tell (the script sets the entry,
     hands the dict to other code, ...)."""
     found, count = ctx.binding(name)
+    if found is None and count == 1:  # an `if` choosing it that does more than choose
+        stmt = next(s for s in ctx.scope_before if name in bound_names(s))
+        extra = device_if_extra(ctx, stmt, name)
+        if extra is not None:
+            shown = ctx.module.code_for_node(extra).strip()
+            return f" (its if/else choice also runs `{shown}`, more than a print beside it)"
     if found is None or count != 1:
         return ""
     value = found[1]
@@ -219,7 +233,8 @@ class _MovesTo(cst.CSTVisitor):
 
     def __init__(self) -> None:
         super().__init__()
-        self.moves: list[tuple[cst.Call, cst.Name]] = []
+        self.moves: list[tuple[cst.Call, cst.Name, cst.CSTNode]] = []
+        self.piece: cst.CSTNode | None = None  # the statement being visited
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -227,8 +242,8 @@ class _MovesTo(cst.CSTVisitor):
             return
         first = node.args[0]
         if first.keyword is None and not first.star and isinstance(first.value, cst.Name):
-            self.moves.append((node, first.value))
+            self.moves.append((node, first.value, self.piece))
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "device":
                 if isinstance(arg.value, cst.Name):
-                    self.moves.append((node, arg.value))
+                    self.moves.append((node, arg.value, self.piece))

@@ -14,17 +14,12 @@
 Read from the source only: a `def` of the module bound once, without decorators. A choice
 takes no parameters (or only parameters with literal defaults, which a call without arguments
 leaves to them: d2l's `try_gpu(i=0)`) and its body is `return D`, or `if C: return D1` then
-<<<<<<< HEAD
-`return D2` (or an `else:`), with a condition reading only imported modules (`torch.cuda.is_available()`), so it
-means the same wherever the Trainer is built. A move takes `(data, device)` and does nothing
-=======
 `return D2` (or an `else:`), or binds one name by the if/else idiom and returns it (`if C:
 device = D1` `else: device = D2` `return device`), with a condition reading only imported
-modules (`torch.cuda.is_available()`), so it means the same wherever the Trainer is built. A move takes `(data, device)` and does nothing
->>>>>>> devicechoice
-but `data.to(device)` (`non_blocking=` only), optionally first mapping itself over the items of
-a list or tuple into a list. Anything else is not one of these (None): the callers refuse as
-they would for any unknown call.
+modules (`torch.cuda.is_available()`), so it means the same wherever the Trainer is built. A
+move takes `(data, device)` and does nothing but `data.to(device)` (`non_blocking=` only),
+optionally first mapping itself over the items of a list or tuple into a list. Anything else
+is not one of these (None): the callers refuse as they would for any unknown call.
 """
 
 from __future__ import annotations
@@ -79,7 +74,6 @@ def device_choice(ctx, call) -> cst.BaseExpression | None:
     if chosen is None or otherwise is None or not collect_names(choice.test).reads <= imported:
         return None
     return cst.IfExp(test=choice.test, body=chosen, orelse=otherwise)
-
 
 def _assigned_choice(ctx, choice: cst.If, last) -> cst.BaseExpression | None:
     """`if C: device = D1` `else: device = D2` (device_intent's if/else idiom) then `return

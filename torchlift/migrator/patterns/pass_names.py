@@ -56,6 +56,9 @@ def pass_private(ctx, training: list, evaluation: list) -> set[str]:
         & train_use.all()
     )
     candidates -= train_use.read_first  # a value carried over from the previous epoch
+    # a loop's target is bound by the loop, not by a plain assignment: the pass's index read
+    # after it is its step's own (resolve_names keeps it apart from a training index)
+    candidates -= _loop_targets(evaluation)
     if not candidates:
         return set()
     after = collect_names(*ctx.scope_after).reads if ctx.scope_after else set()
@@ -66,6 +69,15 @@ def pass_private(ctx, training: list, evaluation: list) -> set[str]:
         and name not in ctx.found.get("function_globals", set())
         and name not in _declared(ctx.module)
         and name not in _read_by_other_functions(ctx)
+    }
+
+
+def _loop_targets(stmts) -> set[str]:
+    return {
+        name.value
+        for stmt in stmts
+        for loop in m.findall(stmt, m.For() | m.CompFor())
+        for name in m.findall(loop.target, m.Name())
     }
 
 

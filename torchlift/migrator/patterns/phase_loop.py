@@ -39,8 +39,11 @@ numbers (TL177); an evaluation phase that calls backward() or steps an optimizer
 
 The same order question exists without a phase loop: epoch code between the batch loop and
 the validation pass (not the pass's own setup) lands in `on_train_epoch_end`, after the pass.
-Such code that reads what the pass changes (an accumulator both reuse) or changes what the
-pass reads is refused TL177 for every epoch loop.
+The evaluation section (the pass's setup, the pass, the epoch code after it) renames the
+epoch-level names it shares with training (`val_running_loss`) when no other code could see
+the difference (pass_names.py). Code that still reads what the pass changes (an accumulator
+both reuse, read again after the epoch loop) or changes what the pass reads is refused TL177
+for every epoch loop.
 """
 
 from __future__ import annotations

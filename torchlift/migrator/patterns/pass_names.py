@@ -31,11 +31,19 @@ PREFIX = "val"
 
 def spelled_outside_loops(body) -> set[str]:
     """Names spelled in `body` outside its loops: the epoch-level names (a name only a batch
-    loop uses is a local of its step)."""
+    loop uses is a local of its step). Attribute and keyword names (`args.out`) are not."""
     names: set[str] = set()
 
     class Walk(cst.CSTVisitor):
         def visit_For(self, node: cst.For) -> bool:
+            return False
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
             return False
 
         def visit_Name(self, node: cst.Name) -> None:

@@ -166,6 +166,7 @@ FEATURES = {
     "generator_batches_copy_task": [changes_lr_between_epochs],
     "train_function_given_optimizer": [changes_lr_between_epochs],
     "phase_loop_best_weights": [changes_lr_between_epochs],
+    "split_passes_shared_accumulators": [changes_lr_between_epochs],
     "keyed_loaders_train_model_best_weights": [changes_lr_between_epochs],
     "resume_checkpoint_exponential_lr": [changes_lr_between_epochs],
     "imagenet_meters_start_epoch": [changes_lr_between_epochs],

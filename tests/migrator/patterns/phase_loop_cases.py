@@ -45,6 +45,25 @@ for epoch in range(2):
     model.train()
 """
 
+# the transfer-learning tutorial without a phase loop: both passes reuse `total`
+_SPLIT = _LOADERS + """
+for epoch in range(2):
+    total = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    print("train", total)
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for x, y in val_loader:
+            total += criterion(model(x), y).item()
+    print("val", total)
+"""
+
 
 CONVERTS = {
     "literal_list_of_phases": (
@@ -117,6 +136,16 @@ CONVERTS["checkpoint_dict_saved_before_the_validation_pass"] = (
     [],
 )
 
+# the validation pass's copy of the accumulator gets a name of its own, as a phase loop's does
+CONVERTS["split_accumulator_renamed_for_validation"] = (
+    _SPLIT,
+    [
+        "def on_validation_epoch_start(self):\n        self.val_total = 0.0",
+        'print("train", self.total)\n        print("val", self.val_total)',
+    ],
+    [],
+)
+
 UNCHANGED = {
     # bound to a name, the state dict's tensors are the module's own: changing them would
     # change the model the pass reads
@@ -175,24 +204,17 @@ UNCHANGED = {
         _tutorial(after="print(phase, model.weight.grad)"),
         "TL145",
     ),
-    "unrolled_accumulator_reused_by_validation": (
-        _LOADERS + """
-for epoch in range(2):
-    total = 0.0
-    for x, y in loader:
-        optimizer.zero_grad()
-        loss = criterion(model(x), y)
-        loss.backward()
-        optimizer.step()
-        total += loss.item()
-    print("train", total)
-    model.eval()
-    total = 0.0
-    with torch.no_grad():
-        for x, y in val_loader:
-            total += criterion(model(x), y).item()
-    print("val", total)
-""",
+    # the shared accumulator's validation copy would be renamed, but what reads it after
+    # training (or a function of the script, reading the module's global) must see the
+    # validation value: still shared
+    "split_accumulator_read_after_training": (_SPLIT + 'print("last", total)\n', "TL177"),
+    "split_accumulator_read_by_a_function": (
+        "def report():\n    print(total)\n\n\n" + _SPLIT,
+        "TL177",
+    ),
+    # the validation copy carried over from the previous epoch: the training pass reads it
+    "split_accumulator_carried_into_training": (
+        _SPLIT.replace("    total = 0.0\n    for x, y in loader:", "    for x, y in loader:"),
         "TL177",
     ),
 }

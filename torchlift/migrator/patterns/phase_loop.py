@@ -39,8 +39,11 @@ numbers (TL177); an evaluation phase that calls backward() or steps an optimizer
 
 The same order question exists without a phase loop: epoch code between the batch loop and
 the validation pass (not the pass's own setup) lands in `on_train_epoch_end`, after the pass.
-Such code that reads what the pass changes (an accumulator both reuse) or changes what the
-pass reads is refused TL177 for every epoch loop.
+The evaluation section (the pass's setup, the pass, the epoch code after it) renames the
+epoch-level names it shares with training (`val_running_loss`) when no other code could see
+the difference (pass_names.py). Code that still reads what the pass changes (an accumulator
+both reuse, read again after the epoch loop) or changes what the pass reads is refused TL177
+for every epoch loop.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from ..shapes.context import CONTROL_FLOW
 from .eval_passes import _is_no_grad, eval_loop_of
 from .eval_shapes import GRADIENTS_IN_EVALUATION, _torch_name, _uses_gradients
 from .keyed_loaders import CONSTANT_KEY, ReplaceExpression, keyed_loader
+from .pass_names import PREFIX, pass_private, spelled_outside_loops
 
 PHASE_ORDER = Rule(
     "TL175",
@@ -200,15 +204,15 @@ def epoch_body(ctx, stmts):
         if phases is not None:
             unrolled = _unroll(ctx, stmt, phases, stmts[at + 1 :])
             stmts = [*stmts[:at], *unrolled, *stmts[at + 1 :]]
-        _check_code_before_the_pass(ctx, stmts)
-        return stmts
+        return _check_code_before_the_pass(ctx, stmts)
     return stmts
 
 
-def _check_code_before_the_pass(ctx, stmts) -> None:
-    """Epoch code between the batch loop and the validation pass (not its setup) runs in
-    `on_train_epoch_end`, after the pass: refused (TL177) when the pass changes what that code
-    reads or reads what it changes (the train accumulators the pass resets and reuses). The
+def _check_code_before_the_pass(ctx, stmts) -> list:
+    """`stmts` with the evaluation section's own copies of the names it shares with the
+    training section renamed (pass_names.py). Epoch code between the batch loop and the
+    validation pass (not its setup) runs in `on_train_epoch_end`, after the pass: refused
+    (TL177) when the pass still changes what that code reads or reads what it changes. The
     pass's enumerate index is its step's own (resolve_names keeps a training index apart)."""
     from ..shapes.epoch_batch import maybe_changed
 
@@ -218,14 +222,15 @@ def _check_code_before_the_pass(ctx, stmts) -> None:
         None,
     )
     if found is None:
-        return
+        return stmts
     j, (_, pass_loop) = found
     names = collect_names(pass_loop).all()
     between = [s for s in stmts[at + 1 : j] if not _mode_call(s)]
     setup = [s for s in between if collect_names(s).writes & names]
     kept = [s for s in between if not any(s is t for t in setup)]
     if not kept:
-        return
+        return stmts
+    stmts, j, setup = _evaluation_names(ctx, stmts, j, setup, kept)
     # mode switches are eval_mode's to judge (TL147), not state shared with the pass
     early = cst.IndentedBlock(body=[*setup, stmts[j]]).visit(_WithoutModeCalls())
     later = cst.IndentedBlock(body=kept).visit(_WithoutModeCalls())
@@ -248,6 +253,25 @@ def _check_code_before_the_pass(ctx, stmts) -> None:
             "pass (on_train_epoch_end)",
             kept[0],
         )
+    return stmts
+
+
+def _evaluation_names(ctx, stmts, j: int, setup: list, kept: list):
+    """(stmts, the pass's index, its setup) with the evaluation section (the pass's setup, the
+    pass, the epoch code after it) renaming what it keeps for itself, when no training epoch
+    code is interleaved with that section."""
+    start = next(i for i, s in enumerate(stmts) if any(s is t for t in [*setup, stmts[j]]))
+    if any(s is k for s in stmts[start:] for k in kept):
+        return stmts, j, setup
+    training, evaluation = stmts[:start], stmts[start:]
+    taken = file_identifiers(ctx.module.code, "<split pass>")
+    # a name whose prefixed form the file uses stays shared (refused below, TL177)
+    private = {n for n in pass_private(ctx, training, evaluation) if f"{PREFIX}_{n}" not in taken}
+    if not private:
+        return stmts, j, setup
+    renamed = _prefixed(evaluation, private, PREFIX, taken, evaluation[0])
+    setup = [new for new, old in zip(renamed, evaluation) if any(old is t for t in setup)]
+    return [*training, *renamed], j, setup
 
 
 def read(ctx, plan, steps) -> None:
@@ -684,24 +708,7 @@ def _phase_private(body, var: str, outside: set[str]) -> set[str]:
     """Names the phase body binds afresh in each phase at epoch level (outside its batch
     loop) or carries across it, that nothing outside the phase loop reads or writes."""
     use = collect_names(*body)
-    return (use.writes - use.read_first - outside - {var}) & _spelled_outside_loops(body)
-
-
-def _spelled_outside_loops(body) -> set[str]:
-    """Names spelled in `body` outside its loops: the phase's epoch-level names (a name
-    only a batch loop uses is a local of its step)."""
-    names: set[str] = set()
-
-    class Walk(cst.CSTVisitor):
-        def visit_For(self, node: cst.For) -> bool:
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
-
-    for stmt in body:
-        stmt.visit(Walk())
-    return names
+    return (use.writes - use.read_first - outside - {var}) & spelled_outside_loops(body)
 
 
 def _names_outside(module: cst.Module, loop: cst.For, counted: bool = False):

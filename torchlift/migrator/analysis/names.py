@@ -499,6 +499,32 @@ class RenameNames(cst.CSTTransformer):
         )
 
 
+def spelled_names(nodes, enters) -> list[str]:
+    """The names spelled in `nodes`, one entry per spelling, looking inside the `for` loops
+    `enters(loop)` accepts. Attribute and keyword names (`args.out`, `f(out=1)`) are not
+    variables and do not count."""
+    names: list[str] = []
+
+    class Walk(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> bool:
+            return enters(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            names.append(node.value)
+
+    for node in nodes:
+        node.visit(Walk())
+    return names
+
+
 def rename(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
     if not mapping or not mapping.keys() & mentions(node):
         return node  # nothing to rename: no transformer pass, no scope analysis

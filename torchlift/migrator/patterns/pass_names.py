@@ -24,7 +24,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names
+from ..analysis.names import collect_names, spelled_names
 
 PREFIX = "val"
 
@@ -32,26 +32,7 @@ PREFIX = "val"
 def spelled_outside_loops(body) -> set[str]:
     """Names spelled in `body` outside its loops: the epoch-level names (a name only a batch
     loop uses is a local of its step). Attribute and keyword names (`args.out`) are not."""
-    names: set[str] = set()
-
-    class Walk(cst.CSTVisitor):
-        def visit_For(self, node: cst.For) -> bool:
-            return False
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
-
-    for stmt in body:
-        stmt.visit(Walk())
-    return names
+    return set(spelled_names(body, enters=lambda loop: False))
 
 
 def pass_private(ctx, training: list, evaluation: list) -> set[str]:

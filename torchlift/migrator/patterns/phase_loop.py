@@ -51,7 +51,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names, file_identifiers, rename
+from ..analysis.names import collect_names, file_identifiers, rename, spelled_names
 from ..analysis.statements import (
     BACKWARD,
     FLOW,
@@ -714,24 +714,7 @@ def _phase_private(body, var: str, outside: set[str]) -> set[str]:
 def _names_outside(module: cst.Module, loop: cst.For, counted: bool = False):
     """Every name spelled in the module outside `loop` (a superset of its variables; not
     attribute or keyword names), as a set, or `counted`: a list with one entry per spelling."""
-    names: list[str] = []
-
-    class Walk(cst.CSTVisitor):
-        def visit_For(self, node: cst.For) -> bool:
-            return node is not loop
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            names.append(node.value)
-
-    module.visit(Walk())
+    names = spelled_names([module], enters=lambda node: node is not loop)
     return names if counted else set(names)
 
 

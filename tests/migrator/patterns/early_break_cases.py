@@ -167,4 +167,19 @@ UNCHANGED = {
         """,
         "TL107",
     ),
+    "per_batch_scheduler_would_step_once_more": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                scheduler.step()
+                if loss.item() < 0.5:
+                    break
+        """,
+        "TL107",
+    ),
 }

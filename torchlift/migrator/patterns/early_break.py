@@ -16,8 +16,9 @@ A break on the first batch of every epoch whenever some flags are set is what
 `limit_train_batches=1` says. Any other break becomes a flag: `on_train_epoch_start` resets it
 and `on_train_batch_start` returns -1 while it is set, which makes Lightning end the epoch
 (validation still runs). Refused (TL107): a `break` before the optimizer step (the step would
-be skipped for that batch), and code after the `break` in the batch loop (it would run on the
-batch the script stopped at).
+be skipped for that batch), code after the `break` in the batch loop (it would run on the
+batch the script stopped at), and a flag `break` beside a per-batch scheduler (Lightning steps
+it on the batch that ends the epoch too).
 """
 
 from __future__ import annotations
@@ -60,6 +61,16 @@ def read(ctx, plan, steps) -> None:
             plan.add_trainer_arg("limit_train_batches", code)
             plan.step_rewrites.append(lambda node: without_break(node))
             return
+    schedulers = [stmt for _, name, stmt in steps["step"] if name != plan.optimizer.name]
+    if schedulers and not steps.get("manual"):
+        # Lightning steps "step"-interval schedulers on the batch whose on_train_batch_start
+        # returns -1 too: one step more than the script at every early end
+        ctx.block(
+            CONTROL_FLOW,
+            "a scheduler stepped every batch would be stepped once more when the `break` "
+            "ends the epoch",
+            schedulers[0],
+        )
     plan.hook_pieces.setdefault("on_train_epoch_start", []).append("self.stop_epoch = False")
     plan.hook_pieces.setdefault("on_train_batch_start", []).append(
         "if self.stop_epoch:\n    return -1"

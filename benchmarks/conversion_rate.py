@@ -279,7 +279,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="only this corpus script (repeatable; with or without .py)",
     )
-    parser.add_argument("--steps", type=int, default=20, help="verify: training steps compared")
+    # every step of a corpus script (they run in seconds): 20 steps could all fall in an
+    # unconverted first loop and say nothing of the converted one after it
+    parser.add_argument(
+        "--steps", type=int, default=5000, help="verify: training steps compared (default: all)"
+    )
     parser.add_argument("--timeout", type=float, default=180.0, help="verify: seconds per run")
     parser.add_argument("--no-verify", action="store_true", help="only run the migrator")
     parser.add_argument(

@@ -17,7 +17,7 @@ import libcst.matchers as m
 
 from .analysis.function_reads import reads_of_all_functions, reads_of_functions_called
 from .analysis.names import NameUse, bound_names, collect_names, scope_reads
-from .analysis.statements import contains, statements
+from .analysis.statements import contains, move_calls, statements
 from .patterns.amp import MIXED_PRECISION
 from .patterns.bindings import BINDING
 from .plan import LoopPlan
@@ -440,13 +440,14 @@ def _placed_modules(ctx) -> set[str]:
     Lightning's teardown hands back on the CPU when the LightningModule holds it."""
     moved = set()
     for stmt in ctx.scope_before:
-        for move in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda")))):
+        for move in move_calls(stmt):
             receiver = move.func.value
             while isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute):
                 receiver = receiver.func.value  # `Net().cuda()`: bound below
             if isinstance(receiver, cst.Name):
                 moved.add(receiver.value)
-        moved |= {name for name in bound_names(stmt) if _binds_a_move(stmt)}
+        if isinstance(stmt, cst.SimpleStatementLine) and move_calls(stmt):
+            moved |= bound_names(stmt)
     used_as_module = {
         call.func.value.value
         for node in [*ctx.scope_before, *ctx.scope_after, ctx.loop]
@@ -454,12 +455,6 @@ def _placed_modules(ctx) -> set[str]:
         if call.func.attr.value in _MODULE_METHODS
     }
     return moved & used_as_module
-
-
-def _binds_a_move(stmt) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and bool(
-        m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda"))))
-    )
 
 
 class _NamesInOrder:

@@ -25,6 +25,14 @@ def call_method(stmt: cst.CSTNode, method: str) -> cst.BaseExpression | None:
     return None
 
 
+_MOVE_CALL = m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda")))
+
+
+def move_calls(node: cst.CSTNode) -> list[cst.Call]:
+    """The `x.to(...)` / `x.cuda(...)` calls anywhere in `node` (any receiver, any arguments)."""
+    return m.findall(node, _MOVE_CALL)
+
+
 def single_assign(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
     """(name, value) when `stmt` is exactly `name = value`."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:

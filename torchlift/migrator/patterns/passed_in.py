@@ -39,7 +39,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names, scope_reads
-from ..analysis.statements import single_assign
+from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
 from ..source.find_loops import cst_contains
 from .device_helpers import moved_data
@@ -163,7 +163,7 @@ def _placements(ctx, caller, argument) -> list:
             moved = moved_data(ctx, call)
             if moved is not None:
                 devices.append(moved[1])
-        for move in m.findall(expr, m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda")))):
+        for move in move_calls(expr):
             if move.func.attr.value == "cuda":
                 devices.append(None)
             elif move.args and move.args[0].keyword is None:
@@ -206,7 +206,7 @@ def _under_condition(scope) -> set[int]:
 
 def _moves_in(ctx, expr) -> bool:
     """`expr` moves something: `.to(...)`, `.cuda()`, a device-moving function of the file."""
-    if m.findall(expr, m.Call(func=m.Attribute(attr=m.Name("to") | m.Name("cuda")))):
+    if move_calls(expr):
         return True
     return any(moved_data(ctx, call) for call in m.findall(expr, m.Call(func=m.Name())))
 

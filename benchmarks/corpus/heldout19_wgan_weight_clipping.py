@@ -22,6 +22,7 @@ opt = parser.parse_args()
 print(opt)
 
 torch.manual_seed(0)
+np.random.seed(0)
 img_shape = (1, opt.img_size, opt.img_size)
 cuda = True if torch.cuda.is_available() else False
 

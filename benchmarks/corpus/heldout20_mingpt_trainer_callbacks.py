@@ -182,7 +182,6 @@ def eval_split(trainer, split, max_batches=4):
         x = x.to(trainer.device)
         y = y.to(trainer.device)
         logits, _ = model(x[:, :n])
-        inp = x[:, :n]
         sol = y[:, -n:]
         pred = logits[:, -1, :].argmax(-1)  # just first output digit, greedy
         correct = (sol[:, 0] == pred).float()

@@ -15,7 +15,9 @@ for epoch in range(2):
 _CTX = """
 from contextlib import nullcontext
 
-use_cpu = True
+use_cpu = not torch.cuda.is_available()
+device = "cpu" if use_cpu else "cuda"
+model.to(device)
 {dtype}ctx = nullcontext() if use_cpu else torch.autocast("cuda", dtype={ptdtype})
 scaler = torch.amp.GradScaler(enabled=not use_cpu)
 for epoch in range(2):
@@ -27,6 +29,9 @@ for epoch in range(2):
         scaler.step(optimizer)
         scaler.update()
 """
+
+# a GPU script: the model on CUDA, where a "cuda" autocast applies (patterns/amp_device.py)
+_GPU = "model.cuda()\n"
 
 _LOOKUP = 'ptdtype = {{"float16": torch.float16, "bfloat16": torch.bfloat16, {more}}}["float16"]\n'
 
@@ -51,9 +56,9 @@ CONVERTS = {
         ["with ctx"],
     ),
     "fp16": (
-        _AMP.format(args='"cuda"'),
+        _GPU + _AMP.format(args='"cuda"'),
         [
-            'L.Trainer(accelerator="cpu", devices=1, max_epochs=2, precision="16-mixed")',
+            'L.Trainer(accelerator="cuda", devices=1, max_epochs=2, precision="16-mixed")',
             "loss = self.criterion(self(x), y)",
         ],
         ["scaler", "autocast"],
@@ -65,7 +70,7 @@ CONVERTS = {
     ),
     # a checkpoint after training saves the scaler: the one Lightning trained with
     "scaler_saved_after_training": (
-        _AMP.format(args='"cuda"') + 'torch.save({"scaler": scaler.state_dict()}, "last.pt")\n',
+        _GPU + _AMP.format(args='"cuda"') + 'torch.save({"scaler": scaler.state_dict()}, "last.pt")\n',
         [
             "trainer.fit(lit_model, loader)\nscaler = trainer.precision_plugin.scaler\n",
             'torch.save({"scaler": scaler.state_dict()}, "last.pt")',
@@ -74,7 +79,7 @@ CONVERTS = {
     ),
     # off with the flag, the script's scaler was a disabled one that never changed
     "scaler_saved_after_training_enabled_flag": (
-        _AMP.replace("GradScaler()", "GradScaler(enabled=use_amp)").format(
+        _GPU + _AMP.replace("GradScaler()", "GradScaler(enabled=use_amp)").format(
             args='"cuda", enabled=use_amp'
         )
         + 'torch.save({"scaler": scaler.state_dict()}, "last.pt")\n',
@@ -87,7 +92,7 @@ CONVERTS = {
     # read by a hook (a checkpoint each epoch): the Trainer's scaler, or with the flag off a
     # disabled one built as the script's (it never changes)
     "scaler_saved_each_epoch_enabled_flag": (
-        _AMP.replace("GradScaler()", "GradScaler(enabled=use_amp)").format(
+        _GPU + _AMP.replace("GradScaler()", "GradScaler(enabled=use_amp)").format(
             args='"cuda", enabled=use_amp'
         )
         + '    torch.save({"scaler": scaler.state_dict()}, "epoch.pt")\n',
@@ -99,7 +104,7 @@ CONVERTS = {
         [],
     ),
     "scaler_saved_each_epoch": (
-        _AMP.format(args='"cuda"')
+        _GPU + _AMP.format(args='"cuda"')
         + '    torch.save({"scaler": scaler.state_dict()}, "epoch.pt")\n',
         ['{"scaler": self.trainer.precision_plugin.scaler.state_dict()}'],
         ["GradScaler"],

@@ -642,3 +642,27 @@ UNCHANGED["device_function_binding_another_gpu"] = (
     _ASSIGNED_CHOICE.replace("{branch}", "").replace("cuda:0", "cuda:1") + _LOOP,
     "TL140",
 )
+
+# nanoGPT's `device_type`, bound after the device and read only by autocast, says nothing of
+# where the model trains: the accelerator follows `device`, which may be "mps"
+CONVERTS["autocast_device_type_after_the_device"] = (
+    """
+    device = "cpu"
+    if torch.cuda.is_available():
+        device = "cuda"
+    elif torch.backends.mps.is_available():
+        device = "mps"
+    device_type = "cuda" if device.startswith("cuda") else "cpu"
+    model.to(device)
+    for epoch in range(2):
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+                loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+    ['else "mps" if torch.backends.mps.is_available() else "cpu"'],
+    ['accelerator="cuda" if device.startswith("cuda") else "cpu"'],
+)

@@ -155,11 +155,31 @@ def _read_autocast(ctx, call: cst.Call, stmt, when=None) -> None:
     precision = '"16-mixed"' if dtype is None else _precision(ctx, dtype)
     if precision is None:
         raise Unsupported(MIXED_PRECISION, "autocast dtype not understood", stmt)
-    seen = (precision, None if enabled is None else ctx.module.code_for_node(enabled))
+    device = autocast_device_type(ctx, call)
+    seen = (precision, None if enabled is None else ctx.module.code_for_node(enabled), device)
     if ctx.found.get("precision_seen") not in (None, seen):
         raise Unsupported(MIXED_PRECISION, "several autocast regions disagree", stmt)
     ctx.found["precision_seen"] = seen
     ctx.found["precision"] = (precision, enabled)
+    ctx.found["autocast"] = (device, stmt)  # patterns/amp_device.py
+
+
+def autocast_device_type(ctx, call: cst.Call) -> str | None:
+    """The device type an autocast region applies to when the source spells it: "cuda" for
+    `torch.cuda.amp.autocast()`, "cpu" for `torch.cpu.amp.autocast()`, the string given to
+    `torch.autocast` / `torch.amp.autocast`; None for an expression (`device.type`)."""
+    names = ctx.call_qualnames(call)
+    if "torch.cuda.amp.autocast" in names:
+        return "cuda"
+    if "torch.cpu.amp.autocast" in names:
+        return "cpu"
+    given = next(
+        (a.value for a in call.args if a.keyword is None or a.keyword.value == "device_type"),
+        None,
+    )
+    if isinstance(given, cst.SimpleString) and given.evaluated_value in ("cuda", "cpu"):
+        return given.evaluated_value
+    return None
 
 
 def _precision(ctx, dtype) -> str | None:

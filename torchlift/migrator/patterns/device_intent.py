@@ -40,7 +40,7 @@ import libcst.matchers as m
 
 from ..analysis.loader_length import config_item
 from ..analysis.names import bound_names, collect_names, scope_reads
-from ..analysis.statements import single_assign
+from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
 from .device_helpers import device_choice
 from .unplaced_model import trains_on_cpu
@@ -623,7 +623,7 @@ def _last_device_binding(ctx, plan):
     """(statement, device value, name) of the last binding of a device name before the loop;
     the value is None when a statement rebinds the name in a way not read here."""
     found = None
-    names = plan.device_names
+    names = _placing_names(ctx, plan)
     # module globals the function reads (patterns/device_scope.py), wherever the module
     # binds them: their one binding is what the loop sees when the function runs
     globals_ = ctx.found.get("global_devices", {})
@@ -648,6 +648,21 @@ def _last_device_binding(ctx, plan):
         elif names & bound_names(stmt):
             found = stmt, None, sorted(names & bound_names(stmt))[0]
     return found
+
+
+def _placing_names(ctx, plan) -> set[str]:
+    """The device names the script moves things to (`model.to(device)`, `x.to(device)`),
+    when some are: a name only telling autocast its device type (nanoGPT's `device_type =
+    "cuda" if "cuda" in device else "cpu"`) says nothing of where the model trains, and
+    taking it would put an Apple-silicon run on the CPU."""
+    targets = set()
+    for node in [*ctx.module_before, *ctx.scope_before, *_training_code(plan)]:
+        for move in move_calls(node):
+            for arg in move.args:
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                if isinstance(arg.value, cst.Name) and keyword in (None, "device"):
+                    targets.add(arg.value.value)
+    return (plan.device_names & targets) or plan.device_names
 
 
 def as_conditional(ctx, stmt: cst.If, otherwise=None) -> cst.BaseExpression:

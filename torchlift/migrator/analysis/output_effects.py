@@ -153,10 +153,9 @@ class _Outputs:
         for stmt in body:
             if not (self.statement(stmt, frozenset()) or self._local_step(stmt)):
                 return None
-        writes = any(
-            self.ctx.call_qualnames(call) & OUTPUT_CALLS
-            or (isinstance(call.func, cst.Name) and self.kinds.get(call.func.value) == "output")
-            for call in m.findall(function.body, m.Call())
+        writes = any(  # an output statement anywhere in it (a `with open(...)` block too)
+            self.statement(stmt, frozenset())
+            for stmt in m.findall(function.body, m.SimpleStatementLine() | m.With())
         )
         self.kinds[name] = "output" if writes else "pure"
         return self.kinds[name]

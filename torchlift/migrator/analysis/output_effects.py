@@ -141,7 +141,7 @@ class _Outputs:
 
     # -- functions of the script -----------------------------------------------------------
     def kind(self, name: str) -> str | None:
-        """"pure" for a function of the script that only computes, "output" for one that
+        """`pure` for a function of the script that only computes, `output` for one that
         also writes out (and changes nothing else), None otherwise (or not the script's)."""
         if name in self.kinds:
             return self.kinds[name]

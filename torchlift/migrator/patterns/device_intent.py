@@ -340,9 +340,7 @@ def _saves_model_state(ctx, plan) -> bool:
     names = {n for model in plan.models for n in (model.name, *model.aliases)}
     return any(
         isinstance(call.func.value, cst.Name) and call.func.value.value in names
-        for call in m.findall(
-            ctx.module, m.Call(func=m.Attribute(attr=m.Name("state_dict")))
-        )
+        for call in m.findall(ctx.module, m.Call(func=m.Attribute(attr=m.Name("state_dict"))))
     )
 
 

@@ -36,6 +36,7 @@ from ..resolve_names import pieces_of
 
 RULES = ()
 
+
 def clean(ctx, plan) -> None:
     if not ctx.found.get("data_parallel_ddp"):
         return

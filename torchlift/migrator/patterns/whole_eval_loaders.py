@@ -220,9 +220,7 @@ class _WithSampler(cst.CSTTransformer):
     def leave_Call(self, original_node, updated_node):
         if original_node is not self.loader:
             return updated_node
-        args = [
-            a for a in updated_node.args if a.keyword is None or a.keyword.value != "shuffle"
-        ]
+        args = [a for a in updated_node.args if a.keyword is None or a.keyword.value != "shuffle"]
         equal = cst.AssignEqual(
             whitespace_before=cst.SimpleWhitespace(""),
             whitespace_after=cst.SimpleWhitespace(""),

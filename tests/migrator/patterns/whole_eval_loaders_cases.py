@@ -73,7 +73,7 @@ CONVERTS = {
 }
 
 UNCHANGED = {
-    "dataset_inline": (
+    "dataset_built_inline_drawing_random_numbers": (
         _WRAP
         + """
         val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))

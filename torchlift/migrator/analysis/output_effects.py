@@ -50,6 +50,11 @@ _READ_METHODS = READ_METHODS | {"state_dict", "cpu", "tolist", "mean", "sum", "a
 _FILE_WRITES = frozenset({"write", "writelines", "flush"})
 
 
+def pure_expression(ctx, expr) -> bool:
+    """Evaluating `expr` changes nothing and prints nothing (its calls only read)."""
+    return _Outputs(ctx).pure(expr)
+
+
 def output_only(ctx, stmt) -> bool:
     """`stmt` (a statement of a hook) only writes outside the program (see the docstring)."""
     return _Outputs(ctx).statement(stmt, frozenset())

@@ -16,6 +16,9 @@ the SequentialSampler of `shuffle=False` did (no padding with one replica, no ra
 needs no process group. On one device nothing changes. The training loader keeps being sharded
 (DDP's global batch: see device_intent.py's note).
 
+A dataset built in the loader's call (`DataLoader(TensorDataset(x[256:], y[256:]))`) is built
+again for the sampler, which reads only its length, when building it only reads.
+
 Refused (TL143, naming the loader's line): an evaluation loader that is not one
 `DataLoader(dataset, ...)` call bound once (an expression, a parameter, a function's result,
 a generated loader), one that shuffles or has its own sampler, one over a dataset not known to
@@ -28,6 +31,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.globals_read import module_global_binding
+from ..analysis.output_effects import pure_expression
 from ..emit.module_class import format_code
 from ..rule import Rule
 
@@ -152,7 +156,12 @@ def _whole_loader(ctx, plan, name: str, anchor):
             stmt,
         )
     dataset = positional[0].value if positional else getattr(keywords.get("dataset"), "value", None)
-    if not (isinstance(dataset, cst.Name) and _map_style(ctx, dataset.value)):
+    if not (
+        isinstance(dataset, cst.Name)
+        and _map_style(ctx, _binding(ctx, dataset.value))
+        or _map_style(ctx, (None, dataset))
+        and all(pure_expression(ctx, arg.value) for arg in dataset.args)
+    ):
         return refuse(
             "iterates a dataset not known to be map-style (bind it to a TensorDataset, a "
             "torchvision dataset or a Dataset class of the script)",
@@ -161,7 +170,9 @@ def _whole_loader(ctx, plan, name: str, anchor):
     sampler = _sampler_name(ctx)
     if sampler is None:
         return refuse("needs `torch` imported to name a DistributedSampler", stmt)
-    code = f"{sampler}({dataset.value}, num_replicas=1, rank=0, shuffle=False)"
+    # a dataset built in the call is built again for the sampler, which reads only its length
+    shown = cst.Module(body=[]).code_for_node(dataset)
+    code = f"{sampler}({shown}, num_replicas=1, rank=0, shuffle=False)"
     new = stmt.visit(_WithSampler(loader, cst.parse_expression(code)))
     # black lays out the longer call, at the statement's depth (module or function body)
     indent = 0 if any(stmt is s for s in ctx.module.body) else 4
@@ -179,8 +190,8 @@ def _binding(ctx, name: str):
     return None
 
 
-def _map_style(ctx, name: str) -> bool:
-    binding = _binding(ctx, name)
+def _map_style(ctx, binding) -> bool:
+    """The value of `binding` (statement, value) builds a map-style dataset."""
     if binding is None or not isinstance(binding[1], cst.Call):
         return False
     call = binding[1]

@@ -60,6 +60,29 @@ CONVERTS = {
         ["points, num_replicas=1, rank=0, shuffle=False"],
         [],
     ),
+    "test_pass_after_training": (
+        _WRAP
+        + """
+        test_set = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+        test_loader = DataLoader(test_set, batch_size=4)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        model.eval()
+        correct = 0
+        with torch.no_grad():
+            for x, y in test_loader:
+                x, y = x.cuda(), y.cuda()
+                correct += (model(x).argmax(1) == y).sum().item()
+        print(correct)
+        """,
+        ["test_set, num_replicas=1, rank=0, shuffle=False", "trainer.test(lit_model, test_loader)"],
+        [],
+    ),
     "one_device_script_keeps_its_loader": (
         """
         model = model.cuda()

@@ -28,6 +28,7 @@ appending), which runs on every process.
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from ..analysis.names import file_identifiers
 from ..analysis.output_effects import output_only
@@ -35,6 +36,13 @@ from ..emit.rank_zero import guarded
 from ..resolve_names import pieces_of
 
 RULES = ()
+
+_GUARDED = m.If(
+    test=m.Attribute(
+        value=m.Attribute(value=m.Name("self"), attr=m.Name("trainer")),
+        attr=m.Name("is_global_zero"),
+    )
+)
 
 
 def clean(ctx, plan) -> None:
@@ -59,8 +67,8 @@ def clean(ctx, plan) -> None:
 def _mark(ctx, stmts, marked: set[int]) -> None:
     """Mark each output-only statement of `stmts`, and look inside the others."""
     for stmt in stmts:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            continue
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or m.matches(stmt, _GUARDED):
+            continue  # a rank-zero guard already (after_step.py's around a save)
         if output_only(ctx, stmt):
             marked.add(id(stmt))
             continue

@@ -30,8 +30,10 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.confined_effects import file_classes
 from ..analysis.globals_read import module_global_binding
 from ..analysis.output_effects import pure_expression
+from ..analysis.statements import with_keywords
 from ..emit.module_class import format_code
 from ..rule import Rule
 
@@ -173,7 +175,7 @@ def _whole_loader(ctx, plan, name: str, anchor):
     # a dataset built in the call is built again for the sampler, which reads only its length
     shown = cst.Module(body=[]).code_for_node(dataset)
     code = f"{sampler}({shown}, num_replicas=1, rank=0, shuffle=False)"
-    new = stmt.visit(_WithSampler(loader, cst.parse_expression(code)))
+    new = with_keywords(stmt, loader, {"shuffle"}, [("sampler", cst.parse_expression(code))])
     # black lays out the longer call, at the statement's depth (module or function body)
     indent = 0 if any(stmt is s for s in ctx.module.body) else 4
     text = format_code(cst.Module(body=[new.with_changes(leading_lines=[])]).code, indent)
@@ -200,14 +202,7 @@ def _map_style(ctx, binding) -> bool:
         return True
     if not isinstance(call.func, cst.Name):
         return False
-    cls = next(
-        (
-            s
-            for s in ctx.module.body
-            if isinstance(s, cst.ClassDef) and s.name.value == call.func.value
-        ),
-        None,
-    )
+    cls = file_classes(ctx.module).get(call.func.value)
     return cls is not None and any(ctx.names.of(base.value) & _MAP_BASES for base in cls.bases)
 
 
@@ -218,30 +213,3 @@ def _sampler_name(ctx) -> str | None:
             return bound
     torch_name = next((n for n, q in sorted(imports.items()) if q == "torch"), None)
     return f"{torch_name}.utils.data.DistributedSampler" if torch_name else None
-
-
-class _WithSampler(cst.CSTTransformer):
-    """The loader call without `shuffle=False`, with `sampler=<sampler>` last."""
-
-    def __init__(self, loader: cst.Call, sampler: cst.BaseExpression) -> None:
-        super().__init__()
-        self.loader = loader
-        self.sampler = sampler
-
-    def leave_Call(self, original_node, updated_node):
-        if original_node is not self.loader:
-            return updated_node
-        args = [a for a in updated_node.args if a.keyword is None or a.keyword.value != "shuffle"]
-        equal = cst.AssignEqual(
-            whitespace_before=cst.SimpleWhitespace(""),
-            whitespace_after=cst.SimpleWhitespace(""),
-        )
-        args.append(cst.Arg(self.sampler, keyword=cst.Name("sampler"), equal=equal))
-        last = len(args) - 1
-        args = [
-            a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            if i == last
-            else a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            for i, a in enumerate(args)
-        ]
-        return updated_node.with_changes(args=args)

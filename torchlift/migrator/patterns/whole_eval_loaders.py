@@ -140,6 +140,9 @@ def _whole_loader(ctx, plan, name: str, anchor):
     if binding is None:
         return refuse("is not bound once by a plain assignment before the loop", anchor)
     stmt, loader = binding
+    claimed = [*plan.remove_stmts, *plan.strip_stmts, *(s for s, _ in plan.rewrite_stmts)]
+    if any(stmt is s for s in claimed):
+        return refuse("is a statement the conversion already changes", stmt)
     if not (isinstance(loader, cst.Call) and ctx.call_qualnames(loader) & _LOADERS):
         return refuse("is not a `DataLoader(...)` call", stmt)
     if any(arg.star for arg in loader.args):

@@ -80,6 +80,8 @@ PATTERNS = [
     "torchlift.migrator.patterns.hyperparameters",
     "torchlift.migrator.patterns.sanity_check",
     "torchlift.migrator.patterns.ddp",
+    "torchlift.migrator.patterns.whole_eval_loaders",
+    "torchlift.migrator.patterns.rank_zero_effects",
     "torchlift.migrator.patterns.module_globals",
 ]
 

@@ -100,3 +100,33 @@ def without_docstring(body) -> list:
     if body and m.matches(body[0], m.SimpleStatementLine([m.Expr(m.SimpleString())])):
         return body[1:]
     return body
+
+
+def with_keywords(stmt, call: cst.Call, drop: set[str], add: list) -> cst.CSTNode:
+    """`stmt` with `call` (a call in it) rebuilt: its keyword arguments named in `drop` gone,
+    `keyword=value` of each (keyword, expression) of `add` last, one space after each comma."""
+
+    class Rewrite(cst.CSTTransformer):
+        def leave_Call(self, original_node, updated_node):
+            if original_node is not call:
+                return updated_node
+            args = [
+                a for a in updated_node.args if a.keyword is None or a.keyword.value not in drop
+            ]
+            equal = cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=cst.SimpleWhitespace(""),
+            )
+            args += [cst.Arg(value, keyword=cst.Name(key), equal=equal) for key, value in add]
+            last = len(args) - 1
+            args = [
+                (
+                    a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    if i == last
+                    else a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                )
+                for i, a in enumerate(args)
+            ]
+            return updated_node.with_changes(args=args)
+
+    return stmt.visit(Rewrite())

@@ -311,6 +311,8 @@ def read(ctx, plan, steps) -> None:
         plan.notes.append("DataParallel removed: the model ran on the CPU, where it does nothing")
         return
     devices, strategy = multi
+    # several processes from here on: whole_eval_loaders.py and rank_zero_effects.py
+    ctx.found["data_parallel_ddp"] = True
     plan.trainer_args[:0] = [
         ("accelerator", accelerator),
         ("devices", devices),
@@ -319,10 +321,27 @@ def read(ctx, plan, steps) -> None:
     note = (
         "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
         "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
-        "batch_size by the GPU count to keep the global batch"
+        "batch_size by the GPU count to keep the global batch; each GPU's share comes from "
+        "a DistributedSampler (Lightning's shuffles the training loader, seed 0 + epoch, even "
+        "when the script's did not)"
     )
+    if _saves_model_state(ctx, plan):
+        note += (
+            "; the model's `state_dict()` keys have no DataParallel `module.` prefix: a "
+            "checkpoint the original wrote on several GPUs does not load into it, nor the "
+            "other way round"
+        )
     plan.notes.append(note)
     plan.device_note = f"device choice -> `accelerator=`, `devices=`, `strategy=`: {note}"
+
+
+def _saves_model_state(ctx, plan) -> bool:
+    """The script reads the `state_dict()` of the model (or of its DataParallel wrapper)."""
+    names = {n for model in plan.models for n in (model.name, *model.aliases)}
+    return any(
+        isinstance(call.func.value, cst.Name) and call.func.value.value in names
+        for call in m.findall(ctx.module, m.Call(func=m.Attribute(attr=m.Name("state_dict"))))
+    )
 
 
 def _one_device(accelerator: str) -> str:

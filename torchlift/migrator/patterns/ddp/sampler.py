@@ -6,7 +6,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.names import scope_reads
-from ...analysis.statements import call_method, single_assign
+from ...analysis.statements import call_method, single_assign, with_keywords
 from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
 from .rules import EVAL_UNDER_DDP, SAMPLER
 
@@ -338,32 +338,5 @@ def loader_dataset(loader: cst.Call):
 def _shuffling_loader(stmt, shuffle: bool):
     """The loader statement without `sampler=` (nor `shuffle=False`), with `shuffle=True`
     where the sampler shuffled."""
-
-    class Rewrite(cst.CSTTransformer):
-        def leave_Call(self, original_node, updated_node):
-            if original_node is not loader:
-                return updated_node
-            args = [
-                a
-                for a in updated_node.args
-                if a.keyword is None or a.keyword.value not in ("sampler", "shuffle")
-            ]
-            if shuffle:
-                equal = cst.AssignEqual(
-                    whitespace_before=cst.SimpleWhitespace(""),
-                    whitespace_after=cst.SimpleWhitespace(""),
-                )
-                args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("shuffle"), equal=equal))
-            last = len(args) - 1
-            args = [
-                (
-                    a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                    if i == last
-                    else a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                )
-                for i, a in enumerate(args)
-            ]
-            return updated_node.with_changes(args=args)
-
-    loader = single_assign(stmt)[1]
-    return stmt.visit(Rewrite())
+    added = [("shuffle", cst.Name("True"))] if shuffle else []
+    return with_keywords(stmt, single_assign(stmt)[1], {"sampler", "shuffle"}, added)

@@ -45,6 +45,8 @@ _PURE_CALLS = frozenset(
     f"builtins.{name}"
     for name in "abs bool divmod float int isinstance len max min pow range round sum".split()
 ) | {"functools.partial"}
+# methods of what it is given that only read it: a model's parameters for an optimizer
+_READS = READ_METHODS | {"parameters", "named_parameters"}
 _FORBIDDEN = {
     cst.Global: "declares a global",
     cst.Nonlocal: "rebinds a variable of its enclosing function (`nonlocal`): a state the "
@@ -122,8 +124,14 @@ def _problem(found: SchedulerFunction, call: cst.Call) -> tuple[cst.CSTNode, str
 
 
 def _bound(found: SchedulerFunction, call: cst.Call):
+    return bound_arguments(found.function, call)
+
+
+def bound_arguments(function: cst.FunctionDef, call: cst.Call):
+    """(parameter, argument or default) of `function` for `call`, None when Python would
+    reject the call."""
     try:
-        return bind_call(found.function, call, found.function.name.value, call, FACTORY)
+        return bind_call(function, call, function.name.value, call, FACTORY)
     except Unsupported:
         return None
 
@@ -251,14 +259,14 @@ def _call_effect(ctx, call: cst.Call, local: set[str], nested: set[str]) -> str 
     if isinstance(func, cst.Name) and func.value in nested:
         return None  # its own rate function: checked as part of its body
     if isinstance(head, cst.Name) and head.value in local:
-        if isinstance(func, cst.Attribute) and func.attr.value in READ_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in _READS:
             return None
         what = "a callable" if isinstance(func, cst.Name) else "a method of an object"
         return f"calls `{shown}()`, {what} it is given or makes: what that does is not known"
     names = ctx.call_qualnames(call)
     # an exception is built for `raise`: a run that goes on is the same
     if names and all(
-        q.startswith(SCHEDULER_MODULE)
+        _torch_optim_class(q)
         or q in _PURE_CALLS
         or q.startswith("math.")
         or _is_exception(q)
@@ -268,9 +276,14 @@ def _call_effect(ctx, call: cst.Call, local: set[str], nested: set[str]) -> str 
     if isinstance(func, cst.Name) and _module_function(ctx, func.value) is not None:
         return None  # the script's function: checked as a global it reads
     return (
-        f"calls `{shown}()`: the conversion builds the scheduler when `fit` starts, "
+        f"calls `{shown}()`: the conversion calls the function when `fit` starts, "
         "not before the loop, so what that call does would move"
     )
+
+
+def _torch_optim_class(qualname: str) -> bool:
+    """A scheduler or optimizer class of torch.optim: building one only computes."""
+    return qualname.startswith("torch.optim.") and qualname.split(".")[-1][:1].isupper()
 
 
 def _is_exception(qualname: str) -> bool:
@@ -306,8 +319,8 @@ def _global_effect(ctx, read: cst.CSTNode, name: str, seen: set[int]):
     if changed is not None:
         shown = ctx.module.code_for_node(changed).strip()
         return changed, (
-            f"reads the global `{name}`, which the script changes (`{shown}`): the rate "
-            "function reads it at every step"
+            f"reads the global `{name}`, which the script changes (`{shown}`): the "
+            "conversion reads it later than the script did"
         )
     return None
 

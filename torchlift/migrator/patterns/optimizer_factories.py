@@ -10,7 +10,8 @@
 Such a function is most often a method of a trainer class (`self._select_optimizer()`), a
 function once the class is inlined (shapes/trainer_inline.py). It is read as an optimizer
 when it builds exactly one `torch.optim` optimizer, on the parameters of models it is given
-(`model.parameters()`, a parameter it does not rebind), and returns that object from every
+(`model.parameters()` of a parameter it does not rebind, maybe bound to a local first or
+kept by `filter(lambda p: p.requires_grad, ...)`), and returns that object from every
 `return`, ending with one. The conversion calls it when `fit` starts instead of where the
 script did, as it builds any optimizer in `configure_optimizers`: so it may do nothing but
 compute, the same checks as a scheduler function's (scheduler_factories.py). The model it
@@ -140,9 +141,11 @@ def _read(ctx, function: cst.FunctionDef) -> OptimizerFunction | None:
         (a.value for a in optimizer.args if a.keyword is None or a.keyword.value == "params"),
         None,
     )
+    if isinstance(first, cst.Name):  # `params = model.parameters()` first
+        first = _local_value(function, first.value)
     reads = m.findall(first, _PARAMETERS) if first is not None else []
     models = [r.func.value.value for r in reads]
-    if not m.matches(first, _PARAMETERS) or not all(
+    if not _over_parameters(first) or not all(
         model in table.get_identifiers()
         and table.lookup(model).is_parameter()
         and not table.lookup(model).is_assigned()
@@ -154,6 +157,13 @@ def _read(ctx, function: cst.FunctionDef) -> OptimizerFunction | None:
         )
     problem = _effect(ctx, function, set())
     return OptimizerFunction(function, tuple(dict.fromkeys(models)), problem)
+
+
+def _over_parameters(value) -> bool:
+    """`model.parameters()`, or `filter(lambda p: ..., model.parameters())` keeping some of
+    them (the lambda is checked with the rest of the function: it only computes)."""
+    kept = m.Call(func=m.Name("filter"), args=[m.Arg(m.Lambda(), keyword=None), m.Arg(_PARAMETERS)])
+    return m.matches(value, _PARAMETERS | kept)
 
 
 def _is_class(ctx, call: cst.Call) -> bool:

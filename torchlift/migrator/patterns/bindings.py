@@ -112,8 +112,8 @@ def bind(ctx, plan, steps) -> None:
                 stmt,
             )
         if kind is None and binding is not None:  # a function of the script doing more
-            refuse_unfaithful(ctx, binding[1], receiver)
             refuse_unfaithful_optimizer(ctx, binding[1], receiver)
+            refuse_unfaithful(ctx, binding[1], receiver)
         if kind is None:
             raise Unsupported(
                 BINDING,

@@ -30,9 +30,17 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from ..rule import Unsupported
-from .factories import FACTORY, _local_value, _module_function, _own_returns
-from .scheduler_factories import SCHEDULER_MODULE, _effect, _is_return, _table, bound_arguments
+from .factories import _local_value, _own_returns
+from .scheduler_factories import (
+    SCHEDULER_MODULE,
+    _effect,
+    _is_return,
+    _table,
+    bound_arguments,
+    call_problem,
+    read_function,
+    refuse_problem,
+)
 
 _PARAMETERS = m.Call(
     func=m.Attribute(value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters"))
@@ -52,32 +60,19 @@ class OptimizerFunction:
 def optimizer_function(ctx, call) -> OptimizerFunction | None:
     """What `call` calls when it is a module-level function of the script building a
     torch.optim optimizer (faithful or not: see `problem`); None otherwise."""
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
-        return None
-    function = _module_function(ctx, call.func.value)
-    if function is None:
-        return None
-    cache = ctx.found.setdefault("optimizer_functions", {})
-    if id(function) not in cache:
-        cache[id(function)] = _read(ctx, function)
-    return cache[id(function)]
+    return read_function(ctx, call, "optimizer_functions", _read)
 
 
 def faithful_optimizer_function(ctx, call) -> bool:
     """`call` builds an optimizer through a function of the script read faithfully."""
     found = optimizer_function(ctx, call)
-    return found is not None and _problem(found, call) is None
+    return found is not None and call_problem(found, call) is None
 
 
 def refuse_unfaithful_optimizer(ctx, call, name: str) -> None:
     """Unsupported (TL186) when `name = call` calls an optimizer function of the script that
     cannot be read faithfully, at the line of what it does."""
-    found = optimizer_function(ctx, call)
-    problem = _problem(found, call) if found is not None else None
-    if problem is not None:
-        node, why = problem
-        fname = found.function.name.value
-        raise Unsupported(FACTORY, f"optimizer `{name}` is built by `{fname}()`, which {why}", node)
+    refuse_problem(optimizer_function(ctx, call), call, f"optimizer `{name}`")
 
 
 def trained_models(ctx, call) -> list[str]:
@@ -89,14 +84,6 @@ def trained_models(ctx, call) -> list[str]:
     if not names or not all(isinstance(n, cst.Name) for n in names):
         return []
     return list(dict.fromkeys(n.value for n in names))
-
-
-def _problem(found: OptimizerFunction, call: cst.Call) -> tuple[cst.CSTNode, str] | None:
-    if found.problem is not None:
-        return found.problem
-    if any(arg.star for arg in call.args) or bound_arguments(found.function, call) is None:
-        return call, "is called with *args / **kwargs or arguments it does not take"
-    return None
 
 
 def _read(ctx, function: cst.FunctionDef) -> OptimizerFunction | None:

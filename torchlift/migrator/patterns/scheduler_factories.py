@@ -74,32 +74,43 @@ class SchedulerFunction:
 def scheduler_function(ctx, call) -> SchedulerFunction | None:
     """What `call` calls when it is a module-level function of the script building a
     torch.optim.lr_scheduler object (faithful or not: see `problem`); None otherwise."""
+    return read_function(ctx, call, "scheduler_functions", _read)
+
+
+def read_function(ctx, call, key: str, reader):
+    """`reader(ctx, function)` for the module-level function of the script `call` calls,
+    once per function (kept in `ctx.found[key]`); None for a call of anything else."""
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
         return None
     function = _module_function(ctx, call.func.value)
     if function is None:
         return None
-    cache = ctx.found.setdefault("scheduler_functions", {})
+    cache = ctx.found.setdefault(key, {})
     if id(function) not in cache:
-        cache[id(function)] = _read(ctx, function)
+        cache[id(function)] = reader(ctx, function)
     return cache[id(function)]
 
 
 def faithful_scheduler_function(ctx, call) -> bool:
     """`call` builds a scheduler through a function of the script read faithfully."""
     found = scheduler_function(ctx, call)
-    return found is not None and _problem(found, call) is None
+    return found is not None and call_problem(found, call) is None
 
 
 def refuse_unfaithful(ctx, call, name: str) -> None:
     """Unsupported (TL186) when `name = call` calls a scheduler function of the script that
     cannot be read faithfully, at the line of what it does."""
-    found = scheduler_function(ctx, call)
-    problem = _problem(found, call) if found is not None else None
+    refuse_problem(scheduler_function(ctx, call), call, f"scheduler `{name}`")
+
+
+def refuse_problem(found, call: cst.Call, what: str) -> None:
+    """Unsupported (TL186) at the line of `found`'s problem with `call`, if any: `what` (a
+    scheduler, an optimizer) is built by a function that does more than build it."""
+    problem = call_problem(found, call) if found is not None else None
     if problem is not None:
         node, why = problem
         fname = found.function.name.value
-        raise Unsupported(FACTORY, f"scheduler `{name}` is built by `{fname}()`, which {why}", node)
+        raise Unsupported(FACTORY, f"{what} is built by `{fname}()`, which {why}", node)
 
 
 def built_on(ctx, call: cst.Call) -> cst.BaseExpression | None:
@@ -107,24 +118,20 @@ def built_on(ctx, call: cst.Call) -> cst.BaseExpression | None:
     through a scheduler function of the script, the argument its optimizer parameter gets."""
     found = scheduler_function(ctx, call)
     if found is not None and found.optimizer is not None:
-        return dict(_bound(found, call) or ()).get(found.optimizer)
+        return dict(bound_arguments(found.function, call) or ()).get(found.optimizer)
     return next(
         (a.value for a in call.args if a.keyword is None or a.keyword.value == "optimizer"), None
     )
 
 
-def _problem(found: SchedulerFunction, call: cst.Call) -> tuple[cst.CSTNode, str] | None:
-    """What the function does besides building the scheduler, or what the call passes that
-    cannot be bound to its parameters (*args, names it does not take)."""
+def call_problem(found, call: cst.Call) -> tuple[cst.CSTNode, str] | None:
+    """What the function `found` read does besides building its object, or what the call
+    passes that cannot be bound to its parameters (*args, names it does not take)."""
     if found.problem is not None:
         return found.problem
-    if any(arg.star for arg in call.args) or _bound(found, call) is None:
+    if any(arg.star for arg in call.args) or bound_arguments(found.function, call) is None:
         return call, "is called with *args / **kwargs or arguments it does not take"
     return None
-
-
-def _bound(found: SchedulerFunction, call: cst.Call):
-    return bound_arguments(found.function, call)
 
 
 def bound_arguments(function: cst.FunctionDef, call: cst.Call):

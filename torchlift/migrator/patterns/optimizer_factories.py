@@ -30,16 +30,16 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from .factories import _local_value, _own_returns
+from .factories import _local_value
 from .scheduler_factories import (
     SCHEDULER_MODULE,
     _effect,
-    _is_return,
     _table,
     bound_arguments,
     call_problem,
     read_function,
     refuse_problem,
+    returns_only,
 )
 
 _PARAMETERS = m.Call(
@@ -107,21 +107,9 @@ def _read(ctx, function: cst.FunctionDef) -> OptimizerFunction | None:
     if len(built) > 1:
         return refused(built[1], "builds several torch.optim objects")
     optimizer = optimizers[0]
-    params = function.params
-    if isinstance(params.star_arg, cst.Param):
-        return refused(function, "takes *args")
-    if params.star_kwarg is not None or params.posonly_params:
-        return refused(function, "takes **kwargs or positional-only parameters")
-    returns = _own_returns(function)
-    body = function.body.body
-    if not returns or not (body and _is_return(body[-1])):
-        return refused(function, "does not end by returning the optimizer")
-    for ret in returns:
-        value = ret.value
-        if isinstance(value, cst.Name):
-            value = _local_value(function, value.value)
-        if value is not optimizer:
-            return refused(ret, "returns something other than the optimizer it builds")
+    shape = returns_only(function, optimizer, "the optimizer")
+    if shape is not None:
+        return refused(*shape)
     # the parameters it optimizes: `model.parameters()` of models it is given, nothing else
     table = _table(ctx, function)
     first = next(

@@ -158,21 +158,9 @@ def _read(ctx, function: cst.FunctionDef) -> SchedulerFunction | None:
     if len(constructors) > 1:
         return refused(constructors[1], "builds several schedulers")
     built = constructors[0]
-    params = function.params
-    if isinstance(params.star_arg, cst.Param):
-        return refused(function, "takes *args")
-    if params.star_kwarg is not None or params.posonly_params:
-        return refused(function, "takes **kwargs or positional-only parameters")
-    returns = _own_returns(function)
-    body = function.body.body
-    if not returns or not (body and _is_return(body[-1])):
-        return refused(function, "does not end by returning the scheduler")
-    for ret in returns:
-        value = ret.value
-        if isinstance(value, cst.Name):
-            value = _local_value(function, value.value)
-        if value is not built:
-            return refused(ret, "returns something other than the scheduler it builds")
+    shape = returns_only(function, built, "the scheduler")
+    if shape is not None:
+        return refused(*shape)
     first = next(
         (a.value for a in built.args if a.keyword is None or a.keyword.value == "optimizer"), None
     )
@@ -183,6 +171,27 @@ def _read(ctx, function: cst.FunctionDef) -> SchedulerFunction | None:
         return refused(built, "builds it on something other than an optimizer it is given")
     problem = _effect(ctx, function, set())
     return SchedulerFunction(function, optimizer, problem)
+
+
+def returns_only(function: cst.FunctionDef, built: cst.Call, what: str):
+    """(node, why) unless `function` takes plain parameters and returns the object `built`
+    (directly, or a local bound once to it) from every `return`, ending with one."""
+    params = function.params
+    if isinstance(params.star_arg, cst.Param):
+        return function, "takes *args"
+    if params.star_kwarg is not None or params.posonly_params:
+        return function, "takes **kwargs or positional-only parameters"
+    returns = _own_returns(function)
+    body = function.body.body
+    if not returns or not (body and _is_return(body[-1])):
+        return function, f"does not end by returning {what}"
+    for ret in returns:
+        value = ret.value
+        if isinstance(value, cst.Name):
+            value = _local_value(function, value.value)
+        if value is not built:
+            return ret, f"returns something other than {what} it builds"
+    return None
 
 
 def _is_return(stmt) -> bool:

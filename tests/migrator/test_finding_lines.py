@@ -187,9 +187,11 @@ def test_a_trainer_class_created_in_a_loop_names_that_creation():
         for run in range(2):
             experiment = Experiment(0.1)
             experiment.train()
+        print(experiment.lr)
         """
     )
     result = migrate_source(source, path="train.py")
+    # one instance per iteration, read after the loop
     finding = next(f for f in result.findings if f.code == "TL171")
     assert finding.line == 24, finding  # `experiment = Experiment(0.1)`, not the class (line 10)
 

@@ -48,6 +48,24 @@ def _scheduled(function: str, call: str) -> str:
     return _SCHEDULED.format(function=function.strip("\n"), call=call)
 
 
+# an optimizer built by a function of the script
+_OPTIMIZED = """
+{function}
+
+opt = {call}
+for epoch in range(2):
+    for x, y in loader:
+        opt.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        opt.step()
+"""
+
+
+def _optimized(function: str, call: str) -> str:
+    return _OPTIMIZED.format(function=function.strip("\n"), call=call)
+
+
 CONVERTS = {
     # the nn tutorial's final form: the optimizer is built in the factory on its own local
     # model, returned beside it; the caller's `net` is that model
@@ -192,6 +210,33 @@ def build_scheduler(optimizer):
         ),
         ["scheduler = build_scheduler(optimizer)", '"interval": "step"'],
         ["scheduler.step()"],
+    ),
+    # an optimizer built by a function of the script on the model it is given (the
+    # time-series repos' `_select_optimizer`): called again in configure_optimizers
+    "optimizer_from_a_function_of_the_script": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    return torch.optim.Adam(net.parameters(), lr=lr)
+""",
+            "make_optimizer(model, 0.01)",
+        ),
+        ["opt = make_optimizer(self.model, 0.01)", "def make_optimizer(net, lr):"],
+        ["opt.step()", "opt.zero_grad()"],
+    ),
+    # the trainable parameters kept by filter(lambda ...), bound to a local, returned by name
+    "optimizer_function_over_the_trainable_parameters": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    params = filter(lambda p: p.requires_grad, net.parameters())
+    opt = torch.optim.SGD(params, lr=lr, momentum=0.9)
+    return opt
+""",
+            "make_optimizer(net=model, lr=0.01)",
+        ),
+        ["opt = make_optimizer(net=self.model, lr=0.01)"],
+        ["opt.step()"],
     ),
 }
 
@@ -417,6 +462,42 @@ def get_scheduler(optimizer, rate):
     return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: rate(step) * 0.5)
 """,
             "get_scheduler(optimizer, lambda s: 1.0 / (s + 1))",
+        ),
+        "TL186",
+    ),
+    # the optimizer function prints: it would print when fit starts, not where the script did
+    "optimizer_function_printing": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    print("optimizer: Adam")
+    return torch.optim.Adam(net.parameters(), lr=lr)
+""",
+            "make_optimizer(model, 0.01)",
+        ),
+        "TL186",
+    ),
+    # built on the global model, not on one it is given: which model is not the caller's to say
+    "optimizer_function_over_a_global_model": (
+        _optimized(
+            """
+def make_optimizer(lr):
+    return torch.optim.SGD(model.parameters(), lr=lr)
+""",
+            "make_optimizer(0.01)",
+        ),
+        "TL186",
+    ),
+    # an optimizer and a scheduler built: the scheduler would be lost
+    "optimizer_function_building_a_scheduler_too": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    opt = torch.optim.SGD(net.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 1)
+    return opt
+""",
+            "make_optimizer(model, 0.01)",
         ),
         "TL186",
     ),

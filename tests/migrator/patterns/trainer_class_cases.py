@@ -101,6 +101,31 @@ runner = Runner(model, loader)
 runner.fit()
 """
 
+# the time-series repos' experiment class: a factory method for the optimizer, one instance
+# per repetition of the experiment
+_EXPERIMENT = """
+class Exp:
+    def __init__(self, net, data, lr):
+        self.net = net
+        self.data = data
+        self.lr = lr
+
+    def _select_optimizer(self):
+        return torch.optim.SGD(self.net.parameters(), lr=self.lr)
+
+    def train(self, epochs):
+        opt = self._select_optimizer()
+        for epoch in range(epochs):
+            for x, y in self.data:
+                opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                opt.step()
+        return self.net
+
+
+"""
+
 CONVERTS = {
     "module_level_instance_run_once": (
         _RUNNER + """
@@ -509,6 +534,24 @@ print(runner.best)
         ],
         ["class Runner"],
     ),
+    # a new instance, a new model per iteration: a fit per iteration, the optimizer from the
+    # factory method (a function once inlined) called in configure_optimizers
+    "experiment_created_per_iteration": (
+        _EXPERIMENT
+        + """for ii in range(2):
+    torch.manual_seed(ii)
+    exp = Exp(nn.Linear(4, 2), loader, 0.1)
+    exp.train(2)
+    print(ii)
+""",
+        [
+            "def _select_optimizer(net, lr):",
+            "opt = _select_optimizer(self.model, self.hparams.lr)",
+            "for ii in range(2):\n    torch.manual_seed(ii)\n    net = nn.Linear(4, 2)",
+            "max_epochs=epochs)\n    trainer.fit(lit_model, loader)\n    print(ii)",
+        ],
+        ["class Exp", "exp."],
+    ),
 }
 
 UNCHANGED = {
@@ -909,5 +952,35 @@ runner = Runner(model, loader)
 runner.fit(2)
 """,
         "TL133",
+    ),
+    # one instance per iteration, read after the loop: which iteration's attributes
+    "instance_created_in_a_loop_read_after_it": (
+        _EXPERIMENT
+        + """for ii in range(2):
+    exp = Exp(nn.Linear(4, 2), loader, 0.1)
+    exp.train(2)
+print(exp.net)
+""",
+        "TL171",
+    ),
+    # every experiment given the one model built before the loop: training goes on across fits
+    "experiment_per_iteration_given_one_model": (
+        _EXPERIMENT
+        + """for ii in range(2):
+    exp = Exp(model, loader, 0.1)
+    exp.train(2)
+""",
+        "TL193",
+    ),
+    # a `while` loop over experiments is no loop over runs
+    "experiment_created_in_a_while_loop": (
+        _EXPERIMENT
+        + """ii = 0
+while ii < 2:
+    exp = Exp(nn.Linear(4, 2), loader, 0.1)
+    exp.train(2)
+    ii += 1
+""",
+        "TL171",
     ),
 }

@@ -33,6 +33,11 @@ from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned
 from .module_zero_grad import dotted_path
+from .optimizer_factories import (
+    faithful_optimizer_function,
+    refuse_unfaithful_optimizer,
+    trained_models,
+)
 from .passed_in import called_in_file, callee_qualnames, given_optimizer
 from .scheduler_factories import faithful_scheduler_function, refuse_unfaithful
 from .step_sequence import STEP_SEQUENCE
@@ -71,6 +76,8 @@ def optim_kind(ctx, binding) -> str | None:
     _, value = binding
     if faithful_scheduler_function(ctx, value):  # `get_linear_schedule_with_warmup(optimizer, ...)`
         return "scheduler"
+    if faithful_optimizer_function(ctx, value):  # `_select_optimizer(args, model)`
+        return "optimizer"
     kinds = set()
     for name in callee_qualnames(ctx, value):
         if name.startswith("torch.optim.lr_scheduler."):
@@ -105,6 +112,7 @@ def bind(ctx, plan, steps) -> None:
                 stmt,
             )
         if kind is None and binding is not None:  # a function of the script doing more
+            refuse_unfaithful_optimizer(ctx, binding[1], receiver)
             refuse_unfaithful(ctx, binding[1], receiver)
         if kind is None:
             raise Unsupported(
@@ -180,6 +188,8 @@ def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=
     groups (`build_param_groups(model, wd)` reading `model.named_parameters()`); with the
     loop's `ctx`, the models whose parameters the groups were built from before the loop."""
     receivers = _owners(call)
+    if not receivers and ctx is not None:  # `_select_optimizer(args, model)`
+        receivers = trained_models(ctx, call)
     if not receivers and module is not None:
         receivers = _models_given_to_group_builders(call, module)
     if not receivers and ctx is not None:

@@ -52,7 +52,10 @@ FACTORY = Rule(
     it in `configure_optimizers`, when `fit` starts, and its rate function runs at every
     step: the function must build one `torch.optim.lr_scheduler` object on the optimizer it
     is given and return it, and do nothing but compute (no print or other call, no store
-    into an object, no `global` / `nonlocal`, no global the script rebinds or changes).""",
+    into an object, no `global` / `nonlocal`, no global the script rebinds or changes). An
+    optimizer built by a function of the file (`_select_optimizer(args, model)`) is built
+    again the same way: one `torch.optim` optimizer on `parameters()` of a model it is given,
+    returned, and nothing done but computing.""",
     """Call the factory once and return the model beside the optimizer built on it
     (`model = Net(); return model, torch.optim.SGD(model.parameters(), ...)`), or bind the
     model and optimizer in the caller. For a scheduler function, move what it does besides

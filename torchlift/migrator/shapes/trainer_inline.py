@@ -351,13 +351,14 @@ class _Site:
     method: str
     target: str | None  # `x = trainer.fit()`
     others: list[str]  # methods the script calls besides (`trainer.test()`): functions
+    loops: tuple = ()  # the `for` loops between the owner's block and `block`, outermost first
 
 
 def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str]) -> _Site:
     name = cls.name.value
     refs = [n for n in m.findall(module, m.Name(name)) if n is not cls.name]
     creations = []
-    for block, owner in instance_blocks(module):
+    for block, owner, loops in run_blocks(module):
         for stmt in block:
             if m.matches(
                 stmt,
@@ -365,7 +366,7 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
                     [m.Assign([m.AssignTarget(m.Name())], m.Call(func=m.Name(name)))]
                 ),
             ):
-                creations.append((block, owner, stmt))
+                creations.append((block, owner, stmt, loops))
     if not refs:
         raise Unsupported(
             INSTANCE_USE,
@@ -376,24 +377,26 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
         )
     chained = _chained_run(module, name, reaching) if len(refs) == 1 and not creations else None
     if chained is not None:  # `Trainer(...).fit()`: created and run by one statement
-        block, owner, stmt, target = chained
+        block, owner, stmt, target, loops = chained
         run_call = stmt.body[0].value
         if any(a.star for a in [*run_call.args, *run_call.func.value.args]):
             raise Unsupported(INSTANCE_USE, f"`{name}(...)` is called with `*` arguments", stmt)
         method = run_call.func.attr.value
-        return _Site(block, owner, stmt, run_call.func.value, "", stmt, method, target, [])
+        site = _Site(block, owner, stmt, run_call.func.value, "", stmt, method, target, [], loops)
+        _check_used_in_loop(module, site)
+        return site
     if len(refs) != 1 or len(creations) != 1:
         # the line to look at: a second creation, else a use that is not one
         other = next(
-            (r for r in refs if not any(cst_contains(stmt, r) for _, _, stmt in creations)), None
+            (r for r in refs if not any(cst_contains(c[2], r) for c in creations)), None
         )
         raise Unsupported(
             INSTANCE_USE,
             f"class `{name}` is not used exactly once, as `name = {name}(...)` in a block of "
-            "the script (module level, a function, `if __name__`)",
+            "the script (module level, a function, `if __name__`, a `for` loop in them)",
             creations[1][2] if len(creations) > 1 else other if other is not None else cls,
         )
-    block, owner, created = creations[0]
+    block, owner, created, loops = creations[0]
     assign = created.body[0]
     instance = assign.targets[0].target.value
     call = assign.value
@@ -434,24 +437,25 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
             )
         if use is not run_call and use.func.attr.value not in others:
             others.append(use.func.attr.value)
-    site = _Site(block, owner, created, call, instance, run, method, target, others)
+    site = _Site(block, owner, created, call, instance, run, method, target, others, loops)
+    _check_used_in_loop(module, site)
     _check_instance_uses(module, site, cls, methods)
     return site
 
 
 def _chained_run(module: cst.Module, name: str, reaching: set[str]):
-    """(block, owner, statement, target) of `[x =] Trainer(...).fit(...)`, or None."""
+    """(block, owner, statement, target, loops) of `[x =] Trainer(...).fit(...)`, or None."""
     called = m.Name(m.MatchIfTrue(lambda value: value in reaching))
     pattern = m.Call(func=m.Attribute(value=m.Call(func=m.Name(name)), attr=called))
-    for block, owner in instance_blocks(module):
+    for block, owner, loops in run_blocks(module):
         for stmt in block:
             if m.matches(stmt, m.SimpleStatementLine([m.Expr(pattern)])):
-                return block, owner, stmt, None
+                return block, owner, stmt, None, loops
             if m.matches(
                 stmt,
                 m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], pattern)]),
             ):
-                return block, owner, stmt, stmt.body[0].targets[0].target.value
+                return block, owner, stmt, stmt.body[0].targets[0].target.value, loops
     return None
 
 
@@ -464,6 +468,43 @@ def instance_blocks(module: cst.Module):
         ):
             if isinstance(stmt.body, cst.IndentedBlock):
                 yield list(stmt.body.body), stmt
+
+
+def run_blocks(module: cst.Module):
+    """(statements, owner, loops) of the blocks an instance may be created in: those of
+    `instance_blocks`, and the bodies of the `for` loops in them (a run per iteration: `for ii
+    in range(args.itr): exp = Exp(args); exp.train(setting)`), `loops` the `for` statements
+    from the owner's block down to that body, outermost first."""
+    for block, owner in instance_blocks(module):
+        pending = [(block, ())]
+        while pending:
+            current, loops = pending.pop(0)
+            yield current, owner, loops
+            for stmt in current:
+                if (
+                    isinstance(stmt, cst.For)
+                    and stmt.asynchronous is None
+                    and isinstance(stmt.body, cst.IndentedBlock)
+                ):
+                    pending.append((list(stmt.body.body), (*loops, stmt)))
+
+
+def _check_used_in_loop(module: cst.Module, site: _Site) -> None:
+    """An instance created in a loop is one per iteration: its attributes, names once
+    inlined, would be those of the last iteration's instance after the loop, which the
+    script's reads there (`exp.model` after `for ii in ...:`) are not rewritten to. Every
+    use of it must be in the loop's body, the block holding it."""
+    if not site.loops or not site.instance:
+        return
+    inside = {id(n) for stmt in site.block for n in m.findall(stmt, m.Name(site.instance))}
+    for use in m.findall(module, m.Name(site.instance)):
+        if id(use) not in inside:
+            raise Unsupported(
+                INSTANCE_USE,
+                f"`{site.instance}`, created in a loop (one per iteration), is used outside "
+                "that loop's body: inlined, which iteration's attributes it reads is not kept",
+                site.created,
+            )
 
 
 def _check_instance_uses(module, site: _Site, cls, methods) -> None:
@@ -563,6 +604,7 @@ class _Plan:
         self._clash(init_globals & introduced, "a global read by `__init__` named like")
         skip = {id(site.created), id(site.run), id(self.cls), id(site.owner)}
         others = [s for s in site.block if id(s) not in skip]
+        others += _around_loops(site, skip)
         module_level = not isinstance(site.owner, cst.FunctionDef)
         if module_level and site.owner is not self.module:  # `if __name__`: module scope
             others += [s for s in self.module.body if id(s) not in skip]
@@ -751,6 +793,7 @@ class _Plan:
                 block += functions
             else:
                 block.append(self._keep(stmt, reads, alias=False))
+        block = self._in_loops(block, functions)
         if site.owner is self.module:
             body = block
         else:
@@ -773,6 +816,26 @@ class _Plan:
             site.method,
             dropped,
         )
+
+    def _in_loops(self, block: list, functions: list) -> list:
+        """The owner's block when the instance's block is a loop's body (innermost first:
+        each loop given its new body, then placed in the block holding it)."""
+        loops = self.site.loops
+        if not loops:
+            return block
+        holders = [_owner_block(self.site), *[list(loop.body.body) for loop in loops[:-1]]]
+        for holder, loop in reversed(list(zip(holders, loops))):
+            new = loop.with_changes(body=loop.body.with_changes(body=block))
+            self.origin[id(new)] = (new, loop)
+            block = []
+            for stmt in holder:
+                if stmt is loop:
+                    block.append(new)
+                elif stmt is self.cls:
+                    block += functions
+                else:
+                    block.append(self._keep(stmt, None))
+        return block
 
     def _lead(self, stmts: list, replaced) -> None:
         """The first of `stmts` takes the comments and blank lines above `replaced`."""
@@ -893,6 +956,24 @@ def _same_object(assign, param: str) -> bool:
         assign.value,
         m.Name(param) | m.Call(func=m.Attribute(m.Name(param), m.Name("to") | m.Name("cuda"))),
     )
+
+
+def _around_loops(site: _Site, skip: set[int]) -> list[cst.CSTNode]:
+    """What shares the scope with a block in loops (`for ii in ...:`): each loop's target and
+    iterable, and the other statements of the blocks holding the loops."""
+    if not site.loops:
+        return []
+    found: list[cst.CSTNode] = []
+    holders = [_owner_block(site), *[list(loop.body.body) for loop in site.loops[:-1]]]
+    for holder, loop in zip(holders, site.loops):
+        found += [s for s in holder if s is not loop and id(s) not in skip]
+        found += [loop.target, loop.iter]
+    return found
+
+
+def _owner_block(site: _Site) -> list:
+    owner = site.owner
+    return list(owner.body) if isinstance(owner, cst.Module) else list(owner.body.body)
 
 
 def _params(owner) -> list[cst.Param]:

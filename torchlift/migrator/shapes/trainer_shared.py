@@ -33,6 +33,7 @@ import libcst.matchers as m
 
 from ..analysis.globals_read import nested_tables
 from ..analysis.names import collect_names
+from ..analysis.statements import statements
 
 _STORES = m.Assign() | m.AugAssign() | m.AnnAssign()
 
@@ -118,6 +119,8 @@ def _rebound_by_script(module: cst.Module, site, name: str, where: str):
     for stmt in block[block.index(site.created) + 1 :]:
         if name in collect_names(stmt).writes or name in _deleted(stmt):
             created = _created(module, site)
+            # the statement binding it, inside the `if` / `for` / `with` that holds it
+            stmt = next((s for s in statements(stmt) if _binds(s, name)), stmt)
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):  # `nonlocal` / `global`
                 return f"`{stmt.name.value}`, defined after `{created}`, rebinds `{name}`", stmt
             code = module.code_for_node(stmt).strip().splitlines()[0]
@@ -125,6 +128,14 @@ def _rebound_by_script(module: cst.Module, site, name: str, where: str):
     for scope in _rebinding_scopes(module, site.owner, name):
         return f"`{scope}()` rebinds {where}'s `{name}`", site.created
     return None
+
+
+def _binds(stmt: cst.CSTNode, name: str) -> bool:
+    """`stmt` binds `name` itself: a simple statement or a def (a compound statement's own
+    header, `for name in ...`, is met as the compound statement, the fallback)."""
+    if isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
+        return name in collect_names(stmt).writes or name in _deleted(stmt)
+    return False
 
 
 def _deleted(stmt: cst.CSTNode) -> set[str]:

@@ -31,8 +31,9 @@ the call's own target (the call rebinds it anyway).
 
 What it leaves alone: TL182 (the function's shape: an early return, `yield`, recursion, a
 nested function or lambda, `*args`, a non-literal default, a `global` it writes when inlined
-into a function, a call inside an expression), TL183 (the step called from several loops, or
-several functions holding a step), TL184 (a name meaning something else where the function
+into a function, a call inside an expression other than `losses.append(step(...))`), TL183
+(the step called from several loops or twice; several functions holding a step, unless one
+loop calls each once: then they are inlined one after the other, in the loop's order), TL184 (a name meaning something else where the function
 would be inlined).
 """
 
@@ -87,7 +88,8 @@ STEP_SHAPE = Rule(
     literal defaults, one `return`, at its end, no `yield`, no function or lambda defined
     inside, no call of itself, no `global` write when the loop is in a function; and a call
     that is a statement of the loop (`f(...)`, `x = f(...)`, `a, b = f(...)`, `x += f(...)`),
-    not part of an expression.""",
+    not part of an expression (but the first argument handed to a call,
+    `losses.append(f(...))`: its returned value takes the call's place).""",
     """Write the step in the loop's body, or give the function that shape (return once, at
     its end; assign its result to a name before using it).""",
     """
@@ -112,8 +114,9 @@ STEP_CALLS = Rule(
     "the training step function is called from several places, or several functions step",
     """One loop, one step: the function holding the step is inlined only when one statement
     of one loop calls it (with arguments that make it step). Called from two loops, twice in
-    a loop, outside any loop too, or beside another function that also steps, there is no
-    single training_step to write.""",
+    a loop, or outside any loop too, there is no single training_step to write. Several
+    functions that step (a GAN's critic step and generator step) are inlined one after the
+    other only when one loop calls each once.""",
     """Call the step function from one loop (a warm-up loop and a main loop are two training
     runs: convert them separately), or write the step in the loop's body.""",
     _EXAMPLE_STEP

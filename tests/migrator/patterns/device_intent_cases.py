@@ -560,7 +560,8 @@ UNCHANGED["config_dict_handed_to_a_function_changing_it"] = (
 # the same as a @dataclass config (a research GAN trainer's `Config()`): its field's default
 # is the device choice when the instance is made with no argument and only read by attribute,
 # here also by a function under `@torch.no_grad()` it is handed to
-_DATACLASS = """
+_DATACLASS = (
+    """
         from dataclasses import dataclass
 
 
@@ -571,29 +572,15 @@ _DATACLASS = """
             device: str = "cuda" if torch.cuda.is_available() else "cpu"
 
 
-        @torch.no_grad()
-        def make_loader(cfg):
-            return DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=cfg.bs)
-
-
-        def main():
-            cfg = Config({given})
-            loader = make_loader(cfg)
-            {change}
-            device = cfg.device
-            net = nn.Linear(4, 2).to(device)
-            opt = torch.optim.SGD(net.parameters(), lr=0.1)
-            for epoch in range(cfg.epochs):
-                for x, y in loader:
-                    x, y = x.to(device), y.to(device)
-                    opt.zero_grad()
-                    loss = nn.functional.cross_entropy(net(x), y)
-                    loss.backward()
-                    opt.step()
-
-
-        main()
-"""
+        @torch.no_grad()"""
+    + _CONFIG.replace('cfg["bs"]', "cfg.bs")
+    .replace('cfg["epochs"]', "cfg.epochs")
+    .replace('cfg["device"]', "cfg.device")
+    .replace(
+        'cfg = {"device": "cuda" if torch.cuda.is_available() else "cpu", "bs": 4, "epochs": 2}',
+        "cfg = Config({given})",
+    )
+)
 
 CONVERTS["dataclass_config_field_is_the_device_choice"] = (
     _DATACLASS.replace("{given}", "").replace("{change}", "pass"),

@@ -20,6 +20,16 @@ def train_step(x, y):
     return loss.item()
 """
 
+_TWO_STEPS = _TRAIN_STEP + """
+
+def other_step(x, y):
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    optimizer.step()
+
+
+"""
+
 # a GAN trainer's two steps, each with its own optimizer (manual optimization)
 _GAN_STEPS = """
 import torch.nn.functional as F
@@ -504,15 +514,8 @@ for epoch in range(2):
         "TL183",
     ),
     "two_functions_step_from_two_loops": (
-        _TRAIN_STEP
+        _TWO_STEPS
         + """
-
-def other_step(x, y):
-    optimizer.zero_grad()
-    criterion(model(x), y).backward()
-    optimizer.step()
-
-
 for x, y in loader:
     other_step(x, y)
 for epoch in range(2):
@@ -523,15 +526,8 @@ for epoch in range(2):
     ),
     # inlined one after the other, the one optimizer steps twice per batch: refused for that
     "two_functions_step_one_optimizer": (
-        _TRAIN_STEP
+        _TWO_STEPS
         + """
-
-def other_step(x, y):
-    optimizer.zero_grad()
-    criterion(model(x), y).backward()
-    optimizer.step()
-
-
 for epoch in range(2):
     for x, y in loader:
         train_step(x, y)

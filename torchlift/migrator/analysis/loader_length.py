@@ -88,7 +88,8 @@ def config_field(ctx, expr: cst.Attribute):
     """The default of `cfg.field` when `cfg` is bound once to `Config()` of a `@dataclass`
     of the file, given no argument, that sets the field by a plain annotated default read
     only from imported modules (`device: str = "cuda" if torch.cuda.is_available() else
-    "cpu"`: the same value evaluated again) and has no `__post_init__`, and the file only
+    "cpu"`: the same value evaluated again) and no method setting fields (`__post_init__`,
+    an `__init__` of its own), and the file only
     reads `cfg` by attribute (or hands it to its functions reading it so); else None."""
     if not isinstance(expr.value, cst.Name):
         return None
@@ -105,13 +106,19 @@ def config_field(ctx, expr: cst.Attribute):
         return None
     default = None
     for stmt in classes[0].body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__post_init__":
-            return None
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in _FIELD_SETTERS | {field}:
+            return None  # fields set by code of the class's own, or the field a property
         if m.matches(stmt, m.SimpleStatementLine([m.AnnAssign(target=m.Name(field))])):
             default = stmt.body[0].value
     if default is None or not _reads_imports_only(ctx, default):
         return None
     return None if _key_read_problem(ctx, name, _field) else default
+
+
+# methods of a dataclass that may give a field another value than its default
+_FIELD_SETTERS = frozenset(
+    {"__init__", "__post_init__", "__setattr__", "__getattr__", "__getattribute__"}
+)
 
 
 def _is_dataclass(ctx, cls: cst.ClassDef) -> bool:

@@ -556,6 +556,37 @@ UNCHANGED = {
         _SHARED.format(stored="nn.Sequential(network)", between="print(net)"),
         "TL174",
     ),
+    "module_function_rebinds_the_name_the_attribute_shares": (
+        """
+        class Runner:
+            def __init__(self, network, data, sgd):
+                self.net = network
+                self.data = data
+                self.opt = sgd
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    report()
+
+
+        def report():
+            global net
+            net = nn.Linear(4, 2)
+
+
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        runner = Runner(net, loader, opt)
+        runner.fit(2)
+        print(net.weight.sum())
+        """,
+        "TL174",
+    ),
     "nested_function_rebinds_the_name_the_attribute_shares": (
         _SHARED.format(
             stored="network",

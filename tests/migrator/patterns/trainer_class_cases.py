@@ -126,7 +126,43 @@ class Exp:
 
 """
 
+# `self.net = network` given the caller's `net`: one object under one name, unless something
+# rebinds either (the caller's name, the class's attribute, the constructor's parameter)
+_SHARED = """
+class Runner:
+    def __init__(self, network, data, sgd):
+        self.net = {stored}
+        self.data = data
+        self.opt = sgd
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+        print(self.net.weight.sum())
+
+
+def main():
+    net = nn.Linear(4, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    runner = Runner(net, loader, opt)
+    {between}
+    runner.fit(2)
+    print(net.weight.sum(), opt)
+
+
+main()
+"""
+
 CONVERTS = {
+    "attribute_is_the_callers_object_of_the_same_name": (
+        _SHARED.format(stored="network", between="print(net)"),
+        ["lit_model = LitModel(net)", "    print(net)\n", "print(net.weight.sum(), opt)"],
+        ["class Runner", "network = net", "net = net"],
+    ),
     "module_level_instance_run_once": (
         _RUNNER + """
 
@@ -555,6 +591,52 @@ print(runner.best)
 }
 
 UNCHANGED = {
+    "caller_rebinds_the_name_the_attribute_shares": (
+        _SHARED.format(stored="network", between="net = nn.Linear(4, 2)"),
+        "TL174",
+    ),
+    "constructor_wraps_the_object_it_is_given": (
+        _SHARED.format(stored="nn.Sequential(network)", between="print(net)"),
+        "TL174",
+    ),
+    "module_function_rebinds_the_name_the_attribute_shares": (
+        """
+        class Runner:
+            def __init__(self, network, data, sgd):
+                self.net = network
+                self.data = data
+                self.opt = sgd
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    report()
+
+
+        def report():
+            global net
+            net = nn.Linear(4, 2)
+
+
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        runner = Runner(net, loader, opt)
+        runner.fit(2)
+        print(net.weight.sum())
+        """,
+        "TL174",
+    ),
+    "nested_function_rebinds_the_name_the_attribute_shares": (
+        _SHARED.format(
+            stored="network",
+            between="def reset():\n        nonlocal net\n        net = nn.Linear(4, 2)\n\n    reset()",
+        ),
+        "TL174",
+    ),
     "created_twice": (
         _RUNNER + """
 

@@ -9,6 +9,20 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 # progress bars around a loader or a range: looked through, Lightning draws its own
+# torch's grad modes, as decorators or context managers
+GRAD_MODES = frozenset(
+    {
+        "torch.no_grad",
+        "torch.inference_mode",
+        "torch.set_grad_enabled",
+        "torch.autograd.no_grad",
+        "torch.autograd.inference_mode",
+        "torch.autograd.set_grad_enabled",
+        "torch.autograd.grad_mode.no_grad",
+        "torch.autograd.grad_mode.inference_mode",
+        "torch.autograd.grad_mode.set_grad_enabled",
+    }
+)
 TQDM = frozenset(
     {"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "tqdm.rich.tqdm"}
 )

@@ -38,7 +38,7 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.loader_length import config_item
+from ..analysis.loader_length import config_field, config_item
 from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
@@ -212,6 +212,8 @@ def device_value(ctx, value: cst.BaseExpression) -> cst.BaseExpression | None:
     research Trainer class's `self.device = cfg["device"]` reads); None for anything else."""
     if isinstance(value, cst.Subscript):
         value = config_item(ctx, value)
+    elif isinstance(value, cst.Attribute):  # `cfg.device` of a dataclass, or `x.type`
+        value = config_field(ctx, value) or value
     return value if value is not None and is_device_value(ctx, value) else None
 
 

@@ -216,7 +216,10 @@ NAME_CLASH = Rule(
     """Once inlined, the class's attributes, the parameters and locals of `__init__` and of
     the run method, and the code around the call share one namespace. A name used for two
     things there (`self.opt` and a different `opt` of the script, a local named like an
-    attribute, a method named like a module function) would change what the code reads.""",
+    attribute, a method named like a module function) would change what the code reads.
+    An attribute the constructor stores unchanged from an argument the script spells like it
+    (`self.D = discriminator` given the script's `D`) is that object: one meaning, unless
+    something rebinds one of them after the instance is created (trainer_shared.py).""",
     """Rename one of the two (the attribute or the script's name).""",
     """
     class Runner:

@@ -26,7 +26,8 @@ properties or class-level code (TL133); an instance not created once and run onc
 block (TL171); `self` or the instance used other than through attributes and method calls
 (TL172); a called method rebinding an attribute where the value cannot come back right after
 the call, returning early or taking `*args` (TL173);
-a name of the class meaning something else where it is inlined (TL174). Methods the script
+a name of the class meaning something else where it is inlined (TL174; an attribute stored
+unchanged from the script's object of the same name is that name: trainer_shared.py). Methods the script
 never calls are removed with the class (the report names them).
 """
 
@@ -52,6 +53,7 @@ from .trainer_class import (
     SELF_ESCAPES,
     TRAINER_CLASS,
 )
+from .trainer_shared import shared_names
 from .trainer_state import (
     Carried,
     CarryBack,
@@ -590,6 +592,9 @@ class _Plan:
         init_globals = init_use.reads - init_params - init_locals - {"self"}
         run_globals = run_use.reads - run_params - run_locals - {"self"}
         self.alias = self._aliases(attrs)
+        # `self.D = discriminator` given the caller's `D`: one object, spelled alike
+        same = shared_names(self.module, self.cls, self.init_args, self.used, site)
+        self.alias.update({param: cst.Name(attr) for attr, param in same.params.items()})
         introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
         self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
         # `for epoch in ...: self.epoch = epoch`: one name for both (trainer_state.py), or
@@ -611,11 +616,19 @@ class _Plan:
         use = collect_names(*others) if others else None
         bound_here = (use.writes if use else set()) | {p.name.value for p in _params(site.owner)}
         taken = (use.all() if use else set()) | bound_here
-        shared = self._shared(init_params)
+        shared = self._shared(init_params) | set(same.params)
         self._clash(run_globals & (introduced - (shared if module_level else set())), "a global")
         clashes = introduced & taken - shared
         if site.target is not None and self._returns_attr(site.target):
             clashes.discard(site.target)
+        for name in sorted(clashes & set(same.refused)):
+            why, at = same.refused[name]
+            raise Unsupported(
+                NAME_CLASH,
+                f"inlining class `{self.cls.name.value}` would give `{name}` two meanings "
+                f"({why}): rename one of them",
+                at,
+            )
         self._clash(clashes, "a name the script uses where the class is inlined")
         if not module_level:
             self._clash((init_globals | run_globals) & bound_here, "a name the function binds")

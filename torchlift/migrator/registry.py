@@ -63,6 +63,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.data_parallel",
     "torchlift.migrator.patterns.after_step",
     "torchlift.migrator.patterns.device_intent",
+    "torchlift.migrator.patterns.placement_chain",
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.device_scope",
     "torchlift.migrator.patterns.schedulers",

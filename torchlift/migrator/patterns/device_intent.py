@@ -285,6 +285,8 @@ _CPU_NOTE = (
 
 
 def read(ctx, plan, steps) -> None:
+    if "placement_chain" in ctx.found:  # the model placed per branch: placement_chain.py
+        return
     if trains_on_cpu(ctx, plan, _training_code(plan)):  # patterns/unplaced_model.py
         plan.model_on_cpu = True
         plan.device_note = _CPU_NOTE
@@ -411,7 +413,7 @@ def _data_parallel_args(ctx, plan, wraps) -> tuple[str, str] | None:
             "the model is wrapped in DataParallel under several conditions",
             ctx.loop,
         )
-    torch = next((k for k, v in ctx.names.imports.items() if v == "torch"), None)
+    torch = ctx.names.alias("torch")
     if torch is None:
         raise Unsupported(
             DATA_PARALLEL_DEVICES, "`torch` is not imported as a module to count the GPUs", ctx.loop

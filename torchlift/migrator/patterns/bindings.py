@@ -321,6 +321,14 @@ def _read_model(ctx, plan, model) -> None:
                 plan.rewrite_stmts.append((stmt, stmt.with_changes(body=body)))
                 wrapped.append(stmt.test)
                 continue
+        if is_placement_chain(ctx, stmt, name, placement_only):
+            # ImageNet's `if not cuda: print(...)` / `elif args.gpu is not None: model =
+            # model.cuda(args.gpu)` / `else: model = DataParallel(model).cuda()`: the Trainer
+            # follows each branch (placement_chain.py); code before the loop running the
+            # model keeps its placements
+            kept = _run_before_the_loop(ctx, name, stmt, plan)
+            take_placement_chain(ctx, plan, stmt, name, placement_only, kept)
+            continue
         if name not in bound_names(stmt):
             continue
         if isinstance(stmt, cst.If) and _only_compiles(ctx, stmt, name):
@@ -330,14 +338,6 @@ def _read_model(ctx, plan, model) -> None:
         if factory is not None:  # `model, loaders = load_train_objs(cfg)`: kept, as given
             constructed = True
             _class_from_factory(model, factory)
-            continue
-        if is_placement_chain(stmt, name, placement_only):
-            # ImageNet's `if not cuda: print(...)` / `elif args.gpu is not None: model =
-            # model.cuda(args.gpu)` / `else: model = DataParallel(model).cuda()`: the Trainer
-            # follows each branch (placement_chain.py); code before the loop running the
-            # model keeps its placements
-            kept = _run_before_the_loop(ctx, name, stmt, plan)
-            take_placement_chain(ctx, plan, stmt, name, placement_only, kept)
             continue
         if assign is None or assign[0] != name:
             if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`

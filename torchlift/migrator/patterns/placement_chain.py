@@ -113,17 +113,16 @@ class Chain:
     branches: list[Branch]
 
 
-def is_placement_chain(stmt, name: str, placement_only) -> bool:
-    """An `if` with `elif`/`else` branches that binds `name` only by placing it (`model =
-    model.cuda(i)`, `model = DataParallel(model).cuda()`)."""
-    if not isinstance(stmt, cst.If) or stmt.orelse is None or name not in bound_names(stmt):
+def is_placement_chain(ctx, stmt, name: str, placement_only) -> bool:
+    """An `if` with `elif`/`else` branches, one of which places `name` on a GPU (`.cuda(...)`,
+    DataParallel, DDP), none binding it other than by placing it. (Branches moving it only
+    with `.to(device)` are device_intent's.)"""
+    if not isinstance(stmt, cst.If) or stmt.orelse is None:
         return False
-    return all(
-        placement_only(inner) is not None
-        for body in _bodies(stmt)
-        for inner in body
-        if name in bound_names(inner)
-    )
+    inner = [s for body in _bodies(stmt) for s in body]
+    if any(name in bound_names(s) and placement_only(s) is None for s in inner):
+        return False
+    return any(_touches(s, name) and _places(ctx, s, name, gpu_only=True) for s in inner)
 
 
 def take(ctx, plan, stmt: cst.If, name: str, placement_only, kept_moves: bool) -> None:
@@ -298,10 +297,11 @@ def _check_outside(ctx, stmt, name: str, branches, plan) -> None:
         )
 
 
-def _places(ctx, stmt, name: str) -> bool:
-    """`stmt` moves the model (`model.cuda()`, `.to(...)`) or wraps it for several devices."""
-    moves = m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name("to") | m.Name("cuda")))
-    if m.findall(stmt, moves):
+def _places(ctx, stmt, name: str, gpu_only: bool = False) -> bool:
+    """`stmt` moves the model (`model.cuda()`, `.to(...)`: not with `gpu_only`) or wraps it
+    for several devices."""
+    methods = m.Name("cuda") if gpu_only else m.Name("to") | m.Name("cuda")
+    if m.findall(stmt, m.Call(func=m.Attribute(value=m.Name(name), attr=methods))):
         return True
     for call in m.findall(stmt, m.Call()):
         if is_data_parallel(ctx, call) or is_ddp_wrap(ctx, call):
@@ -364,7 +364,22 @@ def _rewritten(ctx, stmt: cst.If, placements: set[int], kept_moves: bool):
         new = branch.with_changes(body=branch.body.with_changes(body=kept))
         return new.with_changes(orelse=orelse) if isinstance(branch, cst.If) else new
 
-    return rebuilt(stmt)
+    new = rebuilt(stmt)
+    if (
+        isinstance(new, cst.If)
+        and isinstance(new.orelse, cst.Else)
+        and not body_of(stmt.body)  # `if c: <placement> else: print(...)` -> `if not c: print(...)`
+    ):
+        return new.with_changes(test=_negated(new.test), body=new.orelse.body, orelse=None)
+    return new
+
+
+def _negated(test: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test.expression
+    if isinstance(test, (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)):
+        test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(operator=cst.Not(), expression=test)
 
 
 class _Unwrap(cst.CSTTransformer):

@@ -74,7 +74,8 @@ PLACEMENT_CHAIN = Rule(
     if not torch.cuda.is_available():
         print("using CPU")
     elif args.distributed:
-        model = torch.nn.parallel.DistributedDataParallel(model.cuda())
+        model.cuda()
+        model = torch.nn.parallel.DistributedDataParallel(model)
     else:
         model = torch.nn.DataParallel(model).cuda()
     for epoch in range(2):
@@ -89,6 +90,7 @@ PLACEMENT_CHAIN = Rule(
 RULES = (PLACEMENT_CHAIN,)
 
 CPU, CUDA, DATA_PARALLEL = "cpu", "cuda", "data parallel"
+_CONSTANTS = frozenset({"None", "True", "False"})
 
 
 @dataclass
@@ -120,8 +122,9 @@ def is_placement_chain(ctx, stmt, name: str, placement_only) -> bool:
     if not isinstance(stmt, cst.If) or stmt.orelse is None:
         return False
     inner = [s for body in _bodies(stmt) for s in body]
-    if any(name in bound_names(s) and placement_only(s) is None for s in inner):
-        return False
+    if any(name in bound_names(s) and placement_only(s) is None and not _wraps_ddp(ctx, s)
+           for s in inner):
+        return False  # a branch builds it (a DDP wrap is refused naming its branch)
     return any(_touches(s, name) and _places(ctx, s, name, gpu_only=True) for s in inner)
 
 
@@ -185,7 +188,7 @@ def _read_branch(ctx, branch: Branch, body, name: str, placement_only) -> None:
     moves: dict = {}  # the code of each GPU index the branch moves the model to -> its node
     set_device = None
     for stmt in body:
-        if any(is_ddp_wrap(ctx, call) for call in m.findall(stmt, m.Call())):
+        if _wraps_ddp(ctx, stmt):
             _refuse(ctx, branch, "wraps the model in DistributedDataParallel (a launch of its "
                     "own, which the Trainer's arguments for the other branches cannot say)", stmt)
         if not _touches(stmt, name):
@@ -227,6 +230,10 @@ def _read_branch(ctx, branch: Branch, body, name: str, placement_only) -> None:
                 f"`{code(index)}`", last)
     branch.place = CUDA
     branch.index = index if index is not None else set_device
+
+
+def _wraps_ddp(ctx, stmt) -> bool:
+    return any(is_ddp_wrap(ctx, call) for call in m.findall(stmt, m.Call()))
 
 
 def _touches(stmt, name: str) -> bool:
@@ -298,9 +305,9 @@ def _check_outside(ctx, stmt, name: str, branches, plan) -> None:
 
 
 def _places(ctx, stmt, name: str, gpu_only: bool = False) -> bool:
-    """`stmt` moves the model (`model.cuda()`, `.to(...)`: not with `gpu_only`) or wraps it
-    for several devices."""
-    methods = m.Name("cuda") if gpu_only else m.Name("to") | m.Name("cuda")
+    """`stmt` moves the model (`model.cuda()`; `.to(...)`, `.cpu()` but with `gpu_only`) or
+    wraps it for several devices."""
+    methods = m.Name("cuda") if gpu_only else m.Name("to") | m.Name("cuda") | m.Name("cpu")
     if m.findall(stmt, m.Call(func=m.Attribute(value=m.Name(name), attr=methods))):
         return True
     for call in m.findall(stmt, m.Call()):
@@ -314,7 +321,7 @@ def _check_tests_hold(ctx, stmt: cst.If, branches) -> None:
     """The Trainer, built where the loop was, evaluates the same tests and GPU indices: the
     names they read must hold the same objects, unchanged, from the chain to the loop."""
     exprs = [e for b in branches for e in (b.test, b.index) if e is not None]
-    names = collect_names(*exprs).reads - set(ctx.names.imports) if exprs else set()
+    names = collect_names(*exprs).reads - set(ctx.names.imports) - _CONSTANTS if exprs else set()
     if not names:
         return
     at = next(i for i, s in enumerate(ctx.scope_before) if s is stmt)
@@ -497,7 +504,7 @@ def _chosen(tests: list[str | None], values: list[str]) -> str:
     for test, value in zip(tests, values):
         if merged and merged[-1][1] == value:
             before = merged[-1][0]
-            merged[-1] = (None if test is None else f"{before} or {test}", value)
+            merged[-1] = (None if test is None else f"{_or_operand(before)} or {_or_operand(test)}", value)
         else:
             merged.append((test, value))
     merged = merged[: next(i for i, (t, _) in enumerate(merged) if t is None) + 1]
@@ -511,6 +518,15 @@ def _chosen(tests: list[str | None], values: list[str]) -> str:
         body = f"({value})" if " if " in value else value
         found = f"{body} if {test} else {found}"
     return found
+
+
+def _or_operand(code: str) -> str:
+    """`code` as an operand of `or`: an `and` in parentheses (the reader need not recall
+    which binds tighter)."""
+    node = cst.parse_expression(code)
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+        return f"({code})"
+    return code
 
 
 def _operand(code: str) -> str:

@@ -122,9 +122,11 @@ def is_placement_chain(ctx, stmt, name: str, placement_only) -> bool:
     if not isinstance(stmt, cst.If) or stmt.orelse is None:
         return False
     inner = [s for body in _bodies(stmt) for s in body]
-    if any(name in bound_names(s) and placement_only(s) is None and not _wraps_ddp(ctx, s)
-           for s in inner):
-        return False  # a branch builds it (a DDP wrap is refused naming its branch)
+    if any(
+        name in bound_names(s) and placement_only(s) is None and not _places(ctx, s, name)
+        for s in inner
+    ):
+        return False  # a branch builds it (a DDP wrap, a nested placement: TL143 names it)
     return any(_touches(s, name) and _places(ctx, s, name, gpu_only=True) for s in inner)
 
 
@@ -199,7 +201,9 @@ def _read_branch(ctx, branch: Branch, body, name: str, placement_only) -> None:
             continue
         kind = placement_only(stmt)
         if kind not in ("strip", "remove"):
-            _refuse(ctx, branch, "uses the model other than by placing it", stmt)
+            nested = isinstance(stmt, cst.BaseCompoundStatement)
+            why = "under a condition of its own" if nested else "other than by placing it"
+            _refuse(ctx, branch, f"uses the model {why}", stmt)
         if m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("to")))):
             _refuse(ctx, branch, "moves the model with `.to(...)`", stmt)
         for call in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("cuda")))):

@@ -35,7 +35,7 @@ CONVERTS = {
         [
             'accelerator="cuda" if torch.cuda.is_available() else "cpu"',
             "else [args.gpu] if args.gpu is not None else torch.cuda.device_count()",
-            'if not torch.cuda.is_available() or args.gpu is not None',
+            "if not torch.cuda.is_available() or args.gpu is not None",
             'else "ddp" if torch.cuda.device_count() > 1 else "auto"',
             # the prints and the GPU selection stay; the placements go
             """
@@ -61,6 +61,30 @@ print(evaluate(model))
 """
         + _LOOP,
         ["model = model.cuda(args.gpu)", "else:\n    model = model.cuda()\n", "devices=("],
+        ["DataParallel("],
+    ),
+    "model_put_back_after_fit_where_its_branch_placed_it": (
+        _ARGS
+        + _IMAGENET
+        + _LOOP
+        + """
+with torch.no_grad():
+    x = torch.randn(2, 4)
+    if torch.cuda.is_available():
+        x = x.cuda(args.gpu)
+    print(model(x))
+""",
+        [
+            # Lightning's fit hands the model back on the CPU
+            """
+            trainer.fit(lit_model, loader)
+            model.to(
+                "cpu"
+                if not torch.cuda.is_available()
+                else torch.device("cuda", args.gpu) if args.gpu is not None else "cuda"
+            )
+            """
+        ],
         ["DataParallel("],
     ),
     "gpu_index_not_known_to_be_given": (

@@ -284,6 +284,13 @@ _CPU_NOTE = (
 )
 
 
+DATA_PARALLEL_NOTE = (
+    "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
+    "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
+    "batch_size by the GPU count to keep the global batch"
+)
+
+
 def read(ctx, plan, steps) -> None:
     if "placement_chain" in ctx.found:  # the model placed per branch: placement_chain.py
         return
@@ -318,11 +325,7 @@ def read(ctx, plan, steps) -> None:
         ("devices", devices),
         ("strategy", strategy),
     ]
-    note = (
-        "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
-        "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
-        "batch_size by the GPU count to keep the global batch"
-    )
+    note = DATA_PARALLEL_NOTE
     plan.notes.append(note)
     plan.device_note = f"device choice -> `accelerator=`, `devices=`, `strategy=`: {note}"
 

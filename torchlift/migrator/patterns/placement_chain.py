@@ -50,7 +50,7 @@ from ..analysis.passed_values import first_change, rebound_by_calls
 from ..rule import Rule, Unsupported
 from .data_parallel import is_data_parallel
 from .ddp import is_ddp_wrap
-from .device_intent import is_device_value
+from .device_intent import DATA_PARALLEL_NOTE, is_device_value
 from .known_branches import known_test
 from .unplaced_model import left_on_cpu
 
@@ -186,13 +186,14 @@ def _branches(ctx, stmt: cst.If, name: str, placement_only) -> list[Branch]:
 
 
 def _read_branch(ctx, branch: Branch, body, name: str, placement_only) -> None:
+    """Where `branch` puts the model, from its statements placing it; TL143 for the first
+    one it cannot follow."""
     code = ctx.module.code_for_node
     moves: dict = {}  # the code of each GPU index the branch moves the model to -> its node
     set_device = None
     for stmt in body:
         if _wraps_ddp(ctx, stmt):
-            _refuse(ctx, branch, "wraps the model in DistributedDataParallel (a launch of its "
-                    "own, which the Trainer's arguments for the other branches cannot say)", stmt)
+            _refuse(ctx, branch, _DDP_WHY, stmt)
         if not _touches(stmt, name):
             selected = _set_device(ctx, stmt)
             if selected is not None and branch.placements:
@@ -212,26 +213,41 @@ def _read_branch(ctx, branch: Branch, body, name: str, placement_only) -> None:
         if kind == "remove":
             wrap = next(c for c in m.findall(stmt, m.Call()) if is_data_parallel(ctx, c))
             if len(wrap.args) != 1 or wrap.args[0].keyword is not None:
-                _refuse(ctx, branch, "gives DataParallel arguments besides the model "
-                        "(`device_ids=` chooses GPUs `devices=` would not)", stmt)
+                _refuse(ctx, branch, _DATA_PARALLEL_ARGS_WHY, stmt)
             branch.place = DATA_PARALLEL
         branch.placements.append(stmt)
-    if not branch.placements:
-        return  # on the CPU (_check_outside: nothing placed it before)
+    if branch.placements:
+        _settle(ctx, branch, list(moves.values()), set_device)
+
+
+_DDP_WHY = (
+    "wraps the model in DistributedDataParallel (a launch of its own, which Trainer arguments "
+    "chosen with the other branches cannot say)"
+)
+_DATA_PARALLEL_ARGS_WHY = (
+    "gives DataParallel arguments besides the model (`device_ids=` chooses GPUs `devices=` "
+    "would not)"
+)
+
+
+def _settle(ctx, branch: Branch, moves: list, set_device) -> None:
+    """The GPU of a branch placing the model: the one index its moves name (or none: the
+    current GPU, which its `set_device(i)` may have chosen)."""
+    code = ctx.module.code_for_node
     last = branch.placements[-1]
     if not moves:
         _refuse(ctx, branch, "does not move the model to a GPU", last)
     if len(moves) > 1:
         _refuse(ctx, branch, "moves the model to several GPUs", last)
-    index = next(iter(moves.values()))
+    index = moves[0]
     if branch.place == DATA_PARALLEL:
         if index is not None or set_device is not None:
-            _refuse(ctx, branch, "selects a GPU for DataParallel, which runs on every GPU "
-                    "from the first", last)
+            why = "selects a GPU for DataParallel, which runs on every GPU from the first"
+            _refuse(ctx, branch, why, last)
         return
     if index is not None and set_device is not None and not index.deep_equals(set_device):
-        _refuse(ctx, branch, f"selects GPU `{code(set_device)}` but moves the model to "
-                f"`{code(index)}`", last)
+        why = f"selects GPU `{code(set_device)}` but moves the model to `{code(index)}`"
+        _refuse(ctx, branch, why, last)
     branch.place = CUDA
     branch.index = index if index is not None else set_device
 
@@ -253,7 +269,12 @@ def _cuda_index(ctx, branch, call: cst.Call, stmt) -> cst.BaseExpression | None:
     if not given:
         return None
     index = given[0].value
-    if is_device_value(ctx, index) or isinstance(index, (cst.SimpleString, cst.FormattedString)):
+    binding = ctx.binding(index.value)[0] if isinstance(index, cst.Name) else None
+    if (
+        is_device_value(ctx, index)
+        or isinstance(index, (cst.SimpleString, cst.FormattedString))
+        or (binding is not None and is_device_value(ctx, binding[1]))
+    ):
         _refuse(ctx, branch, "names its GPU by a device, not by an index", stmt)
     return index
 
@@ -408,12 +429,13 @@ class _Unwrap(cst.CSTTransformer):
 
 def _does_nothing(stmt) -> bool:
     """`model = model` (a wrap alone, its move elsewhere in the branch)."""
-    return m.matches(
-        stmt,
-        m.SimpleStatementLine(
-            [m.Assign(targets=[m.AssignTarget(m.Name())], value=m.Name())]
-        ),
-    ) and stmt.body[0].targets[0].target.value == stmt.body[0].value.value
+    return (
+        m.matches(
+            stmt,
+            m.SimpleStatementLine([m.Assign(targets=[m.AssignTarget(m.Name())], value=m.Name())]),
+        )
+        and stmt.body[0].targets[0].target.value == stmt.body[0].value.value
+    )
 
 
 # -- the Trainer's arguments ---------------------------------------------------------------
@@ -421,11 +443,6 @@ def _does_nothing(stmt) -> bool:
 _NOTE = (
     "the model's device chain -> `accelerator=`, `devices=`{strategy} chosen by the chain's "
     "own tests: {branches}"
-)
-_DATA_PARALLEL_NOTE = (
-    "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
-    "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
-    "batch_size by the GPU count to keep the global batch"
 )
 
 
@@ -451,12 +468,10 @@ def read(ctx, plan, steps) -> None:
     plan.trainer_args[:0] = args
     plan.device_stmt = chain.stmt
     said = [f"{describe(ctx, b)}: {_WHERE[b.place]}" for b in chain.branches]
-    note = _NOTE.format(
-        strategy=", `strategy=`" if len(args) > 2 else "", branches="; ".join(said)
-    )
+    note = _NOTE.format(strategy=", `strategy=`" if len(args) > 2 else "", branches="; ".join(said))
     if any(b.place == DATA_PARALLEL for b in chain.branches):
-        plan.notes.append(_DATA_PARALLEL_NOTE)
-        note += f" ({_DATA_PARALLEL_NOTE})"
+        plan.notes.append(DATA_PARALLEL_NOTE)
+        note += f" ({DATA_PARALLEL_NOTE})"
     plan.device_note = note
     # where code after fit finds the model, as the chain left it (resolve_names)
     plan.cuda_placement = _chosen(tests, [_device_of(ctx, b, torch) for b in chain.branches])
@@ -508,7 +523,10 @@ def _chosen(tests: list[str | None], values: list[str]) -> str:
     for test, value in zip(tests, values):
         if merged and merged[-1][1] == value:
             before = merged[-1][0]
-            merged[-1] = (None if test is None else f"{_or_operand(before)} or {_or_operand(test)}", value)
+            merged[-1] = (
+                None if test is None else f"{_or_operand(before)} or {_or_operand(test)}",
+                value,
+            )
         else:
             merged.append((test, value))
     merged = merged[: next(i for i, (t, _) in enumerate(merged) if t is None) + 1]

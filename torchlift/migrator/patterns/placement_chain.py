@@ -292,13 +292,19 @@ def _refuse(ctx, branch: Branch, why: str, node) -> None:
 
 
 def describe(ctx, branch: Branch) -> str:
-    """How the report names a branch: `the branch `elif args.gpu is not None:``."""
+    """How a refusal names a branch: `the branch `elif args.gpu is not None:` of ...`."""
     if branch.header is None:
         return "where no branch of the chain placing the model runs, it"
+    return f"the branch {_header(ctx, branch)} of the chain placing the model"
+
+
+def _header(ctx, branch: Branch) -> str:
+    """`elif args.gpu is not None:`, `else:`, or what runs when no branch does."""
+    if branch.header is None:
+        return "(no branch)"
     if isinstance(branch.header, cst.Else):
-        return "the branch `else:` of the chain placing the model"
-    test = ctx.module.code_for_node(branch.header.test).strip()
-    return f"the branch `{branch.keyword} {test}:` of the chain placing the model"
+        return "`else:`"
+    return f"`{branch.keyword} {ctx.module.code_for_node(branch.header.test).strip()}:`"
 
 
 # -- what must hold around the chain --------------------------------------------------------
@@ -467,7 +473,7 @@ def read(ctx, plan, steps) -> None:
         args.append(("strategy", _chosen(tests, [v[2] for v in values])))
     plan.trainer_args[:0] = args
     plan.device_stmt = chain.stmt
-    said = [f"{describe(ctx, b)}: {_WHERE[b.place]}" for b in chain.branches]
+    said = [f"{_header(ctx, b)} {_WHERE[b.place]}" for b in chain.branches]
     note = _NOTE.format(strategy=", `strategy=`" if len(args) > 2 else "", branches="; ".join(said))
     if any(b.place == DATA_PARALLEL for b in chain.branches):
         plan.notes.append(DATA_PARALLEL_NOTE)

@@ -133,6 +133,10 @@ def is_placement_chain(ctx, stmt, name: str, placement_only) -> bool:
 def take(ctx, plan, stmt: cst.If, name: str, placement_only, kept_moves: bool) -> None:
     """Read the chain placing `name` (TL143 for what it cannot follow) and plan its rewrite:
     without its placements, or, `kept_moves`, without DataParallel's wrap only."""
+    if "placement_chain" in ctx.found:  # one set of Trainer arguments follows one chain
+        raise Unsupported(
+            PLACEMENT_CHAIN, "a second chain places another model the loop trains", stmt
+        )
     branches = _branches(ctx, stmt, name, placement_only)
     _check_outside(ctx, stmt, name, branches, plan)
     _check_tests_hold(ctx, stmt, branches)

@@ -205,6 +205,8 @@ def _read_branch(ctx, branch: Branch, body, name: str, placement_only) -> None:
             set_device = selected if selected is not None else set_device
             continue
         kind = placement_only(stmt)
+        if m.findall(stmt, m.Call(func=m.Attribute(m.Name(name), m.Name("to")))):
+            _refuse(ctx, branch, "moves the model with `.to(...)`", stmt)
         if kind not in ("strip", "remove"):
             nested = isinstance(stmt, cst.BaseCompoundStatement)
             why = "under a condition of its own" if nested else "other than by placing it"

@@ -136,7 +136,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
 
 
 def _unparsed(code: str) -> str | None:
-    """`code` (one simple statement) as `ast.unparse` writes it: how _OutputIndex finds it."""
+    """`code` (one statement) as `ast.unparse` writes it: how _OutputIndex finds it."""
     try:
         return ast.unparse(ast.parse(code.strip()).body[0])
     except (SyntaxError, IndexError):
@@ -802,10 +802,11 @@ class _OutputIndex:
     @functools.cached_property
     def _by_code(self) -> dict[str, ast.stmt]:
         # unparsing every statement of the output costs as much as the file is long: only
-        # loops whose statements lost a device move ask for it
+        # loops whose statements lost a device move ask for it (an `if` too: a device chain
+        # rewritten whole, patterns/placement_chain.py)
         found: dict[str, ast.stmt] = {}
         for node in ast.walk(self._tree):
-            if isinstance(node, (ast.Assign, ast.Expr, ast.AnnAssign)):
+            if isinstance(node, (ast.Assign, ast.Expr, ast.AnnAssign, ast.If)):
                 found.setdefault(ast.unparse(node), node)
         return found
 

@@ -63,7 +63,8 @@ PATTERNS = [
     "torchlift.migrator.patterns.data_parallel",
     "torchlift.migrator.patterns.after_step",
     "torchlift.migrator.patterns.device_intent",
-    "torchlift.migrator.patterns.amp_device",  # reads device_intent's accelerator
+    "torchlift.migrator.patterns.placement_chain",
+    "torchlift.migrator.patterns.amp_device",  # reads the accelerator the two above chose
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.device_scope",
     "torchlift.migrator.patterns.schedulers",

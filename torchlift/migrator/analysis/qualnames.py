@@ -47,3 +47,8 @@ class Qualnames:
     def of_call(self, node: cst.CSTNode) -> set[str]:
         """The qualified names of the function `node` calls (empty when not a call)."""
         return self.of(node.func) if isinstance(node, cst.Call) else set()
+
+    def alias(self, qualified: str) -> str | None:
+        """The name the file imports the module `qualified` as (`torch`), or None: generated
+        code spells its calls through it."""
+        return next((name for name, q in self.imports.items() if q == qualified), None)

@@ -39,6 +39,8 @@ from .optimizer_factories import (
     trained_models,
 )
 from .passed_in import called_in_file, callee_qualnames, given_optimizer
+from .placement_chain import is_placement_chain
+from .placement_chain import take as take_placement_chain
 from .scheduler_factories import faithful_scheduler_function, refuse_unfaithful
 from .step_sequence import STEP_SEQUENCE
 
@@ -256,40 +258,6 @@ def _models_given_to_group_builders(call: cst.Call, module: cst.Module) -> list[
     return list(dict.fromkeys(found))
 
 
-def _branch_binding(ctx, stmt, name: str, placement_only) -> str | None:
-    """Why an `if`/`elif`/`else` chain only placing `name` is not read: what each branch
-    does to the model (ImageNet's `if not cuda: print(...)` / `elif args.gpu is not
-    None: model = model.cuda(args.gpu)` / `else: model = DataParallel(model).cuda()`: one
-    Trainer cannot follow three placements); None when `stmt` is no such chain."""
-    if not isinstance(stmt, cst.If) or stmt.orelse is None:
-        return None
-    code = ctx.module.code_for_node
-    said = []
-    branch, keyword = stmt, "if"
-    while branch is not None:
-        test = f" {code(branch.test).strip()}" if keyword != "else" else ""
-        header = f"`{keyword}{test}:`"
-        inner = list(branch.body.body)
-        kinds = [placement_only(s) if name in bound_names(s) else None for s in inner]
-        binding = [s for s, k in zip(inner, kinds) if name in bound_names(s)]
-        if any(name in bound_names(s) and k is None for s, k in zip(inner, kinds)):
-            return None  # a branch builds it: not only a placement
-        if not binding:
-            said.append(f"{header} leaves it as it is")
-        else:
-            rest = [code(s).strip() for s, k in zip(inner, kinds) if k is None]
-            also = f" (with `{'`, `'.join(rest)}`)" if rest else ""
-            said.append(f"{header} `{code(binding[-1]).strip()}`{also}")
-        if isinstance(branch, cst.If):
-            orelse = branch.orelse
-            branch, keyword = orelse, "elif" if isinstance(orelse, cst.If) else "else"
-        else:
-            branch = None
-    return "its branches place it differently, which one Trainer cannot follow: " + "; ".join(
-        said
-    )
-
-
 def read(ctx, plan, steps) -> None:
     for model in plan.models:
         _read_model(ctx, plan, model)
@@ -363,6 +331,14 @@ def _read_model(ctx, plan, model) -> None:
                 plan.rewrite_stmts.append((stmt, stmt.with_changes(body=body)))
                 wrapped.append(stmt.test)
                 continue
+        if is_placement_chain(ctx, stmt, name, placement_only):
+            # ImageNet's `if not cuda: print(...)` / `elif args.gpu is not None: model =
+            # model.cuda(args.gpu)` / `else: model = DataParallel(model).cuda()`: the Trainer
+            # follows each branch (placement_chain.py); code before the loop running the
+            # model keeps its placements
+            kept = _run_before_the_loop(ctx, name, stmt, plan)
+            take_placement_chain(ctx, plan, stmt, name, placement_only, kept)
+            continue
         if name not in bound_names(stmt):
             continue
         if isinstance(stmt, cst.If) and _only_compiles(ctx, stmt, name):
@@ -376,9 +352,7 @@ def _read_model(ctx, plan, model) -> None:
         if assign is None or assign[0] != name:
             if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
                 raise Unsupported(DISTRIBUTED, DISTRIBUTED.title, stmt)
-            why = f"model `{name}` is bound in a way not understood"
-            branches = _branch_binding(ctx, stmt, name, placement_only)
-            raise Unsupported(BINDING, f"{why}: {branches}" if branches else why, stmt)
+            raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
         value = assign[1]
         if is_ddp_wrap(ctx, value) and value.args:  # `model = DDP(Net())` -> `model = Net()`
             value = value.args[0].value

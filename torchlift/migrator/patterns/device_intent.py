@@ -286,7 +286,23 @@ _CPU_NOTE = (
 )
 
 
+DATA_PARALLEL_NOTE = (
+    "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
+    "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
+    "batch_size by the GPU count to keep the global batch; each GPU's share comes from "
+    "a DistributedSampler (Lightning's shuffles the training loader, seed 0 + epoch, even "
+    "when the script's did not)"
+)
+MODULE_PREFIX_NOTE = (
+    "; the model's `state_dict()` keys have no DataParallel `module.` prefix: a "
+    "checkpoint the original wrote on several GPUs does not load into it, nor the "
+    "other way round"
+)
+
+
 def read(ctx, plan, steps) -> None:
+    if "placement_chain" in ctx.found:  # the model placed per branch: placement_chain.py
+        return
     if trains_on_cpu(ctx, plan, _training_code(plan)):  # patterns/unplaced_model.py
         plan.model_on_cpu = True
         plan.device_note = _CPU_NOTE
@@ -320,19 +336,9 @@ def read(ctx, plan, steps) -> None:
         ("devices", devices),
         ("strategy", strategy),
     ]
-    note = (
-        "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
-        "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
-        "batch_size by the GPU count to keep the global batch; each GPU's share comes from "
-        "a DistributedSampler (Lightning's shuffles the training loader, seed 0 + epoch, even "
-        "when the script's did not)"
-    )
+    note = DATA_PARALLEL_NOTE
     if _saves_model_state(ctx, plan):
-        note += (
-            "; the model's `state_dict()` keys have no DataParallel `module.` prefix: a "
-            "checkpoint the original wrote on several GPUs does not load into it, nor the "
-            "other way round"
-        )
+        note += MODULE_PREFIX_NOTE
     plan.notes.append(note)
     plan.device_note = f"device choice -> `accelerator=`, `devices=`, `strategy=`: {note}"
 
@@ -432,7 +438,7 @@ def _data_parallel_args(ctx, plan, wraps) -> tuple[str, str] | None:
             "the model is wrapped in DataParallel under several conditions",
             ctx.loop,
         )
-    torch = next((k for k, v in ctx.names.imports.items() if v == "torch"), None)
+    torch = ctx.names.alias("torch")
     if torch is None:
         raise Unsupported(
             DATA_PARALLEL_DEVICES, "`torch` is not imported as a module to count the GPUs", ctx.loop

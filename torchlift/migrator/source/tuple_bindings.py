@@ -185,37 +185,11 @@ def split_tuple_bindings(
                 splits.append(Split(stmt, members))
                 out.extend(members)
                 continue
-            new = block(stmt)
-            if new is not stmt:
-                lines.alias(new, stmt)
-            out.append(new)
+            out.append(block(stmt))
         return out
 
     def block(stmt):
-        if not isinstance(stmt, (cst.FunctionDef, cst.If, cst.With)):
-            return stmt
-        changes = {}
-        inner = stmt.body
-        if isinstance(inner, cst.IndentedBlock):
-            new = body(inner.body)
-            if any(a is not b for a, b in zip(new, inner.body)) or len(new) != len(inner.body):
-                changes["body"] = inner.with_changes(body=new)
-        orelse = getattr(stmt, "orelse", None)
-        if isinstance(orelse, cst.If):
-            new_else = block(orelse)
-        elif isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
-            new_else = orelse
-            new = body(orelse.body.body)
-            if len(new) != len(orelse.body.body) or any(
-                a is not b for a, b in zip(new, orelse.body.body)
-            ):
-                new_else = orelse.with_changes(body=orelse.body.with_changes(body=new))
-        else:
-            new_else = orelse
-        if new_else is not orelse:
-            lines.alias(new_else, orelse)
-            changes["orelse"] = new_else
-        return stmt.with_changes(**changes) if changes else stmt
+        return _rebuilt(stmt, body, (cst.FunctionDef, cst.If, cst.Else, cst.With), lines.alias)
 
     new_body = body(module.body)
     if not splits:
@@ -250,21 +224,33 @@ def rejoin(module: cst.Module, splits: list[Split]) -> cst.Module:
         return out
 
     def walk(stmt):
-        inner = getattr(stmt, "body", None)
-        if isinstance(stmt, cst.SimpleStatementLine) or not isinstance(inner, cst.IndentedBlock):
-            return stmt
-        new = join(inner.body)
-        changes = {}
-        if len(new) != len(inner.body) or any(a is not b for a, b in zip(new, inner.body)):
-            changes["body"] = inner.with_changes(body=new)
-        orelse = getattr(stmt, "orelse", None)
-        if orelse is not None:
-            new_else = walk(orelse)
-            if new_else is not orelse:
-                changes["orelse"] = new_else
-        return stmt.with_changes(**changes) if changes else stmt
+        return _rebuilt(stmt, join, (cst.BaseCompoundStatement, cst.Else))
 
     return module.with_changes(body=join(list(module.body)))
+
+
+def _rebuilt(stmt, bodies, kinds, made=lambda new, old: None):
+    """`stmt` (when one of `kinds`) with `bodies` applied to the statements of its indented
+    block and of its `elif` / `else` branches; the very node where nothing changed. `made(new,
+    old)` is told of each node rebuilt."""
+    if not isinstance(stmt, kinds):
+        return stmt
+    changes = {}
+    inner = stmt.body
+    if isinstance(inner, cst.IndentedBlock):
+        new = bodies(inner.body)
+        if len(new) != len(inner.body) or any(a is not b for a, b in zip(new, inner.body)):
+            changes["body"] = inner.with_changes(body=new)
+    orelse = getattr(stmt, "orelse", None)
+    if orelse is not None:
+        new_else = _rebuilt(orelse, bodies, kinds, made)
+        if new_else is not orelse:
+            changes["orelse"] = new_else
+    if not changes:
+        return stmt
+    new_stmt = stmt.with_changes(**changes)
+    made(new_stmt, stmt)
+    return new_stmt
 
 
 def _matching(stmts, k: int, firsts) -> Split | None:

@@ -9,7 +9,10 @@ inlined into a flat script (shapes/trainer_inline.py), which the same pipeline c
 a step in a function called once per iteration (shapes/step_inline.py; a trainer class's step
 method is such a function once the class is inlined). The last stage, `check`, receives the original
 and the converted text and returns findings that refuse the conversion (the file then stays
-byte-identical): CHECKS lists the functions run there.
+byte-identical): CHECKS lists the functions run there. A loop refused at a tuple assignment
+(`G, D = Gen().to(device), Disc().to(device)`) is planned again with it split one binding per
+name where that keeps its meaning (source/tuple_bindings.py), put back as written where the
+conversion leaves every element as it was.
 
 Cost model (issue 3 benchmark): a file without a training loop costs a CPython `ast` parse
 and a regex; a file with one costs one libcst parse, work proportional to the loop, and one

@@ -28,6 +28,7 @@ from ..analysis.statements import call_method, single_assign
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
+from ..source.tuple_bindings import why_not_split
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
@@ -274,7 +275,7 @@ def _read_model(ctx, plan, model) -> None:
     constructed = False
     strips_before = len(plan.strip_stmts)
 
-    def placement_only(stmt) -> str | None:
+    def placement_only(stmt, name=name) -> str | None:
         """'remove' for DataParallel wrapping, 'strip' for a device move of the model."""
         assign = single_assign(stmt)
         if assign and ddp_unwrap(ctx, assign, name):  # `model_without_ddp = model.module`
@@ -310,7 +311,12 @@ def _read_model(ctx, plan, model) -> None:
             continue
         if isinstance(stmt, cst.If) and name in bound_names(stmt) | scope_reads(stmt):
             inner = list(stmt.body.body)
-            kinds = [placement_only(s) for s in inner]
+            # `if cuda: Q = Q.cuda(); P = P.cuda()`: the other models the loop trains are
+            # placed by the Trainer too (each one's own pass reads the same `if`)
+            kinds = [
+                placement_only(s) or _placing_another(s, model, plan, placement_only)
+                for s in inner
+            ]
             others = [s for s, kind in zip(inner, kinds) if kind is None]
             if stmt.orelse is None and inner and all(kinds):
                 plan.remove_stmts.append(stmt)
@@ -352,7 +358,9 @@ def _read_model(ctx, plan, model) -> None:
         if assign is None or assign[0] != name:
             if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
                 raise Unsupported(DISTRIBUTED, DISTRIBUTED.title, stmt)
-            raise Unsupported(BINDING, f"model `{name}` is bound in a way not understood", stmt)
+            detail = why_not_split(stmt, ctx.module)  # a tuple assignment left whole
+            why = f"model `{name}` is bound in a way not understood"
+            raise Unsupported(BINDING, f"{why}: {detail}" if detail else why, stmt)
         value = assign[1]
         if is_ddp_wrap(ctx, value) and value.args:  # `model = DDP(Net())` -> `model = Net()`
             value = value.args[0].value
@@ -399,6 +407,14 @@ def _read_model(ctx, plan, model) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _placing_another(stmt, model, plan, placement_only) -> str | None:
+    """'strip' when `stmt` only moves another model of the plan to the device."""
+    for other in plan.models:
+        if other is not model and placement_only(stmt, other.name) == "strip":
+            return "strip"
+    return None
 
 
 def _only_compiles(ctx, stmt: cst.If, name: str) -> bool:

@@ -302,9 +302,7 @@ def _branch_binding(ctx, stmt, name: str, placement_only) -> str | None:
             branch, keyword = orelse, "elif" if isinstance(orelse, cst.If) else "else"
         else:
             branch = None
-    return "its branches place it differently, which one Trainer cannot follow: " + "; ".join(
-        said
-    )
+    return "its branches place it differently, which one Trainer cannot follow: " + "; ".join(said)
 
 
 def read(ctx, plan, steps) -> None:

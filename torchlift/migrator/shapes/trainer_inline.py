@@ -257,8 +257,7 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
     if escaped:
         raise Unsupported(
             SELF_ESCAPES,
-            f"`{owner}` uses `self` itself (passes, returns or stores it), not only its "
-            "attributes",
+            f"`{owner}` uses `self` itself (passes, returns or stores it), not only its attributes",
             node,
         )
     method_names = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
@@ -686,9 +685,7 @@ class _Plan:
         if param in collect_names(*after).reads if after else False:
             return False
         nested = m.findall(owner.body, m.FunctionDef() | m.Lambda() | m.ClassDef())
-        return not any(
-            m.findall(n, m.Name(param)) for n in nested if not n.deep_equals(self.cls)
-        )
+        return not any(m.findall(n, m.Name(param)) for n in nested if not n.deep_equals(self.cls))
 
     def _aliases(self, attrs: set[str]) -> dict[str, cst.Name]:
         """Parameters given another call-site name (`Trainer(net)` for `model`) that the

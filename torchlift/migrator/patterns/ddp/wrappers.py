@@ -7,7 +7,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.function_reads import module_functions
-from ...analysis.names import collect_names
+from ...analysis.names import bound_names, collect_names
 from ...analysis.statements import single_assign, statements
 from ...rule import Unsupported
 from .facts import (
@@ -46,9 +46,48 @@ def read_wrappers(ctx, facts: Facts) -> None:
                     raise Unsupported(DDP_OPTIONS, "DDP(...) with options", each)
                 inner = call.args[0].value
                 # `DDP(model)` wraps `model`; `model = DDP(Net())` becomes `model = Net()`
-                facts.wrappers[assign[0]] = (
-                    inner.value if isinstance(inner, cst.Name) else assign[0]
-                )
+                wrapped = inner.value if isinstance(inner, cst.Name) else assign[0]
+                if isinstance(inner, cst.Name):  # `model = net; model = DDP(model)`
+                    wrapped = _aliased(ctx, stmt, wrapped)
+                    facts.wraps.append((each, stmt, assign[0], wrapped))
+                facts.wrappers[assign[0]] = wrapped
+
+
+def _aliased(ctx, at, name: str) -> str:
+    """The name `name` copies when the one statement binding it before `at` in the loop's
+    scope is `name = other` (the copy a trainer class's `__init__` leaves, inlined:
+    `model = net`), followed back; else `name`."""
+    seen = {name}
+    while True:
+        before = ctx.scope_before[: next(i for i, s in enumerate(ctx.scope_before) if s is at)]
+        bindings = [s for s in before if name in bound_names(s)]
+        assign = single_assign(bindings[0]) if len(bindings) == 1 else None
+        if assign is None or not isinstance(assign[1], cst.Name) or assign[1].value in seen:
+            return name
+        at, name = bindings[0], assign[1].value
+        seen.add(name)
+
+
+def drop_wrappers(ctx, plan, facts: Facts) -> None:
+    """`ddp_model = DDP(model)` statements the model's binding did not take away
+    (bindings.py removes those of the model the optimizer trains, `model = DDP(model)`): the
+    strategy wraps the model, and kept they would run before the Trainer starts the process
+    group (a crash). A wrapper of anything but the model trained is refused (TL165)."""
+    models = {n for model in plan.models for n in (model.name, *model.aliases)}
+    gone = {id(s) for s in [*plan.remove_stmts, *facts.removed]}
+    for each, stmt, wrapper, wrapped in facts.wraps:
+        if id(stmt) in gone:
+            continue
+        if wrapped not in models:
+            ctx.block(
+                DDP_OPTIONS,
+                f"`{wrapper}` wraps `{wrapped}` in DDP, not the model the optimizer trains",
+                each,
+            )
+        elif each is stmt:
+            remove_with_reason(facts, [stmt], 'DDP wrapper -> `strategy="ddp"` wraps the model')
+        else:  # under `if <flag>:` beside other statements
+            ctx.block(DDP_OPTIONS, "DDP(...) beside other statements under the flag", stmt)
 
 
 def _unwraps(facts: Facts, value) -> str | None:

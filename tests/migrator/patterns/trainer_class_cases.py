@@ -101,7 +101,40 @@ runner = Runner(model, loader)
 runner.fit()
 """
 
+_WRAPS_ITS_MODEL = """
+class Runner:
+    def __init__(self, model, data):
+        self.data = data
+        self.model = nn.Sequential(model, nn.ReLU())
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def fit(self):
+        for epoch in range(2):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.model(x), y)
+                loss.backward()
+                self.opt.step()
+
+
+def main():
+    model = nn.Linear(4, 2)
+    runner = Runner(model, loader)
+    runner.fit(){after}
+
+
+main()
+"""
+
+
 CONVERTS = {
+    # `self.model = f(model)`: inlined, the caller's `model` names f(model) from then on,
+    # which nothing reads (the tutorial series' `self.model = DDP(model)`)
+    "parameter_rebound_by_init_and_unread_after": (
+        _WRAPS_ITS_MODEL.format(after=""),
+        ["    model = nn.Sequential(model, nn.ReLU())", "lit_model = LitModel(model)"],
+        ["Runner("],
+    ),
     "module_level_instance_run_once": (
         _RUNNER + """
 
@@ -512,6 +545,10 @@ print(runner.best)
 }
 
 UNCHANGED = {
+    "parameter_rebound_by_init_and_read_after": (
+        _WRAPS_ITS_MODEL.format(after="\n    print(model.weight)"),
+        "TL174",
+    ),
     "created_twice": (
         _RUNNER + """
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..factories import _module_function
+from ..factories import _module_function, name_uses
 from .facts import SAMPLER_CLASSES, Facts
 from .rules import SAMPLER
 
@@ -37,7 +37,7 @@ def built_by_function(ctx, loader: cst.BaseExpression):
     if function is None or function.decorators:
         return None
     name = function.name.value
-    if len(m.findall(ctx.module, m.Name(name))) != 2:  # the `def` and this call
+    if name_uses(ctx.module, name) != 2:  # the `def` and this call
         return None
     body = list(function.body.body)
     if body and m.matches(body[0], m.SimpleStatementLine([m.Expr(m.SimpleString())])):

@@ -10,6 +10,7 @@ from ...analysis.function_reads import module_functions
 from ...analysis.names import bound_names, collect_names
 from ...analysis.statements import single_assign, statements
 from ...rule import Unsupported
+from ..factories import name_uses
 from .facts import (
     DDP_CLASSES,
     Facts,
@@ -196,7 +197,7 @@ def _unwrap_refused(ctx, function: cst.FunctionDef, params: set[str]) -> str | N
         return "a call hands it by `*args` or past its parameters"
     name = function.name.value
     calls = m.findall(ctx.module, m.Call(func=m.Name(name)))
-    if len(m.findall(ctx.module, m.Name(name))) != len(calls) + 1:
+    if name_uses(ctx.module, name) != len(calls) + 1:
         return "it is used other than by calls"
     facts = ctx.found["ddp"]
     for call in calls:

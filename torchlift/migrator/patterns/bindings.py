@@ -165,6 +165,14 @@ def factory_optimizer(ctx, name: str) -> str | None:
     if binding is not None or count != 1 or name in collect_names(ctx.loop).writes:
         return None
     stmt = next(s for s in ctx.scope_before if name in bound_names(s))
+    readers = [s for s in ctx.scope_before if s is not stmt and name in scope_reads(s)]
+    if readers:  # a scheduler built on it, a state loaded into it: not handed over as is
+        raise Unsupported(
+            BINDING,
+            f"`{name}`, unpacked from a function of the script, is used before the loop "
+            "(a scheduler built on it, a state loaded into it): not converted",
+            readers[0],
+        )
     factory = returned(ctx, stmt, name)
     value = factory.value if factory is not None else None
     if not isinstance(value, cst.Call):

@@ -66,6 +66,29 @@ def _optimized(function: str, call: str) -> str:
     return _OPTIMIZED.format(function=function.strip("\n"), call=call)
 
 
+_LOAD_TRAIN_OBJS = '''
+def load_train_objs():
+    train_set = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return train_set, model, optimizer
+
+
+def main():
+    dataset, model, optimizer = load_train_objs(){between}
+    loader = DataLoader(dataset, batch_size=4, shuffle=True)
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step(){epoch_end}
+
+
+main()
+'''
+
+
 CONVERTS = {
     # the nn tutorial's final form: the optimizer is built in the factory on its own local
     # model, returned beside it; the caller's `net` is that model
@@ -238,9 +261,27 @@ def make_optimizer(net, lr):
         ["opt = make_optimizer(net=self.model, lr=0.01)"],
         ["opt.step()"],
     ),
+    # the DDP tutorial series' `load_train_objs()`: the loop in the caller's own scope, the
+    # optimizer kept where the factory built it and handed to the module
+    "optimizer_unpacked_in_the_loops_scope": (
+        _LOAD_TRAIN_OBJS.format(between="", epoch_end=""),
+        [
+            "dataset, model, optimizer = load_train_objs()",
+            "lit_model = LitModel(model, optimizer)",
+            "def configure_optimizers(self):\n        return self.optimizer\n",
+        ],
+        ["optimizer.step()"],
+    ),
 }
 
 UNCHANGED = {
+    "optimizer_unpacked_in_the_loops_scope_with_a_scheduler": (
+        _LOAD_TRAIN_OBJS.format(
+            between="\n    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)",
+            epoch_end="\n        scheduler.step()",
+        ),
+        "TL106",
+    ),
     # two calls: which call's optimizer trains which model is not one binding
     "factory_called_twice": (
         _FIT

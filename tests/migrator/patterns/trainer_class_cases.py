@@ -157,11 +157,43 @@ def main():
 main()
 """
 
+_WRAPS_ITS_MODEL = """
+class Runner:
+    def __init__(self, model, data):
+        self.data = data
+        self.model = nn.Sequential(model, nn.ReLU())
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def fit(self):
+        for epoch in range(2):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.model(x), y)
+                loss.backward()
+                self.opt.step()
+
+
+def main():
+    model = nn.Linear(4, 2)
+    runner = Runner(model, loader)
+    runner.fit(){after}
+
+
+main()
+"""
+
 CONVERTS = {
     "attribute_is_the_callers_object_of_the_same_name": (
         _SHARED.format(stored="network", between="print(net)"),
         ["lit_model = LitModel(net)", "    print(net)\n", "print(net.weight.sum(), opt)"],
         ["class Runner", "network = net", "net = net"],
+    ),
+    # `self.model = f(model)`: inlined, the caller's `model` names f(model) from then on,
+    # which nothing reads (the tutorial series' `self.model = DDP(model)`)
+    "parameter_rebound_by_init_and_unread_after": (
+        _WRAPS_ITS_MODEL.format(after=""),
+        ["    model = nn.Sequential(model, nn.ReLU())", "lit_model = LitModel(model)"],
+        ["Runner("],
     ),
     "module_level_instance_run_once": (
         _RUNNER + """
@@ -635,6 +667,10 @@ UNCHANGED = {
             stored="network",
             between="def reset():\n        nonlocal net\n        net = nn.Linear(4, 2)\n\n    reset()",
         ),
+        "TL174",
+    ),
+    "parameter_rebound_by_init_and_read_after": (
+        _WRAPS_ITS_MODEL.format(after="\n    print(model.weight)"),
         "TL174",
     ),
     "created_twice": (

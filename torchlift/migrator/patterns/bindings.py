@@ -32,14 +32,14 @@ from ..source.tuple_bindings import why_not_split
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
-from .factories import returned
+from .factories import returned, trained_model
 from .module_zero_grad import dotted_path
 from .optimizer_factories import (
     faithful_optimizer_function,
     refuse_unfaithful_optimizer,
     trained_models,
 )
-from .passed_in import called_in_file, callee_qualnames, given_optimizer
+from .passed_in import _parameters_of, called_in_file, callee_qualnames, given_optimizer
 from .placement_chain import is_placement_chain
 from .placement_chain import take as take_placement_chain
 from .scheduler_factories import faithful_scheduler_function, refuse_unfaithful
@@ -104,6 +104,11 @@ def bind(ctx, plan, steps) -> None:
             given.append(model)
             continue
         binding, _ = ctx.binding(receiver)
+        model = factory_optimizer(ctx, receiver) if binding is None else None
+        if model is not None:  # `dataset, model, optimizer = load_train_objs()`: kept, given
+            optimizers.append((position, receiver, None))
+            given.append(model)
+            continue
         if binding is None:  # `optimizer` of the module, read by the function holding the loop
             binding = module_global_binding(ctx, receiver)
         kind = optim_kind(ctx, binding)
@@ -159,6 +164,36 @@ def bind(ctx, plan, steps) -> None:
     plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call, ctx.module, ctx))
     for model in plan.models:  # `model_without_ddp.parameters()`: the model DDP wrapped
         read_as_model(ctx, model)
+
+
+def factory_optimizer(ctx, name: str) -> str | None:
+    """The caller's name of the model an optimizer trains when the loop's scope binds the
+    optimizer once, before the loop, by unpacking a factory of the file that returns it
+    beside that model (`train_set, model, optimizer = load_train_objs()`, the DDP tutorial
+    series; patterns/factories.py): the optimizer stays where the script builds it and is
+    handed to the module, as one a caller passes in. None for any other binding."""
+    binding, count = ctx.binding(name)
+    if binding is not None or count != 1 or name in collect_names(ctx.loop).writes:
+        return None
+    stmt = next(s for s in ctx.scope_before if name in bound_names(s))
+    readers = [s for s in ctx.scope_before if s is not stmt and name in scope_reads(s)]
+    if readers:  # a scheduler built on it, a state loaded into it: not handed over as is
+        raise Unsupported(
+            BINDING,
+            f"`{name}`, unpacked from a function of the script, is used before the loop "
+            "(a scheduler built on it, a state loaded into it): not converted",
+            readers[0],
+        )
+    factory = returned(ctx, stmt, name)
+    value = factory.value if factory is not None else None
+    if not isinstance(value, cst.Call):
+        return None
+    names = ctx.call_qualnames(value)
+    if not any(q.startswith("torch.optim.") for q in names) or any(
+        q.startswith("torch.optim.lr_scheduler.") for q in names
+    ):
+        return None
+    return trained_model(factory, _parameters_of(value), stmt)
 
 
 def given_optimizer_plan(plan) -> bool:

@@ -120,10 +120,7 @@ def returned(ctx, stmt: cst.CSTNode, name: str) -> Returned | None:
     if factory is None:
         return None
     fname = factory.name.value
-    uses = len(m.findall(ctx.module, m.Name(fname))) - 1  # minus the `def` itself
-    uses -= len(m.findall(ctx.module, m.Attribute(attr=m.Name(fname))))
-    uses -= len(m.findall(ctx.module, m.Arg(keyword=m.Name(fname))))
-    if uses != 1:
+    if name_uses(ctx.module, fname) != 2:  # the `def` and this call
         raise Unsupported(
             FACTORY,
             f"`{fname}()` is called more than once (or used other than by one call): which "
@@ -190,6 +187,14 @@ def trained_model(returned_value: Returned, local: str | None, stmt) -> str:
             stmt,
         )
     return found
+
+
+def name_uses(module: cst.Module, name: str) -> int:
+    """How many times `name` is spelled as a name in `module` (its `def` included), not
+    counting attributes (`torch.save` for `save`) nor keywords of calls."""
+    uses = len(m.findall(module, m.Name(name)))
+    uses -= len(m.findall(module, m.Attribute(attr=m.Name(name))))
+    return uses - len(m.findall(module, m.Arg(keyword=m.Name(name))))
 
 
 def _unpacking(stmt) -> tuple[tuple[str, ...], cst.Call] | None:

@@ -351,7 +351,9 @@ def _changed_in_place(ctx, name: str, calls: bool) -> cst.CSTNode | None:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and name not in definition_reads(stmt):
             continue
         for node in m.findall(stmt, m.Assign() | m.AugAssign() | m.AnnAssign()):
-            if any(not isinstance(t, cst.Name) and root_name(t) == name for t in _store_targets(node)):
+            if any(
+                not isinstance(t, cst.Name) and root_name(t) == name for t in _store_targets(node)
+            ):
                 return node
         for call in m.findall(stmt, m.Call(func=m.Attribute())) if calls else ():
             if root_name(call.func.value) == name and call.func.attr.value not in READ_METHODS:

@@ -259,8 +259,7 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
     if escaped:
         raise Unsupported(
             SELF_ESCAPES,
-            f"`{owner}` uses `self` itself (passes, returns or stores it), not only its "
-            "attributes",
+            f"`{owner}` uses `self` itself (passes, returns or stores it), not only its attributes",
             node,
         )
     method_names = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
@@ -719,9 +718,29 @@ class _Plan:
                 for target in getattr(assign, "targets", None) or [assign]:
                     if m.matches(target.target, m.Attribute(m.Name("self"), m.Name(param))):
                         kept &= _same_object(assign, param)
-            if kept:
+            if kept or self._rebound_unread(param, after):
                 shared.add(param)
         return shared
+
+    def _rebound_unread(self, param: str, after: list) -> bool:
+        """`Trainer(model, ...)` whose `__init__` rebinds `self.model = DDP(model)`: inlined,
+        the function's own `model` then names the wrapper. That changes nothing when the
+        function never reads `model` again after creating the instance (the tutorial series'
+        `main`): the class's meaning is the only one left. Only for a function's local, with
+        no nested function or lambda of the function reading it (they could run later)."""
+        owner, site = self.site.owner, self.site
+        if not isinstance(owner, cst.FunctionDef):
+            return False
+        before = site.block[: site.block.index(site.created)]
+        local = {p.name.value for p in _params(owner)} | (
+            collect_names(*before).writes if before else set()
+        )
+        if param not in local:  # a global: rebound in the function, earlier reads would fail
+            return False
+        if param in collect_names(*after).reads if after else False:
+            return False
+        nested = m.findall(owner.body, m.FunctionDef() | m.Lambda() | m.ClassDef())
+        return not any(m.findall(n, m.Name(param)) for n in nested if not n.deep_equals(self.cls))
 
     def _aliases(self, attrs: set[str]) -> dict[str, cst.Name]:
         """Parameters given another call-site name (`Trainer(net)` for `model`) that the

@@ -126,3 +126,25 @@ CONVERTS["module_global_optimizer_and_scheduler_read_by_the_function"] = (
     ["return self.optimizer", "def on_train_epoch_end(self):\n        scheduler.step()"],
     ['"lr_scheduler"'],
 )
+
+# the optimizer handed to the function, its epoch scheduler built inside and read after its
+# step: the scheduler is handed to the module and stepped there, not also by Lightning (it
+# was stepped twice an epoch: diverged at the second epoch)
+CONVERTS["given_optimizer_scheduler_read_after_its_step"] = (
+    """
+    def train(net, opt, data):
+        scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+        for epoch in range(3):
+            for x, y in data:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+            scheduler.step()
+            print(epoch, scheduler.get_last_lr())
+
+    train(model, optimizer, loader)
+    """,
+    ["self.scheduler.step()\n        print(epoch, self.scheduler.get_last_lr())", "return self.opt\n"],
+    ['"interval"', "lr_schedulers()"],
+)

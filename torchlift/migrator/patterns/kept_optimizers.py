@@ -69,9 +69,12 @@ RULES = (KEPT_OPTIMIZER,)
 def read(ctx, plan, steps) -> None:
     """Keep the optimizer (and scheduler) in the script when code outside the loop uses them
     in a way `configure_optimizers` would not see."""
-    if len(plan.optimizers) != 1 or plan.optimizer.given:  # one optimizer, built here
+    if len(plan.optimizers) != 1:
         return
     optimizer = plan.optimizer
+    if optimizer.given:  # handed in already: only an epoch scheduler may still need keeping
+        _keep_scheduler_of_given(ctx, optimizer)
+        return
     names = {optimizer.name} | ({optimizer.scheduler} if optimizer.scheduler else set())
     built = {id(optimizer.stmt), id(optimizer.scheduler_stmt)}
     used_before = [
@@ -102,3 +105,21 @@ def read(ctx, plan, steps) -> None:
         step, post_train = ctx.found["epoch_scheduler_step"]
         if not any(s is step for s in plan.post_train):  # schedulers.py took it out
             plan.post_train = post_train
+
+
+def _keep_scheduler_of_given(ctx, optimizer) -> None:
+    """An optimizer handed to the function holding the loop (already given to the module)
+    whose epoch scheduler code reads around its step: the scheduler, too, stays where the
+    script builds it, handed to the module, which steps it in place (Lightning never sees it,
+    so never steps it a second time)."""
+    read_after_step = ctx.found.get("read_after_scheduler_step")
+    if read_after_step is None or not optimizer.scheduler:
+        return
+    if optimizer.monitor or optimizer.interval == "step" or optimizer.scheduler_stmt is None:
+        raise Unsupported(
+            KEPT_OPTIMIZER,
+            f"the scheduler `{optimizer.scheduler}` of the optimizer `{optimizer.name}` the "
+            "function is given is read around its step, and cannot be stepped in place",
+            read_after_step,
+        )
+    optimizer.scheduler_held, optimizer.scheduler_stmt = True, None

@@ -8,6 +8,11 @@
     while True / for it in itertools.count():
         if it >= n: break  ...                -> the same over range(it, n)
 
+An `if <test>: break` whose test is False wherever the loop runs (nanoGPT's `if iter_num == 0
+and eval_only: break`, `eval_only = False`) does nothing and is left out first
+(dead_breaks.py). A stop test after the step needs the counter's start known: one binding to
+a literal, or its place in a tuple assignment of literals (`n, p = 0, 0`).
+
 Full-batch training (`for t in range(500): loss = loss_fn(model(x), y); ...`) and step loops
 that fetch their own batch (`xb, yb = get_batch("train")`, `next(data_iter)`) are both this
 shape: the counter's values become the batches of a generated loader, one epoch long, and
@@ -38,6 +43,7 @@ from ..plan import LoopPlan
 from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
 from .context import CONTROL_FLOW, LoopContext
+from .dead_breaks import BREAK_ONLY, without_dead_breaks
 from .epoch_batch import finish_plan, maybe_changed, plan_with, read_step
 from .micro_steps import check_claimed, flatten, micro_loop, tail_as_group, without_in_tail
 
@@ -314,6 +320,7 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
         if counted is not None:
             return ctx.module.code_for_node(counted), counter, body
         start = _count_start(ctx, loop.iter)
+        body = without_dead_breaks(ctx, body)
         stop = _stop_test(body[0], counter.value) if body else None
         if stop is None:
             raise Unsupported(
@@ -361,8 +368,9 @@ def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
             "the `while` condition is not `counter < <steps>` or `True`",
             loop,
         )
+    body = without_dead_breaks(ctx, body)
     for stmt in body:
-        if isinstance(stmt, cst.If) and m.matches(stmt.body, _BREAK_ONLY):
+        if isinstance(stmt, cst.If) and m.matches(stmt.body, BREAK_ONLY):
             found = stmt
             break
     else:
@@ -388,11 +396,6 @@ def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
     return cst.Name(counter), stop, rest
 
 
-_BREAK_ONLY = m.IndentedBlock(
-    body=[m.SimpleStatementLine(body=[m.Break()])]
-) | m.SimpleStatementSuite(body=[m.Break()])
-
-
 def _compared_name(stmt: cst.If) -> str | None:
     test = stmt.test
     if m.matches(test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
@@ -405,7 +408,7 @@ def _stop_test(stmt, counter: str):
     (nanoGPT's), or None."""
     if not isinstance(stmt, cst.If) or stmt.orelse is not None:
         return None
-    if not m.matches(stmt.body, _BREAK_ONLY):
+    if not m.matches(stmt.body, BREAK_ONLY):
         return None
     test = stmt.test
     if not m.matches(test, m.Comparison(left=m.Name(counter), comparisons=[m.ComparisonTarget()])):
@@ -432,8 +435,31 @@ def _constant(ctx: LoopContext, node) -> int | None:
         return None if left is None or right is None else left + right
     if isinstance(node, cst.Name):
         found, count = ctx.binding(node.value)
-        if found is not None and count == 1 and isinstance(found[1], cst.Integer):
-            return found[1].evaluated_value
+        if count != 1:
+            return None
+        value = found[1] if found is not None else _unpacked(ctx, node.value)
+        if isinstance(value, cst.Integer):
+            return value.evaluated_value
+    return None
+
+
+def _unpacked(ctx: LoopContext, name: str):
+    """The value `name` gets from the one statement binding it before the loop when that is
+    a tuple assignment of as many values (`n, p = 0, 0`: `n` is 0), or None."""
+    for stmt in ctx.scope_before:
+        if not m.matches(stmt, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget()])])):
+            continue
+        assign = stmt.body[0]
+        targets, values = assign.targets[0].target, assign.value
+        if not (isinstance(targets, (cst.Tuple, cst.List)) and isinstance(values, cst.Tuple)):
+            continue
+        if len(targets.elements) != len(values.elements) or any(
+            isinstance(e, cst.StarredElement) for e in (*targets.elements, *values.elements)
+        ):
+            continue
+        for target, value in zip(targets.elements, values.elements):
+            if m.matches(target.value, m.Name(name)):
+                return value.value
     return None
 
 

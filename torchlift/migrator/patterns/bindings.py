@@ -33,6 +33,7 @@ from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned
 from .module_zero_grad import dotted_path
+from .optimizer_methods import method_optimizer_model
 from .passed_in import called_in_file, callee_qualnames, given_optimizer
 from .scheduler_factories import faithful_scheduler_function, refuse_unfaithful
 from .step_sequence import STEP_SEQUENCE
@@ -69,6 +70,8 @@ def optim_kind(ctx, binding) -> str | None:
     if binding is None:
         return None
     _, value = binding
+    if method_optimizer_model(ctx, value):  # `model.configure_optimizers(...)`: nanoGPT's
+        return "optimizer"
     if faithful_scheduler_function(ctx, value):  # `get_linear_schedule_with_warmup(optimizer, ...)`
         return "scheduler"
     kinds = set()
@@ -184,6 +187,8 @@ def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=
         receivers = _models_given_to_group_builders(call, module)
     if not receivers and ctx is not None:
         receivers = _models_behind_groups(call, ctx)
+    if not receivers and ctx is not None:  # `model.configure_optimizers(...)`
+        receivers = [r for r in [method_optimizer_model(ctx, call)] if r]
     if not receivers:
         raise Unsupported(
             BINDING,
@@ -275,9 +280,7 @@ def _branch_binding(ctx, stmt, name: str, placement_only) -> str | None:
             branch, keyword = orelse, "elif" if isinstance(orelse, cst.If) else "else"
         else:
             branch = None
-    return "its branches place it differently, which one Trainer cannot follow: " + "; ".join(
-        said
-    )
+    return "its branches place it differently, which one Trainer cannot follow: " + "; ".join(said)
 
 
 def read(ctx, plan, steps) -> None:

@@ -108,6 +108,16 @@ CONVERTS = {
         ["range(it, max_iters), batch_size=None"],
         ["break", "while True"],
     ),
+    # the test after the step runs the body once even from the end: max(stop, counter + 1)
+    "while_true_stop_last_counter_unknown": (
+        _loop(
+            "while True:",
+            setup="it = int('0')\n",
+            after="    it += 1\n    if it >= 5:\n        break\n",
+        ),
+        ["range(it, max(5, it + 1)), batch_size=None"],
+        ["break", "while True"],
+    ),
     "while_true_counter_from_tuple_assignment": (
         _loop(
             "while True:",
@@ -231,18 +241,19 @@ UNCHANGED = {
         _loop("while True:", after="    if loss.item() < 0.1:\n        break\n"),
         "TL123",
     ),
-    "while_true_stop_last_counter_unknown": (
+    # makemore's `-1 means forever` guard: no number of steps when it is False
+    "while_true_stop_guarded_by_a_flag": (
         _loop(
             "while True:",
-            setup="it = int('0')\n",
-            after="    it += 1\n    if it >= 5:\n        break\n",
+            setup="it = 0\nmax_steps = int('5')\n",
+            after="    it += 1\n    if max_steps >= 0 and it >= max_steps:\n        break\n",
         ),
         "TL123",
     ),
-    "while_true_counter_from_tuple_of_unequal_length": (
+    "while_true_stop_last_max_rebound": (
         _loop(
             "while True:",
-            setup="it, *rest = 0, 1, 2\n",
+            setup="it = int('0')\nmax = min\n",
             after="    it += 1\n    if it >= 5:\n        break\n",
         ),
         "TL123",

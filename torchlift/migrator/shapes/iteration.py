@@ -35,7 +35,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .. import registry
-from ..analysis.names import collect_names, file_identifiers
+from ..analysis.names import builtin_unshadowed, collect_names, file_identifiers
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import BACKWARD, LOOP, contains
 from ..patterns.scheduler_every import BATCH_COUNTER
@@ -332,13 +332,16 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
         _check_stop_fixed(ctx, loop, stop, body[1:])
         first = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
         return f"range({first}{ctx.module.code_for_node(stop)})", counter, body[1:]
-    counter, stop, body = _while_bounds(ctx, loop, body)
+    counter, stop, body, once = _while_bounds(ctx, loop, body)
     if any(_own_continues(s) for s in body):
         raise Unsupported(
             CONTROL_FLOW, f"`continue` in a `while` step loop skips `{counter.value} += 1`", loop
         )
     _check_increment(ctx, loop, counter.value, body)
     _check_stop_fixed(ctx, loop, stop, body)
+    if once:  # range(counter, max(stop, counter + 1)): the body runs at least once
+        after_first = cst.BinaryOperation(counter, cst.Add(), cst.Integer("1"))
+        stop = cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(after_first)])
     return f"range({counter.value}, {ctx.module.code_for_node(stop)})", counter, body
 
 
@@ -352,16 +355,17 @@ def _own_continues(node) -> bool:
 
 
 def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
-    """(counter, stop expression, statements without the stop test) of `while it < N:` or
-    `while True:` with `if it >= N: break` first or last in its body."""
+    """(counter, stop expression, statements without the stop test, whether the body runs at
+    least once whatever the counter and stop) of `while it < N:` or `while True:` with
+    `if it >= N: break` first or last in its body."""
     test = loop.test
     if m.matches(test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
         target = test.comparisons[0]
         if isinstance(target.operator, cst.LessThan):
-            return test.left, target.comparator, body
+            return test.left, target.comparator, body, False
         if isinstance(target.operator, cst.LessThanEqual):
             stop = cst.BinaryOperation(target.comparator, cst.Add(), cst.Integer("1"))
-            return test.left, stop, body
+            return test.left, stop, body, False
     if not m.matches(test, m.Name("True")):
         raise Unsupported(
             STEP_COUNT,
@@ -375,6 +379,7 @@ def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
             break
     else:
         raise Unsupported(STEP_COUNT, "`while True:` with no `if counter >= <steps>: break`", loop)
+    _refuse_guarded_stop(found)
     counter = _compared_name(found)
     stop = _stop_test(found, counter) if counter else None
     if stop is None or found is not body[0] and found is not body[-1]:
@@ -385,15 +390,41 @@ def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
             found,
         )
     if found is body[-1] and not _runs_below(ctx, counter, stop):
-        # the test after the step: the body runs once even when the counter starts at the end
-        raise Unsupported(
-            STEP_COUNT,
-            f"`{counter}` and the number of steps are not constants known to start below it "
-            "(the loop's test comes after the first step)",
-            found,
-        )
+        # the test after the step: the body runs once even when the counter starts at the end,
+        # so the loop runs max(stop - counter, 1) times: range(counter, max(stop, counter + 1))
+        if not builtin_unshadowed(ctx.module, "max"):
+            raise Unsupported(
+                STEP_COUNT,
+                f"`{counter}` and the number of steps are not constants known to start below "
+                "it (the loop's test comes after the first step), and the file rebinds `max`",
+                found,
+            )
     rest = [s for s in body if s is not found]
-    return cst.Name(counter), stop, rest
+    return cst.Name(counter), stop, rest, found is body[-1] and not _runs_below(ctx, counter, stop)
+
+
+def _refuse_guarded_stop(stmt: cst.If) -> None:
+    """`if args.max_steps >= 0 and step >= args.max_steps: break` (makemore's): the guard
+    not known before the loop, the loop runs forever when it is False -- no number of steps."""
+    test = stmt.test
+    if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
+        return
+    last = test.right
+    if not m.matches(last, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
+        return
+    probe = stmt.with_changes(test=last)
+    if _stop_test(probe, last.left.value) is None:
+        return
+    raise Unsupported(
+        STEP_COUNT,
+        f"the stop test `{_code(last)}` is guarded by `{_code(test.left)}`, not known "
+        "before the loop: when it is False the loop never stops (no number of steps)",
+        stmt,
+    )
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _compared_name(stmt: cst.If) -> str | None:

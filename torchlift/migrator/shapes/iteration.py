@@ -10,8 +10,10 @@
 
 An `if <test>: break` whose test is False wherever the loop runs (nanoGPT's `if iter_num == 0
 and eval_only: break`, `eval_only = False`) does nothing and is left out first
-(dead_breaks.py). A stop test after the step needs the counter's start known: one binding to
-a literal, or its place in a tuple assignment of literals (`n, p = 0, 0`).
+(dead_breaks.py). A stop test after the step runs the body once even from the end: the loop
+is `range(it, max(n, it + 1))`, or `range(it, n)` when `it` and `n` are known constants
+with `it < n` (one binding to a literal, or its place in a tuple assignment of literals:
+`n, p = 0, 0`).
 
 Full-batch training (`for t in range(500): loss = loss_fn(model(x), y); ...`) and step loops
 that fetch their own batch (`xb, yb = get_batch("train")`, `next(data_iter)`) are both this
@@ -98,8 +100,11 @@ STEP_COUNT = Rule(
     """A `while` or `itertools.count()` step loop becomes one epoch over `range(start, stop)`,
     so its stop must be a counter compared with a number of steps the loop does not change:
     `while it < N:`, `while True:` / `for it in itertools.count():` with
-    `if it >= N: break` first in the body (or last, after `it += 1`, when `it` and `N` are
-    constants with `it < N`). A loop that stops on a metric has no such count.""",
+    `if it >= N: break` first in the body (or last, after `it += 1`: the body runs at least
+    once, `range(it, max(N, it + 1))` unless `it` and `N` are constants with `it < N`). A
+    loop that stops on a metric has no such count, nor one whose stop test is guarded by a
+    test not known before the loop (`if max_steps >= 0 and step >= max_steps: break` runs
+    forever when `max_steps` is negative).""",
     """Count the steps: `for it in range(max_iters):`, and keep a metric `break` after
     `optimizer.step()` (it ends training early, as in the script).""",
     """

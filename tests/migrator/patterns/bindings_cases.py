@@ -440,3 +440,7 @@ UNCHANGED["optimizer_method_replaced_on_the_instance"] = (
     ),
     "TL106",
 )
+UNCHANGED["optimizer_method_reading_a_global_model_in_a_comprehension"] = (
+    _method_model("        return torch.optim.AdamW([p for p in model.parameters()], lr=lr)"),
+    "TL106",
+)

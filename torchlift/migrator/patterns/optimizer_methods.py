@@ -90,9 +90,14 @@ def _replaced(ctx, name: str) -> bool:
 def _reaches_only_self(ctx, method: cst.FunctionDef) -> bool:
     """Every global the method reads is a builtin or an imported module or name."""
     code = ctx.module.code_for_node(method.with_changes(decorators=[])).lstrip()
-    table = symtable.symtable(code, "<method>", "exec").get_children()[0]
-    for symbol in table.get_symbols():
-        if not symbol.is_global() and not symbol.is_free():
+    tables = [symtable.symtable(code, "<method>", "exec").get_children()[0]]
+    symbols = []
+    while tables:  # the method and what it nests (comprehensions: their own scope before 3.12)
+        table = tables.pop()
+        symbols += table.get_symbols()
+        tables += table.get_children()
+    for symbol in symbols:
+        if not symbol.is_global():
             continue
         binding = only_module_binding(ctx.module, symbol.get_name())
         if binding is None and symbol.get_name() in _BUILTINS:

@@ -33,7 +33,7 @@ from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned
 from .module_zero_grad import dotted_path
-from .optimizer_methods import method_optimizer_model
+from .optimizer_methods import method_optimizer_model, why_not_method_optimizer
 from .passed_in import called_in_file, callee_qualnames, given_optimizer
 from .scheduler_factories import faithful_scheduler_function, refuse_unfaithful
 from .step_sequence import STEP_SEQUENCE
@@ -109,6 +109,9 @@ def bind(ctx, plan, steps) -> None:
             )
         if kind is None and binding is not None:  # a function of the script doing more
             refuse_unfaithful(ctx, binding[1], receiver)
+            why = why_not_method_optimizer(ctx, binding[1])  # `model.configure_optimizers()`
+            if why is not None:
+                raise Unsupported(BINDING, f"optimizer `{receiver}` is built by {why}", binding[0])
         if kind is None:
             raise Unsupported(
                 BINDING,

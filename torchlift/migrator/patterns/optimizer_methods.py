@@ -19,7 +19,8 @@ optimizer call or a local bound once to one; every global the method reads is a 
 an import (so the only model it can reach is `self`, not a model of the script); and the
 call's arguments read no receiver and no name bound to a call (only values such as
 hyperparameters: no other model handed in). The method then runs once, when `fit` starts,
-on the same parameters, as the script ran it once before the loop.
+on the same parameters, as the script ran it once before the loop. Otherwise refused (TL106)
+at the binding, naming the condition that fails.
 """
 
 from __future__ import annotations
@@ -40,6 +41,19 @@ _BUILTINS = frozenset(dir(builtins))
 def method_optimizer_model(ctx, value) -> str | None:
     """The receiver `model` of `model.<method>(...)` when the method surely returns a
     `torch.optim` optimizer on `model`'s own parameters, else None."""
+    found = _read(ctx, value)
+    return found if found is not None and not found.startswith("!") else None
+
+
+def why_not_method_optimizer(ctx, value) -> str | None:
+    """Why `model.<method>(...)` (a method of a class of the script) is not read as the
+    optimizer, for the refusal; None when it is, or when `value` is no such call."""
+    found = _read(ctx, value)
+    return found[1:] if found is not None and found.startswith("!") else None
+
+
+def _read(ctx, value) -> str | None:
+    """The receiver, or "!" + the reason it is not read, or None (not a script's method)."""
     if not m.matches(value, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name()))):
         return None
     receiver, name = value.func.value.value, value.func.attr.value
@@ -47,12 +61,21 @@ def method_optimizer_model(ctx, value) -> str | None:
     if not (isinstance(built, cst.Call) and isinstance(built.func, cst.Name)):
         return None
     method = _own_method(ctx, built.func.value, name)
-    if method is None or _replaced(ctx, name) or not _reaches_only_self(ctx, method):
+    if method is None:
         return None
+    call = f"`{receiver}.{name}(...)`"
+    if _replaced(ctx, name):
+        return f"!{call}: the file assigns an attribute `{name}`, which may replace the method"
+    other = _other_global(ctx, method)
+    if other is not None:
+        return (
+            f"!{call}: the method reads the global `{other}` (only imports and builtins are "
+            "read as reaching no model but `self`)"
+        )
     if not all(_optimizer_returned(ctx, method, r.value) for r in _own_returns(method) or [None]):
-        return None
+        return f"!{call}: not every `return` of the method is a torch.optim optimizer call"
     if not _only_values(ctx, value, receiver):
-        return None
+        return f"!{call}: an argument reads the model or a name bound to a call"
     return receiver
 
 
@@ -87,8 +110,8 @@ def _replaced(ctx, name: str) -> bool:
     return bool(m.findall(ctx.module, targets | deleted))
 
 
-def _reaches_only_self(ctx, method: cst.FunctionDef) -> bool:
-    """Every global the method reads is a builtin or an imported module or name."""
+def _other_global(ctx, method: cst.FunctionDef) -> str | None:
+    """A global the method reads that is neither a builtin nor an import, or None."""
     code = ctx.module.code_for_node(method.with_changes(decorators=[])).lstrip()
     tables = [symtable.symtable(code, "<method>", "exec").get_children()[0]]
     symbols = []
@@ -103,8 +126,8 @@ def _reaches_only_self(ctx, method: cst.FunctionDef) -> bool:
         if binding is None and symbol.get_name() in _BUILTINS:
             continue
         if not m.matches(binding, m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])):
-            return False
-    return True
+            return symbol.get_name()
+    return None
 
 
 def _optimizer_returned(ctx, method, value) -> bool:

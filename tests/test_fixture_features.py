@@ -189,8 +189,12 @@ FEATURES = {
     # stops at epoch 4 of 10; the rate halved after the `break` on the epochs before
     "fullbatch_stop_on_test_accuracy": [fewer_steps_than(200)],  # 137 of 200 steps
     "tsf_early_stop_adjust_lr_after_break": [fewer_steps_than(10 * 5), changes_lr_between_epochs],
+    # two repetitions of 6 epochs of 5 batches, stopping at epochs 3 and 4
+    "tsf_exp_select_optimizer_per_itr": [fewer_steps_than(2 * 6 * 5), changes_lr_between_epochs],
     "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch
     "max_batches_per_epoch": [fewer_steps_than(2 * 12)],  # 4 of 12 batches per epoch
+    # two optimizers over 2 x 6 batches, the generator's every n_critic=2: 18 steps of 24
+    "gan_trainer_class_step_methods": [fewer_steps_than(2 * 6 * 2)],
     "trainer_class_history": [changes_lr_between_epochs],  # the class's StepLR
     "metric_logger_log_every": [changes_lr_between_epochs],
     "tempdir_best_model_params": [clips, changes_lr_between_epochs],

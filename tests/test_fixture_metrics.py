@@ -147,6 +147,12 @@ PRINTED = {
     "kfold_subset_per_fold": r"fold \d+: val mse [^\r\n]*|cv mse [^\r\n]*",
     "kfold_sampler_best_fold_score": r"fold \d+[ :][^\r\n]*|cv accuracy [^\r\n]*",
     "seed_lr_sweep_in_main": r"seed \d+ lr [^\r\n]*|best run: [^\r\n]*",
+    # an experiment class created per repetition: each run's epochs, its early stop and rates,
+    # its test metrics (saved as .npy too) after the best checkpoint is reloaded
+    "tsf_exp_select_optimizer_per_itr": (
+        r">>>>>>>[^\r\n]*|Epoch: \d+, Steps[^\r\n]*|EarlyStopping counter[^\r\n]*|Early stopping"
+        r"|Updating learning rate[^\r\n]*|mse:[^\r\n]*"
+    ),
     "kfold_train_fold_function": r"fold \d+: acc [^\r\n]*",
     # losses printed in the step of two modules zeroed one by one (patterns/module_zero_grad.py)
     "module_zero_grad_encoder_decoder": r"epoch \d+ step \d+ loss [^\r\n]*",
@@ -195,6 +201,15 @@ def test_evaluation_prints_and_writes_what_the_script_did(case, target, fixture_
             assert ours.read_text() == (ran_in / path).read_text()
         if path.suffix == ".pt":  # the same keys (an EMA copy held by the module too), same bits
             assert _tensors(ours) == _tensors(ran_in / path), f"{path} differs"
+        if path.suffix == ".npy":  # results arrays (predictions, metrics): the same bits
+            assert _array(ours) == _array(ran_in / path), f"{path} differs"
+
+
+def _array(path: Path) -> tuple[str, tuple, bytes]:
+    import numpy as np
+
+    array = np.load(path)
+    return str(array.dtype), array.shape, array.tobytes()
 
 
 def _tensors(path: Path) -> list[tuple[str, bytes]]:

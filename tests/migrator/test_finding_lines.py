@@ -187,9 +187,11 @@ def test_a_trainer_class_created_in_a_loop_names_that_creation():
         for run in range(2):
             experiment = Experiment(0.1)
             experiment.train()
+        print(experiment.lr)
         """
     )
     result = migrate_source(source, path="train.py")
+    # one instance per iteration, read after the loop
     finding = next(f for f in result.findings if f.code == "TL171")
     assert finding.line == 24, finding  # `experiment = Experiment(0.1)`, not the class (line 10)
 
@@ -233,9 +235,9 @@ def test_a_move_to_an_unread_device_names_the_move():
         assert finding.line == line, finding
 
 
-def test_a_model_placed_differently_by_each_branch_names_the_branches():
-    """ImageNet's chain: TL106 says what each branch does to the model, not only that the
-    binding is not understood."""
+def test_a_branch_of_the_device_chain_not_followed_is_named():
+    """ImageNet's chain converts (patterns/placement_chain.py); a branch the Trainer's
+    arguments cannot follow is TL144 at its statement, the message naming the branch."""
     source = textwrap.dedent(
         """
         import torch
@@ -248,7 +250,7 @@ def test_a_model_placed_differently_by_each_branch_names_the_branches():
             print("using CPU, this will be slow")
         elif gpu is not None:
             torch.cuda.set_device(gpu)
-            model = model.cuda(gpu)
+            model = model.to(gpu)
         else:
             model = torch.nn.DataParallel(model).cuda()
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -261,13 +263,10 @@ def test_a_model_placed_differently_by_each_branch_names_the_branches():
         """
     ).lstrip()
     result = migrate_source(source, path="train.py")
-    finding = next(f for f in result.findings if f.code == "TL106")
-    assert finding.line == 7, finding
-    assert (
-        "`if not torch.cuda.is_available():` leaves it as it is; `elif gpu is not None:` "
-        "`model = model.cuda(gpu)` (with `torch.cuda.set_device(gpu)`); "
-        "`else:` `model = torch.nn.DataParallel(model).cuda()`"
-    ) in finding.message, finding
+    finding = next(f for f in result.findings if f.code == "TL144")
+    assert finding.line == 11, finding
+    assert "the branch `elif gpu is not None:`" in finding.message, finding
+    assert "`.to(...)`" in finding.message, finding
 
 
 def test_a_device_choice_doing_more_than_print_is_named():

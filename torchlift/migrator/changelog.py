@@ -136,7 +136,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
 
 
 def _unparsed(code: str) -> str | None:
-    """`code` (one simple statement) as `ast.unparse` writes it: how _OutputIndex finds it."""
+    """`code` (one statement) as `ast.unparse` writes it: how _OutputIndex finds it."""
     try:
         return ast.unparse(ast.parse(code.strip()).body[0])
     except (SyntaxError, IndexError):
@@ -385,9 +385,12 @@ def loop_changes(
         if stmt is not None:
             kept = _without_device_moves(stmt, facts.device_names)
             moved = kept != ast.unparse(stmt)
+            written = out.statement(kept) or _union(  # a tuple assignment written one per name
+                [out.statement(c) for c in _one_per_name(stmt, facts.device_names)]
+            )
             add(
                 stmt,
-                out.statement(kept),
+                written,
                 "device move removed: the Trainer puts the model on its device"
                 if moved
                 else "model kept: the LightningModule holds it and the Trainer places it",
@@ -732,6 +735,25 @@ def _without_device_moves(stmt, device_names) -> str:
     return ast.unparse(Strip().visit(copy.deepcopy(stmt)))
 
 
+def _one_per_name(stmt, device_names) -> list[str]:
+    """The code of `a = x` and `b = y` for `a, b = x, y` (source/tuple_bindings.py's split),
+    their device moves dropped; nothing for any other statement."""
+    if not (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Tuple)
+        and isinstance(stmt.value, ast.Tuple)
+        and len(stmt.targets[0].elts) == len(stmt.value.elts)
+    ):
+        return []
+    return [
+        _without_device_moves(
+            ast.copy_location(ast.Assign(targets=[target], value=value), stmt), device_names
+        )
+        for target, value in zip(stmt.targets[0].elts, stmt.value.elts)
+    ]
+
+
 def _mode_switch(stmt, model_names) -> bool:
     return any(_method_call(stmt, name, mode) for name in model_names for mode in _MODE_CALLS)
 
@@ -802,10 +824,11 @@ class _OutputIndex:
     @functools.cached_property
     def _by_code(self) -> dict[str, ast.stmt]:
         # unparsing every statement of the output costs as much as the file is long: only
-        # loops whose statements lost a device move ask for it
+        # loops whose statements lost a device move ask for it (an `if` too: a device chain
+        # rewritten whole, patterns/placement_chain.py)
         found: dict[str, ast.stmt] = {}
         for node in ast.walk(self._tree):
-            if isinstance(node, (ast.Assign, ast.Expr, ast.AnnAssign)):
+            if isinstance(node, (ast.Assign, ast.Expr, ast.AnnAssign, ast.If)):
                 found.setdefault(ast.unparse(node), node)
         return found
 

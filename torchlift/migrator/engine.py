@@ -9,7 +9,10 @@ inlined into a flat script (shapes/trainer_inline.py), which the same pipeline c
 a step in a function called once per iteration (shapes/step_inline.py; a trainer class's step
 method is such a function once the class is inlined). The last stage, `check`, receives the original
 and the converted text and returns findings that refuse the conversion (the file then stays
-byte-identical): CHECKS lists the functions run there.
+byte-identical): CHECKS lists the functions run there. A loop refused at a tuple assignment
+(`G, D = Gen().to(device), Disc().to(device)`) is planned again with it split one binding per
+name where that keeps its meaning (source/tuple_bindings.py), put back as written where the
+conversion leaves every element as it was.
 
 Cost model (issue 3 benchmark): a file without a training loop costs a CPython `ast` parse
 and a regex; a file with one costs one libcst parse, work proportional to the loop, and one
@@ -57,6 +60,7 @@ from .source.step_helpers import (
     per_step_helper,
     per_step_method_loop,
 )
+from .source.tuple_bindings import split_tuple_bindings
 from .upgrade import mentions_lightning, upgrade_lightning
 
 TARGET_MODULES = {
@@ -197,25 +201,22 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
                 raise RuntimeError(f"inlined trainer class did not parse: {error}")
             result = _migrate_parsed(flat.text, flat_tree, path, target)
             return tell(result, flat, text, at)
-    planned = []
-    for loop in loops:
-        ctx = LoopContext(imports, module, loop)
-        try:
-            planned.append((ctx, plan_loop(ctx)))
-        except Refused as refused:  # every reason, each once, in source order
-            default = lines.position(loop, (1, 0))
-            found = {}
-            inlined_at = ctx.found.get("inlined_at", {})  # helpers.py's argument bindings
-            for why in refused.blockers:
-                node = inlined_at.get(id(why.node), why.node)
-                where = lines.position(node, default) if node is not None else default
-                found.setdefault((*where, why.code, why.reason), None)
-            for line, column, code, reason in sorted(found):
-                findings.append(Finding(path, line, column, code, reason, "warning"))
+    # a refusal naming a tuple assignment (`G, D = Gen().to(device), Disc().to(device)`) is
+    # planned again with it split one binding per name, when that keeps its meaning
+    splits = []
+    while True:
+        planned, refusals, blamed = _plan_loops(imports, module, loops, lines, path)
+        module, more = split_tuple_bindings(module, lines, blamed)
+        if not more:
+            break
+        splits += more
+    findings += refusals
     if not planned:
         return MigrationResult(path, text, text, findings)
     facts: list[LoopFacts] = []
-    output = transform(module, text, planned, TARGET_MODULES[target], lines, path, findings, facts)
+    output = transform(
+        module, text, planned, TARGET_MODULES[target], lines, path, findings, facts, splits
+    )
     if output == text:
         return MigrationResult(path, text, text, findings)
     try:  # valid Python always: the output is compiled before it is returned
@@ -235,6 +236,28 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     changes += import_change(output_tree, TARGET_MODULES[target])
     changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
     return MigrationResult(path, text, output, findings, changes=changes)
+
+
+def _plan_loops(imports, module, loops, lines, path: str):
+    """(planned (context, plan) pairs, findings of the refused loops, the nodes they name)."""
+    planned, findings, blamed = [], [], []
+    for loop in loops:
+        ctx = LoopContext(imports, module, loop)
+        try:
+            planned.append((ctx, plan_loop(ctx)))
+        except Refused as refused:  # every reason, each once, in source order
+            default = lines.position(loop, (1, 0))
+            found = {}
+            inlined_at = ctx.found.get("inlined_at", {})  # helpers.py's argument bindings
+            for why in refused.blockers:
+                node = inlined_at.get(id(why.node), why.node)
+                where = lines.position(node, default) if node is not None else default
+                found.setdefault((*where, why.code, why.reason), None)
+                if node is not None:
+                    blamed.append(node)
+            for line, column, code, reason in sorted(found):
+                findings.append(Finding(path, line, column, code, reason, "warning"))
+    return planned, findings, blamed
 
 
 def _parse_cst(text: str, path: str):

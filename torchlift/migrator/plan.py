@@ -175,6 +175,8 @@ class LoopPlan:
     kept_mode_calls: list = field(default_factory=list)  # model.train()/eval() left in hooks
     optim_after: list = field(default_factory=list)  # optimizer/scheduler read after the loop
     loader_args: list = field(default_factory=list)  # loaders configure_optimizers reads
+    # statements of the hooks run on rank zero only (patterns/rank_zero_effects.py), by id()
+    rank_zero: set[int] = field(default_factory=set)
 
     # The epoch x batch shape trains one model with one optimizer: these read them.
     @property

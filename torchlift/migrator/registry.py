@@ -63,7 +63,8 @@ PATTERNS = [
     "torchlift.migrator.patterns.data_parallel",
     "torchlift.migrator.patterns.after_step",
     "torchlift.migrator.patterns.device_intent",
-    "torchlift.migrator.patterns.amp_device",  # reads device_intent's accelerator
+    "torchlift.migrator.patterns.placement_chain",
+    "torchlift.migrator.patterns.amp_device",  # reads the accelerator the two above chose
     "torchlift.migrator.patterns.device_moves",
     "torchlift.migrator.patterns.device_scope",
     "torchlift.migrator.patterns.schedulers",
@@ -80,6 +81,8 @@ PATTERNS = [
     "torchlift.migrator.patterns.hyperparameters",
     "torchlift.migrator.patterns.sanity_check",
     "torchlift.migrator.patterns.ddp",
+    "torchlift.migrator.patterns.whole_eval_loaders",
+    "torchlift.migrator.patterns.rank_zero_effects",
     "torchlift.migrator.patterns.module_globals",
 ]
 

@@ -365,6 +365,110 @@ UNCHANGED["module_global_optimizer_a_local_of_the_function_after_the_loop"] = (
     "TL106",
 )
 
+# Tuple assignments (source/tuple_bindings.py): one plain binding per name when no element
+# reads a name bound before it; split in the output only where the conversion changes one.
+_TWO_NETS_STEP = """
+        for epoch in range(2):
+            for x, y in loader:
+                opt_d.zero_grad()
+                loss_d = criterion(disc(gen(x).detach()), y)
+                loss_d.backward()
+                opt_d.step()
+                opt_g.zero_grad()
+                loss_g = -criterion(disc(gen(x)), y)
+                loss_g.backward()
+                opt_g.step()
+"""
+CONVERTS["models_and_optimizers_bound_by_tuple_assignments"] = (
+    """
+        device = torch.device("cpu")
+        gen, disc = nn.Linear(4, 4).to(device), nn.Linear(4, 2).to(device)  # nets
+        opt_g, opt_d = torch.optim.SGD(gen.parameters(), lr=0.1), torch.optim.SGD(disc.parameters(), lr=0.1)
+"""
+    + _TWO_NETS_STEP,
+    [
+        "gen = nn.Linear(4, 4)\ndisc = nn.Linear(4, 2)  # nets",
+        "opt_d = torch.optim.SGD(self.disc.parameters(), lr=0.1)",
+        "opt_g = torch.optim.SGD(self.gen.parameters(), lr=0.1)",
+        "LitModel(gen, disc, criterion)",
+    ],
+    ["gen, disc =", "opt_g, opt_d = torch", ".to(device)"],
+)
+CONVERTS["tuple_binding_nothing_changes_stays_as_written"] = (
+    """
+        gen, disc = nn.Linear(4, 4), nn.Linear(4, 2)
+        opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+"""
+    + _TWO_NETS_STEP,
+    ["gen, disc = nn.Linear(4, 4), nn.Linear(4, 2)\n", "LitModel(gen, disc, criterion)"],
+    ["gen = nn.Linear"],
+)
+CONVERTS["models_placed_under_a_flag_by_one_tuple_assignment"] = (
+    """
+        cuda = torch.cuda.is_available()
+        gen, disc = nn.Linear(4, 4), nn.Linear(4, 2)
+        if cuda:
+            gen, disc = gen.cuda(), disc.cuda()
+        opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+"""
+    + _TWO_NETS_STEP,
+    ['accelerator="cuda" if cuda else "cpu"', "gen, disc = nn.Linear(4, 4), nn.Linear(4, 2)\n"],
+    ["if cuda:", ".cuda()"],
+)
+CONVERTS["models_placed_under_a_flag_one_per_line"] = (
+    """
+        cuda = torch.cuda.is_available()
+        gen, disc = nn.Linear(4, 4), nn.Linear(4, 2)
+        if cuda:
+            gen = gen.cuda()
+            disc = disc.cuda()
+        opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+"""
+    + _TWO_NETS_STEP,
+    ['accelerator="cuda" if cuda else "cpu"'],
+    ["if cuda:", ".cuda()"],
+)
+UNCHANGED["tuple_binding_element_reads_an_earlier_target"] = (
+    """
+        import copy
+
+        gen = nn.Linear(4, 4)
+        gen, gen_copy = nn.Linear(4, 4), copy.deepcopy(gen)
+        disc = nn.Linear(4, 2)
+        opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+"""
+    + _TWO_NETS_STEP,
+    "TL106",
+)
+UNCHANGED["tuple_binding_element_calls_a_function_reading_an_earlier_target"] = (
+    """
+        def make_disc():
+            return nn.Sequential(nn.Linear(4, 4), nn.Linear(gen.out_features, 2))
+
+
+        gen = nn.Linear(4, 4)
+        gen, disc = nn.Linear(4, 4), make_disc()
+        opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+"""
+    + _TWO_NETS_STEP,
+    "TL106",
+)
+UNCHANGED["starred_tuple_binding_of_the_models"] = (
+    """
+        gen, *rest = nn.Linear(4, 4), nn.Linear(4, 2)
+        disc = rest[0]
+        opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+"""
+    + _TWO_NETS_STEP,
+    "TL106",
+)
+
 
 # -- the optimizer built by a method of the model (nanoGPT's `model.configure_optimizers`) --
 

@@ -242,6 +242,37 @@ _VALIDATING_HELPER = (
     ),
 )
 
+_MAKE_LOADER = (
+    "def make_loader(data):\n"
+    "    return DataLoader(data, batch_size=4, sampler=DistributedSampler(data{options}))\n"
+    "\n\n"
+    "def train("
+)
+
+
+def loader_function_worker(options=""):
+    """The tutorial series' `prepare_dataloader`: the loader and its sampler built by a
+    function of the script, `set_epoch` called through the loader."""
+    source = worker(
+        sampler="None",
+        loader="make_loader(data)",
+        set_epoch="loader.sampler.set_epoch(epoch)",
+    )
+    return source.replace("def train(", _MAKE_LOADER.format(options=options), 1)
+
+
+_SAVE = (
+    "def save(model):\n"
+    '    torch.save(model.module.state_dict(), "net.pt")\n'
+    "\n\n"
+    "def train("
+)
+
+
+def saving_worker(after="        if rank == 0:\n            save(ddp_net)"):
+    """A worker handing its DDP wrapper to a function of the script reading `.module`."""
+    return worker(epoch_end=after).replace("def train(", _SAVE, 1)
+
 CONVERTS = {
     "spawn_worker": (
         worker(epoch_end="        if rank == 0:\n            print(epoch, loss.item())"),
@@ -446,9 +477,37 @@ CONVERTS = {
         ["evaluate(self.model, self.test_loader)"],
         ["DDP("],
     ),
+    "optimizer_on_the_model_the_wrapper_wraps": (
+        worker().replace("ddp_net.parameters()", "net.parameters()"),
+        ["lit_model = LitModel(net)"],
+        ["DDP("],
+    ),
+    "loader_built_by_a_function_with_its_sampler": (
+        loader_function_worker(),
+        ["    return DataLoader(data, batch_size=4, shuffle=True)"],
+        ["DistributedSampler", "set_epoch"],
+    ),
+    "function_handed_the_wrapper_reads_its_module": (
+        saving_worker(),
+        ['    torch.save(model.state_dict(), "net.pt")', "save(self.model)"],
+        [".module", "DDP("],
+    ),
 }
 
 UNCHANGED = {
+    "loader_function_sampler_drops_last": (loader_function_worker(", drop_last=True"), "TL162"),
+    "loader_function_set_epoch_missing": (
+        loader_function_worker().replace("loader.sampler.set_epoch(epoch)", "pass"),
+        "TL162",
+    ),
+    "function_handed_the_wrapper_and_the_model": (
+        saving_worker("        if rank == 0:\n            save(ddp_net)\n            save(net)"),
+        "TL165",
+    ),
+    "wrapper_of_another_model": (
+        worker(before="    other = nn.Linear(4, 2)\n    ddp_other = DDP(other)"),
+        "TL165",
+    ),
     "validation_sampler_shuffling": (validating_worker(shuffle=""), "TL162"),
     "validation_sampler_with_its_own_seed": (
         validating_worker(shuffle=", shuffle=False, seed=1"),

@@ -557,6 +557,45 @@ UNCHANGED["config_dict_handed_to_a_function_changing_it"] = (
     "TL142",
 )
 
+# the same as a @dataclass config (a research GAN trainer's `Config()`): its field's default
+# is the device choice when the instance is made with no argument and only read by attribute,
+# here also by a function under `@torch.no_grad()` it is handed to
+_DATACLASS = (
+    """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Config:
+            bs: int = 4
+            epochs: int = 2
+            device: str = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+        @torch.no_grad()"""
+    + _CONFIG.replace('cfg["bs"]', "cfg.bs")
+    .replace('cfg["epochs"]', "cfg.epochs")
+    .replace('cfg["device"]', "cfg.device")
+    .replace(
+        'cfg = {"device": "cuda" if torch.cuda.is_available() else "cpu", "bs": 4, "epochs": 2}',
+        "cfg = Config({given})",
+    )
+)
+
+CONVERTS["dataclass_config_field_is_the_device_choice"] = (
+    _DATACLASS.replace("{given}", "").replace("{change}", "pass"),
+    ['accelerator="cuda" if torch.cuda.is_available() else "cpu",'],
+    [".to(device)"],
+)
+UNCHANGED["dataclass_config_field_set_by_the_script"] = (
+    _DATACLASS.replace("{given}", "").replace("{change}", 'cfg.device = "cpu"'),
+    "TL142",
+)
+UNCHANGED["dataclass_config_given_the_device"] = (
+    _DATACLASS.replace("{given}", 'device="cpu"').replace("{change}", "pass"),
+    "TL142",
+)
+
 # Kaggle / Udacity notebooks: the if/else idiom also says which device it chose; the prints
 # stay where they are (the `if` is kept whole), only the binding is what the Trainer reads
 _REPORTED_CHOICE = """

@@ -48,6 +48,47 @@ def _scheduled(function: str, call: str) -> str:
     return _SCHEDULED.format(function=function.strip("\n"), call=call)
 
 
+# an optimizer built by a function of the script
+_OPTIMIZED = """
+{function}
+
+opt = {call}
+for epoch in range(2):
+    for x, y in loader:
+        opt.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        opt.step()
+"""
+
+
+def _optimized(function: str, call: str) -> str:
+    return _OPTIMIZED.format(function=function.strip("\n"), call=call)
+
+
+_LOAD_TRAIN_OBJS = '''
+def load_train_objs():
+    train_set = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return train_set, model, optimizer
+
+
+def main():
+    dataset, model, optimizer = load_train_objs(){between}
+    loader = DataLoader(dataset, batch_size=4, shuffle=True)
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step(){epoch_end}
+
+
+main()
+'''
+
+
 CONVERTS = {
     # the nn tutorial's final form: the optimizer is built in the factory on its own local
     # model, returned beside it; the caller's `net` is that model
@@ -193,9 +234,54 @@ def build_scheduler(optimizer):
         ["scheduler = build_scheduler(optimizer)", '"interval": "step"'],
         ["scheduler.step()"],
     ),
+    # an optimizer built by a function of the script on the model it is given (the
+    # time-series repos' `_select_optimizer`): called again in configure_optimizers
+    "optimizer_from_a_function_of_the_script": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    return torch.optim.Adam(net.parameters(), lr=lr)
+""",
+            "make_optimizer(model, 0.01)",
+        ),
+        ["opt = make_optimizer(self.model, 0.01)", "def make_optimizer(net, lr):"],
+        ["opt.step()", "opt.zero_grad()"],
+    ),
+    # the trainable parameters kept by filter(lambda ...), bound to a local, returned by name
+    "optimizer_function_over_the_trainable_parameters": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    params = filter(lambda p: p.requires_grad, net.parameters())
+    opt = torch.optim.SGD(params, lr=lr, momentum=0.9)
+    return opt
+""",
+            "make_optimizer(net=model, lr=0.01)",
+        ),
+        ["opt = make_optimizer(net=self.model, lr=0.01)"],
+        ["opt.step()"],
+    ),
+    # the DDP tutorial series' `load_train_objs()`: the loop in the caller's own scope, the
+    # optimizer kept where the factory built it and handed to the module
+    "optimizer_unpacked_in_the_loops_scope": (
+        _LOAD_TRAIN_OBJS.format(between="", epoch_end=""),
+        [
+            "dataset, model, optimizer = load_train_objs()",
+            "lit_model = LitModel(model, optimizer)",
+            "def configure_optimizers(self):\n        return self.optimizer\n",
+        ],
+        ["optimizer.step()"],
+    ),
 }
 
 UNCHANGED = {
+    "optimizer_unpacked_in_the_loops_scope_with_a_scheduler": (
+        _LOAD_TRAIN_OBJS.format(
+            between="\n    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)",
+            epoch_end="\n        scheduler.step()",
+        ),
+        "TL106",
+    ),
     # two calls: which call's optimizer trains which model is not one binding
     "factory_called_twice": (
         _FIT
@@ -417,6 +503,42 @@ def get_scheduler(optimizer, rate):
     return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: rate(step) * 0.5)
 """,
             "get_scheduler(optimizer, lambda s: 1.0 / (s + 1))",
+        ),
+        "TL186",
+    ),
+    # the optimizer function prints: it would print when fit starts, not where the script did
+    "optimizer_function_printing": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    print("optimizer: Adam")
+    return torch.optim.Adam(net.parameters(), lr=lr)
+""",
+            "make_optimizer(model, 0.01)",
+        ),
+        "TL186",
+    ),
+    # built on the global model, not on one it is given: which model is not the caller's to say
+    "optimizer_function_over_a_global_model": (
+        _optimized(
+            """
+def make_optimizer(lr):
+    return torch.optim.SGD(model.parameters(), lr=lr)
+""",
+            "make_optimizer(0.01)",
+        ),
+        "TL186",
+    ),
+    # an optimizer and a scheduler built: the scheduler would be lost
+    "optimizer_function_building_a_scheduler_too": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    opt = torch.optim.SGD(net.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 1)
+    return opt
+""",
+            "make_optimizer(model, 0.01)",
         ),
         "TL186",
     ),

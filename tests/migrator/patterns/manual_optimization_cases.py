@@ -250,3 +250,21 @@ UNCHANGED = {
         "TL125",
     ),
 }
+
+# a loop over a collection of optimizers: TL125 naming the call and the loop (was TL114,
+# "conditional step or gradient accumulation", which it is not)
+UNCHANGED["optimizers_stepped_in_a_loop_over_a_dict"] = (
+    """
+        head = nn.Linear(2, 2)
+        optimizers = {"body": optimizer, "head": torch.optim.Adam(head.parameters(), lr=1e-3)}
+        for epoch in range(2):
+            for x, y in loader:
+                for opt in optimizers.values():
+                    opt.zero_grad()
+                loss = criterion(head(model(x)), y)
+                loss.backward()
+                for opt in optimizers.values():
+                    opt.step()
+        """,
+    "TL125",
+)

@@ -182,6 +182,22 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # bound in each run, but to the model built once before the loop: the same object
+    "model_named_again_in_each_run": (
+        """
+        for seed in [0, 1]:
+            net = model.to("cpu")
+            net = net.to("cpu")
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+        """,
+        "TL193",
+    ),
     "model_and_optimizer_built_once_before_the_folds": (  # continued training
         """
         for fold, (tr_idx, va_idx) in enumerate([([0, 1], [2]), ([1, 2], [0])]):

@@ -20,7 +20,75 @@ def train_step(x, y):
     return loss.item()
 """
 
+_TWO_STEPS = _TRAIN_STEP + """
+
+def other_step(x, y):
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    optimizer.step()
+
+
+"""
+
+# a GAN trainer's two steps, each with its own optimizer (manual optimization)
+_GAN_STEPS = """
+import torch.nn.functional as F
+
+G = nn.Linear(2, 4)
+D = nn.Linear(4, 1)
+g_opt = torch.optim.Adam(G.parameters(), lr=1e-3)
+d_opt = torch.optim.Adam(D.parameters(), lr=1e-3)
+loader = DataLoader(TensorDataset(torch.randn(16, 4)), batch_size=4)
+
+
+def critic_step(real):
+    d_opt.zero_grad()
+    fake = G(torch.randn(real.size(0), 2)).detach()
+    d_loss = F.softplus(-D(real)).mean() + F.softplus(D(fake)).mean()
+    d_loss.backward()
+    d_opt.step()
+    return d_loss.item()
+
+
+def generator_step(n):
+    g_opt.zero_grad()
+    g_loss = F.softplus(-D(G(torch.randn(n, 2)))).mean()
+    g_loss.backward()
+    g_opt.step()
+    return g_loss.item()
+"""
+
 CONVERTS = {
+    "call_handing_its_value_to_a_list": (
+        _TRAIN_STEP
+        + """
+
+losses = []
+for epoch in range(2):
+    for x, y in loader:
+        losses.append(train_step(x, y))
+""",
+        ["        self.losses.append(loss.item())"],
+        ["def train_step", "losses.append(train_step"],
+    ),
+    "critic_step_then_generator_step_each_inlined_in_place": (
+        _GAN_STEPS
+        + """
+
+d_losses, g_losses = [], []
+for epoch in range(2):
+    for i, (real,) in enumerate(loader):
+        d_losses.append(critic_step(real))
+        if i % 2 == 0:
+            g_losses.append(generator_step(real.size(0)))
+""",
+        [
+            "self.automatic_optimization = False",
+            "self.d_losses.append(d_loss.item())\n        if batch_idx % 2 == 0:\n            n = real.size(0)",
+            "self.g_losses.append(g_loss.item())",
+        ],
+        ["def critic_step", "def generator_step"],
+    ),
     # the GCN example: `train(epoch)` holds a full-batch step and calls `model.train()`, which
     # only spells the function's name: the function is used once, inlined, and removed
     "function_named_train_calling_model_train": (
@@ -395,6 +463,7 @@ main()
 """,
         "TL182",
     ),
+    # only a call handing its value on first thing: here `2 *` would be evaluated before it
     "call_inside_an_expression": (
         _TRAIN_STEP
         + """
@@ -402,7 +471,7 @@ main()
 losses = []
 for epoch in range(2):
     for x, y in loader:
-        losses.append(train_step(x, y))
+        losses.append(2 * train_step(x, y))
 """,
         "TL182",
     ),
@@ -444,22 +513,59 @@ for epoch in range(2):
 """,
         "TL183",
     ),
-    "two_functions_step": (
-        _TRAIN_STEP
+    "two_functions_step_from_two_loops": (
+        _TWO_STEPS
         + """
-
-def other_step(x, y):
-    optimizer.zero_grad()
-    criterion(model(x), y).backward()
-    optimizer.step()
-
-
+for x, y in loader:
+    other_step(x, y)
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+""",
+        "TL183",
+    ),
+    # inlined one after the other, the one optimizer steps twice per batch: refused for that
+    "two_functions_step_one_optimizer": (
+        _TWO_STEPS
+        + """
 for epoch in range(2):
     for x, y in loader:
         train_step(x, y)
         other_step(x, y)
 """,
+        "TL114",
+    ),
+    "one_of_two_step_functions_called_twice": (
+        _GAN_STEPS
+        + """
+
+for epoch in range(2):
+    for (real,) in loader:
+        critic_step(real)
+        generator_step(real.size(0))
+        critic_step(real)
+""",
         "TL183",
+    ),
+    # the receiver of the handed-on value is rebound by the step: read before the body ran
+    "step_rebinds_the_list_its_value_is_appended_to": (
+        """
+def train_step(x, y):
+    global losses
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    losses = []
+    return loss.item()
+
+
+losses = []
+for epoch in range(2):
+    for x, y in loader:
+        losses.append(train_step(x, y))
+""",
+        "TL182",
     ),
     "global_the_caller_binds_for_itself": (
         _TRAIN_STEP

@@ -101,7 +101,100 @@ runner = Runner(model, loader)
 runner.fit()
 """
 
+# the time-series repos' experiment class: a factory method for the optimizer, one instance
+# per repetition of the experiment
+_EXPERIMENT = """
+class Exp:
+    def __init__(self, net, data, lr):
+        self.net = net
+        self.data = data
+        self.lr = lr
+
+    def _select_optimizer(self):
+        return torch.optim.SGD(self.net.parameters(), lr=self.lr)
+
+    def train(self, epochs):
+        opt = self._select_optimizer()
+        for epoch in range(epochs):
+            for x, y in self.data:
+                opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                opt.step()
+        return self.net
+
+
+"""
+
+# `self.net = network` given the caller's `net`: one object under one name, unless something
+# rebinds either (the caller's name, the class's attribute, the constructor's parameter)
+_SHARED = """
+class Runner:
+    def __init__(self, network, data, sgd):
+        self.net = {stored}
+        self.data = data
+        self.opt = sgd
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+        print(self.net.weight.sum())
+
+
+def main():
+    net = nn.Linear(4, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    runner = Runner(net, loader, opt)
+    {between}
+    runner.fit(2)
+    print(net.weight.sum(), opt)
+
+
+main()
+"""
+
+_WRAPS_ITS_MODEL = """
+class Runner:
+    def __init__(self, model, data):
+        self.data = data
+        self.model = nn.Sequential(model, nn.ReLU())
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def fit(self):
+        for epoch in range(2):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.model(x), y)
+                loss.backward()
+                self.opt.step()
+
+
+def main():
+    model = nn.Linear(4, 2)
+    runner = Runner(model, loader)
+    runner.fit(){after}
+
+
+main()
+"""
+
 CONVERTS = {
+    "attribute_is_the_callers_object_of_the_same_name": (
+        _SHARED.format(stored="network", between="print(net)"),
+        ["lit_model = LitModel(net)", "    print(net)\n", "print(net.weight.sum(), opt)"],
+        ["class Runner", "network = net", "net = net"],
+    ),
+    # `self.model = f(model)`: inlined, the caller's `model` names f(model) from then on,
+    # which nothing reads (the tutorial series' `self.model = DDP(model)`)
+    "parameter_rebound_by_init_and_unread_after": (
+        _WRAPS_ITS_MODEL.format(after=""),
+        ["    model = nn.Sequential(model, nn.ReLU())", "lit_model = LitModel(model)"],
+        ["Runner("],
+    ),
     "module_level_instance_run_once": (
         _RUNNER + """
 
@@ -509,9 +602,77 @@ print(runner.best)
         ],
         ["class Runner"],
     ),
+    # a new instance, a new model per iteration: a fit per iteration, the optimizer from the
+    # factory method (a function once inlined) called in configure_optimizers
+    "experiment_created_per_iteration": (
+        _EXPERIMENT
+        + """for ii in range(2):
+    torch.manual_seed(ii)
+    exp = Exp(nn.Linear(4, 2), loader, 0.1)
+    exp.train(2)
+    print(ii)
+""",
+        [
+            "def _select_optimizer(net, lr):",
+            "opt = _select_optimizer(self.model, self.hparams.lr)",
+            "for ii in range(2):\n    torch.manual_seed(ii)\n    net = nn.Linear(4, 2)",
+            "max_epochs=epochs)\n    trainer.fit(lit_model, loader)\n    print(ii)",
+        ],
+        ["class Exp", "exp."],
+    ),
 }
 
 UNCHANGED = {
+    "caller_rebinds_the_name_the_attribute_shares": (
+        _SHARED.format(stored="network", between="net = nn.Linear(4, 2)"),
+        "TL174",
+    ),
+    "constructor_wraps_the_object_it_is_given": (
+        _SHARED.format(stored="nn.Sequential(network)", between="print(net)"),
+        "TL174",
+    ),
+    "module_function_rebinds_the_name_the_attribute_shares": (
+        """
+        class Runner:
+            def __init__(self, network, data, sgd):
+                self.net = network
+                self.data = data
+                self.opt = sgd
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                    report()
+
+
+        def report():
+            global net
+            net = nn.Linear(4, 2)
+
+
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        runner = Runner(net, loader, opt)
+        runner.fit(2)
+        print(net.weight.sum())
+        """,
+        "TL174",
+    ),
+    "nested_function_rebinds_the_name_the_attribute_shares": (
+        _SHARED.format(
+            stored="network",
+            between="def reset():\n        nonlocal net\n        net = nn.Linear(4, 2)\n\n    reset()",
+        ),
+        "TL174",
+    ),
+    "parameter_rebound_by_init_and_read_after": (
+        _WRAPS_ITS_MODEL.format(after="\n    print(model.weight)"),
+        "TL174",
+    ),
     "created_twice": (
         _RUNNER + """
 
@@ -909,5 +1070,35 @@ runner = Runner(model, loader)
 runner.fit(2)
 """,
         "TL133",
+    ),
+    # one instance per iteration, read after the loop: which iteration's attributes
+    "instance_created_in_a_loop_read_after_it": (
+        _EXPERIMENT
+        + """for ii in range(2):
+    exp = Exp(nn.Linear(4, 2), loader, 0.1)
+    exp.train(2)
+print(exp.net)
+""",
+        "TL171",
+    ),
+    # every experiment given the one model built before the loop: training goes on across fits
+    "experiment_per_iteration_given_one_model": (
+        _EXPERIMENT
+        + """for ii in range(2):
+    exp = Exp(model, loader, 0.1)
+    exp.train(2)
+""",
+        "TL193",
+    ),
+    # a `while` loop over experiments is no loop over runs
+    "experiment_created_in_a_while_loop": (
+        _EXPERIMENT
+        + """ii = 0
+while ii < 2:
+    exp = Exp(nn.Linear(4, 2), loader, 0.1)
+    exp.train(2)
+    ii += 1
+""",
+        "TL171",
     ),
 }

@@ -17,6 +17,7 @@ import libcst.matchers as m
 
 from .dict_entries import dict_entry
 from .names import collect_names
+from .qualnames import GRAD_MODES
 
 _FACTORIES = {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange"}
 _COUNT_NEUTRAL = {
@@ -83,6 +84,65 @@ def config_item_problem(ctx, expr: cst.Subscript) -> str | None:
     return found if isinstance(found, str) else None
 
 
+def config_field(ctx, expr: cst.Attribute):
+    """The default of `cfg.field` when `cfg` is bound once to `Config()` of a `@dataclass`
+    of the file, given no argument, that sets the field by a plain annotated default read
+    only from imported modules (`device: str = "cuda" if torch.cuda.is_available() else
+    "cpu"`: the same value evaluated again) and no method setting fields (`__post_init__`,
+    an `__init__` of its own), and the file only
+    reads `cfg` by attribute (or hands it to its functions reading it so); else None."""
+    if not isinstance(expr.value, cst.Name):
+        return None
+    name, field = expr.value.value, expr.attr.value
+    value = _bound_value(ctx, name)
+    if not m.matches(value, m.Call(func=m.Name(), args=[])):
+        return None
+    classes = [
+        s
+        for s in ctx.module.body
+        if isinstance(s, cst.ClassDef) and s.name.value == value.func.value
+    ]
+    if len(classes) != 1 or not _is_dataclass(ctx, classes[0]):
+        return None
+    default = None
+    for stmt in classes[0].body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in _FIELD_SETTERS | {field}:
+            return None  # fields set by code of the class's own, or the field a property
+        if m.matches(stmt, m.SimpleStatementLine([m.AnnAssign(target=m.Name(field))])):
+            default = stmt.body[0].value
+    if default is None or not _reads_imports_only(ctx, default):
+        return None
+    return None if _key_read_problem(ctx, name, _field) else default
+
+
+# methods of a dataclass that may give a field another value than its default
+_FIELD_SETTERS = frozenset(
+    {"__init__", "__post_init__", "__setattr__", "__getattr__", "__getattribute__"}
+)
+
+
+def _is_dataclass(ctx, cls: cst.ClassDef) -> bool:
+    if cls.bases or cls.keywords or len(cls.decorators) != 1:
+        return False
+    decorator = cls.decorators[0].decorator
+    if isinstance(decorator, cst.Call):
+        decorator = decorator.func
+    return "dataclasses.dataclass" in ctx.qualnames(decorator)
+
+
+def _reads_imports_only(ctx, value: cst.BaseExpression) -> bool:
+    """Every name `value` reads is bound at module level only by an import."""
+    for name in collect_names(value).reads:
+        binders = [s for s in ctx.module.body if name in collect_names(s).writes]
+        if not binders or not all(
+            isinstance(s, cst.SimpleStatementLine)
+            and all(isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body)
+            for s in binders
+        ):
+            return False
+    return True
+
+
 def _config_entry(ctx, expr: cst.Subscript):
     """The entry's value, or a string saying why it cannot be read."""
     if not isinstance(expr.value, cst.Name) or len(expr.slice) != 1:
@@ -94,43 +154,52 @@ def _config_entry(ctx, expr: cst.Subscript):
     value = _bound_value(ctx, name)
     if not isinstance(value, cst.Dict):
         return f"`{name}` is not bound once, before the loop, to a dict literal"
-    problem = _key_read_problem(ctx.module, name)
+    problem = _key_read_problem(ctx, name)
     if problem:
         return problem
     found = dict_entry(ctx, value, index.value.evaluated_value)
     return f"`{name}` {found}" if isinstance(found, str) else found
 
 
-def _key_read_problem(module: cst.Module, name: str) -> str | None:
+def _key_read_problem(ctx, name: str, item=None) -> str | None:
     """None when every mention of `name` in the file but one (its binding) is `name["key"]`,
     read, or hands `name` to a function of the file that only reads its parameter so;
-    otherwise what else the file does with it."""
+    otherwise what else the file does with it. `item`: how a read looks (default: by key;
+    `_field` for a dataclass instance's `name.attr`)."""
+    module = ctx.module
     code = module.code_for_node
-    item = _keyed(name)
-    reads = {id(found.value) for found in m.findall(module, item)}
+    item = item or _keyed
+    how = "by key" if item is _keyed else "by attribute"
+    reads = {id(found.value) for found in m.findall(module, item(name))}
     targets = m.findall(module, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.Del())
     for target in targets:
-        if m.matches(target.target, item):
+        if m.matches(target.target, item(name)):
             return f"the script sets `{code(target.target).strip()}`"
-    handed = _handed_to_readers(module, name)
+    handed = _handed_to_readers(ctx, name, item)
     if isinstance(handed, str):
         return handed
     others = [n for n in m.findall(module, m.Name(name)) if id(n) not in reads | handed]
     if len(others) != 1:
-        return f"`{name}` is used other than read by key or handed to the file's functions"
+        return f"`{name}` is used other than read {how} or handed to the file's functions"
     return None
 
 
-def _handed_to_readers(module: cst.Module, name: str) -> set[int] | str:
+def _handed_to_readers(ctx, name: str, item, within=None, seen=None) -> set[int] | str:
     """ids of the `name` nodes that are positional arguments of calls to the file's own
-    functions reading that parameter only by key (and of those parameters' own nodes, which
-    findall of `name` meets when they share the name); why not, when such a call hands `name`
-    to a function that does more with it."""
+    functions reading that parameter only by key (`item`) or handing it on so (and of those
+    parameters' own nodes, which findall of `name` meets when they share the name); why not,
+    when such a call hands `name` to a function that does more with it. A function decorated
+    by torch's grad modes (`@torch.no_grad()`) is read like a plain one: they do not see the
+    arguments."""
+    seen = seen if seen is not None else set()
     functions = {
-        s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and not s.decorators
+        s.name.value: s
+        for s in ctx.module.body
+        if isinstance(s, cst.FunctionDef)
+        and all(_grad_mode(ctx, d.decorator) for d in s.decorators)
     }
     handed: set[int] = set()
-    for call in m.findall(module, m.Call(func=m.Name())):
+    for call in m.findall(within or ctx.module, m.Call(func=m.Name())):
         for position, arg in enumerate(call.args):
             if not m.matches(arg, m.Arg(value=m.Name(name), keyword=None, star="")):
                 continue
@@ -138,11 +207,24 @@ def _handed_to_readers(module: cst.Module, name: str) -> set[int] | str:
             params = function.params.params if function is not None else ()
             if function is None or any(a.star for a in call.args) or position >= len(params):
                 continue  # not the file's function: an ordinary mention, counted
-            if not _reads_only_by_key(function, params[position].name.value):
-                return f"`{name}` is handed to `{call.func.value}()`, which does more than read it by key"
+            param = params[position].name
+            if (function.name.value, param.value) not in seen:
+                seen.add((function.name.value, param.value))
+                if not _reads_only_by_key(ctx, function, param.value, item, seen):
+                    how = "by key" if item is _keyed else "by attribute"
+                    return (
+                        f"`{name}` is handed to `{call.func.value}()`, which does more than "
+                        f"read it {how}"
+                    )
             handed.add(id(arg.value))
-            handed.add(id(params[position].name))
+            handed.add(id(param))
     return handed
+
+
+def _grad_mode(ctx, decorator: cst.BaseExpression) -> bool:
+    called = isinstance(decorator, cst.Call)
+    found = ctx.call_qualnames(decorator) if called else ctx.qualnames(decorator)
+    return bool(found) and found <= GRAD_MODES
 
 
 def _keyed(name: str):
@@ -151,15 +233,23 @@ def _keyed(name: str):
     )
 
 
-def _reads_only_by_key(function: cst.FunctionDef, name: str) -> bool:
-    """`function`'s parameter `name` is only read as `name["key"]` in its body (never
-    rebound, stored into or handed on)."""
-    keyed = {id(f.value) for f in m.findall(function.body, _keyed(name))}
+def _field(name: str):
+    return m.Attribute(value=m.Name(name))
+
+
+def _reads_only_by_key(ctx, function: cst.FunctionDef, name: str, item, seen) -> bool:
+    """`function`'s parameter `name` is only read as `name["key"]` (`item`) in its body, or
+    handed on to the file's functions reading it so (never rebound, stored into)."""
+    keyed = {id(f.value) for f in m.findall(function.body, item(name))}
     stores = m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.Del()
     for target in m.findall(function.body, stores):
         if name in {n.value for n in m.findall(target.target, m.Name(name))}:
             return False  # `cfg["lr"] = ...` or `cfg = ...`
-    return all(id(n) in keyed for n in m.findall(function.body, m.Name(name)))
+    mentions = m.findall(function.body, m.Name(name))
+    if all(id(n) in keyed for n in mentions):
+        return True
+    handed = _handed_to_readers(ctx, name, item, function.body, seen)
+    return not isinstance(handed, str) and all(id(n) in keyed | handed for n in mentions)
 
 
 def _bound_value(ctx, name: str):

@@ -9,6 +9,20 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 # progress bars around a loader or a range: looked through, Lightning draws its own
+# torch's grad modes, as decorators or context managers
+GRAD_MODES = frozenset(
+    {
+        "torch.no_grad",
+        "torch.inference_mode",
+        "torch.set_grad_enabled",
+        "torch.autograd.no_grad",
+        "torch.autograd.inference_mode",
+        "torch.autograd.set_grad_enabled",
+        "torch.autograd.grad_mode.no_grad",
+        "torch.autograd.grad_mode.inference_mode",
+        "torch.autograd.grad_mode.set_grad_enabled",
+    }
+)
 TQDM = frozenset(
     {"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "tqdm.rich.tqdm"}
 )
@@ -33,3 +47,8 @@ class Qualnames:
     def of_call(self, node: cst.CSTNode) -> set[str]:
         """The qualified names of the function `node` calls (empty when not a call)."""
         return self.of(node.func) if isinstance(node, cst.Call) else set()
+
+    def alias(self, qualified: str) -> str | None:
+        """The name the file imports the module `qualified` as (`torch`), or None: generated
+        code spells its calls through it."""
+        return next((name for name, q in self.imports.items() if q == qualified), None)

@@ -100,3 +100,36 @@ def without_docstring(body) -> list:
     if body and m.matches(body[0], m.SimpleStatementLine([m.Expr(m.SimpleString())])):
         return body[1:]
     return body
+
+
+def with_keywords(stmt, call: cst.Call, drop: set[str], add: list) -> cst.CSTNode:
+    """`stmt` with `call` (a call in it) rebuilt: its keyword arguments named in `drop` gone,
+    `keyword=value` of each (keyword, expression) of `add` last, one space after each comma
+    (or one argument a line, as the call was written)."""
+
+    class Rewrite(cst.CSTTransformer):
+        def leave_Call(self, original_node, updated_node):
+            if original_node is not call:
+                return updated_node
+            args = [
+                a for a in updated_node.args if a.keyword is None or a.keyword.value not in drop
+            ]
+            equal = cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=cst.SimpleWhitespace(""),
+            )
+            args += [cst.Arg(value, keyword=cst.Name(key), equal=equal) for key, value in add]
+            # one argument a line (`DataLoader(\n    dataset,\n    ...,\n)`) stays so
+            lines = [
+                a.comma
+                for a in updated_node.args
+                if isinstance(a.comma, cst.Comma)
+                and isinstance(a.comma.whitespace_after, cst.ParenthesizedWhitespace)
+            ]
+            between = lines[0] if lines else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            end = updated_node.args[-1].comma if lines else cst.MaybeSentinel.DEFAULT
+            last = len(args) - 1
+            args = [a.with_changes(comma=end if i == last else between) for i, a in enumerate(args)]
+            return updated_node.with_changes(args=args)
+
+    return stmt.visit(Rewrite())

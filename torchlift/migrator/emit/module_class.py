@@ -17,6 +17,7 @@ from ..analysis.names import collect_names, rename, self_attr
 from ..plan import LoopPlan
 from ..reserved import RESERVED_ATTRIBUTES
 from .black_config import current_mode
+from .rank_zero import guarded
 
 # keys of Lightning's own checkpoint dict: a saved script variable must not overwrite one
 _CHECKPOINT_KEYS = frozenset(
@@ -182,6 +183,8 @@ class ClassBuilder:
         mapping = dict(self.mapping)
         if extra:
             mapping.update(extra)
+        # output run once under DDP (patterns/rank_zero_effects.py), found before renaming
+        nodes = guarded(list(nodes), self.plan.rank_zero, "self.trainer.is_global_zero")
         out = []
         model = self.plan.model
         for node in nodes:

@@ -22,6 +22,7 @@ from ..patterns.device_intent import (
 )
 from ..result import Finding
 from ..shapes.wrappers import replace_wrapper
+from ..source.tuple_bindings import rejoin
 from .apply import ApplyPlans, RemoveUnusedBindings
 from .black_config import project_black_mode
 from .imports import add_import
@@ -37,16 +38,19 @@ def _unique(base: str, taken: set[str]) -> str:
     return name
 
 
-def transform(module, text, planned, import_name, lines, path, findings, facts=None) -> str:
+def transform(
+    module, text, planned, import_name, lines, path, findings, facts=None, splits=()
+) -> str:
     """The module's new text with every planned loop converted (`planned`: (context, plan)
     pairs); one TL001 finding per loop, or TL118 and the text unchanged. `facts`, if given,
-    receives each converted loop's LoopFacts (for the change log). Generated code follows
-    the black settings of the script's project."""
+    receives each converted loop's LoopFacts (for the change log); `splits`, the tuple
+    bindings split for the analysis, are written back as tuples where nothing changed them.
+    Generated code follows the black settings of the script's project."""
     with project_black_mode(path):
-        return _transform(module, text, planned, import_name, lines, path, findings, facts)
+        return _transform(module, text, planned, import_name, lines, path, findings, facts, splits)
 
 
-def _transform(module, text, planned, import_name, lines, path, findings, facts) -> str:
+def _transform(module, text, planned, import_name, lines, path, findings, facts, splits) -> str:
     # names we add must not collide with a name of any scope of the file (words in comments,
     # strings and attribute names do not count)
     taken = file_identifiers(text, path)
@@ -64,7 +68,7 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
                 "warning",
             )
         )
-        return module.code
+        return text  # unchanged (the module may hold split tuple bindings)
     replacements, removals, strips, inserts, moved = {}, set(), {}, {}, set()
     device_bindings: set = set()
     for ctx, plan in planned:
@@ -136,6 +140,7 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts)
     unused = _unused_bindings(new, device_bindings)
     if unused:
         new = RemoveUnusedBindings(unused).apply(new)
+    new = rejoin(new, splits)
     new = drop_unused_imports(text, new, path)
     new = add_import(new, import_name, alias)
     return _keep_final_newline(text, new.code, new.default_newline)

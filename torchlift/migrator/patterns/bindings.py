@@ -28,13 +28,21 @@ from ..analysis.statements import call_method, single_assign
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
+from ..source.tuple_bindings import why_not_split
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .device_moves import is_trivial_statement, strip_device_moves
-from .factories import returned
+from .factories import returned, trained_model
 from .module_zero_grad import dotted_path
+from .optimizer_factories import (
+    faithful_optimizer_function,
+    refuse_unfaithful_optimizer,
+    trained_models,
+)
 from .optimizer_methods import method_optimizer_model, why_not_method_optimizer
-from .passed_in import called_in_file, callee_qualnames, given_optimizer
+from .passed_in import _parameters_of, called_in_file, callee_qualnames, given_optimizer
+from .placement_chain import is_placement_chain
+from .placement_chain import take as take_placement_chain
 from .scheduler_factories import faithful_scheduler_function, refuse_unfaithful
 from .step_sequence import STEP_SEQUENCE
 
@@ -74,6 +82,8 @@ def optim_kind(ctx, binding) -> str | None:
         return "optimizer"
     if faithful_scheduler_function(ctx, value):  # `get_linear_schedule_with_warmup(optimizer, ...)`
         return "scheduler"
+    if faithful_optimizer_function(ctx, value):  # `_select_optimizer(args, model)`
+        return "optimizer"
     kinds = set()
     for name in callee_qualnames(ctx, value):
         if name.startswith("torch.optim.lr_scheduler."):
@@ -97,6 +107,11 @@ def bind(ctx, plan, steps) -> None:
             given.append(model)
             continue
         binding, _ = ctx.binding(receiver)
+        model = factory_optimizer(ctx, receiver) if binding is None else None
+        if model is not None:  # `dataset, model, optimizer = load_train_objs()`: kept, given
+            optimizers.append((position, receiver, None))
+            given.append(model)
+            continue
         if binding is None:  # `optimizer` of the module, read by the function holding the loop
             binding = module_global_binding(ctx, receiver)
         kind = optim_kind(ctx, binding)
@@ -108,6 +123,7 @@ def bind(ctx, plan, steps) -> None:
                 stmt,
             )
         if kind is None and binding is not None:  # a function of the script doing more
+            refuse_unfaithful_optimizer(ctx, binding[1], receiver)
             refuse_unfaithful(ctx, binding[1], receiver)
             why = why_not_method_optimizer(ctx, binding[1])  # `model.configure_optimizers()`
             if why is not None:
@@ -156,6 +172,36 @@ def bind(ctx, plan, steps) -> None:
         read_as_model(ctx, model)
 
 
+def factory_optimizer(ctx, name: str) -> str | None:
+    """The caller's name of the model an optimizer trains when the loop's scope binds the
+    optimizer once, before the loop, by unpacking a factory of the file that returns it
+    beside that model (`train_set, model, optimizer = load_train_objs()`, the DDP tutorial
+    series; patterns/factories.py): the optimizer stays where the script builds it and is
+    handed to the module, as one a caller passes in. None for any other binding."""
+    binding, count = ctx.binding(name)
+    if binding is not None or count != 1 or name in collect_names(ctx.loop).writes:
+        return None
+    stmt = next(s for s in ctx.scope_before if name in bound_names(s))
+    readers = [s for s in ctx.scope_before if s is not stmt and name in scope_reads(s)]
+    if readers:  # a scheduler built on it, a state loaded into it: not handed over as is
+        raise Unsupported(
+            BINDING,
+            f"`{name}`, unpacked from a function of the script, is used before the loop "
+            "(a scheduler built on it, a state loaded into it): not converted",
+            readers[0],
+        )
+    factory = returned(ctx, stmt, name)
+    value = factory.value if factory is not None else None
+    if not isinstance(value, cst.Call):
+        return None
+    names = ctx.call_qualnames(value)
+    if not any(q.startswith("torch.optim.") for q in names) or any(
+        q.startswith("torch.optim.lr_scheduler.") for q in names
+    ):
+        return None
+    return trained_model(factory, _parameters_of(value), stmt)
+
+
 def given_optimizer_plan(plan) -> bool:
     """The loop's one optimizer is handed in by the caller (none: a hand update)."""
     return bool(plan.optimizers) and plan.optimizer.given
@@ -186,6 +232,8 @@ def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=
     groups (`build_param_groups(model, wd)` reading `model.named_parameters()`); with the
     loop's `ctx`, the models whose parameters the groups were built from before the loop."""
     receivers = _owners(call)
+    if not receivers and ctx is not None:  # `_select_optimizer(args, model)`
+        receivers = trained_models(ctx, call)
     if not receivers and module is not None:
         receivers = _models_given_to_group_builders(call, module)
     if not receivers and ctx is not None:
@@ -254,38 +302,6 @@ def _models_given_to_group_builders(call: cst.Call, module: cst.Module) -> list[
     return list(dict.fromkeys(found))
 
 
-def _branch_binding(ctx, stmt, name: str, placement_only) -> str | None:
-    """Why an `if`/`elif`/`else` chain only placing `name` is not read: what each branch
-    does to the model (ImageNet's `if not cuda: print(...)` / `elif args.gpu is not
-    None: model = model.cuda(args.gpu)` / `else: model = DataParallel(model).cuda()`: one
-    Trainer cannot follow three placements); None when `stmt` is no such chain."""
-    if not isinstance(stmt, cst.If) or stmt.orelse is None:
-        return None
-    code = ctx.module.code_for_node
-    said = []
-    branch, keyword = stmt, "if"
-    while branch is not None:
-        test = f" {code(branch.test).strip()}" if keyword != "else" else ""
-        header = f"`{keyword}{test}:`"
-        inner = list(branch.body.body)
-        kinds = [placement_only(s) if name in bound_names(s) else None for s in inner]
-        binding = [s for s, k in zip(inner, kinds) if name in bound_names(s)]
-        if any(name in bound_names(s) and k is None for s, k in zip(inner, kinds)):
-            return None  # a branch builds it: not only a placement
-        if not binding:
-            said.append(f"{header} leaves it as it is")
-        else:
-            rest = [code(s).strip() for s, k in zip(inner, kinds) if k is None]
-            also = f" (with `{'`, `'.join(rest)}`)" if rest else ""
-            said.append(f"{header} `{code(binding[-1]).strip()}`{also}")
-        if isinstance(branch, cst.If):
-            orelse = branch.orelse
-            branch, keyword = orelse, "elif" if isinstance(orelse, cst.If) else "else"
-        else:
-            branch = None
-    return "its branches place it differently, which one Trainer cannot follow: " + "; ".join(said)
-
-
 def read(ctx, plan, steps) -> None:
     for model in plan.models:
         _read_model(ctx, plan, model)
@@ -302,7 +318,7 @@ def _read_model(ctx, plan, model) -> None:
     constructed = False
     strips_before = len(plan.strip_stmts)
 
-    def placement_only(stmt) -> str | None:
+    def placement_only(stmt, name=name) -> str | None:
         """'remove' for DataParallel wrapping, 'strip' for a device move of the model."""
         assign = single_assign(stmt)
         if assign and ddp_unwrap(ctx, assign, name):  # `model_without_ddp = model.module`
@@ -338,7 +354,12 @@ def _read_model(ctx, plan, model) -> None:
             continue
         if isinstance(stmt, cst.If) and name in bound_names(stmt) | scope_reads(stmt):
             inner = list(stmt.body.body)
-            kinds = [placement_only(s) for s in inner]
+            # `if cuda: Q = Q.cuda(); P = P.cuda()`: the other models the loop trains are
+            # placed by the Trainer too (each one's own pass reads the same `if`)
+            kinds = [
+                placement_only(s) or _placing_another(s, model, plan, placement_only)
+                for s in inner
+            ]
             others = [s for s, kind in zip(inner, kinds) if kind is None]
             if stmt.orelse is None and inner and all(kinds):
                 plan.remove_stmts.append(stmt)
@@ -359,6 +380,14 @@ def _read_model(ctx, plan, model) -> None:
                 plan.rewrite_stmts.append((stmt, stmt.with_changes(body=body)))
                 wrapped.append(stmt.test)
                 continue
+        if is_placement_chain(ctx, stmt, name, placement_only):
+            # ImageNet's `if not cuda: print(...)` / `elif args.gpu is not None: model =
+            # model.cuda(args.gpu)` / `else: model = DataParallel(model).cuda()`: the Trainer
+            # follows each branch (placement_chain.py); code before the loop running the
+            # model keeps its placements
+            kept = _run_before_the_loop(ctx, name, stmt, plan)
+            take_placement_chain(ctx, plan, stmt, name, placement_only, kept)
+            continue
         if name not in bound_names(stmt):
             continue
         if isinstance(stmt, cst.If) and _only_compiles(ctx, stmt, name):
@@ -372,9 +401,9 @@ def _read_model(ctx, plan, model) -> None:
         if assign is None or assign[0] != name:
             if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
                 raise Unsupported(DISTRIBUTED, DISTRIBUTED.title, stmt)
+            detail = why_not_split(stmt, ctx.module)  # a tuple assignment left whole
             why = f"model `{name}` is bound in a way not understood"
-            branches = _branch_binding(ctx, stmt, name, placement_only)
-            raise Unsupported(BINDING, f"{why}: {branches}" if branches else why, stmt)
+            raise Unsupported(BINDING, f"{why}: {detail}" if detail else why, stmt)
         value = assign[1]
         if is_ddp_wrap(ctx, value) and value.args:  # `model = DDP(Net())` -> `model = Net()`
             value = value.args[0].value
@@ -421,6 +450,14 @@ def _read_model(ctx, plan, model) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _placing_another(stmt, model, plan, placement_only) -> str | None:
+    """'strip' when `stmt` only moves another model of the plan to the device."""
+    for other in plan.models:
+        if other is not model and placement_only(stmt, other.name) == "strip":
+            return "strip"
+    return None
 
 
 def _only_compiles(ctx, stmt: cst.If, name: str) -> bool:

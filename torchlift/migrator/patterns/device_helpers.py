@@ -75,6 +75,7 @@ def device_choice(ctx, call) -> cst.BaseExpression | None:
         return None
     return cst.IfExp(test=choice.test, body=chosen, orelse=otherwise)
 
+
 def _assigned_choice(ctx, choice: cst.If, last) -> cst.BaseExpression | None:
     """`if C: device = D1` `else: device = D2` (device_intent's if/else idiom) then `return
     device`, as `D1 if C else D2`. Not when a branch also prints: the call's binding goes

@@ -38,7 +38,7 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.loader_length import config_item
+from ..analysis.loader_length import config_field, config_item
 from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
@@ -212,6 +212,8 @@ def device_value(ctx, value: cst.BaseExpression) -> cst.BaseExpression | None:
     research Trainer class's `self.device = cfg["device"]` reads); None for anything else."""
     if isinstance(value, cst.Subscript):
         value = config_item(ctx, value)
+    elif isinstance(value, cst.Attribute):  # `cfg.device` of a dataclass, or `x.type`
+        value = config_field(ctx, value) or value
     return value if value is not None and is_device_value(ctx, value) else None
 
 
@@ -284,7 +286,23 @@ _CPU_NOTE = (
 )
 
 
+DATA_PARALLEL_NOTE = (
+    "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
+    "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
+    "batch_size by the GPU count to keep the global batch; each GPU's share comes from "
+    "a DistributedSampler (Lightning's shuffles the training loader, seed 0 + epoch, even "
+    "when the script's did not)"
+)
+MODULE_PREFIX_NOTE = (
+    "; the model's `state_dict()` keys have no DataParallel `module.` prefix: a "
+    "checkpoint the original wrote on several GPUs does not load into it, nor the "
+    "other way round"
+)
+
+
 def read(ctx, plan, steps) -> None:
+    if "placement_chain" in ctx.found:  # the model placed per branch: placement_chain.py
+        return
     if trains_on_cpu(ctx, plan, _training_code(plan)):  # patterns/unplaced_model.py
         plan.model_on_cpu = True
         plan.device_note = _CPU_NOTE
@@ -311,18 +329,27 @@ def read(ctx, plan, steps) -> None:
         plan.notes.append("DataParallel removed: the model ran on the CPU, where it does nothing")
         return
     devices, strategy = multi
+    # several processes from here on: whole_eval_loaders.py and rank_zero_effects.py
+    ctx.found["data_parallel_ddp"] = True
     plan.trainer_args[:0] = [
         ("accelerator", accelerator),
         ("devices", devices),
         ("strategy", strategy),
     ]
-    note = (
-        "DataParallel -> DDP on the same GPUs: DataParallel split each batch across them, DDP "
-        "gives every GPU a whole batch (global batch = batch_size x GPUs); divide the loader's "
-        "batch_size by the GPU count to keep the global batch"
-    )
+    note = DATA_PARALLEL_NOTE
+    if _saves_model_state(ctx, plan):
+        note += MODULE_PREFIX_NOTE
     plan.notes.append(note)
     plan.device_note = f"device choice -> `accelerator=`, `devices=`, `strategy=`: {note}"
+
+
+def _saves_model_state(ctx, plan) -> bool:
+    """The script reads the `state_dict()` of the model (or of its DataParallel wrapper)."""
+    names = {n for model in plan.models for n in (model.name, *model.aliases)}
+    return any(
+        isinstance(call.func.value, cst.Name) and call.func.value.value in names
+        for call in m.findall(ctx.module, m.Call(func=m.Attribute(attr=m.Name("state_dict"))))
+    )
 
 
 def _one_device(accelerator: str) -> str:
@@ -411,7 +438,7 @@ def _data_parallel_args(ctx, plan, wraps) -> tuple[str, str] | None:
             "the model is wrapped in DataParallel under several conditions",
             ctx.loop,
         )
-    torch = next((k for k, v in ctx.names.imports.items() if v == "torch"), None)
+    torch = ctx.names.alias("torch")
     if torch is None:
         raise Unsupported(
             DATA_PARALLEL_DEVICES, "`torch` is not imported as a module to count the GPUs", ctx.loop

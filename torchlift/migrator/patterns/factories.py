@@ -52,7 +52,10 @@ FACTORY = Rule(
     it in `configure_optimizers`, when `fit` starts, and its rate function runs at every
     step: the function must build one `torch.optim.lr_scheduler` object on the optimizer it
     is given and return it, and do nothing but compute (no print or other call, no store
-    into an object, no `global` / `nonlocal`, no global the script rebinds or changes).""",
+    into an object, no `global` / `nonlocal`, no global the script rebinds or changes). An
+    optimizer built by a function of the file (`_select_optimizer(args, model)`) is built
+    again the same way: one `torch.optim` optimizer on `parameters()` of a model it is given,
+    returned, and nothing done but computing.""",
     """Call the factory once and return the model beside the optimizer built on it
     (`model = Net(); return model, torch.optim.SGD(model.parameters(), ...)`), or bind the
     model and optimizer in the caller. For a scheduler function, move what it does besides
@@ -117,10 +120,7 @@ def returned(ctx, stmt: cst.CSTNode, name: str) -> Returned | None:
     if factory is None:
         return None
     fname = factory.name.value
-    uses = len(m.findall(ctx.module, m.Name(fname))) - 1  # minus the `def` itself
-    uses -= len(m.findall(ctx.module, m.Attribute(attr=m.Name(fname))))
-    uses -= len(m.findall(ctx.module, m.Arg(keyword=m.Name(fname))))
-    if uses != 1:
+    if name_uses(ctx.module, fname) != 2:  # the `def` and this call
         raise Unsupported(
             FACTORY,
             f"`{fname}()` is called more than once (or used other than by one call): which "
@@ -187,6 +187,14 @@ def trained_model(returned_value: Returned, local: str | None, stmt) -> str:
             stmt,
         )
     return found
+
+
+def name_uses(module: cst.Module, name: str) -> int:
+    """How many times `name` is spelled as a name in `module` (its `def` included), not
+    counting attributes (`torch.save` for `save`) nor keywords of calls."""
+    uses = len(m.findall(module, m.Name(name)))
+    uses -= len(m.findall(module, m.Attribute(attr=m.Name(name))))
+    return uses - len(m.findall(module, m.Arg(keyword=m.Name(name))))
 
 
 def _unpacking(stmt) -> tuple[tuple[str, ...], cst.Call] | None:

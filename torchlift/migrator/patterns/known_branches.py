@@ -64,7 +64,7 @@ def batch_statements(ctx, stmts):
     decided: list = []
 
     def decide_test(test):
-        return decide_known(ctx, test)
+        return known_test(ctx, test)
 
     out = []
     for stmt in stmts:
@@ -99,7 +99,7 @@ def _resolve_nested(ctx, stmt, decided):
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return stmt
     if isinstance(stmt, cst.If) and _switches_mode(stmt):
-        taken = resolve([stmt], lambda test: decide_known(ctx, test), decided)
+        taken = resolve([stmt], lambda test: known_test(ctx, test), decided)
         if not (taken and taken[0] is stmt):
             return [s for t in taken for s in _as_list(_resolve_nested(ctx, t, decided))]
     body = getattr(stmt, "body", None)
@@ -119,8 +119,9 @@ def _switches_mode(stmt) -> bool:
     return bool(m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("train") | m.Name("eval")))))
 
 
-def decide_known(ctx, test) -> bool | None:
-    """The value of `test` wherever the loop of `ctx` runs, or None when not known."""
+def known_test(ctx, test) -> bool | None:
+    """The value of `test` wherever the loop runs, from what its names are bound to (None:
+    not known)."""
     return decide(test, _known(ctx, test), lambda node: ctx.qualnames(node))
 
 

@@ -326,6 +326,8 @@ def _check_mapping(ctx, name: str, where, stmt) -> cst.Name | None:
             )
     if len(devices) > 1:
         raise Unsupported(
-            WRAPPER, f"{where}: its mapping function `{name}` moves parts to different devices", stmt
+            WRAPPER,
+            f"{where}: its mapping function `{name}` moves parts to different devices",
+            stmt,
         )
     return cst.Name(devices.pop()) if devices else None

@@ -354,7 +354,7 @@ def _to_scheduler(ctx, plan, steps, schedules, where, stmts, at, update) -> bool
     others = [s for s in _epoch_code(plan) if not any(s is r for r in removed)]
     if name is not None and name in collect_names(*others).all() | _reads_outside(ctx):
         return False  # the variable holding the rate is read elsewhere: it stays
-    scheduler, torch = _scheduler_name(ctx), _torch_alias(ctx)
+    scheduler, torch = _scheduler_name(ctx), ctx.names.alias("torch")
     if scheduler is None or torch is None:
         return False
     if where == "step":
@@ -500,13 +500,6 @@ def _scheduler_name(ctx) -> str | None:
     taken = collect_names(ctx.module).all()
     for name in ("scheduler", "lr_scheduler"):
         if name not in taken:
-            return name
-    return None
-
-
-def _torch_alias(ctx) -> str | None:
-    for name, qualified in ctx.names.imports.items():
-        if qualified == "torch":
             return name
     return None
 

@@ -274,3 +274,30 @@ def _bind_scheduler(ctx, plan, name: str, stmt) -> None:
 def clean(ctx, plan) -> None:
     if len(plan.optimizers) > 1 and any(key == "precision" for key, _ in plan.trainer_args):
         raise Unsupported(MANUAL_STEP, "mixed precision with several optimizers", ctx.loop)
+
+
+_OPTIMIZER_METHOD = m.Call(
+    func=m.Attribute(value=m.Name(), attr=m.Name("step") | m.Name("zero_grad"))
+)
+
+
+def optimizers_in_a_loop(ctx, stmt) -> str | None:
+    """Why a `for` loop of the batch loop calling `step()` / `zero_grad()` on its own loop
+    variable (`for opt in optimizers.values(): opt.step()`) is refused: the optimizers of a
+    collection have no names the step could take from `self.optimizers()`, nor a count known
+    before training; None for any other statement."""
+    if not isinstance(stmt, cst.For) or not isinstance(stmt.target, cst.Name):
+        return None
+    variable = stmt.target.value
+    calls = [
+        c for c in m.findall(stmt.body, _OPTIMIZER_METHOD) if c.func.value.value == variable
+    ]
+    if not calls:
+        return None
+    code = ctx.module.code_for_node
+    return (
+        f"`{code(calls[0])}` in a loop over a collection of optimizers "
+        f"(`for {variable} in {code(stmt.iter)}:`): manual optimization takes each optimizer "
+        "from `self.optimizers()` by its place, and how many the collection holds is not "
+        "known before training (bind each optimizer to a name and call it)"
+    )

@@ -550,9 +550,7 @@ def _argument_value(ctx, caller, call: cst.Call, param: str, node) -> cst.BaseEx
     return value
 
 
-def _bound_value(
-    caller, name: cst.Name, call: cst.Call | None = None
-) -> cst.BaseExpression | None:
+def _bound_value(caller, name: cst.Name, call: cst.Call | None = None) -> cst.BaseExpression | None:
     """The value of the one plain assignment binding `name` in the caller's scope, if so; a
     `name = None` placeholder rebound before anything reads it (the course notebooks' `model =
     None` above "YOUR CODE HERE") does not count, nor (given the `call` passing it) a binding

@@ -45,6 +45,8 @@ _PURE_CALLS = frozenset(
     f"builtins.{name}"
     for name in "abs bool divmod float int isinstance len max min pow range round sum".split()
 ) | {"functools.partial"}
+# methods of what it is given that only read it: a model's parameters for an optimizer
+_READS = READ_METHODS | {"parameters", "named_parameters"}
 _FORBIDDEN = {
     cst.Global: "declares a global",
     cst.Nonlocal: "rebinds a variable of its enclosing function (`nonlocal`): a state the "
@@ -72,32 +74,43 @@ class SchedulerFunction:
 def scheduler_function(ctx, call) -> SchedulerFunction | None:
     """What `call` calls when it is a module-level function of the script building a
     torch.optim.lr_scheduler object (faithful or not: see `problem`); None otherwise."""
+    return read_function(ctx, call, "scheduler_functions", _read)
+
+
+def read_function(ctx, call, key: str, reader):
+    """`reader(ctx, function)` for the module-level function of the script `call` calls,
+    once per function (kept in `ctx.found[key]`); None for a call of anything else."""
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
         return None
     function = _module_function(ctx, call.func.value)
     if function is None:
         return None
-    cache = ctx.found.setdefault("scheduler_functions", {})
+    cache = ctx.found.setdefault(key, {})
     if id(function) not in cache:
-        cache[id(function)] = _read(ctx, function)
+        cache[id(function)] = reader(ctx, function)
     return cache[id(function)]
 
 
 def faithful_scheduler_function(ctx, call) -> bool:
     """`call` builds a scheduler through a function of the script read faithfully."""
     found = scheduler_function(ctx, call)
-    return found is not None and _problem(found, call) is None
+    return found is not None and call_problem(found, call) is None
 
 
 def refuse_unfaithful(ctx, call, name: str) -> None:
     """Unsupported (TL186) when `name = call` calls a scheduler function of the script that
     cannot be read faithfully, at the line of what it does."""
-    found = scheduler_function(ctx, call)
-    problem = _problem(found, call) if found is not None else None
+    refuse_problem(scheduler_function(ctx, call), call, f"scheduler `{name}`")
+
+
+def refuse_problem(found, call: cst.Call, what: str) -> None:
+    """Unsupported (TL186) at the line of `found`'s problem with `call`, if any: `what` (a
+    scheduler, an optimizer) is built by a function that does more than build it."""
+    problem = call_problem(found, call) if found is not None else None
     if problem is not None:
         node, why = problem
         fname = found.function.name.value
-        raise Unsupported(FACTORY, f"scheduler `{name}` is built by `{fname}()`, which {why}", node)
+        raise Unsupported(FACTORY, f"{what} is built by `{fname}()`, which {why}", node)
 
 
 def built_on(ctx, call: cst.Call) -> cst.BaseExpression | None:
@@ -105,25 +118,27 @@ def built_on(ctx, call: cst.Call) -> cst.BaseExpression | None:
     through a scheduler function of the script, the argument its optimizer parameter gets."""
     found = scheduler_function(ctx, call)
     if found is not None and found.optimizer is not None:
-        return dict(_bound(found, call) or ()).get(found.optimizer)
+        return dict(bound_arguments(found.function, call) or ()).get(found.optimizer)
     return next(
         (a.value for a in call.args if a.keyword is None or a.keyword.value == "optimizer"), None
     )
 
 
-def _problem(found: SchedulerFunction, call: cst.Call) -> tuple[cst.CSTNode, str] | None:
-    """What the function does besides building the scheduler, or what the call passes that
-    cannot be bound to its parameters (*args, names it does not take)."""
+def call_problem(found, call: cst.Call) -> tuple[cst.CSTNode, str] | None:
+    """What the function `found` read does besides building its object, or what the call
+    passes that cannot be bound to its parameters (*args, names it does not take)."""
     if found.problem is not None:
         return found.problem
-    if any(arg.star for arg in call.args) or _bound(found, call) is None:
+    if any(arg.star for arg in call.args) or bound_arguments(found.function, call) is None:
         return call, "is called with *args / **kwargs or arguments it does not take"
     return None
 
 
-def _bound(found: SchedulerFunction, call: cst.Call):
+def bound_arguments(function: cst.FunctionDef, call: cst.Call):
+    """(parameter, argument or default) of `function` for `call`, None when Python would
+    reject the call."""
     try:
-        return bind_call(found.function, call, found.function.name.value, call, FACTORY)
+        return bind_call(function, call, function.name.value, call, FACTORY)
     except Unsupported:
         return None
 
@@ -143,21 +158,9 @@ def _read(ctx, function: cst.FunctionDef) -> SchedulerFunction | None:
     if len(constructors) > 1:
         return refused(constructors[1], "builds several schedulers")
     built = constructors[0]
-    params = function.params
-    if isinstance(params.star_arg, cst.Param):
-        return refused(function, "takes *args")
-    if params.star_kwarg is not None or params.posonly_params:
-        return refused(function, "takes **kwargs or positional-only parameters")
-    returns = _own_returns(function)
-    body = function.body.body
-    if not returns or not (body and _is_return(body[-1])):
-        return refused(function, "does not end by returning the scheduler")
-    for ret in returns:
-        value = ret.value
-        if isinstance(value, cst.Name):
-            value = _local_value(function, value.value)
-        if value is not built:
-            return refused(ret, "returns something other than the scheduler it builds")
+    shape = returns_only(function, built, "the scheduler")
+    if shape is not None:
+        return refused(*shape)
     first = next(
         (a.value for a in built.args if a.keyword is None or a.keyword.value == "optimizer"), None
     )
@@ -168,6 +171,27 @@ def _read(ctx, function: cst.FunctionDef) -> SchedulerFunction | None:
         return refused(built, "builds it on something other than an optimizer it is given")
     problem = _effect(ctx, function, set())
     return SchedulerFunction(function, optimizer, problem)
+
+
+def returns_only(function: cst.FunctionDef, built: cst.Call, what: str):
+    """(node, why) unless `function` takes plain parameters and returns the object `built`
+    (directly, or a local bound once to it) from every `return`, ending with one."""
+    params = function.params
+    if isinstance(params.star_arg, cst.Param):
+        return function, "takes *args"
+    if params.star_kwarg is not None or params.posonly_params:
+        return function, "takes **kwargs or positional-only parameters"
+    returns = _own_returns(function)
+    body = function.body.body
+    if not returns or not (body and _is_return(body[-1])):
+        return function, f"does not end by returning {what}"
+    for ret in returns:
+        value = ret.value
+        if isinstance(value, cst.Name):
+            value = _local_value(function, value.value)
+        if value is not built:
+            return ret, f"returns something other than {what} it builds"
+    return None
 
 
 def _is_return(stmt) -> bool:
@@ -251,14 +275,16 @@ def _call_effect(ctx, call: cst.Call, local: set[str], nested: set[str]) -> str 
     if isinstance(func, cst.Name) and func.value in nested:
         return None  # its own rate function: checked as part of its body
     if isinstance(head, cst.Name) and head.value in local:
-        if isinstance(func, cst.Attribute) and func.attr.value in READ_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in _READS:
             return None
         what = "a callable" if isinstance(func, cst.Name) else "a method of an object"
         return f"calls `{shown}()`, {what} it is given or makes: what that does is not known"
     names = ctx.call_qualnames(call)
+    if names == {"builtins.filter"} and call.args and isinstance(call.args[0].value, cst.Lambda):
+        return None  # its lambda is checked as part of the function's body
     # an exception is built for `raise`: a run that goes on is the same
     if names and all(
-        q.startswith(SCHEDULER_MODULE)
+        _torch_optim_class(q)
         or q in _PURE_CALLS
         or q.startswith("math.")
         or _is_exception(q)
@@ -268,9 +294,14 @@ def _call_effect(ctx, call: cst.Call, local: set[str], nested: set[str]) -> str 
     if isinstance(func, cst.Name) and _module_function(ctx, func.value) is not None:
         return None  # the script's function: checked as a global it reads
     return (
-        f"calls `{shown}()`: the conversion builds the scheduler when `fit` starts, "
+        f"calls `{shown}()`: the conversion calls the function when `fit` starts, "
         "not before the loop, so what that call does would move"
     )
+
+
+def _torch_optim_class(qualname: str) -> bool:
+    """A scheduler or optimizer class of torch.optim: building one only computes."""
+    return qualname.startswith("torch.optim.") and qualname.split(".")[-1][:1].isupper()
 
 
 def _is_exception(qualname: str) -> bool:
@@ -306,8 +337,8 @@ def _global_effect(ctx, read: cst.CSTNode, name: str, seen: set[int]):
     if changed is not None:
         shown = ctx.module.code_for_node(changed).strip()
         return changed, (
-            f"reads the global `{name}`, which the script changes (`{shown}`): the rate "
-            "function reads it at every step"
+            f"reads the global `{name}`, which the script changes (`{shown}`): the "
+            "conversion reads it later than the script did"
         )
     return None
 
@@ -320,7 +351,9 @@ def _changed_in_place(ctx, name: str, calls: bool) -> cst.CSTNode | None:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and name not in definition_reads(stmt):
             continue
         for node in m.findall(stmt, m.Assign() | m.AugAssign() | m.AnnAssign()):
-            if any(not isinstance(t, cst.Name) and root_name(t) == name for t in _store_targets(node)):
+            if any(
+                not isinstance(t, cst.Name) and root_name(t) == name for t in _store_targets(node)
+            ):
                 return node
         for call in m.findall(stmt, m.Call(func=m.Attribute())) if calls else ():
             if root_name(call.func.value) == name and call.func.attr.value not in READ_METHODS:

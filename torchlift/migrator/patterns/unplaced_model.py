@@ -29,6 +29,7 @@ from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
 
 _PLACING = frozenset({"to", "cuda"})
+_CONSTANTS = frozenset({"True", "False", "None"})  # `nn.ReLU(inplace=True)` holds no module
 _DEFAULT_DEVICE = frozenset({"torch.set_default_device", "torch.set_default_tensor_type"})
 
 
@@ -43,9 +44,15 @@ def trains_on_cpu(ctx, plan, training_code) -> bool:
     devices = plan.device_names
     if any(_places(node, devices) for node in training_code):
         return False
+    return left_on_cpu(ctx, [*ctx.module_before, *ctx.scope_before], names, devices)
+
+
+def left_on_cpu(ctx, stmts, names: set[str], devices: set[str]) -> bool:
+    """`stmts` bind the model (`names`) and nothing of them can have placed it: it is on
+    the CPU after them (also where a chain of branches leaves it: placement_chain.py)."""
     seen = set()
     bound = set()
-    for stmt in [*ctx.module_before, *ctx.scope_before]:
+    for stmt in stmts:
         if id(stmt) in seen:
             continue
         seen.add(id(stmt))
@@ -71,7 +78,7 @@ def _may_hold_a_module(ctx, value) -> bool:
         node = arg.value
         while isinstance(node, (cst.Attribute, cst.Subscript)):
             node = node.value
-        if isinstance(node, cst.Name) and node.value not in ctx.module_defs:
+        if isinstance(node, cst.Name) and node.value not in ctx.module_defs | _CONSTANTS:
             return True
     return False
 

@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
-from ..patterns.known_branches import decide_known
+from ..patterns.known_branches import known_test
 from .epoch_batch import maybe_changed
 
 BREAK_ONLY = m.IndentedBlock(
@@ -52,7 +52,7 @@ def _false(ctx, test, body: list) -> bool:
     names = collect_names(test).reads
     if any(maybe_changed(ctx, stmt, names) for stmt in body):
         return False
-    return decide_known(ctx, test) is False
+    return known_test(ctx, test) is False
 
 
 def _conjuncts(test) -> list:

@@ -27,21 +27,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.qualnames import TQDM
+from ..analysis.qualnames import GRAD_MODES, TQDM
 
-GRAD_MODES = frozenset(
-    {
-        "torch.no_grad",
-        "torch.inference_mode",
-        "torch.set_grad_enabled",
-        "torch.autograd.no_grad",
-        "torch.autograd.inference_mode",
-        "torch.autograd.set_grad_enabled",
-        "torch.autograd.grad_mode.no_grad",
-        "torch.autograd.grad_mode.inference_mode",
-        "torch.autograd.grad_mode.set_grad_enabled",
-    }
-)
 JOIN = frozenset({"torch.distributed.algorithms.Join", "torch.distributed.algorithms.join.Join"})
 
 

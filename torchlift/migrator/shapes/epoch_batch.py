@@ -39,6 +39,7 @@ from ..analysis.statements import (
 from ..patterns.accumulation import ACCUMULATION
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
 from ..patterns.lr_decay import sets_param_group_lr
+from ..patterns.manual_optimization import MANUAL_STEP, optimizers_in_a_loop
 from ..patterns.passed_in import called_in_file, given_eval_loader, given_loader
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
@@ -614,6 +615,10 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
         if any(claim(ctx, steps, stmt, position) for claim in claims):
             continue
         if contains(stmt, BACKWARD) or contains(stmt, OPTIMIZER_CALL):
+            over = optimizers_in_a_loop(ctx, stmt)  # `for opt in optimizers: opt.step()`
+            if over is not None:
+                ctx.block(MANUAL_STEP, over, stmt)
+                continue
             undecided = ctx.found.get("undecided_branches", {}).get(id(stmt))
             ctx.block(
                 ACCUMULATION,

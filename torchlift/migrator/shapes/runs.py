@@ -139,8 +139,10 @@ def check(ctx, plan) -> None:
         named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
     for name, left in named:
         if not _built_per_run(ctx, name, owned, inner):
+            source = _source_name(ctx, name)
+            shown = f"`{name}` (the script's `{source}`)" if source != name else f"`{name}`"
             block(
-                f"`{name}` is {where}: every run would go on with what the previous one "
+                f"{shown} is {where}: every run would go on with what the previous one "
                 f"left (its {left})",
                 inner,
             )
@@ -170,15 +172,52 @@ def _header_index(ctx, run) -> int:
     return next(i for i, s in enumerate(ctx.scope_before) if s is header_stmt)
 
 
-def _built_per_run(ctx, name: str, owned: set[int], run: cst.For) -> bool:
+def _built_per_run(ctx, name: str, owned: set[int], run: cst.For, seen=frozenset()) -> bool:
     """`name` is bound last, before the loop, by a statement every iteration of `run` runs:
     a plain statement of its body (or of a `with` there) or its own header (`for name, model
     in models.items():`), not one under an `if` that may leave the previous run's object."""
-    bindings = [s for s in ctx.scope_before if name in bound_names(s)]
-    if not bindings or id(bindings[-1]) not in owned:
+    last = _last_binding(ctx, name)
+    if last is None or id(last) not in owned:
         return False
-    last = bindings[-1]
+    other = _alias_of(last, name)
+    if other is not None and other not in seen | {name}:  # `model = net`: the object is `net`'s
+        return _built_per_run(ctx, other, owned, run, seen | {name})
     return isinstance(last, cst.SimpleStatementLine) or last is ctx.run_headers.get(id(run))
+
+
+def _source_name(ctx, name: str) -> str:
+    """The name `name` is another name for, following `name = other` back (`model = net`)."""
+    seen = {name}
+    while True:
+        last = _last_binding(ctx, name)
+        other = _alias_of(last, name) if last is not None else None
+        if other is None or other in seen:
+            return name
+        seen.add(other)
+        name = other
+
+
+def _last_binding(ctx, name: str):
+    """The last statement before the loop binding `name`, past `name = name.to(device)` (the
+    same object, moved)."""
+    bindings = [s for s in ctx.scope_before if name in bound_names(s)]
+    while len(bindings) > 1 and _alias_of(bindings[-1], name) == name:
+        bindings.pop()
+    return bindings[-1] if bindings else None
+
+
+def _alias_of(stmt, name: str) -> str | None:
+    """`other` when `stmt` is `name = other` (maybe `.to(...)` / `.cuda(...)` after, which
+    move a module in place and return it): another name for the same object, not a new one
+    (an inlined trainer class's `self.model = model.to(self.device)` given the script's `net`)."""
+    moved = m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("to") | m.Name("cuda")))
+    pattern = m.SimpleStatementLine(
+        [m.Assign([m.AssignTarget(m.Name(name))], m.Name() | moved)]
+    )
+    if not m.matches(stmt, pattern):
+        return None
+    value = stmt.body[0].value
+    return value.value if isinstance(value, cst.Name) else value.func.value.value
 
 
 def _called_in_a_loop(module: cst.Module, name: str) -> bool:

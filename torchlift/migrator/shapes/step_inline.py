@@ -31,8 +31,9 @@ the call's own target (the call rebinds it anyway).
 
 What it leaves alone: TL182 (the function's shape: an early return, `yield`, recursion, a
 nested function or lambda, `*args`, a non-literal default, a `global` it writes when inlined
-into a function, a call inside an expression), TL183 (the step called from several loops, or
-several functions holding a step), TL184 (a name meaning something else where the function
+into a function, a call inside an expression other than `losses.append(step(...))`), TL183
+(the step called from several loops or twice; several functions holding a step, unless one
+loop calls each once: then they are inlined one after the other, in the loop's order), TL184 (a name meaning something else where the function
 would be inlined).
 """
 
@@ -87,7 +88,8 @@ STEP_SHAPE = Rule(
     literal defaults, one `return`, at its end, no `yield`, no function or lambda defined
     inside, no call of itself, no `global` write when the loop is in a function; and a call
     that is a statement of the loop (`f(...)`, `x = f(...)`, `a, b = f(...)`, `x += f(...)`),
-    not part of an expression.""",
+    not part of an expression (but the first argument handed to a call,
+    `losses.append(f(...))`: its returned value takes the call's place).""",
     """Write the step in the loop's body, or give the function that shape (return once, at
     its end; assign its result to a name before using it).""",
     """
@@ -112,8 +114,9 @@ STEP_CALLS = Rule(
     "the training step function is called from several places, or several functions step",
     """One loop, one step: the function holding the step is inlined only when one statement
     of one loop calls it (with arguments that make it step). Called from two loops, twice in
-    a loop, outside any loop too, or beside another function that also steps, there is no
-    single training_step to write.""",
+    a loop, or outside any loop too, there is no single training_step to write. Several
+    functions that step (a GAN's critic step and generator step) are inlined one after the
+    other only when one loop calls each once.""",
     """Call the step function from one loop (a warm-up loop and a main loop are two training
     runs: convert them separately), or write the step in the loop's body.""",
     _EXAMPLE_STEP
@@ -179,10 +182,16 @@ class _Site:
     scope: cst.CSTNode  # the module or the function holding the call
 
 
-def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | None:
+def inline_step(
+    module: cst.Module, path: str = "<string>", only=None, line_of=None
+) -> InlinedStep | None:
     """The flat script with the one training call inlined, None when no function holding a
-    step is called from a loop, or Unsupported (TL182-TL184) naming why it cannot be."""
+    step is called from a loop, or Unsupported (TL182-TL184) naming why it cannot be.
+    `only`: the step functions still to inline (the others of a sequence, once the first is),
+    `line_of`: the script's line of a line of `module` (for the change log)."""
     functions = _step_functions(module)
+    if only is not None:  # the loop holding the first one inlined steps itself now
+        functions = {name: f for name, f in functions.items() if name in only}
     if not functions:
         return None
     sites = _sites(module)
@@ -198,13 +207,9 @@ def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | Non
     if not training:
         return None
     names = sorted({f.name.value for f, *_ in training})
-    if len(names) > 1:
-        raise Unsupported(
-            STEP_CALLS,
-            f"several functions hold a training step (`{'()`, `'.join(names)}()`): one loop "
-            "step is inlined, not several",
-            training[1][0],
-        )
+    rest = []
+    if len(names) > 1:  # a GAN's critic step then generator step: each inlined in its place
+        training, rest = _steps_in_sequence(module, training, names)
     function, site, call, args, known = training[0]
     name = function.name.value
     calls = m.findall(module, m.Call(func=m.Name(name)))
@@ -237,7 +242,65 @@ def inline_step(module: cst.Module, path: str = "<string>") -> InlinedStep | Non
             "do not take",
             site.stmt,
         )
-    return _Inliner(module, path, function, site, args, known).run()
+    inliner = _Inliner(module, path, function, site, args, known)
+    inliner.line_of = line_of or inliner.line_of
+    inlined = inliner.run()
+    if not rest:
+        return inlined
+    for later in rest:  # each refuses on the script's own lines before any is inlined
+        _Inliner(module, path, *later).run()
+    later = {f.name.value for f, *_ in rest}
+    try:
+        flat = cst.parse_module(inlined.text)
+        following = inline_step(flat, path, later, lambda n: inlined.origin[n - 1])
+    except Unsupported as why:  # its node is in the flat script: name the call instead
+        raise Unsupported(why.rule, why.reason, rest[0][1].stmt) from None
+    if following is None:  # never expected: the functions are still called from the loop
+        raise RuntimeError(f"step functions {sorted(later)} not found once the first is inlined")
+    return _composed(inlined, following)
+
+
+def _steps_in_sequence(module, training, names):
+    """Several functions each holding a step (a critic step then a generator step, each with
+    its own optimizer): inlined one after the other, in the loop's order, when each is called
+    to train once, by a statement of one same loop. ([the first], [the others]) in the order
+    the loop calls them; Unsupported (TL183) otherwise."""
+    sites = [t[1] for t in training]
+    every = f"several functions hold a training step (`{'()`, `'.join(names)}()`)"
+    if any(site is None or site.loop is None for site in sites):
+        at = next(t for t in training if t[1] is None or t[1].loop is None)
+        raise Unsupported(
+            STEP_CALLS,
+            f"{every}, `{at[0].name.value}()` called inside an expression or outside any loop: "
+            "they are inlined one after the other only when one loop calls each, from its own "
+            "statement",
+            at[2],
+        )
+    if any(site.loop is not sites[0].loop for site in sites):
+        other = next(t for t in training if t[1].loop is not sites[0].loop)
+        raise Unsupported(
+            STEP_CALLS,
+            f"{every}, called from different loops: there is no single loop to inline them into",
+            other[1].stmt,
+        )
+    for name in names:
+        calls = [t for t in training if t[0].name.value == name]
+        if len(calls) > 1:
+            raise Unsupported(
+                STEP_CALLS,
+                f"`{name}()` trains twice in one loop: there is no single step to inline",
+                calls[1][1].stmt,
+            )
+    order = [id(c) for c in m.findall(sites[0].loop, m.Call(func=m.Name()))]
+    ordered = sorted(training, key=lambda t: order.index(id(t[2])))
+    return ordered[:1], [(f, site, args, known) for f, site, _, args, known in ordered[1:]]
+
+
+def _composed(first: InlinedStep, then: InlinedStep) -> InlinedStep:
+    """Two inlinings one after the other, told in the lines of the script itself."""
+    origin = [first.origin[line - 1] for line in then.origin]
+    indent = [i + first.indent[line - 1] for i, line in zip(then.indent, then.origin)]
+    return InlinedStep(then.text, origin, indent, first.at, f"{first.message}; {then.message}")
 
 
 # -- finding the call -------------------------------------------------------------------------
@@ -267,8 +330,7 @@ def _sites(module: cst.Module) -> dict[int, _Site]:
     def walk(body, loop, scope) -> None:
         for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
-                call = _statement_call(stmt)
-                if call is not None:
+                for call in _statement_calls(stmt):
                     found[id(call)] = _Site(stmt, call, loop, scope)
                 continue
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -291,17 +353,46 @@ def _block(suite) -> list:
     return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
 
 
-def _statement_call(stmt: cst.SimpleStatementLine) -> cst.Call | None:
+def _statement_calls(stmt: cst.SimpleStatementLine) -> list[cst.Call]:
+    """The call a simple statement makes, `[target =] f(...)`, and the one whose value it
+    hands on first thing, `losses.append(f(...))`: nothing but the receiver `losses.append`
+    is evaluated before it (see _handed_on)."""
     if len(stmt.body) != 1:
-        return None
+        return []
     small = stmt.body[0]
     if isinstance(small, cst.Expr) or (isinstance(small, cst.Assign) and len(small.targets) == 1):
         value = small.value
     elif isinstance(small, cst.AugAssign):
         value = small.value
     else:
+        return []
+    if not isinstance(value, cst.Call):
+        return []
+    found = [value] if isinstance(value.func, cst.Name) else []
+    inner = _handed_on(value) if not isinstance(small, cst.AugAssign) else None
+    return found + ([inner] if inner is not None else [])
+
+
+def _handed_on(outer: cst.Call) -> cst.Call | None:
+    """`f(...)` in `losses.append(f(...))` or `print(f(...), x)`: the first argument of a call
+    of a name or of a name's attribute, so that inlined, the body runs where the call ran and
+    its returned value takes the call's place."""
+    receiver = outer.func
+    while isinstance(receiver, cst.Attribute):
+        receiver = receiver.value
+    if not isinstance(receiver, cst.Name) or not outer.args:
         return None
-    return value if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) else None
+    first = outer.args[0]
+    if first.keyword is not None or first.star or not isinstance(first.value, cst.Call):
+        return None
+    return first.value if isinstance(first.value.func, cst.Name) else None
+
+
+def _receiver(outer: cst.Call) -> str:
+    receiver = outer.func
+    while isinstance(receiver, cst.Attribute):
+        receiver = receiver.value
+    return receiver.value
 
 
 def _steps(function: cst.FunctionDef, call: cst.Call):
@@ -379,6 +470,10 @@ class _Inliner:
         self.unpacked = unpacked_argument(function, site.call)  # `f(*value)`
         self.name = function.name.value
         self.pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+        # `losses.append(f(...))`: the call its value is handed to (None: a statement's call)
+        value = site.stmt.body[0].value
+        self.outer = value if value is not site.call else None
+        self.line_of = lambda line: line  # the script's line of a line of `module`
 
     def run(self) -> InlinedStep:
         self._check_shape()
@@ -405,7 +500,7 @@ class _Inliner:
         positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         origin, indent = line_origin(self.module, flat, self.pairs)
         at = positions[self.site.stmt].start
-        loop_line = positions[self.site.loop].start.line
+        loop_line = self.line_of(positions[self.site.loop].start.line)
         return InlinedStep(
             flat.code,
             origin,
@@ -455,10 +550,17 @@ class _Inliner:
             last_return = body and m.matches(body[-1], m.SimpleStatementLine([m.Return()]))
             if len(returns) > int(bool(last_return)):
                 why = f"`{name}()` returns before its end"
-            elif not isinstance(self.site.stmt.body[0], cst.Expr) and (
+            elif (self.outer is not None or not isinstance(self.site.stmt.body[0], cst.Expr)) and (
                 not last_return or body[-1].body[0].value is None
             ):
                 why = f"`{name}()` returns nothing, but the loop uses its result"
+            elif self.outer is not None and _receiver(self.outer) in collect_names(
+                function.body
+            ).writes | {p.name.value for p in [*params.params, *params.kwonly_params]}:
+                why = (
+                    f"`{name}()` binds `{_receiver(self.outer)}`, which the call's value is "
+                    "handed to: inlined, its body would run before that name is read"
+                )
         if (
             why is None
             and m.findall(function.body, m.Global())
@@ -602,7 +704,9 @@ class _Inliner:
         if final is None or final.body[0].value is None:
             return []
         value = rename(final.body[0].value, mapping)
-        if isinstance(small, cst.Assign):
+        if self.outer is not None:  # `losses.append(f(...))` -> `losses.append(<returned>)`
+            new = small.deep_replace(self.site.call, value)
+        elif isinstance(small, cst.Assign):
             target = small.targets[0].target
             if len(small.targets) == 1 and _same_names(target, value):
                 return []  # `acc, loss = acc, loss`: the body bound the call's targets already
@@ -631,7 +735,10 @@ class _Inliner:
             test = self.module.code_for_node(stmt.test)
             parts.append(f"`if {test}:` {'taken' if taken else 'skipped'} for this call")
         small = self.site.stmt.body[0]
-        if (
+        if self.outer is not None:
+            shown = self.module.code_for_node(self.outer.func)
+            parts.append(f"its `return` value handed to `{shown}(...)`")
+        elif (
             final is not None
             and final.body[0].value is not None
             and not isinstance(small, cst.Expr)

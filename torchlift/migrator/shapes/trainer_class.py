@@ -104,11 +104,13 @@ INSTANCE_USE = Rule(
     "the trainer class is not created once and run once by a method call in the same block",
     """A class is inlined where the script uses it: `trainer = Trainer(...)` once, then one
     call of the method holding (or reaching) the loop, `trainer.fit(...)`, later in the same
-    block (module level, a function, `if __name__ == "__main__":`), or both at once,
-    `Trainer(...).fit()`. A class created twice (a sweep), run by several calls, never created
-    in the file, or called with `*args` has no single place to inline it.""",
-    """Create the instance once and call its loop method once; for a sweep, move the loop
-    into a function and call it per setting.""",
+    block (module level, a function, `if __name__ == "__main__":`, or the body of a `for` loop
+    in them: one experiment per iteration, `for ii in range(args.itr): exp = Exp(args)`, a
+    loop over runs then), or both at once, `Trainer(...).fit()`. A class created twice, run by
+    several calls, never created in the file, called with `*args`, or created in a loop and
+    used after it (which iteration's instance?) has no single place to inline it.""",
+    """Create the instance once and call its loop method once; read what a run in a loop
+    computed inside the loop (append it to a list there).""",
     """
     class Runner:
         def __init__(self, net, data):
@@ -125,9 +127,11 @@ INSTANCE_USE = Rule(
                     self.opt.step()
 
 
-    for lr in (0.1, 0.01):
-        runner = Runner(model, loader)
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        runner = Runner(nn.Linear(4, 2), loader)
         runner.fit(2)
+    print(runner.net.weight)
     """,
 )
 
@@ -212,7 +216,10 @@ NAME_CLASH = Rule(
     """Once inlined, the class's attributes, the parameters and locals of `__init__` and of
     the run method, and the code around the call share one namespace. A name used for two
     things there (`self.opt` and a different `opt` of the script, a local named like an
-    attribute, a method named like a module function) would change what the code reads.""",
+    attribute, a method named like a module function) would change what the code reads.
+    An attribute the constructor stores unchanged from an argument the script spells like it
+    (`self.D = discriminator` given the script's `D`) is that object: one meaning, unless
+    something rebinds one of them after the instance is created (trainer_shared.py).""",
     """Rename one of the two (the attribute or the script's name).""",
     """
     class Runner:

@@ -26,7 +26,8 @@ properties or class-level code (TL133); an instance not created once and run onc
 block (TL171); `self` or the instance used other than through attributes and method calls
 (TL172); a called method rebinding an attribute where the value cannot come back right after
 the call, returning early or taking `*args` (TL173);
-a name of the class meaning something else where it is inlined (TL174). Methods the script
+a name of the class meaning something else where it is inlined (TL174; an attribute stored
+unchanged from the script's object of the same name is that name: trainer_shared.py). Methods the script
 never calls are removed with the class (the report names them).
 """
 
@@ -52,6 +53,7 @@ from .trainer_class import (
     SELF_ESCAPES,
     TRAINER_CLASS,
 )
+from .trainer_shared import shared_names
 from .trainer_state import (
     Carried,
     CarryBack,
@@ -257,8 +259,7 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
     if escaped:
         raise Unsupported(
             SELF_ESCAPES,
-            f"`{owner}` uses `self` itself (passes, returns or stores it), not only its "
-            "attributes",
+            f"`{owner}` uses `self` itself (passes, returns or stores it), not only its attributes",
             node,
         )
     method_names = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
@@ -351,13 +352,14 @@ class _Site:
     method: str
     target: str | None  # `x = trainer.fit()`
     others: list[str]  # methods the script calls besides (`trainer.test()`): functions
+    loops: tuple = ()  # the `for` loops between the owner's block and `block`, outermost first
 
 
 def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str]) -> _Site:
     name = cls.name.value
     refs = [n for n in m.findall(module, m.Name(name)) if n is not cls.name]
     creations = []
-    for block, owner in instance_blocks(module):
+    for block, owner, loops in run_blocks(module):
         for stmt in block:
             if m.matches(
                 stmt,
@@ -365,7 +367,7 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
                     [m.Assign([m.AssignTarget(m.Name())], m.Call(func=m.Name(name)))]
                 ),
             ):
-                creations.append((block, owner, stmt))
+                creations.append((block, owner, stmt, loops))
     if not refs:
         raise Unsupported(
             INSTANCE_USE,
@@ -376,24 +378,26 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
         )
     chained = _chained_run(module, name, reaching) if len(refs) == 1 and not creations else None
     if chained is not None:  # `Trainer(...).fit()`: created and run by one statement
-        block, owner, stmt, target = chained
+        block, owner, stmt, target, loops = chained
         run_call = stmt.body[0].value
         if any(a.star for a in [*run_call.args, *run_call.func.value.args]):
             raise Unsupported(INSTANCE_USE, f"`{name}(...)` is called with `*` arguments", stmt)
         method = run_call.func.attr.value
-        return _Site(block, owner, stmt, run_call.func.value, "", stmt, method, target, [])
+        site = _Site(block, owner, stmt, run_call.func.value, "", stmt, method, target, [], loops)
+        _check_used_in_loop(module, site)
+        return site
     if len(refs) != 1 or len(creations) != 1:
         # the line to look at: a second creation, else a use that is not one
         other = next(
-            (r for r in refs if not any(cst_contains(stmt, r) for _, _, stmt in creations)), None
+            (r for r in refs if not any(cst_contains(c[2], r) for c in creations)), None
         )
         raise Unsupported(
             INSTANCE_USE,
             f"class `{name}` is not used exactly once, as `name = {name}(...)` in a block of "
-            "the script (module level, a function, `if __name__`)",
+            "the script (module level, a function, `if __name__`, a `for` loop in them)",
             creations[1][2] if len(creations) > 1 else other if other is not None else cls,
         )
-    block, owner, created = creations[0]
+    block, owner, created, loops = creations[0]
     assign = created.body[0]
     instance = assign.targets[0].target.value
     call = assign.value
@@ -434,24 +438,25 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
             )
         if use is not run_call and use.func.attr.value not in others:
             others.append(use.func.attr.value)
-    site = _Site(block, owner, created, call, instance, run, method, target, others)
+    site = _Site(block, owner, created, call, instance, run, method, target, others, loops)
+    _check_used_in_loop(module, site)
     _check_instance_uses(module, site, cls, methods)
     return site
 
 
 def _chained_run(module: cst.Module, name: str, reaching: set[str]):
-    """(block, owner, statement, target) of `[x =] Trainer(...).fit(...)`, or None."""
+    """(block, owner, statement, target, loops) of `[x =] Trainer(...).fit(...)`, or None."""
     called = m.Name(m.MatchIfTrue(lambda value: value in reaching))
     pattern = m.Call(func=m.Attribute(value=m.Call(func=m.Name(name)), attr=called))
-    for block, owner in instance_blocks(module):
+    for block, owner, loops in run_blocks(module):
         for stmt in block:
             if m.matches(stmt, m.SimpleStatementLine([m.Expr(pattern)])):
-                return block, owner, stmt, None
+                return block, owner, stmt, None, loops
             if m.matches(
                 stmt,
                 m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], pattern)]),
             ):
-                return block, owner, stmt, stmt.body[0].targets[0].target.value
+                return block, owner, stmt, stmt.body[0].targets[0].target.value, loops
     return None
 
 
@@ -464,6 +469,43 @@ def instance_blocks(module: cst.Module):
         ):
             if isinstance(stmt.body, cst.IndentedBlock):
                 yield list(stmt.body.body), stmt
+
+
+def run_blocks(module: cst.Module):
+    """(statements, owner, loops) of the blocks an instance may be created in: those of
+    `instance_blocks`, and the bodies of the `for` loops in them (a run per iteration: `for ii
+    in range(args.itr): exp = Exp(args); exp.train(setting)`), `loops` the `for` statements
+    from the owner's block down to that body, outermost first."""
+    for block, owner in instance_blocks(module):
+        pending = [(block, ())]
+        while pending:
+            current, loops = pending.pop(0)
+            yield current, owner, loops
+            for stmt in current:
+                if (
+                    isinstance(stmt, cst.For)
+                    and stmt.asynchronous is None
+                    and isinstance(stmt.body, cst.IndentedBlock)
+                ):
+                    pending.append((list(stmt.body.body), (*loops, stmt)))
+
+
+def _check_used_in_loop(module: cst.Module, site: _Site) -> None:
+    """An instance created in a loop is one per iteration: its attributes, names once
+    inlined, would be those of the last iteration's instance after the loop, which the
+    script's reads there (`exp.model` after `for ii in ...:`) are not rewritten to. Every
+    use of it must be in the loop's body, the block holding it."""
+    if not site.loops or not site.instance:
+        return
+    inside = {id(n) for stmt in site.block for n in m.findall(stmt, m.Name(site.instance))}
+    for use in m.findall(module, m.Name(site.instance)):
+        if id(use) not in inside:
+            raise Unsupported(
+                INSTANCE_USE,
+                f"`{site.instance}`, created in a loop (one per iteration), is used outside "
+                "that loop's body: inlined, which iteration's attributes it reads is not kept",
+                site.created,
+            )
 
 
 def _check_instance_uses(module, site: _Site, cls, methods) -> None:
@@ -549,6 +591,9 @@ class _Plan:
         init_globals = init_use.reads - init_params - init_locals - {"self"}
         run_globals = run_use.reads - run_params - run_locals - {"self"}
         self.alias = self._aliases(attrs)
+        # `self.D = discriminator` given the caller's `D`: one object, spelled alike
+        same = shared_names(self.module, self.cls, self.init_args, self.used, site)
+        self.alias.update({param: cst.Name(attr) for attr, param in same.params.items()})
         introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
         self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
         # `for epoch in ...: self.epoch = epoch`: one name for both (trainer_state.py), or
@@ -563,17 +608,26 @@ class _Plan:
         self._clash(init_globals & introduced, "a global read by `__init__` named like")
         skip = {id(site.created), id(site.run), id(self.cls), id(site.owner)}
         others = [s for s in site.block if id(s) not in skip]
+        others += _around_loops(site, skip)
         module_level = not isinstance(site.owner, cst.FunctionDef)
         if module_level and site.owner is not self.module:  # `if __name__`: module scope
             others += [s for s in self.module.body if id(s) not in skip]
         use = collect_names(*others) if others else None
         bound_here = (use.writes if use else set()) | {p.name.value for p in _params(site.owner)}
         taken = (use.all() if use else set()) | bound_here
-        shared = self._shared(init_params)
+        shared = self._shared(init_params) | set(same.params)
         self._clash(run_globals & (introduced - (shared if module_level else set())), "a global")
         clashes = introduced & taken - shared
         if site.target is not None and self._returns_attr(site.target):
             clashes.discard(site.target)
+        for name in sorted(clashes & set(same.refused)):
+            why, at = same.refused[name]
+            raise Unsupported(
+                NAME_CLASH,
+                f"inlining class `{self.cls.name.value}` would give `{name}` two meanings "
+                f"({why}): rename one of them",
+                at,
+            )
         self._clash(clashes, "a name the script uses where the class is inlined")
         if not module_level:
             self._clash((init_globals | run_globals) & bound_here, "a name the function binds")
@@ -664,9 +718,29 @@ class _Plan:
                 for target in getattr(assign, "targets", None) or [assign]:
                     if m.matches(target.target, m.Attribute(m.Name("self"), m.Name(param))):
                         kept &= _same_object(assign, param)
-            if kept:
+            if kept or self._rebound_unread(param, after):
                 shared.add(param)
         return shared
+
+    def _rebound_unread(self, param: str, after: list) -> bool:
+        """`Trainer(model, ...)` whose `__init__` rebinds `self.model = DDP(model)`: inlined,
+        the function's own `model` then names the wrapper. That changes nothing when the
+        function never reads `model` again after creating the instance (the tutorial series'
+        `main`): the class's meaning is the only one left. Only for a function's local, with
+        no nested function or lambda of the function reading it (they could run later)."""
+        owner, site = self.site.owner, self.site
+        if not isinstance(owner, cst.FunctionDef):
+            return False
+        before = site.block[: site.block.index(site.created)]
+        local = {p.name.value for p in _params(owner)} | (
+            collect_names(*before).writes if before else set()
+        )
+        if param not in local:  # a global: rebound in the function, earlier reads would fail
+            return False
+        if param in collect_names(*after).reads if after else False:
+            return False
+        nested = m.findall(owner.body, m.FunctionDef() | m.Lambda() | m.ClassDef())
+        return not any(m.findall(n, m.Name(param)) for n in nested if not n.deep_equals(self.cls))
 
     def _aliases(self, attrs: set[str]) -> dict[str, cst.Name]:
         """Parameters given another call-site name (`Trainer(net)` for `model`) that the
@@ -751,6 +825,7 @@ class _Plan:
                 block += functions
             else:
                 block.append(self._keep(stmt, reads, alias=False))
+        block = self._in_loops(block, functions)
         if site.owner is self.module:
             body = block
         else:
@@ -773,6 +848,26 @@ class _Plan:
             site.method,
             dropped,
         )
+
+    def _in_loops(self, block: list, functions: list) -> list:
+        """The owner's block when the instance's block is a loop's body (innermost first:
+        each loop given its new body, then placed in the block holding it)."""
+        loops = self.site.loops
+        if not loops:
+            return block
+        holders = [_owner_block(self.site), *[list(loop.body.body) for loop in loops[:-1]]]
+        for holder, loop in reversed(list(zip(holders, loops))):
+            new = loop.with_changes(body=loop.body.with_changes(body=block))
+            self.origin[id(new)] = (new, loop)
+            block = []
+            for stmt in holder:
+                if stmt is loop:
+                    block.append(new)
+                elif stmt is self.cls:
+                    block += functions
+                else:
+                    block.append(self._keep(stmt, None))
+        return block
 
     def _lead(self, stmts: list, replaced) -> None:
         """The first of `stmts` takes the comments and blank lines above `replaced`."""
@@ -893,6 +988,24 @@ def _same_object(assign, param: str) -> bool:
         assign.value,
         m.Name(param) | m.Call(func=m.Attribute(m.Name(param), m.Name("to") | m.Name("cuda"))),
     )
+
+
+def _around_loops(site: _Site, skip: set[int]) -> list[cst.CSTNode]:
+    """What shares the scope with a block in loops (`for ii in ...:`): each loop's target and
+    iterable, and the other statements of the blocks holding the loops."""
+    if not site.loops:
+        return []
+    found: list[cst.CSTNode] = []
+    holders = [_owner_block(site), *[list(loop.body.body) for loop in site.loops[:-1]]]
+    for holder, loop in zip(holders, site.loops):
+        found += [s for s in holder if s is not loop and id(s) not in skip]
+        found += [loop.target, loop.iter]
+    return found
+
+
+def _owner_block(site: _Site) -> list:
+    owner = site.owner
+    return list(owner.body) if isinstance(owner, cst.Module) else list(owner.body.body)
 
 
 def _params(owner) -> list[cst.Param]:

@@ -233,6 +233,17 @@ class LineIndex:
             for c_block, a_block in zip(cst_blocks, ast_blocks):
                 self._pair(c_block, a_block)
 
+    def alias(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
+        """`new`, a node made to stand for `old` (source/tuple_bindings.py), is on its line."""
+        if id(old) in self.lines:
+            self.lines[id(new)] = self.lines[id(old)]
+
+    def rebase(self, module: cst.Module) -> None:
+        """Look nodes up in `module`, the tree rebuilt around the aliased nodes. The old tree
+        is kept alive: its nodes' ids stay keys here and must not be reused."""
+        self._replaced = getattr(self, "_replaced", []) + [self._module]
+        self._module = module
+
     def position(self, node, default: tuple[int, int]) -> tuple[int, int]:
         """The line of `node`, or of the innermost statement holding it (a finding about a
         call or a lambda names the line it is on), else `default`."""

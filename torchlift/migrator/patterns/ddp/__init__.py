@@ -83,7 +83,7 @@ from .rules import EVAL_UNDER_DDP, LAUNCH, PROCESS_GROUP, RANK_READ, RULES, STEP
 from .sampler import read_sampler, take_set_epoch
 from .spawn import read_launch, read_process_group, spawn_calls
 from .torchrun import read_torchrun, reads_env
-from .wrappers import read_wrappers
+from .wrappers import drop_wrappers, read_wrappers, unwrap_in_functions
 
 __all__ = [
     "RULES",
@@ -180,6 +180,8 @@ def read(ctx, plan, steps) -> None:
     read_evaluation(ctx, plan, facts)
     check_reduces(ctx, plan, facts)
     check_wrapper_forwards(ctx, plan, facts)
+    unwrap_in_functions(ctx, plan, facts)
+    drop_wrappers(ctx, plan, facts)
     _read_rank_before(ctx, plan, facts)
     check_group_unused(ctx, plan, facts)
     for stmt in ctx.scope_after:

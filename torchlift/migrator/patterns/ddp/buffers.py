@@ -21,6 +21,8 @@ import libcst.matchers as m
 
 from ...analysis.names import bound_names, mentions
 from ...analysis.statements import single_assign
+from ...rule import Unsupported
+from ..factories import returned
 from .facts import DDP_CLASSES
 
 _LAYERS = """
@@ -63,6 +65,13 @@ def buffers_held(ctx, names: set[str]) -> str | None:
             assign = single_assign(stmt)
             if binds and name in names and assign and _rebinding(ctx, assign[1], names):
                 continue
+            if binds and name in names and assign is None:
+                why = _from_factory(ctx, stmt, name, classes)
+                if why != _NOT_A_FACTORY:  # `data, model, opt = load_train_objs()`
+                    if why is not None:
+                        return why
+                    built = True
+                    continue
             if binds or name not in names:
                 built = built or name in names
                 why = _construction(ctx, stmt, classes, frozenset())
@@ -73,6 +82,40 @@ def buffers_held(ctx, names: set[str]) -> str | None:
                 return why
     if not built:
         return f"`{sorted(names)[0]}` is not built where the conversion can see it"
+    return None
+
+
+_NOT_A_FACTORY = "not a factory"
+
+
+def _from_factory(ctx, stmt, name: str, classes: dict) -> str | None:
+    """Why the model `stmt` unpacks from a factory of the file (patterns/factories.py) may
+    hold buffers, None when it provably holds none; _NOT_A_FACTORY for another statement.
+    Read in the factory: the statement binding the local it returns (or the returned
+    expression), handed nothing, and every other statement there mentioning that local."""
+    try:
+        factory = returned(ctx, stmt, name)
+    except Unsupported as refused:
+        return f"the model may hold buffers: {refused.reason}"
+    if factory is None:
+        return _NOT_A_FACTORY
+    element = factory.returns[0].elements[factory.position].value
+    local = element.value if isinstance(element, cst.Name) else None
+    if factory.value is None or (local is not None and local not in factory.locals):
+        return f"`{name}` is not built where the conversion can see it"
+    body = [s for s in factory.factory.body.body if local is not None and local in mentions(s)]
+    built = [s for s in body if local in bound_names(s)] or [factory.value]
+    if any(_handed_names(node) for node in built):
+        return f"the model may hold buffers: `{name}` is built from names the factory is handed"
+    for node in built:
+        why = _construction(ctx, node, classes, frozenset())
+        if why is not None:
+            return why
+    for other in body:
+        if local not in bound_names(other):
+            why = _added_modules(ctx, other, classes)
+            if why is not None:
+                return why
     return None
 
 

@@ -82,6 +82,8 @@ class Facts:
     # validation pass's counters (evaluation.py)
     reduces: list = field(default_factory=list)
     wrapper_runs: list = field(default_factory=list)  # (epoch statement, call running DDP)
+    # `w = DDP(name)`: (that statement, the statement of the scope holding it, w, the model)
+    wraps: list = field(default_factory=list)
     eval_sharded: bool = False  # the validation loader's DistributedSampler taken over
 
 

@@ -6,8 +6,9 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.names import scope_reads
-from ...analysis.statements import call_method, single_assign
+from ...analysis.statements import call_method, single_assign, with_keywords
 from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
+from .loader_function import built_by_function, read_function_loader
 from .rules import EVAL_UNDER_DDP, SAMPLER
 
 
@@ -21,6 +22,10 @@ def take_set_epoch(ctx, facts: Facts, stmts):
         receiver = call_method(only, "set_epoch")
         if isinstance(receiver, cst.Name):
             facts.set_epoch.append((receiver.value, only, stmt))
+            continue
+        if m.matches(receiver, m.Attribute(m.Name(), m.Name("sampler"))):
+            # `train_data.sampler.set_epoch(epoch)`: the loader's sampler, by its loader
+            facts.set_epoch.append((f"{receiver.value.value}.sampler", only, stmt))
             continue
         kept.append(stmt)
     return kept
@@ -44,7 +49,11 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
     built_here = isinstance(loader, cst.Call) and any(
         q.endswith("DataLoader") for q in ctx.call_qualnames(loader)
     )
-    if not built_here:  # `prepare_dataloader(dataset, bs)`: a sampler inside is not read
+    built = None if built_here else built_by_function(ctx, loader)
+    if built is not None:  # `prepare_dataloader(dataset, bs)`: its sampler read in it
+        read_function_loader(ctx, plan, facts, loader_stmt, built)
+        return
+    if not built_here:  # a sampler inside is not read
         ctx.block(
             SAMPLER,
             f"the training loader `{plan.train_loader}` is not a `DataLoader(...)` call here "
@@ -53,7 +62,7 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
             loader_stmt,
         )
         return
-    if _sampler_arg(loader) is None:
+    if sampler_arg(loader) is None:
         if samplers or facts.set_epoch:
             ctx.block(
                 SAMPLER,
@@ -80,7 +89,12 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
         if eval_name is None:
             return
         taken[eval_name] = (ctx.binding(plan.validation.loader)[0][0], False)
-    if not _epoch_calls_fit(ctx, plan, facts, taken, samplers):
+    # `train_loader.sampler.set_epoch(epoch)`: the named sampler, reached through its loader
+    aliases = {f"{plan.train_loader}.sampler": name}
+    if plan.validation is not None:
+        aliases[f"{plan.validation.loader}.sampler"] = eval_name
+    facts.set_epoch = [(aliases.get(r, r), *rest) for r, *rest in facts.set_epoch]
+    if not epoch_calls_fit(ctx, plan, facts, taken, samplers):
         return
     for sampler, (user, _) in taken.items():
         users = [s for s in [*ctx.scope_before, *ctx.scope_after] if sampler in scope_reads(s)]
@@ -127,7 +141,7 @@ def eval_sampler(ctx, loader_name: str, facts: Facts, samplers: dict) -> str | N
             ctx.loop,
         )
         return None
-    if _sampler_arg(binding[1]) is None:
+    if sampler_arg(binding[1]) is None:
         ctx.block(
             EVAL_UNDER_DDP,
             f"every rank evaluates all of `{loader_name}` (no DistributedSampler); Lightning "
@@ -149,7 +163,7 @@ def eval_sampler(ctx, loader_name: str, facts: Facts, samplers: dict) -> str | N
     return name
 
 
-def _sampler_arg(loader):
+def sampler_arg(loader):
     return next(
         (a for a in getattr(loader, "args", ()) if a.keyword and a.keyword.value == "sampler"),
         None,
@@ -160,15 +174,25 @@ def _loader_sampler(ctx, facts: Facts, loader_stmt, samplers: dict, kind: str) -
     """The name of the DistributedSampler `loader_stmt`'s loader samples with, when Lightning
     builds the same one (facts.sampler_shuffle: whether it shuffles), else None (blocked)."""
     loader = single_assign(loader_stmt)[1]
-    value = _sampler_arg(loader).value
+    value = sampler_arg(loader).value
     if not isinstance(value, cst.Name) or value.value not in samplers:
         ctx.block(SAMPLER, f"the {kind} loader's sampler is not a DistributedSampler", loader_stmt)
         return None
     name = value.value
     stmt, call, single = samplers[name]
-    why = _differs_from_lightning(ctx, call, loader, facts, kind)
+    why = sampler_differs(ctx, call, loader, facts, kind)
     if not why and single is not None:
         why = _plain_differs(ctx, single, loader_dataset(loader), facts.sampler_shuffle)
+    if why:
+        ctx.block(SAMPLER, why, stmt)
+        return None
+    return name
+
+
+def sampler_differs(ctx, call: cst.Call, loader: cst.Call, facts: Facts, kind: str):
+    """Why the DistributedSampler `call` of `loader` is not the one Lightning builds for a
+    `kind` loader, or None (facts.sampler_shuffle: whether it shuffles)."""
+    why = _differs_from_lightning(ctx, call, loader, facts, kind)
     if not why and kind == "training" and not facts.sampler_shuffle:
         # Lightning 2.x injects `DistributedSampler(shuffle=True)` into every training loader
         # (`_process_dataloader`: is_shuffled = True for the training stage), whatever the
@@ -177,13 +201,10 @@ def _loader_sampler(ctx, facts: Facts, loader_stmt, samplers: dict, kind: str) -
             "the training sampler keeps its order (`shuffle=False`); Lightning's training "
             "sampler always shuffles"
         )
-    if why:
-        ctx.block(SAMPLER, why, stmt)
-        return None
-    return name
+    return why
 
 
-def _epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> bool:
+def epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> bool:
     """`set_epoch(epoch)` of the samplers taken over, each shuffling one called: Lightning
     calls it on every loader it shards."""
     for name, (_, shuffle) in taken.items():
@@ -338,32 +359,5 @@ def loader_dataset(loader: cst.Call):
 def _shuffling_loader(stmt, shuffle: bool):
     """The loader statement without `sampler=` (nor `shuffle=False`), with `shuffle=True`
     where the sampler shuffled."""
-
-    class Rewrite(cst.CSTTransformer):
-        def leave_Call(self, original_node, updated_node):
-            if original_node is not loader:
-                return updated_node
-            args = [
-                a
-                for a in updated_node.args
-                if a.keyword is None or a.keyword.value not in ("sampler", "shuffle")
-            ]
-            if shuffle:
-                equal = cst.AssignEqual(
-                    whitespace_before=cst.SimpleWhitespace(""),
-                    whitespace_after=cst.SimpleWhitespace(""),
-                )
-                args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("shuffle"), equal=equal))
-            last = len(args) - 1
-            args = [
-                (
-                    a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                    if i == last
-                    else a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                )
-                for i, a in enumerate(args)
-            ]
-            return updated_node.with_changes(args=args)
-
-    loader = single_assign(stmt)[1]
-    return stmt.visit(Rewrite())
+    added = [("shuffle", cst.Name("True"))] if shuffle else []
+    return with_keywords(stmt, single_assign(stmt)[1], {"sampler", "shuffle"}, added)

@@ -1,0 +1,52 @@
+"""Cases of patterns/rank_zero_effects.py: in a DataParallel -> DDP conversion, statements that
+only print or write files run on rank zero (in the hooks and after fit); state stays on every
+process."""
+
+_WRAP = """
+        if torch.cuda.device_count() > 1:
+            model = nn.DataParallel(model)
+        model = model.cuda()
+        history = []
+"""
+
+CONVERTS = {
+    "epoch_print_and_save_once_state_everywhere": (
+        _WRAP
+        + """
+        for epoch in range(2):
+            print("epoch", epoch)
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            history.append(loss.item())
+            torch.save(model.state_dict(), "last.pth")
+        print("done", history)
+        """,
+        [
+            'if self.trainer.is_global_zero:\n            print("epoch", epoch)',
+            "self.history.append(self.loss.item())\n"
+            "        if self.trainer.is_global_zero:\n"
+            '            torch.save(self.model.state_dict(), "last.pth")',
+            'if trainer.is_global_zero:\n    print("done", history)',
+        ],
+        [],
+    ),
+    "one_device_script_unguarded": (
+        """
+        model = model.cuda()
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            print("epoch", epoch)
+        """,
+        ['print("epoch", epoch)'],
+        ["is_global_zero"],
+    ),
+}

@@ -1,0 +1,213 @@
+"""Which statements only write outside the program: prints, saved files, made directories.
+
+Under DDP every process runs the hooks; a statement whose only effect is output (a `print`,
+`torch.save(state, path)`, `if not os.path.isdir(d): os.mkdir(d)`, a call of the script's
+`progress_bar(...)` that prints) can run on one of them and leave every process's state as it
+was. `output_only(ctx, stmt)` answers that for one statement: it binds no name, changes no
+object, and every call it makes is an output call, a call that only reads (`len`, `.item()`,
+`os.path.isdir`, `net.state_dict()`), or a call of a function of the script made only of such
+statements and local bindings. Anything else (a method changing its receiver, a call of an
+unknown function, a walrus) is not output only.
+
+Not followed: what formatting runs (`f"{obj}"` calls `__str__`, read-only by convention), and
+properties or `__getitem__` an attribute or a subscript may run.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from .confined_effects import READ_METHODS, SAFE_CALLS, file_classes
+from .function_reads import module_functions
+
+# calls whose effect is output only: the console, files, directories
+OUTPUT_CALLS = frozenset(
+    {
+        "builtins.print",
+        "torch.save",
+        "torch.serialization.save",
+        "os.mkdir",
+        "os.makedirs",
+        "shutil.copy",
+        "shutil.copy2",
+        "shutil.copyfile",
+        "json.dump",
+        "pickle.dump",
+        "numpy.save",
+        "numpy.savetxt",
+        "numpy.savez",
+        "numpy.savez_compressed",
+    }
+)
+# calls that only read (nothing printed, nothing changed)
+_READ_CALLS = (SAFE_CALLS - {"builtins.print"}) | {
+    f"os.path.{name}" for name in ("isdir", "isfile", "exists", "join", "dirname", "basename")
+}
+# methods that only read their receiver, whatever it is (`state_dict` copies references)
+_READ_METHODS = READ_METHODS | {"state_dict", "cpu", "tolist", "mean", "sum", "argmax"}
+# a file opened in a `with` block: what may be called on it
+_FILE_WRITES = frozenset({"write", "writelines", "flush"})
+
+
+def pure_expression(ctx, expr) -> bool:
+    """Evaluating `expr` changes nothing and prints nothing (its calls only read)."""
+    return _Outputs(ctx).pure(expr)
+
+
+def output_only(ctx, stmt) -> bool:
+    """`stmt` (a statement of a hook) only writes outside the program (see the docstring)."""
+    return _Outputs(ctx).statement(stmt, frozenset())
+
+
+class _Outputs:
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.functions = module_functions(ctx.module)
+        self.classes = file_classes(ctx.module)
+        self.kinds: dict[str, str | None] = {}  # function name -> "pure" / "output" / None
+
+    # -- statements ------------------------------------------------------------------------
+    def statement(self, stmt, files: frozenset) -> bool:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return all(self._small(small, files) for small in stmt.body)
+        if isinstance(stmt, cst.If):
+            branches = [stmt.body.body]
+            orelse = stmt.orelse
+            while orelse is not None:
+                if isinstance(orelse, cst.If):
+                    if not self.pure(orelse.test):
+                        return False
+                    branches.append(orelse.body.body)
+                    orelse = orelse.orelse
+                else:
+                    branches.append(orelse.body.body)
+                    orelse = None
+            return self.pure(stmt.test) and all(
+                self.statement(s, files) for branch in branches for s in branch
+            )
+        if isinstance(stmt, cst.With):
+            opened = self._opened_files(stmt)
+            return opened is not None and all(
+                self.statement(s, files | opened) for s in stmt.body.body
+            )
+        return False
+
+    def _small(self, small, files: frozenset) -> bool:
+        if not m.matches(small, m.Expr(m.Call())):
+            return False
+        call = small.value
+        if not self.pure_args(call):
+            return False
+        if self.ctx.call_qualnames(call) & OUTPUT_CALLS:
+            return True
+        if m.matches(call.func, m.Attribute(value=m.Name(), attr=m.Name())):
+            return call.func.value.value in files and call.func.attr.value in _FILE_WRITES
+        return isinstance(call.func, cst.Name) and self.kind(call.func.value) == "output"
+
+    def _opened_files(self, stmt: cst.With) -> frozenset | None:
+        """The names `with open(...) as f` binds, when every item is such an `open`."""
+        names = set()
+        for item in stmt.items:
+            call = item.item
+            if not (
+                isinstance(call, cst.Call)
+                and "builtins.open" in self.ctx.call_qualnames(call)
+                and self.pure_args(call)
+                and item.asname is not None
+                and isinstance(item.asname.name, cst.Name)
+            ):
+                return None
+            names.add(item.asname.name.value)
+        return frozenset(names)
+
+    # -- expressions -----------------------------------------------------------------------
+    def pure_args(self, call: cst.Call) -> bool:
+        return all(self.pure(arg.value) for arg in call.args)
+
+    def pure(self, expr) -> bool:
+        """Evaluating `expr` changes nothing and prints nothing."""
+        if m.findall(expr, m.NamedExpr() | m.Yield() | m.Await()):
+            return False
+        return all(self._reading_call(call) for call in m.findall(expr, m.Call()))
+
+    def _reading_call(self, call: cst.Call) -> bool:
+        if self.ctx.call_qualnames(call) & _READ_CALLS:
+            return True
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            attr = func.attr.value
+            return attr in _READ_METHODS and not any(
+                isinstance(item, cst.FunctionDef) and item.name.value == attr
+                for cls in self.classes.values()
+                for item in cls.body.body
+            )
+        return isinstance(func, cst.Name) and self.kind(func.value) == "pure"
+
+    # -- functions of the script -----------------------------------------------------------
+    def kind(self, name: str) -> str | None:
+        """`pure` for a function of the script that only computes, `output` for one that
+        also writes out (and changes nothing else), None otherwise (or not the script's)."""
+        if name in self.kinds:
+            return self.kinds[name]
+        function = self.functions.get(name)
+        self.kinds[name] = None  # recursion: not followed
+        if function is None or function.decorators or function.asynchronous is not None:
+            return None
+        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else []
+        for stmt in body:
+            if not (self.statement(stmt, frozenset()) or self._local_step(stmt)):
+                return None
+        writes = any(  # an output statement anywhere in it (a `with open(...)` block too)
+            self.statement(stmt, frozenset())
+            for stmt in m.findall(function.body, m.SimpleStatementLine() | m.With())
+        )
+        self.kinds[name] = "output" if writes else "pure"
+        return self.kinds[name]
+
+    def _local_step(self, stmt) -> bool:
+        """A statement of a function that binds locals, returns, or branches, purely."""
+        if isinstance(stmt, cst.If):
+            blocks = [stmt.body.body]
+            orelse = stmt.orelse
+            while orelse is not None:
+                blocks.append(orelse.body.body)
+                if isinstance(orelse, cst.If):
+                    if not self.pure(orelse.test):
+                        return False
+                    orelse = orelse.orelse
+                else:
+                    orelse = None
+            return self.pure(stmt.test) and all(
+                self.statement(s, frozenset()) or self._local_step(s)
+                for block in blocks
+                for s in block
+            )
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if isinstance(small, (cst.Pass, cst.Expr)) and (
+                isinstance(small, cst.Pass) or m.matches(small.value, m.SimpleString())
+            ):
+                continue
+            if isinstance(small, cst.Return):
+                if small.value is not None and not self.pure(small.value):
+                    return False
+                continue
+            if isinstance(small, cst.Assign):
+                targets = [t.target for t in small.targets]
+            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                targets = [small.target]
+            else:
+                return False
+            if small.value is None or not self.pure(small.value):
+                return False
+            if not all(_plain_names(t) for t in targets):
+                return False
+        return True
+
+
+def _plain_names(target) -> bool:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(_plain_names(e.value) for e in target.elements)
+    return isinstance(target, cst.Name)

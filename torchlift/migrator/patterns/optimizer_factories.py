@@ -1,0 +1,146 @@
+"""An optimizer built by a function of the script (the time-series repos' `_select_optimizer`).
+
+    def _select_optimizer(args, model):                    (kept, still called)
+        return optim.Adam(model.parameters(), lr=args.learning_rate)
+
+    model_optim = _select_optimizer(args, model)
+                              -> moved into configure_optimizers, called there with the
+                                 module's model (its other arguments module args)
+
+Such a function is most often a method of a trainer class (`self._select_optimizer()`), a
+function once the class is inlined (shapes/trainer_inline.py). It is read as an optimizer
+when it builds exactly one `torch.optim` optimizer, on the parameters of models it is given
+(`model.parameters()` of a parameter it does not rebind, maybe bound to a local first or
+kept by `filter(lambda p: p.requires_grad, ...)`), and returns that object from every
+`return`, ending with one. The conversion calls it when `fit` starts instead of where the
+script did, as it builds any optimizer in `configure_optimizers`: so it may do nothing but
+compute, the same checks as a scheduler function's (scheduler_factories.py). The model it
+trains is the argument its caller gives for that parameter.
+
+Refused (TL186), with the line: several optimizers, a `return` of something else, an
+optimizer over anything but its parameters' `parameters()`, prints or other calls, stores
+into objects, `global`, a global bound more than once or changed in place.
+Not an optimizer function (left to the other rules): one that builds no torch.optim optimizer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+import libcst.matchers as m
+
+from .factories import _local_value
+from .scheduler_factories import (
+    SCHEDULER_MODULE,
+    _effect,
+    _table,
+    bound_arguments,
+    call_problem,
+    read_function,
+    refuse_problem,
+    returns_only,
+)
+
+_PARAMETERS = m.Call(
+    func=m.Attribute(value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters"))
+)
+
+
+@dataclass(frozen=True)
+class OptimizerFunction:
+    """`function` builds the optimizer on the parameters of its parameters `models`;
+    `problem` is (node, why) when it cannot be read as doing only that."""
+
+    function: cst.FunctionDef
+    models: tuple[str, ...]
+    problem: tuple[cst.CSTNode, str] | None
+
+
+def optimizer_function(ctx, call) -> OptimizerFunction | None:
+    """What `call` calls when it is a module-level function of the script building a
+    torch.optim optimizer (faithful or not: see `problem`); None otherwise."""
+    return read_function(ctx, call, "optimizer_functions", _read)
+
+
+def faithful_optimizer_function(ctx, call) -> bool:
+    """`call` builds an optimizer through a function of the script read faithfully."""
+    found = optimizer_function(ctx, call)
+    return found is not None and call_problem(found, call) is None
+
+
+def refuse_unfaithful_optimizer(ctx, call, name: str) -> None:
+    """Unsupported (TL186) when `name = call` calls an optimizer function of the script that
+    cannot be read faithfully, at the line of what it does."""
+    refuse_problem(optimizer_function(ctx, call), call, f"optimizer `{name}`")
+
+
+def trained_models(ctx, call) -> list[str]:
+    """The caller's names for the models a faithful optimizer function trains: the arguments
+    `call` gives for the parameters whose `parameters()` it reads; [] when one is no name."""
+    found = optimizer_function(ctx, call)
+    bound = dict(bound_arguments(found.function, call) or ()) if found is not None else {}
+    names = [bound.get(model) for model in found.models] if found is not None else []
+    if not names or not all(isinstance(n, cst.Name) for n in names):
+        return []
+    return list(dict.fromkeys(n.value for n in names))
+
+
+def _read(ctx, function: cst.FunctionDef) -> OptimizerFunction | None:
+    built = [
+        c
+        for c in m.findall(function, m.Call())
+        if any(q.startswith("torch.optim.") for q in ctx.call_qualnames(c))
+    ]
+    optimizers = [
+        c
+        for c in built
+        if not any(q.startswith(SCHEDULER_MODULE) for q in ctx.call_qualnames(c))
+        and _is_class(ctx, c)
+    ]
+    if not optimizers:
+        return None
+
+    def refused(node, why) -> OptimizerFunction:
+        return OptimizerFunction(function, (), (node, why))
+
+    if len(built) > 1:
+        return refused(built[1], "builds several torch.optim objects")
+    optimizer = optimizers[0]
+    shape = returns_only(function, optimizer, "the optimizer")
+    if shape is not None:
+        return refused(*shape)
+    # the parameters it optimizes: `model.parameters()` of models it is given, nothing else
+    table = _table(ctx, function)
+    first = next(
+        (a.value for a in optimizer.args if a.keyword is None or a.keyword.value == "params"),
+        None,
+    )
+    if isinstance(first, cst.Name):  # `params = model.parameters()` first
+        first = _local_value(function, first.value)
+    reads = m.findall(first, _PARAMETERS) if first is not None else []
+    models = [r.func.value.value for r in reads]
+    if not _over_parameters(first) or not all(
+        model in table.get_identifiers()
+        and table.lookup(model).is_parameter()
+        and not table.lookup(model).is_assigned()
+        for model in models
+    ):
+        return refused(
+            optimizer,
+            "builds it on something other than `<model>.parameters()` of a model it is given",
+        )
+    problem = _effect(ctx, function, set())
+    return OptimizerFunction(function, tuple(dict.fromkeys(models)), problem)
+
+
+def _over_parameters(value) -> bool:
+    """`model.parameters()`, or `filter(lambda p: ..., model.parameters())` keeping some of
+    them (the lambda is checked with the rest of the function: it only computes)."""
+    kept = m.Call(func=m.Name("filter"), args=[m.Arg(m.Lambda(), keyword=None), m.Arg(_PARAMETERS)])
+    return m.matches(value, _PARAMETERS | kept)
+
+
+def _is_class(ctx, call: cst.Call) -> bool:
+    """A torch.optim class (`torch.optim.Adam`), not a function of the package."""
+    return any(q.split(".")[-1][:1].isupper() for q in ctx.call_qualnames(call))

@@ -171,6 +171,7 @@ FEATURES = {
     "resume_checkpoint_exponential_lr": [changes_lr_between_epochs],
     "imagenet_meters_start_epoch": [changes_lr_between_epochs],
     "char_model_get_batch_steps": [clips, changes_lr_between_epochs],
+    "gpt_method_optimizer_while_true": [clips],
     "micro_steps_plain_backward": [accumulates, clips, changes_lr_between_epochs],
     "micro_steps_scaler_nullcontext": [accumulates, clips, changes_lr_between_epochs],
     "micro_steps_prefetch_next_batch": [accumulates],

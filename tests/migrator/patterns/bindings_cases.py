@@ -468,3 +468,83 @@ UNCHANGED["starred_tuple_binding_of_the_models"] = (
     + _TWO_NETS_STEP,
     "TL106",
 )
+
+
+# -- the optimizer built by a method of the model (nanoGPT's `model.configure_optimizers`) --
+
+_METHOD_MODEL = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def configure_optimizers(self, weight_decay, lr):
+        decay = [p for n, p in self.named_parameters() if p.dim() >= 2]
+        other = [p for n, p in self.named_parameters() if p.dim() < 2]
+        groups = [{"params": decay, "weight_decay": weight_decay}, {"params": other}]
+{returns}
+
+
+net = Net()
+weight_decay = 0.1
+lr = 1e-3
+opt = net.configure_optimizers({args})
+for epoch in range(2):
+    for x, y in loader:
+        opt.zero_grad()
+        loss = criterion(net(x), y)
+        loss.backward()
+        opt.step()
+"""
+
+
+def _method_model(returns: str, args: str = "weight_decay, lr") -> str:
+    return _METHOD_MODEL.replace("{returns}", returns).replace("{args}", args)
+
+
+_RETURNS_ADAMW = "        return torch.optim.AdamW(groups, lr=lr)"
+
+CONVERTS["optimizer_from_a_method_of_the_model"] = (
+    _method_model(_RETURNS_ADAMW),
+    [
+        "opt = self.model.configure_optimizers(\n"
+        "            self.hparams.weight_decay, self.hparams.lr\n"
+        "        )\n"
+        "        return opt",
+        "LitNet(net, criterion, lr, weight_decay)",
+    ],
+    ["opt = net.configure_optimizers("],
+)
+CONVERTS["optimizer_from_a_method_returning_a_local"] = (
+    _method_model("        built = torch.optim.AdamW(groups, lr=lr)\n        return built"),
+    ["self.model.configure_optimizers(", "self.hparams.weight_decay, self.hparams.lr"],
+    ["opt = net.configure_optimizers("],
+)
+UNCHANGED["optimizer_method_returning_a_pair"] = (
+    _method_model(
+        "        built = torch.optim.AdamW(groups, lr=lr)\n"
+        "        return built, torch.optim.lr_scheduler.StepLR(built, 1)"
+    ),
+    "TL106",
+)
+UNCHANGED["optimizer_method_training_a_global_model"] = (
+    _method_model("        return torch.optim.AdamW(model.parameters(), lr=lr)"),
+    "TL106",
+)
+UNCHANGED["optimizer_method_handed_another_model"] = (
+    _method_model(_RETURNS_ADAMW, args="weight_decay, model.weight.sum().item()"),
+    "TL106",
+)
+UNCHANGED["optimizer_method_replaced_on_the_instance"] = (
+    _method_model(_RETURNS_ADAMW).replace(
+        "net = Net()\n", "net = Net()\nnet.configure_optimizers = lambda *a: optimizer\n"
+    ),
+    "TL106",
+)
+UNCHANGED["optimizer_method_reading_a_global_model_in_a_comprehension"] = (
+    _method_model("        return torch.optim.AdamW([p for p in model.parameters()], lr=lr)"),
+    "TL106",
+)

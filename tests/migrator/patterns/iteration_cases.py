@@ -108,6 +108,35 @@ CONVERTS = {
         ["range(it, max_iters), batch_size=None"],
         ["break", "while True"],
     ),
+    # the test after the step runs the body once even from the end: max(stop, counter + 1)
+    "while_true_stop_last_counter_unknown": (
+        _loop(
+            "while True:",
+            setup="it = int('0')\n",
+            after="    it += 1\n    if it >= 5:\n        break\n",
+        ),
+        ["range(it, max(5, it + 1)), batch_size=None"],
+        ["break", "while True"],
+    ),
+    "while_true_counter_from_tuple_assignment": (
+        _loop(
+            "while True:",
+            setup="it, pos = 0, 0\nmax_iters = 3\n",
+            after="    pos += 1\n    it += 1\n    if it > max_iters:\n        break\n",
+        ),
+        ["range(it, max_iters + 1), batch_size=None"],
+        ["break", "while True"],
+    ),
+    "while_true_dead_break_on_constant_flag": (
+        _loop(
+            "while True:",
+            setup="it = 0\nmax_iters = 3\neval_only = False\n",
+            before="    if it == 0 and eval_only:\n        break\n",
+            after="    it += 1\n    if it > max_iters:\n        break\n",
+        ),
+        ["range(it, max_iters + 1), batch_size=None"],
+        ["break", "while True", "and eval_only"],
+    ),
     "itertools_count_from_start": (
         _loop(
             "for step in itertools.count(2):",
@@ -212,10 +241,38 @@ UNCHANGED = {
         _loop("while True:", after="    if loss.item() < 0.1:\n        break\n"),
         "TL123",
     ),
-    "while_true_stop_last_counter_unknown": (
+    # makemore's `-1 means forever` guard: no number of steps when it is False
+    "while_true_stop_guarded_by_a_flag": (
         _loop(
             "while True:",
-            setup="it = int('0')\n",
+            setup="it = 0\nmax_steps = int('5')\n",
+            after="    it += 1\n    if max_steps >= 0 and it >= max_steps:\n        break\n",
+        ),
+        "TL123",
+    ),
+    "while_true_stop_last_max_rebound": (
+        _loop(
+            "while True:",
+            setup="it = int('0')\nmax = min\n",
+            after="    it += 1\n    if it >= 5:\n        break\n",
+        ),
+        "TL123",
+    ),
+    "while_true_flag_break_flag_changed_by_a_call": (
+        _loop(
+            "while True:",
+            setup="it = 0\neval_only = False\n\n\ndef flip():\n    global eval_only\n"
+            "    eval_only = True\n\n\n",
+            before="    flip()\n    if it == 0 and eval_only:\n        break\n",
+            after="    it += 1\n    if it >= 5:\n        break\n",
+        ),
+        "TL123",
+    ),
+    "while_true_flag_break_with_a_call": (
+        _loop(
+            "while True:",
+            setup="it = 0\neval_only = False\n",
+            before="    if print(it) and eval_only:\n        break\n",
             after="    it += 1\n    if it >= 5:\n        break\n",
         ),
         "TL123",

@@ -600,3 +600,27 @@ def only_module_binding(module: cst.Module, name: str) -> cst.CSTNode | None:
     """The module-level statement binding `name` when it is the module's only one."""
     bindings = [stmt for stmt in module.body if name in bound_names(stmt)]
     return bindings[0] if len(bindings) == 1 else None
+
+
+def builtin_unshadowed(module: cst.Module, name: str) -> bool:
+    """No scope of the file binds `name` (assigns, imports, defines or takes it as a
+    parameter): a call of it written into generated code reaches the builtin."""
+    try:
+        stack = [symtable.symtable(module.code, "<builtins>", "exec")]
+    except SyntaxError:
+        return False
+    while stack:
+        table = stack.pop()
+        try:
+            symbol = table.lookup(name)
+        except KeyError:
+            symbol = None
+        if symbol is not None and (
+            symbol.is_assigned()
+            or symbol.is_imported()
+            or symbol.is_parameter()
+            or symbol.is_namespace()
+        ):
+            return False
+        stack.extend(table.get_children())
+    return True

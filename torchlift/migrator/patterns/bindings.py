@@ -39,6 +39,7 @@ from .optimizer_factories import (
     refuse_unfaithful_optimizer,
     trained_models,
 )
+from .optimizer_methods import method_optimizer_model, why_not_method_optimizer
 from .passed_in import _parameters_of, called_in_file, callee_qualnames, given_optimizer
 from .placement_chain import is_placement_chain
 from .placement_chain import take as take_placement_chain
@@ -77,6 +78,8 @@ def optim_kind(ctx, binding) -> str | None:
     if binding is None:
         return None
     _, value = binding
+    if method_optimizer_model(ctx, value):  # `model.configure_optimizers(...)`: nanoGPT's
+        return "optimizer"
     if faithful_scheduler_function(ctx, value):  # `get_linear_schedule_with_warmup(optimizer, ...)`
         return "scheduler"
     if faithful_optimizer_function(ctx, value):  # `_select_optimizer(args, model)`
@@ -122,6 +125,9 @@ def bind(ctx, plan, steps) -> None:
         if kind is None and binding is not None:  # a function of the script doing more
             refuse_unfaithful_optimizer(ctx, binding[1], receiver)
             refuse_unfaithful(ctx, binding[1], receiver)
+            why = why_not_method_optimizer(ctx, binding[1])  # `model.configure_optimizers()`
+            if why is not None:
+                raise Unsupported(BINDING, f"optimizer `{receiver}` is built by {why}", binding[0])
         if kind is None:
             raise Unsupported(
                 BINDING,
@@ -232,6 +238,8 @@ def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=
         receivers = _models_given_to_group_builders(call, module)
     if not receivers and ctx is not None:
         receivers = _models_behind_groups(call, ctx)
+    if not receivers and ctx is not None:  # `model.configure_optimizers(...)`
+        receivers = [r for r in [method_optimizer_model(ctx, call)] if r]
     if not receivers:
         raise Unsupported(
             BINDING,

@@ -8,6 +8,13 @@
     while True / for it in itertools.count():
         if it >= n: break  ...                -> the same over range(it, n)
 
+An `if <test>: break` whose test is False wherever the loop runs (nanoGPT's `if iter_num == 0
+and eval_only: break`, `eval_only = False`) does nothing and is left out first
+(dead_breaks.py). A stop test after the step runs the body once even from the end: the loop
+is `range(it, max(n, it + 1))`, or `range(it, n)` when `it` and `n` are known constants
+with `it < n` (one binding to a literal, or its place in a tuple assignment of literals:
+`n, p = 0, 0`).
+
 Full-batch training (`for t in range(500): loss = loss_fn(model(x), y); ...`) and step loops
 that fetch their own batch (`xb, yb = get_batch("train")`, `next(data_iter)`) are both this
 shape: the counter's values become the batches of a generated loader, one epoch long, and
@@ -30,7 +37,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .. import registry
-from ..analysis.names import collect_names, file_identifiers
+from ..analysis.names import builtin_unshadowed, collect_names, file_identifiers
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import BACKWARD, LOOP, contains
 from ..patterns.scheduler_every import BATCH_COUNTER
@@ -38,6 +45,7 @@ from ..plan import LoopPlan
 from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
 from .context import CONTROL_FLOW, LoopContext
+from .dead_breaks import BREAK_ONLY, without_dead_breaks
 from .epoch_batch import finish_plan, maybe_changed, plan_with, read_step
 from .micro_steps import check_claimed, flatten, micro_loop, tail_as_group, without_in_tail
 
@@ -92,8 +100,11 @@ STEP_COUNT = Rule(
     """A `while` or `itertools.count()` step loop becomes one epoch over `range(start, stop)`,
     so its stop must be a counter compared with a number of steps the loop does not change:
     `while it < N:`, `while True:` / `for it in itertools.count():` with
-    `if it >= N: break` first in the body (or last, after `it += 1`, when `it` and `N` are
-    constants with `it < N`). A loop that stops on a metric has no such count.""",
+    `if it >= N: break` first in the body (or last, after `it += 1`: the body runs at least
+    once, `range(it, max(N, it + 1))` unless `it` and `N` are constants with `it < N`). A
+    loop that stops on a metric has no such count, nor one whose stop test is guarded by a
+    test not known before the loop (`if max_steps >= 0 and step >= max_steps: break` runs
+    forever when `max_steps` is negative).""",
     """Count the steps: `for it in range(max_iters):`, and keep a metric `break` after
     `optimizer.step()` (it ends training early, as in the script).""",
     """
@@ -314,6 +325,7 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
         if counted is not None:
             return ctx.module.code_for_node(counted), counter, body
         start = _count_start(ctx, loop.iter)
+        body = without_dead_breaks(ctx, body)
         stop = _stop_test(body[0], counter.value) if body else None
         if stop is None:
             raise Unsupported(
@@ -325,13 +337,16 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
         _check_stop_fixed(ctx, loop, stop, body[1:])
         first = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
         return f"range({first}{ctx.module.code_for_node(stop)})", counter, body[1:]
-    counter, stop, body = _while_bounds(ctx, loop, body)
+    counter, stop, body, once = _while_bounds(ctx, loop, body)
     if any(_own_continues(s) for s in body):
         raise Unsupported(
             CONTROL_FLOW, f"`continue` in a `while` step loop skips `{counter.value} += 1`", loop
         )
     _check_increment(ctx, loop, counter.value, body)
     _check_stop_fixed(ctx, loop, stop, body)
+    if once:  # range(counter, max(stop, counter + 1)): the body runs at least once
+        after_first = cst.BinaryOperation(counter, cst.Add(), cst.Integer("1"))
+        stop = cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(after_first)])
     return f"range({counter.value}, {ctx.module.code_for_node(stop)})", counter, body
 
 
@@ -345,28 +360,31 @@ def _own_continues(node) -> bool:
 
 
 def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
-    """(counter, stop expression, statements without the stop test) of `while it < N:` or
-    `while True:` with `if it >= N: break` first or last in its body."""
+    """(counter, stop expression, statements without the stop test, whether the body runs at
+    least once whatever the counter and stop) of `while it < N:` or `while True:` with
+    `if it >= N: break` first or last in its body."""
     test = loop.test
     if m.matches(test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
         target = test.comparisons[0]
         if isinstance(target.operator, cst.LessThan):
-            return test.left, target.comparator, body
+            return test.left, target.comparator, body, False
         if isinstance(target.operator, cst.LessThanEqual):
             stop = cst.BinaryOperation(target.comparator, cst.Add(), cst.Integer("1"))
-            return test.left, stop, body
+            return test.left, stop, body, False
     if not m.matches(test, m.Name("True")):
         raise Unsupported(
             STEP_COUNT,
             "the `while` condition is not `counter < <steps>` or `True`",
             loop,
         )
+    body = without_dead_breaks(ctx, body)
     for stmt in body:
-        if isinstance(stmt, cst.If) and m.matches(stmt.body, _BREAK_ONLY):
+        if isinstance(stmt, cst.If) and m.matches(stmt.body, BREAK_ONLY):
             found = stmt
             break
     else:
         raise Unsupported(STEP_COUNT, "`while True:` with no `if counter >= <steps>: break`", loop)
+    _refuse_guarded_stop(found)
     counter = _compared_name(found)
     stop = _stop_test(found, counter) if counter else None
     if stop is None or found is not body[0] and found is not body[-1]:
@@ -377,20 +395,41 @@ def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
             found,
         )
     if found is body[-1] and not _runs_below(ctx, counter, stop):
-        # the test after the step: the body runs once even when the counter starts at the end
-        raise Unsupported(
-            STEP_COUNT,
-            f"`{counter}` and the number of steps are not constants known to start below it "
-            "(the loop's test comes after the first step)",
-            found,
-        )
+        # the test after the step: the body runs once even when the counter starts at the end,
+        # so the loop runs max(stop - counter, 1) times: range(counter, max(stop, counter + 1))
+        if not builtin_unshadowed(ctx.module, "max"):
+            raise Unsupported(
+                STEP_COUNT,
+                f"`{counter}` and the number of steps are not constants known to start below "
+                "it (the loop's test comes after the first step), and the file rebinds `max`",
+                found,
+            )
     rest = [s for s in body if s is not found]
-    return cst.Name(counter), stop, rest
+    return cst.Name(counter), stop, rest, found is body[-1] and not _runs_below(ctx, counter, stop)
 
 
-_BREAK_ONLY = m.IndentedBlock(
-    body=[m.SimpleStatementLine(body=[m.Break()])]
-) | m.SimpleStatementSuite(body=[m.Break()])
+def _refuse_guarded_stop(stmt: cst.If) -> None:
+    """`if args.max_steps >= 0 and step >= args.max_steps: break` (makemore's): the guard
+    not known before the loop, the loop runs forever when it is False -- no number of steps."""
+    test = stmt.test
+    if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
+        return
+    last = test.right
+    if not m.matches(last, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
+        return
+    probe = stmt.with_changes(test=last)
+    if _stop_test(probe, last.left.value) is None:
+        return
+    raise Unsupported(
+        STEP_COUNT,
+        f"the stop test `{_code(last)}` is guarded by `{_code(test.left)}`, not known "
+        "before the loop: when it is False the loop never stops (no number of steps)",
+        stmt,
+    )
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _compared_name(stmt: cst.If) -> str | None:
@@ -405,7 +444,7 @@ def _stop_test(stmt, counter: str):
     (nanoGPT's), or None."""
     if not isinstance(stmt, cst.If) or stmt.orelse is not None:
         return None
-    if not m.matches(stmt.body, _BREAK_ONLY):
+    if not m.matches(stmt.body, BREAK_ONLY):
         return None
     test = stmt.test
     if not m.matches(test, m.Comparison(left=m.Name(counter), comparisons=[m.ComparisonTarget()])):
@@ -432,8 +471,31 @@ def _constant(ctx: LoopContext, node) -> int | None:
         return None if left is None or right is None else left + right
     if isinstance(node, cst.Name):
         found, count = ctx.binding(node.value)
-        if found is not None and count == 1 and isinstance(found[1], cst.Integer):
-            return found[1].evaluated_value
+        if count != 1:
+            return None
+        value = found[1] if found is not None else _unpacked(ctx, node.value)
+        if isinstance(value, cst.Integer):
+            return value.evaluated_value
+    return None
+
+
+def _unpacked(ctx: LoopContext, name: str):
+    """The value `name` gets from the one statement binding it before the loop when that is
+    a tuple assignment of as many values (`n, p = 0, 0`: `n` is 0), or None."""
+    for stmt in ctx.scope_before:
+        if not m.matches(stmt, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget()])])):
+            continue
+        assign = stmt.body[0]
+        targets, values = assign.targets[0].target, assign.value
+        if not (isinstance(targets, (cst.Tuple, cst.List)) and isinstance(values, cst.Tuple)):
+            continue
+        if len(targets.elements) != len(values.elements) or any(
+            isinstance(e, cst.StarredElement) for e in (*targets.elements, *values.elements)
+        ):
+            continue
+        for target, value in zip(targets.elements, values.elements):
+            if m.matches(target.value, m.Name(name)):
+                return value.value
     return None
 
 

@@ -1,9 +1,11 @@
 """Give each rank its own shard of a DataLoader by re-creating it with a distributed sampler.
 
 - train / val / test loaders get `DistributedSampler(dataset, num_replicas, rank, shuffle, seed)`:
-  shuffle only if the original sampler was a `RandomSampler`; the seed is the one
-  `seed_everything` exported in PL_GLOBAL_SEED (0 without it), as Lightning reads it, so every
-  rank draws the same permutation and takes its own slice.
+  a training loader always shuffles, as Lightning's `_process_dataloader` decides (even one
+  built with `shuffle=False`), unless `overfit_batches` is set; val / test loaders shuffle only
+  if the original sampler was a `RandomSampler`. The seed is the one `seed_everything` exported
+  in PL_GLOBAL_SEED (0 without it), as Lightning reads it, so every rank draws the same
+  permutation and takes its own slice.
 - predict loaders get a sampler that splits without padding (no sample predicted twice).
 - Loaders already using a `DistributedSampler`, iterable datasets and objects that are not
   DataLoaders are returned unchanged. A custom sampler or batch sampler gets a clear error:
@@ -63,7 +65,9 @@ def global_seed() -> int:
     return int(os.environ.get("PL_GLOBAL_SEED", 0))
 
 
-def _make_sampler(loader: DataLoader, stage: str, num_replicas: int, rank: int) -> Sampler:
+def _make_sampler(
+    loader: DataLoader, stage: str, num_replicas: int, rank: int, overfit: bool
+) -> Sampler:
     sampler = loader.sampler
     if not isinstance(sampler, (RandomSampler, SequentialSampler)):
         raise ValueError(
@@ -76,12 +80,14 @@ def _make_sampler(loader: DataLoader, stage: str, num_replicas: int, rank: int) 
         loader.dataset,
         num_replicas=num_replicas,
         rank=rank,
-        shuffle=isinstance(sampler, RandomSampler),
+        shuffle=(stage == "fit" or isinstance(sampler, RandomSampler)) and not overfit,
         seed=global_seed(),
     )
 
 
-def inject_distributed_sampler(loader: Any, stage: str, num_replicas: int, rank: int) -> Any:
+def inject_distributed_sampler(
+    loader: Any, stage: str, num_replicas: int, rank: int, overfit: bool = False
+) -> Any:
     """The same loader, iterating only this rank's shard (see the module docstring)."""
     if not isinstance(loader, DataLoader):
         return loader
@@ -101,7 +107,7 @@ def inject_distributed_sampler(loader: Any, stage: str, num_replicas: int, rank:
         # DataLoader rejects these with num_workers=0 even at their default-looking values.
         kwargs.pop("prefetch_factor", None)
         kwargs["persistent_workers"] = False
-    sampler = _make_sampler(loader, stage, num_replicas, rank)
+    sampler = _make_sampler(loader, stage, num_replicas, rank, overfit)
     batch_size = loader.batch_size
     drop_last = loader.drop_last
     try:

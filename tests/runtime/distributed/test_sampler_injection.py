@@ -1,4 +1,5 @@
-"""DistributedSampler injection: shards, shuffle only where the original shuffled, seed."""
+"""DistributedSampler injection: shards; training always shuffles (as Lightning), evaluation only
+where the original shuffled; seed."""
 
 from __future__ import annotations
 
@@ -17,11 +18,23 @@ def indices(loader):
     return [int(i) for (batch,) in loader for i in batch]
 
 
-@pytest.mark.parametrize("stage", ["fit", "validate", "test"])
+@pytest.mark.parametrize("stage", ["validate", "test"])
 def test_sequential_loader_is_sharded_without_shuffle(stage):
     loader = DataLoader(dataset(), batch_size=2)
     shards = [indices(inject_distributed_sampler(loader, stage, 2, rank)) for rank in (0, 1)]
     assert shards == [[0, 2, 4, 6, 8], [1, 3, 5, 7, 9]]
+
+
+def test_training_loader_shuffles_even_if_built_without(monkeypatch):
+    # Lightning 2.6 `_process_dataloader`: `is_shuffled = True` for the training stage.
+    monkeypatch.setenv("PL_GLOBAL_SEED", "5")
+    loader = DataLoader(dataset(), batch_size=2)
+    perm = torch.randperm(10, generator=torch.Generator().manual_seed(5)).tolist()
+    shards = [indices(inject_distributed_sampler(loader, "fit", 2, rank)) for rank in (0, 1)]
+    assert shards == [perm[0::2], perm[1::2]]
+    # ... except under overfit_batches, whose batches stay the same (`shuffle and not overfit`).
+    kept = [indices(inject_distributed_sampler(loader, "fit", 2, r, overfit=True)) for r in (0, 1)]
+    assert kept == [[0, 2, 4, 6, 8], [1, 3, 5, 7, 9]]
 
 
 def test_shuffled_loader_uses_the_global_seed_and_epoch(monkeypatch):
@@ -72,7 +85,7 @@ def test_loader_settings_survive():
         return torch.stack([item[0] for item in items]) * 10
 
     loader = DataLoader(dataset(), batch_size=4, collate_fn=collate, drop_last=False)
-    new = inject_distributed_sampler(loader, "fit", 2, 0)
+    new = inject_distributed_sampler(loader, "validate", 2, 0)
     assert [b.tolist() for b in new] == [[0, 20, 40, 60], [80]]
 
 

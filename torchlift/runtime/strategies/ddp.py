@@ -265,14 +265,16 @@ class DDPStrategy(Strategy):
         """The DistributedDataParallel wrapper while training (None outside)."""
         return self._ddp
 
-    def process_dataloader(self, dataloader: Any, stage: str) -> Any:
+    def process_dataloader(self, dataloader: Any, stage: str, overfit: bool = False) -> Any:
         stage = {
             "train": "fit",
             "training": "fit",
             "val": "validate",
             "validation": "validate",
         }.get(stage, stage)
-        return inject_distributed_sampler(dataloader, stage, self.world_size, self.global_rank)
+        return inject_distributed_sampler(
+            dataloader, stage, self.world_size, self.global_rank, overfit
+        )
 
     def block_backward_sync(self, module: torch.nn.Module, should_sync: bool):
         # Micro-batches that do not step keep their gradients local; the stepping one all-reduces

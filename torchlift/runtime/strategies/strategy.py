@@ -58,7 +58,7 @@ class Strategy:
     def unwrap(self, module: torch.nn.Module) -> torch.nn.Module:
         return module
 
-    def process_dataloader(self, dataloader: Any, stage: str) -> Any:
+    def process_dataloader(self, dataloader: Any, stage: str, overfit: bool = False) -> Any:
         return dataloader
 
     def on_train_epoch_start(self, dataloader: Any, epoch: int) -> None:

@@ -52,7 +52,7 @@ class _DataConnector:
         if stage == "fit" and self.overfit_batches:
             loader = _without_shuffle(loader)
         if self._use_distributed_sampler:
-            loader = self.strategy.process_dataloader(loader, stage)
+            loader = self.strategy.process_dataloader(loader, stage, bool(self.overfit_batches))
         auto_add_worker_init_fn(loader, self.global_rank)
         return loader
 

@@ -30,13 +30,15 @@ def _group(originals, updated, marked: set[int], test: str) -> list:
         if id(original) in marked:
             run.append(new)
             continue
-        out += _guard(run, test)
+        out += under_test(run, test)
         run = []
         out.append(new)
-    return out + _guard(run, test)
+    return out + under_test(run, test)
 
 
-def _guard(run: list, test: str) -> list:
+def under_test(run: list, test: str) -> list:
+    """`if <test>:` around the consecutive statements `run`, keeping the first one's leading
+    blank lines and comments above the guard ([] for no statements)."""
     if not run:
         return []
     guard = cst.parse_statement(f"if {test}:\n    pass\n")

@@ -36,6 +36,7 @@ from ..analysis.confined_effects import root_name
 from ..analysis.function_reads import functions_reading
 from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
+from ..emit.rank_zero import under_test
 from ..rule import Rule
 from .clipping import norm_name
 from .closure_step import FOUND as CLOSURE_FOUND
@@ -272,10 +273,6 @@ class _RankZeroSaves(cst.CSTTransformer):
     def leave_SimpleStatementLine(self, original_node, updated_node):
         if len(updated_node.body) == 1 and m.matches(updated_node.body[0], m.Expr(m.Call())):
             if self.ctx.call_qualnames(updated_node.body[0].value) & _SAVE:
-                guard = cst.parse_statement("if self.trainer.is_global_zero:\n    pass\n")
-                line = updated_node.with_changes(leading_lines=[])
-                return guard.with_changes(
-                    body=guard.body.with_changes(body=[line]),
-                    leading_lines=updated_node.leading_lines,
-                )
+                (guarded,) = under_test([updated_node], "self.trainer.is_global_zero")
+                return guarded
         return updated_node

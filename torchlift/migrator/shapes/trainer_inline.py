@@ -765,7 +765,9 @@ class _Plan:
                 name = value.value
                 if name in inner or name in rebound or param in writes or param in run_stores:
                     continue
-                if name in found.values() or name in ("self", "None", "True", "False"):
+                # two parameters given one name (`Trainer(model, loader, loader)`) are one
+                # object: both become that name
+                if name in ("self", "None", "True", "False"):
                     continue
                 stores = [
                     assign

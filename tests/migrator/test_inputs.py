@@ -1,8 +1,12 @@
 """Bad input never raises: it becomes MigrationResult.error with the right line."""
 
+from pathlib import Path
+
 import pytest
 
 from torchlift.migrator import migrate_source
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 BAD = [
     ("x = (\n", 1, "syntax error"),
@@ -37,6 +41,16 @@ def test_bytes_with_a_coding_cookie_are_decoded():
 def test_utf8_bom_is_accepted():
     result = migrate_source(b"\xef\xbb\xbfx = 1\n", "bom.py")
     assert result.error is None and result.output == "x = 1\n"
+
+
+def test_text_read_with_its_bom_converts_and_keeps_it():
+    # open(path, encoding="utf-8").read() keeps the BOM: it was a "Python 2 (backtick)" error
+    text = (FIXTURES / "seed_simple_model_validation" / "input.py").read_text(encoding="utf-8")
+    expected = migrate_source(text, "train.py")
+    result = migrate_source("\ufeff" + text, "train.py")
+    assert result.error is None and result.changed
+    assert result.source == "\ufeff" + text
+    assert result.output == "\ufeff" + expected.output
 
 
 def test_unknown_target_is_a_usage_error():

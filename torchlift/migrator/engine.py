@@ -81,6 +81,11 @@ def migrate_source(
     error); every input, however broken, gives a MigrationResult."""
     if target not in TARGET_MODULES:
         raise ValueError(f"unknown target {target!r}; expected one of {sorted(TARGET_MODULES)}")
+    if isinstance(source, str) and source.startswith("\ufeff"):
+        # text read with encoding="utf-8" keeps the BOM: migrate what follows it, give it back
+        result = migrate_source(source[1:], path, target)
+        result.source, result.output = "\ufeff" + result.source, "\ufeff" + result.output
+        return result
     try:
         return _migrate(source, path, target)
     except Exception as exc:  # last resort: decoding or validation itself failed oddly

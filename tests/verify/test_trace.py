@@ -139,6 +139,43 @@ def test_buffers_of_trained_modules_are_recorded_even_from_a_finished_function(t
     assert plain.params[4].tolist() != peek.params[4].tolist()
 
 
+def test_a_module_overriding_parameters_without_recurse_is_traced(tmp_path):
+    # MAML-style learners define `parameters(self)` returning their own list: the trace finds
+    # each parameter's owner without calling that method with arguments it does not take
+    script = _script(
+        tmp_path,
+        """
+        import torch
+
+        class Learner(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.ones(3))
+                self.register_buffer("count", torch.zeros(1))
+
+            def forward(self, x):
+                self.count += 1
+                return (self.w * x).sum()
+
+            def parameters(self):
+                return [self.w]
+
+        learner = Learner()
+        opt = torch.optim.SGD(learner.parameters(), lr=0.1)
+        for i in range(3):
+            opt.zero_grad()
+            learner(torch.full((3,), float(i))).backward()
+            opt.step()
+        print("finished")
+        """,
+    )
+    run = run_traced(script, params=True, seed=1)
+    assert run.returncode == 0, run.stderr
+    assert "finished" in run.stdout
+    weight, count = run.params  # the parameter, then its owner's buffer
+    assert weight.tolist() == pytest.approx([0.7] * 3) and count.tolist() == [3.0]
+
+
 def test_a_dead_weak_proxy_does_not_stop_the_trace(tmp_path):
     # torch.compile leaves weakref proxies whose referents are gone among the garbage
     # collector's objects; asking one its type raises ReferenceError

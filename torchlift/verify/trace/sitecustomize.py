@@ -126,8 +126,10 @@ if _path:
             except ReferenceError:  # a proxy whose referent is gone (torch.compile keeps some)
                 continue
             if is_module:
-                for param in obj.parameters(recurse=False):
-                    if id(param) in _leaves:
+                # the module's own dict, not obj.parameters(): a model may override that
+                # method with another signature (a MAML learner's `parameters(self)`)
+                for param in vars(obj).get("_parameters", {}).values():
+                    if param is not None and id(param) in _leaves:
                         _owners.setdefault(id(param), obj)
         for key in _leaves:
             _owners.setdefault(key, None)  # a tensor no module holds: not looked up again
@@ -138,7 +140,7 @@ if _path:
             module = _owners.get(key)
             if module is not None and id(module) not in seen:
                 seen.add(id(module))
-                buffers += [b for b in module.buffers(recurse=False) if b is not None]
+                buffers += [b for b in vars(module).get("_buffers", {}).values() if b is not None]
         return buffers
 
     def _finish(event):

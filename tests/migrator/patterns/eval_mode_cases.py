@@ -216,6 +216,19 @@ CONVERTS["callee_storing_the_model_after_the_pass"] = (  # whatever runs it late
     [_EVAL_AGAIN],
     [],
 )
+# the whole module pickled after the pass keeps its eval mode flags in the file, as the
+# script's did (heldout21 NCF: `torch.save(model, path)` of the best epoch)
+CONVERTS["whole_model_pickled_after_the_pass"] = (
+    _EPOCH.format(train="model.train()", evaluation="model.eval()")
+    + '    torch.save(model, "best.pth")\n',
+    [_EVAL_AGAIN + "\n        torch.save(self.model"],
+    [],
+)
+CONVERTS["callee_pickling_the_whole_model_after_the_pass"] = (
+    _STOPPER.format(save='torch.save(net, "best.pth")'),
+    [_EVAL_AGAIN],
+    [],
+)
 # without model.train() at the epoch's start the next epoch's mode is the script's eval one
 UNCHANGED["run_after_the_pass_with_no_train_call_at_the_epoch_start"] = (
     _STOPPER.format(save='torch.save(net(torch.ones(1, 4)), "probe.pt")').replace(

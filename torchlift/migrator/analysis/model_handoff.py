@@ -6,9 +6,10 @@
 Code after an evaluation pass that hands the model to a function of the script may run it, in
 whatever mode the script left it. When the callee (a function of the file, or a method of an
 instance of a class of the file) only takes the model's state -- `state_dict()`,
-`parameters()`, `torch.save(model, ...)` -- or hands it on to another such callee, the mode
-does not matter. Anything else the callee does with it (calls it, stores it, reads an
-attribute) counts as a run, and so does a callee reading a model as a global.
+`parameters()` -- or hands it on to another such callee, the mode does not matter. Anything
+else the callee does with it (calls it, stores it, reads an attribute) counts as a run, and so
+does a callee reading a model as a global. So does `torch.save(model, ...)`: the pickled
+module keeps its `training` flags, and whoever loads it predicts in that mode.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ STATE_METHODS = frozenset(
     "state_dict parameters named_parameters buffers named_buffers modules named_modules "
     "children named_children".split()
 )
-_SAVE = frozenset({"torch.save", "torch.serialization.save"})
 _DEPTH = 4  # callees followed through; deeper chains count as runs
 
 
@@ -36,8 +36,6 @@ def only_reads_state(ctx, call: cst.Call, models: set[str]) -> bool:
 def _only_reads(ctx, call, models, cls, depth) -> bool:
     if depth == 0:
         return False
-    if ctx.call_qualnames(call) & _SAVE:
-        return True  # pickles the module: its mode is saved, nothing runs
     target = _callee(ctx, call, cls)
     if target is None:
         return False

@@ -137,6 +137,59 @@ CONVERTS = {
         ["self.stop_epoch = True"],
         ["limit_train_batches"],
     ),
+    "guarded_step_past_the_limit_is_max_steps": (  # Hugging Face's run_glue
+        """
+        max_steps = 3
+        global_step = 0
+        for epoch in range(5):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                global_step += 1
+                if max_steps > 0 and global_step > max_steps:
+                    break
+            if max_steps > 0 and global_step > max_steps:
+                break
+        """,
+        ["max_steps=int(max_steps) + 1 if max_steps > 0 else -1,"],
+        ["break", "stop_epoch", "global_step += 1"],
+    ),
+    "guarded_step_at_the_limit_is_max_steps": (
+        """
+        max_steps = -1
+        global_step = 0
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                global_step += 1
+                if max_steps > 0 and global_step >= max_steps:
+                    break
+        """,
+        ["max_steps=max_steps if max_steps > 0 else -1,"],
+        ["break", "stop_epoch"],
+    ),
+    "guard_on_another_name_is_a_flag": (
+        """
+        max_steps, budget = 3, 4
+        global_step = 0
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                global_step += 1
+                if budget > 0 and global_step > max_steps:
+                    break
+        """,
+        ["self.stop_epoch = True"],
+        ["max_steps="],
+    ),
 }
 
 UNCHANGED = {

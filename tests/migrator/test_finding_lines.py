@@ -281,3 +281,40 @@ def test_a_device_choice_doing_more_than_print_is_named():
     finding = next(f for f in result.findings if f.code == "TL142")
     assert "(its if/else choice also runs `torch.cuda.set_device(1)`" in finding.message, finding
     assert finding.line == 13, finding
+
+
+def test_a_script_torch_distributed_launch_starts_is_refused_at_its_rank_argument():
+    """TL160 names the `--local_rank` argument the launcher sets, not the loop."""
+    source = textwrap.dedent(
+        """
+        import argparse
+
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+
+        def train(args, model, loader):
+            if args.local_rank != -1:
+                model = nn.parallel.DistributedDataParallel(model)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--local-rank", "--local_rank", type=int, default=-1)
+        args = parser.parse_args()
+        loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+        train(args, nn.Linear(4, 1), loader)
+        """
+    ).lstrip()
+    result = migrate_source(source, "launched.py")
+    assert not result.changed
+    found = [f for f in result.findings if f.code == "TL160"]
+    assert [f.line for f in found] == [21], result.findings
+    assert "torch.distributed.launch" in found[0].message

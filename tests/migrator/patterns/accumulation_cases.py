@@ -311,6 +311,20 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "clipping_in_a_group_that_leaves_a_partial_one": (  # 2 batches per epoch, groups of 3
+        """
+        accumulation_steps = 3
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / accumulation_steps
+                loss.backward()
+                if (step + 1) % accumulation_steps == 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        "TL114",
+    ),
     # the log line would read the rate after Lightning's scheduler step, not before it
     "code_between_the_group_calls": (
         """

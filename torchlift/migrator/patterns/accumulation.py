@@ -198,9 +198,10 @@ def bind(ctx, plan, steps) -> None:
     if in_group and not exact:  # the group is kept as written: no clipping call of its own
         raise Unsupported(
             ACCUMULATION,
-            "clipping inside an accumulation group Lightning would not reproduce "
-            "(a last partial group) is not converted",
-            steps["clip"][2],
+            f"{_not_exact(ctx, steps, size, batches)}: Lightning steps on an epoch's last "
+            "partial group, the script does not, and the group clips, which is not kept as "
+            "written",
+            steps["accumulate_group"][1],
         )
     # clipping each micro-batch is the script's own; once per group is Lightning's
     steps["manual_optimization"] = not exact or (steps["clip"] is not None and not in_group)
@@ -215,6 +216,17 @@ def bind(ctx, plan, steps) -> None:
         guarded = group.with_changes(body=group.body.with_changes(body=stmts))
         steps["body"] = sorted([*steps["body"], (at, guarded)], key=lambda item: item[0])
         steps["after_group"] = (at, guarded)
+
+
+def _not_exact(ctx, steps, size, batches) -> str:
+    """Why Lightning's groups may not be the script's, as the refusal says it."""
+    index, loader = steps["index"], steps["loader"]
+    every = ctx.module.code_for_node(steps["accumulate"])
+    if index in ctx.index_start:
+        return f"`{index}` is counted from `enumerate`'s start, not from 0 as Lightning's"
+    if size is not None and batches is not None:
+        return f"`{every}` does not divide the {batches} batches per epoch of `{loader}`"
+    return f"`{every}` is not known to divide the batches per epoch of `{loader}`"
 
 
 def read(ctx, plan, steps) -> None:

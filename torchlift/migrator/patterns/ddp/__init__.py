@@ -59,7 +59,6 @@ from ...analysis.names import collect_names, file_identifiers, scope_reads
 from ...analysis.statements import statements
 from ...rule import Unsupported
 from ..data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
-from .launch_argument import refuse_launcher_argument
 from .evaluation import (
     check_reduces,
     check_wrapper_forwards,
@@ -80,6 +79,7 @@ from .facts import (
     uses_ddp,
 )
 from .init_helper import check_group_unused, helper_starts, read_init_helper
+from .launch_argument import refuse_launcher_argument
 from .process_group import has_call, read_collectives
 from .rules import EVAL_UNDER_DDP, LAUNCH, PROCESS_GROUP, RANK_READ, RULES, STEP_LOOP
 from .sampler import read_sampler, take_set_epoch

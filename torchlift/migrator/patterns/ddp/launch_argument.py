@@ -24,8 +24,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from .rules import LAUNCH
 from ...rule import Unsupported
+from .rules import LAUNCH
 
 # what `torch.distributed.launch` passes each process (its --use-env option aside)
 _LAUNCHER_OPTIONS = frozenset({"--local_rank", "--local-rank"})

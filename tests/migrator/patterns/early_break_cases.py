@@ -190,6 +190,27 @@ CONVERTS = {
         ["self.stop_epoch = True"],
         ["max_steps="],
     ),
+    "flag_break_beside_a_scheduler_under_manual_accumulation": (  # the script steps it
+        """
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.9**step)
+        accumulation_steps = 3
+        updates = 0
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / accumulation_steps
+                loss.backward()
+                if (step + 1) % accumulation_steps == 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    scheduler.step()
+                    optimizer.zero_grad()
+                    updates += 1
+                if updates > 1:
+                    break
+        """,
+        ["self.stop_epoch = True", "self.lr_schedulers().step()"],
+        ["break"],
+    ),
 }
 
 UNCHANGED = {

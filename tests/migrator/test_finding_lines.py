@@ -281,3 +281,68 @@ def test_a_device_choice_doing_more_than_print_is_named():
     finding = next(f for f in result.findings if f.code == "TL142")
     assert "(its if/else choice also runs `torch.cuda.set_device(1)`" in finding.message, finding
     assert finding.line == 13, finding
+
+
+def test_a_script_torch_distributed_launch_starts_is_refused_at_its_rank_argument():
+    """TL160 names the `--local_rank` argument the launcher sets, not the loop."""
+    source = textwrap.dedent(
+        """
+        import argparse
+
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+
+        def train(args, model, loader):
+            if args.local_rank != -1:
+                model = nn.parallel.DistributedDataParallel(model)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--local-rank", "--local_rank", type=int, default=-1)
+        args = parser.parse_args()
+        loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+        train(args, nn.Linear(4, 1), loader)
+        """
+    ).lstrip()
+    result = migrate_source(source, "launched.py")
+    assert not result.changed
+    found = [f for f in result.findings if f.code == "TL160"]
+    assert [f.line for f in found] == [21], result.findings
+    assert "torch.distributed.launch" in found[0].message
+
+
+def test_clipping_in_an_accumulation_group_lightning_would_not_reproduce_names_the_group():
+    """TL114 names the group's `if` and why its groups may not be Lightning's."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+        model = nn.Linear(4, 1)
+        loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        params = list(model.parameters())
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = nn.functional.mse_loss(model(x), y) / 3
+                loss.backward()
+                if (step + 1) % 3 == 0:
+                    torch.nn.utils.clip_grad_norm_(params, 1.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """
+    ).lstrip()
+    result = migrate_source(source, "uneven.py")
+    found = [f for f in result.findings if f.code == "TL114"]
+    assert [f.line for f in found] == [13], result.findings
+    assert "`3` does not divide the 2 batches per epoch of `loader`" in found[0].message

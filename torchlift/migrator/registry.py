@@ -42,6 +42,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.extra_evaluation",
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
+    "torchlift.migrator.patterns.bar_closes",  # after progress_bar found the bars
     "torchlift.migrator.patterns.log_every",
     "torchlift.migrator.patterns.known_branches",
     "torchlift.migrator.patterns.zero_grad_helpers",

@@ -308,9 +308,80 @@ CONVERTS = {
         ],
         ["on_train_batch_end", "accumulate_grad_batches"],
     ),
+    "clipping_in_a_group_that_leaves_a_partial_one": (  # 2 batches per epoch, groups of 3
+        """
+        accumulation_steps = 3
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / accumulation_steps
+                loss.backward()
+                if (step + 1) % accumulation_steps == 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [
+            "self.automatic_optimization = False",
+            "torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+        ],
+        ["gradient_clip_val", "self.clip_gradients", "accumulate_grad_batches"],
+    ),
+    "clipping_and_scheduler_in_a_group_of_an_argument": (  # the Hugging Face examples
+        """
+        import argparse
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--gradient_accumulation_steps", type=int, default=2)
+        args = parser.parse_args()
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.9**step)
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                if args.gradient_accumulation_steps > 1:
+                    loss = loss / args.gradient_accumulation_steps
+                loss.backward()
+                if (step + 1) % args.gradient_accumulation_steps == 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    scheduler.step()
+                    model.zero_grad()
+        """,
+        ["self.lr_schedulers().step()", "self.manual_backward(loss)"],
+        ["gradient_clip_val", "accumulate_grad_batches"],
+    ),
 }
 
 UNCHANGED = {
+    "clipping_in_a_group_with_a_scheduler_stepped_per_epoch": (
+        """
+        accumulation_steps = 3
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / accumulation_steps
+                loss.backward()
+                if (step + 1) % accumulation_steps == 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            scheduler.step()
+        """,
+        "TL114",
+    ),
+    "clipping_other_parameters_in_an_uneven_group": (
+        """
+        params = list(model.parameters())
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0:
+                    torch.nn.utils.clip_grad_norm_(params, 1.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        "TL114",
+    ),
     # the log line would read the rate after Lightning's scheduler step, not before it
     "code_between_the_group_calls": (
         """
@@ -363,19 +434,6 @@ UNCHANGED = {
                 loss = criterion(model(x), y)
                 (loss / 2).backward()
                 optimizer.step()
-        """,
-        "TL114",
-    ),
-    "clipping_inside_an_uneven_group": (  # kept manual: the group would lose its clipping
-        """
-        for epoch in range(2):
-            for i, (x, y) in enumerate(loader):
-                loss = criterion(model(x), y) / 3
-                loss.backward()
-                if (i + 1) % 3 == 0:
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                    optimizer.step()
-                    optimizer.zero_grad()
         """,
         "TL114",
     ),

@@ -748,4 +748,31 @@ UNCHANGED = {
         """,
         "TL115",
     ),
+    "started_by_torch_distributed_launch": (  # the old Hugging Face examples' launcher
+        IMPORTS
+        + """
+import argparse
+
+
+def train(args, model, loader):
+    if args.local_rank != -1:
+        model = DDP(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int, default=-1)
+args = parser.parse_args()
+if args.local_rank != -1:
+    dist.init_process_group(backend="gloo")
+train(args, model, loader)
+""",
+        "TL160",
+    ),
 }

@@ -137,6 +137,80 @@ CONVERTS = {
         ["self.stop_epoch = True"],
         ["limit_train_batches"],
     ),
+    "guarded_step_past_the_limit_is_max_steps": (  # Hugging Face's run_glue
+        """
+        max_steps = 3
+        global_step = 0
+        for epoch in range(5):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                global_step += 1
+                if max_steps > 0 and global_step > max_steps:
+                    break
+            if max_steps > 0 and global_step > max_steps:
+                break
+        """,
+        ["max_steps=int(max_steps) + 1 if max_steps > 0 else -1,"],
+        ["break", "stop_epoch", "global_step += 1"],
+    ),
+    "guarded_step_at_the_limit_is_max_steps": (
+        """
+        max_steps = -1
+        global_step = 0
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                global_step += 1
+                if max_steps > 0 and global_step >= max_steps:
+                    break
+        """,
+        ["max_steps=max_steps if max_steps > 0 else -1,"],
+        ["break", "stop_epoch"],
+    ),
+    "guard_on_another_name_is_a_flag": (
+        """
+        max_steps, budget = 3, 4
+        global_step = 0
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                global_step += 1
+                if budget > 0 and global_step > max_steps:
+                    break
+        """,
+        ["self.stop_epoch = True"],
+        ["max_steps="],
+    ),
+    "flag_break_beside_a_scheduler_under_manual_accumulation": (  # the script steps it
+        """
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.9**step)
+        accumulation_steps = 3
+        updates = 0
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / accumulation_steps
+                loss.backward()
+                if (step + 1) % accumulation_steps == 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    scheduler.step()
+                    optimizer.zero_grad()
+                    updates += 1
+                if updates > 1:
+                    break
+        """,
+        ["self.stop_epoch = True", "self.lr_schedulers().step()"],
+        ["break"],
+    ),
 }
 
 UNCHANGED = {

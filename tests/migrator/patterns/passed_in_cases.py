@@ -39,6 +39,32 @@ _DEVICE_HELPERS = """
 
 """
 
+_HF_TRAIN = """
+        import argparse
+
+
+        def train(cfg, net, train_loader):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in train_loader:
+                    x, y = x.to(cfg.device), y.to(cfg.device)
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+{extra}
+
+        def main():
+            args = argparse.Namespace()
+            args.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model.to(args.device)
+            data = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+            train(args, model, data)
+{after}
+
+        main()
+"""
+
 CONVERTS = {
     "train_function_given_model_optimizer_loader": (
         """
@@ -280,6 +306,11 @@ CONVERTS = {
         ["trainer.fit(lit_model, loader)"],
         ["opt.step()"],
     ),
+    "model_placed_on_an_attribute_of_an_object_passed": (  # the Hugging Face examples
+        _HF_TRAIN.format(extra="", after=""),
+        ["accelerator=torch.device(cfg.device).type", "trainer.fit(lit_model, train_loader)"],
+        ["opt.step()"],
+    ),
 }
 
 UNCHANGED = {
@@ -441,6 +472,14 @@ UNCHANGED = {
         runner = fit
         fit(model, optimizer, loader)
         """,
+        "TL132",
+    ),
+    "the_function_sets_the_attribute_it_is_placed_on": (
+        _HF_TRAIN.format(extra="            cfg.device = torch.device(\"cpu\")", after=""),
+        "TL132",
+    ),
+    "the_caller_sets_the_attribute_again": (
+        _HF_TRAIN.format(extra="", after="            args.device = torch.device(\"cpu\")"),
         "TL132",
     ),
 }

@@ -14,7 +14,11 @@ into the next epoch (or drops them), and the step keeps its own calls under manu
 optimization: `self.manual_backward(loss)` and the `if` group exactly as written.
 Clipping each micro-batch is also kept that way (Lightning clips once per group); clipping
 inside the group, before its step, is Lightning's own `gradient_clip_val` (and a scheduler
-stepped there its `interval: "step"`), refused when the group is kept as written.
+stepped there its `interval: "step"`); in a group kept as written it stays the script's own
+call on `model.parameters()`, and a scheduler stepped only there is stepped there, through
+`self.lr_schedulers()` (the Hugging Face examples' `train(args, ...)`, whose group size and
+batch size are command-line arguments). Refused there: clipping of other parameters, a
+scheduler stepped elsewhere (manual optimization steps none itself).
 
 Code after the group's calls (an update counter, a log line every k updates reading the loss,
 the learning rate or a clipped norm, an evaluation) is the group's tail: Lightning steps the
@@ -88,6 +92,7 @@ def claim(ctx, steps, stmt, position) -> bool:
         return True
     steps["accumulate"], steps["accumulate_at_end"] = every, at_end
     steps["accumulate_group"] = (position, stmt)
+    ctx.found["accumulation_group"] = stmt
     inner_stmts = stmt.body.body
     for k, inner in enumerate(calls):
         at = position + k / len(inner_stmts)  # in order, before the next batch statement
@@ -195,12 +200,13 @@ def bind(ctx, plan, steps) -> None:
     # (`enumerate(loader, 1)`) groups them differently
     exact = (steps["accumulate_at_end"] or even) and steps["index"] not in ctx.index_start
     in_group = steps.get("clip_in_group", False)
-    if in_group and not exact:  # the group is kept as written: no clipping call of its own
+    if in_group and not exact and not _clips_model_directly(ctx, steps):
         raise Unsupported(
             ACCUMULATION,
-            "clipping inside an accumulation group Lightning would not reproduce "
-            "(a last partial group) is not converted",
-            steps["clip"][2],
+            f"{_not_exact(ctx, steps, size, batches)}: Lightning steps on an epoch's last "
+            "partial group, the script does not, and the group clips, which is not kept as "
+            "written",
+            steps["accumulate_group"][1],
         )
     # clipping each micro-batch is the script's own; once per group is Lightning's
     steps["manual_optimization"] = not exact or (steps["clip"] is not None and not in_group)
@@ -215,6 +221,33 @@ def bind(ctx, plan, steps) -> None:
         guarded = group.with_changes(body=group.body.with_changes(body=stmts))
         steps["body"] = sorted([*steps["body"], (at, guarded)], key=lambda item: item[0])
         steps["after_group"] = (at, guarded)
+
+
+def _stepped_only_in_group(ctx, scheduler: str) -> bool:
+    """Every `scheduler.step()` of the loop is the one in the accumulation group kept as
+    written: it steps where the script stepped it (self.lr_schedulers())."""
+    group = ctx.found.get("accumulation_group")
+    step = m.Call(func=m.Attribute(value=m.Name(scheduler), attr=m.Name("step")))
+    return group is not None and len(m.findall(ctx.loop, step)) == len(m.findall(group, step)) == 1
+
+
+def _clips_model_directly(ctx, steps) -> bool:
+    """The group's clipping, kept as written under manual optimization, is the script's own
+    call on its model's parameters (clipping.py reads the rest): no hook or Trainer argument
+    of Lightning's is involved, and no mixed precision (clean refuses a scaler)."""
+    kind, params, value = steps["clip"][1]
+    return m.matches(params, m.Call(func=m.Attribute(attr=m.Name("parameters")), args=[]))
+
+
+def _not_exact(ctx, steps, size, batches) -> str:
+    """Why Lightning's groups may not be the script's, as the refusal says it."""
+    index, loader = steps["index"], steps["loader"]
+    every = ctx.module.code_for_node(steps["accumulate"])
+    if index in ctx.index_start:
+        return f"`{index}` is counted from `enumerate`'s start, not from 0 as Lightning's"
+    if size is not None and batches is not None:
+        return f"`{every}` does not divide the {batches} batches per epoch of `{loader}`"
+    return f"`{every}` is not known to divide the batches per epoch of `{loader}`"
 
 
 def read(ctx, plan, steps) -> None:
@@ -315,10 +348,13 @@ def clean(ctx, plan) -> None:
             "(a last partial group) is not converted",
             ctx.loop,
         )
-    if plan.optimizer.scheduler is not None:  # manual optimization steps no scheduler
+    scheduler = plan.optimizer.scheduler
+    if scheduler is not None and not _stepped_only_in_group(ctx, scheduler):
+        # manual optimization steps no scheduler: only the group's own call, kept, would
         raise Unsupported(
             ACCUMULATION,
-            "a scheduler with an accumulation Lightning would not reproduce "
-            "(a last partial group) is not converted",
+            "a scheduler stepped outside an accumulation group Lightning would not reproduce "
+            "(a last partial group): kept as written under manual optimization, nothing "
+            "would step it",
             plan.optimizer.scheduler_stmt,
         )

@@ -8,6 +8,8 @@
             pbar.write(f"...")                            -> tqdm.write(f"..."): a classmethod,
         pbar.close()                                         the same text on the same stream
                                                           -> removed, as any display call here
+                                                          (also `if stop: pbar.close(); break`
+                                                          in either loop: bar_closes.py)
 
 The epoch body is the one helpers.py inlined, so a bar of a per-epoch `train_one_epoch()` is
 read the same way. Refused (TL104), naming the use: the bar used otherwise -- passed on, read
@@ -26,6 +28,7 @@ from ..analysis.qualnames import TQDM
 from ..analysis.statements import BACKWARD, call_method, contains, single_assign
 from ..rule import Unsupported
 from ..shapes.context import NOT_A_LOADER
+from .bar_closes import closes_in
 
 DISPLAY = ("set_postfix", "set_description", "set_postfix_str", "update")  # progress_bar.py's
 _LOOP_CALLS = (*DISPLAY, "write")  # what may use the bar in the batch loop
@@ -86,11 +89,12 @@ def _check_uses(ctx, name: str, stmts: list, bound: int, at: int) -> None:
         if k == at:
             for inner in loop.body.body:
                 if _mentions(inner, name) and not _calls(inner, name, _LOOP_CALLS):
-                    _refuse(ctx, name, inner, _how(ctx, name, inner))
+                    if closes_in(inner, name) is None:  # bar_closes.py drops those
+                        _refuse(ctx, name, inner, _how(ctx, name, inner))
             continue
         if k < bound:
             _refuse(ctx, name, stmt, "used before it is bound in the epoch")
-        if not _calls(stmt, name, _EPOCH_CALLS):
+        if not _calls(stmt, name, _EPOCH_CALLS) and closes_in(stmt, name) is None:
             _refuse(ctx, name, stmt, _how(ctx, name, stmt))
     if id(stmts[bound]) in ctx.found.get("inlined_from", {}):
         return  # a helper's own local: nothing after the epoch loop sees it

@@ -9,7 +9,8 @@
         nn.utils.clip_grad_value_(model.parameters(), grad_clip)   (None or 0: no clipping)
 
 Under manual optimization (accumulation.py) the call stays where it is, as
-`self.clip_gradients(optimizer, gradient_clip_val=v, gradient_clip_algorithm=kind)`.
+`self.clip_gradients(optimizer, gradient_clip_val=v, gradient_clip_algorithm=kind)`; inside
+an accumulation group kept as written, as the script's own call.
 
 `grad_norm = clip_grad_norm_(...)` (the norm read later, e.g. printed after the step) is the
 script's own statement in `configure_gradient_clipping` (see `_keep_norm`).
@@ -165,6 +166,8 @@ def read(ctx, plan, steps) -> None:
     if not m.matches(params, m.Call(func=m.Attribute(value=owners, attr=m.Name("parameters")))):
         raise Unsupported(STEP_SEQUENCE, "clipping something else than model.parameters()", stmt)
     value_code = ctx.module.code_for_node(value)
+    if steps.get("manual_optimization") and steps.get("clip_in_group"):
+        return  # the accumulation group is kept as written, its clipping call with it
     if steps.get("manual_optimization") and isinstance(stmt, cst.If):
         raise Unsupported(STEP_SEQUENCE, "clipping under a condition, in manual optimization", stmt)
     if norm_name(stmt) is not None:

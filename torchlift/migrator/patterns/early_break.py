@@ -62,7 +62,7 @@ def read(ctx, plan, steps) -> None:
             plan.step_rewrites.append(lambda node: without_break(node))
             return
     schedulers = [stmt for _, name, stmt in steps["step"] if name != plan.optimizer.name]
-    if schedulers and not steps.get("manual"):
+    if schedulers and not steps.get("manual") and not steps.get("manual_optimization"):
         # Lightning steps "step"-interval schedulers on the batch whose on_train_batch_start
         # returns -1 too: one step more than the script at every early end
         ctx.block(

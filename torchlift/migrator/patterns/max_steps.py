@@ -11,6 +11,10 @@
         if step >= max_steps:             -> removed
             break
 
+The Hugging Face examples guard the test, `if args.max_steps > 0 and global_step >
+args.max_steps:` (a limit <= 0: no limit), and stop one step past it with `>`:
+`max_steps=int(args.max_steps) + 1 if args.max_steps > 0 else -1`.
+
 The counter starts at 0 before the loop and only this `+= 1` after the optimizer step changes
 it, so the `break` comes after exactly K optimizer steps, which is where Lightning's
 `max_steps` stops. Left to early_break (an epoch-ending flag): a loop with validation (Lightning
@@ -20,6 +24,7 @@ counts optimizer steps, the script batches), any other counter shape.
 
 from __future__ import annotations
 
+import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
@@ -32,7 +37,7 @@ def recognise(ctx, plan, steps, position, stmt) -> bool:
     found = _counter_test(stmt)
     if found is None or plan.validation is not None or steps.get("accumulate") is not None:
         return False
-    counter, limit = found
+    counter, limit, limit_steps = found
     increments = [
         (p, s) for p, s in steps["body"] if m.matches(s, _increment(counter)) and p < position
     ]
@@ -48,8 +53,7 @@ def recognise(ctx, plan, steps, position, stmt) -> bool:
         return False
     if m.findall(limit, m.Call()) or collect_names(limit).reads & collect_names(*loop_stmts).writes:
         return False
-    code = ctx.module.code_for_node(limit)
-    plan.add_trainer_arg("max_steps", code)
+    plan.add_trainer_arg("max_steps", limit_steps)
     ctx.found["max_steps_test"] = ctx.module.code_for_node(stmt.test)
     epoch_checks = [s for s in plan.post_train if _is_same_check(ctx, s)]
     plan.post_train = [s for s in plan.post_train if not any(s is c for c in epoch_checks)]
@@ -67,20 +71,38 @@ def recognise(ctx, plan, steps, position, stmt) -> bool:
 
 
 def _counter_test(stmt):
-    """(counter, limit) of `if counter >= limit: break` / `if counter == limit: break`."""
+    """(counter, limit, max_steps) of `if counter >= limit: break` / `if counter == limit:
+    break` (max_steps: the limit), of the Hugging Face examples' `if limit > 0 and counter >
+    limit: break` (`>=` / `==` too), where a limit <= 0 stops nothing: max_steps `limit if
+    limit > 0 else -1` (Lightning's "no limit"), and for `>` one step more: the first whole
+    number past the limit, `int(limit) + 1` (a positive limit: int() is the floor)."""
+    body = m.IndentedBlock([m.SimpleStatementLine([m.Break()])])
+    if not m.matches(stmt, m.If(body=body, orelse=None)):
+        return None
+    test, guarded = stmt.test, False
+    if m.matches(test, m.BooleanOperation(operator=m.And(), left=_POSITIVE)):
+        test, guarded = test.right, True
+    at = m.GreaterThanEqual() | m.Equal()
+    operators = (at | m.GreaterThan()) if guarded else at
     if not m.matches(
-        stmt,
-        m.If(
-            test=m.Comparison(
-                left=m.Name(),
-                comparisons=[m.ComparisonTarget(operator=m.GreaterThanEqual() | m.Equal())],
-            ),
-            body=m.IndentedBlock([m.SimpleStatementLine([m.Break()])]),
-            orelse=None,
-        ),
+        test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget(operator=operators)])
     ):
         return None
-    return stmt.test.left.value, stmt.test.comparisons[0].comparator
+    target = test.comparisons[0]
+    limit = target.comparator
+    if guarded and not stmt.test.left.left.deep_equals(limit):
+        return None
+    code = cst.Module([]).code_for_node(limit)
+    steps = f"int({code}) + 1" if isinstance(target.operator, cst.GreaterThan) else code
+    if guarded:
+        steps = f"{steps} if {code} > 0 else -1"
+    return test.left.value, limit, steps
+
+
+# `limit > 0` (the guard: a limit <= 0 means none)
+_POSITIVE = m.Comparison(
+    comparisons=[m.ComparisonTarget(operator=m.GreaterThan(), comparator=m.Integer("0"))]
+)
 
 
 def _increment(counter: str):

@@ -252,12 +252,50 @@ def _accelerator_in_function(ctx, caller, device, call) -> tuple[str, bool]:
         names = {n.value for n in m.findall(cst.parse_expression(accelerator), m.Name())}
         if names <= {"torch"}:
             return accelerator, ".type" not in accelerator
+    passed = _passed_attribute(ctx, caller, device, call)
+    if passed is not None:  # read where the function stands, at run time: any index
+        return f"torch.device({passed}).type", False
     raise Unsupported(
         PASSED_IN,
         f"the model `{_function(ctx)}` is given is placed by its caller on "
         f"`{ctx.module.code_for_node(device)}`, which the function cannot name",
         call,
     )
+
+
+def _passed_attribute(ctx, caller, device, call) -> str | None:
+    """`args.device` as the function names it, for a model its caller placed on an attribute
+    of an object it passes (the Hugging Face examples: `args.device = device`,
+    `model.to(args.device)`, `train(args, train_dataset, model)`): the call passes the
+    object itself, bound once in the caller, as one parameter the function never rebinds,
+    and the attribute is set once in the caller and never in the function -- the same
+    device the model was placed on when the Trainer reads it. Else None."""
+    root = device
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if root is device or not isinstance(root, cst.Name):
+        return None
+    if _bound_value(caller, root, call) is None:
+        return None
+    params = [
+        p for p in sorted(ctx.params) if m.matches(_argument(ctx, call, p), m.Name(root.value))
+    ]
+    if len(params) != 1 or ctx.binding(params[0])[1]:
+        return None
+    own = device.deep_replace(root, cst.Name(params[0]))
+    if _attribute_sets(caller, device) != 1 or _attribute_sets(ctx.function, own):
+        return None
+    return cst.Module([]).code_for_node(own)
+
+
+def _attribute_sets(scope, attribute) -> int:
+    """How many statements of `scope` assign `attribute` (`args.device = ...`, augmented or
+    annotated too, in blocks and nested functions as well)."""
+    targets = [
+        *(t.target for a in m.findall(scope, m.Assign()) for t in a.targets),
+        *(a.target for a in m.findall(scope, m.AugAssign() | m.AnnAssign())),
+    ]
+    return sum(1 for target in targets if target.deep_equals(attribute))
 
 
 def _device_passed(ctx, caller, argument) -> cst.BaseExpression | None:

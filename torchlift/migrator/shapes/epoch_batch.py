@@ -37,6 +37,7 @@ from ..analysis.statements import (
     statements,
 )
 from ..patterns.accumulation import ACCUMULATION
+from ..patterns.bar_closes import closes_in
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
 from ..patterns.lr_decay import sets_param_group_lr
 from ..patterns.manual_optimization import MANUAL_STEP, optimizers_in_a_loop
@@ -219,14 +220,21 @@ def _epoch_bar(ctx: LoopContext, loop: cst.For) -> cst.BaseExpression:
     ]
     if not ranged:
         return iterator
-    if others or iterator.value in collect_names(*loop.body.body).all():
+    # in the loop, only `bar.close()` in an `if` (a `max_steps` stop): dropped, bar_closes.py
+    inside = [
+        s
+        for s in loop.body.body
+        if iterator.value in collect_names(s).all() and closes_in(s, iterator.value) is None
+    ]
+    if others or inside:
         raise Unsupported(
             NOT_AN_EPOCH_LOOP,
             f"the epoch bar `{iterator.value}` is used besides the loop (the Trainer draws its "
             "own bar)",
-            (others or [loop])[0],
+            (others or inside)[0],
         )
     ctx.found["epoch_bar"] = binding[0]
+    ctx.found["epoch_bar_name"] = iterator.value
     return value
 
 

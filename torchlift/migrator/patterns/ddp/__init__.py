@@ -41,7 +41,8 @@ A validation pass over its shard becomes `validation_step`, its counters' `dist.
 kept in the epoch-end hook, when the model provably holds no buffers (evaluation.py).
 
 Refused, each with its code: a launch other than one `mp.spawn` of the function holding the
-loop (TL160), a process group other than one `init_process_group` (gloo for workers) (TL161),
+loop (TL160; at its `--local_rank` argument for a script `torch.distributed.launch` starts:
+launch_argument.py), a process group other than one `init_process_group` (gloo for workers) (TL161),
 a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
 but the validation counters' all_reduce (TL163), a rank read before the process group starts
 (TL164), DDP options (TL165), a step loop (TL166), an evaluation Lightning would not reproduce
@@ -78,6 +79,7 @@ from .facts import (
     uses_ddp,
 )
 from .init_helper import check_group_unused, helper_starts, read_init_helper
+from .launch_argument import refuse_launcher_argument
 from .process_group import has_call, read_collectives
 from .rules import EVAL_UNDER_DDP, LAUNCH, PROCESS_GROUP, RANK_READ, RULES, STEP_LOOP
 from .sampler import read_sampler, take_set_epoch
@@ -118,11 +120,12 @@ def epoch_body(ctx, stmts):
             read_init_helper(ctx, facts)
         elif reads_env(ctx, ctx.module, ENV_ROLES):
             read_torchrun(ctx, facts)
-        elif ctx.in_function:
-            raise Unsupported(
-                LAUNCH, "no `mp.spawn` starts the function holding the loop", ctx.loop
-            )
         else:
+            refuse_launcher_argument(ctx)  # `torch.distributed.launch` starts it: TL160 there
+            if ctx.in_function:
+                raise Unsupported(
+                    LAUNCH, "no `mp.spawn` starts the function holding the loop", ctx.loop
+                )
             raise Unsupported(DISTRIBUTED_SCRIPT, DISTRIBUTED_SCRIPT.title, ctx.loop)
         if facts.backend_ref is not None and facts.backend_ref != facts.backend_name:
             raise Unsupported(

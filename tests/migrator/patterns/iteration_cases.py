@@ -207,6 +207,29 @@ CONVERTS = {
         ["if self.model.weight.sum() > 0:\n            self.trainer.should_stop = True"],
         ["break"],
     ),
+    # makemore's `-1 means forever` guard, read once before training: no number of steps
+    # (sys.maxsize, never reached) when it is False
+    "while_true_stop_guarded_by_a_flag": (
+        _loop(
+            "while True:",
+            setup="it = 0\nmax_steps = int('5')\n",
+            after="    it += 1\n    if max_steps >= 0 and it >= max_steps:\n        break\n",
+        ),
+        [
+            "import sys\n",
+            "range(it, max(max_steps if max_steps >= 0 else sys.maxsize, it + 1))",
+        ],
+        ["while True", "break"],
+    ),
+    "count_stop_guarded_first_with_sys_imported": (
+        _loop(
+            "for step in itertools.count():",
+            setup="import itertools\nimport sys as system\nlimit = int(system.argv[1])\n",
+            before="    if limit > 0 and step >= limit:\n        break\n",
+        ),
+        ["range(limit if limit > 0 else system.maxsize)"],
+        ["itertools.count", "import sys\n"],
+    ),
 }
 
 UNCHANGED = {
@@ -241,12 +264,21 @@ UNCHANGED = {
         _loop("while True:", after="    if loss.item() < 0.1:\n        break\n"),
         "TL123",
     ),
-    # makemore's `-1 means forever` guard: no number of steps when it is False
-    "while_true_stop_guarded_by_a_flag": (
+    # the guard evaluated once before training: it must have no effect
+    "while_true_stop_guarded_by_a_call": (
         _loop(
             "while True:",
-            setup="it = 0\nmax_steps = int('5')\n",
-            after="    it += 1\n    if max_steps >= 0 and it >= max_steps:\n        break\n",
+            setup="it = 0\nmax_steps = 5\n",
+            after="    it += 1\n    if print(it) is None and it >= max_steps:\n        break\n",
+        ),
+        "TL123",
+    ),
+    "while_true_stop_guard_changed_by_the_loop": (
+        _loop(
+            "while True:",
+            setup="it = 0\nmax_steps = 5\nforever = False\n",
+            after="    it += 1\n    forever = loss.item() < 0.1\n"
+            "    if not forever and it >= max_steps:\n        break\n",
         ),
         "TL123",
     ),

@@ -71,9 +71,8 @@ def _grad_not_none(stmt, param: str) -> bool:
         left=m.Attribute(value=m.Name(param), attr=m.Name("grad")),
         comparisons=[m.ComparisonTarget(operator=m.IsNot(), comparator=m.Name("None"))],
     )
-    return (
-        m.matches(stmt, m.If(test=test, orelse=None))
-        and isinstance(stmt.body, cst.IndentedBlock)
+    return m.matches(stmt, m.If(test=test, orelse=None)) and isinstance(
+        stmt.body, cst.IndentedBlock
     )
 
 

@@ -168,7 +168,11 @@ def read(ctx, plan, steps) -> None:
         raise Unsupported(STEP_SEQUENCE, "clipping with an optimizer over several models", stmt)
     owners = m.OneOf(*[m.Name(n) for n in {model.name, *model.aliases}])
     if not m.matches(params, m.Call(func=m.Attribute(value=owners, attr=m.Name("parameters")))):
-        raise Unsupported(STEP_SEQUENCE, "clipping something else than model.parameters()", stmt)
+        raise Unsupported(
+            STEP_SEQUENCE,
+            f"clipping something else than `{model.name}.parameters()`, what the optimizer trains",
+            stmt,
+        )
     if isinstance(stmt, cst.For) and not clamps_optimizer_parameters(ctx, plan.optimizer, stmt):
         raise Unsupported(
             STEP_SEQUENCE,

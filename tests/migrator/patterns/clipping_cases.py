@@ -161,6 +161,27 @@ CONVERTS = {
         ["gradient_clip_val=1.0", 'gradient_clip_algorithm="value"'],
         ["clamp_", "for p in"],
     ),
+    # clamped on every micro batch (manual optimization): the module's own clip_gradients
+    "clamp_loop_in_a_manual_step": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                for p in model.parameters():
+                    p.grad.clamp_(-0.3, 0.3)
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [
+            "self.manual_backward(loss)\n"
+            "        self.clip_gradients(\n"
+            '            optimizer, gradient_clip_val=0.3, gradient_clip_algorithm="value"\n'
+            "        )",
+        ],
+        ["clamp_"],
+    ),
 }
 
 _CLAMP = "for p in {params}:\n            p.grad.clamp_({bounds})"

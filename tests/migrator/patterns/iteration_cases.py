@@ -298,6 +298,11 @@ UNCHANGED = {
         _zeroed_first(between="    print('clipped', it)\n"),
         "TL114",
     ),
+    # a `break` between the update code: it must not move before the micro loop
+    "micro_steps_break_before_the_update": (
+        _zeroed_first(between="    if it == 2:\n        break\n"),
+        "TL114",
+    ),
     # the rate follows the norm of this step's gradients: it must stay after the clipping
     "micro_steps_rate_reads_the_norm": (
         _zeroed_first().replace("lr = rate(it)", "lr = rate(it) if norm < 5 else 0.01"),

@@ -13,7 +13,9 @@ and eval_only: break`, `eval_only = False`) does nothing and is left out first
 (dead_breaks.py). A stop test after the step runs the body once even from the end: the loop
 is `range(it, max(n, it + 1))`, or `range(it, n)` when `it` and `n` are known constants
 with `it < n` (one binding to a literal, or its place in a tuple assignment of literals:
-`n, p = 0, 0`).
+`n, p = 0, 0`). A stop test guarded by a test without effects that the loop does not change
+(makemore's `if args.max_steps >= 0 and step >= args.max_steps: break`, -1 meaning forever)
+stops at `n if <guard> else sys.maxsize`: never, in any run, when the guard is False.
 
 Full-batch training (`for t in range(500): loss = loss_fn(model(x), y); ...`) and step loops
 that fetch their own batch (`xb, yb = get_batch("train")`, `next(data_iter)`) are both this
@@ -103,8 +105,9 @@ STEP_COUNT = Rule(
     `if it >= N: break` first in the body (or last, after `it += 1`: the body runs at least
     once, `range(it, max(N, it + 1))` unless `it` and `N` are constants with `it < N`). A
     loop that stops on a metric has no such count, nor one whose stop test is guarded by a
-    test not known before the loop (`if max_steps >= 0 and step >= max_steps: break` runs
-    forever when `max_steps` is negative).""",
+    test the loop changes or one with effects (`if max_steps >= 0 and step >= max_steps:
+    break`, read once before training, is `range(step, max_steps if max_steps >= 0 else
+    sys.maxsize)`: no number of steps when the guard is False).""",
     """Count the steps: `for it in range(max_iters):`, and keep a metric `break` after
     `optimizer.step()` (it ends training early, as in the script).""",
     """
@@ -413,7 +416,7 @@ def _stop_of(ctx: LoopContext, stmt, counter: str):
     test read once (makemore's `if args.max_steps >= 0 and step >= args.max_steps: break`,
     -1 meaning forever), `N if <guard> else sys.maxsize`: when the guard is False the loop
     never stops, and no run reaches sys.maxsize steps. The guard is evaluated once, before
-    training: it must have no effect (guard_free) and the loop must not change what it reads
+    training: it must have no effect (_effect_free) and the loop must not change what it reads
     (_check_stop_fixed reads the whole expression); None for any other statement."""
     stop = _stop_test(stmt, counter)
     if stop is not None or not isinstance(stmt, cst.If):

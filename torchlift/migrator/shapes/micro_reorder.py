@@ -17,10 +17,12 @@ first statements): there the script's are None, Lightning's still the last step'
 
 Code between the micro loop and the optimizer's update runs, in Lightning, before its
 backward; it may run before the micro loop instead when the two commute: no `.grad`, no
-backward() or optimizer call, no clipping, only calls that change and print nothing, and no
-name in common with the micro loop and the update code before it (beyond imported modules),
-counting the globals the script's functions they call read. Anything else stays where it is
-(check_claimed refuses it).
+backward() or optimizer call, no clipping, only bindings (or a `for` loop of them: no `break`,
+no branch) and calls that change and print nothing, and no name in common with the micro
+loop and the update code before it (beyond imported modules), counting the globals the
+script's functions they call read. Anything else stays where it is (check_claimed refuses
+it). A function called there may `assert` (analysis/output_effects.py): a failing one stops
+the run a few statements earlier than the script.
 """
 
 from __future__ import annotations
@@ -72,10 +74,24 @@ def _commutes(ctx, stmt, before: list) -> bool:
         return False
     if not all(pure_expression(ctx, call) for call in m.findall(stmt, m.Call())):
         return False
-    if isinstance(stmt, cst.If) or m.findall(stmt, m.Return() | m.Yield() | m.Await()):
+    if not _plain(stmt):
         return False
     modules = set(ctx.names.imports)
     return not (_names(ctx, [stmt]) & _names(ctx, before)) - modules
+
+
+def _plain(stmt) -> bool:
+    """Bindings and expressions, or a `for` loop of them (`for g in optimizer.param_groups:
+    g["lr"] = lr`): no `break`, `return`, `raise`, `assert`, `del`, `global`, no branch."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        kinds = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr)
+        return all(isinstance(small, kinds) for small in stmt.body) and not m.findall(
+            stmt, m.Yield() | m.Await() | m.NamedExpr()
+        )
+    if isinstance(stmt, cst.For) and stmt.orelse is None and stmt.asynchronous is None:
+        body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
+        return bool(body) and all(_plain(s) for s in body)
+    return False
 
 
 def _names(ctx, stmts: list) -> set[str]:

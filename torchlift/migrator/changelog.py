@@ -454,11 +454,14 @@ def loop_changes(
     return changes
 
 
-def import_change(output_tree: ast.Module, module: str) -> list[Change]:
+def import_change(output_tree: ast.Module, module: str, why: str = "") -> list[Change]:
+    """The change adding `import <module> [as alias]` (the Lightning import, or a module the
+    generated code reads: `sys` of a step loop's `sys.maxsize`), when the output has it."""
     for stmt in output_tree.body:
         for alias in stmt.names if isinstance(stmt, ast.Import) else ():
             if alias.name == module:
-                added = f"`import {module} as {alias.asname}` added"
+                named = f" as {alias.asname}" if alias.asname else ""
+                added = f"`import {module}{named}` added" + (f" ({why})" if why else "")
                 return [Change(CONVERTED.code, None, _span(stmt), added)]
     return []
 

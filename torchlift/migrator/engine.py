@@ -239,6 +239,8 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
         return MigrationResult(path, text, text, kept + moved)
     changes = [change for loop in facts for change in loop_changes(tree, output_tree, loop)]
     changes += import_change(output_tree, TARGET_MODULES[target])
+    for name in sorted({name for _, plan in planned for name in plan.imports}):
+        changes += import_change(output_tree, name, "the generated code reads it")
     changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
     return MigrationResult(path, text, output, findings, changes=changes)
 

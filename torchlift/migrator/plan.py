@@ -134,6 +134,9 @@ class LoopPlan:
     # module-level definitions the loader statements need, inserted before the generated
     # class (patterns/generator_loader.py's re-iterable of a generator function)
     helper_defs: list[str] = field(default_factory=list)
+    # modules the generated code reads that the file does not import (`sys` of a step loop's
+    # `sys.maxsize`, shapes/iteration.py): `import <name>` is added
+    imports: list[str] = field(default_factory=list)
     # loader names standing for an expression `fit` is given (`dataloaders["train"]`,
     # patterns/keyed_loaders.py)
     loader_exprs: dict[str, str] = field(default_factory=dict)

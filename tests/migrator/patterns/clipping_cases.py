@@ -125,9 +125,120 @@ CONVERTS = {
         ],
         ["gradient_clip_val=0.5"],
     ),
+    # min-char-rnn's clamping loop: clip_grad_value_ clamps every gradient to the same
+    # [-v, v], elementwise the same numbers
+    "clamp_loop_over_the_model_parameters": (
+        _LOOP.format(
+            clip="for p in model.parameters():\n            p.grad.data.clamp_(-5, 5)"
+        ),
+        ['gradient_clip_val=5,\n    gradient_clip_algorithm="value",'],
+        ["clamp_", "for p in"],
+    ),
+    "clamp_loop_keywords_under_grad_not_none": (
+        "limit = 0.5\n"
+        + _LOOP.format(
+            clip="for param in model.parameters():\n"
+            "            if param.grad is not None:\n"
+            "                param.grad.clamp_(min=-limit, max=limit)"
+        ),
+        ['gradient_clip_val=limit,\n    gradient_clip_algorithm="value",'],
+        ["clamp_", "is not None"],
+    ),
+    # the optimizer and the loop share one list of the model's parameters
+    "clamp_loop_over_the_optimizer_list": (
+        """
+        params = list(model.parameters())
+        opt = torch.optim.Adagrad(params, lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                for p in params:
+                    p.grad.clamp_(-1.0, 1.0)
+                opt.step()
+        """,
+        ["gradient_clip_val=1.0", 'gradient_clip_algorithm="value"'],
+        ["clamp_", "for p in"],
+    ),
+    # clamped on every micro batch (manual optimization): the module's own clip_gradients
+    "clamp_loop_in_a_manual_step": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                for p in model.parameters():
+                    p.grad.clamp_(-0.3, 0.3)
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [
+            "self.manual_backward(loss)\n"
+            "        self.clip_gradients(\n"
+            '            optimizer, gradient_clip_val=0.3, gradient_clip_algorithm="value"\n'
+            "        )",
+        ],
+        ["clamp_"],
+    ),
 }
 
+_CLAMP = "for p in {params}:\n            p.grad.clamp_({bounds})"
+
 UNCHANGED = {
+    # the step's own code reading the model (TL105): bounds Lightning's value clipping has not
+    "clamp_loop_asymmetric": (
+        _LOOP.format(clip=_CLAMP.format(params="model.parameters()", bounds="-1, 5")),
+        "TL105",
+    ),
+    # Lightning clips nothing for a limit of 0, the loop zeroes every gradient
+    "clamp_loop_limit_zero": (
+        _LOOP.format(clip=_CLAMP.format(params="model.parameters()", bounds="-0, 0")),
+        "TL105",
+    ),
+    "clamp_loop_limit_unknown": (
+        "import sys\nlimit = float(sys.argv[1])\n"
+        + _LOOP.format(clip=_CLAMP.format(params="model.parameters()", bounds="-limit, limit")),
+        "TL105",
+    ),
+    # a generator bound to a name is used up by the optimizer: the loop clamps nothing
+    "clamp_loop_over_a_used_up_generator": (
+        """
+        params = model.parameters()
+        opt = torch.optim.SGD(params, lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                for p in params:
+                    p.grad.clamp_(-1, 1)
+                opt.step()
+        """,
+        "TL105",
+    ),
+    # the optimizer trains the last layer only: Lightning would clamp only its gradients
+    "clamp_loop_over_more_than_the_optimizer": (
+        """
+        net = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
+        opt = torch.optim.SGD(net[1].parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                for p in net.parameters():
+                    p.grad.clamp_(-1, 1)
+                opt.step()
+        """,
+        "TL105",
+    ),
+    "clamp_loop_variable_read_after": (
+        _LOOP.format(clip=_CLAMP.format(params="model.parameters()", bounds="-1, 1"))
+        + "        print(p.grad)\n",
+        "TL105",
+    ),
     # a negative limit: the script clips (flipping the gradients), Lightning would not
     "limit_not_zero_maybe_negative": (
         _SCALED_IF.format(limit="float(sys.argv[1])", test="grad_clip != 0.0"),

@@ -25,6 +25,28 @@ def _micro(head: str, micro_body: str, after: str = "", setup: str = "") -> str:
     )
 
 
+def _zeroed_first(before: str = "", between: str = "") -> str:
+    """build-nanogpt's step: zero_grad() before the micro loop, clipping and the rate set on
+    param_groups between the micro loop and optimizer.step()."""
+    return (
+        "accum = 2\n\n\ndef rate(it):\n    assert it >= 0\n    return 0.1 / (it + 1)\n\n\n"
+        "for it in range(4):\n"
+        "    optimizer.zero_grad()\n" + before + "    total = 0.0\n"
+        "    for micro in range(accum):\n"
+        "        x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))\n"
+        "        loss = criterion(model(x), y) / accum\n"
+        "        total += loss.detach()\n"
+        "        loss.backward()\n"
+        "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        + between
+        + "    lr = rate(it)\n"
+        "    for g in optimizer.param_groups:\n"
+        '        g["lr"] = lr\n'
+        "    optimizer.step()\n"
+        "    print(it, total.item(), lr, norm.item())\n"
+    )
+
+
 _DIVIDED = "        loss = criterion(model(x), y) / accum\n        loss.backward()\n"
 
 
@@ -188,6 +210,23 @@ CONVERTS = {
         ],
         ["for micro in", "loss.backward()", "optimizer.step()"],
     ),
+    # zero_grad() before the micro loop is the step's (Lightning zeroes before the group's
+    # first backward); the rate set after the clipping commutes with the micro loop and the
+    # clipping (no name in common): set on the first micro step
+    "micro_steps_zeroed_first_rate_set_after_clipping": (
+        _zeroed_first(),
+        [
+            "accumulate_grad_batches=accum",
+            "if micro == 0:\n"
+            "            self.total = 0.0\n"
+            "            self.lr = rate(it)\n"
+            "            for g in self.optimizers().param_groups:\n"
+            '                g["lr"] = self.lr\n'
+            "        x, y = ",
+            "self.norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+        ],
+        ["zero_grad", "for micro in", "optimizer.step()"],
+    ),
     "micro_steps_while_true_stop_after_increment": (
         _micro(
             "while True:",
@@ -206,6 +245,29 @@ CONVERTS = {
         ),
         ["if self.model.weight.sum() > 0:\n            self.trainer.should_stop = True"],
         ["break"],
+    ),
+    # makemore's `-1 means forever` guard, read once before training: no number of steps
+    # (sys.maxsize, never reached) when it is False
+    "while_true_stop_guarded_by_a_flag": (
+        _loop(
+            "while True:",
+            setup="it = 0\nmax_steps = int('5')\n",
+            after="    it += 1\n    if max_steps >= 0 and it >= max_steps:\n        break\n",
+        ),
+        [
+            "import sys\n",
+            "range(it, max(max_steps if max_steps >= 0 else sys.maxsize, it + 1))",
+        ],
+        ["while True", "break"],
+    ),
+    "count_stop_guarded_first_with_sys_imported": (
+        _loop(
+            "for step in itertools.count():",
+            setup="import itertools\nimport sys as system\nlimit = int(system.argv[1])\n",
+            before="    if limit > 0 and step >= limit:\n        break\n",
+        ),
+        ["range(limit if limit > 0 else system.maxsize)"],
+        ["itertools.count", "import sys\n"],
     ),
 }
 
@@ -226,6 +288,26 @@ UNCHANGED = {
         ),
         "TL114",
     ),
+    # the gradients read after zero_grad(): None in the script, the last step's in Lightning
+    "micro_steps_gradients_read_after_zero_grad": (
+        _zeroed_first(before="    print(model.weight.grad)\n"),
+        "TL114",
+    ),
+    # printed between the clipping and the step: not moved before the micro loop
+    "micro_steps_print_before_the_update": (
+        _zeroed_first(between="    print('clipped', it)\n"),
+        "TL114",
+    ),
+    # a `break` between the update code: it must not move before the micro loop
+    "micro_steps_break_before_the_update": (
+        _zeroed_first(between="    if it == 2:\n        break\n"),
+        "TL114",
+    ),
+    # the rate follows the norm of this step's gradients: it must stay after the clipping
+    "micro_steps_rate_reads_the_norm": (
+        _zeroed_first().replace("lr = rate(it)", "lr = rate(it) if norm < 5 else 0.01"),
+        "TL114",
+    ),
     "micro_steps_skipped": (
         _micro(
             "for it in range(4):",
@@ -241,12 +323,21 @@ UNCHANGED = {
         _loop("while True:", after="    if loss.item() < 0.1:\n        break\n"),
         "TL123",
     ),
-    # makemore's `-1 means forever` guard: no number of steps when it is False
-    "while_true_stop_guarded_by_a_flag": (
+    # the guard evaluated once before training: it must have no effect
+    "while_true_stop_guarded_by_a_call": (
         _loop(
             "while True:",
-            setup="it = 0\nmax_steps = int('5')\n",
-            after="    it += 1\n    if max_steps >= 0 and it >= max_steps:\n        break\n",
+            setup="it = 0\nmax_steps = 5\n",
+            after="    it += 1\n    if print(it) is None and it >= max_steps:\n        break\n",
+        ),
+        "TL123",
+    ),
+    "while_true_stop_guard_changed_by_the_loop": (
+        _loop(
+            "while True:",
+            setup="it = 0\nmax_steps = 5\nforever = False\n",
+            after="    it += 1\n    forever = loss.item() < 0.1\n"
+            "    if not forever and it >= max_steps:\n        break\n",
         ),
         "TL123",
     ),

@@ -257,3 +257,20 @@ UNCHANGED["model_zero_grad_with_a_bare_tensor_in_the_optimizer"] = (
     """,
     "TL105",
 )
+# the gradients reached through a list of the model's parameters: training_step runs before
+# backward(), where they are None (or the last step's)
+UNCHANGED["gradients_scaled_through_a_parameter_list"] = (
+    """
+    params = list(model.parameters())
+    opt = torch.optim.SGD(params, lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            for p in params:
+                p.grad.mul_(0.5)
+            opt.step()
+    """,
+    "TL105",
+)

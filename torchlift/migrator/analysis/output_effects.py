@@ -41,9 +41,11 @@ OUTPUT_CALLS = frozenset(
     }
 )
 # calls that only read (nothing printed, nothing changed)
-_READ_CALLS = (SAFE_CALLS - {"builtins.print"}) | {
-    f"os.path.{name}" for name in ("isdir", "isfile", "exists", "join", "dirname", "basename")
-}
+_READ_CALLS = (
+    (SAFE_CALLS - {"builtins.print"})
+    | {f"os.path.{name}" for name in ("isdir", "isfile", "exists", "join", "dirname", "basename")}
+    | {f"math.{name}" for name in "cos sin exp log sqrt floor ceil".split()}
+)
 # methods that only read their receiver, whatever it is (`state_dict` copies references)
 _READ_METHODS = READ_METHODS | {"state_dict", "cpu", "tolist", "mean", "sum", "argmax"}
 # a file opened in a `with` block: what may be called on it
@@ -192,6 +194,10 @@ class _Outputs:
                 continue
             if isinstance(small, cst.Return):
                 if small.value is not None and not self.pure(small.value):
+                    return False
+                continue
+            if isinstance(small, cst.Assert):  # raises or not: changes nothing
+                if not self.pure(small.test) or small.msg and not self.pure(small.msg):
                     return False
                 continue
             if isinstance(small, cst.Assign):

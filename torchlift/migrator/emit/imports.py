@@ -7,9 +7,10 @@ import libcst.matchers as m
 
 
 def add_import(module: cst.Module, name: str, alias: str) -> cst.Module:
-    """`import <name> as <alias>` after the file's leading import block (like libcst's
-    AddImportsVisitor, without its extra full-tree passes); nothing if already there."""
-    wanted = f"import {name} as {alias}"
+    """`import <name> as <alias>` (`import <name>` when alias is name) after the file's
+    leading import block (like libcst's AddImportsVisitor, without its extra full-tree
+    passes); nothing if already there."""
+    wanted = f"import {name}" if alias == name else f"import {name} as {alias}"
     body = list(module.body)
     last = None
     for index, stmt in enumerate(body):

@@ -142,6 +142,8 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts,
         new = RemoveUnusedBindings(unused).apply(new)
     new = rejoin(new, splits)
     new = drop_unused_imports(text, new, path)
+    for name in sorted({name for _, plan in planned for name in plan.imports}):
+        new = add_import(new, name, name)
     new = add_import(new, import_name, alias)
     return _keep_final_newline(text, new.code, new.default_newline)
 

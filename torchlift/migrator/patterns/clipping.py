@@ -5,6 +5,10 @@
     torch.nn.utils.clip_grad_value_(model.parameters(), 0.5)   -> ... algorithm="value"
     optimizer.step()
 
+    for p in model.parameters():                                -> gradient_clip_val=5,
+        p.grad.data.clamp_(-5, 5)                                  algorithm="value"
+                                                                   (clamp_loop.py)
+
     if grad_clip:                                               -> gradient_clip_val=grad_clip
         nn.utils.clip_grad_value_(model.parameters(), grad_clip)   (None or 0: no clipping)
 
@@ -28,6 +32,7 @@ import libcst.matchers as m
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
 from ..rule import Unsupported
+from .clamp_loop import clamp_loop, clamps_optimizer_parameters
 from .step_sequence import STEP_SEQUENCE
 
 RULES = ()
@@ -41,7 +46,7 @@ _CLIP = {
 
 
 def claim(ctx, steps, stmt, position) -> bool:
-    clip = _clip_call(ctx, stmt) or _clip_if_set(ctx, stmt)
+    clip = _clip_call(ctx, stmt) or _clip_if_set(ctx, stmt) or clamp_loop(ctx, stmt)
     if clip is None:
         return False
     if steps["clip"] is not None:
@@ -55,7 +60,7 @@ def claim(ctx, steps, stmt, position) -> bool:
 def clip_statement(ctx, stmt):
     """(kind, parameters, value) of a clipping statement, else None (accumulation asks it
     for the statements of its group)."""
-    return _clip_call(ctx, stmt)
+    return _clip_call(ctx, stmt) or clamp_loop(ctx, stmt)
 
 
 def _clip_call(ctx, stmt):
@@ -164,7 +169,18 @@ def read(ctx, plan, steps) -> None:
         raise Unsupported(STEP_SEQUENCE, "clipping with an optimizer over several models", stmt)
     owners = m.OneOf(*[m.Name(n) for n in {model.name, *model.aliases}])
     if not m.matches(params, m.Call(func=m.Attribute(value=owners, attr=m.Name("parameters")))):
-        raise Unsupported(STEP_SEQUENCE, "clipping something else than model.parameters()", stmt)
+        raise Unsupported(
+            STEP_SEQUENCE,
+            f"clipping something else than `{model.name}.parameters()`, what the optimizer trains",
+            stmt,
+        )
+    if isinstance(stmt, cst.For) and not clamps_optimizer_parameters(ctx, plan.optimizer, stmt):
+        raise Unsupported(
+            STEP_SEQUENCE,
+            "the clamping loop goes over other parameters than the optimizer was built on "
+            "(Lightning clips the optimizer's)",
+            stmt,
+        )
     value_code = ctx.module.code_for_node(value)
     if steps.get("manual_optimization") and steps.get("clip_in_group"):
         return  # the accumulation group is kept as written, its clipping call with it
@@ -179,7 +195,8 @@ def read(ctx, plan, steps) -> None:
             f"self.clip_gradients({optimizer}, gradient_clip_val={value_code}, "
             f'gradient_clip_algorithm="{kind}")'
         )
-        steps.setdefault("kept", []).append((position, stmt.with_changes(body=[cst.Expr(call)])))
+        line = cst.SimpleStatementLine([cst.Expr(call)], leading_lines=stmt.leading_lines)
+        steps.setdefault("kept", []).append((position, line))
         return
     if kind == "norm" and not _steps_model_order(ctx, plan) and ctx.found.get("scaler") is None:
         # Lightning sums the norm over the optimizer's groups in their order; parameter groups

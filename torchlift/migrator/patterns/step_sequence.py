@@ -187,6 +187,10 @@ def read(ctx, plan, steps) -> None:
         reads_model = bool(models & collect_names(stmt).reads)
         if backward < position < opt_step and reads_model:
             ctx.block(STEP_SEQUENCE, "code between backward() and step() reads the model", stmt)
+        elif backward < position < opt_step and _reads_gradients(stmt):
+            # through another name (`params = list(model.parameters())`): training_step runs
+            # before backward(), where these gradients are the last step's, or None
+            ctx.block(STEP_SEQUENCE, "code between backward() and step() reads `.grad`", stmt)
         if position > opt_step and reads_model:
             ctx.block(
                 EPOCH_STATEMENT,
@@ -203,6 +207,11 @@ def read(ctx, plan, steps) -> None:
         body = [s for p, s in steps["body"] if p < backward]
         body += [capture] + [s for p, s in steps["body"] if p > backward]
         plan.train_body = body
+
+
+def _reads_gradients(stmt) -> bool:
+    """`stmt` reads some tensor's `.grad` (it exists only from backward() on)."""
+    return bool(m.findall(stmt, m.Attribute(attr=m.Name("grad"))))
 
 
 def _gradients_left_before(ctx):

@@ -13,7 +13,9 @@ and eval_only: break`, `eval_only = False`) does nothing and is left out first
 (dead_breaks.py). A stop test after the step runs the body once even from the end: the loop
 is `range(it, max(n, it + 1))`, or `range(it, n)` when `it` and `n` are known constants
 with `it < n` (one binding to a literal, or its place in a tuple assignment of literals:
-`n, p = 0, 0`).
+`n, p = 0, 0`). A stop test guarded by a test without effects that the loop does not change
+(makemore's `if args.max_steps >= 0 and step >= args.max_steps: break`, -1 meaning forever)
+stops at `n if <guard> else sys.maxsize`: never, in any run, when the guard is False.
 
 Full-batch training (`for t in range(500): loss = loss_fn(model(x), y); ...`) and step loops
 that fetch their own batch (`xb, yb = get_batch("train")`, `next(data_iter)`) are both this
@@ -103,8 +105,9 @@ STEP_COUNT = Rule(
     `if it >= N: break` first in the body (or last, after `it += 1`: the body runs at least
     once, `range(it, max(N, it + 1))` unless `it` and `N` are constants with `it < N`). A
     loop that stops on a metric has no such count, nor one whose stop test is guarded by a
-    test not known before the loop (`if max_steps >= 0 and step >= max_steps: break` runs
-    forever when `max_steps` is negative).""",
+    test the loop changes or one with effects (`if max_steps >= 0 and step >= max_steps:
+    break`, read once before training, is `range(step, max_steps if max_steps >= 0 else
+    sys.maxsize)`: no number of steps when the guard is False).""",
     """Count the steps: `for it in range(max_iters):`, and keep a metric `break` after
     `optimizer.step()` (it ends training early, as in the script).""",
     """
@@ -268,6 +271,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         post_train=[],
     )
     plan.loader_stmt = loader_stmt
+    plan.imports.extend(sorted(ctx.found.get("imports", ())))
     plan.step_loop = True
     plan.wrapper = ctx.wrapper
     plan.withs, plan.depths = ctx.withs, ctx.depths
@@ -326,7 +330,7 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
             return ctx.module.code_for_node(counted), counter, body
         start = _count_start(ctx, loop.iter)
         body = without_dead_breaks(ctx, body)
-        stop = _stop_test(body[0], counter.value) if body else None
+        stop = _stop_of(ctx, body[0], counter.value) if body else None
         if stop is None:
             raise Unsupported(
                 STEP_COUNT,
@@ -384,9 +388,8 @@ def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
             break
     else:
         raise Unsupported(STEP_COUNT, "`while True:` with no `if counter >= <steps>: break`", loop)
-    _refuse_guarded_stop(found)
     counter = _compared_name(found)
-    stop = _stop_test(found, counter) if counter else None
+    stop = _stop_of(ctx, found, counter) if counter else None
     if stop is None or found is not body[0] and found is not body[-1]:
         raise Unsupported(
             STEP_COUNT,
@@ -408,24 +411,63 @@ def _while_bounds(ctx: LoopContext, loop: cst.While, body: list):
     return cst.Name(counter), stop, rest, found is body[-1] and not _runs_below(ctx, counter, stop)
 
 
-def _refuse_guarded_stop(stmt: cst.If) -> None:
-    """`if args.max_steps >= 0 and step >= args.max_steps: break` (makemore's): the guard
-    not known before the loop, the loop runs forever when it is False -- no number of steps."""
+def _stop_of(ctx: LoopContext, stmt, counter: str):
+    """N of the stop test `stmt` on `counter` (_stop_test), or, for a stop test guarded by a
+    test read once (makemore's `if args.max_steps >= 0 and step >= args.max_steps: break`,
+    -1 meaning forever), `N if <guard> else sys.maxsize`: when the guard is False the loop
+    never stops, and no run reaches sys.maxsize steps. The guard is evaluated once, before
+    training: it must have no effect (_effect_free) and the loop must not change what it reads
+    (_check_stop_fixed reads the whole expression); None for any other statement."""
+    stop = _stop_test(stmt, counter)
+    if stop is not None or not isinstance(stmt, cst.If):
+        return stop
     test = stmt.test
     if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
-        return
-    last = test.right
-    if not m.matches(last, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
-        return
-    probe = stmt.with_changes(test=last)
-    if _stop_test(probe, last.left.value) is None:
-        return
-    raise Unsupported(
-        STEP_COUNT,
-        f"the stop test `{_code(last)}` is guarded by `{_code(test.left)}`, not known "
-        "before the loop: when it is False the loop never stops (no number of steps)",
-        stmt,
-    )
+        return None
+    stop = _stop_test(stmt.with_changes(test=test.right), counter)
+    if stop is None:
+        return None
+    if not _effect_free(test.left):
+        raise Unsupported(
+            STEP_COUNT,
+            f"the stop test `{_code(test.right)}` is guarded by `{_code(test.left)}`, which "
+            "may have effects: evaluated once before training it would not run per step",
+            stmt,
+        )
+    return cst.IfExp(test=test.left, body=stop, orelse=_maxsize(ctx, stmt))
+
+
+def _effect_free(node) -> bool:
+    """Names, attributes, literals and their comparisons / boolean and unary operations:
+    reading them again gives the same value while nothing rebinds what they read."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _effect_free(node.value)
+    if isinstance(node, cst.UnaryOperation):
+        return _effect_free(node.expression)
+    if isinstance(node, cst.BooleanOperation):
+        return _effect_free(node.left) and _effect_free(node.right)
+    if isinstance(node, cst.Comparison):
+        return _effect_free(node.left) and all(_effect_free(c.comparator) for c in node.comparisons)
+    return False
+
+
+def _maxsize(ctx: LoopContext, stmt) -> cst.Attribute:
+    """`sys.maxsize` through the file's own `import sys`, or a `sys` the conversion imports
+    (ctx.found["imports"]) when no name of the file is `sys`."""
+    module = next((n for n, q in sorted(ctx.names.imports.items()) if q == "sys"), None)
+    if module is None:
+        if "sys" in file_identifiers(ctx.module.code, "<module>"):
+            raise Unsupported(
+                STEP_COUNT,
+                "the guarded stop test needs `sys.maxsize` (no number of steps when the guard "
+                "is False) and the file binds `sys` to something else",
+                stmt,
+            )
+        module = "sys"
+        ctx.found.setdefault("imports", set()).add("sys")
+    return cst.Attribute(cst.Name(module), cst.Name("maxsize"))
 
 
 def _code(node) -> str:
@@ -434,6 +476,8 @@ def _code(node) -> str:
 
 def _compared_name(stmt: cst.If) -> str | None:
     test = stmt.test
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        test = test.right  # a guarded stop test (_stop_of)
     if m.matches(test, m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget()])):
         return test.left.value
     return None

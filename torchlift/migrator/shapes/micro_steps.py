@@ -39,6 +39,7 @@ from ..analysis.statements import BACKWARD, FLOW, LOOP, OPTIMIZER_CALL, contains
 from ..patterns.accumulation import ACCUMULATION
 from ..rule import Unsupported
 from .epoch_batch import maybe_changed
+from .micro_reorder import hoisted, zero_grad_first
 
 
 def micro_loop(ctx, body: list) -> cst.For | None:
@@ -80,6 +81,9 @@ def flatten(ctx, outer, body: list, counted: str, counter) -> Flat:
     at = body.index(loop)
     pre, post = body[:at], body[at + 1 :]
     calls, tail = _split_post(loop, post)
+    pre, zero = zero_grad_first(pre, loop)
+    moved, calls = hoisted(ctx, loop, calls)
+    pre = [*pre, *moved]
     inner = list(loop.body.body)
     for stmt in [*pre, *inner, *post]:
         changed = _changes(ctx, stmt, collect_names(count).reads)
@@ -93,6 +97,7 @@ def flatten(ctx, outer, body: list, counted: str, counter) -> Flat:
     flat = []
     if pre:
         flat.append(_guarded(f"{micro} == 0", pre, "# the iteration's first micro step"))
+    flat.extend(zero)  # the step's zero_grad(), before its backward (micro_reorder.py)
     flat.extend(inner)
     flat.extend(calls)
     guard = None
@@ -109,7 +114,9 @@ def flatten(ctx, outer, body: list, counted: str, counter) -> Flat:
         rpar=[],
     )
     numbers = _flat_range(ctx, outer, counted, k_code)
-    return Flat(numbers, f"lambda n: divmod(n, {k_code})", count, target, flat, calls, guard)
+    return Flat(
+        numbers, f"lambda n: divmod(n, {k_code})", count, target, flat, [*zero, *calls], guard
+    )
 
 
 def tail_as_group(steps, flat: Flat) -> None:

@@ -43,6 +43,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.log_every",
+    "torchlift.migrator.patterns.sample_lists",  # after the bars: the list they wrap
     "torchlift.migrator.patterns.known_branches",
     "torchlift.migrator.patterns.zero_grad_helpers",
     "torchlift.migrator.patterns.manual_optimization",

@@ -89,8 +89,8 @@ print(correct)
 }
 
 UNCHANGED = {
-    # shuffled each epoch: the Trainer would iterate positions fixed before `fit` -- the
-    # order would be right, but the list is read one sample ahead, so refused all the same
+    # changed by the epoch loop: the positions are counted once, before `fit`, and what the
+    # change does to them is not followed
     "list_shuffled_by_the_epoch_loop": (
         "import random\n" + _loop(before="random.shuffle(training_data)"),
         "TL104",

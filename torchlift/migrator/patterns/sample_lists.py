@@ -76,10 +76,11 @@ def _over_positions(ctx, loop: cst.For) -> cst.For | None:
         how, at = how_changed(ctx, ctx.loop, name)
         raise Unsupported(
             NOT_A_LOADER,
-            f"{why}, which the epoch loop {how} (the Trainer would iterate the positions it "
-            "had before `fit`)",
+            f"{why}, which the epoch loop {how} (the Trainer's positions in it are counted "
+            "once, before `fit`)",
             at or loop,
         )
+    ctx.found["sample_list"] = name
     index = index or cst.Name(fresh_name(ctx, "sample_index"))
     take = cst.SimpleStatementLine(
         [

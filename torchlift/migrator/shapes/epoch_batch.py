@@ -480,6 +480,8 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
     if changed:
         how, at = how_changed(ctx, ctx.loop, changed[0])
+        if how == "rebinds":  # epoch_constant() found no value the same every epoch
+            how += " to a value not known to be the same every epoch"
         raise Unsupported(
             NOT_A_LOADER,
             f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop {how} "
@@ -489,9 +491,9 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     if isinstance(target, cst.Name):
         _note_counter(ctx, target.value, loop.body.body)
     code = ctx.module.code_for_node(numbers)
-    loader, ctx.found["loader_stmt"] = number_loader(
-        ctx, "batch_indices", code, "the batch loop's numbers"
-    )
+    listed = ctx.found.get("sample_list")  # a loop over a list's positions: sample_lists.py
+    what = f"the positions of `{listed}`'s samples" if listed else "the batch loop's numbers"
+    loader, ctx.found["loader_stmt"] = number_loader(ctx, "batch_indices", code, what)
     return read_step(ctx, loop, loader, target, index)
 
 

@@ -169,6 +169,21 @@ UNCHANGED = {
         ),
         "TL104",
     ),
+    # ... after the batch loop: the first epoch reads the count bound before the loop
+    "range_batch_loop_reads_a_count_rebound_after_it": (
+        """
+        x_all, y_all = torch.randn(8, 4), torch.randint(0, 2, (8,))
+        count = 4
+        for epoch in range(2):
+            for i in range(0, count, 4):
+                optimizer.zero_grad()
+                loss = criterion(model(x_all[i : i + 4]), y_all[i : i + 4])
+                loss.backward()
+                optimizer.step()
+            count = min(len(x_all), len(y_all))
+        """,
+        "TL104",
+    ),
     # ... by a call of the script (which could return anything)
     "range_batch_loop_reads_a_count_a_function_gives": (
         _MANUAL_BATCHES.format(before="count = describe(len(x_all)) or 8", count="count"),

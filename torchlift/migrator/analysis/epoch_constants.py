@@ -27,7 +27,7 @@ import libcst.matchers as m
 
 from .names import collect_names
 from .passed_values import immutable_names
-from .statements import single_assign
+from .statements import BACKWARD, contains, single_assign
 
 _PURE_BUILTINS = frozenset(f"builtins.{n}" for n in "len min max int abs round".split())
 _ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Integer, cst.Float, cst.Subscript)
@@ -41,7 +41,14 @@ def epoch_constant(ctx, name: str, batch_loop) -> cst.BaseExpression | None:
 
     loop = ctx.loop
     body = list(loop.body.body)
-    at = next((i for i, s in enumerate(body) if s is batch_loop), len(body))
+    at = next((i for i, s in enumerate(body) if s is batch_loop), None)
+    if at is None:  # rewritten by an epoch_body pattern: the epoch's loop calling backward()
+        at = next(
+            (i for i, s in enumerate(body) if isinstance(s, cst.For) and contains(s, BACKWARD)),
+            None,
+        )
+    if at is None:
+        return None
     binders = [s for s in body[:at] if (single_assign(s) or ("",))[0] == name]
     if len(binders) != 1:
         return None

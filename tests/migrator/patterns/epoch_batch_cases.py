@@ -114,41 +114,34 @@ CONVERTS = {
         ["batch_indices = DataLoader(", "range(0, len(x_all), batch_size)"],
         ["for i in range("],
     ),
+    # the count is rebound at the top of every epoch to the same value (the lengths of
+    # tensors nothing changes): the numbers are built from the value itself
+    "range_batch_loop_reads_a_count_the_epoch_rebinds_to_the_same_value": (
+        _MANUAL_BATCHES.format(before="count = min(len(x_all), len(y_all))", count="count"),
+        ["range(0, min(len(x_all), len(y_all)), batch_size)"],
+        ["for i in range("],
+    ),
+    # DANN: the count of the shorter of two loaders, each read by next() in the step
+    "range_batch_loop_reads_the_shorter_of_two_loaders_lengths": (
+        """
+        other = DataLoader(TensorDataset(torch.randn(12, 4), torch.randint(0, 2, (12,))), batch_size=4)
+        for epoch in range(2):
+            n_batches = min(len(loader), len(other))
+            first, second = iter(loader), iter(other)
+            for i in range(n_batches):
+                x, y = next(first)
+                x2, y2 = next(second)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y) + criterion(model(x2), y2)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["range(min(len(loader), len(other)))", "iter(self.loader), iter(self.other)"],
+        [],
+    ),
 }
 
 UNCHANGED = {
-    # the NLP tutorials' list of (sentence, tags) samples, one per step: not a loader
-    "loop_over_a_python_list_of_samples": (
-        """
-        training_data = [(torch.randn(1, 4), torch.tensor([0])), (torch.randn(1, 4), torch.tensor([1]))]
-        for epoch in range(2):
-            for x, y in training_data:
-                model.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                optimizer.step()
-        """,
-        "TL104",
-    ),
-    "loop_over_a_list_a_function_builds": (
-        """
-        def make_data(n):
-            data = []
-            for _ in range(n):
-                data.append((torch.randn(1, 4), torch.randint(0, 2, (1,))))
-            return data
-
-
-        training_data = make_data(4)
-        for epoch in range(2):
-            for x, y in training_data:
-                model.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                optimizer.step()
-        """,
-        "TL104",
-    ),
     "epoch_bar_closed_after_the_loop": (
         """
         from tqdm import trange
@@ -164,9 +157,36 @@ UNCHANGED = {
         """,
         "TL101",
     ),
-    # the count is rebound every epoch (to the same value, but that is not followed)
-    "range_batch_loop_reads_a_count_the_epoch_rebinds": (
-        _MANUAL_BATCHES.format(before="count = min(len(x_all), len(y_all))", count="count"),
+    # the count is rebound every epoch to a value that reads the epoch
+    "range_batch_loop_reads_a_count_the_epoch_rebinds_from_the_epoch": (
+        _MANUAL_BATCHES.format(before="count = len(x_all) - 4 * epoch", count="count"),
+        "TL104",
+    ),
+    # ... to the length of a tensor the epoch loop changes (the script's next epoch reads it)
+    "range_batch_loop_reads_a_count_of_a_tensor_the_epoch_changes": (
+        _MANUAL_BATCHES.format(
+            before="count = len(x_all)\n    x_all = x_all[:4]", count="count"
+        ),
+        "TL104",
+    ),
+    # ... after the batch loop: the first epoch reads the count bound before the loop
+    "range_batch_loop_reads_a_count_rebound_after_it": (
+        """
+        x_all, y_all = torch.randn(8, 4), torch.randint(0, 2, (8,))
+        count = 4
+        for epoch in range(2):
+            for i in range(0, count, 4):
+                optimizer.zero_grad()
+                loss = criterion(model(x_all[i : i + 4]), y_all[i : i + 4])
+                loss.backward()
+                optimizer.step()
+            count = min(len(x_all), len(y_all))
+        """,
+        "TL104",
+    ),
+    # ... by a call of the script (which could return anything)
+    "range_batch_loop_reads_a_count_a_function_gives": (
+        _MANUAL_BATCHES.format(before="count = describe(len(x_all)) or 8", count="count"),
         "TL104",
     ),
     # (a loop around the epoch loop is a loop over training runs: shapes/runs.py)

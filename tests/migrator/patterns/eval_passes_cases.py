@@ -12,6 +12,26 @@ for epoch in range(2):
 """
 
 CONVERTS = {
+    # a test pass over a Python list of samples stays as written after `fit`: `trainer.test`
+    # takes a list for several loaders (real Lightning then asks for `dataloader_idx`)
+    "test_pass_over_a_list_of_samples_left_as_written": (
+        """
+        test_samples = [(torch.randn(1, 4), torch.tensor([0])) for _ in range(3)]
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        correct = 0
+        with torch.no_grad():
+            for x, y in test_samples:
+                correct += (model(x).argmax(1) == y).sum().item()
+        print(correct)
+        """,
+        ["trainer.fit(lit_model, loader)", "with torch.no_grad():\n    for x, y in test_samples:"],
+        ["trainer.test("],
+    ),
     "validation_with_an_accumulator": (
         _VAL.format(validation="""total = 0.0
     with torch.no_grad():

@@ -37,6 +37,29 @@ for epoch in range(2):
         optimizer.step()
 """
 
+# the batch size is a parameter of the function holding the loop, handed each epoch to a
+# function of the script (which could change an object it is given, not an int)
+_TRAIN_FUNCTION = """
+sizes_seen = []
+
+
+def describe(n):
+    sizes_seen.append(n)
+
+
+def train(data, labels, epochs, bs):
+    for epoch in range(epochs):
+        describe(bs)
+        for x, y in batch_iter(data, labels, bs):
+            inputs, targets = x * 1.0, y * 1
+            optimizer.zero_grad()
+            loss = criterion(model(inputs), targets)
+            loss.backward()
+            optimizer.step()
+
+
+"""
+
 CONVERTS = {
     # the count is an int bound once: the epoch's call `batches(steps_per_epoch)` cannot
     # change it, so the numbers are the same each epoch
@@ -88,6 +111,12 @@ for epoch in range(2):
             "DataLoader(range(3), batch_size=None",
         ],
         [],
+    ),
+    # every call gives the batch size an int, which no call can change
+    "generator_argument_a_parameter_every_call_gives_an_int": (
+        _SLICES + _TRAIN_FUNCTION + "batch_size = 4\ntrain(X, Y, 2, bs=batch_size)\n",
+        ["EpochBatches(batch_iter, data, labels, bs)"],
+        ["for x, y in batch_iter("],
     ),
     # numpy's global generator shuffles, and nothing else of the epoch draws from it
     "generator_read_ahead_given_to_the_trainer": (
@@ -196,6 +225,11 @@ for epoch in range(2):
         loss.backward()
         optimizer.step()
 """,
+        "TL104",
+    ),
+    # ... but one call gives it an object (a function of unknown code could change it)
+    "generator_argument_a_parameter_a_call_gives_an_object": (
+        _SLICES + _TRAIN_FUNCTION + "sizes = [4]\ntrain(X, Y, 2, bs=4)\ntrain(X, Y, 2, bs=sizes)\n",
         "TL104",
     ),
     # a draw from torch's generator read one batch ahead would come before the step's

@@ -108,7 +108,35 @@ def _immutable_names(ctx) -> set[str]:
     params = {p.name.value for p in m.findall(function.params, m.Param())}
     values, other = _bindings(function.body.body)
     outer = found - set(values) - other - params
-    return outer | _scope_immutables(ctx, function.body.body, declared | params, outer)
+    given = _params_given_immutables(ctx, params - set(values) - other - declared, found)
+    return outer | given | _scope_immutables(ctx, function.body.body, declared | params, outer | given)
+
+
+def _params_given_immutables(ctx, params: set[str], module_immutables: set[str]) -> set[str]:
+    """Those of `params` (never rebound in the function) that every call of the function
+    holding the loop in this file gives an immutable value: a literal, or the name of a
+    module-level immutable in a call at module level (`train(net, batch_size=batch_size)`
+    after `batch_size = 8`); its default when a call passes nothing. The function must be
+    used by plain calls only (else nothing is known of its other callers)."""
+    from ..patterns.passed_in import _argument, _call_sites  # patterns build on analysis
+    from ..rule import Unsupported
+
+    if not params:
+        return set()
+    try:
+        sites = _call_sites(ctx, ctx.loop)
+    except Unsupported:
+        return set()
+    found = set()
+    for param in params:
+        for caller, call in sites:
+            argument = _argument(ctx, call, param)
+            known = module_immutables if caller is ctx.module else set()
+            if argument is None or not _immutable(ctx, argument, known):
+                break
+        else:
+            found.add(param)
+    return found
 
 
 def _scope_immutables(ctx, body, excluded: set[str], outer: frozenset | set) -> set[str]:

@@ -13,9 +13,10 @@
 
 A pass is one `for batch in loader` under `torch.no_grad()` / `torch.inference_mode()` (the
 `with` inside or outside the loop). Refused (TL110): a pass over the training loader, nested
-loops over data, a second loop over data in the epoch; (TL107) control flow in the pass but a
+loops over data, a second loop over data in the epoch, a pass over a Python list of samples
+(`Trainer.fit` and `test` take a list for several loaders); (TL107) control flow in the pass but a
 dry-run `break` (patterns/eval_dry_run.py, TL180). A
-test pass with anything unusual is left as written (the training loop still converts).
+test pass with anything unusual (a list of samples too) is left as written (the training loop still converts).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names
+from ..analysis.python_lists import is_python_sequence
 from ..analysis.statements import (
     BACKWARD,
     FLOW,
@@ -123,6 +125,13 @@ def _read_validation(ctx, stmt, plan) -> EvalPlan:
     iterator, index, target = ctx.unwrap_iter(loop)
     if iterator.value == plan.train_loader:
         raise Unsupported(EVAL_SHAPE, f"{kind} loop iterates the training loader", loop)
+    if _sample_list(ctx, iterator.value):
+        raise Unsupported(
+            EVAL_SHAPE,
+            f"{kind} loop iterates `{iterator.value}`, a Python list of samples: the Trainer "
+            "takes a list for several loaders",
+            loop,
+        )
     if with_stmt is not None:
         inner = list(with_stmt.body.body)
         at = next(i for i, s in enumerate(inner) if s is loop)
@@ -159,6 +168,12 @@ def _read_validation(ctx, stmt, plan) -> EvalPlan:
     )
 
 
+def _sample_list(ctx, name: str) -> bool:
+    """`name` is bound before the loop to a Python list of samples, not a loader."""
+    binding, _ = ctx.binding(name)
+    return binding is not None and is_python_sequence(ctx.module, binding[1])
+
+
 def _read_test(ctx, plan) -> None:
     """A test pass after training (`with torch.no_grad(): for batch in test_loader:`)
     becomes test_step + `trainer.test(...)`; anything unusual leaves it as written."""
@@ -179,6 +194,8 @@ def _read_test(ctx, plan) -> None:
             return
         if iterator.value not in bound_before or loop.orelse is not None:
             return
+        if _sample_list(ctx, iterator.value):
+            return  # `trainer.test` would take the list for several loaders
         if with_stmt is not None:
             inner = list(with_stmt.body.body)
             at = next(k for k, s in enumerate(inner) if s is loop)

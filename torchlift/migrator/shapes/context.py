@@ -89,8 +89,11 @@ NOT_A_LOADER = Rule(
     generator function of the script called anew each epoch (`get_batches(data, bs, n)`) is
     handed over when the Trainer may read it one batch ahead: it draws nothing from torch's
     generator, changes nothing it did not make, reads nothing the epoch changes
-    (patterns/generator_loader.py); the refusal names its statement that prevents it. Other
-    manual batching (`zip` of tensor chunks) has no loader to hand over.""",
+    (patterns/generator_loader.py); the refusal names its statement that prevents it. A
+    Python list of samples becomes a loop over its positions (patterns/sample_lists.py) unless
+    the epoch loop changes the list. Other manual batching (`zip` of tensor chunks) and a loader
+    reached through an object's attributes (`learn.data.train_dl`) have no loader name to hand
+    over.""",
     """Wrap the tensors in `DataLoader(TensorDataset(x, y), batch_size=...)` and iterate it.""",
     """
     data, targets = torch.randn(8, 4), torch.randint(0, 2, (8,))

@@ -22,6 +22,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .. import registry
+from ..analysis.epoch_constants import epoch_constant
 from ..analysis.names import collect_names, scope_reads
 from ..analysis.passed_values import call_cannot_change, immutable_names, rebound_by_calls
 from ..analysis.python_lists import is_python_sequence
@@ -483,9 +484,12 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     loop does not change what the range reads (it is built once, before the Trainer)."""
     from .iteration import number_loader
 
+    numbers = _with_epoch_constants(ctx, numbers, loop)
     changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
     if changed:
         how, at = how_changed(ctx, ctx.loop, changed[0])
+        if how == "rebinds":  # epoch_constant() found no value the same every epoch
+            how += " to a value not known to be the same every epoch"
         raise Unsupported(
             NOT_A_LOADER,
             f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop {how} "
@@ -495,10 +499,30 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     if isinstance(target, cst.Name):
         _note_counter(ctx, target.value, loop.body.body)
     code = ctx.module.code_for_node(numbers)
-    loader, ctx.found["loader_stmt"] = number_loader(
-        ctx, "batch_indices", code, "the batch loop's numbers"
-    )
+    listed = ctx.found.get("sample_list")  # a loop over a list's positions: sample_lists.py
+    what = f"the positions of `{listed}`'s samples" if listed else "the batch loop's numbers"
+    loader, ctx.found["loader_stmt"] = number_loader(ctx, "batch_indices", code, what)
     return read_step(ctx, loop, loader, target, index)
+
+
+def _with_epoch_constants(ctx: LoopContext, numbers: cst.Call, loop: cst.For) -> cst.Call:
+    """`numbers` with each name the epoch loop rebinds to the same value every epoch
+    (`len_dataloader = min(len(a), len(b))` at its top) replaced by that value: the range is
+    built once, before `fit`, where the name is not bound yet."""
+    values = {}
+    for name in _maybe_changed(ctx, collect_names(numbers).reads):
+        value = epoch_constant(ctx, name, loop)
+        if value is not None:
+            values[name] = value
+    return numbers.visit(_Substitute(values)) if values else numbers
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, values: dict):
+        self.values = values
+
+    def leave_Name(self, original, updated):
+        return self.values.get(original.value, updated)
 
 
 _SHAPE_READS = frozenset({"size", "dim", "numel"})

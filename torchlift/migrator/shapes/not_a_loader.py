@@ -7,6 +7,8 @@ for x, y in batches:                      line binding it in the epoch (that the
                                           rebinds it, TL116, is not the cause)
 pbar = tqdm(zip(xs, loader))           -> "iterates `pbar`, bound here to `tqdm(...)` over
 for x, y in pbar:                         `zip(xs, loader)`"
+for xb, yb in learn.data.train_dl:     -> "iterates `learn.data.train_dl`, an attribute of an
+                                          object" (what an object holds is not followed)
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ def refusal(ctx: LoopContext, loop, iterator, bound=None) -> Unsupported:
     """TL104 for a batch loop iterating `iterator` -- what the name `bound[0]` the loop
     iterates stands for, bound by the statement `bound[1]` (a bar's `tqdm(...)`), if any."""
     through = _through(ctx, iterator)
+    if bound is None and isinstance(iterator, cst.Attribute):
+        code = ctx.module.code_for_node(iterator)
+        return Unsupported(
+            NOT_A_LOADER,
+            f"batch loop iterates `{code}`, an attribute of an object: what an object holds "
+            "is not followed to a loader (bind the loader to a name before the epoch loop)",
+            loop,
+        )
     if bound is None:
         why = f"iterates {through}" if through else f"does not iterate {_NOT_A_NAME}"
         return Unsupported(NOT_A_LOADER, f"batch loop {why}", loop)

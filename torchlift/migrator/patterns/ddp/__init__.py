@@ -44,9 +44,15 @@ Refused, each with its code: a launch other than one `mp.spawn` of the function 
 loop (TL160), a process group other than one `init_process_group` (gloo for workers) (TL161),
 a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
 but the validation counters' all_reduce (TL163), a rank read before the process group starts
-(TL164), DDP options (TL165), a step loop (TL166), an evaluation Lightning would not reproduce
-(TL167: evaluation.py), a torchrun setup block doing more (TL168); DDP with neither launch is
-data_parallel.py's TL115.
+(TL164), DDP options (TL165), a step loop not started by `mp.spawn` (TL166), an evaluation
+Lightning would not reproduce (TL167: evaluation.py), a torchrun setup block doing more
+(TL168), a trained model the script never wraps in DDP (TL169: each rank trained alone); DDP
+with neither launch is data_parallel.py's TL115.
+
+A step loop in an `mp.spawn` worker (`for step in range(N):` drawing `torch.randn(...)`
+batches after `torch.manual_seed(100 + rank)`) is read like an epoch's code (step_body): every
+rank runs all N iterations over the unsharded loader of iteration numbers
+(`use_distributed_sampler=False`), its draws from its own seeded generator as in the script.
 """
 
 from __future__ import annotations
@@ -69,6 +75,7 @@ from .facts import (
     ENV_ROLES,
     IN_MODULE,
     INIT_GROUP,
+    SAMPLER_CLASSES,
     Facts,
     ddp_unwrap,
     is_ddp_wrap,
@@ -79,7 +86,17 @@ from .facts import (
 )
 from .init_helper import check_group_unused, helper_starts, read_init_helper
 from .process_group import has_call, read_collectives
-from .rules import EVAL_UNDER_DDP, LAUNCH, PROCESS_GROUP, RANK_READ, RULES, STEP_LOOP
+from .rules import (
+    DDP_OPTIONS,
+    EVAL_UNDER_DDP,
+    LAUNCH,
+    NOT_WRAPPED,
+    PROCESS_GROUP,
+    RANK_READ,
+    RULES,
+    SAMPLER,
+    STEP_LOOP,
+)
 from .sampler import read_sampler, take_set_epoch
 from .spawn import read_launch, read_process_group, spawn_calls
 from .torchrun import read_torchrun, reads_env
@@ -93,6 +110,7 @@ __all__ = [
     "is_ddp_wrap",
     "read",
     "read_as_model",
+    "step_body",
     "uses_ddp",
 ]
 
@@ -147,6 +165,19 @@ def epoch_body(ctx, stmts):
     return [ranks_as(facts, stmt, IN_MODULE) for stmt in stmts]
 
 
+def step_body(ctx, stmts):
+    """A step loop in an `mp.spawn` worker: read as an epoch's code is (the launch, the
+    process group, the wrapper), each step drawing its own batches on its own rank as in the
+    script. Under torchrun or a setup helper it is refused: TL166."""
+    if not uses_ddp(ctx):
+        return stmts
+    if ctx.in_function and spawn_calls(ctx):
+        return epoch_body(ctx, stmts)
+    ctx.found["ddp"] = Facts()
+    ctx.block(STEP_LOOP, f"{STEP_LOOP.title}: only a worker `mp.spawn` starts", ctx.loop)
+    return stmts
+
+
 def _starts_directly(ctx) -> bool:
     """A statement of the loop's scope calls `init_process_group` itself."""
     return any(
@@ -169,21 +200,23 @@ def read(ctx, plan, steps) -> None:
     if not uses_ddp(ctx):
         return
     facts = ctx.found.get("ddp")
-    if plan.step_loop:
-        ctx.block(STEP_LOOP, STEP_LOOP.title, ctx.loop)
-        return
     if facts is None or not facts.launch:
-        return  # refused in epoch_body
+        return  # refused in epoch_body / step_body
     if plan.test is not None:
         ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, plan.test.anchor)
-    read_sampler(ctx, plan, facts)
+    if plan.step_loop:
+        _step_loader(ctx, plan)
+    else:
+        read_sampler(ctx, plan, facts)
     read_evaluation(ctx, plan, facts)
+    _check_wrapped(ctx, plan, facts)
     check_reduces(ctx, plan, facts)
     check_wrapper_forwards(ctx, plan, facts)
     unwrap_in_functions(ctx, plan, facts)
     drop_wrappers(ctx, plan, facts)
     _read_rank_before(ctx, plan, facts)
     check_group_unused(ctx, plan, facts)
+    _wrapper_used_before(ctx, plan, facts)
     for stmt in ctx.scope_after:
         if stmt in facts.removed:
             continue
@@ -223,6 +256,58 @@ def read(ctx, plan, steps) -> None:
         )
     plan.notes.append(plan.device_note)
     _trainer_built_early(ctx, plan)
+
+
+def _wrapper_used_before(ctx, plan, facts: Facts) -> None:
+    """Code kept before the loop reading the DDP wrapper (the tutorial's rank-0
+    `torch.save(ddp_model.state_dict(), path)` and `ddp_model.load_state_dict(...)`): the
+    Trainer wraps the model only in `fit`, and the wrapper's state_dict keys carry the
+    `module.` prefix the model's lack."""
+    wrappers = {w for w, model in facts.wrappers.items() if w != model} - facts.unwrapped
+    moved = {id(o.stmt) for o in plan.optimizers} | {id(o.scheduler_stmt) for o in plan.optimizers}
+    moved |= {id(s) for s in [*plan.remove_stmts, *facts.removed, *plan.strip_stmts]}
+    for stmt in ctx.scope_before:
+        if id(stmt) in moved or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        used = wrappers & scope_reads(stmt)
+        if used:
+            inner = [s for s in statements(stmt) if isinstance(s, cst.SimpleStatementLine)]
+            ctx.block(
+                DDP_OPTIONS,
+                f"the DDP wrapper `{sorted(used)[0]}` is used before the loop: the Trainer "
+                "wraps the model only in `fit` (and its state_dict keys lack `module.`)",
+                next((s for s in inner if used & scope_reads(s)), stmt),
+            )
+            return
+
+
+def _check_wrapped(ctx, plan, facts: Facts) -> None:
+    """The script wraps a model it trains in DDP: `strategy="ddp"` always wraps it, and
+    without the script's own wrapper each rank trained alone (no gradient averaging)."""
+    models = {n for model in plan.models for n in (model.name, *model.aliases)}
+    if models & ({*facts.wrappers, *facts.wrappers.values()}):
+        return
+    names = ", ".join(f"`{n}`" for n in sorted(models))
+    ctx.block(
+        NOT_WRAPPED,
+        f"{names} is not wrapped in DDP: each rank trains its own copy, the Trainer's DDP "
+        "would average the gradients",
+        facts.group_start or ctx.loop,
+    )
+
+
+def _step_loader(ctx, plan) -> None:
+    """A step loop's generated loader of iteration numbers: every rank iterates all of them,
+    as every rank ran every iteration of the script (a DistributedSampler Lightning put there
+    would give each rank a share of the steps)."""
+    sampler = next(
+        (c for c in m.findall(ctx.module, m.Call()) if ctx.call_qualnames(c) & SAMPLER_CLASSES),
+        None,
+    )
+    if sampler is not None:  # a loader read by `next(...)` in the step: not the Trainer's
+        ctx.block(SAMPLER, "a DistributedSampler in a script whose loop is a step loop", sampler)
+        return
+    plan.add_trainer_arg("use_distributed_sampler", "False")
 
 
 def _explained(stmt, new) -> list:

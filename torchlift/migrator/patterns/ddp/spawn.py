@@ -40,6 +40,15 @@ def read_launch(ctx, facts: Facts) -> None:
     fn, args, nprocs = _spawn_arguments(call)
     if fn is None or nprocs is None:
         raise Unsupported(LAUNCH, "`mp.spawn` arguments not understood", stmt)
+    launches = _launches(ctx, fn, stmt)
+    if len(launches) > 1:  # `run_demo(demo_basic, n)` then `run_demo(demo_checkpoint, n)`
+        ctx.block(  # read on: what else the worker does is reported too
+            LAUNCH,
+            f"`mp.spawn` starts processes {len(launches)} times (each call of "
+            f"`{cst.Module([]).code_for_node(launches[0].func)}(...)` a new set): the "
+            "Trainer's DDP runs the script once in each of its processes",
+            launches[1],
+        )
     if not _starts(ctx, fn, stmt, worker.name.value):
         raise Unsupported(
             LAUNCH,
@@ -61,7 +70,7 @@ def read_launch(ctx, facts: Facts) -> None:
             f"`{worker.name.value}` does not take (rank, *args) as `mp.spawn` passes them",
             worker,
         )
-    after = _runs_after(ctx.module, stmt)
+    after = _runs_after(ctx.module, stmt) if len(launches) < 2 else None
     if after is not None:
         raise Unsupported(
             LAUNCH,
@@ -180,14 +189,20 @@ def _spawn_arguments(call: cst.Call):
     return fn, args, nprocs
 
 
-def _starts(ctx, fn, stmt, worker: str) -> bool:
-    """`fn` is the worker, or a parameter of the function around the spawn that its only
-    call gives the worker."""
-    if m.matches(fn, m.Name(worker)):
-        return True
-    if not isinstance(fn, cst.Name):
-        return False
-    helper = next(
+def _launches(ctx, fn, stmt) -> list:
+    """The calls of the function holding the spawn statement when `fn` is one of its
+    parameters (each call a launch of its own), else []."""
+    helper = _holder(ctx, stmt)
+    if helper is None or not isinstance(fn, cst.Name):
+        return []
+    if fn.value not in [p.name.value for p in helper.params.params]:
+        return []
+    return m.findall(ctx.module, m.Call(func=m.Name(helper.name.value)))
+
+
+def _holder(ctx, stmt):
+    """The module-level function holding `stmt`, or None."""
+    return next(
         (
             s
             for s in ctx.module.body
@@ -195,6 +210,16 @@ def _starts(ctx, fn, stmt, worker: str) -> bool:
         ),
         None,
     )
+
+
+def _starts(ctx, fn, stmt, worker: str) -> bool:
+    """`fn` is the worker, or a parameter of the function around the spawn that a call of
+    it gives the worker."""
+    if m.matches(fn, m.Name(worker)):
+        return True
+    if not isinstance(fn, cst.Name):
+        return False
+    helper = _holder(ctx, stmt)
     if helper is None:
         return False
     names = [p.name.value for p in helper.params.params]
@@ -202,14 +227,14 @@ def _starts(ctx, fn, stmt, worker: str) -> bool:
         return False
     index = names.index(fn.value)
     calls = m.findall(ctx.module, m.Call(func=m.Name(helper.name.value)))
-    if len(calls) != 1:
-        return False
-    for position, arg in enumerate(calls[0].args):
-        if (arg.keyword is None and position == index) or (
-            arg.keyword is not None and arg.keyword.value == fn.value
-        ):
-            return m.matches(arg.value, m.Name(worker))
-    return False
+    # several calls are refused by read_launch, once the worker is known
+    return any(
+        m.matches(arg.value, m.Name(worker))
+        for call in calls
+        for position, arg in enumerate(call.args)
+        if (arg.keyword is None and position == index)
+        or (arg.keyword is not None and arg.keyword.value == fn.value)
+    )
 
 
 def _all_statements(node) -> list:

@@ -8,7 +8,7 @@ import libcst.matchers as m
 from ...analysis.names import collect_names, rename
 from ...rule import Unsupported
 from .facts import DESTROY_GROUP, INIT_GROUP, SPAWN_FUNCTIONS, Facts, remove_with_reason
-from .process_group import group_call
+from .process_group import group_call, has_call
 from .rules import LAUNCH, PROCESS_GROUP
 
 
@@ -257,6 +257,15 @@ def read_process_group(ctx, facts: Facts) -> None:
     module doing only that), one statement after it ends it."""
     starts = [s for s in ctx.before if group_call(ctx, s, INIT_GROUP, facts)]
     if len(starts) != 1:
+        nested = [s for s in ctx.before if not isinstance(s, cst.SimpleStatementLine)]
+        nested = [s for s in nested if has_call(ctx, s, INIT_GROUP)]
+        if not starts and nested:  # `if world_size > 1: dist.init_process_group(...)`
+            raise Unsupported(
+                PROCESS_GROUP,
+                "the worker starts its process group only under a condition (a run of one "
+                "process without a group): not converted",
+                nested[0],
+            )
         raise Unsupported(
             PROCESS_GROUP,
             "the worker does not start its process group once before the loop",

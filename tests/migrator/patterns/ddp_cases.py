@@ -757,6 +757,15 @@ UNCHANGED = {
         worker(net="DDP(net, find_unused_parameters=True)"),
         "TL165",
     ),
+    # the wrapper's keys carry `module.`: read as the model, the file would have other keys
+    "rank_zero_saves_the_wrappers_state_dict_after_training": (
+        worker(after="    if rank == 0:\n        torch.save(ddp_net.state_dict(), 'n.pt')"),
+        "TL165",
+    ),
+    "rank_zero_saves_the_wrappers_state_dict_each_epoch": (
+        worker(epoch_end="        if rank == 0:\n            torch.save(ddp_net.state_dict(), 'n.pt')"),
+        "TL165",
+    ),
     # each rank trained its own copy: the Trainer's DDP would average the gradients
     "step_loop_model_never_wrapped": (step_worker(wrap="ddp_net = net"), "TL169"),
     "epoch_loop_model_never_wrapped": (worker(net="net"), "TL169"),

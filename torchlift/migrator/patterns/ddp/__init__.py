@@ -77,6 +77,7 @@ from .facts import (
     INIT_GROUP,
     SAMPLER_CLASSES,
     Facts,
+    _Unwrap,
     ddp_unwrap,
     is_ddp_wrap,
     ranks_as,
@@ -162,7 +163,35 @@ def epoch_body(ctx, stmts):
             ctx.loop,
         )
     stmts = take_set_epoch(ctx, facts, stmts)
+    _check_wrapper_state(ctx, facts, stmts)
     return [ranks_as(facts, stmt, IN_MODULE) for stmt in stmts]
+
+
+def _check_wrapper_state(ctx, facts: Facts, stmts) -> None:
+    """`ddp_model.state_dict()` / `ddp_model.load_state_dict(...)` of the wrapper itself (not
+    its `.module`): its keys carry the `module.` prefix, which the model the conversion reads
+    there instead lacks -- a checkpoint written with other keys, or one that no longer loads."""
+    wrappers = set(facts.wrappers) - facts.unwrapped
+    method = m.Attribute(m.Name(), m.Name("state_dict") | m.Name("load_state_dict"))
+    unwrap = _Unwrap(facts.wrappers)
+    for stmt in stmts:
+        # `model.module.state_dict() if ddp else model.state_dict()`: the model's either way
+        chosen = [
+            e for e in m.findall(stmt, m.IfExp()) if e.body.visit(unwrap).deep_equals(e.orelse)
+        ]
+        inside = {id(c) for e in chosen for c in m.findall(e, m.Call())}
+        for call in m.findall(stmt, m.Call(func=method)):
+            name = call.func.value.value
+            if name in wrappers and id(call) not in inside:
+                inner = [s for s in statements(stmt) if isinstance(s, cst.SimpleStatementLine)]
+                ctx.block(
+                    DDP_OPTIONS,
+                    f"`{name}.{call.func.attr.value}(...)` of the DDP wrapper: its keys carry "
+                    f"`module.`, the model's do not (use `{name}.module.{call.func.attr.value}"
+                    "(...)`)",
+                    next((s for s in inner if m.findall(s, m.Call(func=method))), stmt),
+                )
+                return
 
 
 def step_body(ctx, stmts):
@@ -217,6 +246,7 @@ def read(ctx, plan, steps) -> None:
     _read_rank_before(ctx, plan, facts)
     check_group_unused(ctx, plan, facts)
     _wrapper_used_before(ctx, plan, facts)
+    _check_wrapper_state(ctx, facts, [s for s in ctx.scope_after if s not in facts.removed])
     for stmt in ctx.scope_after:
         if stmt in facts.removed:
             continue
@@ -275,7 +305,7 @@ def _wrapper_used_before(ctx, plan, facts: Facts) -> None:
             ctx.block(
                 DDP_OPTIONS,
                 f"the DDP wrapper `{sorted(used)[0]}` is used before the loop: the Trainer "
-                "wraps the model only in `fit` (and its state_dict keys lack `module.`)",
+                "wraps the model only in `fit` (and the wrapper's state_dict keys carry `module.`)",
                 next((s for s in inner if used & scope_reads(s)), stmt),
             )
             return

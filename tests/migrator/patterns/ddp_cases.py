@@ -766,6 +766,24 @@ UNCHANGED = {
         worker(epoch_end="        if rank == 0:\n            torch.save(ddp_net.state_dict(), 'n.pt')"),
         "TL165",
     ),
+    # the spawn would stay as written (plan edits reach the bodies of top-level blocks only)
+    # and start the worker that lost its rank parameter: a TypeError
+    "spawn_nested_in_an_if_of_main": (
+        worker(launch="main()").replace(
+            'if __name__ == "__main__":',
+            "def main():\n    if torch.get_num_threads() > 0:\n"
+            "        mp.spawn(train, args=(2,), nprocs=2)\n\n\n"
+            'if __name__ == "__main__":',
+        ),
+        "TL160",
+    ),
+    "worker_also_called_without_spawn": (
+        worker(
+            launch="if torch.get_num_threads() > 1:\n        mp.spawn(train, args=(2,), nprocs=2)\n"
+            "    else:\n        train(0, 1)"
+        ),
+        "TL160",
+    ),
     # each rank trained its own copy: the Trainer's DDP would average the gradients
     "step_loop_model_never_wrapped": (step_worker(wrap="ddp_net = net"), "TL169"),
     "epoch_loop_model_never_wrapped": (worker(net="net"), "TL169"),

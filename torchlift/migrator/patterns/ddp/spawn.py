@@ -55,6 +55,29 @@ def read_launch(ctx, facts: Facts) -> None:
             f"`mp.spawn` does not start `{worker.name.value}`, which holds the loop",
             stmt,
         )
+    if not _rewritable(ctx.module, stmt):
+        raise Unsupported(
+            LAUNCH,
+            "`mp.spawn(...)` is nested in a block inside a function: its replacement by a "
+            "plain call is not written there",
+            stmt,
+        )
+    direct = {id(c) for c in m.findall(ctx.module, m.Call(func=m.Name(worker.name.value)))}
+    if direct:  # `else: run(0, 1, cfg)`: the worker loses its rank parameter
+        raise Unsupported(
+            LAUNCH,
+            f"`{worker.name.value}(...)` is also called directly, not only by `mp.spawn`: "
+            "the conversion takes its rank parameter away",
+            next(
+                (
+                    s
+                    for s in _all_statements(ctx.module)
+                    if isinstance(s, cst.SimpleStatementLine)
+                    and any(id(c) in direct for c in m.findall(s, m.Call()))
+                ),
+                stmt,
+            ),
+        )
     params = worker.params
     if (
         params.posonly_params
@@ -187,6 +210,18 @@ def _spawn_arguments(call: cst.Call):
         else:  # daemon, start_method: not what the Trainer's launcher does
             return None, [], None
     return fn, args, nprocs
+
+
+def _rewritable(module: cst.Module, stmt) -> bool:
+    """`stmt` is where plan edits are applied (emit/apply.py): the module's body, or the body
+    of a top-level function or `if` (`if __name__ == "__main__":`)."""
+    for top in module.body:
+        if top is stmt:
+            return True
+        if isinstance(top, (cst.FunctionDef, cst.If)) and isinstance(top.body, cst.IndentedBlock):
+            if any(inner is stmt for inner in top.body.body):
+                return True
+    return False
 
 
 def _launches(ctx, fn, stmt) -> list:

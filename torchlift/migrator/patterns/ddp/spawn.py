@@ -55,8 +55,8 @@ def read_launch(ctx, facts: Facts) -> None:
             f"`mp.spawn` does not start `{worker.name.value}`, which holds the loop",
             stmt,
         )
-    if not _rewritable(ctx.module, stmt):
-        raise Unsupported(
+    if not _rewritable(ctx.module, stmt):  # reading on: the other causes are reported too
+        ctx.block(
             LAUNCH,
             "`mp.spawn(...)` is nested in a block inside a function: its replacement by a "
             "plain call is not written there",
@@ -64,7 +64,7 @@ def read_launch(ctx, facts: Facts) -> None:
         )
     direct = {id(c) for c in m.findall(ctx.module, m.Call(func=m.Name(worker.name.value)))}
     if direct:  # `else: run(0, 1, cfg)`: the worker loses its rank parameter
-        raise Unsupported(
+        ctx.block(
             LAUNCH,
             f"`{worker.name.value}(...)` is also called directly, not only by `mp.spawn`: "
             "the conversion takes its rank parameter away",

@@ -346,3 +346,63 @@ def test_clipping_in_an_accumulation_group_lightning_would_not_reproduce_names_t
     found = [f for f in result.findings if f.code == "TL114"]
     assert [f.line for f in found] == [13], result.findings
     assert "`3` does not divide the 2 batches per epoch of `loader`" in found[0].message
+
+
+_TUTORIAL = textwrap.dedent(
+    """
+    import torch
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+    import torch.nn as nn
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+    def demo(rank, world_size):
+        dist.init_process_group("gloo", rank=rank, world_size=world_size)
+        model = nn.Linear(4, 2)
+        ddp_model = DDP(model)
+        if rank == 0:
+            torch.save(ddp_model.state_dict(), "start.pt")
+        dist.barrier()
+        optimizer = torch.optim.SGD(ddp_model.parameters(), lr=0.1)
+        for step in range(4):
+            optimizer.zero_grad()
+            loss = ddp_model(torch.randn(3, 4)).sum()
+            loss.backward()
+            optimizer.step()
+        dist.destroy_process_group()
+
+
+    def run_demo(demo_fn, world_size):
+        mp.spawn(demo_fn, args=(world_size,), nprocs=world_size, join=True)
+
+
+    if __name__ == "__main__":
+        run_demo(demo, 2)
+        run_demo(demo, 2)
+    """
+).lstrip()
+
+
+def test_the_ddp_tutorial_is_refused_at_its_causes_not_as_a_binding():
+    # the tutorial's demo_checkpoint run twice by run_demo: each cause on its own line, and
+    # no TL106 "`ddp_model` is not bound by a plain assignment" (`ddp_model = DDP(model)` is)
+    result = migrate_source(_TUTORIAL, path="tutorial.py")
+    assert not result.changed
+    lines = {(f.code, f.line) for f in result.findings}
+    second_launch = _TUTORIAL.splitlines().index("    run_demo(demo, 2)") + 2
+    assert ("TL160", second_launch) in lines, lines
+    assert ("TL165", 13) in lines, lines  # rank 0 saves the wrapper's state_dict
+    assert ("TL163", 14) in lines, lines  # the barrier
+    assert "TL106" not in {code for code, _ in lines}
+
+
+def test_a_process_group_started_under_a_condition_is_named():
+    source = _TUTORIAL.replace(
+        '    dist.init_process_group("gloo", rank=rank, world_size=world_size)\n',
+        "    if world_size > 1:\n"
+        '        dist.init_process_group("gloo", rank=rank, world_size=world_size)\n',
+    )
+    result = migrate_source(source, path="optional.py")
+    assert not result.changed
+    assert ("TL161", 9) in {(f.code, f.line) for f in result.findings}

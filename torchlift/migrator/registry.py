@@ -4,6 +4,7 @@ A pattern is a module (or any object) under patterns/ defining `RULES` (a tuple 
 possibly empty) and any of these phase functions, which the loop shape calls in PATTERNS order:
 
     epoch_body(ctx, stmts) -> stmts              rewrite the epoch loop's body (helper inlining)
+    step_body(ctx, stmts) -> stmts               rewrite a step loop's body (shapes/iteration.py)
     before_batch_loop(ctx, loop, pre) -> pre     the code before the batch loop (progress bars)
     batch_loader(ctx, iterator) -> iterator      what the batch loop really iterates
     batch_statements(ctx, stmts) -> stmts        the batch loop's statements (autocast unwrapped)
@@ -104,6 +105,7 @@ RULE_OWNERS = (
 
 PHASES = (
     "epoch_body",
+    "step_body",
     "before_batch_loop",
     "batch_loader",
     "batch_statements",

@@ -202,8 +202,11 @@ def resolve_names(
     if plan.scaler not in scope.after_reads:
         plan.scaler_after = None  # no code after fit reads it: nothing to rebind
     if aliases & (scope.after_reads | scope.other_reads):
+        wrapper = sorted(aliases & (scope.after_reads | scope.other_reads))[0]
         block(
-            NOT_CARRIED_BACK, "the DataParallel wrapper is used outside the loop", plan.epoch_loop
+            NOT_CARRIED_BACK,
+            f"the model's wrapper `{wrapper}` (DataParallel / DDP) is used outside the loop",
+            plan.epoch_loop,
         )
     if plan.epoch_var:
         special.add(plan.epoch_var)

@@ -273,7 +273,61 @@ def saving_worker(after="        if rank == 0:\n            save(ddp_net)"):
     """A worker handing its DDP wrapper to a function of the script reading `.module`."""
     return worker(epoch_end=after).replace("def train(", _SAVE, 1)
 
+def step_worker(
+    wrap="ddp_net = DDP(net)",
+    before="",
+    launch="mp.spawn(train, args=(2,), nprocs=2, join=True)",
+):
+    """The DDP tutorial's `demo_basic`: a step loop, each rank drawing its own batches after
+    a per-rank seed."""
+    lines = [
+        IMPORTS,
+        "def train(rank, world_size):",
+        '    dist.init_process_group("gloo", rank=rank, world_size=world_size)',
+        "    torch.manual_seed(0)",
+        "    net = nn.Linear(4, 2)",
+        f"    {wrap}",
+        before,
+        "    opt = torch.optim.SGD(ddp_net.parameters(), lr=0.1)",
+        "    torch.manual_seed(100 + rank)",
+        "    for step in range(5):",
+        "        opt.zero_grad()",
+        "        x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))",
+        "        loss = criterion(ddp_net(x), y)",
+        "        loss.backward()",
+        "        opt.step()",
+        '        print(f"rank {rank} step {step} loss {loss.item()}")',
+        "    dist.destroy_process_group()",
+        "",
+        "",
+        'if __name__ == "__main__":',
+        f"    {launch}",
+        "",
+    ]
+    return "\n".join(line for line in lines if line)
+
+
+_CHECKPOINT_BEFORE = (
+    "    if rank == 0:\n"
+    '        torch.save(ddp_net.state_dict(), "start.pt")\n'
+    "    dist.barrier()\n"
+    '    ddp_net.load_state_dict(torch.load("start.pt", map_location={"cpu": "cpu"}))'
+)
+
 CONVERTS = {
+    "step_loop_in_a_spawn_worker_draws_per_rank": (
+        step_worker(),
+        [
+            "def train(world_size):",
+            'accelerator="cpu",\n        devices=2,\n        strategy="ddp",',
+            "use_distributed_sampler=False",
+            "torch.manual_seed(100 + trainer.global_rank)",
+            "x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))",
+            'print(f"rank {self.global_rank} step {step} loss {loss.item()}")',
+            "    train(2)",
+        ],
+        ["mp.spawn", "init_process_group", "DDP(", "destroy_process_group"],
+    ),
     "spawn_worker": (
         worker(epoch_end="        if rank == 0:\n            print(epoch, loss.item())"),
         [
@@ -702,6 +756,61 @@ UNCHANGED = {
     "ddp_with_find_unused_parameters": (
         worker(net="DDP(net, find_unused_parameters=True)"),
         "TL165",
+    ),
+    # the wrapper's keys carry `module.`: read as the model, the file would have other keys
+    "rank_zero_saves_the_wrappers_state_dict_after_training": (
+        worker(after="    if rank == 0:\n        torch.save(ddp_net.state_dict(), 'n.pt')"),
+        "TL165",
+    ),
+    "rank_zero_saves_the_wrappers_state_dict_each_epoch": (
+        worker(epoch_end="        if rank == 0:\n            torch.save(ddp_net.state_dict(), 'n.pt')"),
+        "TL165",
+    ),
+    # the spawn would stay as written (plan edits reach the bodies of top-level blocks only)
+    # and start the worker that lost its rank parameter: a TypeError
+    "spawn_nested_in_an_if_of_main": (
+        worker(launch="main()").replace(
+            'if __name__ == "__main__":',
+            "def main():\n    if torch.get_num_threads() > 0:\n"
+            "        mp.spawn(train, args=(2,), nprocs=2)\n\n\n"
+            'if __name__ == "__main__":',
+        ),
+        "TL160",
+    ),
+    "worker_also_called_without_spawn": (
+        worker(
+            launch="if torch.get_num_threads() > 1:\n        mp.spawn(train, args=(2,), nprocs=2)\n"
+            "    else:\n        train(0, 1)"
+        ),
+        "TL160",
+    ),
+    # each rank trained its own copy: the Trainer's DDP would average the gradients
+    "step_loop_model_never_wrapped": (step_worker(wrap="ddp_net = net"), "TL169"),
+    "epoch_loop_model_never_wrapped": (worker(net="net"), "TL169"),
+    # the tutorial's `demo_checkpoint`: rank 0 saves the wrapper, a barrier, every rank loads
+    "step_loop_wrapper_saved_and_loaded_before_the_loop": (
+        step_worker(before=_CHECKPOINT_BEFORE),
+        "TL165",
+    ),
+    "step_loop_barrier_before_the_loop": (step_worker(before=_CHECKPOINT_BEFORE), "TL164"),
+    # the tutorial's `run_demo(demo_basic, n)` then `run_demo(demo_checkpoint, n)`
+    "two_launches_through_one_helper": (
+        step_worker(launch="run(train, 2)\n    run(train, 2)").replace(
+            'if __name__ == "__main__":',
+            "def run(fn, world_size):\n"
+            "    mp.spawn(fn, args=(world_size,), nprocs=world_size, join=True)\n\n\n"
+            'if __name__ == "__main__":',
+        ),
+        "TL160",
+    ),
+    "step_loop_reading_a_distributed_loader": (
+        step_worker(
+            before="    data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))\n"
+            "    batches = iter(DataLoader(data, batch_size=4, sampler=DistributedSampler(data)))"
+        ).replace(
+            "x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))", "x, y = next(batches)"
+        ),
+        "TL162",
     ),
     "step_loop_under_ddp": (
         """

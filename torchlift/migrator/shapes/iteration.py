@@ -229,6 +229,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     if loop.orelse is not None:
         raise Unsupported(CONTROL_FLOW, "`else` on the step loop", loop)
     bounds, target, body = _read_counting(ctx, loop)
+    body = registry.run_phase("step_body", ctx, body)
     if isinstance(loop, cst.For) and (
         target.value == "_" or not any(target.value in collect_names(s).reads for s in body)
     ):

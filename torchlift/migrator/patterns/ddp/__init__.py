@@ -45,9 +45,15 @@ loop (TL160; at its `--local_rank` argument for a script `torch.distributed.laun
 launch_argument.py), a process group other than one `init_process_group` (gloo for workers) (TL161),
 a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
 but the validation counters' all_reduce (TL163), a rank read before the process group starts
-(TL164), DDP options (TL165), a step loop (TL166), an evaluation Lightning would not reproduce
-(TL167: evaluation.py), a torchrun setup block doing more (TL168); DDP with neither launch is
-data_parallel.py's TL115.
+(TL164), DDP options (TL165), a step loop not started by `mp.spawn` (TL166), an evaluation
+Lightning would not reproduce (TL167: evaluation.py), a torchrun setup block doing more
+(TL168), a trained model the script never wraps in DDP (TL169: each rank trained alone); DDP
+with neither launch is data_parallel.py's TL115.
+
+A step loop in an `mp.spawn` worker (`for step in range(N):` drawing `torch.randn(...)`
+batches after `torch.manual_seed(100 + rank)`) is read like an epoch's code (step_body): every
+rank runs all N iterations over the unsharded loader of iteration numbers
+(`use_distributed_sampler=False`), its draws from its own seeded generator as in the script.
 """
 
 from __future__ import annotations
@@ -70,7 +76,9 @@ from .facts import (
     ENV_ROLES,
     IN_MODULE,
     INIT_GROUP,
+    SAMPLER_CLASSES,
     Facts,
+    _Unwrap,
     ddp_unwrap,
     is_ddp_wrap,
     ranks_as,
@@ -81,7 +89,17 @@ from .facts import (
 from .init_helper import check_group_unused, helper_starts, read_init_helper
 from .launch_argument import refuse_launcher_argument
 from .process_group import has_call, read_collectives
-from .rules import EVAL_UNDER_DDP, LAUNCH, PROCESS_GROUP, RANK_READ, RULES, STEP_LOOP
+from .rules import (
+    DDP_OPTIONS,
+    EVAL_UNDER_DDP,
+    LAUNCH,
+    NOT_WRAPPED,
+    PROCESS_GROUP,
+    RANK_READ,
+    RULES,
+    SAMPLER,
+    STEP_LOOP,
+)
 from .sampler import read_sampler, take_set_epoch
 from .spawn import read_launch, read_process_group, spawn_calls
 from .torchrun import read_torchrun, reads_env
@@ -95,6 +113,7 @@ __all__ = [
     "is_ddp_wrap",
     "read",
     "read_as_model",
+    "step_body",
     "uses_ddp",
 ]
 
@@ -147,7 +166,48 @@ def epoch_body(ctx, stmts):
             ctx.loop,
         )
     stmts = take_set_epoch(ctx, facts, stmts)
+    _check_wrapper_state(ctx, facts, stmts)
     return [ranks_as(facts, stmt, IN_MODULE) for stmt in stmts]
+
+
+def _check_wrapper_state(ctx, facts: Facts, stmts) -> None:
+    """`ddp_model.state_dict()` / `ddp_model.load_state_dict(...)` of the wrapper itself (not
+    its `.module`): its keys carry the `module.` prefix, which the model the conversion reads
+    there instead lacks -- a checkpoint written with other keys, or one that no longer loads."""
+    wrappers = set(facts.wrappers) - facts.unwrapped
+    method = m.Attribute(m.Name(), m.Name("state_dict") | m.Name("load_state_dict"))
+    unwrap = _Unwrap(facts.wrappers)
+    for stmt in stmts:
+        # `model.module.state_dict() if ddp else model.state_dict()`: the model's either way
+        chosen = [
+            e for e in m.findall(stmt, m.IfExp()) if e.body.visit(unwrap).deep_equals(e.orelse)
+        ]
+        inside = {id(c) for e in chosen for c in m.findall(e, m.Call())}
+        for call in m.findall(stmt, m.Call(func=method)):
+            name = call.func.value.value
+            if name in wrappers and id(call) not in inside:
+                inner = [s for s in statements(stmt) if isinstance(s, cst.SimpleStatementLine)]
+                ctx.block(
+                    DDP_OPTIONS,
+                    f"`{name}.{call.func.attr.value}(...)` of the DDP wrapper: its keys carry "
+                    f"`module.`, the model's do not (use `{name}.module.{call.func.attr.value}"
+                    "(...)`)",
+                    next((s for s in inner if m.findall(s, m.Call(func=method))), stmt),
+                )
+                return
+
+
+def step_body(ctx, stmts):
+    """A step loop in an `mp.spawn` worker: read as an epoch's code is (the launch, the
+    process group, the wrapper), each step drawing its own batches on its own rank as in the
+    script. Under torchrun or a setup helper it is refused: TL166."""
+    if not uses_ddp(ctx):
+        return stmts
+    if ctx.in_function and spawn_calls(ctx):
+        return epoch_body(ctx, stmts)
+    ctx.found["ddp"] = Facts()
+    ctx.block(STEP_LOOP, f"{STEP_LOOP.title}: only a worker `mp.spawn` starts", ctx.loop)
+    return stmts
 
 
 def _starts_directly(ctx) -> bool:
@@ -172,21 +232,24 @@ def read(ctx, plan, steps) -> None:
     if not uses_ddp(ctx):
         return
     facts = ctx.found.get("ddp")
-    if plan.step_loop:
-        ctx.block(STEP_LOOP, STEP_LOOP.title, ctx.loop)
-        return
     if facts is None or not facts.launch:
-        return  # refused in epoch_body
+        return  # refused in epoch_body / step_body
     if plan.test is not None:
         ctx.block(EVAL_UNDER_DDP, EVAL_UNDER_DDP.title, plan.test.anchor)
-    read_sampler(ctx, plan, facts)
+    if plan.step_loop:
+        _step_loader(ctx, plan)
+    else:
+        read_sampler(ctx, plan, facts)
     read_evaluation(ctx, plan, facts)
+    _check_wrapped(ctx, plan, facts)
     check_reduces(ctx, plan, facts)
     check_wrapper_forwards(ctx, plan, facts)
     unwrap_in_functions(ctx, plan, facts)
     drop_wrappers(ctx, plan, facts)
     _read_rank_before(ctx, plan, facts)
     check_group_unused(ctx, plan, facts)
+    _wrapper_used_before(ctx, plan, facts)
+    _check_wrapper_state(ctx, facts, [s for s in ctx.scope_after if s not in facts.removed])
     for stmt in ctx.scope_after:
         if stmt in facts.removed:
             continue
@@ -226,6 +289,58 @@ def read(ctx, plan, steps) -> None:
         )
     plan.notes.append(plan.device_note)
     _trainer_built_early(ctx, plan)
+
+
+def _wrapper_used_before(ctx, plan, facts: Facts) -> None:
+    """Code kept before the loop reading the DDP wrapper (the tutorial's rank-0
+    `torch.save(ddp_model.state_dict(), path)` and `ddp_model.load_state_dict(...)`): the
+    Trainer wraps the model only in `fit`, and the wrapper's state_dict keys carry the
+    `module.` prefix the model's lack."""
+    wrappers = {w for w, model in facts.wrappers.items() if w != model} - facts.unwrapped
+    moved = {id(o.stmt) for o in plan.optimizers} | {id(o.scheduler_stmt) for o in plan.optimizers}
+    moved |= {id(s) for s in [*plan.remove_stmts, *facts.removed, *plan.strip_stmts]}
+    for stmt in ctx.scope_before:
+        if id(stmt) in moved or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        used = wrappers & scope_reads(stmt)
+        if used:
+            inner = [s for s in statements(stmt) if isinstance(s, cst.SimpleStatementLine)]
+            ctx.block(
+                DDP_OPTIONS,
+                f"the DDP wrapper `{sorted(used)[0]}` is used before the loop: the Trainer "
+                "wraps the model only in `fit` (and the wrapper's state_dict keys carry `module.`)",
+                next((s for s in inner if used & scope_reads(s)), stmt),
+            )
+            return
+
+
+def _check_wrapped(ctx, plan, facts: Facts) -> None:
+    """The script wraps a model it trains in DDP: `strategy="ddp"` always wraps it, and
+    without the script's own wrapper each rank trained alone (no gradient averaging)."""
+    models = {n for model in plan.models for n in (model.name, *model.aliases)}
+    if models & ({*facts.wrappers, *facts.wrappers.values()}):
+        return
+    names = ", ".join(f"`{n}`" for n in sorted(models))
+    ctx.block(
+        NOT_WRAPPED,
+        f"{names} is not wrapped in DDP: each rank trains its own copy, the Trainer's DDP "
+        "would average the gradients",
+        facts.group_start or ctx.loop,
+    )
+
+
+def _step_loader(ctx, plan) -> None:
+    """A step loop's generated loader of iteration numbers: every rank iterates all of them,
+    as every rank ran every iteration of the script (a DistributedSampler Lightning put there
+    would give each rank a share of the steps)."""
+    sampler = next(
+        (c for c in m.findall(ctx.module, m.Call()) if ctx.call_qualnames(c) & SAMPLER_CLASSES),
+        None,
+    )
+    if sampler is not None:  # a loader read by `next(...)` in the step: not the Trainer's
+        ctx.block(SAMPLER, "a DistributedSampler in a script whose loop is a step loop", sampler)
+        return
+    plan.add_trainer_arg("use_distributed_sampler", "False")
 
 
 def _explained(stmt, new) -> list:

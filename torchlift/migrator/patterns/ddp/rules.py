@@ -1,4 +1,4 @@
-"""The rule codes of the DDP pattern (TL160-TL168), each with an example it refuses."""
+"""The rule codes of the DDP pattern (TL160-TL169), each with an example it refuses."""
 
 from __future__ import annotations
 
@@ -139,14 +139,26 @@ DDP_OPTIONS = Rule(
 
 STEP_LOOP = Rule(
     "TL166",
-    "step loop under DDP is not converted",
-    """A step loop draws its batches itself (`get_batch()`, `next(iter(loader))`); under DDP
-    each rank must draw its own shard, which the generated loader of iteration numbers does
-    not do.""",
-    """Iterate a DataLoader with a DistributedSampler in an epoch loop.""",
-    _example("""
-def train(rank, world_size):
-    setup(rank, world_size)
+    "step loop under DDP not started by `mp.spawn`",
+    """A step loop in an `mp.spawn` worker converts: each rank runs every iteration, drawing
+    its own batches from its own generator as in the script (the loader of iteration numbers
+    is not sharded: `use_distributed_sampler=False`). Under torchrun, a setup helper or a
+    module-level process group, how the Trainer's processes would reproduce the script's
+    per-rank state before the loop is not read.""",
+    """Start the processes with `mp.spawn(worker, args=(...), nprocs=N)`, or iterate a
+    DataLoader with a DistributedSampler in an epoch loop.""",
+    """
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def main():
+    dist.init_process_group("gloo")
+    torch.manual_seed(int(os.environ["RANK"]))
     model = DDP(nn.Linear(4, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for it in range(10):
@@ -156,7 +168,23 @@ def train(rank, world_size):
         loss.backward()
         optimizer.step()
     dist.destroy_process_group()
-"""),
+
+
+if __name__ == "__main__":
+    main()
+""",
+    uses_header=False,
+)
+
+NOT_WRAPPED = Rule(
+    "TL169",
+    "process group started but the trained model is not wrapped in DistributedDataParallel",
+    """Without `DDP(model)` every rank trains its own copy: nothing averages the gradients.
+    `strategy="ddp"` always wraps the model, so the converted script would average them
+    across ranks and train differently.""",
+    """Wrap the model (`model = DDP(model)`) if the ranks were meant to train together, or
+    leave the script as it is (each process training alone).""",
+    _example(_worker(model="nn.Linear(4, 1)")),
     uses_header=False,
 )
 
@@ -227,4 +255,5 @@ RULES = (
     STEP_LOOP,
     EVAL_UNDER_DDP,
     TORCHRUN,
+    NOT_WRAPPED,
 )

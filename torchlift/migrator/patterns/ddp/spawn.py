@@ -8,7 +8,7 @@ import libcst.matchers as m
 from ...analysis.names import collect_names, rename
 from ...rule import Unsupported
 from .facts import DESTROY_GROUP, INIT_GROUP, SPAWN_FUNCTIONS, Facts, remove_with_reason
-from .process_group import group_call
+from .process_group import group_call, has_call
 from .rules import LAUNCH, PROCESS_GROUP
 
 
@@ -40,11 +40,43 @@ def read_launch(ctx, facts: Facts) -> None:
     fn, args, nprocs = _spawn_arguments(call)
     if fn is None or nprocs is None:
         raise Unsupported(LAUNCH, "`mp.spawn` arguments not understood", stmt)
+    launches = _launches(ctx, fn, stmt)
+    if len(launches) > 1:  # `run_demo(demo_basic, n)` then `run_demo(demo_checkpoint, n)`
+        ctx.block(  # read on: what else the worker does is reported too
+            LAUNCH,
+            f"`mp.spawn` starts processes {len(launches)} times (each call of "
+            f"`{cst.Module([]).code_for_node(launches[0].func)}(...)` a new set): the "
+            "Trainer's DDP runs the script once in each of its processes",
+            launches[1],
+        )
     if not _starts(ctx, fn, stmt, worker.name.value):
         raise Unsupported(
             LAUNCH,
             f"`mp.spawn` does not start `{worker.name.value}`, which holds the loop",
             stmt,
+        )
+    if not _rewritable(ctx.module, stmt):  # reading on: the other causes are reported too
+        ctx.block(
+            LAUNCH,
+            "`mp.spawn(...)` is nested in a block inside a function: its replacement by a "
+            "plain call is not written there",
+            stmt,
+        )
+    direct = {id(c) for c in m.findall(ctx.module, m.Call(func=m.Name(worker.name.value)))}
+    if direct:  # `else: run(0, 1, cfg)`: the worker loses its rank parameter
+        ctx.block(
+            LAUNCH,
+            f"`{worker.name.value}(...)` is also called directly, not only by `mp.spawn`: "
+            "the conversion takes its rank parameter away",
+            next(
+                (
+                    s
+                    for s in _all_statements(ctx.module)
+                    if isinstance(s, cst.SimpleStatementLine)
+                    and any(id(c) in direct for c in m.findall(s, m.Call()))
+                ),
+                stmt,
+            ),
         )
     params = worker.params
     if (
@@ -61,7 +93,7 @@ def read_launch(ctx, facts: Facts) -> None:
             f"`{worker.name.value}` does not take (rank, *args) as `mp.spawn` passes them",
             worker,
         )
-    after = _runs_after(ctx.module, stmt)
+    after = _runs_after(ctx.module, stmt) if len(launches) < 2 else None
     if after is not None:
         raise Unsupported(
             LAUNCH,
@@ -180,14 +212,32 @@ def _spawn_arguments(call: cst.Call):
     return fn, args, nprocs
 
 
-def _starts(ctx, fn, stmt, worker: str) -> bool:
-    """`fn` is the worker, or a parameter of the function around the spawn that its only
-    call gives the worker."""
-    if m.matches(fn, m.Name(worker)):
-        return True
-    if not isinstance(fn, cst.Name):
-        return False
-    helper = next(
+def _rewritable(module: cst.Module, stmt) -> bool:
+    """`stmt` is where plan edits are applied (emit/apply.py): the module's body, or the body
+    of a top-level function or `if` (`if __name__ == "__main__":`)."""
+    for top in module.body:
+        if top is stmt:
+            return True
+        if isinstance(top, (cst.FunctionDef, cst.If)) and isinstance(top.body, cst.IndentedBlock):
+            if any(inner is stmt for inner in top.body.body):
+                return True
+    return False
+
+
+def _launches(ctx, fn, stmt) -> list:
+    """The calls of the function holding the spawn statement when `fn` is one of its
+    parameters (each call a launch of its own), else []."""
+    helper = _holder(ctx, stmt)
+    if helper is None or not isinstance(fn, cst.Name):
+        return []
+    if fn.value not in [p.name.value for p in helper.params.params]:
+        return []
+    return m.findall(ctx.module, m.Call(func=m.Name(helper.name.value)))
+
+
+def _holder(ctx, stmt):
+    """The module-level function holding `stmt`, or None."""
+    return next(
         (
             s
             for s in ctx.module.body
@@ -195,6 +245,16 @@ def _starts(ctx, fn, stmt, worker: str) -> bool:
         ),
         None,
     )
+
+
+def _starts(ctx, fn, stmt, worker: str) -> bool:
+    """`fn` is the worker, or a parameter of the function around the spawn that a call of
+    it gives the worker."""
+    if m.matches(fn, m.Name(worker)):
+        return True
+    if not isinstance(fn, cst.Name):
+        return False
+    helper = _holder(ctx, stmt)
     if helper is None:
         return False
     names = [p.name.value for p in helper.params.params]
@@ -202,14 +262,14 @@ def _starts(ctx, fn, stmt, worker: str) -> bool:
         return False
     index = names.index(fn.value)
     calls = m.findall(ctx.module, m.Call(func=m.Name(helper.name.value)))
-    if len(calls) != 1:
-        return False
-    for position, arg in enumerate(calls[0].args):
-        if (arg.keyword is None and position == index) or (
-            arg.keyword is not None and arg.keyword.value == fn.value
-        ):
-            return m.matches(arg.value, m.Name(worker))
-    return False
+    # several calls are refused by read_launch, once the worker is known
+    return any(
+        m.matches(arg.value, m.Name(worker))
+        for call in calls
+        for position, arg in enumerate(call.args)
+        if (arg.keyword is None and position == index)
+        or (arg.keyword is not None and arg.keyword.value == fn.value)
+    )
 
 
 def _all_statements(node) -> list:
@@ -232,6 +292,15 @@ def read_process_group(ctx, facts: Facts) -> None:
     module doing only that), one statement after it ends it."""
     starts = [s for s in ctx.before if group_call(ctx, s, INIT_GROUP, facts)]
     if len(starts) != 1:
+        nested = [s for s in ctx.before if not isinstance(s, cst.SimpleStatementLine)]
+        nested = [s for s in nested if has_call(ctx, s, INIT_GROUP)]
+        if not starts and nested:  # `if world_size > 1: dist.init_process_group(...)`
+            raise Unsupported(
+                PROCESS_GROUP,
+                "the worker starts its process group only under a condition (a run of one "
+                "process without a group): not converted",
+                nested[0],
+            )
         raise Unsupported(
             PROCESS_GROUP,
             "the worker does not start its process group once before the loop",

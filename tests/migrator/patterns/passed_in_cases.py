@@ -492,4 +492,26 @@ UNCHANGED = {
         """,
         "TL132",
     ),
+    # the call in an `except` block: the `try` body may have rebound the name before failing
+    "optimizer_rebound_in_the_try_body_before_a_handler_calling": (
+        """
+        def train(net, opt, epochs=1):
+            for e in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        try:
+            opt = torch.optim.Adam(net.parameters(), lr=0.1)
+            opt.load_state_dict(torch.load("opt.pt"))
+        except FileNotFoundError:
+            train(net, opt, epochs=2)
+        """,
+        "TL132",
+    ),
 }

@@ -13,7 +13,8 @@ binding before it on the way from the scope's body down to it, when that binding
 statement of one of those bodies (it runs whenever the call does). None -- unknown -- when the
 nearest binding before the call is inside a block (an `if` may not run it, a loop may run it
 zero times), or when a loop around the call, but not around that binding, binds the name too
-(its next iteration sees that binding instead).
+(its next iteration sees that binding instead), or a `try` whose handler holds the call binds
+it in its body (which may have stopped after that binding).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import libcst as cst
 from ..shapes.enclosing import blocks
 from ..source.find_loops import cst_contains
 from .names import bound_names
+
+_REBINDING_AROUND = (cst.For, cst.While, cst.Try, cst.TryStar)
 
 
 def reaching_binding(scope: cst.CSTNode, name: str, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -36,9 +39,11 @@ def reaching_binding(scope: cst.CSTNode, name: str, node: cst.CSTNode) -> cst.CS
                 continue
             if not isinstance(stmt, cst.SimpleStatementLine):
                 return None  # bound in a block: may or may not have run
-            loops = [b[i] for b, i in path[level:] if isinstance(b[i], (cst.For, cst.While))]
-            if any(name in bound_names(loop) for loop in loops):
-                return None  # a later iteration sees the loop's own binding
+            # a later iteration sees the loop's own binding; an `except` / `else` / `finally`
+            # block sees what the `try` body bound before it stopped
+            around = [b[i] for b, i in path[level:] if isinstance(b[i], _REBINDING_AROUND)]
+            if any(name in bound_names(holder) for holder in around):
+                return None
             return stmt
     return None
 

@@ -141,7 +141,10 @@ def _placements(ctx, caller, argument) -> list[tuple[cst.CSTNode, cst.BaseExpres
     found: list[tuple[cst.CSTNode, cst.BaseExpression | None]] = []
     if isinstance(argument, cst.Name):
         exprs = []
-        factory = _factory_returned(ctx, caller, argument)
+        try:
+            factory = _factory_returned(ctx, caller, argument)
+        except Unsupported:  # a factory that cannot be read (TL186, reported where it is used)
+            factory = None
         if factory is not None:
             element = factory.returns[0].elements[factory.position].value
             if isinstance(element, cst.Name) and element.value in factory.locals:

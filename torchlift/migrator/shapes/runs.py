@@ -153,7 +153,8 @@ def check(ctx, plan) -> None:
         if optimizer.name in blocked:
             continue
         # not built by each call; a scheduler handed over beside it is not read per run
-        fresh = optimizer.name in given and not (optimizer.scheduler_held or optimizer.scheduler_given)
+        handed = optimizer.scheduler_held or optimizer.scheduler_given
+        fresh = optimizer.name in given and not handed
         kept = optimizer.given and not fresh
         for stmt in (optimizer.stmt, optimizer.scheduler_stmt):
             if kept or (stmt is not None and id(stmt) not in owned):

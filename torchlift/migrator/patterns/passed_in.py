@@ -17,7 +17,9 @@ meaning, however many times it calls it (each call builds its own LightningModul
 model and optimizer it passes).
 
 What the function is given is read at its call sites in this file (Python scopes: the name
-bound once in the caller's own scope): every call must pass, for the optimizer parameter, a
+bound once in the caller's own scope, or, bound again before a later call -- a notebook cell
+per learning rate, fresh objects loading a checkpoint -- the binding reaching that call:
+analysis/reaching.py): every call must pass, for the optimizer parameter, a
 name bound to a `torch.optim` optimizer built on `X.parameters()` (or a submodule's,
 `X.fc.parameters()`), with that `X` passed as one
 same parameter of the function (the model); for the loader parameter, a name bound to a

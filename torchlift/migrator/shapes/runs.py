@@ -21,11 +21,14 @@ Nested sweeps (`for seed in seeds: for lr in lrs:`) are loops over runs each. A 
 holding a whole run (`def train_fold(fold): ... for epoch in range(N): ...`) that a loop calls
 per fold is converted where its epoch loop stands, like any function holding a training loop
 (source/find_loops.py keeps its loop as the candidate rather than the loop calling it), under
-the same rule: each call builds its own model and optimizer.
+the same rule: each call builds its own model and optimizer -- or is given them by a caller
+that builds both in each iteration of its loop (`net = Net(); opt = SGD(net.parameters(),
+lr=lr); train(net, opt)`: the binding reaching the call, analysis/reaching.py).
 
 Refused (TL193), each a run that depends on the previous one in a way one `fit` per iteration
 does not keep: the model, optimizer, scheduler or GradScaler built once before the loop over
-runs, or given to the function a loop calls per run (training continues across runs: the
+runs, or given to the function a loop calls per run without being built in that iteration of
+the caller's loop (refused at the call; training continues across runs: the
 optimizer's state, the scaler's scale would restart with each fit), a `break` / `return`
 leaving the loop over runs (a sweep stopping on a result), `for ... else` on it, and DDP
 (every fit would launch its processes again).

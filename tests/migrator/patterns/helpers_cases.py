@@ -183,6 +183,50 @@ CONVERTS = {
         ["def validation_step(self, batch, batch_idx):\n        self.i = batch_idx"],
         ["def training_step(self, batch, batch_idx):\n        self.i"],
     ),
+    # a homework's history dict extended by each epoch's list of losses
+    "result_added_to_a_history_entry": (
+        """
+        def train(model, optimizer, epoch):
+            losses = []
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                losses.append(loss.item())
+            return losses
+
+
+        history = {"train_loss": []}
+        for epoch in range(2):
+            history["train_loss"] += train(model, optimizer, epoch)
+        print(len(history["train_loss"]))
+        """,
+        ['history["train_loss"] += self.losses'],
+        ["def train("],
+    ),
+    # a float summed over the epochs, read after training
+    "result_added_to_a_running_total": (
+        """
+        def train(model, optimizer, epoch):
+            total = 0.0
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                total += loss.item()
+            return total
+
+
+        running = 0.0
+        for epoch in range(2):
+            running += train(model, optimizer, epoch)
+        print(running)
+        """,
+        ["self.running += self.total", "running = lit_model.running"],
+        ["def train("],
+    ),
 }
 
 UNCHANGED = {
@@ -304,5 +348,49 @@ UNCHANGED = {
             train(model, make_loader(epoch), optimizer)
         """,
         "TL116",
+    ),
+    # `x += f()` reads `x` before the call runs, and the helper changes what it names
+    "result_added_to_a_name_the_helper_rebinds": (
+        """
+        history = {"train_loss": []}
+
+
+        def train(model, optimizer, epoch):
+            global history
+            history = {"train_loss": [0.0]}
+            losses = []
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                losses.append(loss.item())
+            return losses
+
+
+        for epoch in range(2):
+            history["train_loss"] += train(model, optimizer, epoch)
+        """,
+        "TL111",
+    ),
+    "result_added_to_an_entry_the_helper_replaces": (
+        """
+        def train(model, optimizer, history):
+            history["train_loss"] = []
+            losses = []
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                losses.append(loss.item())
+            return losses
+
+
+        history = {"train_loss": []}
+        for epoch in range(2):
+            history["train_loss"] += train(model, optimizer, history)
+        """,
+        "TL111",
     ),
 }

@@ -129,6 +129,30 @@ CONVERTS["mapping_moves_to_the_models_device"] = (
     ["opt.step()"],
 )
 
+# the tutorial's final form: the model is placed on `dev` inside `get_model()`, whose
+# returned local the caller unpacks (`model, opt = get_model()`)
+_FACTORY_PLACES = """
+dev = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+
+
+def get_model():
+    net = nn.Linear(4, 2)
+    net.to(dev)
+    return net, torch.optim.SGD(net.parameters(), lr=0.1)
+
+
+train_dl = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+train_dl = Wrapped(train_dl, preprocess)
+net, opt = get_model()
+fit(net, opt, train_dl)
+"""
+_MOVING_FIT = _FIT.replace("x.view(-1, 4), y", "x.view(-1, 4).to(dev), y.to(dev)")
+CONVERTS["mapping_moves_to_where_the_factory_places_the_model"] = (
+    _MOVING_FIT + _wrapper() + _FACTORY_PLACES,
+    ["trainer.fit(lit_model, train_dl)", "accelerator=torch.device(dev).type", "    net.to(dev)"],
+    ["opt.step()"],
+)
+
 _CALL = """
 train_dl = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
 train_dl = Wrapped(train_dl, preprocess)
@@ -195,5 +219,19 @@ if torch.cuda.is_available():
 fit(model, optimizer, train_dl)
 """,
         "TL132",
+    ),
+    # the factory places the model only under a condition: not read as placed
+    "factory_places_the_model_conditionally": (
+        _MOVING_FIT
+        + _wrapper()
+        + _FACTORY_PLACES.replace(
+            "    net.to(dev)\n", "    if torch.cuda.is_available():\n        net.to(dev)\n"
+        ),
+        "TL132",
+    ),
+    # the factory places the model on its own device, not the one batches are moved to
+    "factory_places_the_model_elsewhere": (
+        _MOVING_FIT + _wrapper() + _FACTORY_PLACES.replace("net.to(dev)", 'net.to("cpu")'),
+        "TL187",
     ),
 }

@@ -311,10 +311,7 @@ CONVERTS = {
         ["accelerator=torch.device(cfg.device).type", "trainer.fit(lit_model, train_loader)"],
         ["opt.step()"],
     ),
-}
-
-UNCHANGED = {
-    # ... read before it is rebound: two values, not a placeholder
+    # read before it is rebound (two values): the call sees the binding reaching it
     "none_placeholder_read_before_it_is_rebound": (
         """
         def train(net, opt, epochs=1):
@@ -331,6 +328,58 @@ UNCHANGED = {
         print(opt)
         net = nn.Linear(4, 2)
         opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        train(net, opt, epochs=2)
+        """,
+        ["print(opt)", "lit_model = LitModel(net, opt)"],
+        ["opt.step()"],
+    ),
+    # a notebook cell per learning rate, each binding a fresh model and optimizer before its
+    # call; and a recipe resuming from a checkpoint into new objects: each call sees the
+    # bindings right before it
+    "names_bound_again_before_a_second_call": (
+        """
+        def train(net, opt, epochs=1):
+            for e in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        train(net, opt, epochs=2)
+        state = (net.state_dict(), opt.state_dict())
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        net.load_state_dict(state[0])
+        opt.load_state_dict(state[1])
+        train(net, opt, epochs=1)
+        """,
+        ["lit_model = LitModel(net, opt)", "train(net, opt, epochs=1)"],
+        ["opt.step()"],
+    ),
+}
+
+UNCHANGED = {
+    # rebound under a condition after the placeholder: which value the call sees is not one
+    # statement
+    "optimizer_rebound_under_a_condition_before_the_call": (
+        """
+        def train(net, opt, epochs=1):
+            for e in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = nn.Linear(4, 2)
+        opt = None
+        if torch.cuda.is_available():
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
         train(net, opt, epochs=2)
         """,
         "TL132",
@@ -480,6 +529,28 @@ UNCHANGED = {
     ),
     "the_caller_sets_the_attribute_again": (
         _HF_TRAIN.format(extra="", after="            args.device = torch.device(\"cpu\")"),
+        "TL132",
+    ),
+    # the call in an `except` block: the `try` body may have rebound the name before failing
+    "optimizer_rebound_in_the_try_body_before_a_handler_calling": (
+        """
+        def train(net, opt, epochs=1):
+            for e in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        try:
+            opt = torch.optim.Adam(net.parameters(), lr=0.1)
+            opt.load_state_dict(torch.load("opt.pt"))
+        except FileNotFoundError:
+            train(net, opt, epochs=2)
+        """,
         "TL132",
     ),
 }

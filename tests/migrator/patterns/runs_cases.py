@@ -179,6 +179,38 @@ CONVERTS = {
         ],
         ["opt.step()"],
     ),
+    # a learning-rate sweep calling `train(net, opt)`: the caller builds both in each run,
+    # so each call (one fit) trains its own model with its own optimizer
+    "function_given_model_and_optimizer_built_per_run": (
+        """
+        def train(net, opt):
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+            return loss.item()
+
+
+        results = {}
+        for lr in [0.1, 0.01]:
+            torch.manual_seed(0)
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=lr)
+            results[lr] = train(net, opt)
+        """,
+        [
+            """
+            def train(net, opt):
+                lit_model = LitModel(net, opt)
+                trainer = L.Trainer(accelerator="cpu", devices=1, max_epochs=2)
+                trainer.fit(lit_model, loader)
+            """,
+            "results[lr] = train(net, opt)",
+        ],
+        ["opt.step()"],
+    ),
 }
 
 UNCHANGED = {
@@ -273,6 +305,46 @@ UNCHANGED = {
                     opt.step()
         else:
             print("done")
+        """,
+        "TL193",
+    ),
+    # the optimizer the function is given is built once, before the runs: each call goes on
+    # with the state the previous one left
+    "function_given_an_optimizer_built_before_the_runs": (
+        """
+        def train(net, opt):
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for fold in range(2):
+            train(net, opt)
+        """,
+        "TL193",
+    ),
+    # rebuilt only in some runs: the others go on with the previous run's objects
+    "function_given_objects_rebuilt_under_a_condition": (
+        """
+        def train(net, opt):
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        for fold in range(3):
+            if fold != 1:
+                net = nn.Linear(4, 2)
+                opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            train(net, opt)
         """,
         "TL193",
     ),

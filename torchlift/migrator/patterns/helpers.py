@@ -78,7 +78,7 @@ def epoch_body(ctx, stmts):
             continue
         body, declared = declared_globals(ctx, found[0], stmt, called)
         body, bound, bindings, origin = inline_call(
-            stmt, *found, taken, body=body, keep=declared, avoid=outside
+            stmt, *found[:3], taken, body=body, keep=declared, avoid=outside, operator=found[3]
         )
         taken |= bound
         # a refusal about an argument's binding names the call's line, and what it binds;
@@ -121,21 +121,24 @@ def training_helpers(module: cst.Module) -> dict[str, cst.FunctionDef]:
 
 
 def helper_call(stmt: cst.CSTNode, helpers: dict[str, cst.FunctionDef]):
-    """(function, call, assign target or None) when `stmt` is `[target =] helper(...)`."""
+    """(function, call, assign target or None, augmented operator or None) when `stmt` is
+    `[target =] helper(...)` or `target += helper(...)` (any augmented operator)."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
     small = stmt.body[0]
-    target = None
+    target = operator = None
     if isinstance(small, cst.Expr):
         call = small.value
     elif isinstance(small, cst.Assign) and len(small.targets) == 1:
         call, target = small.value, small.targets[0].target
+    elif isinstance(small, cst.AugAssign):
+        call, target, operator = small.value, small.target, small.operator
     else:
         return None
     if isinstance(call, cst.Call) and isinstance(call.func, cst.Name):
         func = helpers.get(call.func.value)
         if func is not None:
-            return func, call, target
+            return func, call, target, operator
     return None
 
 
@@ -230,11 +233,14 @@ def inline_call(
     body=None,
     keep: set[str] = frozenset(),
     avoid: frozenset = frozenset(),
+    operator: cst.BaseAugOp | None = None,
 ) -> tuple[list, set[str], list]:
     """Statements equivalent to `stmt` (a helper call), the helper locals they bind, and the
     statements among them binding an argument first. `body`: the helper's statements to
     inline (default: all of them); `keep`: names it binds that keep their spelling (module
-    globals it declared); `avoid`: names a binding of an argument must not take."""
+    globals it declared); `avoid`: names a binding of an argument must not take; `operator`:
+    `target op= helper(...)`, whose target is read before the call runs -- kept as the last
+    statement only when the helper (as inlined) names nothing the target names."""
     body = list(func.body.body if body is None else body)
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
         body = body[1:]  # docstring
@@ -270,7 +276,12 @@ def inline_call(
     out = [_renamed(s, mapping, func, stmt) for s in body]
     if final_return is not None and target is not None and final_return.value is not None:
         value = _renamed(final_return.value, mapping, func, stmt)
-        out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)]))
+        if operator is None:
+            store = cst.Assign([cst.AssignTarget(target)], value)
+        else:
+            _target_untouched(func, target, [*out, value], stmt)
+            store = cst.AugAssign(target, operator, value)
+        out.append(cst.SimpleStatementLine([store]))
     elif target is not None:
         raise Unsupported(
             HELPER_SHAPE, f"`{func.name.value}` returns nothing but its result is used", stmt
@@ -286,6 +297,31 @@ def inline_call(
         bindings,
         _origins(out[len(bindings) :], body),
     )
+
+
+def _target_untouched(func, target, inlined: list, stmt) -> None:
+    """`history["loss"] += train(...)` reads `history["loss"]` before `train` runs; inlined,
+    the read comes after its body. The same only when the body (and the returned value)
+    names nothing the target names: Unsupported (TL111) otherwise."""
+    named = mentions(target)
+    if any(named & mentions(node) for node in inlined) or declared_in(func) & named:
+        shown = ", ".join(f"`{n}`" for n in sorted(named))
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"`{func.name.value}()`'s result is added in place to what {shown} names, which "
+            "Python reads before the call and the helper uses too; bind the result to a name "
+            "first",
+            stmt,
+        )
+
+
+def declared_in(func: cst.FunctionDef) -> set[str]:
+    """Names the function declares `global` / `nonlocal`."""
+    return {
+        item.name.value
+        for found in m.findall(func, m.Global() | m.Nonlocal())
+        for item in found.names
+    }
 
 
 def _origins(inlined: list, body: list) -> dict[int, cst.CSTNode]:

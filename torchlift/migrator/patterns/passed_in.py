@@ -17,7 +17,9 @@ meaning, however many times it calls it (each call builds its own LightningModul
 model and optimizer it passes).
 
 What the function is given is read at its call sites in this file (Python scopes: the name
-bound once in the caller's own scope): every call must pass, for the optimizer parameter, a
+bound once in the caller's own scope, or, bound again before a later call -- a notebook cell
+per learning rate, fresh objects loading a checkpoint -- the binding reaching that call:
+analysis/reaching.py): every call must pass, for the optimizer parameter, a
 name bound to a `torch.optim` optimizer built on `X.parameters()` (or a submodule's,
 `X.fc.parameters()`), with that `X` passed as one
 same parameter of the function (the model); for the loader parameter, a name bound to a
@@ -39,6 +41,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names, scope_reads
+from ..analysis.reaching import loops_around, reaching_binding
 from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
 from ..source.find_loops import cst_contains
@@ -111,8 +114,8 @@ def _bind_callers_model_device(ctx, plan) -> None:
         for caller, call in _call_sites(ctx, ctx.loop):
             for param in params:
                 argument = _argument(ctx, call, param)
-                for device in _placements(ctx, caller, argument):
-                    found.add(_accelerator_in_function(ctx, caller, device, call))
+                for scope, device in _placements(ctx, caller, argument):
+                    found.add(_accelerator_in_function(ctx, scope, device, call))
         if len(found) > 1:
             raise Unsupported(PASSED_IN, "the callers place the model on different devices", call)
     except Unsupported as unreadable:  # raised by device_intent if it needs the device
@@ -128,14 +131,28 @@ class ConditionalPlacement(Unsupported):
     function's own device moves may still tell it (device_intent)."""
 
 
-def _placements(ctx, caller, argument) -> list:
-    """The devices `argument` (the model a call passes) is moved to: `.to(D)` / `.cuda()` in
-    the expression itself or, for a name, in the caller's statements binding or moving it;
-    ConditionalPlacement when a move is under a condition (a branch of a conditional
-    expression, a statement in a block)."""
+def _placements(ctx, caller, argument) -> list[tuple[cst.CSTNode, cst.BaseExpression | None]]:
+    """(scope naming it, device) for each device `argument` (the model a call passes) is
+    moved to: `.to(D)` / `.cuda()` in the expression itself or, for a name, in the caller's
+    statements binding or moving it -- and, for a name the caller unpacks from a factory of
+    the file (`model, opt = get_model()`: patterns/factories.py), in the factory's statements
+    binding or moving the local it returns there (`model.to(dev)` before `return model,
+    ...`), `D` then read in the factory's scope; ConditionalPlacement when a move is under a
+    condition (a branch of a conditional expression, a statement in a block)."""
     exprs = [argument]
+    found: list[tuple[cst.CSTNode, cst.BaseExpression | None]] = []
     if isinstance(argument, cst.Name):
         exprs = []
+        try:
+            factory = _factory_returned(ctx, caller, argument)
+        except Unsupported:  # a factory that cannot be read (TL186, reported where it is used)
+            factory = None
+        if factory is not None:
+            element = factory.returns[0].elements[factory.position].value
+            if isinstance(element, cst.Name) and element.value in factory.locals:
+                found += _placements(ctx, factory.factory, element)
+            else:  # `return Net().to(dev), ...`: the element is the expression
+                found += [(factory.factory, d) for _, d in _placements(ctx, caller, element)]
         conditional = _under_condition(caller)
         for stmt in _scope_statements(caller):
             before = len(exprs)
@@ -157,20 +174,19 @@ def _placements(ctx, caller, argument) -> list:
         for choice in m.findall(expr, m.IfExp()):
             if _moves_in(ctx, choice.body) or _moves_in(ctx, choice.orelse):
                 raise _conditional(ctx, argument, choice)
-    devices = []
     for expr in exprs:
         for call in m.findall(expr, m.Call(func=m.Name())):
             moved = moved_data(ctx, call)
             if moved is not None:
-                devices.append(moved[1])
+                found.append((caller, moved[1]))
         for move in move_calls(expr):
             if move.func.attr.value == "cuda":
-                devices.append(None)
+                found.append((caller, None))
             elif move.args and move.args[0].keyword is None:
                 target = move.args[0].value
                 if not ctx.qualnames(target) & _DTYPES:  # `.to(torch.float64)` places nothing
-                    devices.append(target)
-    return devices
+                    found.append((caller, target))
+    return found
 
 
 def _under_condition(scope) -> set[int]:
@@ -418,6 +434,27 @@ def given_eval_loader(ctx, name: str) -> None:
             _wrapped_loader(ctx, caller, call, _argument(ctx, call, name))
 
 
+def not_built_per_run(ctx, param: str, is_alias) -> cst.Call | None:
+    """The first call of the function holding the loop, made in a loop of its caller (a run
+    per fold, seed, learning rate), whose argument for `param` is not built afresh in each
+    iteration: not a name whose binding reaching the call (analysis/reaching.py) is a plain
+    statement of the innermost loop around the call, or one naming another object again
+    (`is_alias(stmt, name)`: `net = model`). None when every such call passes one."""
+    for caller, call in _call_sites(ctx, ctx.loop):
+        loops = loops_around(caller, call)
+        if not loops:
+            continue  # called once where it stands: not a run of a loop
+        argument = _argument(ctx, call, param)
+        if not isinstance(argument, cst.Name):
+            return call
+        binding = reaching_binding(caller, argument.value, call)
+        if binding is None or not cst_contains(loops[-1], binding):
+            return call
+        if is_alias(binding, argument.value) is not None:
+            return call
+    return None
+
+
 def _is_default(ctx, argument) -> bool:
     """`argument` is a parameter's default (read in the module's scope, not the caller's)."""
     params = ctx.function.params
@@ -593,7 +630,10 @@ def _bound_value(caller, name: cst.Name, call: cst.Call | None = None) -> cst.Ba
     `name = None` placeholder rebound before anything reads it (the course notebooks' `model =
     None` above "YOUR CODE HERE") does not count, nor (given the `call` passing it) a binding
     in a statement of the caller's body after the one holding the call, which runs after it
-    (a book's `train_loader` rebuilt unshuffled for the evaluation after training)."""
+    (a book's `train_loader` rebuilt unshuffled for the evaluation after training). Bound
+    again before the call (a notebook cell per learning rate, a fresh model and optimizer
+    loaded from a checkpoint): the plain assignment that reaches the call
+    (analysis/reaching.py)."""
     statements = list(_scope_statements(caller))
     later = _after_the_call(caller, call)
     bindings = [
@@ -601,6 +641,8 @@ def _bound_value(caller, name: cst.Name, call: cst.Call | None = None) -> cst.Ba
         for stmt in statements
         if name.value in bound_names(stmt) and not any(cst_contains(top, stmt) for top in later)
     ]
+    if len(bindings) > 1 and call is not None:
+        bindings = [reaching_binding(caller, name.value, call)]
     while len(bindings) > 1 and _placeholder(bindings[0], name.value):
         between = statements[statements.index(bindings[0]) + 1 : statements.index(bindings[1])]
         if any(name.value in scope_reads(stmt) for stmt in [*between, bindings[1]]):

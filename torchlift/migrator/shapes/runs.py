@@ -21,11 +21,14 @@ Nested sweeps (`for seed in seeds: for lr in lrs:`) are loops over runs each. A 
 holding a whole run (`def train_fold(fold): ... for epoch in range(N): ...`) that a loop calls
 per fold is converted where its epoch loop stands, like any function holding a training loop
 (source/find_loops.py keeps its loop as the candidate rather than the loop calling it), under
-the same rule: each call builds its own model and optimizer.
+the same rule: each call builds its own model and optimizer -- or is given them by a caller
+that builds both in each iteration of its loop (`net = Net(); opt = SGD(net.parameters(),
+lr=lr); train(net, opt)`: the binding reaching the call, analysis/reaching.py).
 
 Refused (TL193), each a run that depends on the previous one in a way one `fit` per iteration
 does not keep: the model, optimizer, scheduler or GradScaler built once before the loop over
-runs, or given to the function a loop calls per run (training continues across runs: the
+runs, or given to the function a loop calls per run without being built in that iteration of
+the caller's loop (refused at the call; training continues across runs: the
 optimizer's state, the scaler's scale would restart with each fit), a `break` / `return`
 leaving the loop over runs (a sweep stopping on a result), `for ... else` on it, and DDP
 (every fit would launch its processes again).
@@ -134,10 +137,13 @@ def check(ctx, plan) -> None:
         where = f"not built by `{ctx.function.name.value}()`, which a loop calls once per run"
     else:
         return
+    given, blocked = _given_per_run(ctx, plan, block) if ctx.function is inner else (set(), set())
     named = [(model.name, "weights and train/eval mode") for model in plan.models]
     if plan.scaler:
         named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
     for name, left in named:
+        if name in given | blocked:
+            continue
         if not _built_per_run(ctx, name, owned, inner):
             source = _source_name(ctx, name)
             shown = f"`{name}` (the script's `{source}`)" if source != name else f"`{name}`"
@@ -147,8 +153,14 @@ def check(ctx, plan) -> None:
                 inner,
             )
     for optimizer in plan.optimizers:
+        if optimizer.name in blocked:
+            continue
+        # not built by each call; a scheduler handed over beside it is not read per run
+        handed = optimizer.scheduler_held or optimizer.scheduler_given
+        fresh = optimizer.name in given and not handed
+        kept = optimizer.given and not fresh
         for stmt in (optimizer.stmt, optimizer.scheduler_stmt):
-            if optimizer.given or (stmt is not None and id(stmt) not in owned):
+            if kept or (stmt is not None and id(stmt) not in owned):
                 block(
                     f"`{optimizer.name}` (or its scheduler) is {where}: its state would "
                     "restart with each fit, built in configure_optimizers",
@@ -165,6 +177,32 @@ def check(ctx, plan) -> None:
         block("DDP inside a loop over runs: every fit would launch its processes again", inner)
     if blockers:
         raise Refused(blockers)
+
+
+def _given_per_run(ctx, plan, block) -> tuple[set[str], set[str]]:
+    """(given, blocked): the model and optimizer parameters of the function holding the run
+    that every call of it in a loop passes built afresh in that iteration (`net = Net(); opt
+    = SGD(...); train(net, opt)`: each fit trains the objects its call was given, as the call
+    did), and those some call in a loop passes otherwise (blocked at that call). A scheduler
+    is checked with its optimizer as before: built in the function, or refused."""
+    from ..patterns.passed_in import not_built_per_run
+
+    params = [model.name for model in plan.models if model.name in ctx.params]
+    params += [o.name for o in plan.optimizers if o.given and o.name in ctx.params]
+    given, blocked = set(), set()
+    for param in params:
+        call = not_built_per_run(ctx, param, _alias_of)
+        if call is None:
+            given.add(param)
+            continue
+        blocked.add(param)
+        block(
+            f"`{param}`, which `{ctx.function.name.value}()` is given, is not built afresh in "
+            "each run of the loop calling it: every run would go on with what the previous "
+            "one left (weights, optimizer state)",
+            call,
+        )
+    return given, blocked
 
 
 def _header_index(ctx, run) -> int:

@@ -128,7 +128,7 @@ def _loops_in(func):
 
 def _called_name(stmt) -> str | None:
     value = getattr(stmt, "value", None)
-    if isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(value, ast.Call):
+    if isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign)) and isinstance(value, ast.Call):
         if isinstance(value.func, ast.Name):
             return value.func.id
     return None

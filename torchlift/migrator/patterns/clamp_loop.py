@@ -95,14 +95,20 @@ def _clamp_limit(stmt, param: str):
     return high if low.expression.deep_equals(high) else None
 
 
-def _positive(ctx, node) -> bool:
-    """A number > 0, or a name bound once before the loop to one and not rebound in it."""
+def known_number(ctx, node) -> int | float | None:
+    """A number literal, or the one a name is bound to once before the loop and not rebound
+    in it; None for anything else."""
     if isinstance(node, cst.Name):
         found, count = ctx.binding(node.value)
         if found is None or count != 1 or node.value in collect_names(ctx.loop).writes:
-            return False
+            return None
         node = found[1]
-    return isinstance(node, (cst.Integer, cst.Float)) and node.evaluated_value > 0
+    return node.evaluated_value if isinstance(node, (cst.Integer, cst.Float)) else None
+
+
+def _positive(ctx, node) -> bool:
+    value = known_number(ctx, node)
+    return value is not None and value > 0
 
 
 def _parameters(ctx, iterator):

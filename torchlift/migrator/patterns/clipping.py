@@ -32,7 +32,7 @@ import libcst.matchers as m
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
 from ..rule import Unsupported
-from .clamp_loop import clamp_loop, clamps_optimizer_parameters
+from .clamp_loop import clamp_loop, clamps_optimizer_parameters, known_number
 from .step_sequence import STEP_SEQUENCE
 
 RULES = ()
@@ -138,12 +138,8 @@ def _tests_limit_set(ctx, test, limit) -> bool:
 
 
 def _non_negative(ctx, node) -> bool:
-    if isinstance(node, cst.Name):
-        found, count = ctx.binding(node.value)
-        if found is None or count != 1 or node.value in collect_names(ctx.loop).writes:
-            return False
-        node = found[1]
-    return isinstance(node, (cst.Integer, cst.Float)) and node.evaluated_value >= 0
+    value = known_number(ctx, node)
+    return value is not None and value >= 0
 
 
 def clip_call(ctx, call: cst.Call, stmt=None):

@@ -34,6 +34,28 @@ CONVERTS = {
         ],
         [],
     ),
+    # values made into a tensor or an array only to be saved: still output only (heldout22)
+    "history_saved_as_a_tensor_once": (
+        "\n        import numpy as np"
+        + _WRAP
+        + """
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            history.append(loss.item())
+        torch.save(torch.tensor(history), "history.pt")
+        np.save("history.npy", np.asarray(history))
+        """,
+        [
+            'if trainer.is_global_zero:\n    torch.save(torch.tensor(history), "history.pt")',
+            'if trainer.is_global_zero:\n    np.save("history.npy", np.asarray(history))',
+        ],
+        [],
+    ),
     "one_device_script_unguarded": (
         """
         model = model.cuda()

@@ -45,6 +45,9 @@ _READ_CALLS = (
     (SAFE_CALLS - {"builtins.print"})
     | {f"os.path.{name}" for name in ("isdir", "isfile", "exists", "join", "dirname", "basename")}
     | {f"math.{name}" for name in "cos sin exp log sqrt floor ceil".split()}
+    # new tensors / arrays made of what they are given (`torch.save(torch.tensor(losses), p)`)
+    | {f"torch.{name}" for name in "tensor as_tensor stack cat".split()}
+    | {f"numpy.{name}" for name in "array asarray stack concatenate mean std".split()}
 )
 # methods that only read their receiver, whatever it is (`state_dict` copies references)
 _READ_METHODS = READ_METHODS | {"state_dict", "cpu", "tolist", "mean", "sum", "argmax"}

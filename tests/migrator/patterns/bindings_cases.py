@@ -431,6 +431,68 @@ CONVERTS["models_placed_under_a_flag_one_per_line"] = (
     ['accelerator="cuda" if cuda else "cpu"'],
     ["if cuda:", ".cuda()"],
 )
+# the flag's block also moves the criteria (DANN): the model's move goes, theirs stay
+CONVERTS["model_and_criteria_placed_under_a_flag"] = (
+    """
+        cuda = torch.cuda.is_available()
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        loss_class = nn.CrossEntropyLoss()
+        if cuda:
+            net = net.cuda()
+            loss_class = loss_class.cuda()
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = loss_class(net(x), y)
+                loss.backward()
+                opt.step()
+""",
+    [
+        'accelerator="cuda" if cuda else "cpu"',
+        "if cuda:\n    loss_class = loss_class.cuda()\n",
+    ],
+    ["net.cuda()"],
+)
+# ... the model's move stays when code before the loop runs it on what the block moved
+CONVERTS["model_run_before_the_loop_on_data_the_flag_block_moved"] = (
+    """
+        cuda = torch.cuda.is_available()
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        probe = torch.randn(2, 4)
+        if cuda:
+            net.cuda()
+            probe = probe.cuda()
+        print(net(probe))
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+""",
+    ["if cuda:\n    net.cuda()\n    probe = probe.cuda()\n"],
+    [],
+)
+# ... but not when the rest of the block reads the model (it would read it on the CPU)
+UNCHANGED["flag_block_reading_the_model_after_its_move"] = (
+    """
+        cuda = torch.cuda.is_available()
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        if cuda:
+            net = net.cuda()
+            print(next(net.parameters()).device)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+""",
+    "TL106",
+)
 UNCHANGED["tuple_binding_element_reads_an_earlier_target"] = (
     """
         import copy

@@ -371,14 +371,19 @@ def _read_model(ctx, plan, model) -> None:
                 continue
             if (
                 stmt.orelse is None
-                and "remove" in kinds
+                and any(kinds)
+                and "ddp" not in kinds
                 and not any(name in bound_names(s) | scope_reads(s) for s in others)
+                # what the rest moves may feed the model before fit: its move stays then
+                and ("remove" in kinds or not _run_before_the_loop(ctx, name, stmt, plan))
             ):
-                # `if torch.cuda.device_count() > 1: print(...); model = DataParallel(model)`:
-                # the wrap goes, the rest of the `if` stays
+                # `if torch.cuda.device_count() > 1: print(...); model = DataParallel(model)`
+                # or `if cuda: net = net.cuda(); criterion = criterion.cuda()`: the wrap or
+                # the model's move goes, the rest of the `if` stays
                 body = stmt.body.with_changes(body=others)
                 plan.rewrite_stmts.append((stmt, stmt.with_changes(body=body)))
-                wrapped.append(stmt.test)
+                if "remove" in kinds:
+                    wrapped.append(stmt.test)
                 continue
         if is_placement_chain(ctx, stmt, name, placement_only):
             # ImageNet's `if not cuda: print(...)` / `elif args.gpu is not None: model =

@@ -50,7 +50,7 @@ def wrapper_around(ctx, loop, holder) -> tuple[cst.CSTNode | None, str | None]:
 def _progress_bar(ctx, stmt: cst.With):
     if stmt.asynchronous is not None:
         return None, "`async with` around the training loop"
-    names = []
+    names, classes = [], {}
     for item in stmt.items:
         if not (isinstance(item.item, cst.Call) and ctx.call_qualnames(item.item) & TQDM):
             return None, (
@@ -61,7 +61,9 @@ def _progress_bar(ctx, stmt: cst.With):
             if not isinstance(item.asname.name, cst.Name):
                 return None, "progress bar bound to something else than a name"
             names.append(item.asname.name.value)
+            classes[item.asname.name.value] = item.item.func  # `pbar.write` -> `tqdm.write`
     ctx.found["wrapping_bars"] = set(names)
+    ctx.found["wrapping_bar_classes"] = classes
     return stmt, None
 
 

@@ -74,7 +74,9 @@ UNCHANGED = {
     # dropping the call would drop the effect of what its argument calls
     "display_argument_with_an_effect": (
         "seen = []\n\n\ndef counted(k):\n    seen.append(k)\n    return k\n\n\n"
-        + _HELPERS.format(train_display="pbar.update(step)", test_display="pbar.update(counted(step))"),
+        + _HELPERS.format(
+            train_display="pbar.update(step)", test_display="pbar.update(counted(step))"
+        ),
         "TL104",
     ),
 }

@@ -61,9 +61,11 @@ def _writes(node, name: str) -> list:
     """The statements in `node` binding `name` (a loop or `with` header binding it counts)."""
     found = [s for s in m.findall(node, m.SimpleStatementLine()) if name in collect_names(s).writes]
     for header in m.findall(node, m.For() | m.With() | m.CompFor()):
-        bound = [header.target] if not isinstance(header, cst.With) else [
-            item.asname.name for item in header.items if item.asname is not None
-        ]
+        bound = (
+            [header.target]
+            if not isinstance(header, cst.With)
+            else [item.asname.name for item in header.items if item.asname is not None]
+        )
         if any(name in collect_names(cst.AssignTarget(t)).writes for t in bound):
             found.append(header)
     return found
@@ -77,7 +79,9 @@ def _runs_before(epoch: list, zero, loop) -> bool:
     """`zero` runs unconditionally before `loop` each epoch: a top-level statement of the
     epoch before it, or one of a `with` block holding the loop, before it."""
     blocks = [epoch]
-    blocks += [w.body.body for w in m.findall(cst.IndentedBlock(epoch), m.With()) if _holds(w, loop)]
+    blocks += [
+        w.body.body for w in m.findall(cst.IndentedBlock(epoch), m.With()) if _holds(w, loop)
+    ]
     for block in blocks:
         at = next((k for k, s in enumerate(block) if s is zero), None)
         if at is None:

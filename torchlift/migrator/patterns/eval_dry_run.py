@@ -25,7 +25,6 @@ from ..analysis.batch_counters import counted_limit
 from ..analysis.names import collect_names
 from ..analysis.statements import direct_breaks
 from ..rule import Rule, Unsupported
-from .helpers import positive_int
 from .early_break import (
     break_ends_its_blocks,
     guard_flags,
@@ -33,6 +32,7 @@ from .early_break import (
     path_to_break,
     without_break,
 )
+from .helpers import positive_int
 
 EVAL_BREAK = Rule(
     "TL180",

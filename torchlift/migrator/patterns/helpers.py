@@ -25,9 +25,9 @@ from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
 from ..analysis.statements import statements
 from ..rule import Rule, Unsupported
-from ..source import early_returns
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
+from ..source import early_returns
 from .helper_globals import declared_globals
 
 HELPER_SHAPE = Rule(

@@ -161,9 +161,7 @@ def _before(body: list, first, loop) -> bool:
 
 
 def _holds(stmt, loop) -> bool:
-    return isinstance(stmt, cst.With) and any(
-        s is loop for s in m.findall(stmt, m.For())
-    )
+    return isinstance(stmt, cst.With) and any(s is loop for s in m.findall(stmt, m.For()))
 
 
 def _same(early, final) -> bool:

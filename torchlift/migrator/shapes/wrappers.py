@@ -10,8 +10,8 @@
 A wrapper holds the loop and nothing else. Other `with` blocks stay around the Trainer
 statements (enclosing.py). Left alone (TL103): a bar mixed with other context managers, `try`
 with another handler, `else` or `finally` (they would also catch or follow what the Trainer
-raises); a bar used beyond its display calls is refused by the static check (TL150: the
-conversion would read a name nothing binds). Ctrl-C differs: Lightning and the runtime end the process after their graceful
+raises); a bar used beyond its display calls, also inside the passes the loop calls, is
+refused naming the use (TL104, patterns/bar_displays.py). Ctrl-C differs: Lightning and the runtime end the process after their graceful
 shutdown, so the `except KeyboardInterrupt` body no longer runs; the report says so.
 """
 

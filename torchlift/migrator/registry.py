@@ -44,6 +44,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",
     "torchlift.migrator.patterns.bar_closes",  # after progress_bar found the bars
+    "torchlift.migrator.patterns.bar_displays",
     "torchlift.migrator.patterns.log_every",
     "torchlift.migrator.patterns.sample_lists",  # after the bars: the list they wrap
     "torchlift.migrator.patterns.known_branches",

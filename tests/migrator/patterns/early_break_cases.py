@@ -257,3 +257,35 @@ UNCHANGED = {
         "TL107",
     ),
 }
+
+# a hand counter from 0, one `cnt += 1` per batch, tested last (the quantization tutorials)
+_COUNTED = """
+max_batches = 2
+for epoch in range(2):
+    cnt = 0
+    for x, y in loader:
+        {increment}
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if cnt {compare} max_batches:
+            break
+"""
+CONVERTS["hand_counter_break_is_limit_train_batches"] = (
+    _COUNTED.format(increment="cnt += 1", compare=">="),
+    ["limit_train_batches=max_batches", "self.cnt += 1"],
+    ["break", "stop_epoch"],
+)
+# `>`: the script trains one batch more than the limit: no batch limit claimed, the flag
+CONVERTS["hand_counter_past_the_limit_stays_a_flag"] = (
+    _COUNTED.format(increment="cnt += 1", compare=">"),
+    ["self.stop_epoch = True"],
+    ["limit_train_batches"],
+)
+# a batch that may not count: no batch limit claimed
+CONVERTS["hand_counter_counting_some_batches_stays_a_flag"] = (
+    _COUNTED.format(increment="if y.sum() > 0:\n            cnt += 1", compare=">="),
+    ["self.stop_epoch = True"],
+    ["limit_train_batches"],
+)

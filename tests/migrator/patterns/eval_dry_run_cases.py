@@ -77,3 +77,34 @@ UNCHANGED = {
         "TL180",
     ),
 }
+
+# a hand counter from 0 ending the pass after K batches (the quantization tutorials' evaluate)
+_COUNTED = """
+val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+neval_batches = 2
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    cnt = 0
+    val_loss = 0.0
+    with torch.no_grad():
+        for x, y in val_loader:
+            val_loss += criterion(model(x), y).item()
+            cnt += 1
+            if cnt {compare} neval_batches:
+                break
+    print(f"val loss {{val_loss:.3f}}")
+"""
+CONVERTS["hand_counter_break_is_limit_val_batches"] = (
+    _COUNTED.format(compare=">="),
+    ["limit_val_batches=neval_batches", "self.cnt += 1"],
+    ["break"],
+)
+UNCHANGED["hand_counter_past_the_limit"] = (_COUNTED.format(compare=">"), "TL180")
+UNCHANGED["hand_counter_limit_maybe_a_float"] = (
+    _COUNTED.format(compare=">=").replace("neval_batches = 2", "neval_batches = 2.5"),
+    "TL180",
+)

@@ -394,3 +394,52 @@ UNCHANGED = {
         "TL111",
     ),
 }
+
+# the quantization tutorials' train_one_epoch: returns after `ntrain_batches` batches counted
+# by hand (source/early_returns.py reads the return as a `break`, early_break.py as the limit)
+_EARLY_RETURN = """
+def train_one_epoch(model, loader, optimizer, ntrain_batches):
+    model.train()
+    cnt = 0
+    for x, y in loader:
+        cnt += 1
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if cnt {compare} ntrain_batches:
+            print("stopped at", cnt)
+            return {early}
+    print("whole loader")
+    return {final}
+
+
+num_train_batches = {limit}
+for epoch in range(2):
+    train_one_epoch(model, loader, optimizer, num_train_batches)
+"""
+CONVERTS["returns_after_counted_batches"] = (
+    _EARLY_RETURN.format(compare=">=", early="", final="", limit="1"),
+    [
+        "limit_train_batches=num_train_batches",
+        "if self.cnt >= self.hparams.num_train_batches:\n"
+        '            print("stopped at", self.cnt)\n'
+        "        else:\n"
+        '            print("whole loader")',
+    ],
+    ["break", "stop_epoch", "train_one_epoch"],
+)
+UNCHANGED.update(
+    {
+        # the two returns give different things: no single place after the loop
+        "returns_other_values_after_counted_batches": (
+            _EARLY_RETURN.format(compare=">=", early="cnt", final="0", limit="1"),
+            "TL111",
+        ),
+        # the limit may be 0: with an empty loader the test would hold after the loop
+        "returns_after_a_count_maybe_zero": (
+            _EARLY_RETURN.format(compare=">=", early="", final="", limit="0"),
+            "TL111",
+        ),
+    }
+)

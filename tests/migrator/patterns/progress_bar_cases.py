@@ -51,6 +51,25 @@ CONVERTS["bar_wrapping_the_whole_loop"] = (
     ["pbar", "tqdm", "with "],
 )
 
+# `write` is tqdm's classmethod: the same line, printed through the bar's class
+CONVERTS["wrapping_bar_write_goes_to_its_class"] = (
+    """
+    from tqdm import tqdm
+
+    with tqdm(total=2 * len(loader)) as pbar:
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                pbar.update(1)
+                pbar.write(str(loss.item()))
+    """,
+    ["tqdm.write(str(loss.item()))"],
+    ["pbar"],
+)
+
 UNCHANGED = {
     "bar_over_zipped_tensors": (
         """
@@ -78,9 +97,9 @@ UNCHANGED = {
                     loss.backward()
                     optimizer.step()
                     pbar.update(1)
-                    pbar.write(str(loss.item()))
+                    print(pbar.n)
         """,
-        "TL150",
+        "TL104",
     ),
     "bar_and_another_context_manager": (
         """

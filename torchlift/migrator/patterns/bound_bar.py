@@ -30,7 +30,7 @@ from ..rule import Unsupported
 from ..shapes.context import NOT_A_LOADER
 from .bar_closes import closes_in
 
-DISPLAY = ("set_postfix", "set_description", "set_postfix_str", "update")  # progress_bar.py's
+DISPLAY = ("set_postfix", "set_description", "set_postfix_str", "update", "refresh")  # progress_bar.py's
 _LOOP_CALLS = (*DISPLAY, "write")  # what may use the bar in the batch loop
 _EPOCH_CALLS = (*_LOOP_CALLS, "close")  # and in the epoch, after its binding
 

@@ -7,6 +7,8 @@
     optimizer.step()
     if i + 1 >= max_batches:
         break                  -> Trainer(limit_train_batches=max_batches)  (an int for sure)
+    (also `cnt += 1` ... `if cnt >= max_batches: break`, cnt a hand counter from 0:
+    analysis/batch_counters.py)
 
     optimizer.step()
     if loss.item() < target:
@@ -26,6 +28,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.batch_counters import counted_limit
 from ..analysis.names import collect_names
 from ..analysis.statements import OwnLoopTransformer, direct_breaks
 from ..shapes.context import CONTROL_FLOW
@@ -83,18 +86,18 @@ def _batch_limit(ctx, plan, steps, stmt) -> bool:
     once to one: every epoch trains on its first K batches -> `limit_train_batches=K`. Not
     when a `continue` can skip the test."""
     index = steps["index"]
-    if index is None or index in plan.index_start:
-        return False
+    if index in plan.index_start:
+        index = None  # counted from another start: only a hand counter is read
     if any(skip_batches.direct_continues(s) for _, s in steps["body"]):
         return False
     one = m.Integer("1")
     at_least = m.GreaterThanEqual() | m.Equal()
     plus_one = m.Comparison(
-        left=m.BinaryOperation(left=m.Name(index), operator=m.Add(), right=one),
+        left=m.BinaryOperation(left=m.Name(index or ""), operator=m.Add(), right=one),
         comparisons=[m.ComparisonTarget(operator=at_least)],
     )
     minus_one = m.Comparison(
-        left=m.Name(index),
+        left=m.Name(index or ""),
         comparisons=[
             m.ComparisonTarget(
                 operator=at_least,
@@ -103,11 +106,17 @@ def _batch_limit(ctx, plan, steps, stmt) -> bool:
         ],
     )
     body = m.IndentedBlock([m.SimpleStatementLine([m.Break()])])
-    if not m.matches(stmt, m.If(test=plus_one | minus_one, body=body, orelse=None)):
-        return False
-    limit = stmt.test.comparisons[0].comparator
-    if m.matches(stmt.test, minus_one):
-        limit = limit.left
+    if m.matches(stmt, m.If(test=plus_one | minus_one, body=body, orelse=None)):
+        limit = stmt.test.comparisons[0].comparator
+        if m.matches(stmt.test, minus_one):
+            limit = limit.left
+    else:  # `cnt += 1` ... `if cnt >= K: break` (analysis/batch_counters.py)
+        loop = ctx.found.get("batch_loop")
+        before = [s for _, s in steps["body"] if s is not stmt]
+        epoch = [*plan.pre_train, loop, *plan.post_train]
+        limit = counted_limit(ctx, stmt, loop, before, epoch) if loop is not None else None
+        if limit is None:
+            return False
     if not _positive_int(ctx, plan, limit):
         return False
     plan.add_trainer_arg("limit_train_batches", ctx.module.code_for_node(limit))

@@ -9,7 +9,8 @@
 
 The `break` ends the pass after its first batch whenever the flags are set, which is what
 `limit_val_batches=1` (a test pass after training: `limit_test_batches=1`) says; the step keeps
-the rest of the body. As for training (patterns/early_break.py), the flags are read once, when
+the rest of the body. A hand counter ending the pass after K batches (`cnt += 1` ... `if cnt
+>= K: break`, K an int >= 1 for sure: analysis/batch_counters.py) is `limit_val_batches=K`. As for training (patterns/early_break.py), the flags are read once, when
 the Trainer is built, so they must be names nothing in the loop (or between the loop and a
 test pass) rebinds or changes. Refused (TL180): any other `break` in a validation loop (one
 that may end the pass after another batch, or with code after it on that batch). A test pass
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.batch_counters import counted_limit
 from ..analysis.names import collect_names
 from ..analysis.statements import direct_breaks
 from ..rule import Rule, Unsupported
@@ -30,6 +32,7 @@ from .early_break import (
     path_to_break,
     without_break,
 )
+from .helpers import positive_int
 
 EVAL_BREAK = Rule(
     "TL180",
@@ -88,10 +91,28 @@ def dry_run_limit(ctx, plan, kind: str, loop: cst.For, body: list, others: list)
         written |= {plan.epoch_var, index} - {None}
         flags = guard_flags(ctx, path, index, written)
     if flags is None:
-        raise Unsupported(EVAL_BREAK, f"`break` in the {kind} loop", stmt)
+        return _counted(ctx, plan, kind, loop, body, others, stmt, position)
     code = "1" if not flags else f"1 if {' and '.join(flags)} else 1.0"
     plan.add_trainer_arg(_LIMITS[kind], code)
     why = f"the {kind} loop's dry-run `break` -> `{_LIMITS[kind]}={code}`"
     plan.explained.append((stmt, "trainer", why))
     kept = without_break(stmt)
     return body[:-1] + ([] if isinstance(kept, cst.RemovalSentinel) else [kept])
+
+
+def _counted(ctx, plan, kind: str, loop, body: list, others: list, stmt, position) -> list:
+    """`cnt += 1` ... `if cnt >= K: break` ending the pass, cnt a hand counter from 0 and K an
+    int >= 1 for sure: `limit_val_batches=K` (analysis/batch_counters.py); else TL180."""
+    everything = [*plan.pre_train, *plan.train_body, *plan.after_step, *others]
+    limit = None
+    if position == len(body) - 1:
+        limit = counted_limit(ctx, stmt, loop, body[:-1], everything)
+    if limit is None or not positive_int(ctx, limit):
+        raise Unsupported(EVAL_BREAK, f"`break` in the {kind} loop", stmt)
+    if collect_names(limit).reads & collect_names(*everything).writes:
+        raise Unsupported(EVAL_BREAK, f"`break` in the {kind} loop", stmt)
+    code = ctx.module.code_for_node(limit)
+    plan.add_trainer_arg(_LIMITS[kind], code)
+    why = f"the {kind} loop's `break` after its batch `{code}` -> `{_LIMITS[kind]}={code}`"
+    plan.explained.append((stmt, "trainer", why))
+    return body[:-1]

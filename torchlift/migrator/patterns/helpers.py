@@ -27,6 +27,7 @@ from ..analysis.statements import statements
 from ..rule import Rule, Unsupported
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
+from ..source import early_returns
 from .helper_globals import declared_globals
 
 HELPER_SHAPE = Rule(
@@ -78,7 +79,14 @@ def epoch_body(ctx, stmts):
             continue
         body, declared = declared_globals(ctx, found[0], stmt, called)
         body, bound, bindings, origin = inline_call(
-            stmt, *found[:3], taken, body=body, keep=declared, avoid=outside, operator=found[3]
+            stmt,
+            *found[:3],
+            taken,
+            body=body,
+            keep=declared,
+            avoid=outside,
+            operator=found[3],
+            limit_ok=lambda value: positive_int(ctx, value),
         )
         taken |= bound
         # a refusal about an argument's binding names the call's line, and what it binds;
@@ -97,6 +105,21 @@ def epoch_body(ctx, stmts):
         origin.update({id(inlined_stmt): found[0].name.value for inlined_stmt in body})
         out.extend(body)
     return out
+
+
+def positive_int(ctx, value) -> bool:
+    """`value` is an int >= 1 for sure: a literal, or a name bound once to one before the loop
+    that neither the loop nor a function's `global` rebinds."""
+    if isinstance(value, cst.Name):
+        name = value.value
+        binding, count = ctx.binding(name)
+        if count != 1 or binding is None or name in collect_names(ctx.loop).writes:
+            return False
+        declared = m.findall(ctx.module, m.Global())
+        if any(item.name.value == name for g in declared for item in g.names):
+            return False
+        value = binding[1]
+    return isinstance(value, cst.Integer) and value.evaluated_value >= 1
 
 
 def _is_helper(stmt, names) -> bool:
@@ -234,6 +257,7 @@ def inline_call(
     keep: set[str] = frozenset(),
     avoid: frozenset = frozenset(),
     operator: cst.BaseAugOp | None = None,
+    limit_ok=None,
 ) -> tuple[list, set[str], list]:
     """Statements equivalent to `stmt` (a helper call), the helper locals they bind, and the
     statements among them binding an argument first. `body`: the helper's statements to
@@ -257,6 +281,11 @@ def inline_call(
     ):
         final_return = last.body[0]
         body = body[:-1]
+    if limit_ok is not None and len(returns) > 1:
+        given = dict(_bind_arguments(func, call, stmt))
+        final_value = final_return.value if final_return is not None else None
+        body = early_returns.as_break(func, body, final_value, lambda p: limit_ok(given.get(p)))
+        returns = [*m.findall(cst.IndentedBlock(body), m.Return()), final_return]
     if any(r is not final_return for r in returns):
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` returns early", stmt)
     if "yield" in kinds or "global" in node_kinds(cst.IndentedBlock(body)):

@@ -235,12 +235,14 @@ def _check_code_before_the_pass(ctx, stmts) -> list:
     early = cst.IndentedBlock(body=[*setup, stmts[j]]).visit(_WithoutModeCalls())
     later = cst.IndentedBlock(body=kept).visit(_WithoutModeCalls())
     index = ctx.unwrap_iter(pass_loop)[1]
-    shared = maybe_changed(ctx, early, collect_names(later).all())
-    shared |= maybe_changed(ctx, later, collect_names(early).all())
-    shared -= {index}
+    read_by_pass = maybe_changed(ctx, later, collect_names(early).all()) - {index}
+    shared = maybe_changed(ctx, early, collect_names(later).all()) - {index}
+    shared |= read_by_pass
     if shared:
         modules = {n for n in shared if n in ctx.names.imports}
-        if shared - modules:
+        if read_by_pass - modules:  # the pass would read it before that code changed it
+            why = f"changes `{sorted(read_by_pass - modules)[0]}`, which the validation pass reads"
+        elif shared - modules:
             why = f"reads `{sorted(shared - modules)[0]}`, which the validation pass changes"
         else:  # `torch.no_grad()` in the pass, `torch.nn.Module` after: no variable is shared
             why = (

@@ -30,6 +30,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
+from ..analysis.output_effects import pure_expression
 from ..analysis.printed_values import string_pieces
 from ..analysis.qualnames import TQDM
 from ..analysis.statements import call_method, single_assign
@@ -61,8 +62,11 @@ def _bar_names(ctx) -> set[str]:
 
 
 def _is_display(ctx, stmt) -> bool:
+    """A display call of a bar whose arguments change nothing (dropping it loses nothing)."""
     receiver = display_receiver(stmt)
-    return isinstance(receiver, cst.Name) and receiver.value in _bar_names(ctx)
+    if not (isinstance(receiver, cst.Name) and receiver.value in _bar_names(ctx)):
+        return False
+    return all(pure_expression(ctx, arg.value) for arg in stmt.body[0].value.args)
 
 
 def epoch_body(ctx, stmts):
@@ -70,7 +74,9 @@ def epoch_body(ctx, stmts):
     batch loop that iterates it (bound_bar.py), at epoch level: dropped."""
     _find_counter_bars(ctx)
     stmts = bound_bar.take(ctx, stmts)
-    return [s for s in stmts if not _is_display(ctx, s)]
+    dropped = [s for s in stmts if _is_display(ctx, s)]
+    ctx.found.setdefault("bar_displays_dropped", []).extend(dropped)  # bar_displays.py notes
+    return [s for s in stmts if not any(s is d for d in dropped)]
 
 
 def batch_statements(ctx, stmts):

@@ -129,6 +129,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         raise Unsupported(CONTROL_FLOW, "`for ... else` on the epoch loop", loop)
     epoch_body = registry.run_phase("epoch_body", ctx, epoch_body)
     pre, batch_loop, post = _split_epoch_body(ctx, epoch_body)
+    ctx.found["batch_loop"] = batch_loop  # patterns/early_break.py's counted limit
     pre = registry.run_phase("before_batch_loop", ctx, batch_loop, pre)
     steps = _read_batch_loop(ctx, batch_loop, pre)
     plan = LoopPlan(

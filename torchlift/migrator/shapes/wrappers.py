@@ -10,8 +10,8 @@
 A wrapper holds the loop and nothing else. Other `with` blocks stay around the Trainer
 statements (enclosing.py). Left alone (TL103): a bar mixed with other context managers, `try`
 with another handler, `else` or `finally` (they would also catch or follow what the Trainer
-raises); a bar used beyond its display calls is refused by the static check (TL150: the
-conversion would read a name nothing binds). Ctrl-C differs: Lightning and the runtime end the process after their graceful
+raises); a bar used beyond its display calls, also inside the passes the loop calls, is
+refused naming the use (TL104, patterns/bar_displays.py). Ctrl-C differs: Lightning and the runtime end the process after their graceful
 shutdown, so the `except KeyboardInterrupt` body no longer runs; the report says so.
 """
 
@@ -50,7 +50,7 @@ def wrapper_around(ctx, loop, holder) -> tuple[cst.CSTNode | None, str | None]:
 def _progress_bar(ctx, stmt: cst.With):
     if stmt.asynchronous is not None:
         return None, "`async with` around the training loop"
-    names = []
+    names, classes = [], {}
     for item in stmt.items:
         if not (isinstance(item.item, cst.Call) and ctx.call_qualnames(item.item) & TQDM):
             return None, (
@@ -61,7 +61,9 @@ def _progress_bar(ctx, stmt: cst.With):
             if not isinstance(item.asname.name, cst.Name):
                 return None, "progress bar bound to something else than a name"
             names.append(item.asname.name.value)
+            classes[item.asname.name.value] = item.item.func  # `pbar.write` -> `tqdm.write`
     ctx.found["wrapping_bars"] = set(names)
+    ctx.found["wrapping_bar_classes"] = classes
     return stmt, None
 
 

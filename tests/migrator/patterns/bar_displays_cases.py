@@ -1,0 +1,82 @@
+"""Cases of patterns/bar_displays.py: a bar around the loop, updated inside the script's passes."""
+
+# the torchaudio tutorials: `with tqdm(total=n_epoch) as pbar:` around the epoch loop, the
+# `train()` / `test()` helpers advancing it by a fraction per batch
+_HELPERS = """
+from tqdm import tqdm
+
+
+def train(model, epoch):
+    model.train()
+    for i, (x, y) in enumerate(loader):
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        {train_display}
+
+
+def test(model, epoch):
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for x, y in val_loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+            {test_display}
+    print(epoch, correct)
+
+
+step = 1 / (len(loader) + len(val_loader))
+with tqdm(total=2) as pbar:
+    for epoch in range(2):
+        train(model, epoch)
+        test(model, epoch)
+"""
+
+CONVERTS = {
+    "updated_in_the_train_and_test_helpers": (
+        _HELPERS.format(train_display="pbar.update(step)", test_display="pbar.update(step)"),
+        ["trainer.fit(lit_model, loader, val_loader)", "def validation_step(self, batch"],
+        ["pbar", "with tqdm"],
+    ),
+    "redrawn_under_an_if_of_each_pass": (
+        _HELPERS.format(
+            train_display='if i % 2 == 0:\n            pbar.set_description(f"epoch {epoch}")',
+            test_display="if correct > 0:\n                pbar.refresh()",
+        ),
+        ["loss = self.criterion(self(x), y)\n        self.log("],
+        ["pbar", "if batch_idx % 2 == 0", "pass"],
+    ),
+    # `write` is tqdm's classmethod: the same line, through the bar's class
+    "write_goes_to_the_bar_class": (
+        _HELPERS.format(
+            train_display="pbar.update(step)", test_display='pbar.write(f"correct: {correct}")'
+        ),
+        ['tqdm.write(f"correct: {self.correct}")'],
+        ["pbar"],
+    ),
+}
+
+UNCHANGED = {
+    # the bar's count read into the script's logic: no bar exists under the Trainer
+    "count_read_by_the_test_helper": (
+        _HELPERS.format(
+            train_display="pbar.update(step)",
+            test_display='if pbar.n > 1:\n                print("late")',
+        ),
+        "TL104",
+    ),
+    "passed_to_a_function": (
+        "def show(bar, value):\n    bar.set_postfix(acc=value)\n\n\n"
+        + _HELPERS.format(train_display="pbar.update(step)", test_display="show(pbar, correct)"),
+        "TL104",
+    ),
+    # dropping the call would drop the effect of what its argument calls
+    "display_argument_with_an_effect": (
+        "seen = []\n\n\ndef counted(k):\n    seen.append(k)\n    return k\n\n\n"
+        + _HELPERS.format(
+            train_display="pbar.update(step)", test_display="pbar.update(counted(step))"
+        ),
+        "TL104",
+    ),
+}

@@ -27,6 +27,7 @@ CONVERTS = {
     "batch_index_read_after_the_loop_and_reused_by_the_eval_helper": (
         """
         val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+        history = []
 
 
         def train(epoch):
@@ -37,7 +38,7 @@ CONVERTS = {
                 loss.backward()
                 optimizer.step()
                 total += loss.item()
-            print(epoch, total / (i + 1))
+            history.append((epoch, total / (i + 1)))
 
 
         def test():
@@ -54,7 +55,7 @@ CONVERTS = {
         """,
         [
             "def training_step(self, batch, batch_idx):\n        self.i = batch_idx\n",
-            "print(epoch, self.total / (self.i + 1))",
+            "self.history.append((epoch, self.total / (self.i + 1)))",
         ],
         ["def train(", "self.i = i"],
     ),

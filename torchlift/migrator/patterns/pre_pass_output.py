@@ -20,7 +20,8 @@ where the script's code ran. So the statements that only print or write files
 the plain-name bindings of pure values they read (`avg = total / n`).
 
 Refused (TL199) when that order cannot be kept: epoch code staying in `on_train_epoch_end`
-before a moved statement that may print or changes what it reads, or a training epoch the
+before a moved statement that may print or changes what it reads, a moved statement reading
+the batch loop's index (carried to `on_train_epoch_end` only), or a training epoch the
 early-break flag ends (`on_train_batch_start` returning -1: Lightning then skips that
 epoch's validation, and `on_validation_epoch_start` with it).
 """
@@ -80,6 +81,16 @@ def read(ctx, plan, steps) -> None:
             "the epoch may end at the early-break flag, and Lightning then skips its "
             "validation: what the epoch printed before the pass could not be printed there",
             moved[0],
+        )
+        return
+    index = plan.train_index
+    reading_index = [s for s in moved if index and index in collect_names(s).reads]
+    if reading_index:  # the last step's index is carried to on_train_epoch_end only
+        ctx.block(
+            PRE_PASS_ORDER,
+            f"this statement reads the batch loop's index `{index}`, which only "
+            "on_train_epoch_end (after the pass) can read",
+            reading_index[0],
         )
         return
     moved_ids = {id(s) for s in moved}

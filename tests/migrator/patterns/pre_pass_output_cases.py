@@ -1,0 +1,71 @@
+"""Cases of patterns/pre_pass_output.py: what the epoch printed before the validation pass."""
+
+_EPOCH = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+history = []
+for epoch in range(2):
+    total = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    {between}
+    model.eval()
+    with torch.no_grad():
+        for x, y in val_loader:
+            print("val", criterion(model(x), y).item())
+"""
+
+CONVERTS = {
+    "print_before_the_pass_runs_at_the_validation_epoch_start": (
+        _EPOCH.format(between='print("train", total)'),
+        [
+            "def on_validation_epoch_start(self):\n"
+            '        print("train", self.total)\n'
+            "\n"
+            "    def validation_step"
+        ],
+        ["on_train_epoch_end"],
+    ),
+    "binding_the_print_reads_moves_with_it": (
+        _EPOCH.format(between='avg = total / 2\n    print("train", avg)'),
+        [
+            "def on_validation_epoch_start(self):\n"
+            "        avg = self.total / 2\n"
+            '        print("train", avg)\n'
+        ],
+        ["on_train_epoch_end"],
+    ),
+    "code_after_the_print_stays_at_the_train_epoch_end": (
+        _EPOCH.format(between='print("train", total)\n    history.append(total)'),
+        [
+            'def on_validation_epoch_start(self):\n        print("train", self.total)\n',
+            "def on_train_epoch_end(self):\n        self.history.append(self.total)\n",
+        ],
+        [],
+    ),
+    "unrelated_code_before_the_print_stays": (
+        _EPOCH.format(between='history.append(loss.item())\n    print("train", total)'),
+        ['def on_validation_epoch_start(self):\n        print("train", self.total)\n'],
+        [],
+    ),
+}
+
+UNCHANGED = {
+    "code_before_the_print_changes_what_it_prints": (
+        _EPOCH.format(between='history.append(total)\n    print("train", history[-1])'),
+        "TL199",
+    ),
+    "code_before_the_print_prints_too": (
+        _EPOCH.format(between='log_epoch(epoch)\n    print("train", total)'),
+        "TL199",
+    ),
+    "print_reads_the_batch_index": (
+        _EPOCH.replace("for x, y in loader", "for i, (x, y) in enumerate(loader)").format(
+            between='print("train", total / (i + 1))'
+        ),
+        "TL199",
+    ),
+}

@@ -274,7 +274,7 @@ def _first_call_order(tree: ast.Module) -> tuple[str, ...]:
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
             if name == "Trainer":
                 trainers.append(node)
-            validates |= name == "validate"
+            validates |= isinstance(func, ast.Attribute) and name == "validate"
     if trainers and not validates and all(
         any(
             k.arg == "num_sanity_val_steps"

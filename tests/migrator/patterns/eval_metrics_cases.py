@@ -38,17 +38,11 @@ CONVERTS = {
         [],
     ),
     "after_epoch_code_before_the_pass_everything_stays_in_train_epoch_end": (
-        _EPOCH.format(between='history.append(epoch)', flush="False").replace(
-            "for epoch in", "history = []\nfor epoch in"
-        ),
-        ['def on_train_epoch_end(self):\n        epoch = self.current_epoch\n        self.history'],
-        ["on_validation_epoch_end"],
-    ),
-    # printed before the pass: printed at its epoch start (patterns/pre_pass_output.py)
-    "a_print_before_the_pass_leaves_the_epoch_end_to_the_pass": (
         _EPOCH.format(between='print("trained", epoch)', flush="False"),
-        ['def on_validation_epoch_start(self):\n        epoch = self.current_epoch\n        print("trained"'],
-        ["on_train_epoch_end"],
+        [
+            'def on_train_epoch_end(self):\n        epoch = self.current_epoch\n        print("trained"'
+        ],
+        ["on_validation_epoch_end"],
     ),
 }
 

@@ -33,6 +33,8 @@ import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.output_effects import OUTPUT_CALLS, output_only, pure_expression
+from ..analysis.confined_effects import file_classes
+from ..analysis.function_reads import module_functions
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .early_break import mutated_roots
@@ -73,8 +75,9 @@ def read(ctx, plan, steps) -> None:
     staying = {id(s) for s in plan.post_train}
     pre_pass = [s for s in validation.between if id(s) in staying]
     moved = _moved(ctx, plan, pre_pass)
-    if not moved:
-        return
+    pass_setup = [s for s in validation.before if not any(s is b for b in validation.between)]
+    if not moved or not _prints(ctx, [*pass_setup, *validation.body, *validation.after]):
+        return  # nothing printed by the pass (or before it): no order to keep
     if _epoch_may_end_early(plan):
         ctx.block(
             PRE_PASS_ORDER,
@@ -111,7 +114,6 @@ def read(ctx, plan, steps) -> None:
         else:
             earlier.append(stmt)
     setup = {id(s) for s in validation.before}
-    pass_setup = [s for s in validation.before if not any(s is b for b in validation.between)]
     validation.before = [
         s for s in validation.between if id(s) in moved_ids or id(s) in setup
     ] + pass_setup
@@ -187,6 +189,36 @@ def _may_print(ctx, stmt) -> bool:
         if isinstance(call.func, cst.Attribute) or pure_expression(ctx, call):
             continue
         return True
+    return False
+
+
+def _prints(ctx, stmts: list) -> bool:
+    """Some statement of the pass prints: a `print(...)`, or a call of a function or method
+    of the script that makes one (followed through them; a method by its name). Files it
+    writes keep their order with the epoch's prints whatever hook prints them."""
+    functions = module_functions(ctx.module)
+    methods: dict[str, list] = {}  # a method of the file's classes, by name (any receiver)
+    for cls in file_classes(ctx.module).values():
+        for item in cls.body.body:
+            if isinstance(item, cst.FunctionDef):
+                methods.setdefault(f".{item.name.value}", []).append(item)
+    seen: set[str] = set()
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        for call in m.findall(node, m.Call()):
+            if "builtins.print" in ctx.call_qualnames(call):
+                return True
+            if isinstance(call.func, cst.Name):
+                name, found = call.func.value, [functions.get(call.func.value)]
+            elif isinstance(call.func, cst.Attribute):
+                name = f".{call.func.attr.value}"
+                found = methods.get(name, [])
+            else:
+                continue
+            if name not in seen:
+                seen.add(name)
+                todo.extend(f for f in found if f is not None)
     return False
 
 

@@ -51,6 +51,22 @@ CONVERTS = {
         ['def on_validation_epoch_start(self):\n        print("train", self.total)\n'],
         [],
     ),
+    # the pass prints nothing: no order to keep, the epoch's code stays where it was
+    "pass_without_prints_leaves_the_epoch_code": (
+        _EPOCH.replace('print("val", criterion(model(x), y).item())', "model(x)").format(
+            between='print("train", total)'
+        ),
+        ['def on_train_epoch_end(self):\n        print("train", self.total)\n'],
+        ["on_validation_epoch_start"],
+    ),
+    # a helper of the script printing inside the pass counts as the pass's print
+    "pass_printing_through_a_helper": (
+        "def show(value):\n    print('val', value)\n"
+        + _EPOCH.replace('print("val", criterion(model(x), y).item())', "show(model(x).sum())")
+        .format(between='print("train", total)'),
+        ['def on_validation_epoch_start(self):\n        print("train", self.total)\n'],
+        ["on_train_epoch_end"],
+    ),
 }
 
 UNCHANGED = {
@@ -60,6 +76,13 @@ UNCHANGED = {
     ),
     "code_before_the_print_prints_too": (
         _EPOCH.format(between='log_epoch(epoch)\n    print("train", total)'),
+        "TL199",
+    ),
+    # Lightning skips the validation of an epoch that on_train_batch_start ended (-1)
+    "epoch_ended_by_the_early_break_flag": (
+        _EPOCH.replace(
+            "        total += loss.item()", "        total += loss.item()\n        if loss.item() < 0.1:\n            break"
+        ).format(between='print("train", total)'),
         "TL199",
     ),
     "print_reads_the_batch_index": (

@@ -38,6 +38,16 @@ CONVERTS = {
         ],
         ["on_train_epoch_end"],
     ),
+    # not a number the pass computed: the code after the pass reading it stays where it was
+    "binding_read_after_the_pass_too": (
+        _EPOCH.format(between='avg = total / 2\n    print("train", avg)')
+        + "    history.append(avg)\n",
+        [
+            "def on_validation_epoch_start(self):\n        self.avg = self.total / 2\n",
+            "def on_train_epoch_end(self):\n        self.history.append(self.avg)\n",
+        ],
+        ['self.log("avg"', "on_validation_epoch_end"],
+    ),
     "code_after_the_print_stays_at_the_train_epoch_end": (
         _EPOCH.format(between='print("train", total)\n    history.append(total)'),
         [
@@ -62,8 +72,9 @@ CONVERTS = {
     # a helper of the script printing inside the pass counts as the pass's print
     "pass_printing_through_a_helper": (
         "def show(value):\n    print('val', value)\n"
-        + _EPOCH.replace('print("val", criterion(model(x), y).item())', "show(model(x).sum())")
-        .format(between='print("train", total)'),
+        + _EPOCH.replace(
+            'print("val", criterion(model(x), y).item())', "show(model(x).sum())"
+        ).format(between='print("train", total)'),
         ['def on_validation_epoch_start(self):\n        print("train", self.total)\n'],
         ["on_train_epoch_end"],
     ),
@@ -81,7 +92,8 @@ UNCHANGED = {
     # Lightning skips the validation of an epoch that on_train_batch_start ended (-1)
     "epoch_ended_by_the_early_break_flag": (
         _EPOCH.replace(
-            "        total += loss.item()", "        total += loss.item()\n        if loss.item() < 0.1:\n            break"
+            "        total += loss.item()",
+            "        total += loss.item()\n        if loss.item() < 0.1:\n            break",
         ).format(between='print("train", total)'),
         "TL199",
     ),

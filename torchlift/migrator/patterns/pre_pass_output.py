@@ -31,10 +31,10 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names
-from ..analysis.output_effects import OUTPUT_CALLS, output_only, pure_expression
 from ..analysis.confined_effects import file_classes
 from ..analysis.function_reads import module_functions
+from ..analysis.names import collect_names
+from ..analysis.output_effects import OUTPUT_CALLS, output_only, pure_expression
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .early_break import mutated_roots
@@ -118,6 +118,7 @@ def read(ctx, plan, steps) -> None:
         s for s in validation.between if id(s) in moved_ids or id(s) in setup
     ] + pass_setup
     plan.post_train = [s for s in plan.post_train if id(s) not in moved_ids]
+    validation.printed_before = moved
     plan.notes.append(
         "what the epoch printed before the validation pass is printed in "
         "on_validation_epoch_start, before the pass"

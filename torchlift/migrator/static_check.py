@@ -5,7 +5,9 @@ Valid syntax is not enough. A conversion is refused (the file stays byte-identic
   (a helper or binding the conversion removed, a loop variable left behind in a hook):
   TL150, at the first line reading it;
 - reads `self.<attr>` in a generated LightningModule when no method assigns that attribute, the
-  class does not define it and LightningModule does not provide it: TL151.
+  class does not define it and LightningModule does not provide it: TL151. (A hook must find
+  it assigned by a hook Lightning calls first: validation's come before training's unless the
+  script turns the sanity check off and never calls `.validate()`.)
 
 Names are resolved with Python's own scoping rules (stdlib `symtable`: comprehensions, lambdas,
 nested functions and classes, `global`/`nonlocal`), never by matching text.
@@ -253,13 +255,16 @@ _FIRST_CALL_ORDER = (
     "on_test_end",
 )
 _ANYTIME = len(_FIRST_CALL_ORDER)  # methods called from anywhere (forward, helpers, other hooks)
-_VALIDATION_HOOKS = _FIRST_CALL_ORDER[5:12]
-# without the sanity check, `fit` first validates after the first epoch's training batches
+_VALIDATION_HOOKS = _FIRST_CALL_ORDER[
+    _FIRST_CALL_ORDER.index("on_validation_start") : _FIRST_CALL_ORDER.index("on_train_start")
+]
+# without the sanity check, `fit` first validates after the first epoch's training batches,
+# before `on_train_epoch_end`
+_EPOCH_END = _FIRST_CALL_ORDER.index("on_train_epoch_end")
 _ORDER_WITHOUT_SANITY_CHECK = (
-    *_FIRST_CALL_ORDER[:5],
-    *_FIRST_CALL_ORDER[12:21],
+    *(hook for hook in _FIRST_CALL_ORDER[:_EPOCH_END] if hook not in _VALIDATION_HOOKS),
     *_VALIDATION_HOOKS,
-    *_FIRST_CALL_ORDER[21:],
+    *_FIRST_CALL_ORDER[_EPOCH_END:],
 )
 
 

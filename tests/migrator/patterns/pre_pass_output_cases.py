@@ -97,6 +97,12 @@ UNCHANGED = {
         ).format(between='print("train", total)'),
         "TL199",
     ),
+    # a method of the script's own class that prints, before the print
+    "a_printing_method_before_the_print": (
+        "class Meter:\n    def show(self):\n        print('meter')\n\n\nmeter = Meter()\n"
+        + _EPOCH.format(between='meter.show()\n    print("train", total)'),
+        "TL199",
+    ),
     "print_reads_the_batch_index": (
         _EPOCH.replace("for x, y in loader", "for i, (x, y) in enumerate(loader)").format(
             between='print("train", total / (i + 1))'

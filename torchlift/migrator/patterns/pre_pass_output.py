@@ -183,13 +183,17 @@ def _order_free(ctx, earlier, moved) -> bool:
 
 def _may_print(ctx, stmt) -> bool:
     """A call that prints, or one whose effect is not known (a function of the script or of
-    a library, not a method: `history.append(x)` prints nothing)."""
+    a library; a method only when a class of the script defines one of that name that
+    prints: `history.append(x)` prints nothing)."""
     for call in m.findall(stmt, m.Call()):
         if ctx.call_qualnames(call) & OUTPUT_CALLS:
             return True
-        if isinstance(call.func, cst.Attribute) or pure_expression(ctx, call):
+        if isinstance(call.func, cst.Attribute):
+            if _prints(ctx, [call]):
+                return True
             continue
-        return True
+        if not pure_expression(ctx, call):
+            return True
     return False
 
 

@@ -79,6 +79,8 @@ PRINTED = {
     "model_fit_method_keras_style": r"Epoch \d+/2 [^\r\n]*|validation accuracy[^\r\n]*|history:[^\r\n]*",
     # the validation loss averaged by the pass's own last index, read after the pass
     "valid_index_read_after_pass": r"LOSS train [^\r\n]*|  batch \d+ loss[^\r\n]*",
+    # the epoch's training line before the validation pass's per-batch lines, as the script
+    "train_line_before_validation_prints": r"(?:TRAIN|VALID) [^\r\n]*",
     # evaluated in full precision under a bf16 training autocast, as the script did
     "bf16_training_full_precision_validation": r"epoch \d+: val loss [^\r\n]*",
     # a line written through the bound bar (tqdm.write once converted), then the history line

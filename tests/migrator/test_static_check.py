@@ -165,6 +165,46 @@ def test_safe_conversion_passes(name, converted):
     assert check_conversion(textwrap.dedent(_ORIGINAL), textwrap.dedent(converted)) == []
 
 
+# without the sanity check, fit validates first after the first epoch's training batches
+_TRAINED_THEN_VALIDATED = """
+import torchlift.runtime as L
+
+class LitModel(L.LightningModule):
+    def on_train_epoch_start(self):
+        self.total = 0.0
+
+    def training_step(self, batch, batch_idx):
+        return batch.sum()
+
+    def on_validation_epoch_start(self):
+        print(self.total)
+
+    def validation_step(self, batch, batch_idx):
+        print(batch.sum())
+
+loader = val_loader = []
+trainer = L.Trainer(max_epochs=2{sanity})
+trainer.fit(LitModel(), loader, val_loader)
+{validate}
+"""
+
+
+def test_validation_hooks_follow_training_without_the_sanity_check():
+    converted = _TRAINED_THEN_VALIDATED.format(sanity=", num_sanity_val_steps=0", validate="")
+    assert check_conversion(textwrap.dedent(_ORIGINAL), converted) == []
+
+
+@pytest.mark.parametrize(
+    "sanity, validate",
+    [("", ""), (", num_sanity_val_steps=0", "trainer.validate(LitModel(), val_loader)")],
+    ids=["sanity_check_on", "validate_called"],
+)
+def test_validation_hooks_may_run_before_training(sanity, validate):
+    converted = _TRAINED_THEN_VALIDATED.format(sanity=sanity, validate=validate)
+    problems = check_conversion(textwrap.dedent(_ORIGINAL), converted)
+    assert [p.code for p in problems] == [UNASSIGNED_SELF_ATTRIBUTE]
+
+
 def test_undefined_names_of_the_original_are_not_blamed_on_the_conversion():
     original = "print(mystery)\nfor epoch in range(2):\n    pass\n"
     converted = "print(mystery)\n"

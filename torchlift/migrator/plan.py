@@ -29,6 +29,12 @@ class EvalPlan:
     after: list[cst.BaseStatement]  # -> on_*_epoch_end
     anchor: cst.CSTNode  # outermost statement of the pass (for removal when after training)
     following: list[cst.BaseStatement] = field(default_factory=list)  # epoch code after it
+    # the epoch code between the batch loop and the pass, in the script's order (its setup
+    # went to `before`, the rest to post_train; patterns/pre_pass_output.py reads the order)
+    between: list[cst.BaseStatement] = field(default_factory=list)
+    # of `before`: the epoch's own prints (and what they read) run before the pass, not the
+    # pass's setup (patterns/pre_pass_output.py)
+    printed_before: list[cst.BaseStatement] = field(default_factory=list)
     keeps_train_mode: bool = False  # the script evaluated without model.eval()
     # modules besides the model the pass runs (an EMA copy) -> the mode the script ran them in
     # loaders of the script's later passes in the epoch, run as further validation dataloaders

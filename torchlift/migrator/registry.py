@@ -80,6 +80,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.epoch_stop",
     "torchlift.migrator.patterns.loader_rng",
     "torchlift.migrator.patterns.eval_mode",
+    "torchlift.migrator.patterns.pre_pass_output",
     "torchlift.migrator.patterns.eval_metrics",
     "torchlift.migrator.patterns.trainer_values",
     "torchlift.migrator.patterns.hyperparameters",

@@ -5,7 +5,9 @@ Valid syntax is not enough. A conversion is refused (the file stays byte-identic
   (a helper or binding the conversion removed, a loop variable left behind in a hook):
   TL150, at the first line reading it;
 - reads `self.<attr>` in a generated LightningModule when no method assigns that attribute, the
-  class does not define it and LightningModule does not provide it: TL151.
+  class does not define it and LightningModule does not provide it: TL151. (A hook must find
+  it assigned by a hook Lightning calls first: validation's come before training's unless the
+  script turns the sanity check off and never calls `.validate()`.)
 
 Names are resolved with Python's own scoping rules (stdlib `symtable`: comprehensions, lambdas,
 nested functions and classes, `global`/`nonlocal`), never by matching text.
@@ -97,10 +99,11 @@ def check_conversion(original: str, converted: str, path: str = "<string>") -> l
     converted_tree = ast.parse(converted, path)
     problems = _new_undefined_names(original, converted, converted_tree, path)
     original_classes = _class_sources(original)
+    order = _first_call_order(converted_tree)
     for node in ast.walk(converted_tree):
         if isinstance(node, ast.ClassDef) and _is_lightning_module(node):
             if ast.unparse(node) not in original_classes:
-                problems.extend(_unassigned_self_attributes(node))
+                problems.extend(_unassigned_self_attributes(node, order))
     return sorted(problems, key=lambda p: (p.line, p.column, p.code))
 
 
@@ -252,9 +255,45 @@ _FIRST_CALL_ORDER = (
     "on_test_end",
 )
 _ANYTIME = len(_FIRST_CALL_ORDER)  # methods called from anywhere (forward, helpers, other hooks)
+_VALIDATION_HOOKS = _FIRST_CALL_ORDER[
+    _FIRST_CALL_ORDER.index("on_validation_start") : _FIRST_CALL_ORDER.index("on_train_start")
+]
+# without the sanity check, `fit` first validates after the first epoch's training batches,
+# before `on_train_epoch_end`
+_EPOCH_END = _FIRST_CALL_ORDER.index("on_train_epoch_end")
+_ORDER_WITHOUT_SANITY_CHECK = (
+    *(hook for hook in _FIRST_CALL_ORDER[:_EPOCH_END] if hook not in _VALIDATION_HOOKS),
+    *_VALIDATION_HOOKS,
+    *_FIRST_CALL_ORDER[_EPOCH_END:],
+)
 
 
-def _unassigned_self_attributes(cls: ast.ClassDef) -> list[Problem]:
+def _first_call_order(tree: ast.Module) -> tuple[str, ...]:
+    """Lightning's first-call order for this script: validation after training when every
+    Trainer it makes turns the sanity check off (`num_sanity_val_steps=0`) and it calls no
+    `.validate(...)` (which could run before `fit`)."""
+    trainers, validates = [], False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name == "Trainer":
+                trainers.append(node)
+            validates |= isinstance(func, ast.Attribute) and name == "validate"
+    if trainers and not validates and all(
+        any(
+            k.arg == "num_sanity_val_steps"
+            and isinstance(k.value, ast.Constant)
+            and k.value.value == 0
+            for k in call.keywords
+        )
+        for call in trainers
+    ):
+        return _ORDER_WITHOUT_SANITY_CHECK
+    return _FIRST_CALL_ORDER
+
+
+def _unassigned_self_attributes(cls: ast.ClassDef, order=_FIRST_CALL_ORDER) -> list[Problem]:
     provided = set(LIGHTNING_MODULE_ATTRIBUTES)
     methods = {}
     for stmt in cls.body:  # methods, properties, class attributes
@@ -269,7 +308,7 @@ def _unassigned_self_attributes(cls: ast.ClassDef) -> list[Problem]:
     uses = {name: _self_uses(method) for name, method in methods.items()}
     if any(use is None for use in uses.values()):
         return []  # setattr(self, ...) / self.__dict__: attributes cannot be known statically
-    phase = _phases(methods, uses)
+    phase = _phases(methods, uses, order)
     problems = []
     for name, (stores, reads, _) in uses.items():
         for attr, node in reads.items():
@@ -339,18 +378,15 @@ def _statement_end(method, target: ast.AST) -> tuple[int, int]:
     return (target.end_lineno, target.end_col_offset)
 
 
-def _phases(methods, uses) -> dict[str, int]:
+def _phases(methods, uses, order=_FIRST_CALL_ORDER) -> dict[str, int]:
     """When each method first runs: hooks by Lightning's order, helpers with their first caller."""
-    phase = {
-        name: _FIRST_CALL_ORDER.index(name) if name in _FIRST_CALL_ORDER else _ANYTIME
-        for name in methods
-    }
+    phase = {name: order.index(name) if name in order else _ANYTIME for name in methods}
     changed = True
     while changed:  # a helper called from an early hook runs that early
         changed = False
         for caller, (_, _, calls) in uses.items():
             for callee in calls & methods.keys():
-                if callee not in _FIRST_CALL_ORDER and phase[caller] < phase[callee]:
+                if callee not in order and phase[caller] < phase[callee]:
                     phase[callee] = phase[caller]
                     changed = True
     return phase

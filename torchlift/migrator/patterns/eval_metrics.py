@@ -82,6 +82,11 @@ def read(ctx, plan, steps) -> None:
         plan.test.after = _reported(ctx, plan.test, plan.test.after, training)
 
 
+def _pass_setup(evaluation) -> list:
+    """The pass's own epoch-start code: not the epoch's prints run before it."""
+    return [s for s in evaluation.before if not any(s is p for p in evaluation.printed_before)]
+
+
 def _mode_call(stmt, models: set[str]) -> bool:
     """`<model>.train()` / `<model>.eval()`: the Trainer's business, removed."""
     for method in ("train", "eval"):
@@ -96,7 +101,7 @@ def _epoch_end_section(plan, validation) -> list:
     docstring): contiguous in `post_train`, so the hooks keep the script's order."""
     inside = {id(s) for s in validation.after}
     tail = {id(s) for s in [*validation.after, *validation.following]}
-    computed = collect_names(*validation.before, *validation.body).writes
+    computed = collect_names(*_pass_setup(validation), *validation.body).writes
     start = next((i for i, s in enumerate(plan.post_train) if id(s) in tail), None)
     section = []
     for stmt in plan.post_train[start:] if start is not None else []:
@@ -119,7 +124,7 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
     the epoch end only computes with (`correct`, `total`, `count`) are not metrics."""
     trained = collect_names(*training).writes if training else set()
     numbers = numbers_of(ctx, [*evaluation.before, *evaluation.body, *epoch_end])
-    derived = collect_names(*evaluation.before, *evaluation.body).writes
+    derived = collect_names(*_pass_setup(evaluation), *evaluation.body).writes
     for stmt in epoch_end:
         if collect_names(stmt).reads & derived:
             derived |= collect_names(stmt).writes
@@ -138,7 +143,7 @@ def _reported(ctx, evaluation, epoch_end: list, training: list, self_print=True)
         if isinstance(value, cst.Name)
     }
     candidates = []
-    for stmt in [*evaluation.before, *epoch_end]:
+    for stmt in [*_pass_setup(evaluation), *epoch_end]:
         writes = collect_names(stmt).writes
         in_order = [n.value for n in m.findall(stmt, m.Name()) if n.value in writes]
         for name in in_order:

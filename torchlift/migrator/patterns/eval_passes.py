@@ -164,6 +164,7 @@ def _read_validation(ctx, stmt, plan) -> EvalPlan:
         after=after,
         anchor=stmt,
         following=rest,
+        between=between,
         more_loaders=list(ctx.found.get("more_val_loaders", [])),
     )
 

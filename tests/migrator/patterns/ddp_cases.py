@@ -189,6 +189,23 @@ def validating_worker(shuffle=", shuffle=False", epoch_end=_VALIDATION, **parts)
     return worker(before=_VAL_LOADER.format(shuffle=shuffle), epoch_end=epoch_end, **parts)
 
 
+_COUNTERS = "sampler.set_epoch(epoch)\n        total = torch.zeros(1)\n        seen = 0"
+_COUNTED = "            total += loss.detach()\n            seen += len(y)"
+_REDUCED = (
+    "        t = torch.tensor([total.item(), seen])\n"
+    "        dist.all_reduce(t, op=dist.ReduceOp.SUM)\n"
+    "        dist.all_reduce(total)\n"
+    "        if rank == 0:\n"
+    "            print(epoch, t.tolist(), total.item())"
+)
+
+
+def counting_worker(epoch_end=_REDUCED, after_step=_COUNTED, set_epoch=_COUNTERS, **parts):
+    """A worker summing its training epoch's loss and sample count over the ranks after the
+    batch loop (every rank reduces, rank 0 prints)."""
+    return worker(set_epoch=set_epoch, after_step=after_step, epoch_end=epoch_end, **parts)
+
+
 _EVALUATE = """def evaluate(model, loader):
     model.eval()
     with torch.no_grad():
@@ -502,6 +519,24 @@ CONVERTS = {
         ],
         ["DistributedSampler", "sampler="],
     ),
+    "all_reduce_of_the_training_epoch_counters": (
+        counting_worker(),
+        [
+            "def on_train_epoch_start(self):\n        self.total = torch.zeros(1)",
+            "def on_train_epoch_end(self):\n"
+            "        epoch = self.current_epoch\n"
+            "        t = torch.tensor([self.total.item(), self.seen])\n"
+            "        dist.all_reduce(t, op=dist.ReduceOp.SUM)\n"
+            "        dist.all_reduce(self.total)\n"
+            "        if self.global_rank == 0:",
+        ],
+        ["DistributedSampler", "mp.spawn"],
+    ),
+    "barrier_by_hand_at_the_epoch_end": (
+        worker(epoch_end="        dist.barrier()"),
+        ["def on_train_epoch_end(self):\n        dist.barrier()"],
+        ["mp.spawn"],
+    ),
     "rank_zero_evaluates_the_module": (
         rank_zero_evaluating("ddp_net.module", "nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2))"),
         [
@@ -597,6 +632,29 @@ UNCHANGED = {
     ),
     "all_reduce_at_epoch_end_without_validation": (
         worker(epoch_end="        dist.all_reduce(loss)"),
+        "TL163",
+    ),
+    "all_reduce_of_the_epoch_counters_on_rank_zero_only": (
+        counting_worker(
+            epoch_end="        if rank == 0:\n            dist.all_reduce(total)\n"
+            "            print(total.item())"
+        ),
+        "TL163",
+    ),
+    "all_reduce_of_the_epoch_counter_in_the_step": (
+        counting_worker(epoch_end="", after_step=_COUNTED + "\n            dist.all_reduce(total)"),
+        "TL163",
+    ),
+    "all_reduce_of_an_alias_of_the_step_loss": (
+        counting_worker(epoch_end="        last = loss\n        dist.all_reduce(last)"),
+        "TL163",
+    ),
+    "all_reduce_of_a_counter_the_step_rebinds": (
+        counting_worker(after_step=_COUNTED + "\n            total = loss.detach()"),
+        "TL163",
+    ),
+    "all_reduce_of_the_counters_after_the_epochs": (
+        counting_worker(epoch_end="", after="    dist.all_reduce(total)"),
         "TL163",
     ),
     "all_reduce_of_the_counter_without_waiting": (
@@ -736,8 +794,16 @@ UNCHANGED = {
         worker(sampler="DistributedSampler(TensorDataset(torch.randn(16, 4)))"),
         "TL162",
     ),
-    "barrier_by_hand": (
-        worker(epoch_end="        dist.barrier()"),
+    "barrier_on_rank_zero_only": (
+        worker(epoch_end="        if rank == 0:\n            dist.barrier()"),
+        "TL163",
+    ),
+    "barrier_with_a_timeout": (
+        worker(epoch_end="        dist.barrier(timeout=datetime.timedelta(seconds=5))"),
+        "TL163",
+    ),
+    "all_reduce_before_the_batch_loop": (
+        counting_worker(set_epoch=_COUNTERS + "\n        dist.all_reduce(total)", epoch_end=""),
         "TL163",
     ),
     "per_rank_seed_before_the_process_group": (

@@ -206,6 +206,29 @@ def counting_worker(epoch_end=_REDUCED, after_step=_COUNTED, set_epoch=_COUNTERS
     return worker(set_epoch=set_epoch, after_step=after_step, epoch_end=epoch_end, **parts)
 
 
+_REDUCE_MEAN = (
+    "def reduce_mean(value, world_size):\n"
+    "    t = torch.tensor([value])\n"
+    "    dist.all_reduce(t)\n"
+    "    return (t / world_size).item()\n"
+    "\n\n"
+    "def train("
+)
+
+
+def reducing_helper_worker(call_at="epoch_end", helper=_REDUCE_MEAN, **parts):
+    """A worker averaging its epoch's loss over the ranks through a function of the script."""
+    call = "reduce_mean(total.item(), world_size)"
+    places = {
+        "epoch_end": {"epoch_end": f"        print(epoch, {call})"},
+        "step": {"after_step": _COUNTED + f"\n            print({call})", "epoch_end": ""},
+        "rank_zero": {"epoch_end": f"        if rank == 0:\n            print({call})"},
+        "epoch_start": {"set_epoch": _COUNTERS + f"\n        print({call})", "epoch_end": ""},
+    }
+    source = counting_worker(**{**places[call_at], **parts})
+    return source.replace("def train(", helper, 1)
+
+
 _EVALUATE = """def evaluate(model, loader):
     model.eval()
     with torch.no_grad():
@@ -537,6 +560,11 @@ CONVERTS = {
         ["def on_train_epoch_end(self):\n        dist.barrier()"],
         ["mp.spawn"],
     ),
+    "collective_through_a_function_at_the_epoch_end": (
+        reducing_helper_worker(),
+        ["def on_train_epoch_end(self):", "reduce_mean(self.total.item(), self.world_size)"],
+        ["mp.spawn"],
+    ),
     "rank_zero_evaluates_the_module": (
         rank_zero_evaluating("ddp_net.module", "nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2))"),
         [
@@ -655,6 +683,23 @@ UNCHANGED = {
     ),
     "all_reduce_of_the_counters_after_the_epochs": (
         counting_worker(epoch_end="", after="    dist.all_reduce(total)"),
+        "TL163",
+    ),
+    "collective_through_a_function_in_the_step": (reducing_helper_worker("step"), "TL163"),
+    "collective_through_a_function_on_rank_zero": (
+        reducing_helper_worker("rank_zero"),
+        "TL163",
+    ),
+    "collective_through_a_function_before_the_batch_loop": (
+        reducing_helper_worker("epoch_start"),
+        "TL163",
+    ),
+    "collective_through_a_function_calling_it_in_a_loop": (
+        reducing_helper_worker(
+            helper=_REDUCE_MEAN.replace(
+                "    dist.all_reduce(t)\n", "    for _ in range(world_size):\n        dist.all_reduce(t)\n"
+            )
+        ),
         "TL163",
     ),
     "all_reduce_of_the_counter_without_waiting": (

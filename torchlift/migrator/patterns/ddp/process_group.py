@@ -9,7 +9,8 @@ import libcst.matchers as m
 from ...analysis.names import collect_names, definition_reads
 from ...analysis.statements import BACKWARD, contains
 from ...rule import Unsupported
-from .facts import BACKENDS, DESTROY_GROUP, GROUP_QUERIES, INIT_GROUP, Facts, flag_body
+from .collective_helpers import collective_helpers, is_collective, nested_collective
+from .facts import BACKENDS, GROUP_QUERIES, INIT_GROUP, Facts, flag_body
 from .rules import COLLECTIVE, PROCESS_GROUP
 
 
@@ -142,19 +143,32 @@ def read_collectives(ctx, facts: Facts, epoch: list) -> None:
     ]
     kept = {id(s.body[0].value) for _, inner in facts.reduces for s in inner}
     where = ctx.function if ctx.in_function else ctx.module
+    helpers = collective_helpers(ctx, ctx.function if ctx.in_function else None)
+    taken = [s for s in [*facts.removed, facts.group_start] if s is not None]
     for call in m.findall(where, m.Call()):
-        names = ctx.call_qualnames(call)
-        if id(call) in kept:
-            continue
-        if any(q.startswith("torch.distributed.") for q in names) and not names & (
-            {INIT_GROUP, DESTROY_GROUP} | GROUP_QUERIES
-        ):
-            ctx.block(
-                COLLECTIVE,
-                f"`{cst.Module(body=[]).code_for_node(call.func)}(...)` called by hand"
-                f"{_where(ctx, facts, where, call)}",
-                call,
-            )
+        if id(call) in kept or any(_path(s, call) for s in taken):
+            continue  # (the setup helper the Trainer takes over may call a barrier)
+        code = cst.Module(body=[]).code_for_node(call.func)
+        if is_collective(ctx, call):
+            why = f"`{code}(...)` called by hand{_where(ctx, facts, where, call)}"
+            ctx.block(COLLECTIVE, why, call)
+        elif isinstance(call.func, cst.Name) and call.func.value in helpers:
+            # a function of the script calling a collective: placed like a direct call
+            inner = nested_collective(ctx, helpers, helpers[call.func.value])
+            place = _where(ctx, facts, where, call) or _outside_epoch_end(ctx, epoch, call)
+            if inner is not None:
+                place = f", which calls `{inner}(...)` in a loop or under a test of its own"
+            if place:
+                ctx.block(COLLECTIVE, f"`{code}(...)` calls a collective{place}", call)
+
+
+def _outside_epoch_end(ctx, epoch: list, call) -> str:
+    """A call of the epoch's code at the top level: before the batch loop is refused (only
+    the epoch's code after its passes keeps collectives, like a direct call's)."""
+    batch = next((i for i, s in enumerate(epoch) if contains(s, BACKWARD)), None)
+    if batch is not None and any(_path(s, call) for s in epoch[:batch]):
+        return " before the batch loop (kept only in the epoch's code after its passes)"
+    return ""
 
 
 def _where(ctx, facts: Facts, root, call) -> str:

@@ -702,6 +702,14 @@ UNCHANGED = {
         ),
         "TL163",
     ),
+    "sync_batchnorm_under_a_test": (
+        worker().replace(
+            "    ddp_net = DDP(net)",
+            "    if world_size > 4:\n        net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"
+            "    ddp_net = DDP(net)",
+        ),
+        "TL106",
+    ),
     "all_reduce_of_the_counter_without_waiting": (
         validating_worker(
             epoch_end=_VALIDATION.replace(

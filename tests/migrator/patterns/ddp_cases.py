@@ -189,6 +189,46 @@ def validating_worker(shuffle=", shuffle=False", epoch_end=_VALIDATION, **parts)
     return worker(before=_VAL_LOADER.format(shuffle=shuffle), epoch_end=epoch_end, **parts)
 
 
+_COUNTERS = "sampler.set_epoch(epoch)\n        total = torch.zeros(1)\n        seen = 0"
+_COUNTED = "            total += loss.detach()\n            seen += len(y)"
+_REDUCED = (
+    "        t = torch.tensor([total.item(), seen])\n"
+    "        dist.all_reduce(t, op=dist.ReduceOp.SUM)\n"
+    "        dist.all_reduce(total)\n"
+    "        if rank == 0:\n"
+    "            print(epoch, t.tolist(), total.item())"
+)
+
+
+def counting_worker(epoch_end=_REDUCED, after_step=_COUNTED, set_epoch=_COUNTERS, **parts):
+    """A worker summing its training epoch's loss and sample count over the ranks after the
+    batch loop (every rank reduces, rank 0 prints)."""
+    return worker(set_epoch=set_epoch, after_step=after_step, epoch_end=epoch_end, **parts)
+
+
+_REDUCE_MEAN = (
+    "def reduce_mean(value, world_size):\n"
+    "    t = torch.tensor([value])\n"
+    "    dist.all_reduce(t)\n"
+    "    return (t / world_size).item()\n"
+    "\n\n"
+    "def train("
+)
+
+
+def reducing_helper_worker(call_at="epoch_end", helper=_REDUCE_MEAN, **parts):
+    """A worker averaging its epoch's loss over the ranks through a function of the script."""
+    call = "reduce_mean(total.item(), world_size)"
+    places = {
+        "epoch_end": {"epoch_end": f"        print(epoch, {call})"},
+        "step": {"after_step": _COUNTED + f"\n            print({call})", "epoch_end": ""},
+        "rank_zero": {"epoch_end": f"        if rank == 0:\n            print({call})"},
+        "epoch_start": {"set_epoch": _COUNTERS + f"\n        print({call})", "epoch_end": ""},
+    }
+    source = counting_worker(**{**places[call_at], **parts})
+    return source.replace("def train(", helper, 1)
+
+
 _EVALUATE = """def evaluate(model, loader):
     model.eval()
     with torch.no_grad():
@@ -502,6 +542,29 @@ CONVERTS = {
         ],
         ["DistributedSampler", "sampler="],
     ),
+    "all_reduce_of_the_training_epoch_counters": (
+        counting_worker(),
+        [
+            "def on_train_epoch_start(self):\n        self.total = torch.zeros(1)",
+            "def on_train_epoch_end(self):\n"
+            "        epoch = self.current_epoch\n"
+            "        t = torch.tensor([self.total.item(), self.seen])\n"
+            "        dist.all_reduce(t, op=dist.ReduceOp.SUM)\n"
+            "        dist.all_reduce(self.total)\n"
+            "        if self.global_rank == 0:",
+        ],
+        ["DistributedSampler", "mp.spawn"],
+    ),
+    "barrier_by_hand_at_the_epoch_end": (
+        worker(epoch_end="        dist.barrier()"),
+        ["def on_train_epoch_end(self):\n        dist.barrier()"],
+        ["mp.spawn"],
+    ),
+    "collective_through_a_function_at_the_epoch_end": (
+        reducing_helper_worker(),
+        ["def on_train_epoch_end(self):", "reduce_mean(self.total.item(), self.world_size)"],
+        ["mp.spawn"],
+    ),
     "rank_zero_evaluates_the_module": (
         rank_zero_evaluating("ddp_net.module", "nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2))"),
         [
@@ -598,6 +661,54 @@ UNCHANGED = {
     "all_reduce_at_epoch_end_without_validation": (
         worker(epoch_end="        dist.all_reduce(loss)"),
         "TL163",
+    ),
+    "all_reduce_of_the_epoch_counters_on_rank_zero_only": (
+        counting_worker(
+            epoch_end="        if rank == 0:\n            dist.all_reduce(total)\n"
+            "            print(total.item())"
+        ),
+        "TL163",
+    ),
+    "all_reduce_of_the_epoch_counter_in_the_step": (
+        counting_worker(epoch_end="", after_step=_COUNTED + "\n            dist.all_reduce(total)"),
+        "TL163",
+    ),
+    "all_reduce_of_an_alias_of_the_step_loss": (
+        counting_worker(epoch_end="        last = loss\n        dist.all_reduce(last)"),
+        "TL163",
+    ),
+    "all_reduce_of_a_counter_the_step_rebinds": (
+        counting_worker(after_step=_COUNTED + "\n            total = loss.detach()"),
+        "TL163",
+    ),
+    "all_reduce_of_the_counters_after_the_epochs": (
+        counting_worker(epoch_end="", after="    dist.all_reduce(total)"),
+        "TL163",
+    ),
+    "collective_through_a_function_in_the_step": (reducing_helper_worker("step"), "TL163"),
+    "collective_through_a_function_on_rank_zero": (
+        reducing_helper_worker("rank_zero"),
+        "TL163",
+    ),
+    "collective_through_a_function_before_the_batch_loop": (
+        reducing_helper_worker("epoch_start"),
+        "TL163",
+    ),
+    "collective_through_a_function_calling_it_in_a_loop": (
+        reducing_helper_worker(
+            helper=_REDUCE_MEAN.replace(
+                "    dist.all_reduce(t)\n", "    for _ in range(world_size):\n        dist.all_reduce(t)\n"
+            )
+        ),
+        "TL163",
+    ),
+    "sync_batchnorm_under_a_test": (
+        worker().replace(
+            "    ddp_net = DDP(net)",
+            "    if world_size > 4:\n        net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"
+            "    ddp_net = DDP(net)",
+        ),
+        "TL106",
     ),
     "all_reduce_of_the_counter_without_waiting": (
         validating_worker(
@@ -736,8 +847,16 @@ UNCHANGED = {
         worker(sampler="DistributedSampler(TensorDataset(torch.randn(16, 4)))"),
         "TL162",
     ),
-    "barrier_by_hand": (
-        worker(epoch_end="        dist.barrier()"),
+    "barrier_on_rank_zero_only": (
+        worker(epoch_end="        if rank == 0:\n            dist.barrier()"),
+        "TL163",
+    ),
+    "barrier_with_a_timeout": (
+        worker(epoch_end="        dist.barrier(timeout=datetime.timedelta(seconds=5))"),
+        "TL163",
+    ),
+    "all_reduce_before_the_batch_loop": (
+        counting_worker(set_epoch=_COUNTERS + "\n        dist.all_reduce(total)", epoch_end=""),
         "TL163",
     ),
     "per_rank_seed_before_the_process_group": (

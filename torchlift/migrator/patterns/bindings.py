@@ -406,6 +406,8 @@ def _read_model(ctx, plan, model) -> None:
         if assign is None or assign[0] != name:
             if _wraps_in_ddp(ctx, stmt):  # `if ddp: model = DDP(model, ...)`
                 raise Unsupported(DISTRIBUTED, DISTRIBUTED.title, stmt)
+            if _syncs_batchnorm(ctx, stmt):
+                raise Unsupported(BINDING, _SYNC_BATCHNORM, stmt)
             detail = why_not_split(stmt, ctx.module)  # a tuple assignment left whole
             why = f"model `{name}` is bound in a way not understood"
             raise Unsupported(BINDING, f"{why}: {detail}" if detail else why, stmt)
@@ -463,6 +465,21 @@ def _placing_another(stmt, model, plan, placement_only) -> str | None:
         if other is not model and placement_only(stmt, other.name) == "strip":
             return "strip"
     return None
+
+
+_SYNC_BATCHNORM = (
+    "`SyncBatchNorm.convert_sync_batchnorm` under a test is not turned into "
+    "`Trainer(sync_batchnorm=...)`: the runtime converts the layers only with more than one "
+    "process, Lightning with one too (where a SyncBatchNorm raises on CPU tensors)"
+)
+
+
+def _syncs_batchnorm(ctx, stmt) -> bool:
+    """`if args.sync_bn: model = nn.SyncBatchNorm.convert_sync_batchnorm(model)`."""
+    return any(
+        "torch.nn.SyncBatchNorm.convert_sync_batchnorm" in ctx.call_qualnames(call)
+        for call in m.findall(stmt, m.Call())
+    )
 
 
 def _only_compiles(ctx, stmt: cst.If, name: str) -> bool:

@@ -65,12 +65,7 @@ from ...analysis.names import collect_names, file_identifiers, scope_reads
 from ...analysis.statements import statements
 from ...rule import Unsupported
 from ..data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
-from .evaluation import (
-    check_reduces,
-    check_wrapper_forwards,
-    read_evaluation,
-    read_wrapper_runs,
-)
+from .evaluation import check_wrapper_forwards, read_evaluation, read_wrapper_runs
 from .facts import (
     AFTER_TRAINER,
     ENV_ROLES,
@@ -89,6 +84,7 @@ from .facts import (
 from .init_helper import check_group_unused, helper_starts, read_init_helper
 from .launch_argument import refuse_launcher_argument
 from .process_group import has_call, read_collectives
+from .reduces import check_reduces
 from .rules import (
     DDP_OPTIONS,
     EVAL_UNDER_DDP,

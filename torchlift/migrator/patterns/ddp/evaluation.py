@@ -19,7 +19,7 @@ Refused: an evaluation loader every rank iterates whole (Lightning would shard i
 sharded by a sampler Lightning would not build (TL167 / TL162, sampler.py); a model that may
 hold buffers (buffers.py: Lightning's validation_step goes through the DDP wrapper, which
 broadcasts them, the runtime's does not) (TL167); `dist.all_reduce` other than of the pass's
-own counters after it (TL163); a test pass after training (TL167).
+own counters after it (TL163, reduces.py); a test pass after training (TL167).
 
 Epoch code the conversion keeps in a hook (`if rank == 0: evaluate(model.module,
 test_loader)`, run by rank 0 only, over a loader the Trainer never sees) runs as written; but
@@ -33,12 +33,10 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ...analysis.names import collect_names
 from ...analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from .buffers import buffers_held
 from .facts import Facts
-from .process_group import reduced_name
-from .rules import COLLECTIVE, EVAL_UNDER_DDP
+from .rules import EVAL_UNDER_DDP
 
 
 def read_evaluation(ctx, plan, facts: Facts) -> None:
@@ -113,32 +111,3 @@ def _wrapper_run(stmt, wrappers: set[str]) -> str | None:
         if runs:
             return cst.Module(body=[]).code_for_node(call)
     return None
-
-
-def check_reduces(ctx, plan, facts: Facts) -> None:
-    """Each kept `dist.all_reduce(name)` reduces a counter the validation pass wrote, in the
-    epoch's code after the pass (an epoch-end hook every rank runs); else TL163."""
-    evaluation = plan.validation
-    later = [*evaluation.after, *evaluation.following] if evaluation is not None else []
-    counters = (
-        collect_names(*evaluation.before, *evaluation.body).writes
-        if evaluation is not None
-        else set()
-    )
-    for outer, inner in facts.reduces:
-        if not any(outer.deep_equals(stmt) for stmt in later):
-            ctx.block(
-                COLLECTIVE,
-                "`dist.all_reduce(...)` called by hand, not after a validation pass",
-                outer,
-            )
-            continue
-        for stmt in inner:
-            name = reduced_name(ctx, stmt)
-            if name not in counters:
-                ctx.block(
-                    COLLECTIVE,
-                    f"`dist.all_reduce({name})` reduces a value the validation pass does not "
-                    "accumulate",
-                    stmt,
-                )

@@ -7,8 +7,10 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.names import collect_names, definition_reads
+from ...analysis.statements import BACKWARD, contains
 from ...rule import Unsupported
-from .facts import BACKENDS, DESTROY_GROUP, GROUP_QUERIES, INIT_GROUP, Facts, flag_body
+from .collective_helpers import collective_helpers, is_collective, nested_collective
+from .facts import BACKENDS, GROUP_QUERIES, INIT_GROUP, Facts, flag_body
 from .rules import COLLECTIVE, PROCESS_GROUP
 
 
@@ -132,26 +134,77 @@ def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
 
 
 def read_collectives(ctx, facts: Facts, epoch: list) -> None:
-    """Hand-written collectives are refused (TL163), but for `dist.all_reduce(name)`
-    statements of the epoch's code (also under `if <flag>:`), which read_evaluation keeps
-    when they reduce the validation pass's own counters after it (facts.reduces)."""
+    """Hand-written collectives are refused (TL163), but for `dist.all_reduce(name)` and
+    `dist.barrier()` statements of the epoch's code (also under `if <flag>:`), which
+    reduces.py keeps when every rank runs them after a pass, on the epoch's own tensors
+    (facts.reduces)."""
     facts.reduces = [
         (stmt, inner) for stmt in epoch if (inner := _reduce_statements(ctx, facts, stmt))
     ]
     kept = {id(s.body[0].value) for _, inner in facts.reduces for s in inner}
     where = ctx.function if ctx.in_function else ctx.module
+    helpers = collective_helpers(ctx, ctx.function if ctx.in_function else None)
+    taken = [s for s in [*facts.removed, facts.group_start] if s is not None]
     for call in m.findall(where, m.Call()):
-        names = ctx.call_qualnames(call)
-        if id(call) in kept:
-            continue
-        if any(q.startswith("torch.distributed.") for q in names) and not names & (
-            {INIT_GROUP, DESTROY_GROUP} | GROUP_QUERIES
-        ):
-            ctx.block(
-                COLLECTIVE,
-                f"`{cst.Module(body=[]).code_for_node(call.func)}(...)` called by hand",
-                call,
+        if id(call) in kept or any(_path(s, call) for s in taken):
+            continue  # (the setup helper the Trainer takes over may call a barrier)
+        code = cst.Module(body=[]).code_for_node(call.func)
+        if is_collective(ctx, call):
+            why = f"`{code}(...)` called by hand{_where(ctx, facts, where, call)}"
+            ctx.block(COLLECTIVE, why, call)
+        elif isinstance(call.func, cst.Name) and call.func.value in helpers:
+            # a function of the script calling a collective: placed like a direct call
+            inner = nested_collective(ctx, helpers, helpers[call.func.value])
+            place = _where(ctx, facts, where, call) or _outside_epoch_end(ctx, epoch, call)
+            if inner is not None:
+                place = f", which calls `{inner}(...)` in a loop or under a test of its own"
+            if place:
+                ctx.block(COLLECTIVE, f"`{code}(...)` calls a collective{place}", call)
+
+
+def _outside_epoch_end(ctx, epoch: list, call) -> str:
+    """A call of the epoch's code at the top level: before the batch loop is refused (only
+    the epoch's code after its passes keeps collectives, like a direct call's)."""
+    batch = next((i for i, s in enumerate(epoch) if contains(s, BACKWARD)), None)
+    if batch is not None and any(_path(s, call) for s in epoch[:batch]):
+        return " before the batch loop (kept only in the epoch's code after its passes)"
+    return ""
+
+
+def _where(ctx, facts: Facts, root, call) -> str:
+    """Why the place of a collective rules it out, as the end of the refusal's message: in
+    the step, under a test of the rank, outside the epoch loop (else nothing more to say)."""
+    path = _path(root, call)
+    if ctx.loop not in path:
+        return " outside the training loop (kept only in the epoch's code after its passes)"
+    inner = path[path.index(ctx.loop) + 1 :]
+    for node in inner:
+        if isinstance(node, (cst.If, cst.While)) and (
+            facts.roles.keys() & collect_names(node.test).reads
+            or any(
+                q in GROUP_QUERIES
+                for c in m.findall(node.test, m.Call())
+                for q in ctx.call_qualnames(c)
             )
+        ):
+            test = cst.Module(body=[]).code_for_node(node.test)
+            return f" under `if {test}:`: the other ranks would not call it"
+    for node in inner:
+        if isinstance(node, (cst.For, cst.While)):
+            loop = "the training step" if contains(node, BACKWARD) else "a loop of the epoch"
+            return f" in {loop} (kept only in the epoch's code after its passes)"
+    return ""
+
+
+def _path(root, target) -> list:
+    """The nodes from `root` down to `target` (both included), or [] when not under it."""
+    if root is target:
+        return [root]
+    for child in root.children:
+        below = _path(child, target)
+        if below:
+            return [root, *below]
+    return []
 
 
 ALL_REDUCE = "torch.distributed.all_reduce"
@@ -162,9 +215,19 @@ def _reduce_statements(ctx, facts: Facts, stmt) -> list:
     `stmt` itself or all of its `if <flag>:` block (else none)."""
     inner = flag_body(facts, stmt)
     found = [stmt] if inner is None else inner
-    if all(reduced_name(ctx, s) is not None for s in found):
+    if all(reduced_name(ctx, s) is not None or is_barrier(ctx, s) for s in found):
         return found
     return []
+
+
+BARRIER = "torch.distributed.barrier"
+
+
+def is_barrier(ctx, stmt) -> bool:
+    """`dist.barrier()`, with no argument (no group, no timeout, no device ids)."""
+    return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call(args=[]))])) and (
+        BARRIER in ctx.call_qualnames(stmt.body[0].value)
+    )
 
 
 def reduced_name(ctx, stmt) -> str | None:

@@ -103,8 +103,13 @@ COLLECTIVE = Rule(
     "hand-written torch.distributed call (all_reduce, barrier, broadcast, ...) under DDP",
     """Collectives the script calls itself run at points of its own loop that the Trainer's
     hooks do not reproduce one for one (and a barrier around file IO may deadlock when moved).
-    Only the process group's start and end are converted.""",
-    """Use `self.log(..., sync_dist=True)` or `self.all_gather` in the converted module.""",
+    Kept as written: `dist.all_reduce(t[, op=...])` of a tensor the epoch made itself (its
+    counters, not the step's `loss`) and a plain `dist.barrier()`, in the epoch's code after
+    the batch loop, which both engines run on every rank in an epoch-end hook. Refused: one in
+    the step, under a test of the rank, before the batch loop or outside the epoch loop, and
+    other collectives.""",
+    """Reduce the epoch's own counters after the batch loop on every rank, or use
+    `self.log(..., sync_dist=True)` / `self.all_gather` in the converted module.""",
     _example(_worker(after_step="\n            dist.all_reduce(loss)")),
     uses_header=False,
 )

@@ -256,6 +256,26 @@ UNCHANGED = {
         """,
         "TL107",
     ),
+    # the epoch Lightning ends early skips its validation; the script evaluated every epoch
+    "loss_target_break_before_a_validation_pass": (
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+        for epoch in range(3):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                if loss.item() < 0.5:
+                    break
+            model.eval()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    print(criterion(model(x), y).item())
+        """,
+        "TL107",
+    ),
 }
 
 # a hand counter from 0, one `cnt += 1` per batch, tested last (the quantization tutorials)

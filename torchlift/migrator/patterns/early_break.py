@@ -16,11 +16,14 @@
 
 A break on the first batch of every epoch whenever some flags are set is what
 `limit_train_batches=1` says. Any other break becomes a flag: `on_train_epoch_start` resets it
-and `on_train_batch_start` returns -1 while it is set, which makes Lightning end the epoch
-(validation still runs). Refused (TL107): a `break` before the optimizer step (the step would
-be skipped for that batch), code after the `break` in the batch loop (it would run on the
-batch the script stopped at), and a flag `break` beside a per-batch scheduler (Lightning steps
-it on the batch that ends the epoch too).
+and `on_train_batch_start` returns -1 while it is set, which makes Lightning end the epoch.
+Refused (TL107): a `break` before the optimizer step (the step would be skipped for that
+batch), code after the `break` in the batch loop (it would run on the batch the script stopped
+at), a flag `break` beside a per-batch scheduler (Lightning steps it on the batch that ends the
+epoch too), and a flag `break` in an epoch with a validation pass: the epoch Lightning ends
+that way skips its validation (Lightning 2.6's training epoch loop raises StopIteration in
+`advance`, before the `on_advance_end` that validates; the runtime does the same), where the
+script evaluated after every epoch.
 """
 
 from __future__ import annotations
@@ -74,11 +77,23 @@ def read(ctx, plan, steps) -> None:
             "ends the epoch",
             schedulers[0],
         )
+    ctx.found["epoch_ending_break"] = breaks[0][1]  # clean(): no validation pass with it
     plan.hook_pieces.setdefault("on_train_epoch_start", []).append("self.stop_epoch = False")
     plan.hook_pieces.setdefault("on_train_batch_start", []).append(
         "if self.stop_epoch:\n    return -1"
     )
     plan.step_rewrites.append(lambda node: node.visit(_BreakToFlag()))
+
+
+def clean(ctx, plan) -> None:
+    stmt = ctx.found.get("epoch_ending_break")
+    if stmt is not None and plan.validation is not None:
+        ctx.block(
+            CONTROL_FLOW,
+            "the `break` would end the epoch before its validation pass: Lightning skips the "
+            "validation of an epoch ended early, the script evaluated after every epoch",
+            stmt,
+        )
 
 
 def _batch_limit(ctx, plan, steps, stmt) -> bool:

@@ -5,6 +5,9 @@ converted Trainer's GPU count is replaced by 2, as a two-GPU machine would evalu
 
 Per step, the mean of the two ranks' losses (each the mean over its half of the batch) equals
 the original's loss over the whole batch, up to float rounding (the sums run in another order).
+Under DDP a training loader is dealt by `DistributedSampler(shuffle=True, seed=0)` whatever the
+script's loader did (Lightning's rule, the runtime's too): the reference is the original drawing
+its batches in that order, each epoch's permutation split into the ranks' halves.
 """
 
 from __future__ import annotations
@@ -54,6 +57,34 @@ for epoch in range(2):
         loss.backward()
         optimizer.step()
 """
+
+_LOADER = "loader = DataLoader(TensorDataset(x, y), batch_size=args.batch_size)\n"
+assert _LOADER in ORIGINAL
+# the original, its batches in the order the injected DistributedSampler deals them over two
+# ranks: batch k of the two ranks together is positions [k*B, (k+1)*B) of the epoch's
+# permutation (torch.randperm seeded with seed + epoch, seed 0 without seed_everything)
+REFERENCE = ORIGINAL.replace(
+    _LOADER,
+    """\
+class EpochPermutation(torch.utils.data.Sampler):
+    def __init__(self, n):
+        self.n, self.epoch = n, 0
+
+    def __iter__(self):
+        generator = torch.Generator()
+        generator.manual_seed(self.epoch)
+        self.epoch += 1
+        return iter(torch.randperm(self.n, generator=generator).tolist())
+
+    def __len__(self):
+        return self.n
+
+
+loader = DataLoader(
+    TensorDataset(x, y), batch_size=args.batch_size, sampler=EpochPermutation(len(x))
+)
+""",
+)
 
 # records the value passed to every backward(), per process
 PROBE = """\
@@ -118,7 +149,8 @@ def test_ddp_on_two_processes_trains_like_data_parallel_with_the_same_global_bat
     # a machine with two devices: two CPU processes under gloo
     two = converted.replace(devices, "devices=2").replace(strategy, 'strategy="ddp"')
     two = two.replace('accelerator="cuda" if use_cuda else "cpu"', 'accelerator="cpu"')
-    (tmp_path / "original.py").write_text(ORIGINAL)
+    assert "seed_everything" not in converted  # the sampler's seed is 0
+    (tmp_path / "original.py").write_text(REFERENCE)
     (tmp_path / "converted.py").write_text(two)
 
     original = _run(tmp_path / "original.py", tmp_path / "original", batch_size=16)["rank0"]

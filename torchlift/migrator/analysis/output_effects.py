@@ -60,6 +60,14 @@ def pure_expression(ctx, expr) -> bool:
     return _Outputs(ctx).pure(expr)
 
 
+def pure_binding(ctx, stmt) -> bool:
+    """`stmt` is a line of plain-name bindings of values whose evaluation changes nothing."""
+    outputs = _Outputs(ctx)
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        outputs.binding(small) for small in stmt.body
+    )
+
+
 def output_only(ctx, stmt) -> bool:
     """`stmt` (a statement of a hook) only writes outside the program (see the docstring)."""
     return _Outputs(ctx).statement(stmt, frozenset())
@@ -203,17 +211,22 @@ class _Outputs:
                 if not self.pure(small.test) or small.msg and not self.pure(small.msg):
                     return False
                 continue
-            if isinstance(small, cst.Assign):
-                targets = [t.target for t in small.targets]
-            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-                targets = [small.target]
-            else:
-                return False
-            if small.value is None or not self.pure(small.value):
-                return False
-            if not all(_plain_names(t) for t in targets):
+            if not self.binding(small):
                 return False
         return True
+
+    def binding(self, small) -> bool:
+        """`name = <pure value>` (or `+=`, an annotation, tuples of names): binds names,
+        changes nothing."""
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            targets = [small.target]
+        else:
+            return False
+        if small.value is None or not self.pure(small.value):
+            return False
+        return all(_plain_names(t) for t in targets)
 
 
 def _plain_names(target) -> bool:

@@ -34,7 +34,7 @@ import libcst.matchers as m
 from ..analysis.confined_effects import file_classes
 from ..analysis.function_reads import module_functions
 from ..analysis.names import collect_names
-from ..analysis.output_effects import OUTPUT_CALLS, output_only, pure_expression
+from ..analysis.output_effects import OUTPUT_CALLS, output_only, pure_binding, pure_expression
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .early_break import mutated_roots
@@ -78,7 +78,7 @@ def read(ctx, plan, steps) -> None:
     pass_setup = [s for s in validation.before if not any(s is b for b in validation.between)]
     if not moved or not _prints(ctx, [*pass_setup, *validation.body, *validation.after]):
         return  # nothing printed by the pass (or before it): no order to keep
-    if _epoch_may_end_early(plan):
+    if "epoch_ending_break" in ctx.found:  # early_break's flag: on_train_batch_start -> -1
         ctx.block(
             PRE_PASS_ORDER,
             "the epoch may end at the early-break flag, and Lightning then skips its "
@@ -137,34 +137,10 @@ def _moved(ctx, plan, pre_pass: list) -> list:
     for stmt in reversed(pre_pass):
         if id(stmt) in chosen:
             needed |= collect_names(stmt).reads
-        elif collect_names(stmt).writes & needed and _pure_binding(ctx, stmt):
+        elif collect_names(stmt).writes & needed and pure_binding(ctx, stmt):
             chosen.add(id(stmt))
             needed |= collect_names(stmt).reads
     return [s for s in pre_pass if id(s) in chosen]
-
-
-def _pure_binding(ctx, stmt) -> bool:
-    """`name = <pure expression>` (or `+=`, tuples of names): binds names, changes nothing."""
-    if not isinstance(stmt, cst.SimpleStatementLine):
-        return False
-    for small in stmt.body:
-        if isinstance(small, cst.Assign):
-            targets = [t.target for t in small.targets]
-        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-            targets = [small.target]
-        else:
-            return False
-        if small.value is None or not pure_expression(ctx, small.value):
-            return False
-        if not all(_plain_names(t) for t in targets):
-            return False
-    return True
-
-
-def _plain_names(target) -> bool:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return all(_plain_names(e.value) for e in target.elements)
-    return isinstance(target, cst.Name)
 
 
 def _order_free(ctx, earlier, moved) -> bool:
@@ -239,7 +215,3 @@ def _pass_start(plan, validation) -> int:
     """Where the pass's own epoch-end code (and what followed it) starts in post_train."""
     tail = {id(s) for s in [*validation.after, *validation.following]}
     return next((i for i, s in enumerate(plan.post_train) if id(s) in tail), len(plan.post_train))
-
-
-def _epoch_may_end_early(plan) -> bool:
-    return any("return -1" in piece for piece in plan.hook_pieces.get("on_train_batch_start", []))

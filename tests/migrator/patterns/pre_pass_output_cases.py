@@ -78,6 +78,41 @@ CONVERTS = {
         ['def on_validation_epoch_start(self):\n        print("train", self.total)\n'],
         ["on_train_epoch_end"],
     ),
+    # every console write keeps its order with the others: a bar's `tqdm.write`, logging
+    "tqdm_write_before_a_printing_pass": (
+        "from tqdm import tqdm\n"
+        + _EPOCH.format(between='tqdm.write(f"train {total}")'),
+        ['def on_validation_epoch_start(self):\n        tqdm.write(f"train {self.total}")\n'],
+        ["on_train_epoch_end"],
+    ),
+    "print_before_a_pass_writing_through_tqdm": (
+        "from tqdm.auto import tqdm\n"
+        + _EPOCH.replace(
+            'print("val", criterion(model(x), y).item())',
+            'tqdm.write(str(criterion(model(x), y).item()))',
+        ).format(between='print("train", total)'),
+        ['def on_validation_epoch_start(self):\n        print("train", self.total)\n'],
+        ["on_train_epoch_end"],
+    ),
+    "logger_lines_before_a_logging_pass": (
+        "import logging\nlogger = logging.getLogger(__name__)\n"
+        + _EPOCH.replace(
+            'print("val", criterion(model(x), y).item())',
+            'logger.info("val %f", criterion(model(x), y).item())',
+        ).format(between='logging.info("train %f", total)'),
+        ['def on_validation_epoch_start(self):\n        logging.info("train %f", self.total)\n'],
+        ["on_train_epoch_end"],
+    ),
+    # the same bar class or logger on both sides: a line out, no state the pass reads
+    "one_logger_before_and_in_the_pass": (
+        "import logging\nlogger = logging.getLogger(__name__)\n"
+        + _EPOCH.replace(
+            'print("val", criterion(model(x), y).item())',
+            'logger.info("val %f", criterion(model(x), y).item())',
+        ).format(between='logger.info("train %f", total)'),
+        ["def on_validation_epoch_start(self):\n        self.logger_.info(\"train %f\", self.total)\n"],
+        ["on_train_epoch_end"],
+    ),
 }
 
 UNCHANGED = {

@@ -15,11 +15,14 @@ properties or `__getitem__` an attribute or a subscript may run.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import libcst as cst
 import libcst.matchers as m
 
 from .confined_effects import READ_METHODS, SAFE_CALLS, file_classes
 from .function_reads import module_functions
+from .qualnames import TQDM
 
 # calls whose effect is output only: the console, files, directories
 OUTPUT_CALLS = frozenset(
@@ -40,6 +43,9 @@ OUTPUT_CALLS = frozenset(
         "numpy.savez_compressed",
     }
 )
+# lines on the console besides `print`: they keep their order with the prints (one terminal)
+_STREAM_WRITES = frozenset({"sys.stdout.write", "sys.stderr.write"})
+_LOG_LEVELS = frozenset("debug info warning warn error exception critical log".split())
 # calls that only read (nothing printed, nothing changed)
 _READ_CALLS = (
     (SAFE_CALLS - {"builtins.print"})
@@ -53,6 +59,36 @@ _READ_CALLS = (
 _READ_METHODS = READ_METHODS | {"state_dict", "cpu", "tolist", "mean", "sum", "argmax"}
 # a file opened in a `with` block: what may be called on it
 _FILE_WRITES = frozenset({"write", "writelines", "flush"})
+
+
+def console_call(ctx, call: cst.Call) -> bool:
+    """`call` writes a line to the console: `print`, `sys.stdout.write`, a bar's
+    `tqdm.write`, `logging.info(...)`, or a level method of a `logging.getLogger(...)` logger
+    the file binds (`logger.info(...)`)."""
+    for name in ctx.call_qualnames(call):
+        owner, _, attr = name.rpartition(".")
+        if name == "builtins.print" or name in _STREAM_WRITES:
+            return True
+        if (owner in TQDM and attr == "write") or (owner == "logging" and attr in _LOG_LEVELS):
+            return True
+    return (
+        m.matches(call.func, m.Attribute(value=m.Name(), attr=m.Name()))
+        and call.func.attr.value in _LOG_LEVELS
+        and call.func.value.value in _loggers(ctx.module, ctx.names)
+    )
+
+
+@lru_cache(maxsize=8)
+def _loggers(module: cst.Module, names) -> frozenset[str]:
+    """The names the file binds to `logging.getLogger(...)` (anywhere: one logger per name
+    by convention)."""
+    return frozenset(
+        target.target.value
+        for assign in m.findall(module, m.Assign(value=m.Call()))
+        if "logging.getLogger" in names.of_call(assign.value)
+        for target in assign.targets
+        if isinstance(target.target, cst.Name)
+    )
 
 
 def pure_expression(ctx, expr) -> bool:
@@ -112,7 +148,7 @@ class _Outputs:
         call = small.value
         if not self.pure_args(call):
             return False
-        if self.ctx.call_qualnames(call) & OUTPUT_CALLS:
+        if self.ctx.call_qualnames(call) & OUTPUT_CALLS or console_call(self.ctx, call):
             return True
         if m.matches(call.func, m.Attribute(value=m.Name(), attr=m.Name())):
             return call.func.value.value in files and call.func.attr.value in _FILE_WRITES

@@ -34,7 +34,13 @@ import libcst.matchers as m
 from ..analysis.confined_effects import file_classes
 from ..analysis.function_reads import module_functions
 from ..analysis.names import collect_names
-from ..analysis.output_effects import OUTPUT_CALLS, output_only, pure_binding, pure_expression
+from ..analysis.output_effects import (
+    OUTPUT_CALLS,
+    console_call,
+    output_only,
+    pure_binding,
+    pure_expression,
+)
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .early_break import mutated_roots
@@ -162,7 +168,7 @@ def _may_print(ctx, stmt) -> bool:
     a library; a method only when a class of the script defines one of that name that
     prints: `history.append(x)` prints nothing)."""
     for call in m.findall(stmt, m.Call()):
-        if ctx.call_qualnames(call) & OUTPUT_CALLS:
+        if ctx.call_qualnames(call) & OUTPUT_CALLS or console_call(ctx, call):
             return True
         if isinstance(call.func, cst.Attribute):
             if _prints(ctx, [call]):
@@ -188,7 +194,7 @@ def _prints(ctx, stmts: list) -> bool:
     while todo:
         node = todo.pop()
         for call in m.findall(node, m.Call()):
-            if "builtins.print" in ctx.call_qualnames(call):
+            if console_call(ctx, call):
                 return True
             if isinstance(call.func, cst.Name):
                 name, found = call.func.value, [functions.get(call.func.value)]

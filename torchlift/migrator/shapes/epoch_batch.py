@@ -24,6 +24,7 @@ import libcst.matchers as m
 from .. import registry
 from ..analysis.epoch_constants import epoch_constant
 from ..analysis.names import collect_names, scope_reads
+from ..analysis.output_effects import console_call
 from ..analysis.passed_values import call_cannot_change, immutable_names, rebound_by_calls
 from ..analysis.python_lists import is_python_sequence
 from ..analysis.qualnames import TQDM, TRANGE
@@ -566,6 +567,8 @@ def maybe_changed(ctx: LoopContext, code: cst.CSTNode, names: set[str]) -> set[s
     immutable = immutable_names(ctx) if names - found else frozenset()
     for node in m.findall(code, m.Call() | m.AssignTarget() | m.AugAssign() | m.Del()):
         if isinstance(node, cst.Call):
+            if console_call(ctx, node):  # `tqdm.write(s)`, `logger.info(...)`: a line out
+                continue
             func = node.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
                 called = ctx.call_qualnames(node)

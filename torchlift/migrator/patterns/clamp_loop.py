@@ -26,6 +26,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.known_numbers import known_number
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
 
@@ -93,17 +94,6 @@ def _clamp_limit(stmt, param: str):
     if not isinstance(low, cst.UnaryOperation) or not isinstance(low.operator, cst.Minus):
         return None
     return high if low.expression.deep_equals(high) else None
-
-
-def known_number(ctx, node) -> int | float | None:
-    """A number literal, or the one a name is bound to once before the loop and not rebound
-    in it; None for anything else."""
-    if isinstance(node, cst.Name):
-        found, count = ctx.binding(node.value)
-        if found is None or count != 1 or node.value in collect_names(ctx.loop).writes:
-            return None
-        node = found[1]
-    return node.evaluated_value if isinstance(node, (cst.Integer, cst.Float)) else None
 
 
 def _positive(ctx, node) -> bool:

@@ -29,10 +29,11 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.known_numbers import known_number
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
 from ..rule import Unsupported
-from .clamp_loop import clamp_loop, clamps_optimizer_parameters, known_number
+from .clamp_loop import clamp_loop, clamps_optimizer_parameters
 from .step_sequence import STEP_SEQUENCE
 
 RULES = ()

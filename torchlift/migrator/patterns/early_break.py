@@ -32,6 +32,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.batch_counters import counted_limit
+from ..analysis.known_numbers import positive_int
 from ..analysis.names import collect_names
 from ..analysis.statements import OwnLoopTransformer, direct_breaks
 from ..shapes.context import CONTROL_FLOW
@@ -132,22 +133,11 @@ def _batch_limit(ctx, plan, steps, stmt) -> bool:
         limit = counted_limit(ctx, stmt, loop, before, epoch) if loop is not None else None
         if limit is None:
             return False
-    if not _positive_int(ctx, plan, limit):
+    if not positive_int(ctx, limit):
         return False
     plan.add_trainer_arg("limit_train_batches", ctx.module.code_for_node(limit))
     plan.train_body = [s for s in plan.train_body if s is not stmt]
     return True
-
-
-def _positive_int(ctx, plan, node) -> bool:
-    """An int >= 1 for sure (a float would be a fraction of the epoch for the Trainer)."""
-    if isinstance(node, cst.Name):
-        loop_stmts = [*plan.pre_train, *plan.train_body, *plan.post_train]
-        binding, count = ctx.binding(node.value)
-        if count != 1 or binding is None or node.value in collect_names(*loop_stmts).writes:
-            return False
-        node = binding[1]
-    return isinstance(node, cst.Integer) and node.evaluated_value >= 1
 
 
 def path_to_break(stmt) -> list[cst.If] | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.batch_counters import counted_limit
+from ..analysis.known_numbers import positive_int
 from ..analysis.names import collect_names
 from ..analysis.statements import direct_breaks
 from ..rule import Rule, Unsupported
@@ -32,7 +33,6 @@ from .early_break import (
     path_to_break,
     without_break,
 )
-from .helpers import positive_int
 
 EVAL_BREAK = Rule(
     "TL180",

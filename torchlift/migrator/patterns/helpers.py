@@ -22,6 +22,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.fstrings import requote_in_fstrings
+from ..analysis.known_numbers import positive_int
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
 from ..analysis.statements import statements
 from ..rule import Rule, Unsupported
@@ -105,21 +106,6 @@ def epoch_body(ctx, stmts):
         origin.update({id(inlined_stmt): found[0].name.value for inlined_stmt in body})
         out.extend(body)
     return out
-
-
-def positive_int(ctx, value) -> bool:
-    """`value` is an int >= 1 for sure: a literal, or a name bound once to one before the loop
-    that neither the loop nor a function's `global` rebinds."""
-    if isinstance(value, cst.Name):
-        name = value.value
-        binding, count = ctx.binding(name)
-        if count != 1 or binding is None or name in collect_names(ctx.loop).writes:
-            return False
-        declared = m.findall(ctx.module, m.Global())
-        if any(item.name.value == name for g in declared for item in g.names):
-            return False
-        value = binding[1]
-    return isinstance(value, cst.Integer) and value.evaluated_value >= 1
 
 
 def _is_helper(stmt, names) -> bool:

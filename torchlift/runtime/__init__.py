@@ -11,7 +11,17 @@ tensorboard, tqdm and the loggers load only when a Trainer needs them.
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import Any
+
+# As `lightning.pytorch` does at import: the runtime's messages ("`Trainer.fit` stopped: ...")
+# go to stderr through the package's own handler, unless the script configured logging before
+# the import; then they reach its root handlers (a `basicConfig(filename=...)` file too).
+_log = logging.getLogger(__name__)
+_log.setLevel(logging.INFO)
+if not logging.getLogger().hasHandlers():
+    _log.addHandler(logging.StreamHandler())
+    _log.propagate = False
 
 __version__ = "2.6.6"  # the Lightning API level this runtime follows
 

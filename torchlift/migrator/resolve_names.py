@@ -185,7 +185,10 @@ def resolve_names(
     given = given or {}
 
     def rebinds(rule, name: str) -> None:
-        how, call = given.get(name, ("", plan.epoch_loop))
+        how, call = given.get(name, ("", None))
+        if call is None:  # the statement binding it, or the loop when not a plain statement
+            lines = m.findall(plan.epoch_loop, m.SimpleStatementLine())
+            call = next((s for s in lines if name in bound_names(s)), plan.epoch_loop)
         block(rule, f"the loop rebinds `{name}`{how}", call)
 
     pieces = pieces_of(plan)

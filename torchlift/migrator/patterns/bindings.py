@@ -129,6 +129,15 @@ def bind(ctx, plan, steps) -> None:
             if why is not None:
                 raise Unsupported(BINDING, f"optimizer `{receiver}` is built by {why}", binding[0])
         if kind is None:
+            rebuilt = _bound_in(ctx.loop, receiver)
+            if rebuilt is not None:  # the Kaggle habit of a new optimizer per epoch or fold
+                raise Unsupported(
+                    BINDING,
+                    f"`{receiver}` is built again inside the loop: a fresh optimizer (its "
+                    "state, momentum or Adam's moments, started over) each time, where the "
+                    "Trainer builds one in configure_optimizers",
+                    rebuilt,
+                )
             raise Unsupported(
                 BINDING,
                 f"`{receiver}.step()`: `{receiver}` is not bound to a torch.optim "
@@ -140,6 +149,14 @@ def bind(ctx, plan, steps) -> None:
     if not optimizers and ctx.blockers:  # the step was refused already (nested, conditional)
         raise Consequence
     if not optimizers:
+        outside = _optimizer_step_outside(ctx)
+        if outside is not None:
+            raise Unsupported(
+                STEP_SEQUENCE,
+                f"`{outside.func.value.value}.step()` runs outside the batch loop (once per "
+                "epoch): the Trainer steps after every batch",
+                outside,
+            )
         raise Unsupported(
             STEP_SEQUENCE,
             "no optimizer.step() in the batch loop, and no update of a model's parameters "
@@ -552,3 +569,21 @@ def _wraps_in_ddp(ctx, stmt) -> bool:
         or "torch.nn.parallel.distributed.DistributedDataParallel" in ctx.call_qualnames(call)
         for call in m.findall(stmt, m.Call())
     )
+
+
+def _bound_in(loop, name: str):
+    """The first statement of `loop` binding `name`, or None."""
+    for stmt in m.findall(loop, m.SimpleStatementLine()):
+        if name in bound_names(stmt):
+            return stmt
+    return None
+
+
+def _optimizer_step_outside(ctx):
+    """A `<optimizer>.step()` call of the loop (not in its batch loop, where none was found),
+    on a name bound to a torch.optim optimizer before the loop."""
+    for call in m.findall(ctx.loop, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("step")))):
+        binding, _ = ctx.binding(call.func.value.value)
+        if binding is not None and optim_kind(ctx, binding) == "optimizer":
+            return call
+    return None

@@ -154,7 +154,24 @@ def read(ctx, plan, steps) -> None:
     if opt_step < backward:
         ctx.block(STEP_SEQUENCE, "optimizer.step() before backward()", plan.epoch_loop)
     zeros = steps["zero_grad"]
-    if not zeros or len(zeros) > 1 and not _module_calls(zeros, plan):
+    if not zeros:
+        outside = m.findall(plan.epoch_loop, m.Call(func=m.Attribute(attr=m.Name("zero_grad"))))
+        if outside:
+            ctx.block(
+                STEP_SEQUENCE,
+                "zero_grad() runs outside the batch loop (once per epoch): the gradients of "
+                "the epoch's batches add up from step to step, where Lightning zeroes them "
+                "before every step",
+                outside[0],
+            )
+        else:
+            ctx.block(
+                STEP_SEQUENCE,
+                "no zero_grad() in the loop: the gradients of every step add up, where "
+                "Lightning zeroes them before each step",
+                plan.epoch_loop,
+            )
+    elif len(zeros) > 1 and not _module_calls(zeros, plan):
         ctx.block(
             STEP_SEQUENCE,
             "expected one zero_grad() per batch (none means gradients accumulate)",

@@ -1,0 +1,90 @@
+"""A refusal names the statement that causes it, in words that say what the script does
+there: the forum habits (a zero_grad() or step() once per epoch, an optimizer built again
+every epoch) are pointed at, not the epoch loop holding them."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from torchlift.migrator import migrate_source
+
+_HEADER = """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+model = nn.Linear(4, 2)
+criterion = nn.CrossEntropyLoss()
+loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=4)
+"""
+
+CASES = {
+    "zero_grad_once_per_epoch": (
+        """
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            optimizer.zero_grad()  # <- cause
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        "TL105",
+        "zero_grad() runs outside the batch loop (once per epoch)",
+    ),
+    "step_once_per_epoch": (
+        """
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+            optimizer.step()  # <- cause
+        """,
+        "TL105",
+        "`optimizer.step()` runs outside the batch loop (once per epoch)",
+    ),
+    "optimizer_built_every_epoch": (
+        """
+        for epoch in range(2):
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.1 * 0.8**epoch)  # <- cause
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        "TL106",
+        "`optimizer` is built again inside the loop",
+    ),
+    # bound before the loop too: the rebinding is named
+    "optimizer_bound_before_and_rebuilt": (
+        """
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.01)  # <- cause
+        """,
+        "TL106",
+        "the loop rebinds `optimizer`",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_refusal_names_its_cause(name):
+    loop, code, words = CASES[name]
+    source = _HEADER.lstrip() + textwrap.dedent(loop)
+    result = migrate_source(source, f"{name}.py")
+    assert result.output == source
+    found = [f for f in result.findings if f.code == code]
+    assert found, [(f.code, f.message) for f in result.findings]
+    cause = next(i for i, line in enumerate(source.splitlines(), 1) if "# <- cause" in line)
+    assert (found[0].line, words in found[0].message) == (cause, True), found[0].message

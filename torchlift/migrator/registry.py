@@ -54,6 +54,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.scheduler_every",
     "torchlift.migrator.patterns.accumulation",
+    "torchlift.migrator.patterns.step_grad_mode",
     "torchlift.migrator.patterns.amp",
     "torchlift.migrator.patterns.closure_step",
     "torchlift.migrator.patterns.epoch_schedulers",

@@ -62,7 +62,7 @@ from .source.step_helpers import (
     per_step_helper,
     per_step_method_loop,
 )
-from .source.hoisted_defaults import hoist_defaults
+from .source.hoisted_defaults import hoist_changes, hoist_defaults
 from .source.tuple_bindings import split_tuple_bindings
 from .upgrade import mentions_lightning, upgrade_lightning
 
@@ -245,6 +245,7 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
         moved = [dataclasses.replace(f, line=at[0][0], column=at[0][1]) for f in refusals]
         return MigrationResult(path, text, text, kept + moved)
     changes = [change for loop in facts for change in loop_changes(tree, output_tree, loop)]
+    changes += hoist_changes(tree, output_tree, hoists, HELPER_SHAPE.code)
     changes += import_change(output_tree, TARGET_MODULES[target])
     for name in sorted({name for _, plan in planned for name in plan.imports}):
         changes += import_change(output_tree, name, "the generated code reads it")

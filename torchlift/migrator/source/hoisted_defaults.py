@@ -26,12 +26,14 @@ nothing but its defaults reads the names any more (the loop calling it was not c
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 
 import libcst as cst
 
 from ..analysis.definition_defaults import constant
 from ..analysis.names import file_identifiers, reads_among
+from ..result import Change
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Hoist:
     original: cst.FunctionDef  # the def as written
     bindings: tuple[cst.SimpleStatementLine, ...]  # `<helper>_<param> = <default>`, in order
     definition: cst.FunctionDef  # the def reading them
+    params: tuple[str, ...]  # the parameter each binding stands for
 
     @property
     def names(self) -> set[str]:
@@ -145,7 +148,7 @@ def _hoisted(
     definition = func.with_changes(
         params=params, leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *above[blank:]]
     )
-    return Hoist(func, tuple(bindings), definition)
+    return Hoist(func, tuple(bindings), definition, tuple(p.name.value for p in moved))
 
 
 def restore(module: cst.Module, hoists: list[Hoist]) -> cst.Module:
@@ -183,3 +186,56 @@ def _comments_above(func: cst.FunctionDef) -> list[cst.EmptyLine]:
 
 def _bare(stmt) -> str:
     return cst.Module(body=[stmt.with_changes(leading_lines=[])]).code
+
+
+def hoist_changes(source: ast.Module, output: ast.Module, hoists: list[Hoist], code: str):
+    """The change log's lines for the hoists the output kept (`code`: the helper rule's): the
+    default as written -> its binding before the def, and -> the def's default naming it."""
+    changes = []
+    for hoist in hoists:
+        func = hoist.original.name.value
+        for param, binding in zip(hoist.params, hoist.bindings):
+            name = binding.body[0].targets[0].target.value
+            written = _default(source, func, param)
+            bound = next(
+                (
+                    s
+                    for s in output.body
+                    if isinstance(s, ast.Assign)
+                    and [ast.unparse(t) for t in s.targets] == [name]
+                ),
+                None,
+            )
+            if written is None or bound is None:
+                continue  # put back as written (restore), or never in the source
+            what = (
+                f"the default `{param}={ast.unparse(written)}` of `{func}`, evaluated once when "
+                f"the def runs, is bound to `{name}` right before it"
+            )
+            source_lines = (written.lineno, written.end_lineno)
+            changes.append(
+                Change(code, source_lines, (bound.lineno, bound.end_lineno), what)
+            )
+            default = _default(output, func, param)
+            if default is not None:
+                changes.append(
+                    Change(
+                        code,
+                        source_lines,
+                        (default.lineno, default.end_lineno),
+                        f"{what}: the def and the inlined call read that one object",
+                    )
+                )
+    return changes
+
+
+def _default(tree: ast.Module, func: str, param: str) -> ast.expr | None:
+    """The default of `param` of the module-level `def func` in `tree`."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == func:
+            args = stmt.args
+            positional = [*args.posonlyargs, *args.args]
+            pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
+            pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+            return next((d for a, d in pairs if a.arg == param), None)
+    return None

@@ -57,12 +57,12 @@ from .shapes.step_inline import INLINED_STEP, inline_step
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .source.find_loops import LineIndex, find_candidates, pair_loops
+from .source.hoisted_defaults import hoist_changes, hoist_defaults
 from .source.step_helpers import (
     per_batch_step_function,
     per_step_helper,
     per_step_method_loop,
 )
-from .source.hoisted_defaults import hoist_changes, hoist_defaults
 from .source.tuple_bindings import split_tuple_bindings
 from .upgrade import mentions_lightning, upgrade_lightning
 

@@ -30,9 +30,7 @@ def constant(value: cst.BaseExpression) -> bool:
         return constant(value.left) and constant(value.right)
     if isinstance(value, cst.Name):
         return value.value in _CONSTANT_NAMES
-    if isinstance(value, cst.UnaryOperation) and isinstance(
-        value.operator, (cst.Minus, cst.Plus)
-    ):
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, (cst.Minus, cst.Plus)):
         return isinstance(value.expression, (cst.Integer, cst.Float, cst.Imaginary))
     if isinstance(value, cst.Tuple):
         return all(

@@ -137,7 +137,8 @@ def _plain_decorators(ctx, func: cst.FunctionDef) -> None:
     """Unsupported (TL111) for a decorator inlining would drop, other than a grad mode."""
     for decorator in func.decorators:
         called = decorator.decorator
-        if isinstance(called, cst.Call) and not called.args and ctx.call_qualnames(called) & _GRAD_MODES:
+        plain = called.func if isinstance(called, cst.Call) and not called.args else called
+        if ctx.qualnames(plain) & _GRAD_MODES:  # `@torch.no_grad()`, `@torch.no_grad`
             continue
         raise Unsupported(
             HELPER_SHAPE,

@@ -52,9 +52,7 @@ class Hoist:
 def defaulted(func: cst.FunctionDef) -> list[cst.Param]:
     """The parameters with a default, in the order Python evaluates the defaults."""
     params = func.params
-    return [
-        p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.default
-    ]
+    return [p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.default]
 
 
 def why_not_hoisted(func: cst.FunctionDef) -> str | None:
@@ -201,8 +199,7 @@ def hoist_changes(source: ast.Module, output: ast.Module, hoists: list[Hoist], c
                 (
                     s
                     for s in output.body
-                    if isinstance(s, ast.Assign)
-                    and [ast.unparse(t) for t in s.targets] == [name]
+                    if isinstance(s, ast.Assign) and [ast.unparse(t) for t in s.targets] == [name]
                 ),
                 None,
             )
@@ -213,9 +210,7 @@ def hoist_changes(source: ast.Module, output: ast.Module, hoists: list[Hoist], c
                 f"the def runs, is bound to `{name}` right before it"
             )
             source_lines = (written.lineno, written.end_lineno)
-            changes.append(
-                Change(code, source_lines, (bound.lineno, bound.end_lineno), what)
-            )
+            changes.append(Change(code, source_lines, (bound.lineno, bound.end_lineno), what))
             default = _default(output, func, param)
             if default is not None:
                 changes.append(

@@ -432,7 +432,7 @@ class Stats:
         self.steps = 0
 
 
-{decorator}def train(model, loader, optimizer, stats=Stats()):
+def train(model, loader, optimizer, stats=Stats()):
     for x, y in loader:
         optimizer.zero_grad()
         loss = criterion(model(x), y)
@@ -445,12 +445,12 @@ for epoch in range(2):
     train(model, loader, optimizer)
 {after}"""
 CONVERTS["default_object_built_once_is_bound_before_the_helper"] = (
-    _STATS.format(decorator="", after=""),
+    _STATS.format(after=""),
     ["train_stats = Stats()\n", "self.train_stats.steps += 1"],
     ["def train(", "stats=Stats()"],
 )
 CONVERTS["default_object_shared_with_a_later_call_keeps_the_def_reading_it"] = (
-    _STATS.format(decorator="", after="train(model, loader, optimizer)\n"),
+    _STATS.format(after="train(model, loader, optimizer)\n"),
     [
         "train_stats = Stats()\n\n\ndef train(model, loader, optimizer, stats=train_stats):",
         "self.train_stats.steps += 1",
@@ -638,4 +638,26 @@ UNCHANGED.update(
             "TL111",
         ),
     }
+)
+# the loop calling the helper is refused at another cause, the next one converts: the def is
+# written back as it was (hoisted_defaults.restore), nothing reads the hoisted name
+CONVERTS["default_hoisted_for_a_refused_loop_is_put_back"] = (
+    _STATS.format(after="    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)\n")
+    + """
+
+other = nn.Linear(4, 2)
+opt2 = torch.optim.SGD(other.parameters(), lr=0.1)
+for epoch in range(2):
+    for x, y in loader:
+        opt2.zero_grad()
+        loss = criterion(other(x), y)
+        loss.backward()
+        opt2.step()
+""",
+    [
+        "        self.steps = 0\n\n\ndef train(model, loader, optimizer, stats=Stats()):",
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)",
+        "opt2 = torch.optim.SGD(self.model.parameters(), lr=0.1)",
+    ],
+    ["train_stats"],
 )

@@ -3,12 +3,12 @@ what the `def` evaluated.
 
 Python evaluates a default once, when the `def` runs, in the module's scope. Inlined into the
 loop (patterns/helpers.py), the default is read at the call, in the caller's scope: the same
-value only for a constant (`constant`), or a name that means there
-what it meant at the `def` -- a builtin no scope shadows, or a module global bound once,
-before the `def`, that no function rebinds through `global` and the caller does not bind as a
-local of its own -- or an attribute of such a name bound by an import (`torch.optim.SGD`: a
-module's attribute). Anything else (`TrainState()`, `[]`, `args.lr`, a name the module binds
-again) is hoisted before the `def` instead.
+value only for a constant (`constant`), or a name that means there what it meant at the `def`
+-- a builtin no scope shadows, or a module global bound once, before the `def`, that no
+function rebinds through `global` and the caller does not bind as a local of its own -- or an
+attribute of such a name bound by an import (`torch.optim.SGD`: a module's attribute).
+Anything else (`TrainState()`, `[]`, `args.lr`, a name the module binds again) is hoisted
+before the `def` instead (source/hoisted_defaults.py).
 """
 
 from __future__ import annotations
@@ -58,8 +58,7 @@ def read_alike_at_call(ctx, func: cst.FunctionDef, value: cst.BaseExpression) ->
     if binding is None:
         return not attribute and builtin_unshadowed(ctx.module, name)
     body = list(ctx.module.body)
-    before = next(k for k, s in enumerate(body) if s is binding) < _index(body, func)
-    if not before:
+    if _index(body, binding) > _index(body, func):
         return False
     return not attribute or _is_import(binding)
 

@@ -161,6 +161,12 @@ PRINTED = {
     # a step helper reading the module's global model and optimizer, reused for evaluation
     # after the step and after training
     "global_optimizer_fwd_pass_helper": r"epoch \d+ batch \d+: [^\r\n]*|Epoch: [^\r\n]*|test acc [^\r\n]*",
+    # the Annotated Transformer's run_epoch: the TrainState its def built counts on across
+    # epochs; the step lines (not their timing), the evaluation and the decoded sequence
+    "run_epoch_default_train_state_shared": (
+        r"Epoch Step: +\d+ \| Accumulation Step: +\d+ \| Loss: +[0-9.]+|Learning Rate: [^\r\n]*"
+        r"|train state: [^\r\n]*|epoch \d+ \| eval loss per token [^\r\n]*|decoded: [^\r\n]*"
+    ),
 }
 
 

@@ -19,7 +19,8 @@ def _written_lines(before: str, after: str) -> set[int]:
     """1-based output lines that are not a copy of an input line at that place. The diff may
     align a kept line with a line written further on (a model put back after `fit` matching
     its placement): the lines an insertion copies from input lines deleted beside it (at
-    most one matched block away) are kept lines, not written ones."""
+    most one matched block away; also the input side of a replacement there, where the diff
+    matched a blank line before a kept one) are kept lines, not written ones."""
     old, new = before.splitlines(), after.splitlines()
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     opcodes = matcher.get_opcodes()
@@ -27,7 +28,7 @@ def _written_lines(before: str, after: str) -> set[int]:
     for k, (tag, _, _, j1, j2) in enumerate(opcodes):
         if tag not in ("replace", "insert"):
             continue
-        beside = [op for op in opcodes[max(k - 2, 0) : k + 3] if op[0] == "delete"]
+        beside = [op for op in opcodes[max(k - 2, 0) : k + 3] if op[0] in ("delete", "replace")]
         deleted = [line for op in beside for line in old[op[1] : op[2]]]
         for j in range(j1, j2):
             if new[j] in deleted:

@@ -12,7 +12,9 @@ and the converted text and returns findings that refuse the conversion (the file
 byte-identical): CHECKS lists the functions run there. A loop refused at a tuple assignment
 (`G, D = Gen().to(device), Disc().to(device)`) is planned again with it split one binding per
 name where that keeps its meaning (source/tuple_bindings.py), put back as written where the
-conversion leaves every element as it was.
+conversion leaves every element as it was; one naming a helper's default (`train_state=
+TrainState()`) with the default bound to a module name before the `def`
+(source/hoisted_defaults.py), put back where nothing but the `def` reads it.
 
 Cost model (issue 3 benchmark): a file without a training loop costs a CPython `ast` parse
 and a regex; a file with one costs one libcst parse, work proportional to the loop, and one
@@ -55,6 +57,7 @@ from .shapes.step_inline import INLINED_STEP, inline_step
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .source.find_loops import LineIndex, find_candidates, pair_loops
+from .source.hoisted_defaults import hoist_changes, hoist_defaults
 from .source.step_helpers import (
     per_batch_step_function,
     per_step_helper,
@@ -208,19 +211,23 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             return tell(result, flat, text, at)
     # a refusal naming a tuple assignment (`G, D = Gen().to(device), Disc().to(device)`) is
     # planned again with it split one binding per name, when that keeps its meaning
-    splits = []
+    # and one naming a helper's default (`train_state=TrainState()`) with the default bound
+    # to a module name right before the `def`, which the inlined call can read
+    splits, hoists = [], []
     while True:
         planned, refusals, blamed = _plan_loops(imports, module, loops, lines, path)
         module, more = split_tuple_bindings(module, lines, blamed)
-        if not more:
+        module, hoisted = hoist_defaults(module, lines, blamed, hoists)
+        if not more and not hoisted:
             break
         splits += more
+        hoists += hoisted
     findings += refusals
     if not planned:
         return MigrationResult(path, text, text, findings)
     facts: list[LoopFacts] = []
     output = transform(
-        module, text, planned, TARGET_MODULES[target], lines, path, findings, facts, splits
+        module, text, planned, TARGET_MODULES[target], lines, path, findings, facts, splits, hoists
     )
     if output == text:
         return MigrationResult(path, text, text, findings)
@@ -238,6 +245,7 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
         moved = [dataclasses.replace(f, line=at[0][0], column=at[0][1]) for f in refusals]
         return MigrationResult(path, text, text, kept + moved)
     changes = [change for loop in facts for change in loop_changes(tree, output_tree, loop)]
+    changes += hoist_changes(tree, output_tree, hoists, HELPER_SHAPE.code)
     changes += import_change(output_tree, TARGET_MODULES[target])
     for name in sorted({name for _, plan in planned for name in plan.imports}):
         changes += import_change(output_tree, name, "the generated code reads it")

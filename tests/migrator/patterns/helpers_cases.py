@@ -309,27 +309,6 @@ UNCHANGED = {
         """,
         "TL111",
     ),
-    "default_that_is_an_expression_shared_by_every_call": (
-        """
-        class Stats:
-            def __init__(self):
-                self.steps = 0
-
-
-        def train(model, loader, optimizer, stats=Stats()):
-            for x, y in loader:
-                optimizer.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                optimizer.step()
-                stats.steps += 1
-
-
-        for epoch in range(2):
-            train(model, loader, optimizer)
-        """,
-        "TL111",
-    ),
     "loader_argument_built_every_epoch": (
         """
         def make_loader(epoch):
@@ -442,4 +421,243 @@ UNCHANGED.update(
             "TL111",
         ),
     }
+)
+
+# a default is evaluated once, when the def runs (source/hoisted_defaults.py): one built by an
+# expression, or a name the call would read otherwise, is bound to a module name right before
+# the def, which the def and the inlined call both read
+_STATS = """
+class Stats:
+    def __init__(self):
+        self.steps = 0
+
+
+def train(model, loader, optimizer, stats=Stats()):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        stats.steps += 1
+
+
+for epoch in range(2):
+    train(model, loader, optimizer)
+{after}"""
+CONVERTS["default_object_built_once_is_bound_before_the_helper"] = (
+    _STATS.format(after=""),
+    ["train_stats = Stats()\n", "self.train_stats.steps += 1"],
+    ["def train(", "stats=Stats()"],
+)
+CONVERTS["default_object_shared_with_a_later_call_keeps_the_def_reading_it"] = (
+    _STATS.format(after="train(model, loader, optimizer)\n"),
+    [
+        "train_stats = Stats()\n\n\ndef train(model, loader, optimizer, stats=train_stats):",
+        "self.train_stats.steps += 1",
+    ],
+    ["stats=Stats()"],
+)
+CONVERTS["mutable_default_list_is_one_list_every_call_appends_to"] = (
+    """
+    def train(model, loader, optimizer, history=[]):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            history.append(loss.item())
+
+
+    for epoch in range(2):
+        train(model, loader, optimizer)
+    """,
+    ["train_history = []\n", "self.train_history.append(loss.item())"],
+    ["def train("],
+)
+CONVERTS["name_default_shadowed_by_a_local_of_the_caller_is_read_as_defined"] = (
+    """
+    scale = 1.0
+
+
+    def train(model, loader, optimizer, factor=scale):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y) * factor
+            loss.backward()
+            optimizer.step()
+
+
+    def main():
+        scale = 100.0
+        print(scale)
+        for epoch in range(2):
+            train(model, loader, optimizer)
+
+
+    main()
+    """,
+    ["train_factor = scale\n", "loss = criterion(self(x), y) * train_factor"],
+    ["def train(", "* scale"],
+)
+CONVERTS["name_default_rebound_after_the_def_is_read_as_defined"] = (
+    """
+    scale = 1.0
+
+
+    def train(model, loader, optimizer, factor=scale):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y) * factor
+            loss.backward()
+            optimizer.step()
+
+
+    scale = 100.0
+    for epoch in range(2):
+        train(model, loader, optimizer)
+    """,
+    ["train_factor = scale\n", "loss = self.criterion(self(x), y) * self.train_factor"],
+    ["def train("],
+)
+CONVERTS["name_and_expression_defaults_keep_their_order"] = (
+    """
+    def make_stats():
+        return {"steps": 0}
+
+
+    def train(model, loader, optimizer, first=criterion, stats=make_stats(), last=print):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = first(model(x), y)
+            loss.backward()
+            optimizer.step()
+            stats["steps"] += 1
+        last(stats["steps"])
+
+
+    criterion = nn.CrossEntropyLoss(label_smoothing=0.1)
+    for epoch in range(2):
+        train(model, loader, optimizer)
+    """,
+    # `first` is read before `stats` is built: both are bound before the def, in that order;
+    # `last` (the builtin, after them) is read at the call as it was
+    [
+        "train_first = criterion\ntrain_stats = make_stats()\n",
+        "loss = self.train_first(self(x), y)",
+        'print(self.train_stats["steps"])',
+    ],
+    ["train_last", "def train("],
+)
+CONVERTS["negative_number_default_is_a_constant"] = (
+    """
+    def train(model, loader, optimizer, limit=-1):
+        for i, (x, y) in enumerate(loader):
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            if i == limit:
+                print("never")
+
+
+    for epoch in range(2):
+        train(model, loader, optimizer)
+    """,
+    ["limit = -1"],
+    ["train_limit", "def train("],
+)
+CONVERTS["module_constant_default_is_read_at_the_call"] = (
+    """
+    SCALE = 0.5
+
+
+    def train(model, loader, optimizer, factor=SCALE, make=torch.optim.SGD):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y) * factor
+            loss.backward()
+            optimizer.step()
+
+
+    for epoch in range(2):
+        train(model, loader, optimizer)
+    """,
+    ["loss = self.criterion(self(x), y) * SCALE"],
+    ["train_factor", "train_make", "def train("],
+)
+UNCHANGED.update(
+    {
+        # its decorator is evaluated before its defaults: not built before it
+        "default_object_of_a_decorated_helper": (
+            """
+            class Hits:
+                def __init__(self):
+                    self.total = 0
+
+
+            @torch.no_grad()
+            def evaluate(model, loader, hits=Hits()):
+                for x, y in loader:
+                    hits.total += (model(x).argmax(1) == y).sum().item()
+                print(hits.total)
+
+
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                evaluate(model, loader)
+            """,
+            "TL111",
+        ),
+        # inlined, the body would run without what the decorator wraps it in
+        "helper_under_a_decorator_of_its_own": (
+            """
+            def twice(fn):
+                def run(*args):
+                    fn(*args)
+                    return fn(*args)
+
+                return run
+
+
+            @twice
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+
+
+            for epoch in range(2):
+                train(model, loader, optimizer)
+            """,
+            "TL111",
+        ),
+    }
+)
+# the loop calling the helper is refused at another cause, the next one converts: the def is
+# written back as it was (hoisted_defaults.restore), nothing reads the hoisted name
+CONVERTS["default_hoisted_for_a_refused_loop_is_put_back"] = (
+    _STATS.format(after="    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)\n")
+    + """
+
+other = nn.Linear(4, 2)
+opt2 = torch.optim.SGD(other.parameters(), lr=0.1)
+for epoch in range(2):
+    for x, y in loader:
+        opt2.zero_grad()
+        loss = criterion(other(x), y)
+        loss.backward()
+        opt2.step()
+""",
+    [
+        "        self.steps = 0\n\n\ndef train(model, loader, optimizer, stats=Stats()):",
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)",
+        "opt2 = torch.optim.SGD(self.model.parameters(), lr=0.1)",
+    ],
+    ["train_stats"],
 )

@@ -46,7 +46,7 @@ def module_global_binding(ctx, name: str) -> tuple[cst.CSTNode, cst.BaseExpressi
     function holding the loop reads, bound before that function; else None."""
     if not ctx.in_function or name in ctx.params or name in rebound_through_global(ctx):
         return None
-    if name in _function_locals(ctx):
+    if name in function_locals(ctx):
         return None
     stmt = only_module_binding(ctx.module, name)
     assign = single_assign(stmt) if stmt is not None else None
@@ -55,7 +55,7 @@ def module_global_binding(ctx, name: str) -> tuple[cst.CSTNode, cst.BaseExpressi
     return stmt, assign[1]
 
 
-def _function_locals(ctx) -> set[str]:
+def function_locals(ctx) -> set[str]:
     """Names the function holding the loop binds in its own scope (not its globals)."""
     code = ctx.module.code_for_node(ctx.function).lstrip()
     table = symtable.symtable(code, "<def>", "exec").get_children()[0]

@@ -22,6 +22,7 @@ from ..patterns.device_intent import (
 )
 from ..result import Finding
 from ..shapes.wrappers import replace_wrapper
+from ..source.hoisted_defaults import restore
 from ..source.tuple_bindings import rejoin
 from .apply import ApplyPlans, RemoveUnusedBindings
 from .black_config import project_black_mode
@@ -39,21 +40,26 @@ def _unique(base: str, taken: set[str]) -> str:
 
 
 def transform(
-    module, text, planned, import_name, lines, path, findings, facts=None, splits=()
+    module, text, planned, import_name, lines, path, findings, facts=None, splits=(), hoists=()
 ) -> str:
     """The module's new text with every planned loop converted (`planned`: (context, plan)
     pairs); one TL001 finding per loop, or TL118 and the text unchanged. `facts`, if given,
     receives each converted loop's LoopFacts (for the change log); `splits`, the tuple
-    bindings split for the analysis, are written back as tuples where nothing changed them.
-    Generated code follows the black settings of the script's project."""
+    bindings split for the analysis, are written back as tuples where nothing changed them;
+    `hoists`, the defaults bound before their `def`, are put back where only the `def` reads
+    them. Generated code follows the black settings of the script's project."""
     with project_black_mode(path):
-        return _transform(module, text, planned, import_name, lines, path, findings, facts, splits)
+        return _transform(
+            module, text, planned, import_name, lines, path, findings, facts, splits, hoists
+        )
 
 
-def _transform(module, text, planned, import_name, lines, path, findings, facts, splits) -> str:
+def _transform(
+    module, text, planned, import_name, lines, path, findings, facts, splits, hoists
+) -> str:
     # names we add must not collide with a name of any scope of the file (words in comments,
     # strings and attribute names do not count)
-    taken = file_identifiers(text, path)
+    taken = file_identifiers(text, path) | {name for h in hoists for name in h.names}
     # the Lightning alias: `L`, or `pl` beside a name `L` of the script's; never shadowing one
     alias = next((name for name in ("L", "pl") if name not in taken), None)
     if alias is None:
@@ -141,6 +147,7 @@ def _transform(module, text, planned, import_name, lines, path, findings, facts,
     if unused:
         new = RemoveUnusedBindings(unused).apply(new)
     new = rejoin(new, splits)
+    new = restore(new, hoists)
     new = drop_unused_imports(text, new, path)
     for name in sorted({name for _, plan in planned for name in plan.imports}):
         new = add_import(new, name, name)

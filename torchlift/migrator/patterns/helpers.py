@@ -11,9 +11,17 @@ a fresh local first (the parameter's name, else `<helper>_<parameter>`), in the 
 evaluates the call's arguments (shapes/trainer_inline.py's bind_call and bind_first, shared
 with shapes/step_inline.py): evaluated once, before the body, as the call did.
 
+A default the call leaves to the helper is read at the call only when it means there what
+it meant when the `def` ran (analysis/definition_defaults.py: a constant, a builtin, a module
+global bound once before the `def` that the caller does not shadow); any other --
+`train_state=TrainState()`, one object Python built when the function was defined and every
+call shares -- is refused here, naming the default, and the engine binds it to a module name
+right before the `def` (source/hoisted_defaults.py), which the call then reads.
+
 Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns,
-nested functions, or a default that is an expression (Python evaluated it once, when the
-function was defined: one object every call shares, which a binding per call would not be).
+nested functions, a decorator other than `torch.no_grad()` / `torch.inference_mode()` (its
+body would run without what the decorator wraps it in), or a default that cannot be bound
+before a decorated `def` (Python evaluates the decorators first).
 """
 
 from __future__ import annotations
@@ -21,14 +29,17 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.definition_defaults import read_alike_at_call
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
+from ..analysis.qualnames import GRAD_MODES
 from ..analysis.statements import statements
 from ..rule import Rule, Unsupported
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
 from ..source import early_returns
+from ..source.hoisted_defaults import why_not_hoisted
 from .helper_globals import declared_globals
 
 HELPER_SHAPE = Rule(
@@ -36,10 +47,12 @@ HELPER_SHAPE = Rule(
     "training helper function shape not understood",
     """A helper called once per epoch (`train(model, loader, optimizer, epoch)`) is inlined
     into the epoch loop before converting. That needs plain parameters (no *args/**kwargs),
-    defaults that are names or constants (an expression as default is one object every call
-    shares), a single `return` at the end, and no functions defined inside.""",
+    a single `return` at the end, no functions defined inside and no decorator but a grad
+    mode (`@torch.no_grad()`). A default that is an expression (one object Python built when
+    the function was defined, shared by every call) is bound to a module name right before the
+    `def`, unless the function is decorated: its decorators are evaluated before it.""",
     """Pass the helper its arguments (build a default object once, before the loop, and pass
-    it) and return once, at its end.""",
+    it), return once, at its end, and call what a decorator adds from the helper's body.""",
     """
     def train(model, loader, optimizer, *extra):
         for x, y in loader:
@@ -78,6 +91,7 @@ def epoch_body(ctx, stmts):
         if found is None:
             out.append(stmt)
             continue
+        _plain_decorators(ctx, found[0])
         body, declared = declared_globals(ctx, found[0], stmt, called)
         body, bound, bindings, origin = inline_call(
             stmt,
@@ -88,6 +102,7 @@ def epoch_body(ctx, stmts):
             avoid=outside,
             operator=found[3],
             limit_ok=lambda value: positive_int(ctx, value),
+            read_alike=lambda func, value: read_alike_at_call(ctx, func, value),
         )
         taken |= bound
         # a refusal about an argument's binding names the call's line, and what it binds;
@@ -106,6 +121,26 @@ def epoch_body(ctx, stmts):
         origin.update({id(inlined_stmt): found[0].name.value for inlined_stmt in body})
         out.extend(body)
     return out
+
+
+# a grad mode wrapping an evaluation helper: its pass runs without grad after conversion too
+_GRAD_MODES = frozenset(q for q in GRAD_MODES if not q.endswith(".set_grad_enabled"))
+
+
+def _plain_decorators(ctx, func: cst.FunctionDef) -> None:
+    """Unsupported (TL111) for a decorator inlining would drop, other than a grad mode."""
+    for decorator in func.decorators:
+        called = decorator.decorator
+        plain = called.func if isinstance(called, cst.Call) and not called.args else called
+        if ctx.qualnames(plain) & _GRAD_MODES:  # `@torch.no_grad()`, `@torch.no_grad`
+            continue
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"helper `{func.name.value}` is decorated with "
+            f"`@{ctx.module.code_for_node(called)}`: inlined into the loop, its body would run "
+            "without what the decorator does around it",
+            decorator,
+        )
 
 
 def _is_helper(stmt, names) -> bool:
@@ -151,8 +186,10 @@ def helper_call(stmt: cst.CSTNode, helpers: dict[str, cst.FunctionDef]):
     return None
 
 
-def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt):
-    """(parameter, argument or default) in the order Python evaluates the arguments."""
+def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt, read_alike=None):
+    """(parameter, argument or default) in the order Python evaluates the arguments.
+    `read_alike(func, default)`: whether the default, read at the call, gives what the `def`
+    evaluated (else Unsupported naming the default, which the engine then hoists)."""
     params = func.params
     name = func.name.value
     if isinstance(params.star_arg, cst.Param):
@@ -166,13 +203,22 @@ def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt):
     args = bind_call(func, call, f"{name}()", stmt, HELPER_SHAPE)
     given = {id(a.value) for a in call.args}
     for param, value in args:
-        if id(value) not in given and not simple_argument(value):
-            raise Unsupported(
-                HELPER_SHAPE,
-                f"the default of `{param}` of `{name}` is an expression, evaluated once when "
-                "the function was defined (one object shared by every call); pass it at the call",
-                stmt,
-            )
+        if id(value) in given:
+            continue
+        if read_alike(func, value) if read_alike is not None else simple_argument(value):
+            continue
+        what = (
+            f"the value `{cst.Module(body=[]).code_for_node(value)}` had then"
+            if simple_argument(value)
+            else "one object shared by every call"
+        )
+        why = why_not_hoisted(func)
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"the default of `{param}` of `{name}` is evaluated once, when the function is "
+            f"defined ({what})" + (f", and {why}" if why else "") + "; pass it at the call",
+            value,
+        )
     return args
 
 
@@ -244,9 +290,11 @@ def inline_call(
     avoid: frozenset = frozenset(),
     operator: cst.BaseAugOp | None = None,
     limit_ok=None,
+    read_alike=None,
 ) -> tuple[list, set[str], list]:
     """Statements equivalent to `stmt` (a helper call), the helper locals they bind, and the
-    statements among them binding an argument first. `body`: the helper's statements to
+    statements among them binding an argument first. `read_alike`: see _bind_arguments.
+    `body`: the helper's statements to
     inline (default: all of them); `keep`: names it binds that keep their spelling (module
     globals it declared); `avoid`: names a binding of an argument must not take; `operator`:
     `target op= helper(...)`, whose target is read before the call runs -- kept as the last
@@ -268,7 +316,7 @@ def inline_call(
         final_return = last.body[0]
         body = body[:-1]
     if limit_ok is not None and len(returns) > 1:
-        given = dict(_bind_arguments(func, call, stmt))
+        given = dict(_bind_arguments(func, call, stmt, read_alike))
         final_value = final_return.value if final_return is not None else None
         body = early_returns.as_break(func, body, final_value, lambda p: limit_ok(given.get(p)))
         returns = [*m.findall(cst.IndentedBlock(body), m.Return()), final_return]
@@ -276,7 +324,7 @@ def inline_call(
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` returns early", stmt)
     if "yield" in kinds or "global" in node_kinds(cst.IndentedBlock(body)):
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` uses global/yield", stmt)
-    args = _bind_arguments(func, call, stmt)
+    args = _bind_arguments(func, call, stmt, read_alike)
     mapping = dict(args)
     params = set(mapping)
     rebound = params & collect_names(*body).writes

@@ -265,7 +265,7 @@ def _migrate_driven(text: str, tree, driven: DrivenStep, path: str, target: str)
             raise refuse_called_module(driven)
         inlined = inline_model_class(module, cls, path)
     except Unsupported as why:
-        where = lines.position(why.node, at) if why.node is not None else (driven.loop, 0)
+        where = lines.position(why.node, at) if why.node is not None else driven.loop
         finding = Finding(path, *where, why.code, why.reason, "warning")
         return MigrationResult(path, text, text, [finding])
     flat_tree, error = parse_text(inlined.text, path)

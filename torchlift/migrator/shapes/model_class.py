@@ -50,6 +50,7 @@ own optimizer) is refused at the loop (TL189, naming the method).
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -199,14 +200,36 @@ class _Method:
 def refuse_called_module(found) -> Unsupported:
     """TL189 for a torch module the loop calls whose `forward` holds the step (MAML)."""
     owner = found.cls.name
+    stepped = _own_optimizers(found.cls)
+    why = (
+        f"a torch module stepping its own optimizer (`self.{stepped[0]}`) in `forward` is not "
+        "converted: the LightningModule must own the optimizers"
+        if stepped
+        else "a torch module calling backward() in `forward` is not converted"
+    )
     return Unsupported(
         DRIVEN_STEP,
         f"the training step (`.backward()`) is in `{owner}.{found.method}` (line "
-        f"{found.defined}), which the loop at line {found.loop} runs by calling "
-        f"`{found.instance}(...)`: a torch module stepping its own optimizer in `forward` is not "
-        "converted (the LightningModule must own the optimizers); call backward() and the "
-        "optimizer's step() in the loop",
+        f"{found.defined}), which the loop at line {found.loop[0]} runs by calling "
+        f"`{found.instance}(...)`: {why}; call backward() and the optimizer's step() in the loop",
     )
+
+
+def _own_optimizers(cls: ast.ClassDef) -> list[str]:
+    """The attributes `self.<name>.step()` is called on in the class's methods."""
+    found = []
+    for node in ast.walk(cls):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "step"
+            and isinstance(node.func.value, ast.Attribute)
+            and isinstance(node.func.value.value, ast.Name)
+            and node.func.value.value.id == "self"
+            and node.func.value.attr not in found
+        ):
+            found.append(node.func.value.attr)
+    return found
 
 
 def inline_model_class(module: cst.Module, cls: cst.ClassDef, path: str) -> InlinedModel:

@@ -145,12 +145,13 @@ def per_step_method_loop(tree: ast.Module) -> ast.stmt | None:
 @dataclass(frozen=True)
 class DrivenStep:
     """What driven_step_class found: the class, the method the loop calls (`forward` when the
-    loop calls the instance itself), the lines of its `def` and of the loop, the instance."""
+    loop calls the instance itself), the line of its `def`, where the loop is (line, column),
+    the instance."""
 
     cls: ast.ClassDef
     method: str
     defined: int
-    loop: int
+    loop: tuple[int, int]
     instance: str
     called: bool  # `instance(...)`: a torch module's `__call__` running `forward`
 
@@ -204,7 +205,8 @@ def driven_step_class(tree: ast.Module) -> DrivenStep | None:
                 defined = next(
                     s.lineno for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == method
                 )
-                return DrivenStep(cls, method, defined, loop.lineno, name, isinstance(func, ast.Name))
+                called = isinstance(func, ast.Name)
+                return DrivenStep(cls, method, defined, (loop.lineno, loop.col_offset), name, called)
     return None
 
 

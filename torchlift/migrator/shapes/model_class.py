@@ -164,7 +164,14 @@ for epoch in range(2):
 
 RULES = (INLINED_MODEL, DRIVEN_STEP)
 
-_BACKWARD = m.Call(func=m.Attribute(attr=m.Name("backward")))
+# `loss.backward()`, not a method of the class named so (`self.backward()`)
+_BACKWARD = m.Call(
+    func=m.Attribute(value=m.MatchIfTrue(lambda v: not m.matches(v, m.Name("self"))), attr=m.Name("backward"))
+)
+_BY_NAME = m.Call(
+    func=m.Name("getattr") | m.Name("setattr") | m.Name("hasattr") | m.Name("delattr"),
+    args=[m.Arg(m.Name("self")), m.ZeroOrMore()],
+)
 _NESTED = m.FunctionDef() | m.Lambda() | m.ClassDef()
 
 
@@ -254,6 +261,15 @@ class _Inliner:
         called = self._script_calls()
         roots = (["__init__"] if "__init__" in self.methods else []) + called
         order = _reachable(self.methods, roots, self.cls)
+        for name in order:
+            for call in m.findall(self.methods[name].body, _BY_NAME):
+                raise Unsupported(
+                    SELF_ESCAPES,
+                    f"`{self.owner_name}.{name}` reads or sets attributes by a name built at run "
+                    f"time (`{self.module.code_for_node(call)}`): inlined, the attributes are "
+                    "names of the script, which no string can reach",
+                    call,
+                )
         self.used = {n: _read_method(n, self.methods[n], self.cls) for n in order}
         self.static = {
             n
@@ -274,6 +290,20 @@ class _Inliner:
                     self.methods[name],
                 )
             self._check_shape(name)
+        unset = sorted(set(self.script_reads) - self.attrs)
+        if unset:
+            raise Unsupported(
+                SELF_ESCAPES,
+                f"the script reads `{self.site.instance}.{unset[0]}`, which no method it runs "
+                "assigns",
+                self.script_reads[unset[0]],
+            )
+        if "__init__" not in self.methods and self.site.call.args:
+            raise Unsupported(
+                INSTANCE_USE,
+                f"`{self.owner_name}(...)` is given arguments but the class has no `__init__`",
+                self.site.created,
+            )
         self.info = {n: _Method(self.methods[n], self.used[n].stores) for n in self.inlined}
         self._check_calls()
         self.shared = self._shared_attrs()
@@ -310,11 +340,13 @@ class _Inliner:
 
     def _script_calls(self) -> list[str]:
         """The methods the script calls on the instance, in order; Unsupported (TL172) for any
-        other use of it."""
+        other use of it: only `instance.m(...)` and reads of `instance.x`, after its creation,
+        in the block creating it."""
         site, instance = self.site, self.site.instance
         after = site.block[site.block.index(site.created) + 1 :]
         allowed = {id(site.created.body[0].targets[0].target)}
         called: list[str] = []
+        self.script_reads: dict[str, cst.CSTNode] = {}  # attribute -> a statement reading it
         for stmt in after:
             for nested in m.findall(stmt, _NESTED):
                 if instance in collect_names(nested).reads:
@@ -324,11 +356,22 @@ class _Inliner:
                         "inlined, which of its attributes it reads is not kept",
                         stmt,
                     )
+            funcs = {id(c.func) for c in m.findall(stmt, m.Call(func=m.Attribute(m.Name(instance))))}
             for attribute in m.findall(stmt, m.Attribute(value=m.Name(instance))):
-                allowed.add(id(attribute.value))
                 attr = attribute.attr.value
-                if attr in self.methods and attr not in called:
-                    called.append(attr)
+                if attr in self.methods:
+                    if id(attribute) not in funcs:
+                        raise Unsupported(
+                            SELF_ESCAPES,
+                            f"`{instance}.{attr}` is used without being called (the bound method "
+                            "handed on): inlined, there is no method to hand",
+                            stmt,
+                        )
+                    if attr not in called:
+                        called.append(attr)
+                else:
+                    self.script_reads.setdefault(attr, stmt)
+                allowed.add(id(attribute.value))
         for target in m.findall(self.module, m.AssignTarget() | m.AugAssign() | m.Del()):
             node = getattr(target, "target", None)
             if m.matches(node, m.Attribute(value=m.Name(instance))):
@@ -338,7 +381,8 @@ class _Inliner:
                     "class's own code would not see it",
                     target,
                 )
-        for use in _variables(self.module, instance):
+        owner = site.owner if isinstance(site.owner, cst.FunctionDef) else self.module
+        for use in _variables(owner, instance):  # the variable of the owner's scope
             if id(use) not in allowed and not self._own_local(use):
                 raise Unsupported(
                     SELF_ESCAPES,
@@ -349,19 +393,22 @@ class _Inliner:
         return called
 
     def _own_local(self, use: cst.Name) -> bool:
-        """`use` is inside a module-level function of its own that binds the name (another
-        variable, spelled alike)."""
-        for stmt in self.module.body:
-            if isinstance(stmt, cst.FunctionDef) and stmt is not self.site.owner:
-                if m.findall(stmt, m.Name(use.value)) and any(
-                    n is use for n in m.findall(stmt, m.Name(use.value))
-                ):
-                    use_in = collect_names(stmt.body)
-                    params = {p.name.value for p in [*stmt.params.params, *stmt.params.kwonly_params]}
-                    return use.value in use_in.writes | params and not m.findall(
-                        stmt, m.Global()
-                    )
-        return False
+        """`use` is in a function of its own (not the one creating the instance) that binds
+        the name for itself: another variable, spelled alike."""
+        holders = [
+            f
+            for f in m.findall(self.module, m.FunctionDef())
+            if f is not self.site.owner and any(n is use for n in m.findall(f, m.Name(use.value)))
+        ]
+        if not holders:
+            return False
+        inner = min(holders, key=lambda f: len(m.findall(f, m.Name())))
+        params = {p.name.value for p in [*inner.params.params, *inner.params.kwonly_params]}
+        declared = {
+            n.value for g in m.findall(inner.body, m.Global() | m.Nonlocal()) for n in
+            [item.name for item in g.names]
+        }
+        return use.value in (collect_names(inner.body).writes | params) - declared
 
     def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode:
         for stmt in self.site.block:
@@ -384,6 +431,23 @@ class _Inliner:
             raise Unsupported(METHOD_SHAPE, f"{owner} returns before its end", node)
         if name == "__init__" and returns:
             raise Unsupported(METHOD_SHAPE, f"{owner} returns", node)
+        if node.decorators:
+            raise Unsupported(
+                METHOD_SHAPE,
+                f"{owner} is decorated: inlined where it is called, its body would run without "
+                "the decorator",
+                node,
+            )
+        own = collect_names(node.body).writes | {p.name.value for p in _params(node)}
+        for inner in m.findall(node.body, m.FunctionDef() | m.Lambda()):
+            captured = collect_names(inner).reads & own
+            if captured:
+                raise Unsupported(
+                    METHOD_SHAPE,
+                    f"{owner} defines a function reading its `{sorted(captured)[0]}`: inlined, "
+                    "it would read the script's name when it runs, not this call's value",
+                    inner,
+                )
 
     def _check_calls(self) -> None:
         """Every call of an inlined method is a statement of its own (`self.m(...)` or
@@ -475,6 +539,10 @@ class _Inliner:
             globals_read |= own.reads - own.writes - params - {"self"}
         for name in self.static:
             globals_read.add(name)
+        module_names = set(tables.top.get_identifiers()) - {self.owner_name}
+        for name in self.inlined_order(self.static):  # a module function once inlined
+            if name in module_names | taken | self.attrs:
+                self._clash(name, "a method become a module function and a name of the script")
         clash = (self.attrs - self.shared) & taken
         if clash:
             self._clash(sorted(clash)[0], "an attribute of the class and a name of the script")

@@ -168,6 +168,7 @@ RULES = (INLINED_MODEL, DRIVEN_STEP)
 _BACKWARD = m.Call(
     func=m.Attribute(value=m.MatchIfTrue(lambda v: not m.matches(v, m.Name("self"))), attr=m.Name("backward"))
 )
+_SELF_ATTR = m.Attribute(m.Name("self"), m.Name())
 _BY_NAME = m.Call(
     func=m.Name("getattr") | m.Name("setattr") | m.Name("hasattr") | m.Name("delattr"),
     args=[m.Arg(m.Name("self")), m.ZeroOrMore()],
@@ -261,16 +262,22 @@ class _Inliner:
         called = self._script_calls()
         roots = (["__init__"] if "__init__" in self.methods else []) + called
         order = _reachable(self.methods, roots, self.cls)
+        self.by_name = _NamedReads(self.methods, self.script_mentions()).found
         for name in order:
             for call in m.findall(self.methods[name].body, _BY_NAME):
+                if id(call) in self.by_name:
+                    continue
                 raise Unsupported(
                     SELF_ESCAPES,
                     f"`{self.owner_name}.{name}` reads or sets attributes by a name built at run "
                     f"time (`{self.module.code_for_node(call)}`): inlined, the attributes are "
-                    "names of the script, which no string can reach",
+                    "names of the script, which no string can reach (a `for` over a list of "
+                    "names `__init__` sets and nothing changes would)",
                     call,
                 )
-        self.used = {n: _read_method(n, self.methods[n], self.cls) for n in order}
+        # read with each `getattr(self, "net" + name)` as the attributes it may read
+        views = {n: _with_named_reads(self.methods[n], self.by_name) for n in order}
+        self.used = {n: _read_method(n, views[n], self.cls) for n in order}
         self.static = {
             n
             for n in order
@@ -391,6 +398,10 @@ class _Inliner:
                     self._statement_of(use),
                 )
         return called
+
+    def script_mentions(self) -> set[str]:
+        """The attributes the script reads on the instance."""
+        return set(self.script_reads)
 
     def _own_local(self, use: cst.Name) -> bool:
         """`use` is in a function of its own (not the one creating the instance) that binds
@@ -721,6 +732,9 @@ class _Rewrite(RenameNames):
         return updated
 
     def leave_Call(self, original, updated):
+        lookup = self.inliner.by_name.get(id(original))
+        if lookup is not None:  # `getattr(self, "loss_" + name)` over constant names
+            return lookup.visit(self)
         method = self._method_of(original.func)
         if method in self.inliner.static:
             return updated.with_changes(func=cst.Name(method))
@@ -756,6 +770,113 @@ def _statement_calls(node: cst.CSTNode, receiver: str, methods: set[str]) -> lis
         for stmt in m.findall(node, pattern)
         if not any(_holds(n, stmt) for n in nested)
     ]
+
+
+class _NamedReads:
+    """`getattr(self, "net" + name)` in `for name in self.model_names:`, where `__init__` sets
+    `self.model_names` once to a list of strings nothing else touches (pix2pix's BaseModel):
+    the attribute read is one of a known few, so the call is the lookup
+    `{"G": self.netG, "D": self.netD}[name]` (every one of them is read: they must all be set
+    wherever the loop runs, as they are after `__init__` and the step). `found`: id of each
+    such call -> its lookup."""
+
+    def __init__(self, methods: dict[str, cst.FunctionDef], script_reads: set[str]) -> None:
+        self.methods, self.found = methods, {}
+        lists = {a: v for a, v in self._constant_lists().items() if a not in script_reads}
+        for method in methods.values():
+            loops = [
+                f
+                for f in m.findall(method.body, m.For(target=m.Name(), iter=_SELF_ATTR))
+                if f.iter.attr.value in lists
+                and f.target.value not in collect_names(f.body).writes
+            ]
+            for loop in loops:
+                variable = loop.target.value
+                names = lists[loop.iter.attr.value]
+                for call in m.findall(loop.body, _BY_NAME):
+                    prefix = _prefix(call, variable)
+                    if prefix is None or not m.matches(call.func, m.Name("getattr")):
+                        continue
+                    elements = [
+                        cst.DictElement(
+                            cst.SimpleString(repr(name)),
+                            cst.Attribute(cst.Name("self"), cst.Name(prefix + name)),
+                        )
+                        for name in names
+                    ]
+                    key = call.args[1].value
+                    key = key if isinstance(key, cst.Name) else key.right  # the loop's name,
+                    # the node itself: renamed with the method's locals where it is inlined
+                    self.found[id(call)] = cst.Subscript(
+                        cst.Dict(elements), [cst.SubscriptElement(cst.Index(key))]
+                    )
+
+    def _constant_lists(self) -> dict[str, list[str]]:
+        """Attributes `__init__` sets by a statement of its own to a list or tuple of
+        identifier strings, that every method uses only as the iterable of a `for`."""
+        init = self.methods.get("__init__")
+        if init is None:
+            return {}
+        found = {}
+        for stmt in init.body.body:
+            if not m.matches(
+                stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(_SELF_ATTR)], m.List() | m.Tuple())])
+            ):
+                continue
+            assign = stmt.body[0]
+            values = [
+                e.value.evaluated_value
+                for e in assign.value.elements
+                if isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString)
+            ]
+            if len(values) == len(assign.value.elements) and all(
+                isinstance(v, str) and v.isidentifier() for v in values
+            ):
+                found[assign.targets[0].target.attr.value] = values
+        for attr in list(found):
+            uses = [
+                a
+                for method in self.methods.values()
+                for a in m.findall(method.body, m.Attribute(m.Name("self"), m.Name(attr)))
+            ]
+            iterated = {
+                id(f.iter)
+                for method in self.methods.values()
+                for f in m.findall(method.body, m.For(iter=m.Attribute(m.Name("self"), m.Name(attr))))
+            }
+            stores = [
+                t
+                for method in self.methods.values()
+                for t in m.findall(method.body, m.AssignTarget(m.Attribute(m.Name("self"), m.Name(attr))))
+            ]
+            iterated |= {id(t.target) for t in stores}
+            if len(stores) != 1 or any(id(u) not in iterated for u in uses):
+                del found[attr]
+        return found
+
+
+def _prefix(call: cst.Call, variable: str) -> str | None:
+    """"net" of `getattr(self, "net" + name)` (`""` of `getattr(self, name)`), or None."""
+    if len(call.args) != 2 or any(a.keyword is not None or a.star for a in call.args):
+        return None
+    key = call.args[1].value
+    if m.matches(key, m.Name(variable)):
+        return ""
+    if m.matches(key, m.BinaryOperation(m.SimpleString(), m.Add(), m.Name(variable))):
+        prefix = key.left.evaluated_value
+        return prefix if isinstance(prefix, str) else None
+    return None
+
+
+def _with_named_reads(node: cst.FunctionDef, found: dict) -> cst.FunctionDef:
+    """`node` with each `getattr` call of `found` replaced by its lookup (for reading what
+    the method reads; the inlined code is made from the method itself)."""
+
+    class Replace(cst.CSTTransformer):
+        def leave_Call(self, original, updated):
+            return found.get(id(original), updated)
+
+    return node.visit(Replace()) if any(id(c) in found for c in m.findall(node, m.Call())) else node
 
 
 def _variables(module: cst.Module, name: str) -> list[cst.Name]:

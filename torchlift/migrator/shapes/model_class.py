@@ -250,9 +250,17 @@ class _Inliner:
     def __init__(self, module: cst.Module, cls: cst.ClassDef, path: str) -> None:
         self.module, self.cls, self.path = module, cls, path
         self.owner_name = cls.name.value
+        bases = [module.code_for_node(b.value) for b in cls.bases]
+        if bases and bases != ["object"]:
+            raise Unsupported(
+                DRIVEN_STEP,
+                f"class `{self.owner_name}` inherits from `{'`, `'.join(bases)}`: what it "
+                "inherits (methods, the base's `__init__`) is not inlined, only a plain class is",
+                cls,
+            )
         try:
             self.methods = _methods(cls)
-        except Unsupported as why:  # a base class, decorators, class-level code
+        except Unsupported as why:  # decorators, class-level code
             raise Unsupported(DRIVEN_STEP, why.reason, why.node) from None
         self.pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
 
@@ -797,12 +805,11 @@ class _NamedReads:
                     prefix = _prefix(call, variable)
                     if prefix is None or not m.matches(call.func, m.Name("getattr")):
                         continue
-                    elements = [
+                    elements = [  # keyed by the list's own strings, as the script quotes them
                         cst.DictElement(
-                            cst.SimpleString(repr(name)),
-                            cst.Attribute(cst.Name("self"), cst.Name(prefix + name)),
+                            string, cst.Attribute(cst.Name("self"), cst.Name(prefix + name))
                         )
-                        for name in names
+                        for name, string in names
                     ]
                     key = call.args[1].value
                     key = key if isinstance(key, cst.Name) else key.right  # the loop's name,
@@ -811,9 +818,10 @@ class _NamedReads:
                         cst.Dict(elements), [cst.SubscriptElement(cst.Index(key))]
                     )
 
-    def _constant_lists(self) -> dict[str, list[str]]:
+    def _constant_lists(self) -> dict[str, list[tuple[str, cst.SimpleString]]]:
         """Attributes `__init__` sets by a statement of its own to a list or tuple of
-        identifier strings, that every method uses only as the iterable of a `for`."""
+        identifier strings (-> each string's value and node), that every method uses only as
+        the iterable of a `for`."""
         init = self.methods.get("__init__")
         if init is None:
             return {}
@@ -825,12 +833,12 @@ class _NamedReads:
                 continue
             assign = stmt.body[0]
             values = [
-                e.value.evaluated_value
+                (e.value.evaluated_value, e.value.with_changes(lpar=[], rpar=[]))
                 for e in assign.value.elements
                 if isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString)
             ]
             if len(values) == len(assign.value.elements) and all(
-                isinstance(v, str) and v.isidentifier() for v in values
+                isinstance(v, str) and v.isidentifier() for v, _ in values
             ):
                 found[assign.targets[0].target.attr.value] = values
         for attr in list(found):

@@ -141,8 +141,32 @@ main()
     ),
 }
 
+CONVERTS["losses_read_by_name_over_a_constant_list"] = (
+    _GAN.replace("        self.lr = lr\n", '        self.lr = lr\n        self.loss_names = ["D", "G"]\n')
+    .replace(
+        '        return {"D": self.loss_D.item(), "G": self.loss_G.item()}',
+        '        found = {}\n        for name in self.loss_names:\n'
+        '            found[name] = getattr(self, "loss_" + name).item()\n        return found',
+    )
+    + _LOOP,
+    ['found[name] = {"D": loss_D, "G": loss_G}[name].item()', "losses = found"],
+    ["getattr("],
+)
+
 UNCHANGED = {
-    # pix2pix's BaseModel reads its networks by name: `self` handed to getattr
+    # the list of names is changed by a method: which attribute a name reads is not known
+    "names_list_changed": (
+        _GAN.replace("        self.lr = lr\n", '        self.lr = lr\n        self.loss_names = ["D"]\n')
+        .replace(
+            '        return {"D": self.loss_D.item(), "G": self.loss_G.item()}',
+            '        self.loss_names.append("G")\n        found = {}\n'
+            "        for name in self.loss_names:\n"
+            '            found[name] = getattr(self, "loss_" + name).item()\n        return found',
+        )
+        + _LOOP,
+        "TL172",
+    ),
+    # attributes read by names that are not a constant list the class sets
     "getattr_of_self": (
         _GAN.replace(
             'return {"D": self.loss_D.item(), "G": self.loss_G.item()}',
@@ -214,6 +238,17 @@ for epoch in range(2):
     "instance_passed_on": (
         _GAN + _LOOP + "\n\ndef report(m):\n    print(m.loss_G)\n\n\nreport(gan)\n",
         "TL172",
+    ),
+    # every `self.x = ...` runs it: as names, nothing would
+    "class_with_setattr": (
+        _GAN.replace(
+            "    def set_input(self, batch):",
+            "    def __setattr__(self, name, value):\n"
+            "        object.__setattr__(self, name, value)\n\n"
+            "    def set_input(self, batch):",
+        )
+        + _LOOP,
+        "TL189",
     ),
     "created_twice": (
         _GAN + _LOOP + "other = GanModel(0.1)\n",

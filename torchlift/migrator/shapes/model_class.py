@@ -169,6 +169,7 @@ _BACKWARD = m.Call(
     func=m.Attribute(value=m.MatchIfTrue(lambda v: not m.matches(v, m.Name("self"))), attr=m.Name("backward"))
 )
 _SELF_ATTR = m.Attribute(m.Name("self"), m.Name())
+_ATTRIBUTE_HOOKS = {"__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__new__"}
 _BY_NAME = m.Call(
     func=m.Name("getattr") | m.Name("setattr") | m.Name("hasattr") | m.Name("delattr"),
     args=[m.Arg(m.Name("self")), m.ZeroOrMore()],
@@ -250,6 +251,18 @@ class _Inliner:
     def __init__(self, module: cst.Module, cls: cst.ClassDef, path: str) -> None:
         self.module, self.cls, self.path = module, cls, path
         self.owner_name = cls.name.value
+        hooks = [
+            s
+            for s in cls.body.body
+            if isinstance(s, cst.FunctionDef) and s.name.value in _ATTRIBUTE_HOOKS
+        ]
+        if hooks:  # they run on every `self.x`: inlined, `x` would not call them
+            raise Unsupported(
+                DRIVEN_STEP,
+                f"class `{self.owner_name}` defines `{hooks[0].name.value}`, which runs on its "
+                "attribute reads or writes: inlined, its attributes are plain names",
+                hooks[0],
+            )
         bases = [module.code_for_node(b.value) for b in cls.bases]
         if bases and bases != ["object"]:
             raise Unsupported(
@@ -923,11 +936,16 @@ def _substitutable(value: cst.BaseExpression) -> bool:
 
 
 def _lead(stmts: list, replaced, pairs) -> list:
-    """The first of `stmts` takes the comments and blank lines above `replaced`."""
+    """The first of `stmts` takes the comments and blank lines above `replaced`, and the
+    comment ending its line (`model.forward()  # G(A)`) on a line of its own."""
     if not stmts:
         return stmts
     first = stmts[0]
-    new = first.with_changes(leading_lines=[*replaced.leading_lines, *first.leading_lines])
+    lines = [*replaced.leading_lines]
+    trailing = getattr(replaced, "trailing_whitespace", None)
+    if trailing is not None and trailing.comment is not None:
+        lines.append(cst.EmptyLine(comment=trailing.comment))
+    new = first.with_changes(leading_lines=[*lines, *first.leading_lines])
     for index, (node, source) in enumerate(pairs):
         if node is first:
             pairs[index] = (new, source)

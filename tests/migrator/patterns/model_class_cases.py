@@ -142,10 +142,11 @@ main()
 }
 
 CONVERTS["losses_read_by_name_over_a_constant_list"] = (
-    _GAN.replace("        self.lr = lr\n", '        self.lr = lr\n        self.loss_names = ["D", "G"]\n')
-    .replace(
+    _GAN.replace(
+        "        self.lr = lr\n", '        self.lr = lr\n        self.loss_names = ["D", "G"]\n'
+    ).replace(
         '        return {"D": self.loss_D.item(), "G": self.loss_G.item()}',
-        '        found = {}\n        for name in self.loss_names:\n'
+        "        found = {}\n        for name in self.loss_names:\n"
         '            found[name] = getattr(self, "loss_" + name).item()\n        return found',
     )
     + _LOOP,
@@ -156,8 +157,9 @@ CONVERTS["losses_read_by_name_over_a_constant_list"] = (
 UNCHANGED = {
     # the list of names is changed by a method: which attribute a name reads is not known
     "names_list_changed": (
-        _GAN.replace("        self.lr = lr\n", '        self.lr = lr\n        self.loss_names = ["D"]\n')
-        .replace(
+        _GAN.replace(
+            "        self.lr = lr\n", '        self.lr = lr\n        self.loss_names = ["D"]\n'
+        ).replace(
             '        return {"D": self.loss_D.item(), "G": self.loss_G.item()}',
             '        self.loss_names.append("G")\n        found = {}\n'
             "        for name in self.loss_names:\n"

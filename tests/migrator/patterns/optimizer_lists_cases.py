@@ -52,7 +52,9 @@ UNCHANGED = {
         "TL106",
     ),
     "list_item_set_in_the_loop": (
-        _GAN.replace("    old_lr = optimizers[0]", "    optimizers[0] = opt_D\n    old_lr = optimizers[0]"),
+        _GAN.replace(
+            "    old_lr = optimizers[0]", "    optimizers[0] = opt_D\n    old_lr = optimizers[0]"
+        ),
         "TL106",
     ),
 }

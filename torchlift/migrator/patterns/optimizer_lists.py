@@ -116,10 +116,13 @@ def _reads_allowed(node: cst.CSTNode, name: str) -> bool:
     allowed = set()
     for sub in m.findall(node, m.Subscript(value=m.Name(name))):
         if len(sub.slice) == 1 and m.matches(
-            sub.slice[0], m.SubscriptElement(m.Index(m.Integer() | m.UnaryOperation(m.Minus(), m.Integer())))
+            sub.slice[0],
+            m.SubscriptElement(m.Index(m.Integer() | m.UnaryOperation(m.Minus(), m.Integer()))),
         ):
             allowed.add(id(sub.value))
-    allowed |= {id(f.iter) for f in m.findall(node, m.For(iter=m.Name(name)) | m.CompFor(iter=m.Name(name)))}
+    allowed |= {
+        id(f.iter) for f in m.findall(node, m.For(iter=m.Name(name)) | m.CompFor(iter=m.Name(name)))
+    }
     allowed |= {
         id(c.args[0].value)
         for c in m.findall(node, m.Call(func=m.Name("len"), args=[m.Arg(m.Name(name))]))
@@ -127,6 +130,8 @@ def _reads_allowed(node: cst.CSTNode, name: str) -> bool:
     stored = {
         id(t)
         for target in m.findall(node, m.AssignTarget() | m.AugAssign() | m.Del())
-        for t in m.findall(getattr(target, "target", cst.Name("_")), m.Subscript(value=m.Name(name)))
+        for t in m.findall(
+            getattr(target, "target", cst.Name("_")), m.Subscript(value=m.Name(name))
+        )
     }
     return all(id(u) in allowed for u in uses) and not stored

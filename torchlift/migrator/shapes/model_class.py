@@ -58,7 +58,7 @@ import libcst.matchers as m
 
 from ..analysis.names import RenameNames, collect_names, own_scope_nodes
 from ..rule import Rule, Unsupported
-from .step_inline import _Replace, _tables, _global_reads, _pure
+from .step_inline import _global_reads, _pure, _Replace, _tables
 from .trainer_class import INSTANCE_USE, METHOD_SHAPE, NAME_CLASH, SELF_ESCAPES
 from .trainer_inline import (
     _docstring,
@@ -166,7 +166,9 @@ RULES = (INLINED_MODEL, DRIVEN_STEP)
 
 # `loss.backward()`, not a method of the class named so (`self.backward()`)
 _BACKWARD = m.Call(
-    func=m.Attribute(value=m.MatchIfTrue(lambda v: not m.matches(v, m.Name("self"))), attr=m.Name("backward"))
+    func=m.Attribute(
+        value=m.MatchIfTrue(lambda v: not m.matches(v, m.Name("self"))), attr=m.Name("backward")
+    )
 )
 _SELF_ATTR = m.Attribute(m.Name("self"), m.Name())
 _ATTRIBUTE_HOOKS = {"__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__new__"}
@@ -384,7 +386,9 @@ class _Inliner:
                         "inlined, which of its attributes it reads is not kept",
                         stmt,
                     )
-            funcs = {id(c.func) for c in m.findall(stmt, m.Call(func=m.Attribute(m.Name(instance))))}
+            funcs = {
+                id(c.func) for c in m.findall(stmt, m.Call(func=m.Attribute(m.Name(instance))))
+            }
             for attribute in m.findall(stmt, m.Attribute(value=m.Name(instance))):
                 attr = attribute.attr.value
                 if attr in self.methods:
@@ -437,8 +441,9 @@ class _Inliner:
         inner = min(holders, key=lambda f: len(m.findall(f, m.Name())))
         params = {p.name.value for p in [*inner.params.params, *inner.params.kwonly_params]}
         declared = {
-            n.value for g in m.findall(inner.body, m.Global() | m.Nonlocal()) for n in
-            [item.name for item in g.names]
+            n.value
+            for g in m.findall(inner.body, m.Global() | m.Nonlocal())
+            for n in [item.name for item in g.names]
         }
         return use.value in (collect_names(inner.body).writes | params) - declared
 
@@ -500,7 +505,9 @@ class _Inliner:
         site = self.site
         after = site.block[site.block.index(site.created) + 1 :]
         sites = {
-            id(c) for stmt in after for c in _statement_calls(stmt, site.instance, set(self.inlined))
+            id(c)
+            for stmt in after
+            for c in _statement_calls(stmt, site.instance, set(self.inlined))
         }
         for stmt in after:
             for call in m.findall(stmt, m.Call(func=m.Attribute(m.Name(site.instance), m.Name()))):
@@ -538,7 +545,9 @@ class _Inliner:
         if "__init__" not in self.inlined:
             return shared
         init = self.methods["__init__"]
-        args = bind_call(init, self.site.call, f"{self.owner_name}()", self.site.created, INSTANCE_USE, 1)
+        args = bind_call(
+            init, self.site.call, f"{self.owner_name}()", self.site.created, INSTANCE_USE, 1
+        )
         init_use = collect_names(init.body)
         for attr in sorted(self.used["__init__"].stores):
             params = [p for p, v in args if m.matches(v, m.Name(attr))]
@@ -682,8 +691,10 @@ class _Inliner:
         }
         bindings = []
         for param, value in args:
-            if _substitutable(value) and param not in rebound and not (
-                isinstance(value, cst.Name) and value.value in info.writes
+            if (
+                _substitutable(value)
+                and param not in rebound
+                and not (isinstance(value, cst.Name) and value.value in info.writes)
             ):
                 mapping[param] = value
             else:
@@ -692,9 +703,11 @@ class _Inliner:
                 stmt = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(renamed)], value)])
                 self.pairs.append((stmt, at))
                 bindings.append(stmt)
-        body = [s for s in node.body.body if not _skip_init(s)] if name == "__init__" else [
-            s for s in node.body.body if not _docstring(s)
-        ]
+        body = (
+            [s for s in node.body.body if not _skip_init(s)]
+            if name == "__init__"
+            else [s for s in node.body.body if not _docstring(s)]
+        )
         final = None
         if body and m.matches(body[-1], m.SimpleStatementLine([m.Return()])):
             final, body = body[-1], body[:-1]
@@ -779,9 +792,7 @@ class _Rewrite(RenameNames):
 def _statement_calls(node: cst.CSTNode, receiver: str, methods: set[str]) -> list[cst.Call]:
     """The calls `receiver.m(...)` of `methods` that are a whole statement, `receiver.m(...)`
     or `target = receiver.m(...)` (one target), in `node` outside nested functions."""
-    call = m.Call(
-        func=m.Attribute(m.Name(receiver), m.Name(m.MatchIfTrue(lambda n: n in methods)))
-    )
+    call = m.Call(func=m.Attribute(m.Name(receiver), m.Name(m.MatchIfTrue(lambda n: n in methods))))
     pattern = m.SimpleStatementLine([m.Expr(call) | m.Assign([m.AssignTarget()], call)])
     if isinstance(node, cst.SimpleStatementLine):
         return [node.body[0].value] if m.matches(node, pattern) else []
@@ -808,8 +819,7 @@ class _NamedReads:
             loops = [
                 f
                 for f in m.findall(method.body, m.For(target=m.Name(), iter=_SELF_ATTR))
-                if f.iter.attr.value in lists
-                and f.target.value not in collect_names(f.body).writes
+                if f.iter.attr.value in lists and f.target.value not in collect_names(f.body).writes
             ]
             for loop in loops:
                 variable = loop.target.value
@@ -841,7 +851,10 @@ class _NamedReads:
         found = {}
         for stmt in init.body.body:
             if not m.matches(
-                stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(_SELF_ATTR)], m.List() | m.Tuple())])
+                stmt,
+                m.SimpleStatementLine(
+                    [m.Assign([m.AssignTarget(_SELF_ATTR)], m.List() | m.Tuple())]
+                ),
             ):
                 continue
             assign = stmt.body[0]
@@ -863,12 +876,16 @@ class _NamedReads:
             iterated = {
                 id(f.iter)
                 for method in self.methods.values()
-                for f in m.findall(method.body, m.For(iter=m.Attribute(m.Name("self"), m.Name(attr))))
+                for f in m.findall(
+                    method.body, m.For(iter=m.Attribute(m.Name("self"), m.Name(attr)))
+                )
             }
             stores = [
                 t
                 for method in self.methods.values()
-                for t in m.findall(method.body, m.AssignTarget(m.Attribute(m.Name("self"), m.Name(attr))))
+                for t in m.findall(
+                    method.body, m.AssignTarget(m.Attribute(m.Name("self"), m.Name(attr)))
+                )
             ]
             iterated |= {id(t.target) for t in stores}
             if len(stores) != 1 or any(id(u) not in iterated for u in uses):
@@ -877,7 +894,7 @@ class _NamedReads:
 
 
 def _prefix(call: cst.Call, variable: str) -> str | None:
-    """"net" of `getattr(self, "net" + name)` (`""` of `getattr(self, name)`), or None."""
+    """ "net" of `getattr(self, "net" + name)` (`""` of `getattr(self, name)`), or None."""
     if len(call.args) != 2 or any(a.keyword is not None or a.star for a in call.args):
         return None
     key = call.args[1].value
@@ -907,7 +924,8 @@ def _variables(module: cst.Module, name: str) -> list[cst.Name]:
     spelled |= {id(a.keyword) for a in m.findall(module, m.Arg(keyword=m.Name(name)))}
     spelled |= {id(p.name) for p in m.findall(module, m.Param(name=m.Name(name)))}
     spelled |= {
-        id(d.name) for d in m.findall(module, m.FunctionDef(name=m.Name(name)) | m.ClassDef(name=m.Name(name)))
+        id(d.name)
+        for d in m.findall(module, m.FunctionDef(name=m.Name(name)) | m.ClassDef(name=m.Name(name)))
     }
     return [n for n in m.findall(module, m.Name(name)) if id(n) not in spelled]
 

@@ -203,17 +203,23 @@ def driven_step_class(tree: ast.Module) -> DrivenStep | None:
             if owner is not None and method in stepping[owner]:
                 cls = classes[owner]
                 defined = next(
-                    s.lineno for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == method
+                    s.lineno
+                    for s in cls.body
+                    if isinstance(s, ast.FunctionDef) and s.name == method
                 )
                 called = isinstance(func, ast.Name)
-                return DrivenStep(cls, method, defined, (loop.lineno, loop.col_offset), name, called)
+                return DrivenStep(
+                    cls, method, defined, (loop.lineno, loop.col_offset), name, called
+                )
     return None
 
 
 def _stepping_methods(cls: ast.ClassDef) -> set[str]:
     """The methods of `cls` calling `.backward()`, or calling through `self.m(...)` one that
     does (at any depth)."""
-    methods = {s.name: s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = {
+        s.name: s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
     calls: dict[str, set[str]] = {}
     found = set()
     for name, method in methods.items():

@@ -285,7 +285,7 @@ class _Inliner:
         called = self._script_calls()
         roots = (["__init__"] if "__init__" in self.methods else []) + called
         order = _reachable(self.methods, roots, self.cls)
-        self.by_name = _NamedReads(self.methods, self.script_mentions()).found
+        self.by_name = _NamedReads(self.methods, set(self.script_reads)).found
         for name in order:
             for call in m.findall(self.methods[name].body, _BY_NAME):
                 if id(call) in self.by_name:
@@ -423,10 +423,6 @@ class _Inliner:
                     self._statement_of(use),
                 )
         return called
-
-    def script_mentions(self) -> set[str]:
-        """The attributes the script reads on the instance."""
-        return set(self.script_reads)
 
     def _own_local(self, use: cst.Name) -> bool:
         """`use` is in a function of its own (not the one creating the instance) that binds
@@ -612,12 +608,19 @@ class _Inliner:
                 else:
                     info.names[local] = local
                     reserved.add(local)
-        for name in reversed(self.inlined):  # what each inlined body binds, callees too
-            info = self.info[name]
+        for name in self.inlined:
+            self._writes(name)
+
+    def _writes(self, name: str) -> set[str]:
+        """The names `name`'s inlined body binds, with those of the methods it inlines (no
+        method reaches itself: _check_calls)."""
+        info = self.info[name]
+        if not info.writes:
             # a shared attribute's store, `self.opt = opt` given `opt`, is `opt = opt`: dropped
             info.writes = set(info.names.values()) | (info.stores - self.shared)
             for callee in _callees(self.methods[name], set(self.inlined)):
-                info.writes |= self.info[callee].writes if callee != name else set()
+                info.writes |= self._writes(callee)
+        return info.writes
 
     def _clash(self, name: str, why: str) -> None:
         raise Unsupported(

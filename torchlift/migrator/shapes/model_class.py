@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import RenameNames, collect_names, own_scope_nodes
+from ..analysis.names import RenameNames, bound_names, collect_names, own_scope_nodes
 from ..rule import Rule, Unsupported
 from .step_inline import _global_reads, _pure, _Replace, _tables
 from .trainer_class import INSTANCE_USE, METHOD_SHAPE, NAME_CLASH, SELF_ESCAPES
@@ -253,6 +253,13 @@ class _Inliner:
     def __init__(self, module: cst.Module, cls: cst.ClassDef, path: str) -> None:
         self.module, self.cls, self.path = module, cls, path
         self.owner_name = cls.name.value
+        binders = [s for s in module.body if self.owner_name in bound_names(s)]
+        if len(binders) != 1:  # which class the instance is made of is not this one for sure
+            raise Unsupported(
+                INSTANCE_USE,
+                f"`{self.owner_name}` is bound more than once at module level",
+                binders[-1],
+            )
         hooks = [
             s
             for s in cls.body.body

@@ -52,6 +52,7 @@ from .result import Finding, InputError, MigrationResult
 from .rule import Refused, Rule, Unsupported
 from .shapes import plan_loop
 from .shapes.context import LoopContext
+from .shapes.model_class import INLINED_MODEL, inline_model_class, refuse_called_module
 from .shapes.model_method import hoist_training_method, is_torch_module, remap_hoisted
 from .shapes.step_inline import INLINED_STEP, inline_step
 from .shapes.trainer_class import class_holding
@@ -59,6 +60,8 @@ from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .source.hoisted_defaults import hoist_changes, hoist_defaults
 from .source.step_helpers import (
+    DrivenStep,
+    driven_step_class,
     per_batch_step_function,
     per_step_helper,
     per_step_method_loop,
@@ -148,8 +151,11 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     module = None
     if not candidates:  # the step may be in a function or method called once per iteration
         method_loop = per_step_method_loop(tree)
+        driven = driven_step_class(tree) if method_loop is None else None
         if method_loop is not None:  # the trainer class is inlined first, its method then
             candidates = [method_loop]
+        elif driven is not None:  # the loop trains through an object's methods
+            return _migrate_driven(text, tree, driven, path, target)
         elif per_step_helper(tree, text) is not None:
             module, refused = _parse_cst(text, path)
             if refused is not None:
@@ -251,6 +257,32 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
         changes += import_change(output_tree, name, "the generated code reads it")
     changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
     return MigrationResult(path, text, output, findings, changes=changes)
+
+
+def _migrate_driven(text: str, tree, driven: DrivenStep, path: str, target: str):
+    """A loop training through an object's methods (shapes/model_class.py): its class inlined
+    where the script creates it, then the flat script converted; or the reason it is not."""
+    module, refused = _parse_cst(text, path)
+    if refused is not None:
+        return refused
+    lines = LineIndex(module, tree)
+    cls = next(s for s in module.body if m.matches(s, m.ClassDef(name=m.Name(driven.cls.name))))
+    at = lines.position(cls, (1, 0))
+    try:
+        if driven.called:  # a torch module's `forward` holding the step (MAML's `Meta`)
+            raise refuse_called_module(driven)
+        inlined = inline_model_class(module, cls, path)
+    except Unsupported as why:
+        where = lines.position(why.node, at) if why.node is not None else driven.loop
+        finding = Finding(path, *where, why.code, why.reason, "warning")
+        return MigrationResult(path, text, text, [finding])
+    flat_tree, error = parse_text(inlined.text, path)
+    if error is not None:  # never expected: the flat script is generated code
+        raise RuntimeError(f"inlined model class did not parse: {error}")
+    result = _migrate_parsed(inlined.text, flat_tree, path, target)
+    return remap_lines(
+        result, inlined.origin, inlined.indent, text, at, INLINED_MODEL.code, inlined.message
+    )
 
 
 def _plan_loops(imports, module, loops, lines, path: str):

@@ -149,6 +149,11 @@ class LoopPlan:
     phase_loop: cst.For | None = None  # the train/val phase loop unrolled into the epoch
     step_loop: bool = False
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
+    # (name, statement) of a list of the optimizers in configure_optimizers' order, and of one
+    # of their schedulers built over it: `self.optimizers()` / `self.lr_schedulers()` in the
+    # class (patterns/optimizer_lists.py)
+    optimizer_list: tuple[str, cst.SimpleStatementLine] | None = None
+    scheduler_list: tuple[str, cst.SimpleStatementLine] | None = None
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
     hparams: set[str] = field(default_factory=set)  # arguments save_hyperparameters can keep
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in

@@ -50,6 +50,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.known_branches",
     "torchlift.migrator.patterns.zero_grad_helpers",
     "torchlift.migrator.patterns.manual_optimization",
+    "torchlift.migrator.patterns.optimizer_lists",  # the lists of what it bound
     "torchlift.migrator.patterns.hand_update",
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.scheduler_every",
@@ -97,6 +98,7 @@ RULE_OWNERS = (
     "torchlift.migrator.shapes.context",
     "torchlift.migrator.shapes.trainer_class",
     "torchlift.migrator.shapes.model_method",
+    "torchlift.migrator.shapes.model_class",
     "torchlift.migrator.shapes.step_inline",
     "torchlift.migrator.shapes.runs",
     *SHAPES,

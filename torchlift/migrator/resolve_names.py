@@ -151,6 +151,8 @@ def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
             configure.append(optimizer.stmt)
         if optimizer.scheduler_stmt is not None:
             configure.append(optimizer.scheduler_stmt)
+    if plan.scheduler_list is not None:  # built over the list: both there
+        configure += [plan.optimizer_list[1], plan.scheduler_list[1]]
     pieces["configure_optimizers"] = configure
     return pieces
 
@@ -223,6 +225,7 @@ def resolve_names(
     optim_names = {o.name for o in plan.optimizers} | {
         o.scheduler for o in plan.optimizers if o.scheduler
     }
+    optim_names |= {found[0] for found in (plan.optimizer_list, plan.scheduler_list) if found}
 
     for hook, use in uses.items():
         if hook != "configure_optimizers" and use.writes & optim_names:

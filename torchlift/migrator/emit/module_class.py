@@ -155,6 +155,11 @@ class ClassBuilder:
             for k, scheduler in enumerate(schedulers):
                 index = f"[{k}]" if len(schedulers) > 1 else ""
                 mapping[scheduler] = _expr(f"self.lr_schedulers(){index}")
+            # the script's own lists of them, in the same order (patterns/optimizer_lists.py)
+            if plan.optimizer_list is not None:
+                mapping[plan.optimizer_list[0]] = _expr("self.optimizers()")
+            if plan.scheduler_list is not None:
+                mapping[plan.scheduler_list[0]] = _expr("self.lr_schedulers()")
         if optimizer.given:  # the script's own optimizer, handed to `__init__`
             mapping[optimizer.name] = self_attr(attr_name(optimizer.name))
         if optimizer.scheduler_held:  # the script's scheduler, stepped by the module
@@ -467,10 +472,15 @@ class ClassBuilder:
             schedulers = [o for o in plan.optimizers if o.scheduler]
             local.update({o.scheduler: cst.Name(o.scheduler) for o in schedulers})
             stmts = [o.stmt for o in plan.optimizers] + [o.scheduler_stmt for o in schedulers]
-            body = self.rewrite(stmts, local)
             returned = ", ".join(names)
             if schedulers:  # Lightning ties each to the optimizer it was built on
                 returned = f"[{returned}], [{', '.join(o.scheduler for o in schedulers)}]"
+            if plan.scheduler_list is not None:  # the script's lists, built as it built them
+                lists = [plan.optimizer_list, plan.scheduler_list]
+                stmts += [stmt for _, stmt in lists]
+                local.update({name: cst.Name(name) for name, _ in lists})
+                returned = ", ".join(name for name, _ in lists)
+            body = self.rewrite(stmts, local)
             body.append(_stmt(f"return {returned}\n"))
             return self.method("configure_optimizers(self)", body)
         optimizer = plan.optimizer

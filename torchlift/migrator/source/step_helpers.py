@@ -10,6 +10,7 @@ training loop found".
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from .find_loops import _BACKWARD, _LOOPS, _inside, line_numbers
 
@@ -139,3 +140,101 @@ def per_step_method_loop(tree: ast.Module) -> ast.stmt | None:
                     ):
                         return loop
     return None
+
+
+@dataclass(frozen=True)
+class DrivenStep:
+    """What driven_step_class found: the class, the method the loop calls (`forward` when the
+    loop calls the instance itself), the line of its `def`, where the loop is (line, column),
+    the instance."""
+
+    cls: ast.ClassDef
+    method: str
+    defined: int
+    loop: tuple[int, int]
+    instance: str
+    called: bool  # `instance(...)`: a torch module's `__call__` running `forward`
+
+
+_MOVES = ("to", "cuda", "cpu", "double", "float")
+
+
+def driven_step_class(tree: ast.Module) -> DrivenStep | None:
+    """The loop outside any class that trains through an object of a module-level class
+    (`model = Pix2PixModel(opt)` ... `model.optimize_parameters()`, whose `self.backward_D()`
+    calls `.backward()`; or `maml(x_spt, ...)` running a torch module's `forward` that does),
+    or None. The backward may be any number of `self.method()` calls deep: the candidates
+    miss such a loop, since no `.backward()` is in its text."""
+    classes = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)}
+    stepping = {name: _stepping_methods(cls) for name, cls in classes.items()}
+    instances: dict[str, str] = {}  # instance name -> its class, `x = Class(...)[.to(...)]`
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            while (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr in _MOVES
+            ):
+                value = value.func.value
+            if (
+                isinstance(target, ast.Name)
+                and isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and stepping.get(value.func.id)
+            ):
+                instances[target.id] = value.func.id
+    if not instances:
+        return None
+    outside = [stmt for stmt in tree.body if not isinstance(stmt, ast.ClassDef)]
+    loops = [n for stmt in outside for n in ast.walk(stmt) if isinstance(n, _LOOPS)]
+    for loop in sorted(loops, key=lambda n: (n.lineno, n.col_offset)):
+        for call in ast.walk(loop):
+            if not isinstance(call, ast.Call):
+                continue
+            func = call.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                name, method = func.value.id, func.attr
+            elif isinstance(func, ast.Name):
+                name, method = func.id, "forward"  # the instance called: its `__call__`
+            else:
+                continue
+            owner = instances.get(name)
+            if owner is not None and method in stepping[owner]:
+                cls = classes[owner]
+                defined = next(
+                    s.lineno
+                    for s in cls.body
+                    if isinstance(s, ast.FunctionDef) and s.name == method
+                )
+                called = isinstance(func, ast.Name)
+                return DrivenStep(
+                    cls, method, defined, (loop.lineno, loop.col_offset), name, called
+                )
+    return None
+
+
+def _stepping_methods(cls: ast.ClassDef) -> set[str]:
+    """The methods of `cls` calling `.backward()`, or calling through `self.m(...)` one that
+    does (at any depth)."""
+    methods = {
+        s.name: s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    calls: dict[str, set[str]] = {}
+    found = set()
+    for name, method in methods.items():
+        calls[name] = set()
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr == "backward":
+                    found.add(name)
+                elif _self_method(node.func) and node.func.attr in methods:
+                    calls[name].add(node.func.attr)
+    changed = True
+    while changed:
+        changed = False
+        for name, called in calls.items():
+            if name not in found and called & found:
+                found.add(name)
+                changed = True
+    return found

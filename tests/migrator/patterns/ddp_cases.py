@@ -347,6 +347,67 @@ def step_worker(
     return "\n".join(line for line in lines if line)
 
 
+
+# the tutorial series' `multigpu_torchrun.py`: started only by torchrun (no test of its
+# environment: `python script.py` fails at `init_process_group`, env:// finding no RANK)
+_TORCHRUN_ONLY = """
+import os
+
+from torch.distributed import destroy_process_group, init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data.distributed import DistributedSampler
+
+
+def ddp_setup():
+    init_process_group(backend="gloo")
+
+
+def prepare_dataloader(dataset, batch_size):
+    return DataLoader(dataset, batch_size=batch_size, shuffle=False, sampler=DistributedSampler(dataset))
+
+
+def main(epochs):
+    ddp_setup()
+    local_rank = int(os.environ["LOCAL_RANK"])
+    data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
+    loader = prepare_dataloader(data, 4)
+    net = DDP(nn.Linear(4, 2))
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        loader.sampler.set_epoch(epoch)
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(net(x), y)
+            loss.backward()
+            opt.step()
+        if local_rank == 0:
+            print(epoch, loss.item())
+    destroy_process_group()
+
+
+if __name__ == "__main__":
+    main(2)
+"""
+
+
+def torchrun_only(*edits: tuple[str, str]) -> str:
+    """A script torchrun alone starts, each (old, new) edit applied once."""
+    source = _TORCHRUN_ONLY
+    for old, new in edits:
+        assert old in source, old
+        source = source.replace(old, new, 1)
+    return source
+
+
+_TORCHRUN_DEVICES = [
+    'accelerator="cpu"',
+    'devices=int(os.environ["LOCAL_WORLD_SIZE"])',
+    'num_nodes=int(os.environ["WORLD_SIZE"]) // int(os.environ["LOCAL_WORLD_SIZE"])',
+    'strategy="ddp"',
+    "if self.local_rank == 0:",
+]
+
+
 _CHECKPOINT_BEFORE = (
     "    if rank == 0:\n"
     '        torch.save(ddp_net.state_dict(), "start.pt")\n'
@@ -609,9 +670,34 @@ CONVERTS = {
         ['    torch.save(model.state_dict(), "net.pt")', "save(self.model)"],
         [".module", "DDP("],
     ),
+    "torchrun_only_setup_helper": (
+        torchrun_only(),
+        _TORCHRUN_DEVICES,
+        ["init_process_group", "ddp_setup", "DistributedSampler", "set_epoch", "DDP(", '"LOCAL_WORLD_SIZE", 1'],
+    ),
+    "torchrun_only_start_in_the_function": (
+        torchrun_only(
+            ('def ddp_setup():\n    init_process_group(backend="gloo")\n\n\n', ""),
+            ("    ddp_setup()\n", '    init_process_group(backend="gloo")\n'),
+        ),
+        _TORCHRUN_DEVICES,
+        ["init_process_group", "DistributedSampler", '"LOCAL_WORLD_SIZE", 1'],
+    ),
 }
 
 UNCHANGED = {
+    "torchrun_only_setup_sets_torchruns_environment": (
+        torchrun_only(("    ddp_setup()\n", '    os.environ.setdefault("RANK", "0")\n    ddp_setup()\n')),
+        "TL168",
+    ),
+    "torchrun_only_setup_doing_more": (
+        torchrun_only(('init_process_group(backend="gloo")\n', 'init_process_group(backend="gloo")\n    print("up")\n')),
+        "TL161",
+    ),
+    "torchrun_only_group_at_a_tcp_address": (
+        torchrun_only(('backend="gloo")', 'backend="gloo", init_method="tcp://127.0.0.1:23456")')),
+        "TL161",
+    ),
     "loader_function_sampler_drops_last": (loader_function_worker(", drop_last=True"), "TL162"),
     "loader_function_set_epoch_missing": (
         loader_function_worker().replace("loader.sampler.set_epoch(epoch)", "pass"),

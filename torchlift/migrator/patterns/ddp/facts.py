@@ -58,6 +58,7 @@ class Facts:
     flag: str | None = None  # torchrun: the code telling a DDP run from a plain one (`ddp`,
     # `args.distributed`)
     devices: str = ""
+    num_nodes: str = ""  # torchrun's node count, for a script only torchrun starts
     strategy: str = '"ddp"'
     accelerator: str = '"cpu"'
     removed: list = field(default_factory=list)  # statements that go

@@ -686,6 +686,15 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # a resumed run (`range(epochs_run, epochs)`, the start read from a snapshot): the
+    # script's sampler shuffled by `set_epoch(epochs_run + k)`, Lightning's gets its own epoch k
+    "set_epoch_of_epochs_counted_from_a_resumed_start": (
+        torchrun_only(
+            ("    for epoch in range(epochs):", "    for epoch in range(epochs_run, epochs):"),
+            ("    ddp_setup()\n", "    ddp_setup()\n    epochs_run = int(open('start.txt').read())\n"),
+        ),
+        "TL162",
+    ),
     "torchrun_only_setup_sets_torchruns_environment": (
         torchrun_only(("    ddp_setup()\n", '    os.environ.setdefault("RANK", "0")\n    ddp_setup()\n')),
         "TL168",

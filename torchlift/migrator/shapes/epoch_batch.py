@@ -284,6 +284,8 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         start, max_epochs = None, args[0].value
     else:
         start, stop = args[0].value, args[1].value
+        if _bound_to_zero(ctx, start):
+            start = cst.Integer("0")
         if (
             isinstance(stop, cst.BinaryOperation)
             and isinstance(stop.operator, cst.Add)
@@ -307,6 +309,26 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         if isinstance(start, cst.Integer) and start.evaluated_value == 0:
             start = None
     return epoch_var, start, max_epochs, list(loop.body.body)
+
+
+def _bound_to_zero(ctx: LoopContext, start) -> bool:
+    """`range(epochs_run, max_epochs)` after `epochs_run = 0`, its only binding before the
+    loop, rebound by no function declaring it `global` / `nonlocal`: the epochs count from 0
+    (the DDP tutorial series' Trainer with no snapshot to resume from)."""
+    if not isinstance(start, cst.Name):
+        return False
+    binding, count = ctx.binding(start.value)
+    declared = {
+        n.name.value
+        for node in m.findall(ctx.module, m.Global() | m.Nonlocal())
+        for n in node.names
+    }
+    return (
+        binding is not None
+        and count == 1
+        and m.matches(binding[1], m.Integer("0"))
+        and start.value not in declared
+    )
 
 
 def _epoch_loop_inside(ctx: LoopContext, loop: cst.For) -> bool:

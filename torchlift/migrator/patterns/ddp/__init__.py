@@ -364,13 +364,14 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
     gone = {id(s) for s in [*facts.removed, *plan.remove_stmts]}
     started = False
     late = []
+    ranks = facts.roles.keys() - facts.env_bound  # (those bound from torchrun's env stay)
     for stmt in ctx.scope_before:
         if stmt is facts.group_start:
             started = True
             continue
         if id(stmt) in gone or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
-        if not facts.roles.keys() & scope_reads(stmt):
+        if not ranks & scope_reads(stmt):
             continue
         if started:
             late.append(stmt)
@@ -379,7 +380,7 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
             facts.early_prints.append(cst.Module(body=[new]).code.strip())
             remove_with_reason(facts, [stmt], "print of the rank -> after the Trainer is built")
         else:
-            name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
+            name = sorted(ranks & scope_reads(stmt))[0]
             ctx.block(RANK_READ, f"`{name}` is read before the process group starts", stmt)
     claimed = {id(s) for s, _ in plan.rewrite_stmts} | {id(s) for s in plan.strip_stmts}
     claimed |= {id(o.stmt) for o in plan.optimizers} | {
@@ -387,7 +388,7 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
     }
     for stmt in late:
         if id(stmt) in claimed:
-            name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
+            name = sorted(ranks & scope_reads(stmt))[0]
             ctx.block(RANK_READ, f"`{name}` is read by code the conversion moves", stmt)
             continue
         new = ranks_as(facts, stmt, AFTER_TRAINER)

@@ -223,6 +223,15 @@ def epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> boo
         if receiver not in taken or len(arg) != 1 or not m.matches(arg[0].value, epoch):
             ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
             return False
+        if plan.epoch_start is not None:  # Lightning gives its sampler `current_epoch`
+            start = cst.Module(body=[]).code_for_node(plan.epoch_start)
+            ctx.block(
+                SAMPLER,
+                f"`set_epoch({plan.epoch_var})` of epochs counted from `{start}`: Lightning's "
+                "sampler is given the Trainer's epoch, counted from 0 (other shuffles)",
+                call_stmt,
+            )
+            return False
     return True
 
 

@@ -6,6 +6,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.function_reads import module_functions
+from ...analysis.names import scope_reads
 from ...analysis.statements import single_assign
 from ...rule import Unsupported
 from .facts import DESTROY_GROUP, ENV_ROLES, INIT_GROUP, Facts, flag_body, remove_with_reason
@@ -94,11 +95,19 @@ def read_torchrun(ctx, facts: Facts) -> None:
             "torchrun setup -> the Trainer (`devices=`, `num_nodes=`, `strategy=`) and its ranks",
         )
     facts.group_start = start
-    for stmt in ctx.scope_before:  # ranks bound outside the block: `rank = int(os.environ[...])`
+    body = list(ctx.scope_before)
+    for at, stmt in enumerate(body):  # ranks bound outside the block: `rank = int(os.environ[...])`
         if stmt is start or not isinstance(stmt, cst.SimpleStatementLine):
             continue
         role = _env_role(ctx, facts, stmt)
-        if role is not None:
+        if role is None:
+            continue
+        name = single_assign(stmt)[0]
+        if facts.flag is None and any(name in scope_reads(s) for s in body[at + 1 :]):
+            # read before the loop: torchrun's value there as in the script (only torchrun
+            # starts it), the Trainer's in the module
+            facts.env_bound.add(name)
+        else:
             remove_with_reason(facts, [stmt], "rank from the environment -> the Trainer's")
     torchrun_devices(ctx, facts)
     read_group_end(ctx, facts)

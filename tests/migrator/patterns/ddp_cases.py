@@ -399,6 +399,14 @@ def torchrun_only(*edits: tuple[str, str]) -> str:
     return source
 
 
+_INLINE_LOADER = "    loader = DataLoader(data, batch_size=4, sampler=DistributedSampler(data))"
+_NO_LOADER_FUNCTION = (
+    "def prepare_dataloader(dataset, batch_size):\n"
+    "    return DataLoader(dataset, batch_size=batch_size, shuffle=False, sampler="
+    "DistributedSampler(dataset))\n\n\n",
+    "",
+)
+
 _TORCHRUN_DEVICES = [
     'accelerator="cpu"',
     'devices=int(os.environ["LOCAL_WORLD_SIZE"])',
@@ -683,9 +691,24 @@ CONVERTS = {
         _TORCHRUN_DEVICES,
         ["init_process_group", "DistributedSampler", '"LOCAL_WORLD_SIZE", 1'],
     ),
+    "loader_given_a_distributed_sampler_call_inline": (
+        torchrun_only(
+            _NO_LOADER_FUNCTION, ("    loader = prepare_dataloader(data, 4)", _INLINE_LOADER)
+        ),
+        ["    loader = DataLoader(data, batch_size=4, shuffle=True)"],
+        ["DistributedSampler", "set_epoch", "sampler"],
+    ),
 }
 
 UNCHANGED = {
+    "loader_sampler_given_inline_read_besides_set_epoch": (
+        torchrun_only(
+            _NO_LOADER_FUNCTION,
+            ("    loader = prepare_dataloader(data, 4)", _INLINE_LOADER),
+            ("            print(epoch, loss.item())", "            print(epoch, len(loader.sampler))"),
+        ),
+        "TL162",
+    ),
     # a resumed run (`range(epochs_run, epochs)`, the start read from a snapshot): the
     # script's sampler shuffled by `set_epoch(epochs_run + k)`, Lightning's gets its own epoch k
     "set_epoch_of_epochs_counted_from_a_resumed_start": (

@@ -79,6 +79,11 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
         else:  # every rank iterated the whole loader: so it does under the Trainer
             plan.add_trainer_arg("use_distributed_sampler", "False")
         return
+    inline = sampler_arg(loader).value
+    if isinstance(inline, cst.Call) and ctx.call_qualnames(inline) & SAMPLER_CLASSES:
+        # `DataLoader(ds, sampler=DistributedSampler(ds))`: reached as `loader.sampler`
+        read_function_loader(ctx, plan, facts, loader_stmt, (loader_stmt, loader), inline=True)
+        return
     taken = {}  # sampler name -> (loader statement, the sampler shuffles)
     name = _loader_sampler(ctx, facts, loader_stmt, samplers, "training")
     if name is None:

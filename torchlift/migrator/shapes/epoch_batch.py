@@ -284,8 +284,6 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
         start, max_epochs = None, args[0].value
     else:
         start, stop = args[0].value, args[1].value
-        if _bound_to_zero(ctx, start):
-            start = cst.Integer("0")
         if (
             isinstance(stop, cst.BinaryOperation)
             and isinstance(stop.operator, cst.Add)
@@ -304,6 +302,8 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
             max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
         elif isinstance(start, cst.Integer) and start.evaluated_value == 0:
             max_epochs = stop  # range(0, args.epochs)
+        elif _bound_to_zero(ctx, start):
+            start, max_epochs = None, stop
         else:
             max_epochs = cst.BinaryOperation(left=stop, operator=cst.Subtract(), right=start)
         if isinstance(start, cst.Integer) and start.evaluated_value == 0:

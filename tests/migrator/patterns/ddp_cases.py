@@ -416,6 +416,15 @@ _TORCHRUN_DEVICES = [
 ]
 
 
+_SYNC_BN = "    if sync_bn:\n        net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"
+
+def sync_bn_worker(sync: str = _SYNC_BN, after: str = "") -> str:
+    """A spawn worker given `sync_bn`, converting its model's batch norms under that flag."""
+    return worker(params="rank, world_size, sync_bn", launch="mp.spawn(train, args=(2, False), nprocs=2)").replace(
+        "    ddp_net = DDP(net)", sync + after + "    ddp_net = DDP(net)"
+    )
+
+
 _CHECKPOINT_BEFORE = (
     "    if rank == 0:\n"
     '        torch.save(ddp_net.state_dict(), "start.pt")\n'
@@ -698,9 +707,40 @@ CONVERTS = {
         ["    loader = DataLoader(data, batch_size=4, shuffle=True)"],
         ["DistributedSampler", "set_epoch", "sampler"],
     ),
+    # Lightning's `sync_batchnorm=True` converts the layers in its DDP strategy as the script
+    # did before wrapping (and DDP refuses them on CPU alike); the runtime does the same
+    "sync_batchnorm_under_the_scripts_flag": (
+        sync_bn_worker(),
+        ["sync_batchnorm=sync_bn", "net = nn.Linear(4, 2)\n    lit_model = LitModel(net)"],
+        ["convert_sync_batchnorm", "if sync_bn"],
+    ),
+    # with a process group of its own the layers stay as the script made them (DDP takes them)
+    "sync_batchnorm_in_a_process_group_of_its_own_kept": (
+        sync_bn_worker("    net = nn.SyncBatchNorm.convert_sync_batchnorm(net, None)\n"),
+        ["net = nn.SyncBatchNorm.convert_sync_batchnorm(net, None)"],
+        ["sync_batchnorm="],
+    ),
+    "sync_batchnorm_under_a_test_of_the_process_count": (
+        sync_bn_worker("    if world_size > 4:\n        net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"),
+        ["sync_batchnorm=world_size > 4"],
+        ["convert_sync_batchnorm"],
+    ),
+    "sync_batchnorm_always": (
+        sync_bn_worker("    net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"),
+        ["sync_batchnorm=True"],
+        ["convert_sync_batchnorm"],
+    ),
 }
 
 UNCHANGED = {
+    "sync_batchnorm_flag_changed_before_the_loop": (
+        sync_bn_worker(after="    sync_bn = not sync_bn\n"),
+        "TL106",
+    ),
+    "sync_batchnorm_with_other_code_under_the_flag": (
+        sync_bn_worker(_SYNC_BN + "        print(net)\n"),
+        "TL106",
+    ),
     "loader_sampler_given_inline_read_besides_set_epoch": (
         torchrun_only(
             _NO_LOADER_FUNCTION,
@@ -819,14 +859,6 @@ UNCHANGED = {
             )
         ),
         "TL163",
-    ),
-    "sync_batchnorm_under_a_test": (
-        worker().replace(
-            "    ddp_net = DDP(net)",
-            "    if world_size > 4:\n        net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"
-            "    ddp_net = DDP(net)",
-        ),
-        "TL106",
     ),
     "all_reduce_of_the_counter_without_waiting": (
         validating_worker(

@@ -725,6 +725,14 @@ CONVERTS = {
         ["sync_batchnorm=world_size > 4"],
         ["convert_sync_batchnorm"],
     ),
+    # SyncBatchNorm for BatchNorm: a model without any holds no buffers after it either
+    "sync_batchnorm_of_a_model_validated_without_buffers": (
+        validating_worker(
+            params="rank, world_size, sync_bn", launch="mp.spawn(train, args=(2, False), nprocs=2)"
+        ).replace("    ddp_net = DDP(net)", _SYNC_BN + "    ddp_net = DDP(net)"),
+        ["sync_batchnorm=sync_bn", "def validation_step(self, batch, batch_idx):"],
+        ["convert_sync_batchnorm"],
+    ),
     "sync_batchnorm_always": (
         sync_bn_worker("    net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"),
         ["sync_batchnorm=True"],

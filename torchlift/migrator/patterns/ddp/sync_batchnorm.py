@@ -35,13 +35,7 @@ def read_sync_batchnorm(ctx, plan, stmt, name: str) -> bool:
         return False
     if _converts(ctx, stmt, name):
         flag = "True"
-    elif (
-        isinstance(stmt, cst.If)
-        and stmt.orelse is None
-        and len(stmt.body.body) == 1
-        and _converts(ctx, stmt.body.body[0], name)
-        and _steady(ctx, stmt)
-    ):
+    elif converts_layers(ctx, stmt, name) and _steady(ctx, stmt):
         flag = cst.Module(body=[]).code_for_node(stmt.test)
     else:
         return False
@@ -49,6 +43,15 @@ def read_sync_batchnorm(ctx, plan, stmt, name: str) -> bool:
     plan.remove_stmts.append(stmt)
     plan.removed_why.append((stmt, _WHY))
     return True
+
+
+def converts_layers(ctx, stmt, name: str) -> bool:
+    """`name = <...>.convert_sync_batchnorm(name)`, alone or alone under an `if` (no `else`):
+    the same layers, batch norms made SyncBatchNorm (the same buffers)."""
+    if isinstance(stmt, cst.If):
+        inner = stmt.body.body
+        return stmt.orelse is None and len(inner) == 1 and _converts(ctx, inner[0], name)
+    return _converts(ctx, stmt, name)
 
 
 def _converts(ctx, stmt, name: str) -> bool:

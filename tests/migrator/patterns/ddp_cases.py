@@ -766,6 +766,12 @@ UNCHANGED = {
         ),
         "TL162",
     ),
+    # `for epoch in range(1, epochs + 1): sampler.set_epoch(epoch)` (diverged at step 1 on
+    # main): the script's first epoch shuffles by seed + 1, Lightning's by seed + 0
+    "set_epoch_of_epochs_counted_from_one": (
+        worker().replace("for epoch in range(2):", "for epoch in range(1, 3):"),
+        "TL162",
+    ),
     "torchrun_only_setup_sets_torchruns_environment": (
         torchrun_only(("    ddp_setup()\n", '    os.environ.setdefault("RANK", "0")\n    ddp_setup()\n')),
         "TL168",

@@ -472,8 +472,8 @@ def _placing_another(stmt, model, plan, placement_only) -> str | None:
 
 _SYNC_BATCHNORM = (
     "`SyncBatchNorm.convert_sync_batchnorm` under a test is not turned into "
-    "`Trainer(sync_batchnorm=...)`: it is not alone under an `if` whose test keeps its value "
-    "until the Trainer, on the model of a DDP script, or has a process group of its own"
+    "`Trainer(sync_batchnorm=...)`: only a conversion of a DDP script's model, alone under an "
+    "`if` (no `else`) whose test keeps its value until the Trainer, is"
 )
 
 

@@ -194,20 +194,28 @@ def _start_call(ctx, start) -> cst.Call:
             if c.func.value in functions
         ),
     ]
-    return next(
+    found = [
         c
         for node in nodes
         for c in m.findall(node, m.Call())
         if INIT_GROUP in ctx.call_qualnames(c)
-    )
+    ]
+    if len(found) != 1:  # deeper in the script's functions, or started twice
+        raise Unsupported(
+            PROCESS_GROUP, "the process group's start is not one call read here", start
+        )
+    return found[0]
 
 
 def _check_env_unset(ctx) -> None:
     """A script that sets torchrun's variables itself (`os.environ.setdefault("RANK", "0")`)
     also runs without torchrun, in a group of its own making: the Trainer, reading torchrun's
     counts, would not."""
+    assigned = {id(t.target) for t in m.findall(ctx.module, m.AssignTarget())}
     for node in m.findall(ctx.module, m.Subscript() | m.Call()):
         if isinstance(node, cst.Call) and not ctx.call_qualnames(node) & _ENV_WRITERS:
+            continue
+        if isinstance(node, cst.Subscript) and id(node) not in assigned:
             continue
         key = _written_key(ctx, node)
         if key in _TORCHRUN_KEYS:
@@ -223,16 +231,15 @@ _ENV_WRITERS = {"os.environ.setdefault", "os.putenv", "os.environ.update"}
 
 
 def _written_key(ctx, node) -> str | None:
-    """K of `os.environ["K"] = ...` (the subscript a target), `os.environ.setdefault("K", ...)`,
+    """K of `os.environ["K"] = ...` (`node` the assigned subscript), `os.environ.setdefault("K", ...)`,
     `os.putenv("K", ...)`, any key of `os.environ.update(...)` ("*": not known)."""
     if isinstance(node, cst.Call):
         if "os.environ.update" in ctx.call_qualnames(node):
             return "*"
         first = node.args[0].value if node.args else None
         return first.evaluated_value if isinstance(first, cst.SimpleString) else "*"
-    assigned = {id(t.target) for t in m.findall(ctx.module, m.AssignTarget())}
-    if id(node) in assigned:
-        return env_key(ctx, node) or "*" if "os.environ" in ctx.qualnames(node.value) else None
+    if "os.environ" in ctx.qualnames(node.value):
+        return env_key(ctx, node) or "*"
     return None
 
 

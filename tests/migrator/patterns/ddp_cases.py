@@ -347,6 +347,84 @@ def step_worker(
     return "\n".join(line for line in lines if line)
 
 
+
+# the tutorial series' `multigpu_torchrun.py`: started only by torchrun (no test of its
+# environment: `python script.py` fails at `init_process_group`, env:// finding no RANK)
+_TORCHRUN_ONLY = """
+import os
+
+from torch.distributed import destroy_process_group, init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data.distributed import DistributedSampler
+
+
+def ddp_setup():
+    init_process_group(backend="gloo")
+
+
+def prepare_dataloader(dataset, batch_size):
+    return DataLoader(dataset, batch_size=batch_size, shuffle=False, sampler=DistributedSampler(dataset))
+
+
+def main(epochs):
+    ddp_setup()
+    local_rank = int(os.environ["LOCAL_RANK"])
+    data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
+    loader = prepare_dataloader(data, 4)
+    net = DDP(nn.Linear(4, 2))
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        loader.sampler.set_epoch(epoch)
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(net(x), y)
+            loss.backward()
+            opt.step()
+        if local_rank == 0:
+            print(epoch, loss.item())
+    destroy_process_group()
+
+
+if __name__ == "__main__":
+    main(2)
+"""
+
+
+def torchrun_only(*edits: tuple[str, str]) -> str:
+    """A script torchrun alone starts, each (old, new) edit applied once."""
+    source = _TORCHRUN_ONLY
+    for old, new in edits:
+        assert old in source, old
+        source = source.replace(old, new, 1)
+    return source
+
+
+_INLINE_LOADER = "    loader = DataLoader(data, batch_size=4, sampler=DistributedSampler(data))"
+_NO_LOADER_FUNCTION = (
+    "def prepare_dataloader(dataset, batch_size):\n"
+    "    return DataLoader(dataset, batch_size=batch_size, shuffle=False, sampler="
+    "DistributedSampler(dataset))\n\n\n",
+    "",
+)
+
+_TORCHRUN_DEVICES = [
+    'accelerator="cpu"',
+    'devices=int(os.environ["LOCAL_WORLD_SIZE"])',
+    'num_nodes=int(os.environ["WORLD_SIZE"]) // int(os.environ["LOCAL_WORLD_SIZE"])',
+    'strategy="ddp"',
+    "if self.local_rank == 0:",
+]
+
+
+_SYNC_BN = "    if sync_bn:\n        net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"
+
+def sync_bn_worker(sync: str = _SYNC_BN, after: str = "") -> str:
+    """A spawn worker given `sync_bn`, converting its model's batch norms under that flag."""
+    return worker(params="rank, world_size, sync_bn", launch="mp.spawn(train, args=(2, False), nprocs=2)").replace(
+        "    ddp_net = DDP(net)", sync + after + "    ddp_net = DDP(net)"
+    )
+
+
 _CHECKPOINT_BEFORE = (
     "    if rank == 0:\n"
     '        torch.save(ddp_net.state_dict(), "start.pt")\n'
@@ -609,9 +687,103 @@ CONVERTS = {
         ['    torch.save(model.state_dict(), "net.pt")', "save(self.model)"],
         [".module", "DDP("],
     ),
+    "torchrun_only_setup_helper": (
+        torchrun_only(),
+        _TORCHRUN_DEVICES,
+        ["init_process_group", "ddp_setup", "DistributedSampler", "set_epoch", "DDP(", '"LOCAL_WORLD_SIZE", 1'],
+    ),
+    "torchrun_only_start_in_the_function": (
+        torchrun_only(
+            ('def ddp_setup():\n    init_process_group(backend="gloo")\n\n\n', ""),
+            ("    ddp_setup()\n", '    init_process_group(backend="gloo")\n'),
+        ),
+        _TORCHRUN_DEVICES,
+        ["init_process_group", "DistributedSampler", '"LOCAL_WORLD_SIZE", 1'],
+    ),
+    "loader_given_a_distributed_sampler_call_inline": (
+        torchrun_only(
+            _NO_LOADER_FUNCTION, ("    loader = prepare_dataloader(data, 4)", _INLINE_LOADER)
+        ),
+        ["    loader = DataLoader(data, batch_size=4, shuffle=True)"],
+        ["DistributedSampler", "set_epoch", "sampler"],
+    ),
+    # Lightning's `sync_batchnorm=True` converts the layers in its DDP strategy as the script
+    # did before wrapping (and DDP refuses them on CPU alike); the runtime does the same
+    "sync_batchnorm_under_the_scripts_flag": (
+        sync_bn_worker(),
+        ["sync_batchnorm=sync_bn", "net = nn.Linear(4, 2)\n    lit_model = LitModel(net)"],
+        ["convert_sync_batchnorm", "if sync_bn"],
+    ),
+    # with a process group of its own the layers stay as the script made them (DDP takes them)
+    "sync_batchnorm_in_a_process_group_of_its_own_kept": (
+        sync_bn_worker("    net = nn.SyncBatchNorm.convert_sync_batchnorm(net, None)\n"),
+        ["net = nn.SyncBatchNorm.convert_sync_batchnorm(net, None)"],
+        ["sync_batchnorm="],
+    ),
+    "sync_batchnorm_under_a_test_of_the_process_count": (
+        sync_bn_worker("    if world_size > 4:\n        net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"),
+        ["sync_batchnorm=world_size > 4"],
+        ["convert_sync_batchnorm"],
+    ),
+    # SyncBatchNorm for BatchNorm: a model without any holds no buffers after it either
+    "sync_batchnorm_of_a_model_validated_without_buffers": (
+        validating_worker(
+            params="rank, world_size, sync_bn", launch="mp.spawn(train, args=(2, False), nprocs=2)"
+        ).replace("    ddp_net = DDP(net)", _SYNC_BN + "    ddp_net = DDP(net)"),
+        ["sync_batchnorm=sync_bn", "def validation_step(self, batch, batch_idx):"],
+        ["convert_sync_batchnorm"],
+    ),
+    "sync_batchnorm_always": (
+        sync_bn_worker("    net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"),
+        ["sync_batchnorm=True"],
+        ["convert_sync_batchnorm"],
+    ),
 }
 
 UNCHANGED = {
+    "sync_batchnorm_flag_changed_before_the_loop": (
+        sync_bn_worker(after="    sync_bn = not sync_bn\n"),
+        "TL106",
+    ),
+    "sync_batchnorm_with_other_code_under_the_flag": (
+        sync_bn_worker(_SYNC_BN + "        print(net)\n"),
+        "TL106",
+    ),
+    "loader_sampler_given_inline_read_besides_set_epoch": (
+        torchrun_only(
+            _NO_LOADER_FUNCTION,
+            ("    loader = prepare_dataloader(data, 4)", _INLINE_LOADER),
+            ("            print(epoch, loss.item())", "            print(epoch, len(loader.sampler))"),
+        ),
+        "TL162",
+    ),
+    # a resumed run (`range(epochs_run, epochs)`, the start read from a snapshot): the
+    # script's sampler shuffled by `set_epoch(epochs_run + k)`, Lightning's gets its own epoch k
+    "set_epoch_of_epochs_counted_from_a_resumed_start": (
+        torchrun_only(
+            ("    for epoch in range(epochs):", "    for epoch in range(epochs_run, epochs):"),
+            ("    ddp_setup()\n", "    ddp_setup()\n    epochs_run = int(open('start.txt').read())\n"),
+        ),
+        "TL162",
+    ),
+    # `for epoch in range(1, epochs + 1): sampler.set_epoch(epoch)` (diverged at step 1 on
+    # main): the script's first epoch shuffles by seed + 1, Lightning's by seed + 0
+    "set_epoch_of_epochs_counted_from_one": (
+        worker().replace("for epoch in range(2):", "for epoch in range(1, 3):"),
+        "TL162",
+    ),
+    "torchrun_only_setup_sets_torchruns_environment": (
+        torchrun_only(("    ddp_setup()\n", '    os.environ.setdefault("RANK", "0")\n    ddp_setup()\n')),
+        "TL168",
+    ),
+    "torchrun_only_setup_doing_more": (
+        torchrun_only(('init_process_group(backend="gloo")\n', 'init_process_group(backend="gloo")\n    print("up")\n')),
+        "TL161",
+    ),
+    "torchrun_only_group_at_a_tcp_address": (
+        torchrun_only(('backend="gloo")', 'backend="gloo", init_method="tcp://127.0.0.1:23456")')),
+        "TL161",
+    ),
     "loader_function_sampler_drops_last": (loader_function_worker(", drop_last=True"), "TL162"),
     "loader_function_set_epoch_missing": (
         loader_function_worker().replace("loader.sampler.set_epoch(epoch)", "pass"),
@@ -701,14 +873,6 @@ UNCHANGED = {
             )
         ),
         "TL163",
-    ),
-    "sync_batchnorm_under_a_test": (
-        worker().replace(
-            "    ddp_net = DDP(net)",
-            "    if world_size > 4:\n        net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"
-            "    ddp_net = DDP(net)",
-        ),
-        "TL106",
     ),
     "all_reduce_of_the_counter_without_waiting": (
         validating_worker(

@@ -78,6 +78,49 @@ CONVERTS = {
         ["max_epochs=epochs)"],
         ["epochs - 0"],
     ),
+    # the DDP tutorial series' `range(self.epochs_run, max_epochs)` with `self.epochs_run = 0`
+    # (no snapshot to resume from): the epochs count from 0, as the Trainer's do
+    "range_from_a_name_bound_once_to_zero": (
+        """
+        def main(epochs):
+            epochs_run = 0
+            for epoch in range(epochs_run, epochs):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                print(epoch, loss.item())
+
+
+        main(2)
+        """,
+        ["max_epochs=epochs)", "epoch = self.current_epoch\n"],
+        ["epochs - epochs_run", "hparams"],
+    ),
+    # a start rebound by a function declaring it global: not the 0 it was bound to
+    "range_from_a_zero_a_function_rebinds": (
+        """
+        start = 0
+
+
+        def resume():
+            global start
+            start = 1
+
+
+        resume()
+        for epoch in range(start, 3):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            print(epoch, loss.item())
+        """,
+        ["max_epochs=3 - start", "epoch = self.current_epoch + start"],
+        [],
+    ),
     # Hugging Face's older examples: the epoch loop over a trange bound just before it
     "epoch_loop_over_a_trange_bound_before_it": (
         """

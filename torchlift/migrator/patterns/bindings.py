@@ -31,6 +31,7 @@ from ..shapes.context import Consequence
 from ..source.tuple_bindings import why_not_split
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
+from .ddp.sync_batchnorm import read_sync_batchnorm
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned, trained_model
 from .module_zero_grad import dotted_path
@@ -412,6 +413,8 @@ def _read_model(ctx, plan, model) -> None:
             continue
         if name not in bound_names(stmt):
             continue
+        if read_sync_batchnorm(ctx, plan, stmt, name):
+            continue  # `if args.sync_bn: model = convert_sync_batchnorm(model)`: the Trainer's
         if isinstance(stmt, cst.If) and _only_compiles(ctx, stmt, name):
             continue  # `if args.compile: model = torch.compile(model)`: kept as written
         assign = single_assign(stmt)
@@ -486,8 +489,8 @@ def _placing_another(stmt, model, plan, placement_only) -> str | None:
 
 _SYNC_BATCHNORM = (
     "`SyncBatchNorm.convert_sync_batchnorm` under a test is not turned into "
-    "`Trainer(sync_batchnorm=...)`: the runtime converts the layers only with more than one "
-    "process, Lightning with one too (where a SyncBatchNorm raises on CPU tensors)"
+    "`Trainer(sync_batchnorm=...)`: only a conversion of a DDP script's model, alone under an "
+    "`if` (no `else`) whose test keeps its value until the Trainer, is"
 )
 
 

@@ -303,11 +303,33 @@ def _read_epoch_loop(ctx: LoopContext, loop: cst.For):
             max_epochs = cst.Integer(str(stop.evaluated_value - start.evaluated_value))
         elif isinstance(start, cst.Integer) and start.evaluated_value == 0:
             max_epochs = stop  # range(0, args.epochs)
+        elif _bound_to_zero(ctx, start):
+            start, max_epochs = None, stop
         else:
             max_epochs = cst.BinaryOperation(left=stop, operator=cst.Subtract(), right=start)
         if isinstance(start, cst.Integer) and start.evaluated_value == 0:
             start = None
     return epoch_var, start, max_epochs, list(loop.body.body)
+
+
+def _bound_to_zero(ctx: LoopContext, start) -> bool:
+    """`range(epochs_run, max_epochs)` after `epochs_run = 0`, its only binding before the
+    loop, rebound by no function declaring it `global` / `nonlocal`: the epochs count from 0
+    (the DDP tutorial series' Trainer with no snapshot to resume from)."""
+    if not isinstance(start, cst.Name):
+        return False
+    binding, count = ctx.binding(start.value)
+    declared = {
+        n.name.value
+        for node in m.findall(ctx.module, m.Global() | m.Nonlocal())
+        for n in node.names
+    }
+    return (
+        binding is not None
+        and count == 1
+        and m.matches(binding[1], m.Integer("0"))
+        and start.value not in declared
+    )
 
 
 def _epoch_loop_inside(ctx: LoopContext, loop: cst.For) -> bool:

@@ -110,6 +110,7 @@ class _StepThroughDDP(torch.nn.Module):
 
 class DDPStrategy(Strategy):
     strategy_name = "ddp"
+    is_parallel = True
 
     def __init__(
         self,

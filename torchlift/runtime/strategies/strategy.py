@@ -23,6 +23,9 @@ import torch
 
 
 class Strategy:
+    # one process per device (DDP): where Lightning's parallel strategies apply layer syncs
+    is_parallel = False
+
     def __init__(self, device: torch.device | str = "cpu") -> None:
         self.root_device = torch.device(device)
 

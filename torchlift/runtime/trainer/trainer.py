@@ -15,6 +15,7 @@ from torchlift.runtime.callbacks.callback import Callback
 from torchlift.runtime.core.optimizer import LightningOptimizer, parse_optimizers
 from torchlift.runtime.core.results import ResultStore
 from torchlift.runtime.errors import MisconfigurationException
+from torchlift.runtime.strategies import layer_sync
 from torchlift.runtime.trainer import checkpoint as ckpt_io
 from torchlift.runtime.trainer.checkpointing import _CheckpointConnector
 from torchlift.runtime.trainer.connector import resolve
@@ -616,8 +617,34 @@ class Trainer(
         for module in model.modules():
             if hasattr(module, "_device"):
                 module._device = self.strategy.root_device
-        if self._sync_batchnorm and self.world_size > 1:
-            model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+        # Lightning's layer sync: DDP strategies only, while fitting, reverted when it ends
+        synced = fn == TrainerFn.FITTING and self._sync_batchnorm and self.strategy.is_parallel
+        if synced:
+            model = layer_sync.apply(model)
+        try:
+            self._set_up_module(model, fn, loaded)
+        except BaseException:
+            if synced:  # (Lightning's teardown after an error)
+                layer_sync.revert(model)
+            raise
+        try:
+            result = self._run_stage(fn, return_predictions)
+        finally:
+            self.strategy.teardown()
+            if synced:
+                layer_sync.revert(model)
+            self._hand_back_on_cpu(model)
+        if fn == TrainerFn.FITTING:
+            self._call_hook("on_fit_end")
+        self._call_teardown_hooks(fn)
+        for logger in self.loggers:
+            logger.finalize("success")
+        self.state.status = TrainerStatus.FINISHED
+        self.state.stage = None
+        return result
+
+    def _set_up_module(self, model, fn, loaded) -> None:
+        """DDP wrap, optimizers, `on_fit_start`, a checkpoint's training state."""
         self.strategy.setup_module(model)
         if fn == TrainerFn.FITTING:
             self._setup_optimizers(model)
@@ -633,19 +660,6 @@ class Trainer(
             self._restore_training_state(loaded)
 
         self._build_hook_cache()
-        try:
-            result = self._run_stage(fn, return_predictions)
-        finally:
-            self.strategy.teardown()
-            self._hand_back_on_cpu(model)
-        if fn == TrainerFn.FITTING:
-            self._call_hook("on_fit_end")
-        self._call_teardown_hooks(fn)
-        for logger in self.loggers:
-            logger.finalize("success")
-        self.state.status = TrainerStatus.FINISHED
-        self.state.stage = None
-        return result
 
     def _verify_configuration(self, model, fn) -> None:
         if fn == TrainerFn.FITTING:

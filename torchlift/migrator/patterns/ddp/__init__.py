@@ -98,7 +98,7 @@ from .rules import (
 )
 from .sampler import read_sampler, take_set_epoch
 from .spawn import read_launch, read_process_group, spawn_calls
-from .torchrun import read_torchrun, reads_env
+from .torchrun import plain_start_helper, read_torchrun, reads_env
 from .wrappers import drop_wrappers, read_wrappers, unwrap_in_functions
 
 __all__ = [
@@ -131,7 +131,7 @@ def epoch_body(ctx, stmts):
         if ctx.in_function and spawn_calls(ctx):
             read_launch(ctx, facts)
             read_process_group(ctx, facts)
-        elif not _starts_directly(ctx) and helper_starts(ctx):
+        elif not _starts_directly(ctx) and helper_starts(ctx) and not plain_start_helper(ctx):
             read_init_helper(ctx, facts)
         elif reads_env(ctx, ctx.module, ENV_ROLES):
             read_torchrun(ctx, facts)
@@ -266,10 +266,12 @@ def read(ctx, plan, steps) -> None:
     plan.inlined_helpers += facts.helpers
     plan.after_trainer += facts.early_prints
     plan.device_names |= facts.devices_named
-    arguments = [(k, v) for k, v in plan.trainer_args if k not in ("accelerator", "devices")]
+    taken = ("accelerator", "devices", "num_nodes")
+    arguments = [(k, v) for k, v in plan.trainer_args if k not in taken]
     plan.trainer_args[:] = [
         ("accelerator", facts.accelerator),
         ("devices", facts.devices),
+        *([("num_nodes", facts.num_nodes)] if facts.num_nodes else []),
         ("strategy", facts.strategy),
         *arguments,
     ]
@@ -277,6 +279,11 @@ def read(ctx, plan, steps) -> None:
         plan.device_note = (
             f'mp.spawn + DistributedDataParallel -> `strategy="ddp"`, `devices='
             f"{facts.devices}`: `python script.py` starts the same processes"
+        )
+    elif facts.num_nodes:
+        plan.device_note = (
+            'torchrun\'s DDP -> `strategy="ddp"` with `devices=` / `num_nodes=` the processes '
+            "and nodes torchrun starts; like the script, it runs under torchrun only"
         )
     else:
         plan.device_note = (
@@ -357,13 +364,14 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
     gone = {id(s) for s in [*facts.removed, *plan.remove_stmts]}
     started = False
     late = []
+    ranks = facts.roles.keys() - facts.env_bound  # (those bound from torchrun's env stay)
     for stmt in ctx.scope_before:
         if stmt is facts.group_start:
             started = True
             continue
         if id(stmt) in gone or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
-        if not facts.roles.keys() & scope_reads(stmt):
+        if not ranks & scope_reads(stmt):
             continue
         if started:
             late.append(stmt)
@@ -372,7 +380,7 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
             facts.early_prints.append(cst.Module(body=[new]).code.strip())
             remove_with_reason(facts, [stmt], "print of the rank -> after the Trainer is built")
         else:
-            name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
+            name = sorted(ranks & scope_reads(stmt))[0]
             ctx.block(RANK_READ, f"`{name}` is read before the process group starts", stmt)
     claimed = {id(s) for s, _ in plan.rewrite_stmts} | {id(s) for s in plan.strip_stmts}
     claimed |= {id(o.stmt) for o in plan.optimizers} | {
@@ -380,7 +388,7 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
     }
     for stmt in late:
         if id(stmt) in claimed:
-            name = sorted(facts.roles.keys() & scope_reads(stmt))[0]
+            name = sorted(ranks & scope_reads(stmt))[0]
             ctx.block(RANK_READ, f"`{name}` is read by code the conversion moves", stmt)
             continue
         new = ranks_as(facts, stmt, AFTER_TRAINER)

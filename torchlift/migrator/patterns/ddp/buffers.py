@@ -24,6 +24,7 @@ from ...analysis.statements import single_assign
 from ...rule import Unsupported
 from ..factories import returned
 from .facts import DDP_CLASSES
+from .sync_batchnorm import converts_layers
 
 _LAYERS = """
 Linear Bilinear LazyLinear Identity Flatten Unflatten Embedding EmbeddingBag
@@ -65,6 +66,8 @@ def buffers_held(ctx, names: set[str]) -> str | None:
             assign = single_assign(stmt)
             if binds and name in names and assign and _rebinding(ctx, assign[1], names):
                 continue
+            if binds and name in names and converts_layers(ctx, stmt, name):
+                continue  # SyncBatchNorm for BatchNorm: buffers only where there were some
             if binds and name in names and assign is None:
                 why = _from_factory(ctx, stmt, name, classes)
                 if why != _NOT_A_FACTORY:  # `data, model, opt = load_train_objs()`

@@ -58,6 +58,7 @@ class Facts:
     flag: str | None = None  # torchrun: the code telling a DDP run from a plain one (`ddp`,
     # `args.distributed`)
     devices: str = ""
+    num_nodes: str = ""  # torchrun's node count, for a script only torchrun starts
     strategy: str = '"ddp"'
     accelerator: str = '"cpu"'
     removed: list = field(default_factory=list)  # statements that go
@@ -78,6 +79,9 @@ class Facts:
     # ranks the script keeps reading itself, equal to the Trainer's (`args.rank` bound from
     # torchrun's RANK): code -> role
     kept_ranks: dict = field(default_factory=dict)
+    # rank names a script only torchrun starts binds from the environment and reads before
+    # the loop: their bindings stay (torchrun's values, there as in the script)
+    env_bound: set = field(default_factory=set)
     # `dist.all_reduce(name)` statements of the epoch's code, kept when they reduce the
     # validation pass's counters (evaluation.py)
     reduces: list = field(default_factory=list)

@@ -41,11 +41,11 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.function_reads import module_functions
-from ...analysis.names import bound_names, collect_names
+from ...analysis.names import bound_names
 from ...analysis.statements import single_assign, statements
 from ...rule import Unsupported
 from .facts import ENV_ROLES, INIT_GROUP, Facts, is_flag, remove_with_reason
-from .process_group import group_use, has_call, is_docstring
+from .process_group import group_use, helper_starts, is_docstring
 from .rules import PROCESS_GROUP, RANK_READ, TORCHRUN
 from .torchrun import accelerator_of, env_key, read_group_end, torchrun_devices
 
@@ -54,30 +54,6 @@ _WHY_HELPER = (
     "the process group's start -> the Trainer's (`strategy=\"ddp\"` under the flag this "
     "function sets); the function still sets torchrun's ranks and the flag"
 )
-
-
-def helper_starts(ctx) -> list:
-    """(statement, called function) for each statement of the loop's scope before it that
-    calls a script function starting the process group, directly or through others."""
-    functions = module_functions(ctx.module)
-    starting = {name for name, f in functions.items() if has_call(ctx, f, INIT_GROUP)}
-    grown = True
-    while grown:  # callers of starters start it too
-        callers = {
-            name
-            for name, f in functions.items()
-            if name not in starting and collect_names(f.body).reads & starting
-        }
-        starting |= callers
-        grown = bool(callers)
-    found = []
-    for stmt in ctx.scope_before:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        for call in m.findall(stmt, m.Call(func=m.Name())):
-            if call.func.value in starting:
-                found.append((stmt, call.func.value))
-    return found
 
 
 def read_init_helper(ctx, facts: Facts) -> None:

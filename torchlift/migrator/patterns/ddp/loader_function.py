@@ -51,13 +51,17 @@ def built_by_function(ctx, loader: cst.BaseExpression):
     return body[0], call
 
 
-def read_function_loader(ctx, plan, facts: Facts, loader_stmt, built) -> None:
+def read_function_loader(ctx, plan, facts: Facts, loader_stmt, built, inline=False) -> None:
     """Take over the DistributedSampler of a training loader `built` by a function of the
-    script, or refuse (TL162)."""
+    script, or refuse (TL162). `inline`: the loader's own statement, `loader = DataLoader(
+    ds, sampler=DistributedSampler(ds))`, read alike (its sampler reached as
+    `loader.sampler`)."""
     from .sampler import epoch_calls_fit, sampler_arg, sampler_differs
 
     ret, call = built
-    where = f"the training loader `{plan.train_loader}`, built by a function of the script,"
+    where = f"the training loader `{plan.train_loader}`" + (
+        "" if inline else ", built by a function of the script,"
+    )
     sampler = sampler_arg(call)
     value = sampler.value if sampler is not None else None
     if not (isinstance(value, cst.Call) and ctx.call_qualnames(value) & SAMPLER_CLASSES):
@@ -82,8 +86,7 @@ def read_function_loader(ctx, plan, facts: Facts, loader_stmt, built) -> None:
     key = f"{plan.train_loader}.sampler"  # what the epoch's `set_epoch` is called on
     if not epoch_calls_fit(ctx, plan, facts, {key: (loader_stmt, True)}, {key: (ret,)}):
         return
-    uses = m.findall(ctx.module, m.Attribute(m.Name(plan.train_loader), m.Name("sampler")))
-    if len(uses) != len(facts.set_epoch):
+    if _sampler_used(ctx, plan):
         ctx.block(
             SAMPLER,
             f"`{key}` is used besides `set_epoch`: the Trainer's loader has a sampler of its own",
@@ -97,3 +100,24 @@ def read_function_loader(ctx, plan, facts: Facts, loader_stmt, built) -> None:
         "shuffles as its DistributedSampler did; Lightning gives each rank its shard"
     )
     plan.rewritten_why.append((ret, cst.Module(body=[new]).code, why))
+
+
+def _sampler_used(ctx, plan) -> bool:
+    """`<loader>.sampler` read by code that still runs besides the `set_epoch` calls taken
+    over: the code around the loop, the epoch's code as planned (helpers inlined into it:
+    `train_data.sampler.set_epoch(epoch)` of `_run_epoch(train_data, ...)`), and at module
+    level the functions of the file not inlined."""
+    code = [
+        s
+        for s in [*ctx.scope_before, *ctx.scope_after]
+        if not isinstance(s, (cst.FunctionDef, cst.ClassDef))
+    ]
+    code += [*plan.pre_train, *plan.train_body, *plan.post_train]
+    if not ctx.in_function:
+        code += [
+            s
+            for s in ctx.module.body
+            if isinstance(s, cst.FunctionDef) and s.name.value not in plan.inlined_helpers
+        ]
+    use = m.Attribute(m.Name(plan.train_loader), m.Name("sampler"))
+    return any(m.findall(node, use) for node in code)

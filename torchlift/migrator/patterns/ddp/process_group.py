@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ...analysis.function_reads import module_functions
 from ...analysis.names import collect_names, definition_reads
 from ...analysis.statements import BACKWARD, contains
 from ...rule import Unsupported
@@ -61,6 +62,30 @@ def group_call(ctx, stmt, qualname: str, facts: Facts) -> bool:
     return True
 
 
+def helper_starts(ctx) -> list:
+    """(statement, called function) for each statement of the loop's scope before it that
+    calls a script function starting the process group, directly or through others."""
+    functions = module_functions(ctx.module)
+    starting = {name for name, f in functions.items() if has_call(ctx, f, INIT_GROUP)}
+    grown = True
+    while grown:  # callers of starters start it too
+        callers = {
+            name
+            for name, f in functions.items()
+            if name not in starting and collect_names(f.body).reads & starting
+        }
+        starting |= callers
+        grown = bool(callers)
+    found = []
+    for stmt in ctx.scope_before:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        for call in m.findall(stmt, m.Call(func=m.Name())):
+            if call.func.value in starting:
+                found.append((stmt, call.func.value))
+    return found
+
+
 def has_call(ctx, stmt, qualname: str) -> bool:
     return any(qualname in ctx.call_qualnames(c) for c in m.findall(stmt, m.Call()))
 
@@ -108,7 +133,9 @@ def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
             if isinstance(value, cst.Name) and value.value in given:
                 value = given[value.value]
             facts.world_names.add(cst.Module(body=[]).code_for_node(value))
-        if arg.keyword is not None and arg.keyword.value == "rank":
+        # (a start only torchrun makes gives torchrun's RANK: torchrun._check_env_rendezvous)
+        torchrun_only = facts.launch == "torchrun" and facts.flag is None
+        if arg.keyword is not None and arg.keyword.value == "rank" and not torchrun_only:
             value = arg.value
             if isinstance(value, cst.Name) and value.value in given:
                 value = given[value.value]

@@ -90,7 +90,9 @@ SAMPLER = Rule(
     (every rank as many samples, the last ones repeated). The script's sampler is removed when
     it is exactly that: same dataset as the loader, the default seed and drop_last, shuffling
     with `set_epoch(epoch)` at the start of each epoch for training, `shuffle=False` for
-    validation; the plain run's sampler (`else:` branch) is the one `DataLoader` makes.""",
+    validation; the plain run's sampler (`else:` branch) is the one `DataLoader` makes. The
+    epochs must count from 0 as Lightning's do: `range(1, N + 1)` or a resumed
+    `range(start_epoch, N)` gives the sampler other epoch numbers, so other shuffles.""",
     """Use the sampler's defaults and call `sampler.set_epoch(epoch)` first in the epoch, or
     keep your sampler in a hand-written `train_dataloader()` with
     `Trainer(use_distributed_sampler=False)`.""",
@@ -216,7 +218,10 @@ TORCHRUN = Rule(
     script.py`). The Trainer takes the block over when it holds only: the group's start, rank
     bindings `int(os.environ[...])`, `rank == 0` flags, the device choice and the backend's
     name; the Trainer gets `devices=` torchrun's LOCAL_WORLD_SIZE and `strategy="ddp"` under
-    the script's own flag.""",
+    the script's own flag. A script that starts its group with no such test (the tutorial
+    series' `ddp_setup()`) runs only under torchrun: its Trainer reads `devices=` and
+    `num_nodes=` from torchrun's environment with no default, and is refused when the script
+    sets torchrun's variables itself (it would also run without torchrun).""",
     """Move other statements out of the setup block (after it), or bind them from the
     Trainer after it is built (`trainer.global_rank`).""",
     """

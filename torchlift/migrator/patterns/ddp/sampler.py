@@ -79,6 +79,11 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
         else:  # every rank iterated the whole loader: so it does under the Trainer
             plan.add_trainer_arg("use_distributed_sampler", "False")
         return
+    inline = sampler_arg(loader).value
+    if isinstance(inline, cst.Call) and ctx.call_qualnames(inline) & SAMPLER_CLASSES:
+        # `DataLoader(ds, sampler=DistributedSampler(ds))`: reached as `loader.sampler`
+        read_function_loader(ctx, plan, facts, loader_stmt, (loader_stmt, loader), inline=True)
+        return
     taken = {}  # sampler name -> (loader statement, the sampler shuffles)
     name = _loader_sampler(ctx, facts, loader_stmt, samplers, "training")
     if name is None:
@@ -222,6 +227,15 @@ def epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> boo
         epoch = m.Name(plan.epoch_var or "")
         if receiver not in taken or len(arg) != 1 or not m.matches(arg[0].value, epoch):
             ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
+            return False
+        if plan.epoch_start is not None:  # Lightning gives its sampler `current_epoch`
+            start = cst.Module(body=[]).code_for_node(plan.epoch_start)
+            ctx.block(
+                SAMPLER,
+                f"`set_epoch({plan.epoch_var})` of epochs counted from `{start}`: Lightning's "
+                "sampler is given the Trainer's epoch, counted from 0 (other shuffles)",
+                call_stmt,
+            )
             return False
     return True
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ...analysis.function_reads import module_functions
+from ...analysis.names import scope_reads
 from ...analysis.statements import single_assign
 from ...rule import Unsupported
 from .facts import DESTROY_GROUP, ENV_ROLES, INIT_GROUP, Facts, flag_body, remove_with_reason
-from .process_group import group_call, has_call, is_docstring
+from .process_group import group_call, has_call, helper_starts, is_docstring
 from .rules import PROCESS_GROUP, TORCHRUN
 
 # -- torchrun: the environment's ranks -----------------------------------------------------
@@ -50,7 +52,12 @@ def read_torchrun(ctx, facts: Facts) -> None:
     other statements bind the ranks from the environment and choose the device; the `else`
     binds the same names for a single process."""
     facts.launch = "torchrun"
-    starts = [s for s in ctx.scope_before if has_call(ctx, s, INIT_GROUP)]
+    starts = [
+        s
+        for s in ctx.scope_before
+        if not isinstance(s, (cst.FunctionDef, cst.ClassDef)) and has_call(ctx, s, INIT_GROUP)
+    ]
+    starts += [s for s, _ in helper_starts(ctx) if s not in starts]  # `ddp_setup()`
     if len(starts) != 1:
         raise Unsupported(
             PROCESS_GROUP,
@@ -78,17 +85,29 @@ def read_torchrun(ctx, facts: Facts) -> None:
         remove_with_reason(
             facts, [start], "torchrun setup -> the Trainer (`devices=`, `strategy=`) and its ranks"
         )
-    else:
+    else:  # no test of the environment: only torchrun starts the script
+        _check_env_rendezvous(ctx, start)
+        _check_env_unset(ctx)
         _read_setup_block(ctx, facts, [start], single=False)
         remove_with_reason(
-            facts, [start], "torchrun setup -> the Trainer (`devices=`, `strategy=`) and its ranks"
+            facts,
+            [start],
+            "torchrun setup -> the Trainer (`devices=`, `num_nodes=`, `strategy=`) and its ranks",
         )
     facts.group_start = start
-    for stmt in ctx.scope_before:  # ranks bound outside the block: `rank = int(os.environ[...])`
+    body = list(ctx.scope_before)
+    for at, stmt in enumerate(body):  # ranks bound outside the block: `rank = int(os.environ[...])`
         if stmt is start or not isinstance(stmt, cst.SimpleStatementLine):
             continue
         role = _env_role(ctx, facts, stmt)
-        if role is not None:
+        if role is None:
+            continue
+        name = single_assign(stmt)[0]
+        if facts.flag is None and any(name in scope_reads(s) for s in body[at + 1 :]):
+            # read before the loop: torchrun's value there as in the script (only torchrun
+            # starts it), the Trainer's in the module
+            facts.env_bound.add(name)
+        else:
             remove_with_reason(facts, [stmt], "rank from the environment -> the Trainer's")
     torchrun_devices(ctx, facts)
     read_group_end(ctx, facts)
@@ -96,10 +115,132 @@ def read_torchrun(ctx, facts: Facts) -> None:
 
 
 def torchrun_devices(ctx, facts: Facts) -> None:
-    """What torchrun started on this node (1 for `python script.py`)."""
-    facts.devices = 'int(os.environ.get("LOCAL_WORLD_SIZE", 1))'
+    """What torchrun started on this node (1 for `python script.py` when the script tests
+    torchrun's environment). A script starting its group with no such test runs only under
+    torchrun: the Trainer reads torchrun's counts without a default, so `python script.py`
+    still stops before training (at the Trainer, where the script stopped at the group's
+    start), and the nodes too, which Lightning checks against WORLD_SIZE."""
+    if facts.flag is None:
+        facts.devices = f"int({_LOCAL_WORLD_SIZE})"
+        facts.num_nodes = f'int(os.environ["WORLD_SIZE"]) // int({_LOCAL_WORLD_SIZE})'
+    else:
+        facts.devices = 'int(os.environ.get("LOCAL_WORLD_SIZE", 1))'
     if "os" not in ctx.module_defs:
         raise Unsupported(TORCHRUN, "the script does not `import os`", ctx.loop)
+
+
+_LOCAL_WORLD_SIZE = 'os.environ["LOCAL_WORLD_SIZE"]'
+# torchrun's ranks: a script setting them itself starts its group in a plain run too
+_TORCHRUN_KEYS = {*ENV_ROLES, "LOCAL_WORLD_SIZE", "*"}
+
+
+def plain_start_helper(ctx) -> bool:
+    """The one statement starting the process group before the loop calls a function of the
+    script that starts it with no test around it (the tutorial series' `ddp_setup()`:
+    `init_process_group(backend="gloo")`): the group's start itself (read_torchrun), not
+    `init_distributed_mode(args)`'s start under a test of the environment (init_helper.py)."""
+    starts = helper_starts(ctx)
+    if len(starts) != 1:
+        return False
+    helper = module_functions(ctx.module).get(starts[0][1])
+    return (
+        helper is not None
+        and any(has_call(ctx, s, INIT_GROUP) for s in helper.body.body)
+        and not m.findall(helper, m.If() | m.IfExp() | m.Return())
+    )
+
+
+def _check_env_rendezvous(ctx, start) -> None:
+    """The group a script starts with no test meets as torchrun's processes do, as the
+    Trainer's will: env://, torchrun's RANK and WORLD_SIZE (or none given)."""
+    call = _start_call(ctx, start)
+    for position, arg in enumerate(call.args):
+        key = (
+            arg.keyword.value
+            if arg.keyword is not None
+            else ("backend", "init_method")[min(position, 1)]
+        )
+        value = arg.value
+        if key == "backend":
+            continue
+        if key == "init_method" and m.matches(value, m.SimpleString()):
+            if value.evaluated_value == "env://":
+                continue
+        elif key in ("rank", "world_size") and m.matches(
+            value, m.Call(func=m.Name("int"), args=[m.Arg(keyword=None)])
+        ):
+            if (
+                ENV_ROLES.get(env_key(ctx, value.args[0].value))
+                == {"rank": "global_rank", "world_size": "world_size"}[key]
+            ):
+                continue
+        code = cst.Module(body=[]).code_for_node(value)
+        raise Unsupported(
+            PROCESS_GROUP,
+            f"`init_process_group(..., {key}={code})`: the Trainer's group meets at torchrun's "
+            "address with torchrun's ranks",
+            start,
+        )
+
+
+def _start_call(ctx, start) -> cst.Call:
+    """The `init_process_group(...)` call of `start`, or of the function it calls."""
+    functions = module_functions(ctx.module)
+    nodes = [
+        start,
+        *(
+            functions[c.func.value]
+            for c in m.findall(start, m.Call(func=m.Name()))
+            if c.func.value in functions
+        ),
+    ]
+    found = [
+        c
+        for node in nodes
+        for c in m.findall(node, m.Call())
+        if INIT_GROUP in ctx.call_qualnames(c)
+    ]
+    if len(found) != 1:  # deeper in the script's functions, or started twice
+        raise Unsupported(
+            PROCESS_GROUP, "the process group's start is not one call read here", start
+        )
+    return found[0]
+
+
+def _check_env_unset(ctx) -> None:
+    """A script that sets torchrun's variables itself (`os.environ.setdefault("RANK", "0")`)
+    also runs without torchrun, in a group of its own making: the Trainer, reading torchrun's
+    counts, would not."""
+    assigned = {id(t.target) for t in m.findall(ctx.module, m.AssignTarget())}
+    for node in m.findall(ctx.module, m.Subscript() | m.Call()):
+        if isinstance(node, cst.Call) and not ctx.call_qualnames(node) & _ENV_WRITERS:
+            continue
+        if isinstance(node, cst.Subscript) and id(node) not in assigned:
+            continue
+        key = _written_key(ctx, node)
+        if key in _TORCHRUN_KEYS:
+            raise Unsupported(
+                TORCHRUN,
+                f"the script sets {key} itself: it also runs without torchrun, the Trainer "
+                "reading torchrun's counts would not",
+                node,
+            )
+
+
+_ENV_WRITERS = {"os.environ.setdefault", "os.putenv", "os.environ.update"}
+
+
+def _written_key(ctx, node) -> str | None:
+    """K of `os.environ["K"] = ...` (`node` the assigned subscript), `os.environ.setdefault("K", ...)`,
+    `os.putenv("K", ...)`, any key of `os.environ.update(...)` ("*": not known)."""
+    if isinstance(node, cst.Call):
+        if "os.environ.update" in ctx.call_qualnames(node):
+            return "*"
+        first = node.args[0].value if node.args else None
+        return first.evaluated_value if isinstance(first, cst.SimpleString) else "*"
+    if "os.environ" in ctx.qualnames(node.value):
+        return env_key(ctx, node) or "*"
+    return None
 
 
 def read_group_end(ctx, facts: Facts) -> None:

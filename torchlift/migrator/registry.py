@@ -50,6 +50,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.known_branches",
     "torchlift.migrator.patterns.zero_grad_helpers",
     "torchlift.migrator.patterns.manual_optimization",
+    "torchlift.migrator.patterns.manual_backward",  # one optimizer, the same kept step
     "torchlift.migrator.patterns.hand_update",
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.scheduler_every",

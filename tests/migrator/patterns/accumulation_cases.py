@@ -71,6 +71,32 @@ CONVERTS = {
         ],
         ["accumulate_grad_batches", "return loss", "step_loss"],
     ),
+    # Lightning zeroes the gradients before each validation pass: the partial group's
+    # gradients the script carries into the next epoch would be lost there
+    "uneven_last_group_kept_manual_over_validation": (
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+        for epoch in range(2):
+            model.train()
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            model.eval()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    val_loss = criterion(model(x), y)
+        """,
+        [
+            "self.automatic_optimization = False",
+            "def on_validation_model_zero_grad(self):\n"
+            "        # Lightning would zero the gradients here;",
+            "        pass\n",
+        ],
+        ["accumulate_grad_batches"],
+    ),
     "steps_at_epoch_end_too": (
         """
         for epoch in range(2):

@@ -339,8 +339,8 @@ def _keep_script_steps(plan, steps) -> None:
 
 
 def clean(ctx, plan) -> None:
-    if not plan.manual_optimization or len(plan.optimizers) != 1:
-        return
+    if not plan.manual_optimization or "accumulation_group" not in ctx.found:
+        return  # manual optimization for another reason (manual_backward.py's)
     if plan.scaler is not None:
         raise Unsupported(
             ACCUMULATION,

@@ -164,10 +164,14 @@ class _KeepStep(cst.CSTTransformer):
             return self._clip(original_node, updated_node)
         method = func.attr.value
         if method == "backward":
-            if not isinstance(func.value, cst.Name):
+            receiver = func.value
+            if isinstance(receiver, cst.Name):
+                self.backward = self.backward or receiver.value
+            elif "manual_backward" in self.ctx.found:  # one optimizer: a named loss is logged
+                receiver = receiver.with_changes(lpar=[], rpar=[])  # `(w * loss_aux)`
+            else:
                 raise Unsupported(MANUAL_STEP, "backward() on an expression", self.stmt)
-            self.backward = self.backward or func.value.value
-            args = [cst.Arg(func.value), *updated_node.args]
+            args = [cst.Arg(receiver), *updated_node.args]
             args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
             return cst.parse_expression("self.manual_backward()").with_changes(args=args)
         if method in _SCALER_CALLS and isinstance(func.value, cst.Name):

@@ -149,6 +149,9 @@ class LoopPlan:
     phase_loop: cst.For | None = None  # the train/val phase loop unrolled into the epoch
     step_loop: bool = False
     manual_optimization: bool = False  # the step keeps the script's optimizer calls
+    # a kept manual step may leave gradients for the next (patterns/manual_optimization.py):
+    # Lightning's zero_grad before validation is overridden to keep them
+    gradients_outlive_step: bool = False
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
     hparams: set[str] = field(default_factory=set)  # arguments save_hyperparameters can keep
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in

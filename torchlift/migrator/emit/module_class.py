@@ -269,7 +269,7 @@ class ClassBuilder:
             v = plan.validation
             if v.keeps_train_mode or set(v.other_modes.values()) - {"eval"}:
                 methods.append(self.train_mode_hook("on_validation_model_eval", v))
-            if plan.manual_optimization:
+            if plan.gradients_outlive_step:
                 methods.append(self.keep_gradients_hook())
             if v.before:
                 methods.append(self.hook("on_validation_epoch_start", v.before))
@@ -415,7 +415,7 @@ class ClassBuilder:
         """Lightning zeroes the gradients before each validation pass (its
         `on_validation_model_zero_grad`). A manual step kept as written zeroes them where the
         script does: gradients it carries past the pass (an accumulation group left partial
-        at an epoch's end, added into the next epoch's first update) must stay."""
+        at an epoch's end, added into the next epoch's first update) must stay there."""
         body = _stmt("pass\n").with_changes(
             leading_lines=[
                 _comment("# Lightning would zero the gradients here; the step zeroes them where"),

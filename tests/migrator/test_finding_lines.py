@@ -407,3 +407,42 @@ def test_a_process_group_started_under_a_condition_is_named():
     result = migrate_source(source, path="optional.py")
     assert not result.changed
     assert ("TL161", 9) in {(f.code, f.line) for f in result.findings}
+
+
+def test_a_phase_loop_over_phases_chosen_at_run_time_names_their_binding():
+    """Sentence-VAE's `for split in splits:` with `splits = ['train', 'valid'] + (['test']
+    if args.test else [])`: refused at that binding, not as a backward() in a loop inside
+    the batch loop (the phase loop was read as the batch loop)."""
+    source = textwrap.dedent(
+        """
+        import argparse
+
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--test", action="store_true")
+        args = parser.parse_args()
+        model = nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        data = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+        splits = ["train", "valid"] + (["test"] if args.test else [])
+        for epoch in range(2):
+            for split in splits:
+                model.train(split == "train")
+                for x, y in DataLoader(data, batch_size=4):
+                    loss = nn.functional.cross_entropy(model(x), y)
+                    if split == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+        """
+    ).lstrip()
+    result = migrate_source(source, "vae.py")
+    assert not result.changed
+    (finding,) = result.findings
+    assert (finding.code, finding.line) == ("TL176", 13)
+    assert "`splits` is bound to `[\"train\", \"valid\"] + ([\"test\"] if args.test else [])`" in (
+        finding.message
+    )

@@ -55,6 +55,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.scheduler_every",
     "torchlift.migrator.patterns.accumulation",
+    "torchlift.migrator.patterns.ddp.no_sync",  # after accumulation's bind, before amp's unwrap
     "torchlift.migrator.patterns.amp",
     "torchlift.migrator.patterns.closure_step",
     "torchlift.migrator.patterns.epoch_schedulers",

@@ -181,10 +181,16 @@ def _group(ctx, stmt, index, loader):
 
 
 def _group_call(ctx, stmt) -> bool:
-    """A clipping call, or `name.step()` / `name.zero_grad()` without arguments."""
+    """A clipping call, `name.step()` without arguments or `name.zero_grad()` as Lightning
+    calls it (`set_to_none=True` too)."""
+    from .step_sequence import lightning_zero_grad
+
     if clip_statement(ctx, stmt) is not None:
         return True
-    receiver = call_method(stmt, "zero_grad") or call_method(stmt, "step")
+    zero = call_method(stmt, "zero_grad")
+    if isinstance(zero, cst.Name):
+        return lightning_zero_grad(stmt)
+    receiver = call_method(stmt, "step")
     return isinstance(receiver, cst.Name) and not stmt.body[0].value.args
 
 

@@ -97,6 +97,20 @@ CONVERTS = {
         ],
         ["accumulate_grad_batches"],
     ),
+    # `set_to_none=True` is what Lightning's zero_grad does
+    "group_zeroes_with_set_to_none": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad(set_to_none=True)
+        """,
+        ["accumulate_grad_batches=2"],
+        ["zero_grad"],
+    ),
     "steps_at_epoch_end_too": (
         """
         for epoch in range(2):

@@ -54,8 +54,8 @@ def batch_statements(ctx, stmts):
     if "manual_optimizers" in ctx.found:
         return stmts
     optimizers = _stepped_optimizers(ctx, stmts)
-    if len(optimizers) != 1:
-        return stmts
+    if len(optimizers) != 1 or _steps(stmts, next(iter(optimizers))) != 1:
+        return stmts  # several updates per batch: not one step Lightning counts as one
     calls = [(stmt, call) for stmt in stmts for call in m.findall(stmt, _BACKWARD_CALL)]
     direct = [(stmt, call) for stmt, call in calls if _is_statement_call(stmt, call)]
     if not direct or len(direct) != len(calls):
@@ -91,6 +91,22 @@ def _stepped_optimizers(ctx, stmts) -> dict:
                 if optim_kind(ctx, ctx.binding(name)[0]) == "optimizer":
                     found.setdefault(name, call)
     return found
+
+
+def _steps(stmts, optimizer: str) -> int:
+    """How many `step()` calls of `optimizer` the statements hold (`scaler.step(optimizer)`
+    too)."""
+    return sum(
+        1
+        for stmt in stmts
+        for call in _step_calls(stmt)
+        if optimizer
+        in {
+            n.value
+            for n in (call.func.value, *(a.value for a in call.args))
+            if isinstance(n, cst.Name)
+        }
+    )
 
 
 def _is_statement_call(stmt, call: cst.Call) -> bool:

@@ -65,7 +65,8 @@ def batch_statements(ctx, stmts):
             where,
         )
     _check_flags_read_only_there(ctx, stmts, flags, {id(where), id(group)})
-    ctx.found["no_sync"] = (where, group)
+    wrapper = next(c.func.value.value for u in uses for c in m.findall(u, _NO_SYNC))
+    ctx.found["no_sync"] = (where, group, wrapper)
     removed = {id(s) for s in flags.values()}
     if kind == "named":  # `context = nullcontext() if last else model.no_sync()`
         removed.add(id(_context_binding(stmts, where)))
@@ -159,8 +160,8 @@ def _sides(ctx, body, orelse, where) -> str:
 
 
 def _wrapper_no_sync(ctx, expr) -> bool:
-    facts = ctx.found["ddp"]
-    return m.matches(expr, _NO_SYNC) and expr.func.value.value in facts.wrappers
+    """`<wrapper>.no_sync()` on a name bound to `DDP(...)` (read_wrappers' facts)."""
+    return m.matches(expr, _NO_SYNC) and expr.func.value.value in ctx.found["ddp"].wrappers
 
 
 def _branches(ctx, stmt: cst.If):
@@ -220,8 +221,7 @@ def _group(ctx, stmts, where):
     groups = [
         (k, s)
         for k, s in enumerate(after)
-        if isinstance(s, cst.If)
-        and m.findall(s, m.Call(func=m.Attribute(attr=m.Name("step"))))
+        if isinstance(s, cst.If) and m.findall(s, m.Call(func=m.Attribute(attr=m.Name("step"))))
     ]
     if len(groups) != 1 or groups[0][1].orelse is not None:
         raise Unsupported(
@@ -234,13 +234,18 @@ def _group(ctx, stmts, where):
 
 
 def _written_out(test, flags: dict):
-    """`test` with each flag replaced by its value (`last` -> `(i + 1) % K == 0`)."""
+    """`test` with each flag replaced by its value (`last` -> `(i + 1) % K == 0`), in
+    parentheses inside a larger test."""
     values = {name: single_assign(stmt)[1] for name, stmt in flags.items()}
+    if isinstance(test, cst.Name) and test.value in values:  # `if last:`
+        return values[test.value].with_changes(lpar=[], rpar=[])
 
     class _Flags(cst.CSTTransformer):
         def leave_Name(self, original, updated):
             value = values.get(original.value)
-            return value.with_changes(lpar=[], rpar=[]) if value is not None else updated
+            if value is None:
+                return updated
+            return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
     return test.visit(_Flags())
 
@@ -276,39 +281,56 @@ def _check_flags_read_only_there(ctx, stmts, flags: dict, users: set[int]) -> No
 def _binds_context(stmt, flag: str) -> bool:
     """`context = nullcontext() if flag else model.no_sync()`: the choice itself."""
     assign = single_assign(stmt)
-    return assign is not None and isinstance(assign[1], cst.IfExp) and bool(
-        m.findall(assign[1], m.Attribute(attr=m.Name("no_sync")))
+    return (
+        assign is not None
+        and isinstance(assign[1], cst.IfExp)
+        and bool(m.findall(assign[1], m.Attribute(attr=m.Name("no_sync"))))
     )
 
 
 # -- comparing tests -----------------------------------------------------------------------
 def _negated(test):
     return cst.UnaryOperation(
-        operator=cst.Not(), expression=test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        operator=cst.Not(),
+        expression=test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]),
     )
 
 
 def _canonical(ctx, test) -> str:
-    """`test` as Python reads it, `not` pushed into a comparison (`not a != b` is `a == b`)."""
+    """`test` as Python reads it, each `not` pushed down to the comparisons (De Morgan,
+    `not a != b` is `a == b`): two tests holding on the same batches compare equal."""
     tree = ast.parse(ctx.module.code_for_node(test).strip(), mode="eval").body
-    return ast.dump(_push_not(tree))
+    return ast.dump(_pushed(tree, negate=False))
 
 
-_FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+_FLIP = {
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Lt: ast.GtE,
+    ast.GtE: ast.Lt,
+    ast.Gt: ast.LtE,
+    ast.LtE: ast.Gt,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+}
 
 
-def _push_not(node):
+def _pushed(node, negate: bool):
+    """`node` (or `not node`) with no `not` above a comparison or a boolean operation."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = node.operand
-        if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not):
-            return _push_not(inner.operand)
-        if (
-            isinstance(inner, ast.Compare)
-            and len(inner.ops) == 1
-            and type(inner.ops[0]) in _FLIP
-        ):
-            return ast.Compare(inner.left, [_FLIP[type(inner.ops[0])]()], inner.comparators)
-    return node
+        return _pushed(node.operand, not negate)
+    if isinstance(node, ast.BoolOp):
+        op = node.op if not negate else (ast.And() if isinstance(node.op, ast.Or) else ast.Or())
+        values = []
+        for value in (_pushed(v, negate) for v in node.values):  # `a or (b or c)`: flat
+            same = isinstance(value, ast.BoolOp) and type(value.op) is type(op)
+            values.extend(value.values if same else [value])
+        return ast.BoolOp(op, values)
+    if negate and isinstance(node, ast.Compare) and len(node.ops) == 1:
+        return ast.Compare(node.left, [_FLIP[type(node.ops[0])]()], node.comparators)
+    return ast.UnaryOp(ast.Not(), node) if negate else node
 
 
 def _lead(body, stmt):
@@ -323,9 +345,10 @@ def _code(ctx, node) -> str:
 
 
 # -- what Lightning's accumulation does -----------------------------------------------------
-def bind(ctx, plan, steps) -> None:
+def read(ctx, plan, steps) -> None:
     """Lightning keeps the gradients local on exactly the batches it accumulates: only with
-    its own accumulation, on the script's groups."""
+    its own accumulation, on the script's groups, for the model it trains (read after every
+    pattern's bind: accumulation's decision, the model DDP wraps)."""
     found = ctx.found.get("no_sync")
     if found is None:
         group = steps.get("accumulate_group")
@@ -340,7 +363,15 @@ def bind(ctx, plan, steps) -> None:
                 group[1],
             )
         return
-    where, group = found
+    where, group, wrapper = found
+    facts = ctx.found["ddp"]
+    model = plan.model
+    if facts.wrappers.get(wrapper) not in {model.name, *model.aliases}:
+        raise Unsupported(
+            ACCUMULATION,
+            f"`{wrapper}.no_sync()` is not on the DDP wrapper of the model the step trains",
+            where,
+        )
     if steps.get("accumulate") is None:
         raise Unsupported(
             ACCUMULATION,

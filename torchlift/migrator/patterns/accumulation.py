@@ -31,7 +31,8 @@ after the group (after_step.py). The hook reads the script's loss as state, not
 Refused (TL114): a loss not divided by N (Lightning divides it), the loss rebound after
 backward(), code between the group's calls (it would run after all of them), a `break` in
 the tail, and -- the code shared with the shape -- a backward() that does not run once per
-batch (conditional, nested in another loop, twice, with arguments, on an expression).
+batch (conditional, nested in another loop; twice or with arguments where
+manual_backward.py does not keep it).
 """
 
 from __future__ import annotations
@@ -55,8 +56,10 @@ ACCUMULATION = Rule(
     "gradient accumulation or conditional backward not understood",
     """`Trainer(accumulate_grad_batches=N)` replaces `if (i + 1) % N == 0: optimizer.step();
     optimizer.zero_grad()` when the loss is divided by N (Lightning divides it). A backward
-    that only runs on some batches, twice per batch, or on an expression is not a fixed
-    accumulation.""",
+    that only runs on some batches, or on an expression, is not a fixed accumulation;
+    backward() twice per batch or with arguments is kept under manual optimization
+    (manual_backward.py), but not under mixed precision or DDP; DDP's `no_sync()` on the
+    micro-steps is Lightning's own accumulation only on the same groups (ddp/no_sync.py).""",
     """Divide the loss by N before `backward()`, step under `if (i + 1) % N == 0:`, and call
     `backward()` unconditionally on a loss variable.""",
     """

@@ -118,6 +118,16 @@ UNCHANGED = {
         ),
         "TL114",
     ),
+    # each micro-step clipped: kept under manual optimization, which all-reduces each backward
+    "micro_steps_clipped_each": (
+        _worker(
+            _NAMED.replace(
+                "    loss.backward()\n",
+                "    loss.backward()\ntorch.nn.utils.clip_grad_norm_(ddp_model.parameters(), 1.0)\n",
+            )
+        ),
+        "TL114",
+    ),
     # without no_sync, the script all-reduces every micro-step: Lightning would not
     "accumulation_without_no_sync": (
         _worker(

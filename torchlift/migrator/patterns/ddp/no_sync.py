@@ -354,12 +354,16 @@ def read(ctx, plan, steps) -> None:
         group = steps.get("accumulate_group")
         if "ddp" in ctx.found and group is not None:
             # the script all-reduces every micro-step's gradients, Lightning only the sum
+            how = (
+                "a manual step under DDP is not known to all-reduce where the script does"
+                if steps["manual_optimization"]
+                else "Lightning's accumulate_grad_batches only the group's sum at its step "
+                "(equal up to rounding, not bit for bit)"
+            )
             raise Unsupported(
                 ACCUMULATION,
                 "gradient accumulation under DDP without `no_sync()`: the script all-reduces "
-                "the gradients at every backward, Lightning's accumulate_grad_batches only "
-                "the group's sum at its step (equal up to rounding, not bit for bit; wrap the "
-                "micro-steps that do not step in `with model.no_sync():`)",
+                f"the gradients at every backward, {how}",
                 group[1],
             )
         return
@@ -378,6 +382,17 @@ def read(ctx, plan, steps) -> None:
             f"`if {_code(ctx, group.test)}:` is not an accumulation group "
             "(`if (i + 1) % K == 0:` on the batch index, or `... or i + 1 == len(loader)`)",
             group,
+        )
+    if (
+        steps["manual_optimization"]
+        and steps["clip"] is not None
+        and not steps.get("clip_in_group")
+    ):
+        raise Unsupported(
+            ACCUMULATION,
+            "`no_sync()` on micro-steps whose gradients are clipped each (Lightning clips once "
+            "per group): kept under manual optimization, every backward would all-reduce",
+            steps["clip"][2],
         )
     if steps["manual_optimization"]:
         from ..accumulation import _not_exact

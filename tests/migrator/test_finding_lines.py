@@ -407,3 +407,96 @@ def test_a_process_group_started_under_a_condition_is_named():
     result = migrate_source(source, path="optional.py")
     assert not result.changed
     assert ("TL161", 9) in {(f.code, f.line) for f in result.findings}
+
+
+def test_a_phase_loop_over_phases_chosen_at_run_time_names_their_binding():
+    """Sentence-VAE's `for split in splits:` with `splits = ['train', 'valid'] + (['test']
+    if args.test else [])`: refused at that binding, not as a backward() in a loop inside
+    the batch loop (the phase loop was read as the batch loop)."""
+    source = textwrap.dedent(
+        """
+        import argparse
+
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--test", action="store_true")
+        args = parser.parse_args()
+        model = nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        data = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+        splits = ["train", "valid"] + (["test"] if args.test else [])
+        for epoch in range(2):
+            for split in splits:
+                model.train(split == "train")
+                for x, y in DataLoader(data, batch_size=4):
+                    loss = nn.functional.cross_entropy(model(x), y)
+                    if split == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+        """
+    ).lstrip()
+    result = migrate_source(source, "vae.py")
+    assert not result.changed
+    (finding,) = result.findings
+    assert (finding.code, finding.line) == ("TL176", 13)
+    assert "`splits` is bound to `[\"train\", \"valid\"] + ([\"test\"] if args.test else [])`" in (
+        finding.message
+    )
+
+
+def test_no_sync_accumulation_lightning_would_not_reproduce_names_the_group():
+    """DDP `no_sync()` on micro-steps whose group never steps on an epoch's partial end (the
+    held-out DDP accumulation script): refused at the group's `if`, whose rank names the DDP
+    pattern rewrote, not at the epoch loop."""
+    source = textwrap.dedent(
+        """
+        import contextlib
+        import os
+
+        import torch
+        import torch.distributed as dist
+        import torch.multiprocessing as mp
+        import torch.nn as nn
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        from torch.utils.data import DataLoader, TensorDataset
+        from torch.utils.data.distributed import DistributedSampler
+
+
+        def worker(rank, world_size, accum):
+            os.environ["MASTER_ADDR"] = "127.0.0.1"
+            os.environ["MASTER_PORT"] = "29500"
+            dist.init_process_group("gloo", rank=rank, world_size=world_size)
+            data = TensorDataset(torch.randn(20, 4), torch.randint(0, 2, (20,)))
+            sampler = DistributedSampler(data, num_replicas=world_size, rank=rank)
+            loader = DataLoader(data, batch_size=2, sampler=sampler)
+            model = DDP(nn.Linear(4, 2))
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(2):
+                sampler.set_epoch(epoch)
+                for i, (x, y) in enumerate(loader):
+                    last = (i + 1) % accum == 0
+                    ctx = contextlib.nullcontext() if last else model.no_sync()
+                    with ctx:
+                        loss = nn.functional.cross_entropy(model(x), y) / accum
+                        loss.backward()
+                    if last:
+                        optimizer.step()
+                        optimizer.zero_grad()
+                        if rank == 0:
+                            print(loss.item())
+            dist.destroy_process_group()
+
+
+        if __name__ == "__main__":
+            mp.spawn(worker, args=(2, 3), nprocs=2)
+        """
+    ).lstrip()
+    result = migrate_source(source, "accum.py")
+    assert not result.changed
+    (finding,) = result.findings
+    assert (finding.code, finding.line) == ("TL114", 30)  # `if last:`
+    assert "`accum` is not known to divide the batches per epoch of `loader`" in finding.message

@@ -154,6 +154,9 @@ class LoopPlan:
     # class (patterns/optimizer_lists.py)
     optimizer_list: tuple[str, cst.SimpleStatementLine] | None = None
     scheduler_list: tuple[str, cst.SimpleStatementLine] | None = None
+    # a kept manual step may leave gradients for the next (patterns/manual_optimization.py):
+    # Lightning's zero_grad before validation is overridden to keep them
+    gradients_outlive_step: bool = False
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
     hparams: set[str] = field(default_factory=set)  # arguments save_hyperparameters can keep
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in

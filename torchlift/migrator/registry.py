@@ -51,11 +51,13 @@ PATTERNS = [
     "torchlift.migrator.patterns.zero_grad_helpers",
     "torchlift.migrator.patterns.manual_optimization",
     "torchlift.migrator.patterns.optimizer_lists",  # the lists of what it bound
+    "torchlift.migrator.patterns.manual_backward",  # one optimizer, the same kept step
     "torchlift.migrator.patterns.hand_update",
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.scheduler_every",
     "torchlift.migrator.patterns.accumulation",
     "torchlift.migrator.patterns.step_grad_mode",
+    "torchlift.migrator.patterns.ddp.no_sync",  # after accumulation's bind, before amp's unwrap
     "torchlift.migrator.patterns.amp",
     "torchlift.migrator.patterns.closure_step",
     "torchlift.migrator.patterns.epoch_schedulers",

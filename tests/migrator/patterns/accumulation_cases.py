@@ -71,6 +71,46 @@ CONVERTS = {
         ],
         ["accumulate_grad_batches", "return loss", "step_loss"],
     ),
+    # Lightning zeroes the gradients before each validation pass: the partial group's
+    # gradients the script carries into the next epoch would be lost there
+    "uneven_last_group_kept_manual_over_validation": (
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+        for epoch in range(2):
+            model.train()
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                loss.backward()
+                if (i + 1) % 3 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            model.eval()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    val_loss = criterion(model(x), y)
+        """,
+        [
+            "self.automatic_optimization = False",
+            "def on_validation_model_zero_grad(self):\n"
+            "        # Lightning would zero the gradients here;",
+            "        pass\n",
+        ],
+        ["accumulate_grad_batches"],
+    ),
+    # `set_to_none=True` is what Lightning's zero_grad does
+    "group_zeroes_with_set_to_none": (
+        """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad(set_to_none=True)
+        """,
+        ["accumulate_grad_batches=2"],
+        ["zero_grad"],
+    ),
     "steps_at_epoch_end_too": (
         """
         for epoch in range(2):

@@ -156,6 +156,12 @@ UNCHANGED = {
         "TL177",
     ),
     "evaluation_phase_first": (_tutorial(phases='["val", "train"]'), "TL175"),
+    # which phases run depends on a flag (Sentence-VAE's `splits`): refused at its binding
+    "phases_chosen_at_run_time": (
+        "import sys\nsplits = ['train', 'val'] + (['test'] if '--test' in sys.argv else [])\n"
+        + _tutorial(phases="splits"),
+        "TL176",
+    ),
     # the loaders' dict must be certain as for a loop over `loaders["train"]` (keyed_loaders)
     "loaders_dict_changed_after_training": (
         _tutorial() + 'loaders["test"] = val_loader\n',

@@ -83,6 +83,20 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # Lightning's zero_grad sets the gradients to None: AdamW would skip a parameter the
+    # script keeps updating with a zero gradient (weight decay, momentum)
+    "zero_grad_keeping_zero_tensors": (
+        """
+        optimizer = torch.optim.AdamW(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad(set_to_none=False)
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        "TL105",
+    ),
     # the sanity check leaves its gradients; the script's first step adds them in
     # (it zeroes after the step), Lightning zeroes them first
     "gradients_left_by_code_before_the_loop": (

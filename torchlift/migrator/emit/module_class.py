@@ -274,6 +274,8 @@ class ClassBuilder:
             v = plan.validation
             if v.keeps_train_mode or set(v.other_modes.values()) - {"eval"}:
                 methods.append(self.train_mode_hook("on_validation_model_eval", v))
+            if plan.gradients_outlive_step:
+                methods.append(self.keep_gradients_hook())
             if v.before:
                 methods.append(self.hook("on_validation_epoch_start", v.before))
             methods.append(self.step("validation_step", v.target, v.index, v.body, None))
@@ -413,6 +415,19 @@ class ClassBuilder:
         p = self.plan
         loss = p.loss_capture or p.loss_name
         return self.step("training_step", p.train_target, p.train_index, p.train_body, loss)
+
+    def keep_gradients_hook(self) -> cst.FunctionDef:
+        """Lightning zeroes the gradients before each validation pass (its
+        `on_validation_model_zero_grad`). A manual step kept as written zeroes them where the
+        script does: gradients it carries past the pass (an accumulation group left partial
+        at an epoch's end, added into the next epoch's first update) must stay there."""
+        body = _stmt("pass\n").with_changes(
+            leading_lines=[
+                _comment("# Lightning would zero the gradients here; the step zeroes them where"),
+                _comment("# the script did (what an epoch leaves in them carries into the next)"),
+            ]
+        )
+        return self.method("on_validation_model_zero_grad(self)", [body])
 
     def train_mode_hook(self, name: str, evaluation) -> cst.FunctionDef:
         """Lightning's eval-mode switch before an evaluation pass, overridden to keep the

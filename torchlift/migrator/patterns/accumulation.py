@@ -31,7 +31,8 @@ after the group (after_step.py). The hook reads the script's loss as state, not
 Refused (TL114): a loss not divided by N (Lightning divides it), the loss rebound after
 backward(), code between the group's calls (it would run after all of them), a `break` in
 the tail, and -- the code shared with the shape -- a backward() that does not run once per
-batch (conditional, nested in another loop, twice, with arguments, on an expression).
+batch (conditional, nested in another loop; twice or with arguments where
+manual_backward.py does not keep it).
 """
 
 from __future__ import annotations
@@ -55,8 +56,10 @@ ACCUMULATION = Rule(
     "gradient accumulation or conditional backward not understood",
     """`Trainer(accumulate_grad_batches=N)` replaces `if (i + 1) % N == 0: optimizer.step();
     optimizer.zero_grad()` when the loss is divided by N (Lightning divides it). A backward
-    that only runs on some batches, twice per batch, or on an expression is not a fixed
-    accumulation.""",
+    that only runs on some batches, or on an expression, is not a fixed accumulation;
+    backward() twice per batch or with arguments is kept under manual optimization
+    (manual_backward.py), but not under mixed precision or DDP; DDP's `no_sync()` on the
+    micro-steps is Lightning's own accumulation only on the same groups (ddp/no_sync.py).""",
     """Divide the loss by N before `backward()`, step under `if (i + 1) % N == 0:`, and call
     `backward()` unconditionally on a loss variable.""",
     """
@@ -181,10 +184,16 @@ def _group(ctx, stmt, index, loader):
 
 
 def _group_call(ctx, stmt) -> bool:
-    """A clipping call, or `name.step()` / `name.zero_grad()` without arguments."""
+    """A clipping call, `name.step()` without arguments or `name.zero_grad()` as Lightning
+    calls it (`set_to_none=True` too)."""
+    from .step_sequence import lightning_zero_grad
+
     if clip_statement(ctx, stmt) is not None:
         return True
-    receiver = call_method(stmt, "zero_grad") or call_method(stmt, "step")
+    zero = call_method(stmt, "zero_grad")
+    if isinstance(zero, cst.Name):
+        return lightning_zero_grad(stmt)
+    receiver = call_method(stmt, "step")
     return isinstance(receiver, cst.Name) and not stmt.body[0].value.args
 
 
@@ -339,8 +348,8 @@ def _keep_script_steps(plan, steps) -> None:
 
 
 def clean(ctx, plan) -> None:
-    if not plan.manual_optimization or len(plan.optimizers) != 1:
-        return
+    if not plan.manual_optimization or "accumulation_group" not in ctx.found:
+        return  # manual optimization for another reason (manual_backward.py's)
     if plan.scaler is not None:
         raise Unsupported(
             ACCUMULATION,

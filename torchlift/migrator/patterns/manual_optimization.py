@@ -31,7 +31,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.statements import direct_breaks
+from ..analysis.statements import call_method, direct_breaks
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
@@ -164,10 +164,14 @@ class _KeepStep(cst.CSTTransformer):
             return self._clip(original_node, updated_node)
         method = func.attr.value
         if method == "backward":
-            if not isinstance(func.value, cst.Name):
+            receiver = func.value
+            if isinstance(receiver, cst.Name):
+                self.backward = self.backward or receiver.value
+            elif "manual_backward" in self.ctx.found:  # one optimizer: a named loss is logged
+                receiver = receiver.with_changes(lpar=[], rpar=[])  # `(w * loss_aux)`
+            else:
                 raise Unsupported(MANUAL_STEP, "backward() on an expression", self.stmt)
-            self.backward = self.backward or func.value.value
-            args = [cst.Arg(func.value), *updated_node.args]
+            args = [cst.Arg(receiver), *updated_node.args]
             args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
             return cst.parse_expression("self.manual_backward()").with_changes(args=args)
         if method in _SCALER_CALLS and isinstance(func.value, cst.Name):
@@ -274,6 +278,25 @@ def _bind_scheduler(ctx, plan, name: str, stmt) -> None:
 def clean(ctx, plan) -> None:
     if len(plan.optimizers) > 1 and any(key == "precision" for key, _ in plan.trainer_args):
         raise Unsupported(MANUAL_STEP, "mixed precision with several optimizers", ctx.loop)
+    if plan.manual_optimization:  # this module's step, accumulation's or hand_update's
+        plan.gradients_outlive_step = not _zeroed_every_step(plan)
+
+
+def _zeroed_every_step(plan) -> bool:
+    """The kept step zeroes every gradient it makes in every batch: `zero_grad()` statements
+    of its own (not under an `if`) on every optimizer, or on every model when there is none.
+    Otherwise gradients may outlive the step (an accumulation group left partial at an
+    epoch's end), and Lightning's zero_grad before validation would drop them."""
+    zeroed = {
+        receiver.value
+        for stmt in plan.train_body
+        if isinstance(receiver := call_method(stmt, "zero_grad"), cst.Name)
+    }
+    if plan.optimizers:
+        return all(optimizer.name in zeroed for optimizer in plan.optimizers)
+    return bool(plan.models) and all(
+        zeroed & {model.name, *model.aliases} for model in plan.models
+    )
 
 
 _OPTIMIZER_METHOD = m.Call(

@@ -204,6 +204,8 @@ def epoch_body(ctx, stmts):
         if phases is not None:
             unrolled = _unroll(ctx, stmt, phases, stmts[at + 1 :])
             stmts = [*stmts[:at], *unrolled, *stmts[at + 1 :]]
+        elif _tests_phase_names(stmt):
+            raise _phases_not_known(ctx, stmt)
         return _check_code_before_the_pass(ctx, stmts)
     return stmts
 
@@ -305,6 +307,46 @@ def _phase_values(ctx, loop: cst.For) -> list[cst.SimpleString] | None:
         if _names_outside(ctx.module, loop, counted=True).count(name) == 1:
             ctx.found["phase_binding"] = binding[0]  # read by the phase loop alone
     return [element.value for element in phases.elements]
+
+
+def _tests_phase_names(loop: cst.For) -> bool:
+    """`loop` has the phase loop's shape without a list of phases `_phase_values` can read:
+    its variable is compared to a string (`if split == "train":`) and the loop over the
+    batches, the one calling backward(), is inside it."""
+    if not isinstance(loop.target, cst.Name):
+        return False
+    var = m.Name(loop.target.value)
+    compared = m.Comparison(
+        left=var, comparisons=[m.ComparisonTarget(comparator=m.SimpleString())]
+    ) | m.Comparison(left=m.SimpleString(), comparisons=[m.ComparisonTarget(comparator=var)])
+    inner = [s for s in m.findall(loop.body, m.For()) if contains(s, BACKWARD)]
+    return bool(inner) and bool(m.findall(loop.body, compared))
+
+
+def _phases_not_known(ctx, loop: cst.For) -> Unsupported:
+    """The refusal of a phase loop over phases not known before training, at the statement
+    binding them when there is one."""
+    var, code = loop.target.value, ctx.module.code_for_node(loop.iter)
+    head = f"`for {var} in {code}:` is a train/val phase loop (`{var}` is compared to a phase name)"
+    if isinstance(loop.iter, cst.Name):
+        found, count = ctx.binding(loop.iter.value)
+        if found is not None and count == 1:
+            value = ctx.module.code_for_node(found[1])
+            return Unsupported(
+                PHASE_UNRESOLVED,
+                f"{head}, but `{code}` is bound to `{value}`, not a literal list of phase "
+                "names: which phases run is not known before training",
+                found[0],
+            )
+        return Unsupported(
+            PHASE_UNRESOLVED,
+            f"{head}, but `{code}` is not bound once, before the loop, to a literal list of "
+            "phase names",
+            loop,
+        )
+    return Unsupported(
+        PHASE_UNRESOLVED, f"{head}, but `{code}` is not a literal list of phase names", loop
+    )
 
 
 def _bound_once(ctx, name: str):

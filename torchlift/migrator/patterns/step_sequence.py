@@ -15,7 +15,9 @@ y).backward()`) binds it first, where the script computed it: `train_loss = loss
 another name the file does not use) is returned. Refused (TL105): a missing or extra
 zero_grad (or module calls leaving an optimized parameter out), step before backward,
 zero_grad between them, code between backward and step reading the model, step() with
-arguments, several optimizers.
+arguments, several optimizers, `zero_grad(set_to_none=False)` (Lightning's sets the gradients
+to None: a parameter without a gradient in a step is then skipped by the optimizer, where the
+script's updates it with a zero one).
 """
 
 from __future__ import annotations
@@ -84,6 +86,16 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
     steps["backward_stmt"] = stmt
 
 
+def lightning_zero_grad(stmt) -> bool:
+    """`stmt`'s `zero_grad(...)` is the one Lightning calls: no argument, or
+    `set_to_none=True` (the default of both `Optimizer.zero_grad` and `Module.zero_grad`)."""
+    args = stmt.body[0].value.args
+    if not args:
+        return True
+    keyword = m.Name("set_to_none") | None
+    return len(args) == 1 and m.matches(args[0], m.Arg(keyword=keyword, value=m.Name("True")))
+
+
 def _free_name(ctx, bases: tuple[str, ...]) -> str:
     """The first of `bases` the file does not use anywhere, else `<first>_2`, ..."""
     used = {n.value for n in m.findall(ctx.module, m.Name())}
@@ -112,6 +124,14 @@ def claim(ctx, steps, stmt, position) -> bool:
         path = dotted_path(receiver)  # `encoder.zero_grad()`, `model.head.zero_grad()`
         if path is None:
             raise Unsupported(STEP_SEQUENCE, "zero_grad() on an expression", stmt)
+        if not lightning_zero_grad(stmt):
+            ctx.block(
+                STEP_SEQUENCE,
+                f"`{ctx.module.code_for_node(stmt.body[0]).strip()}`: Lightning's zero_grad() "
+                "sets the gradients to None, and the optimizer skips a parameter without one "
+                "where the script's updates it with a zero gradient (momentum, weight decay)",
+                stmt,
+            )
         steps["zero_grad"].append((position, path, stmt))
         return True
     receiver = call_method(stmt, "step")

@@ -163,7 +163,19 @@ def epoch_body(ctx, stmts):
         )
     stmts = take_set_epoch(ctx, facts, stmts)
     _check_wrapper_state(ctx, facts, stmts)
-    return [ranks_as(facts, stmt, IN_MODULE) for stmt in stmts]
+    renamed = [ranks_as(facts, stmt, IN_MODULE) for stmt in stmts]
+    _note_origins(ctx, renamed, stmts)
+    return renamed
+
+
+def _note_origins(ctx, renamed, stmts) -> None:
+    """A refusal about a statement whose rank names were rewritten names the script's line
+    (the engine reads helpers.py's `inlined_at`): renaming keeps the statements' shape."""
+    origins = ctx.found.setdefault("inlined_at", {})
+    for new, old in zip(renamed, stmts):
+        if new is not old:
+            for a, b in zip(statements(new), statements(old)):
+                origins[id(a)] = origins.get(id(b), b)
 
 
 def _check_wrapper_state(ctx, facts: Facts, stmts) -> None:

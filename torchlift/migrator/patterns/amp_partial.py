@@ -28,7 +28,10 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import functions_doing, module_functions
+from ..analysis.statements import BACKWARD, contains
 from ..rule import Unsupported
+from ..upgrade.edits import keyword_value
 from .amp import MIXED_PRECISION, _autocast_of
 
 RULES = ()
@@ -36,7 +39,8 @@ RULES = ()
 # tensor methods that reach no op autocast lists: moves, views, casts, reads
 _NEUTRAL_METHODS = frozenset(
     "item tolist detach cpu cuda to numpy size numel dim float double half bfloat16 long int "
-    "bool view reshape unsqueeze squeeze flatten contiguous clone argmax argmin append".split()
+    "bool view reshape unsqueeze squeeze flatten contiguous clone argmax argmin mean append "
+    "train eval".split()
 )
 _NEUTRAL_FUNCTIONS = frozenset(
     [
@@ -53,24 +57,47 @@ _NEUTRAL_FUNCTIONS = frozenset(
         ),
     ]
 )
-_COMPUTING_OPERATORS = (cst.MatrixMultiply, cst.Power, cst.MatrixMultiplyAssign, cst.PowerAssign)
 
 
 def read(ctx, plan, steps) -> None:
     """A step statement outside every autocast region that may compute under autocast: the
-    regions go back around their statements, the step runs in full precision around them."""
+    regions go back around their statements, the step runs in full precision around them.
+    A region statement a Lightning hook would run outside the step's autocast is refused."""
     regions = ctx.found.get("autocast_regions")
     if not regions or ctx.found.get("precision") is None:
         return
+    in_step = {id(s) for s in plan.train_body}
+    # the statements Lightning runs in on_train_batch_start / on_train_batch_end
+    hooks = [*plan.before_step, *(s for _, s in steps.get("moved_after_step", []))]
+    in_hooks = {id(s) for s in hooks}
+    for region, body in regions:
+        moved = next((b for b in body if id(b) in in_hooks and computes(ctx, b)), None)
+        if moved is not None:
+            raise Unsupported(
+                MIXED_PRECISION,
+                f"`{_first_line(ctx, moved)}` runs in the script's autocast region, but in a "
+                "Lightning hook outside training_step after the conversion, without autocast",
+                moved,
+            )
     inside = {id(s) for _, body in regions for s in body}
     cause = next(
         (s for s in plan.train_body if id(s) not in inside and computes(ctx, s)), None
     )
     if cause is None:
         return
-    unclaimed = {id(s) for _, s in steps["body"]}
     for region, body in regions:
-        plan.train_body = _wrapped(plan.train_body, region, body, unclaimed, cause, ctx)
+        backward = next(
+            (b for b in body if id(b) not in in_step and contains(b, BACKWARD)), None
+        )
+        if backward is not None:  # Lightning's backward runs after the step, without autocast
+            raise Unsupported(
+                MIXED_PRECISION,
+                "backward() inside an autocast region around part of the training step "
+                f"(`{_first_line(ctx, cause)}` computes outside it): Lightning runs backward "
+                "without autocast",
+                backward,
+            )
+        plan.train_body = _wrapped(plan.train_body, region, body, cause, ctx)
     ctx.found["partial_autocast"] = cause
     plan.notes.append(
         "the script autocast only part of the training step "
@@ -109,33 +136,87 @@ def _is_region(ctx, stmt) -> bool:
 
 
 def computes(ctx, stmt) -> bool:
-    """Whether `stmt` may run an op autocast changes (see the docstring)."""
-    if m.findall(stmt, m.OneOf(*(m.TypeOf(t)() for t in _COMPUTING_OPERATORS))):
+    """Whether `stmt` may run an op autocast changes (see the docstring); a call of one of
+    the script's functions when its body may (outside autocast regions of its own that set
+    their state whatever surrounds them)."""
+    functions = module_functions(ctx.module)
+    computing = ctx.found.get("autocast_computing_functions")
+    if computing is None:
+        computing = functions_doing(
+            functions.values(), lambda f, found: _computes(ctx, f.body, functions, found)
+        )
+        ctx.found["autocast_computing_functions"] = computing
+    return _computes(ctx, stmt, functions, computing)
+
+
+def _computes(ctx, node, functions, computing) -> bool:
+    found = _Calls(ctx)
+    node.visit(found)
+    if found.operator:
         return True
-    for call in m.findall(stmt, m.Call()):
-        if ctx.call_qualnames(call) & _NEUTRAL_FUNCTIONS:
-            continue
+    for call in found.calls:
+        names = ctx.call_qualnames(call)
+        if names & _NEUTRAL_FUNCTIONS or any(q.startswith("math.") for q in names):
+            continue  # `math` takes Python numbers (a tensor through its __float__)
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _NEUTRAL_METHODS:
+            continue
+        if isinstance(call.func, cst.Name) and call.func.value in functions:
+            if call.func.value in computing:
+                return True
             continue
         return True
     return False
 
 
-def _wrapped(stmts, region, body, unclaimed, cause, ctx) -> list:
+class _Calls(cst.CSTVisitor):
+    """The calls and computing operators of a node, not inside an autocast region whose
+    state does not depend on the surrounding one: an autocast always on (no `enabled=`), or
+    a name the training step's own region is (nanoGPT's `ctx`, whose nullcontext comes with
+    "32-true", as the step's)."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.calls: list[cst.Call] = []
+        self.operator = False
+
+    def visit_With(self, node: cst.With) -> bool:
+        return not _sets_its_own_state(self.ctx, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self.operator |= isinstance(node.operator, (cst.MatrixMultiply, cst.Power))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.operator |= isinstance(node.operator, (cst.MatrixMultiplyAssign, cst.PowerAssign))
+
+
+def _sets_its_own_state(ctx, stmt: cst.With) -> bool:
+    if len(stmt.items) != 1 or stmt.items[0].asname is not None:
+        return False
+    item = stmt.items[0].item
+    if isinstance(item, cst.Name):
+        own = [r.items[0].item for r, _ in ctx.found.get("autocast_regions", [])]
+        return any(isinstance(o, cst.Name) and o.value == item.value for o in own)
+    found = _autocast_of(ctx, item)
+    return found is not None and keyword_value(item, "enabled") is None
+
+
+def _wrapped(stmts, region, body, cause, ctx) -> list:
     """`stmts` with the statements of `region` they hold (one run of them) back under it."""
     kept = [k for k, s in enumerate(stmts) if any(s is b for b in body)]
-    moved = next((b for b in body if id(b) in unclaimed and not any(b is s for s in stmts)), None)
-    split = bool(kept) and kept != list(range(kept[0], kept[0] + len(kept)))
-    if moved is not None or split:
+    if not kept:
+        return stmts
+    if kept != list(range(kept[0], kept[0] + len(kept))):
         raise Unsupported(
             MIXED_PRECISION,
             "an autocast region around part of the training step "
-            f"(`{_first_line(ctx, cause)}` runs outside it) that Lightning's hooks would "
-            "split: its statements do not all stay together in training_step",
+            f"(`{_first_line(ctx, cause)}` computes outside it) whose statements the "
+            "conversion does not keep together",
             region,
         )
-    if not kept:
-        return stmts
     inner = [stmts[k] for k in kept]
     if inner[0] is body[0]:  # patterns/amp.py gave it the region's leading lines
         own = list(inner[0].leading_lines)[len(region.leading_lines) :]
@@ -145,4 +226,9 @@ def _wrapped(stmts, region, body, unclaimed, cause, ctx) -> list:
 
 
 def _first_line(ctx, stmt) -> str:
+    """The statement's first line; for a compound one, its first simple statement that
+    computes (`teacher_logits = teacher(inputs)` rather than `with torch.no_grad():`)."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        inner = m.findall(stmt, m.SimpleStatementLine())
+        stmt = next((s for s in inner if computes(ctx, s)), stmt)
     return ctx.module.code_for_node(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]

@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .analysis.function_reads import reads_of_all_functions, reads_of_functions_called
-from .analysis.module_placement import module_devices, module_names
+from .analysis.module_placement import module_devices, module_names, modules_run
 from .analysis.names import NameUse, bound_names, collect_names, scope_reads
 from .analysis.statements import contains, move_calls, statements
 from .patterns.amp import MIXED_PRECISION
@@ -122,6 +122,7 @@ class ScopeInfo:
     placed_modules: set[str] = frozenset()  # modules the scope moves to a device before it
     # module -> the device code the scope moved it to (analysis/module_placement.py)
     module_devices: dict = field(default_factory=dict)
+    run_after: set[str] = frozenset()  # names code after the loop runs (analysis/module_placement)
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
@@ -343,10 +344,11 @@ def resolve_names(
     # the device the script moved its model to (`probe = nn.Linear(...).to(DEVICE)`), for
     # later code using it on tensors it placed before (no device name read after fit)
     own = next((d for model in plan.models if (d := scope.module_devices.get(model.name))), None)
+    run = any(model.name in scope.run_after for model in plan.models)
     if placed and (escapes or any(model.name in model_later for model in plan.models)):
         if not used and escapes:
             used = sorted(plan.device_names)
-        plan.device_after = used[0] if used else own or plan.cuda_placement
+        plan.device_after = used[0] if used else (own if run else None) or plan.cuda_placement
     # ... and so are the other modules it holds (a distillation's frozen teacher, evaluated
     # after training with batches moved by `.cuda()`; an EMA copy of the placed model; a loss
     # built with weights on the device), each to the device the script put it on
@@ -354,7 +356,9 @@ def resolve_names(
     held = {
         n: scope.module_devices.get(n) or device
         for n in init_args
-        if n in model_later and (n in scope.placed_modules or n in scope.module_devices)
+        if n in model_later
+        and (n in scope.placed_modules or n in scope.module_devices)
+        and (used or n in scope.run_after)  # its state alone (a state_dict saved) is the same
     }
     unknown = sorted(n for n, where in held.items() if where is None)
     if placed and unknown:
@@ -440,6 +444,7 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         params=set(ctx.params),
         placed_modules=_placed_modules(ctx),
         module_devices=module_devices(ctx, ctx.scope_before),
+        run_after=modules_run(ctx.scope_after),
         returned={
             name
             for stmt in ctx.scope_after

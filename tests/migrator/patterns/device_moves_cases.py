@@ -284,7 +284,8 @@ CONVERTS = {
                 loss = criterion(model(x), y) + teacher(x).mean()
                 loss.backward()
                 optimizer.step()
-        print(teacher.weight.device)
+        probe = torch.randn(2, 4)
+        print(teacher(probe.cuda() if use_gpu else probe))
         """,
         ['trainer.fit(lit_model, loader)\nteacher.to("cuda" if use_gpu else "cpu")\n'],
         [],
@@ -433,7 +434,7 @@ UNCHANGED = {
                 loss = criterion(model(x), y) + teacher(x).mean()
                 loss.backward()
                 optimizer.step()
-        print(teacher.weight.device)
+        print(teacher(torch.randn(2, 4).cuda(0)))
         """,
         "TL112",
     ),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from .model_handoff import STATE_METHODS
 from .statements import move_calls
 
 _COPIES = {"copy.deepcopy", "torch.optim.swa_utils.AveragedModel"}
@@ -140,4 +141,28 @@ def module_names(ctx, stmts) -> set[str]:
             callee = value.func.value if isinstance(value.func, cst.Name) else None
             if _torch_module_class(names) or callee in classes or names & _COPIES:
                 found.add(assign.targets[0].target.value)
+    return found
+
+
+# methods reading a module's state, not running it on tensors (analysis/model_handoff.py's,
+# and moves, which put it somewhere themselves)
+_NOT_RUNS = STATE_METHODS | {"to", "cpu", "cuda", "eval", "train", "requires_grad_"}
+
+
+def modules_run(stmts) -> set[str]:
+    """Names the statements call (`probe(x)`) or call a method of other than reading its
+    state (`model.encode(x)`, not `model.state_dict()`): modules run on tensors, which must
+    be on the module's device."""
+    found: set[str] = set()
+    for node in stmts:
+        for call in m.findall(node, m.Call()):
+            func = call.func
+            if isinstance(func, cst.Name):
+                found.add(func.value)
+            elif (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.attr.value not in _NOT_RUNS
+            ):
+                found.add(func.value.value)
     return found

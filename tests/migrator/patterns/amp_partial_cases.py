@@ -119,8 +119,9 @@ UNCHANGED = {
     # Lightning runs backward after training_step, without autocast; the script ran it in
     # the region, after computing outside it
     "backward_inside_a_partial_region": (
-        _TEACHER.format(enabled="", more="\n            loss = criterion(out, y)\n"
-                        "            loss.backward()").replace(
+        _TEACHER.format(
+            enabled="", more="\n            loss = criterion(out, y)\n            loss.backward()"
+        ).replace(
             "        loss = criterion(out.float(), y) + (out.float().softmax(-1) - soft).abs().mean()\n"
             "        loss.backward()\n",
             "",

@@ -113,9 +113,10 @@ def _torch_module_class(names: set[str]) -> bool:
     """A class of torch.nn (`torch.nn.CrossEntropyLoss`), not a function or a Parameter."""
     for name in names:
         head, _, last = name.rpartition(".")
-        if head in ("torch.nn", "torch.nn.modules.loss", "torch.nn.modules.module") and last[
-            :1
-        ].isupper():
+        if (
+            head in ("torch.nn", "torch.nn.modules.loss", "torch.nn.modules.module")
+            and last[:1].isupper()
+        ):
             return last not in ("Parameter", "ParameterList", "ParameterDict")
     return False
 
@@ -152,9 +153,21 @@ _NOT_RUNS = STATE_METHODS | {"to", "cpu", "cuda", "eval", "train", "requires_gra
 def modules_run(stmts) -> set[str]:
     """Names the statements call (`probe(x)`) or call a method of other than reading its
     state (`model.encode(x)`, not `model.state_dict()`): modules run on tensors, which must
-    be on the module's device."""
+    be on the module's device. Not a module the statements first move themselves
+    (`net.to(eval_device)` before evaluating)."""
     found: set[str] = set()
+    moved_first: set[str] = set()
     for node in stmts:
+        if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+            small = node.body[0]
+            value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+            if isinstance(value, cst.Call) and (receiver := _moved_receiver(value)) is not None:
+                if isinstance(small, cst.Expr) or m.matches(
+                    small, m.Assign(targets=[m.AssignTarget(target=m.Name(receiver))])
+                ):
+                    if receiver not in found:
+                        moved_first.add(receiver)
+                    continue
         for call in m.findall(node, m.Call()):
             func = call.func
             if isinstance(func, cst.Name):
@@ -165,4 +178,4 @@ def modules_run(stmts) -> set[str]:
                 and func.attr.value not in _NOT_RUNS
             ):
                 found.add(func.value.value)
-    return found
+    return found - moved_first

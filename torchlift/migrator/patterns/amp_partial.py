@@ -80,15 +80,11 @@ def read(ctx, plan, steps) -> None:
                 moved,
             )
     inside = {id(s) for _, body in regions for s in body}
-    cause = next(
-        (s for s in plan.train_body if id(s) not in inside and computes(ctx, s)), None
-    )
+    cause = next((s for s in plan.train_body if id(s) not in inside and computes(ctx, s)), None)
     if cause is None:
         return
     for region, body in regions:
-        backward = next(
-            (b for b in body if id(b) not in in_step and contains(b, BACKWARD)), None
-        )
+        backward = next((b for b in body if id(b) not in in_step and contains(b, BACKWARD)), None)
         if backward is not None:  # Lightning's backward runs after the step, without autocast
             raise Unsupported(
                 MIXED_PRECISION,
@@ -119,9 +115,7 @@ def clean(ctx, plan) -> None:
         if evaluation is None or step in plan.full_precision_passes:
             continue
         regions = {id(s) for s in evaluation.body if _is_region(ctx, s)}
-        if regions and any(
-            computes(ctx, s) for s in evaluation.body if id(s) not in regions
-        ):
+        if regions and any(computes(ctx, s) for s in evaluation.body if id(s) not in regions):
             plan.full_precision_passes.add(step)
 
 

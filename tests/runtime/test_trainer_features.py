@@ -396,6 +396,37 @@ def test_several_val_loaders_and_test_results_match_lightning():
     assert ours[1][0] == pytest.approx(theirs[1][0], rel=1e-6) and list(ours[1][0]) == ["test_loss"]
 
 
+@pytest.mark.parametrize("name", engines())
+def test_every_module_the_lightning_module_holds_is_handed_back_on_the_cpu(name):
+    """Not only the model: an EMA copy or a frozen teacher the LightningModule holds goes to
+    the CPU with it when fit ends (Lightning's Strategy.teardown calls `module.cpu()`, on any
+    device; the runtime when it trained off the CPU, pretended here). Code after `fit` using
+    one on the device needs it put back: the migrator emits `ema.to(device)` for each
+    (resolve_names.py, analysis/module_placement.py)."""
+    Lx = engine(name)
+
+    moved = []
+
+    class PretendedGpu(Lx.Callback):
+        def on_train_end(self, trainer, pl_module):
+            moved.clear()  # the moves of the setup: not the hand-back
+            if name == "ours":
+                trainer.strategy.root_device = torch.device("cuda", 0)
+
+    model = make_model(Lx)
+    model.ema = torch.nn.Linear(6, 1).requires_grad_(False)
+    apply = model.ema._apply
+
+    def recording(fn, *args, **kwargs):  # what `.cpu()` does to each of its tensors
+        moved.append(fn(torch.empty(0)).device.type)
+        return apply(fn, *args, **kwargs)
+
+    model.ema._apply = recording
+    trainer = Lx.Trainer(max_epochs=1, callbacks=[PretendedGpu()], **QUIET)
+    trainer.fit(model, loaders()[0])
+    assert moved == ["cpu"]
+
+
 def test_max_time_stops_training():
     model, trainer = fit("ours", trainer_cfg=dict(max_time={"seconds": 0}, num_sanity_val_steps=0))
     assert trainer.global_step == 1 and trainer.current_epoch == 1  # stopped after the first batch

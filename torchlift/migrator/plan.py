@@ -175,7 +175,7 @@ class LoopPlan:
     # other modules the LightningModule holds (a frozen teacher) that the script placed and
     # code after the loop uses: put back on this device after fit, as the model is
     held_after: list[str] = field(default_factory=list)
-    held_device: str | None = None
+    held_device: dict[str, str] = field(default_factory=dict)  # name -> its device code
     # evaluation steps the script ran without autocast under a mixed precision (amp.py)
     full_precision_passes: set[str] = field(default_factory=set)
     # the device the script's `.cuda()` calls chose, as code (`"cuda" if use_cuda else "cpu"`)

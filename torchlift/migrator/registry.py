@@ -70,6 +70,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.passed_in",
     "torchlift.migrator.patterns.data_parallel",
     "torchlift.migrator.patterns.after_step",
+    "torchlift.migrator.patterns.amp_partial",  # the step after_step left, before moves go
     "torchlift.migrator.patterns.device_intent",
     "torchlift.migrator.patterns.placement_chain",
     "torchlift.migrator.patterns.amp_device",  # reads the accelerator the two above chose

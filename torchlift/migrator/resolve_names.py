@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 import libcst.matchers as m
 
 from .analysis.function_reads import reads_of_all_functions, reads_of_functions_called
+from .analysis.module_placement import module_devices, module_names, modules_run
 from .analysis.names import NameUse, bound_names, collect_names, scope_reads
 from .analysis.statements import contains, move_calls, statements
 from .patterns.amp import MIXED_PRECISION
@@ -119,6 +120,9 @@ class ScopeInfo:
     returned: set[str] = frozenset()  # names a `return` after the loop reads: the callers'
     params: set[str] = frozenset()  # the parameters of the function holding the loop
     placed_modules: set[str] = frozenset()  # modules the scope moves to a device before it
+    # module -> the device code the scope moved it to (analysis/module_placement.py)
+    module_devices: dict = field(default_factory=dict)
+    run_after: set[str] = frozenset()  # names code after the loop runs (analysis/module_placement)
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
@@ -343,16 +347,35 @@ def resolve_names(
     used = sorted(plan.device_names & (scope.after_reads | scope.function_reads))
     # (a model the script never placed is where fit hands it back: patterns/unplaced_model.py)
     placed = not plan.model_on_cpu
+    # the device the script moved its model to (`probe = nn.Linear(...).to(DEVICE)`), for
+    # later code using it on tensors it placed before (no device name read after fit)
+    own = next((d for model in plan.models if (d := scope.module_devices.get(model.name))), None)
+    run = any(model.name in scope.run_after for model in plan.models)
     if placed and (escapes or any(model.name in model_later for model in plan.models)):
         if not used and escapes:
             used = sorted(plan.device_names)
-        plan.device_after = used[0] if used else plan.cuda_placement
+        plan.device_after = used[0] if used else (own if run else None) or plan.cuda_placement
     # ... and so are the other modules it holds (a distillation's frozen teacher, evaluated
-    # after training with batches moved by `.cuda()`)
-    held = [n for n in init_args if n in scope.placed_modules and n in model_later]
-    device = used[0] if used else plan.cuda_placement
-    if held and device:
-        plan.held_after, plan.held_device = held, device
+    # after training with batches moved by `.cuda()`; an EMA copy of the placed model; a loss
+    # built with weights on the device), each to the device the script put it on
+    device = used[0] if used else own or plan.cuda_placement
+    held = {
+        n: scope.module_devices.get(n) or device
+        for n in init_args
+        if n in model_later
+        and (n in scope.placed_modules or n in scope.module_devices)
+        and (used or n in scope.run_after)  # its state alone (a state_dict saved) is the same
+    }
+    unknown = sorted(n for n, where in held.items() if where is None)
+    if placed and unknown:
+        block(
+            NOT_CARRIED_BACK,
+            f"code after the loop uses `{unknown[0]}`, which the LightningModule holds and fit "
+            "hands back on the CPU, and the script's device for it is not known here",
+            plan.epoch_loop,
+        )
+    if placed and held and not unknown:
+        plan.held_after, plan.held_device = list(held), held
     given = [o.name for o in plan.optimizers if o.given]
     given += [o.scheduler for o in plan.optimizers if o.scheduler_held or o.scheduler_given]
     plan.init_args = given + init_args + [n for n in extra_init if n not in init_args]
@@ -426,6 +449,8 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         function_reads=function_reads,
         params=set(ctx.params),
         placed_modules=_placed_modules(ctx),
+        module_devices=module_devices(ctx, ctx.scope_before),
+        run_after=modules_run(ctx.scope_after),
         returned={
             name
             for stmt in ctx.scope_after
@@ -445,8 +470,9 @@ _MODULE_METHODS = frozenset(
 
 def _placed_modules(ctx) -> set[str]:
     """Names the scope moves to a device before the loop (`t = Net().cuda() if c else Net()`,
-    `t.to(device)`) and uses as a module elsewhere (`t.eval()`, `t.parameters()`): what
-    Lightning's teardown hands back on the CPU when the LightningModule holds it."""
+    `t.to(device)`) and uses as a module elsewhere (`t.eval()`, `t.parameters()`) or binds to
+    a module (`t = nn.Linear(4, 2)`, analysis/module_placement.py): what Lightning's teardown
+    hands back on the CPU when the LightningModule holds it."""
     moved = set()
     for stmt in ctx.scope_before:
         for move in move_calls(stmt):
@@ -463,7 +489,7 @@ def _placed_modules(ctx) -> set[str]:
         for call in m.findall(node, m.Call(func=m.Attribute(value=m.Name())))
         if call.func.attr.value in _MODULE_METHODS
     }
-    return moved & used_as_module
+    return moved & (used_as_module | module_names(ctx, ctx.scope_before))
 
 
 class _NamesInOrder:

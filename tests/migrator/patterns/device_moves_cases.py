@@ -181,6 +181,115 @@ CONVERTS = {
         ["trainer.fit(lit_model, loader)\nteacher.to(device)\nprint(check_accuracy(loader, teacher))"],
         [],
     ),
+    # an EMA copy of the placed model, updated each step and sampled from on the device
+    # after training (the DDPM scripts'): on the device it was copied on
+    "ema_copy_put_back_after_fit": (
+        """
+        import copy
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        model.to(device)
+        ema = copy.deepcopy(model).eval().requires_grad_(False)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                with torch.no_grad():
+                    for e, p in zip(ema.parameters(), model.parameters()):
+                        e.lerp_(p, 0.1)
+        print(ema(torch.randn(3, 4, device=device)))
+        """,
+        ["trainer.fit(lit_model, loader)\nema.to(device)\nprint(ema("],
+        [],
+    ),
+    # the model used after fit on tensors the script placed before: no device name read
+    # after fit, the model goes back where `.to(DEVICE)` put it
+    "model_put_back_for_tensors_placed_before_fit": (
+        """
+        DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+        probe_x = torch.randn(8, 4).to(DEVICE)
+        probe_y = torch.randint(0, 2, (8,)).to(DEVICE)
+        model = model.to(DEVICE)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(DEVICE), y.to(DEVICE)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        print((model(probe_x).argmax(1) == probe_y).float().mean().item())
+        """,
+        ["trainer.fit(lit_model, loader)\nmodel.to(DEVICE)\nprint((model(probe_x)"],
+        [],
+    ),
+    # a loss holding class weights on the device, used again after training
+    "weighted_criterion_put_back_after_fit": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        weights = torch.tensor([1.0, 3.0])
+        criterion = nn.CrossEntropyLoss(weight=weights.to(device))
+        model.to(device)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        x, y = next(iter(loader))
+        print(criterion(model(x.to(device)), y.to(device)).item())
+        """,
+        ["trainer.fit(lit_model, loader)\nmodel.to(device)\ncriterion.to(device)\n"],
+        [],
+    ),
+    # a copy made before the model was placed stays on the CPU in the script: not moved
+    "copy_made_before_placement_stays": (
+        """
+        import copy
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        frozen = copy.deepcopy(model).requires_grad_(False)
+        model.to(device)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y) + 0.0 * sum(p.sum() for p in frozen.parameters())
+                loss.backward()
+                optimizer.step()
+        print(frozen(torch.randn(2, 4)))
+        """,
+        ["trainer.fit(lit_model, loader)\nprint(frozen("],
+        ["frozen.to("],
+    ),
+    # a teacher built as a module and placed under the script's own flag: back on the
+    # device the Trainer's accelerator follows
+    "teacher_placed_under_a_flag_put_back_after_fit": (
+        """
+        import sys
+
+        use_gpu = len(sys.argv) > 1
+        teacher = nn.Linear(4, 2)
+        if use_gpu:
+            teacher = teacher.cuda()
+            model.cuda()
+        for epoch in range(2):
+            for x, y in loader:
+                if use_gpu:
+                    x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                loss = criterion(model(x), y) + teacher(x).mean()
+                loss.backward()
+                optimizer.step()
+        probe = torch.randn(2, 4)
+        print(teacher(probe.cuda() if use_gpu else probe))
+        """,
+        ['trainer.fit(lit_model, loader)\nteacher.to("cuda" if use_gpu else "cpu")\n'],
+        [],
+    ),
     "model_put_back_for_a_function_reading_the_global_model": (
         """
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -308,4 +417,25 @@ CONVERTS = {
     ),
 }
 
-UNCHANGED = {}
+UNCHANGED = {
+    # a module the LightningModule holds, used after fit, placed where the conversion cannot
+    # say (`.cuda(0)`, the model moved only under an `if`): fit hands it back on the CPU
+    "held_module_device_unknown_after_fit": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        teacher = nn.Linear(4, 2)
+        teacher.cuda(0)
+        if torch.cuda.is_available():
+            model.to(device)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(x), y) + teacher(x).mean()
+                loss.backward()
+                optimizer.step()
+        print(teacher(torch.randn(2, 4).cuda(0)))
+        """,
+        "TL112",
+    ),
+}

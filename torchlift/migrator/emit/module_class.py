@@ -404,7 +404,7 @@ class ClassBuilder:
             if not self.plan.manual_optimization:  # manual steps return nothing to optimize
                 body.append(_stmt(f"return {loss_code}\n"))
         if body and name in self.plan.full_precision_passes:
-            body = [_full_precision(body)]
+            body = [_full_precision(body, training=loss is not None)]
         if not body:
             body = [_stmt("pass\n")]
         more = name == "validation_step" and self.plan.validation.more_loaders
@@ -534,11 +534,16 @@ def _reads(stmts, name: str) -> bool:
     return any(name in collect_names(stmt).reads for stmt in stmts)
 
 
-def _full_precision(body: list) -> cst.With:
-    """`body` under `torch.autocast(..., enabled=False)`: Lightning runs the evaluation steps
-    in its precision's autocast, where the script evaluated in full precision."""
+def _full_precision(body: list, training: bool = False) -> cst.With:
+    """`body` under `torch.autocast(..., enabled=False)`: Lightning runs the steps in its
+    precision's autocast, where the script evaluated in full precision, or autocast only a
+    region of the step (kept inside, patterns/amp_partial.py)."""
     block = _stmt("with torch.autocast(self.device.type, enabled=False):\n    pass\n")
-    why = "# the script evaluated in full precision: Lightning would autocast this step"
+    why = (
+        "# the script autocast only its region below: Lightning would autocast all the step"
+        if training or any(isinstance(s, cst.With) for s in body)
+        else "# the script evaluated in full precision: Lightning would autocast this step"
+    )
     return block.with_changes(
         body=block.body.with_changes(body=body), leading_lines=[_comment(why)]
     )

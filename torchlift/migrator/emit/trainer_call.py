@@ -49,7 +49,7 @@ def build_trainer_statements(
     if plan.device_after:
         # the Trainer hands the model back on the CPU; later code expects it on `device`
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
-    lines += [f"{name}.to({plan.held_device})" for name in plan.held_after]
+    lines += [f"{name}.to({plan.held_device[name]})" for name in plan.held_after]
     if "fit" in plan.eval_after and not plan.test:
         lines += _back_to_eval(plan, "validation")
     indent = _indent(plan, plan.wrapper or plan.epoch_loop, module) + extra_indent(plan.wrapper)
@@ -70,7 +70,7 @@ def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, modu
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
     if plan.device_after:
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]
-    lines += [f"{name}.to({plan.held_device})" for name in plan.held_after]
+    lines += [f"{name}.to({plan.held_device[name]})" for name in plan.held_after]
     if "test" in plan.eval_after:
         lines += _back_to_eval(plan, "test")
     indent = _indent(plan, plan.test_stmts[0], module)

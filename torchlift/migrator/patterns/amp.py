@@ -87,6 +87,8 @@ def batch_statements(ctx, stmts):
                 body[0] = body[0].with_changes(
                     leading_lines=[*stmt.leading_lines, *body[0].leading_lines]
                 )
+            # the region's statements, for patterns/amp_partial.py to put back under it
+            ctx.found.setdefault("autocast_regions", []).append((stmt, body))
             out.extend(body)
         else:
             out.append(stmt)

@@ -182,6 +182,38 @@ def main():
 main()
 """
 
+# minGPT's `Trainer.get_default_config()`: a config factory that never sees an instance
+_STATIC_CONFIG = """
+class Runner:
+    {decorator}
+    def get_default_config({first}):
+        {body}
+
+    def __init__(self, net, data, config):
+        self.net = net
+        self.data = data
+        self.opt = torch.optim.SGD(net.parameters(), lr=config["lr"])
+        {init}
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+
+
+config = Runner.get_default_config()
+runner = Runner(model, loader, config)
+runner.fit(2)
+"""
+
+
+def _static(decorator="@staticmethod", first="", body='return {"lr": 0.1}', init=""):
+    return _STATIC_CONFIG.format(decorator=decorator, first=first, body=body, init=init)
+
+
 CONVERTS = {
     "attribute_is_the_callers_object_of_the_same_name": (
         _SHARED.format(stored="network", between="print(net)"),
@@ -604,6 +636,31 @@ print(runner.best)
     ),
     # a new instance, a new model per iteration: a fit per iteration, the optimizer from the
     # factory method (a function once inlined) called in configure_optimizers
+    # the static config factory stays, in a class of its own; the rest is inlined
+    "static_config_factory_kept_in_the_class": (
+        _static(),
+        [
+            "class Runner:\n    @staticmethod\n    def get_default_config():",
+            "config = Runner.get_default_config()",
+            "trainer.fit(lit_model, loader)",
+        ],
+        ["def fit", "runner.", "def __init__(self, net, data, config)"],
+    ),
+    # read through `self` by the inlined code: through the class
+    "static_method_read_through_self": (
+        _static(init='self.lr = self.get_default_config()["lr"]'),
+        ['lr = Runner.get_default_config()["lr"]'],
+        ["self.get_default_config"],
+    ),
+    # a class method reaching the class only through another kept member
+    "class_method_calling_a_static_one": (
+        _static(decorator="@classmethod", first="cls", body="return cls.defaults()").replace(
+            "    def __init__",
+            '    @staticmethod\n    def defaults():\n        return {"lr": 0.1}\n\n    def __init__',
+        ),
+        ["        return cls.defaults()", "config = Runner.get_default_config()"],
+        ["def fit"],
+    ),
     "experiment_created_per_iteration": (
         _EXPERIMENT
         + """for ii in range(2):
@@ -1054,6 +1111,26 @@ runner.fit(2)
         runner.fit()
         """,
         "TL174",
+    ),
+    # a class method creating an instance: the plain methods it would need are inlined
+    "class_method_creating_an_instance": (
+        _static(decorator="@classmethod", first="cls", body="return cls(model, loader, {})"),
+        "TL133",
+    ),
+    # a static method reading training state through the class's name
+    "static_method_reading_a_plain_method": (
+        _static(body="return Runner.fit"),
+        "TL133",
+    ),
+    "property": (
+        _static(decorator="@property", first="self", body="return self.net"),
+        "TL133",
+    ),
+    # an attribute named like the static method hides it from the instance (a method read
+    # without a call)
+    "attribute_hiding_a_static_method": (
+        _static(init="self.get_default_config = None"),
+        "TL172",
     ),
     "class_with_a_base": (
         _RUNNER.replace("class Runner:", "class Runner(dict):") + """

@@ -33,8 +33,11 @@ TRAINER_CLASS = Rule(
     "the training loop is in a method of a class (a hand-written trainer class)",
     """A trainer class is inlined where the script runs it (TL170) only when the class is
     all there is to see: no base class (its methods could come from elsewhere), no class
-    decorators or keywords, nothing but methods taking `self` first (no class attributes,
-    properties, static or class methods), and loops in one such class of the file.""",
+    decorators or keywords, nothing but methods taking `self` first (no class attributes nor
+    properties), and loops in one such class of the file. Static and class methods that reach
+    the class only through one another (minGPT's `Trainer.get_default_config()`, a config
+    factory) stay in the class, kept for them (trainer_static.py); one creating an instance or
+    reading anything else of the class is refused.""",
     """Move the loop into a function that binds `model`, `optimizer` and the loaders as names
     (or write the LightningModule by hand: `train_epoch`'s batch body becomes
     `training_step`, `evaluate`'s becomes `validation_step`, `fit()` becomes

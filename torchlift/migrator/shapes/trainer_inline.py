@@ -62,6 +62,13 @@ from .trainer_state import (
     mirrored_loop_targets,
     read_outside_loops,
 )
+from .trainer_static import (
+    check_member,
+    is_member_reference,
+    kept_members,
+    member_kind,
+    residual_class,
+)
 
 _SELF_ATTR = m.Attribute(value=m.Name("self"))
 _SUPER_INIT = m.SimpleStatementLine(
@@ -99,7 +106,8 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
         raise Unsupported(TRAINER_CLASS, f"class `{name}` has no `__init__`", cls)
     holder = _holder(methods, loops)
     reaching = {n for n in methods if holder in _reachable(methods, [n], cls)}
-    site = _call_site(module, cls, methods, reaching)
+    kept = kept_members(cls)
+    site = _call_site(module, cls, methods, reaching, kept)
     order = _reachable(methods, ["__init__", site.method, *site.others], cls)
     used = {n: _read_method(n, methods[n], cls) for n in order}
     attrs = set().union(*(info.stores for info in used.values()))
@@ -179,11 +187,22 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
                 "classes): not inlined",
                 stmt,
             )
+        if member_kind(stmt) is not None:  # kept in a class of its own: trainer_static.py
+            check_member(cls, stmt)
+            continue
         decorators = {_decorator_name(d) for d in stmt.decorators}
-        if decorators & {"staticmethod", "classmethod", "property"}:
+        if "property" in decorators:
             raise Unsupported(
                 TRAINER_CLASS,
-                f"`{name}.{stmt.name.value}` is a {sorted(decorators)[0]}, not a plain method",
+                f"`{name}.{stmt.name.value}` is a property (an attribute computed from `self` "
+                "where it is read): not inlined",
+                stmt,
+            )
+        if decorators & {"staticmethod", "classmethod"}:
+            raise Unsupported(
+                TRAINER_CLASS,
+                f"`{name}.{stmt.name.value}` is a static or class method with other decorators: "
+                "what they change is not seen",
                 stmt,
             )
         params = stmt.params
@@ -355,9 +374,19 @@ class _Site:
     loops: tuple = ()  # the `for` loops between the owner's block and `block`, outermost first
 
 
-def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str]) -> _Site:
+def _call_site(
+    module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str], kept: set[str]
+) -> _Site:
     name = cls.name.value
-    refs = [n for n in m.findall(module, m.Name(name)) if n is not cls.name]
+    # `Trainer.get_default_config()`: a kept member (trainer_static.py), not a use
+    members = {
+        id(a.value)
+        for a in m.findall(module, m.Attribute(value=m.Name(name)))
+        if is_member_reference(a, name, kept)
+    }
+    refs = [
+        n for n in m.findall(module, m.Name(name)) if n is not cls.name and id(n) not in members
+    ]
     creations = []
     for block, owner, loops in run_blocks(module):
         for stmt in block:
@@ -576,6 +605,8 @@ class _Plan:
         self.alias: dict[str, cst.Name] = {}  # parameter -> the call-site name it receives
         self.flat: dict[str, str] = {}  # attribute -> its own name (trainer_state.py)
         self.mirrored: set[str] = set()  # attributes sharing the loop variable's name
+        # static and class methods, kept in the class (trainer_static.py): `self.k` -> `Cls.k`
+        self.members = (cls.name.value, kept_members(cls))
 
     # names ----------------------------------------------------------------------------
     def check_names(self) -> None:
@@ -629,6 +660,9 @@ class _Plan:
                 at,
             )
         self._clash(clashes, "a name the script uses where the class is inlined")
+        if self.members[1]:
+            kept_name = introduced & {self.members[0]}
+            self._clash(kept_name, "the class's name, kept for its static methods")
         if not module_level:
             self._clash((init_globals | run_globals) & bound_here, "a name the function binds")
         module_names = collect_names(*[s for s in self.module.body if s is not self.cls]).all()
@@ -803,8 +837,9 @@ class _Plan:
     # code -----------------------------------------------------------------------------
     def emit(self, dropped: list[str]) -> Inlined:
         site = self.site
-        rewrite = _SelfToNames(self.needs, self.carried, flat=self.flat)
+        rewrite = _SelfToNames(self.needs, self.carried, flat=self.flat, members=self.members)
         renamed = {a: cst.Name(name) for a, name in self.flat.items()}
+        renamed.update({k: _member(self.members[0], k) for k in self.members[1]})
         reads = _InstanceReads(site.instance, {**renamed, **self.alias}, self.needs, self.carried)
         created = self._bindings(self.init_args, site.created)
         created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
@@ -817,6 +852,10 @@ class _Plan:
         self._lead(ran, site.run)
         functions = [self._function(h) for h in self.helpers]
         self._lead(functions, self.cls)
+        residual = residual_class(self.cls)
+        if residual is not None:  # the static and class methods stay where the class was
+            self.origin[id(residual)] = (residual, self.cls)
+            functions = [residual, *functions]
         block = []
         for stmt in site.block:
             if stmt is site.created:
@@ -935,7 +974,7 @@ class _Plan:
         node = self.used[helper].node
         params = [cst.Param(cst.Name(a)) for a in self.needs[helper]]
         params += list(node.params.params[1:])
-        rewrite = _SelfToNames(self.needs, self.carried, helper)
+        rewrite = _SelfToNames(self.needs, self.carried, helper, members=self.members)
         body = [self._keep(s, rewrite, alias=False) for s in node.body.body]
         if helper in self.carried.attrs and not ends_in_return(node):
             final = self.carried.final_return(helper)
@@ -1072,6 +1111,11 @@ def _rebinds_itself(stmt) -> bool:
     return assign.targets[0].target.value == assign.value.value
 
 
+def _member(owner: str, name: str) -> cst.Attribute:
+    """`Trainer.get_default_config`: a static or class method of the class kept for them."""
+    return cst.Attribute(cst.Name(owner), cst.Name(name))
+
+
 def _docstring(stmt) -> bool:
     return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())]))
 
@@ -1085,9 +1129,11 @@ class _SelfToNames(CarryBack):
     """`self.x` -> `x`, `self.helper(a)` -> `helper(<attributes it reads>, a)` (and
     `step = helper(...)` when it rebinds `self.step`, see trainer_state.py)."""
 
-    def __init__(self, needs: dict[str, list[str]], carried, returning=None, flat=None) -> None:
+    def __init__(
+        self, needs: dict[str, list[str]], carried, returning=None, flat=None, members=("", set())
+    ) -> None:
         super().__init__("self", carried, returning)
-        self.needs, self.flat = needs, flat or {}
+        self.needs, self.flat, self.members = needs, flat or {}, members
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if m.matches(original.func, _SELF_ATTR) and original.func.attr.value in self.needs:
@@ -1098,6 +1144,8 @@ class _SelfToNames(CarryBack):
 
     def leave_Attribute(self, original, updated) -> cst.BaseExpression:
         if m.matches(updated, _SELF_ATTR):
+            if updated.attr.value in self.members[1]:  # a static method, kept in the class
+                return _member(self.members[0], updated.attr.value)
             return cst.Name(self.flat.get(updated.attr.value, updated.attr.value))
         return updated
 

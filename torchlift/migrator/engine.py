@@ -52,6 +52,7 @@ from .shapes import plan_loop
 from .shapes.context import LoopContext
 from .shapes.model_method import hoist_training_method, is_torch_module, remap_hoisted
 from .shapes.step_inline import INLINED_STEP, inline_step
+from .shapes.trainer_callbacks import CALLBACKS_INLINED, inline_callbacks
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .source.find_loops import LineIndex, find_candidates, pair_loops
@@ -194,6 +195,22 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             if is_torch_module(trainer_class):  # a model training itself (TL198)
                 flat, tell = hoist_training_method(module, trainer_class, loops), remap_hoisted
             else:
+                # callbacks the class triggers, inlined there first (TL155), then the class
+                staged = inline_callbacks(module, trainer_class)
+                if staged is not None:
+                    staged_tree, error = parse_text(staged.text, path)
+                    if error is not None:  # never expected: generated code
+                        raise RuntimeError(f"inlined callbacks did not parse: {error}")
+                    result = _migrate_parsed(staged.text, staged_tree, path, target)
+                    return remap_lines(
+                        result,
+                        staged.origin,
+                        staged.indent,
+                        text,
+                        staged.at,
+                        CALLBACKS_INLINED.code,
+                        staged.message,
+                    )
                 flat, tell = inline_trainer_class(module, trainer_class, loops), remap
         except Unsupported as why:
             where = lines.position(why.node, at) if why.node is not None else at

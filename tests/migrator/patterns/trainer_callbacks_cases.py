@@ -58,6 +58,56 @@ def _case(
     return _TRAINER.format(script=script, trigger=trigger, registry=registry)
 
 
+# minGPT: the run method's `model, config = self.model, self.config`, a callback reading the
+# module's `model` (the object the trainer was given, moved in place)
+_HELD = """
+from collections import defaultdict
+
+
+class Runner:
+    def __init__(self, model, data):
+        self.model = model
+        self.data = data
+        self.callbacks = defaultdict(list)
+        self.model = self.model.to("cpu")
+
+    def add_callback(self, onevent, callback):
+        self.callbacks[onevent].append(callback)
+
+    def trigger_callbacks(self, onevent):
+        for callback in self.callbacks.get(onevent, []):
+            callback(self)
+
+    def run(self, epochs):
+        {first}
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(epochs):
+            for x, y in data:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                opt.step()
+                self.trigger_callbacks("on_batch_end")
+        {last}
+
+
+def report(trainer):
+    model.eval()
+    print(model.weight.sum().item())
+    model.train()
+
+
+runner = Runner(model, loader)
+runner.add_callback("on_batch_end", report)
+{between}
+runner.run(2)
+"""
+
+
+def _held(first="model, data = self.model, self.data", last="", between=""):
+    return _HELD.format(first=first, last=last, between=between)
+
+
 CONVERTS = {
     # the callback's body where the trigger was, its parameter read as `self`
     "set_callback_inlined_at_the_trigger": (
@@ -96,6 +146,15 @@ CONVERTS = {
         ),
         ["self.iter_num += 1"],
         ["trigger_callbacks", "if self.iter_num % 2 == 0"],
+    ),
+    # the callback's global `model` is the object the run method's local `model` holds
+    "callback_reads_the_global_the_run_method_holds": (
+        _held(),
+        [
+            "self.model.eval()\n        self.print(self.model.weight.sum().item())",
+            "trainer.fit(lit_model, loader)",
+        ],
+        ["model, data = model, data", "def report"],
     ),
 }
 
@@ -155,5 +214,15 @@ UNCHANGED = {
     "registry_without_a_default": (
         _case(registry="{}"),
         "TL172",
+    ),
+    # the run method binds `model` after the trigger: the callback read the global there
+    "run_method_binds_the_name_after_the_trigger": (
+        _held(first="data = self.data\n        model = self.model", last="model = None"),
+        "TL156",
+    ),
+    # the module's `model` is another object by the time the callback runs
+    "global_rebound_after_the_creation": (
+        _held(between="model = nn.Linear(4, 2)"),
+        "TL156",
     ),
 }

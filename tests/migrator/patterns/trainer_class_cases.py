@@ -661,6 +661,38 @@ print(runner.best)
         ["        return cls.defaults()", "config = Runner.get_default_config()"],
         ["def fit"],
     ),
+    # `net, data = self.net, self.data` first thing in fit(): the locals are the attributes
+    "run_locals_bound_to_their_attributes": (
+        _RUNNER.replace(
+            "        for epoch in range(epochs):\n            for x, y in self.data:",
+            "        net, data = self.net, self.data\n"
+            "        for epoch in range(epochs):\n            for x, y in data:",
+        ).replace("self.net(x)", "net(x)")
+        + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+""",
+        ["trainer.fit(lit_model, loader)"],
+        ["net, data = net, data", "class Runner"],
+    ),
+    # minGPT's `self.model = self.model.to(self.device)`: the object it was given, moved in place
+    "attribute_moved_in_place_is_the_callers_object": (
+        _RUNNER.replace(
+            "        self.data = data\n",
+            "        self.data = data\n        self.net = self.net.to(\"cpu\")\n",
+        ).replace("(self, net, data", "(self, model, data").replace("self.net", "self.model").replace(
+            "self.model = net", "self.model = model"
+        ).replace("opt = torch.optim.SGD(net.", "opt = torch.optim.SGD(model.")
+        + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+print(model.weight.sum())
+""",
+        ["lit_model = LitModel(model", "print(model.weight.sum())"],
+        ["class Runner"],
+    ),
     "experiment_created_per_iteration": (
         _EXPERIMENT
         + """for ii in range(2):

@@ -58,7 +58,14 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..analysis.names import collect_names, only_module_binding, rename
 from ..rule import Rule, Unsupported
 from .step_inline import _Replace
-from .trainer_inline import line_origin, run_blocks
+from .trainer_inline import (
+    _attribute_locals,
+    _same_object,
+    bind_call,
+    line_origin,
+    run_blocks,
+)
+from .trainer_shared import _stores
 
 _EXAMPLE_CLASS = """
 from collections import defaultdict
@@ -182,8 +189,8 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
     if not triggers:
         return None
     creations = [
-        (block, stmt)
-        for block, _, _ in run_blocks(module)
+        (block, stmt, loops or not isinstance(scope, (cst.Module, cst.If)))
+        for block, scope, loops in run_blocks(module)
         for stmt in block
         if m.matches(
             stmt,
@@ -194,7 +201,7 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
     ]
     if len(creations) != 1:
         return None  # trainer_inline.py says why the class is not used once (TL171)
-    block, created = creations[0]
+    block, created, local = creations[0]
     instance = created.body[0].targets[0].target.value
     registrations, events = _registrations(module, owner, instance, block, created, registry)
     functions = _callbacks(module, owner, events, registrations)
@@ -213,7 +220,8 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
         for stmt, method in sites:
             new = []  # (statement placed, the callback's statement it came from)
             for name in callbacks:
-                new += _inlined_body(owner, functions[name], method, stmt)
+                held = set() if local else _held_globals(module, methods, method, stmt, created)
+                new += _inlined_body(owner, functions[name], method, stmt, held)
                 placed.append(f"`{name}` ({event!r})")
             if new:
                 first, source = new[0]
@@ -498,16 +506,18 @@ def _check_shape(function: cst.FunctionDef) -> None:
         raise Unsupported(CALLBACK_SHAPE, f"callback `{name}()` {why}: not inlined", function)
 
 
-def _inlined_body(owner: str, function, method, trigger) -> list:
+def _inlined_body(owner: str, function, method, trigger, held: set[str]) -> list:
     """(statement, the function's statement it came from): the function's statements with
-    its parameter read as `self`, checked against the names of `method` where they land."""
+    its parameter read as `self`, checked against the names of `method` where they land
+    (`held`: names the method binds to the module's object of that name, see _held_globals)."""
     param = function.params.params[0].name.value
     body = [s for s in function.body.body if not _docstring(s)]
     own = collect_names(*body)
     local = own.writes - {param}
     there = collect_names(method.body)
     bound_there = there.writes | {p.name.value for p in method.params.params}
-    meets = sorted((local & (there.all() | bound_there)) | ((own.reads - own.writes) & bound_there))
+    frees = own.reads - own.writes
+    meets = sorted((local & (there.all() | bound_there)) | (frees & bound_there - held))
     if meets:
         raise Unsupported(
             CALLBACK_SHAPE,
@@ -516,6 +526,52 @@ def _inlined_body(owner: str, function, method, trigger) -> list:
             trigger,
         )
     return [(rename(stmt, {param: cst.Name("self")}), stmt) for stmt in body]
+
+
+def _held_globals(module, methods, method, trigger, created) -> set[str]:
+    """Names `method` binds, before the statement holding `trigger`, to the attribute of the
+    same name (`model, config = self.model, self.config`) that holds the module's object of
+    that name: `__init__` stores the parameter given the module's `model` (`self.model =
+    model`, moved in place by `self.model = self.model.to(device)`), nothing else rebinds
+    the attribute, and the module binds `model` once. A callback reading the global `model`
+    reads the same object there, inlined. The instance is created at module level."""
+    init = methods["__init__"]
+    owner = created.body[0].value.func.value
+    args = bind_call(init, created.body[0].value, owner, created, CALLBACK_SHAPE, skip=1)
+    init_writes = collect_names(init.body).writes
+    top = list(method.body.body)
+    at = next(k for k, s in enumerate(top) if s is trigger or _holds(s, trigger))
+    found = set()
+    for param, value in args:
+        name = value.value if isinstance(value, cst.Name) else None
+        if name is None or param in init_writes:
+            continue
+        stores = _stores(init, name)
+        rebound = any(_stores(other, name) for n, other in methods.items() if n != "__init__")
+        first = [
+            s.body[0]
+            for s in init.body.body
+            if m.matches(s, m.SimpleStatementLine([m.Assign()]))
+            and any(s.body[0] is store for store in stores)
+        ]
+        if (
+            rebound
+            or not first
+            or not m.matches(first[0].value, m.Name(param))
+            or not all(_same_object(store, param) for store in stores)
+            or name not in _attribute_locals(method, {name}, set())
+            or only_module_binding(module, name) is None
+            or _declared_global(module, name)
+        ):
+            continue
+        binding = next(k for k, s in enumerate(top) if name in collect_names(s).writes)
+        if binding < at:
+            found.add(name)
+    return found
+
+
+def _holds(stmt, inner) -> bool:
+    return any(s is inner for s in m.findall(stmt, m.SimpleStatementLine()))
 
 
 def _alone(method: cst.FunctionDef, stmt) -> bool:

@@ -605,6 +605,7 @@ class _Plan:
         self.alias: dict[str, cst.Name] = {}  # parameter -> the call-site name it receives
         self.flat: dict[str, str] = {}  # attribute -> its own name (trainer_state.py)
         self.mirrored: set[str] = set()  # attributes sharing the loop variable's name
+        self.held: set[str] = set()  # run locals bound to their attribute (_attribute_locals)
         # static and class methods, kept in the class (trainer_static.py): `self.k` -> `Cls.k`
         self.members = (cls.name.value, kept_members(cls))
 
@@ -631,8 +632,10 @@ class _Plan:
         # the attribute renamed where it is read apart from the loop variable
         self.flat = self._renamed_attrs(run_params)
         introduced |= set(self.flat.values())
+        # `model, config = self.model, self.config`: a local naming what the attribute holds
+        held = self.held = _attribute_locals(self.run, attrs - run_params, self.rebound)
         self._clash(
-            attrs & (run_params | run_locals - self.mirrored - set(self.flat)),
+            attrs & (run_params | run_locals - self.mirrored - set(self.flat) - held),
             "a local of the run method named like",
         )
         self._clash(run_params & (init_params | init_locals), "a run parameter named like")
@@ -733,7 +736,7 @@ class _Plan:
         after = self.site.block[self.site.block.index(self.site.created) + 1 :]
         rebound = collect_names(*after).writes if after else set()
         init_writes = collect_names(self.init.body).writes | rebound
-        run_writes = collect_names(self.run.body).writes
+        run_writes = collect_names(self.run.body).writes - self.held
         run_stores = self.rebound
         for param, value in self.run_args:
             if (
@@ -845,7 +848,7 @@ class _Plan:
         created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
         created = [s for s in created if not _rebinds_itself(s)]
         ran = self._bindings(self.run_args, site.run)
-        ran += self._run_body(rewrite)
+        ran += [s for s in self._run_body(rewrite) if not _rebinds_itself(s)]
         if site.created is site.run:  # `Trainer(...).fit()`
             created, ran = created + ran, []
         self._lead(created, site.created)
@@ -1022,12 +1025,14 @@ def line_origin(module: cst.Module, flat: cst.Module, pairs) -> tuple[list[int],
 
 
 def _same_object(assign, param: str) -> bool:
-    """`self.p = p`, or `self.p = p.to(...)` (a module moves in place and returns itself)."""
+    """`self.p = p`, or `self.p = p.to(...)` (a module moves in place and returns itself), or
+    `self.p = self.p.to(...)` (minGPT's: what `self.p` held, moved in place)."""
     if not isinstance(assign, cst.Assign):
         return False
+    held = m.Name(param) | m.Attribute(m.Name("self"), m.Name(param))
     return m.matches(
         assign.value,
-        m.Name(param) | m.Call(func=m.Attribute(m.Name(param), m.Name("to") | m.Name("cuda"))),
+        m.Name(param) | m.Call(func=m.Attribute(held, m.Name("to") | m.Name("cuda"))),
     )
 
 
@@ -1104,11 +1109,61 @@ def bind_first(
 
 
 def _rebinds_itself(stmt) -> bool:
-    """`x = x`: what `self.x = x` of `__init__` becomes (nothing to run)."""
-    if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], m.Name())])):
-        return False
+    """`x = x`: what `self.x = x` of `__init__` becomes, or `model, config = model, config`
+    what the run method's `model, config = self.model, self.config` does (nothing to run)."""
+    pairs = _name_pairs(stmt)
+    return bool(pairs) and all(target == value for target, value in pairs)
+
+
+def _name_pairs(stmt) -> list[tuple[str, str]]:
+    """(target, value) of `a = b` or `a, c = b, d` between plain names, else []."""
+    if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget()])])):
+        return []
     assign = stmt.body[0]
-    return assign.targets[0].target.value == assign.value.value
+    target, value = assign.targets[0].target, assign.value
+    if isinstance(target, cst.Name) and isinstance(value, cst.Name):
+        return [(target.value, value.value)]
+    if not (isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple)):
+        return []
+    if len(target.elements) != len(value.elements):
+        return []
+    pairs = list(zip(target.elements, value.elements))
+    if not all(isinstance(t.value, cst.Name) and isinstance(v.value, cst.Name) for t, v in pairs):
+        return []
+    return [(t.value.value, v.value.value) for t, v in pairs]
+
+
+def _attribute_locals(run: cst.FunctionDef, attrs: set[str], rebound: set[str]) -> set[str]:
+    """Locals of the run method bound once, by a statement of its own body, to the attribute
+    of the same name (`model, config = self.model, self.config`) that no method but
+    `__init__` rebinds: the local and the attribute hold one object from there on, and code
+    before it cannot read the local (Python raises), so inlined both are the one name."""
+    found = set()
+    statements = list(run.body.body)
+    for stmt in statements:
+        if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget()])])):
+            continue
+        assign = stmt.body[0]
+        target, value = assign.targets[0].target, assign.value
+        if isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple):
+            if len(target.elements) != len(value.elements):
+                continue
+            pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+        else:
+            pairs = [(target, value)]
+        for t, v in pairs:
+            if not (
+                isinstance(t, cst.Name)
+                and m.matches(v, m.Attribute(m.Name("self"), m.Name(t.value)))
+                and t.value in attrs - rebound
+            ):
+                continue
+            others = [o for o in statements if o is not stmt]
+            targets = [p[0] for p in pairs]
+            if t.value not in collect_names(*others).writes if others else True:
+                if sum(isinstance(x, cst.Name) and x.value == t.value for x in targets) == 1:
+                    found.add(t.value)
+    return found
 
 
 def _member(owner: str, name: str) -> cst.Attribute:

@@ -111,7 +111,10 @@ INSTANCE_USE = Rule(
     in them: one experiment per iteration, `for ii in range(args.itr): exp = Exp(args)`, a
     loop over runs then), or both at once, `Trainer(...).fit()`. A class created twice, run by
     several calls, never created in the file, called with `*args`, or created in a loop and
-    used after it (which iteration's instance?) has no single place to inline it.""",
+    used after it (which iteration's instance?) has no single place to inline it. A second call
+    of the training method (`trainer.fit(3)`, a learning rate lowered by hand, `trainer.fit(2)`)
+    goes on with the same optimizer and its state (Adam's moments), which two Lightning `fit`
+    calls would not: each builds its optimizer anew in `configure_optimizers`.""",
     """Create the instance once and call its loop method once; read what a run in a loop
     computed inside the loop (append it to a list there).""",
     """

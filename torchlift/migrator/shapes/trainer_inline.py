@@ -420,6 +420,14 @@ def _call_site(
         other = next(
             (r for r in refs if not any(cst_contains(c[2], r) for c in creations)), None
         )
+        if len(creations) > 1 and other is None:
+            raise Unsupported(
+                INSTANCE_USE,
+                f"class `{name}` is created {len(creations)} times (here the second): each "
+                "instance would need the class inlined at its own place, which is not done "
+                "(only one instance per class is inlined)",
+                creations[1][2],
+            )
         raise Unsupported(
             INSTANCE_USE,
             f"class `{name}` is not used exactly once, as `name = {name}(...)` in a block of "
@@ -448,6 +456,16 @@ def _call_site(
         if call.func.attr.value in methods
     ]
     training = [c for c in calls if c.func.attr.value in reaching]
+    if len(training) > 1:
+        raise Unsupported(
+            INSTANCE_USE,
+            f"`{instance}` is trained by {len(training)} calls (here the second, "
+            f"`{instance}.{training[1].func.attr.value}(...)`): a later call goes on training "
+            "with the same optimizer and its state (moments, learning rates set between the "
+            "calls), where each Lightning `fit` builds its optimizer anew in "
+            "`configure_optimizers`",
+            training[1],
+        )
     if len(runs) != 1 or len(training) != 1:
         raise Unsupported(
             INSTANCE_USE,

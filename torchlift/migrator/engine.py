@@ -55,6 +55,7 @@ from .shapes.step_inline import INLINED_STEP, inline_step
 from .shapes.trainer_callbacks import CALLBACKS_INLINED, inline_callbacks
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
+from .shapes.trainer_records import RECORD_READS, pass_attributes
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .source.step_helpers import (
     per_batch_step_function,
@@ -195,22 +196,16 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             if is_torch_module(trainer_class):  # a model training itself (TL198)
                 flat, tell = hoist_training_method(module, trainer_class, loops), remap_hoisted
             else:
-                # callbacks the class triggers, inlined there first (TL155), then the class
-                staged = inline_callbacks(module, trainer_class)
+                # the class's callbacks inlined first, functions given the instance given its
+                # attributes (trainer_callbacks.py, trainer_records.py), then the class
+                staged = _before_inlining(module, trainer_class)
                 if staged is not None:
-                    staged_tree, error = parse_text(staged.text, path)
+                    staged_text, origin, indent, staged_at, code, message = staged
+                    staged_tree, error = parse_text(staged_text, path)
                     if error is not None:  # never expected: generated code
                         raise RuntimeError(f"inlined callbacks did not parse: {error}")
-                    result = _migrate_parsed(staged.text, staged_tree, path, target)
-                    return remap_lines(
-                        result,
-                        staged.origin,
-                        staged.indent,
-                        text,
-                        staged.at,
-                        CALLBACKS_INLINED.code,
-                        staged.message,
-                    )
+                    result = _migrate_parsed(staged_text, staged_tree, path, target)
+                    return remap_lines(result, origin, indent, text, staged_at, code, message)
                 flat, tell = inline_trainer_class(module, trainer_class, loops), remap
         except Unsupported as why:
             where = lines.position(why.node, at) if why.node is not None else at
@@ -260,6 +255,25 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
         changes += import_change(output_tree, name, "the generated code reads it")
     changes.sort(key=lambda c: (c.source_lines or c.output_lines)[0])  # in reading order
     return MigrationResult(path, text, output, findings, changes=changes)
+
+
+def _before_inlining(module, trainer_class):
+    """(text, origin, indent, at, code, message) of the script rewritten by the first stage
+    that applies to the trainer class before it is inlined, or None."""
+    callbacks = inline_callbacks(module, trainer_class)
+    if callbacks is not None:
+        return (
+            callbacks.text,
+            callbacks.origin,
+            callbacks.indent,
+            callbacks.at,
+            CALLBACKS_INLINED.code,
+            callbacks.message,
+        )
+    given = pass_attributes(module, trainer_class)
+    if given is not None:
+        return (*given[:4], RECORD_READS.code, given[4])
+    return None
 
 
 def _plan_loops(imports, module, loops, lines, path: str):

@@ -96,6 +96,7 @@ RULE_OWNERS = (
     "torchlift.migrator.shapes.context",
     "torchlift.migrator.shapes.trainer_class",
     "torchlift.migrator.shapes.trainer_callbacks",
+    "torchlift.migrator.shapes.trainer_records",
     "torchlift.migrator.shapes.model_method",
     "torchlift.migrator.shapes.step_inline",
     "torchlift.migrator.shapes.runs",

@@ -147,7 +147,9 @@ SELF_ESCAPES = Rule(
     """Inlining turns `self.x` into the name `x`. That is faithful only when the object is
     never seen as a whole: `self` passed to a function or stored, the instance handed to
     other code, an attribute set from outside the class or read before anything assigns it,
-    an attribute deleted, or a function defined in a method setting attributes of `self`.""",
+    an attribute deleted, or a function defined in a method setting attributes of `self`. A
+    function of the script given the instance only to read attributes `__init__` sets for
+    sure is given those attributes instead (TL157).""",
     """Pass the attributes the other code needs instead of the object, or set them in
     `__init__`.""",
     """
@@ -168,7 +170,7 @@ SELF_ESCAPES = Rule(
 
 
     def report(runner):
-        print(runner.net.weight.norm())
+        print(vars(runner))
 
 
     runner = Runner(model, loader)

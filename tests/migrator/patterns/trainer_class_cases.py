@@ -693,6 +693,24 @@ print(model.weight.sum())
         ["lit_model = LitModel(model", "print(model.weight.sum())"],
         ["class Runner"],
     ),
+    # minGPT's `self.optimizer = None` in __init__, bound by fit() before anything reads it
+    "placeholder_attribute_dropped": (
+        _RUNNER.replace(
+            "        self.opt = torch.optim.SGD(net.parameters(), lr=lr)\n",
+            "        self.lr = lr\n        self.opt = None\n",
+        ).replace(
+            "    def fit(self, epochs):\n",
+            "    def fit(self, epochs):\n"
+            "        self.opt = torch.optim.SGD(self.net.parameters(), lr=self.lr)\n",
+        )
+        + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+""",
+        ["opt = torch.optim.SGD(self.model.parameters()"],
+        ["opt = None", "class Runner"],
+    ),
     "experiment_created_per_iteration": (
         _EXPERIMENT
         + """for ii in range(2):
@@ -1163,6 +1181,24 @@ runner.fit(2)
     "attribute_hiding_a_static_method": (
         _static(init="self.get_default_config = None"),
         "TL172",
+    ),
+    # the script reads the placeholder before the run: it is no placeholder
+    "placeholder_read_before_the_run": (
+        _RUNNER.replace(
+            "        self.opt = torch.optim.SGD(net.parameters(), lr=lr)\n",
+            "        self.lr = lr\n        self.opt = None\n",
+        ).replace(
+            "    def fit(self, epochs):\n",
+            "    def fit(self, epochs):\n"
+            "        self.opt = torch.optim.SGD(self.net.parameters(), lr=self.lr)\n",
+        )
+        + """
+
+runner = Runner(model, loader)
+print(runner.opt)
+runner.fit(2)
+""",
+        "TL106",
     ),
     "class_with_a_base": (
         _RUNNER.replace("class Runner:", "class Runner(dict):") + """

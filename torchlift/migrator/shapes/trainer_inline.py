@@ -53,6 +53,7 @@ from .trainer_class import (
     SELF_ESCAPES,
     TRAINER_CLASS,
 )
+from .trainer_placeholders import dead_placeholders
 from .trainer_shared import shared_names
 from .trainer_state import (
     Carried,
@@ -863,7 +864,12 @@ class _Plan:
         renamed.update({k: _member(self.members[0], k) for k in self.members[1]})
         reads = _InstanceReads(site.instance, {**renamed, **self.alias}, self.needs, self.carried)
         created = self._bindings(self.init_args, site.created)
-        created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
+        dead = {id(s) for s in self._placeholders()}
+        created += [
+            self._keep(s, rewrite)
+            for s in self.init.body.body
+            if not _skip_init(s) and id(s) not in dead
+        ]
         created = [s for s in created if not _rebinds_itself(s)]
         ran = self._bindings(self.run_args, site.run)
         ran += [s for s in self._run_body(rewrite) if not _rebinds_itself(s)]
@@ -910,6 +916,16 @@ class _Plan:
             site.method,
             dropped,
         )
+
+    def _placeholders(self) -> list:
+        """`self.optimizer = None` statements of `__init__` nothing reads before the run
+        method binds the attribute again (trainer_placeholders.py)."""
+        site = self.site
+        between = site.block[site.block.index(site.created) + 1 : site.block.index(site.run)]
+        read = m.Attribute(value=m.Name(site.instance)) if site.instance else None
+        before = {a.attr.value for s in between for a in m.findall(s, read)} if read else set()
+        others = {a for o in site.others for a in self.needs.get(o, [])}
+        return dead_placeholders(self.init, self.run, before, others)
 
     def _in_loops(self, block: list, functions: list) -> list:
         """The owner's block when the instance's block is a loop's body (innermost first:

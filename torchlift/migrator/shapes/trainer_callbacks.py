@@ -56,6 +56,7 @@ import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..analysis.names import collect_names, only_module_binding, rename
+from ..emit.unused_imports import drop_unused_imports
 from ..rule import Rule, Unsupported
 from .step_inline import _Replace
 from .trainer_inline import (
@@ -237,6 +238,8 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
         if not _other_uses(module, function, registrations):
             replaced[id(function)] = []
     flat = module.visit(_Replace(replaced, pairs))
+    # `from collections import defaultdict` of the registry alone goes with it
+    flat = drop_unused_imports(module.code, flat, "<callbacks>")
     origin, indent = line_origin(module, flat, pairs)
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     first = min(

@@ -711,6 +711,22 @@ runner.fit(2)
         ["opt = torch.optim.SGD(self.model.parameters()"],
         ["opt = None", "class Runner"],
     ),
+    # a function's own `runner` (a parameter) is not the instance: its reads stay
+    "function_parameter_named_like_the_instance": (
+        _RUNNER
+        + """
+
+def show(runner):
+    print(runner.history, [runner.lr for runner in [runner]])
+
+
+runner = Runner(model, loader)
+runner.fit(2)
+show(other)
+""",
+        ["def show(runner):\n    print(runner.history, [runner.lr for runner in [runner]])"],
+        ["class Runner"],
+    ),
     "experiment_created_per_iteration": (
         _EXPERIMENT
         + """for ii in range(2):

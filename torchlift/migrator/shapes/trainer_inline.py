@@ -1246,6 +1246,28 @@ class _InstanceReads(CarryBack):
         super().__init__(instance, carried)
         self.instance, self.alias, self.needs = instance, alias, needs  # alias: also renamed
 
+    # a scope binding the instance's name for itself (`def show(runner):`, `lambda runner:`,
+    # `[runner.x for runner in runs]`) reads its own object there: left as it is
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        super().visit_FunctionDef(node)
+        params = node.params
+        names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                names.add(star.name.value)
+        return self.instance not in names | collect_names(node.body).writes
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        params = node.params
+        names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+        return self.instance not in names
+
+    def _comprehension(self, node) -> bool:
+        targets = [f.target for f in m.findall(node, m.CompFor())]
+        return self.instance not in {n.value for t in targets for n in m.findall(t, m.Name())}
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         method = m.Attribute(value=m.Name(self.instance))
         if m.matches(original.func, method) and original.func.attr.value in self.needs:

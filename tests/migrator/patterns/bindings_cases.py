@@ -620,6 +620,14 @@ CONVERTS["optimizer_method_with_the_model_zeroing_its_gradients"] = (
     ["opt = self.model.configure_optimizers("],
     ["net.zero_grad()"],
 )
+# the method changes the config it is given: at fit start, after the script's reads of it
+UNCHANGED["optimizer_method_changing_its_config"] = (
+    _method_model(
+        "        lr.lr = lr.lr * 2\n        return torch.optim.AdamW(groups, lr=lr.lr)",
+        args="weight_decay, config",
+    ).replace("net = Net()\n", "class Config:\n    lr = 1e-3\n\n\nnet = Net()\nconfig = Config()\n"),
+    "TL106",
+)
 # ... changed between the call and the loop: the method would see it changed
 UNCHANGED["optimizer_method_config_changed_before_the_loop"] = (
     _method_model(

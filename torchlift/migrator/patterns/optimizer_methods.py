@@ -20,8 +20,9 @@ an import (so the only model it can reach is `self`, not a model of the script);
 call's arguments read no receiver and, when they read a name bound to a call (minGPT's
 `model.configure_optimizers(train_config)`, a config object), the parameters the optimizer is
 built on come from `self` alone (what its `params` reads, followed through the method's
-statements, reaches no other parameter of the method), and the statements between the call and
-the loop only read attributes of that object (the method runs when `fit` starts, after them).
+statements, reaches no other parameter of the method), the method only reads attributes of
+that object, and so do the statements between the call and the loop (the method runs when
+`fit` starts, after them: neither may change what the other reads).
 The method then runs once, when `fit` starts, on the same parameters, as the script ran it
 once before the loop. The receiver may be moved in place after it is built (`model =
 model.to(device)`, a torch module of the script). Otherwise refused (TL106) at the binding,
@@ -39,8 +40,10 @@ import libcst.matchers as m
 from ..analysis.globals_read import module_global_binding
 from ..analysis.names import bound_names, collect_names, definition_reads, only_module_binding
 from ..analysis.statements import single_assign
+from ..rule import Unsupported
 from ..shapes.model_method import is_torch_module
-from .factories import _local_value, _own_returns
+from ..shapes.trainer_inline import bind_call
+from .factories import FACTORY, _local_value, _own_returns
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -100,6 +103,12 @@ def _read(ctx, value) -> str | None:
         return (
             f"!{call}: an argument reads `{sorted(objects)[0]}`, bound to a call, and the "
             "optimizer's parameters do not come from `self` alone"
+        )
+    touched = _touched_objects(method, value, objects)
+    if touched is not None:
+        return (
+            f"!{call}: the method does more than read attributes of `{touched}` (an object "
+            "it is given): run when `fit` starts, it would change it later than the script did"
         )
     changed = _changed_before_loop(ctx, value, objects)
     if changed is not None:
@@ -276,6 +285,30 @@ def _objects_read(ctx, call: cst.Call, receiver: str) -> set[str] | None:
             if m.findall(bound, m.Call()):
                 found.add(name)
     return found
+
+
+def _touched_objects(method: cst.FunctionDef, call: cst.Call, objects: set[str]) -> str | None:
+    """The first parameter of the method given an argument reading one of `objects` that the
+    method uses otherwise than by reading its attributes (`config.lr`): a call on it, a store,
+    the object itself handed on. None when there is none."""
+    try:
+        args = bind_call(method, call, method.name.value, call, FACTORY, skip=1)
+    except Unsupported:
+        return method.name.value
+    for param, value in args:
+        if not collect_names(value).reads & objects:
+            continue
+        reads = {
+            id(a.value)
+            for a in m.findall(method.body, m.Attribute(value=m.Name(param)))
+            if not _called_or_stored(method.body, a)
+        }
+        spelled = {id(a.attr) for a in m.findall(method.body, m.Attribute())}
+        spelled |= {id(a.keyword) for a in m.findall(method.body, m.Arg()) if a.keyword}
+        uses = [n for n in m.findall(method.body, m.Name(param)) if id(n) not in spelled]
+        if any(id(n) not in reads for n in uses):
+            return param
+    return None
 
 
 def _changed_before_loop(ctx, call: cst.Call, objects: set[str]) -> str | None:

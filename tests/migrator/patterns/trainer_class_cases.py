@@ -1216,6 +1216,28 @@ runner.fit(2)
 """,
         "TL106",
     ),
+    # the loop is in a static method: a function of its own, not the trainer's run method
+    "training_loop_in_a_static_method": (
+        """
+class Runner:
+    def __init__(self, net):
+        self.net = net
+
+    @staticmethod
+    def train(net, data, opt):
+        for epoch in range(2):
+            for x, y in data:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+
+
+runner = Runner(model)
+Runner.train(model, loader, optimizer)
+""",
+        "TL133",
+    ),
     "class_with_a_base": (
         _RUNNER.replace("class Runner:", "class Runner(dict):") + """
 

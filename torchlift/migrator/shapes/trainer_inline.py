@@ -105,7 +105,7 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
     init = methods.get("__init__")
     if init is None:
         raise Unsupported(TRAINER_CLASS, f"class `{name}` has no `__init__`", cls)
-    holder = _holder(methods, loops)
+    holder = _holder(methods, loops, cls)
     reaching = {n for n in methods if holder in _reachable(methods, [n], cls)}
     kept = kept_members(cls)
     site = _call_site(module, cls, methods, reaching, kept)
@@ -224,11 +224,20 @@ def _decorator_name(decorator: cst.Decorator) -> str:
     return node.attr.value if isinstance(node, cst.Attribute) else getattr(node, "value", "")
 
 
-def _holder(methods: dict[str, cst.FunctionDef], loops) -> str:
+def _holder(methods: dict[str, cst.FunctionDef], loops, cls: cst.ClassDef) -> str:
     for method_name, method in methods.items():
         inner = {id(n) for n in m.findall(method, m.For() | m.While())}
         if any(id(loop) in inner for loop in loops):
             return method_name
+    for stmt in cls.body.body:  # a static method kept in the class (trainer_static.py)
+        inner = {id(n) for n in m.findall(stmt, m.For() | m.While())}
+        if isinstance(stmt, cst.FunctionDef) and any(id(loop) in inner for loop in loops):
+            raise Unsupported(
+                TRAINER_CLASS,
+                f"the training loop is in `{cls.name.value}.{stmt.name.value}`, a "
+                f"{member_kind(stmt)}: a function of its own, not a trainer's method",
+                stmt,
+            )
     raise AssertionError("a trainer class is only inlined for a loop it holds")
 
 

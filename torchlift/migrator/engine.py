@@ -55,8 +55,10 @@ from .shapes.context import LoopContext
 from .shapes.model_class import INLINED_MODEL, inline_model_class, refuse_called_module
 from .shapes.model_method import hoist_training_method, is_torch_module, remap_hoisted
 from .shapes.step_inline import INLINED_STEP, inline_step
+from .shapes.trainer_callbacks import CALLBACKS_INLINED, inline_callbacks
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
+from .shapes.trainer_records import RECORD_READS, pass_attributes
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .source.hoisted_defaults import hoist_changes, hoist_defaults
 from .source.step_helpers import (
@@ -203,6 +205,16 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             if is_torch_module(trainer_class):  # a model training itself (TL198)
                 flat, tell = hoist_training_method(module, trainer_class, loops), remap_hoisted
             else:
+                # the class's callbacks inlined first, functions given the instance given its
+                # attributes (trainer_callbacks.py, trainer_records.py), then the class
+                staged = _before_inlining(module, trainer_class)
+                if staged is not None:
+                    staged_text, origin, indent, staged_at, code, message = staged
+                    staged_tree, error = parse_text(staged_text, path)
+                    if error is not None:  # never expected: generated code
+                        raise RuntimeError(f"inlined callbacks did not parse: {error}")
+                    result = _migrate_parsed(staged_text, staged_tree, path, target)
+                    return remap_lines(result, origin, indent, text, staged_at, code, message)
                 flat, tell = inline_trainer_class(module, trainer_class, loops), remap
         except Unsupported as why:
             where = lines.position(why.node, at) if why.node is not None else at
@@ -283,6 +295,25 @@ def _migrate_driven(text: str, tree, driven: DrivenStep, path: str, target: str)
     return remap_lines(
         result, inlined.origin, inlined.indent, text, at, INLINED_MODEL.code, inlined.message
     )
+
+
+def _before_inlining(module, trainer_class):
+    """(text, origin, indent, at, code, message) of the script rewritten by the first stage
+    that applies to the trainer class before it is inlined, or None."""
+    callbacks = inline_callbacks(module, trainer_class)
+    if callbacks is not None:
+        return (
+            callbacks.text,
+            callbacks.origin,
+            callbacks.indent,
+            callbacks.at,
+            CALLBACKS_INLINED.code,
+            callbacks.message,
+        )
+    given = pass_attributes(module, trainer_class)
+    if given is not None:
+        return (*given[:4], RECORD_READS.code, given[4])
+    return None
 
 
 def _plan_loops(imports, module, loops, lines, path: str):

@@ -100,6 +100,8 @@ RULE_OWNERS = (
     "torchlift.migrator.outcomes",
     "torchlift.migrator.shapes.context",
     "torchlift.migrator.shapes.trainer_class",
+    "torchlift.migrator.shapes.trainer_callbacks",
+    "torchlift.migrator.shapes.trainer_records",
     "torchlift.migrator.shapes.model_method",
     "torchlift.migrator.shapes.model_class",
     "torchlift.migrator.shapes.step_inline",

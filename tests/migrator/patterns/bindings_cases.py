@@ -596,8 +596,44 @@ UNCHANGED["optimizer_method_training_a_global_model"] = (
     _method_model("        return torch.optim.AdamW(model.parameters(), lr=lr)"),
     "TL106",
 )
+# the method builds the optimizer on parameters of a model it is handed
 UNCHANGED["optimizer_method_handed_another_model"] = (
-    _method_model(_RETURNS_ADAMW, args="weight_decay, model.weight.sum().item()"),
+    _method_model(
+        "        return torch.optim.AdamW(list(lr.parameters()), lr=0.1)", args="weight_decay, model"
+    ),
+    "TL106",
+)
+# minGPT: a config object handed to the method, only read; the model moved in place first
+CONVERTS["optimizer_method_given_a_config_object"] = (
+    _method_model(
+        "        return torch.optim.AdamW(groups, lr=lr.lr)", args="weight_decay, config"
+    ).replace(
+        "net = Net()\n",
+        "class Config:\n    lr = 1e-3\n\n\nnet = Net()\nnet = net.to('cpu')\nconfig = Config()\n",
+    ).replace("        loss.backward()", "        loss.backward()\n        print(config.lr)"),
+    ["opt = self.model.configure_optimizers(self.hparams.weight_decay, self.config)"],
+    ["opt = net.configure_optimizers("],
+)
+# `net.zero_grad()`: the method's optimizer holds only `net`'s own parameters, all reached
+CONVERTS["optimizer_method_with_the_model_zeroing_its_gradients"] = (
+    _method_model(_RETURNS_ADAMW).replace("        opt.zero_grad()", "        net.zero_grad()"),
+    ["opt = self.model.configure_optimizers("],
+    ["net.zero_grad()"],
+)
+# the method changes the config it is given: at fit start, after the script's reads of it
+UNCHANGED["optimizer_method_changing_its_config"] = (
+    _method_model(
+        "        lr.lr = lr.lr * 2\n        return torch.optim.AdamW(groups, lr=lr.lr)",
+        args="weight_decay, config",
+    ).replace("net = Net()\n", "class Config:\n    lr = 1e-3\n\n\nnet = Net()\nconfig = Config()\n"),
+    "TL106",
+)
+# ... changed between the call and the loop: the method would see it changed
+UNCHANGED["optimizer_method_config_changed_before_the_loop"] = (
+    _method_model(
+        "        return torch.optim.AdamW(groups, lr=lr.lr)", args="weight_decay, config"
+    ).replace("net = Net()\n", "class Config:\n    lr = 1e-3\n\n\nnet = Net()\nconfig = Config()\n")
+    .replace("for epoch in range(2):\n", "config.lr = 0.5\nfor epoch in range(2):\n", 1),
     "TL106",
 )
 UNCHANGED["optimizer_method_replaced_on_the_instance"] = (

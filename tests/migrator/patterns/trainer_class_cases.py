@@ -182,6 +182,38 @@ def main():
 main()
 """
 
+# minGPT's `Trainer.get_default_config()`: a config factory that never sees an instance
+_STATIC_CONFIG = """
+class Runner:
+    {decorator}
+    def get_default_config({first}):
+        {body}
+
+    def __init__(self, net, data, config):
+        self.net = net
+        self.data = data
+        self.opt = torch.optim.SGD(net.parameters(), lr=config["lr"])
+        {init}
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.data:
+                self.opt.zero_grad()
+                loss = criterion(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+
+
+config = Runner.get_default_config()
+runner = Runner(model, loader, config)
+runner.fit(2)
+"""
+
+
+def _static(decorator="@staticmethod", first="", body='return {"lr": 0.1}', init=""):
+    return _STATIC_CONFIG.format(decorator=decorator, first=first, body=body, init=init)
+
+
 CONVERTS = {
     "attribute_is_the_callers_object_of_the_same_name": (
         _SHARED.format(stored="network", between="print(net)"),
@@ -604,6 +636,97 @@ print(runner.best)
     ),
     # a new instance, a new model per iteration: a fit per iteration, the optimizer from the
     # factory method (a function once inlined) called in configure_optimizers
+    # the static config factory stays, in a class of its own; the rest is inlined
+    "static_config_factory_kept_in_the_class": (
+        _static(),
+        [
+            "class Runner:\n    @staticmethod\n    def get_default_config():",
+            "config = Runner.get_default_config()",
+            "trainer.fit(lit_model, loader)",
+        ],
+        ["def fit", "runner.", "def __init__(self, net, data, config)"],
+    ),
+    # read through `self` by the inlined code: through the class
+    "static_method_read_through_self": (
+        _static(init='self.lr = self.get_default_config()["lr"]'),
+        ['lr = Runner.get_default_config()["lr"]'],
+        ["self.get_default_config"],
+    ),
+    # a class method reaching the class only through another kept member
+    "class_method_calling_a_static_one": (
+        _static(decorator="@classmethod", first="cls", body="return cls.defaults()").replace(
+            "    def __init__",
+            '    @staticmethod\n    def defaults():\n        return {"lr": 0.1}\n\n    def __init__',
+        ),
+        ["        return cls.defaults()", "config = Runner.get_default_config()"],
+        ["def fit"],
+    ),
+    # `net, data = self.net, self.data` first thing in fit(): the locals are the attributes
+    "run_locals_bound_to_their_attributes": (
+        _RUNNER.replace(
+            "        for epoch in range(epochs):\n            for x, y in self.data:",
+            "        net, data = self.net, self.data\n"
+            "        for epoch in range(epochs):\n            for x, y in data:",
+        ).replace("self.net(x)", "net(x)")
+        + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+""",
+        ["trainer.fit(lit_model, loader)"],
+        ["net, data = net, data", "class Runner"],
+    ),
+    # minGPT's `self.model = self.model.to(self.device)`: the object it was given, moved in place
+    "attribute_moved_in_place_is_the_callers_object": (
+        _RUNNER.replace(
+            "        self.data = data\n",
+            "        self.data = data\n        self.net = self.net.to(\"cpu\")\n",
+        ).replace("(self, net, data", "(self, model, data").replace("self.net", "self.model").replace(
+            "self.model = net", "self.model = model"
+        ).replace("opt = torch.optim.SGD(net.", "opt = torch.optim.SGD(model.")
+        + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+print(model.weight.sum())
+""",
+        ["lit_model = LitModel(model", "print(model.weight.sum())"],
+        ["class Runner"],
+    ),
+    # minGPT's `self.optimizer = None` in __init__, bound by fit() before anything reads it
+    "placeholder_attribute_dropped": (
+        _RUNNER.replace(
+            "        self.opt = torch.optim.SGD(net.parameters(), lr=lr)\n",
+            "        self.lr = lr\n        self.opt = None\n",
+        ).replace(
+            "    def fit(self, epochs):\n",
+            "    def fit(self, epochs):\n"
+            "        self.opt = torch.optim.SGD(self.net.parameters(), lr=self.lr)\n",
+        )
+        + """
+
+runner = Runner(model, loader)
+runner.fit(2)
+""",
+        ["opt = torch.optim.SGD(self.model.parameters()"],
+        ["opt = None", "class Runner"],
+    ),
+    # a function's own `runner` (a parameter) is not the instance: its reads stay
+    "function_parameter_named_like_the_instance": (
+        _RUNNER
+        + """
+
+def show(runner):
+    print(runner.history, [runner.lr for runner in [runner]])
+
+
+runner = Runner(model, loader)
+runner.fit(2)
+show(other)
+""",
+        ["def show(runner):\n    print(runner.history, [runner.lr for runner in [runner]])"],
+        ["class Runner"],
+    ),
     "experiment_created_per_iteration": (
         _EXPERIMENT
         + """for ii in range(2):
@@ -1054,6 +1177,66 @@ runner.fit(2)
         runner.fit()
         """,
         "TL174",
+    ),
+    # a class method creating an instance: the plain methods it would need are inlined
+    "class_method_creating_an_instance": (
+        _static(decorator="@classmethod", first="cls", body="return cls(model, loader, {})"),
+        "TL133",
+    ),
+    # a static method reading training state through the class's name
+    "static_method_reading_a_plain_method": (
+        _static(body="return Runner.fit"),
+        "TL133",
+    ),
+    "property": (
+        _static(decorator="@property", first="self", body="return self.net"),
+        "TL133",
+    ),
+    # an attribute named like the static method hides it from the instance (a method read
+    # without a call)
+    "attribute_hiding_a_static_method": (
+        _static(init="self.get_default_config = None"),
+        "TL172",
+    ),
+    # the script reads the placeholder before the run: it is no placeholder
+    "placeholder_read_before_the_run": (
+        _RUNNER.replace(
+            "        self.opt = torch.optim.SGD(net.parameters(), lr=lr)\n",
+            "        self.lr = lr\n        self.opt = None\n",
+        ).replace(
+            "    def fit(self, epochs):\n",
+            "    def fit(self, epochs):\n"
+            "        self.opt = torch.optim.SGD(self.net.parameters(), lr=self.lr)\n",
+        )
+        + """
+
+runner = Runner(model, loader)
+print(runner.opt)
+runner.fit(2)
+""",
+        "TL106",
+    ),
+    # the loop is in a static method: a function of its own, not the trainer's run method
+    "training_loop_in_a_static_method": (
+        """
+class Runner:
+    def __init__(self, net):
+        self.net = net
+
+    @staticmethod
+    def train(net, data, opt):
+        for epoch in range(2):
+            for x, y in data:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+
+
+runner = Runner(model)
+Runner.train(model, loader, optimizer)
+""",
+        "TL133",
     ),
     "class_with_a_base": (
         _RUNNER.replace("class Runner:", "class Runner(dict):") + """

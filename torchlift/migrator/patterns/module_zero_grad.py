@@ -28,6 +28,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.statements import single_assign
+from .optimizer_methods import own_parameters_model
 
 _JOINERS = frozenset({"builtins.list", "builtins.tuple", "itertools.chain", "builtins.filter"})
 
@@ -40,9 +41,12 @@ def uncovered(ctx, plan, zeroed: list[str]) -> str | None:
         return "the optimizer is given to the function holding the loop: its parameters are unknown"
     assign = single_assign(stmt)
     call = assign[1] if assign else None
-    if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
+    own = own_parameters_model(ctx, call)  # `model.configure_optimizers(config)`: model's own
+    if own is None and (
+        not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None
+    ):
         return "the optimizer's parameters are not given as its first argument"
-    paths = parameter_paths(ctx, call.args[0].value, set())
+    paths = [own] if own is not None else parameter_paths(ctx, call.args[0].value, set())
     if paths is None:
         code = ctx.module.code_for_node(call.args[0].value)
         return f"cannot tell which modules hold the parameters of `{code}`"

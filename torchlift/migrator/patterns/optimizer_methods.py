@@ -17,10 +17,16 @@ once, undecorated, and nothing in the file assigns an attribute of that name (wh
 replace it on an instance or the class); every `return` of the method returns a `torch.optim`
 optimizer call or a local bound once to one; every global the method reads is a builtin or
 an import (so the only model it can reach is `self`, not a model of the script); and the
-call's arguments read no receiver and no name bound to a call (only values such as
-hyperparameters: no other model handed in). The method then runs once, when `fit` starts,
-on the same parameters, as the script ran it once before the loop. Otherwise refused (TL106)
-at the binding, naming the condition that fails.
+call's arguments read no receiver and, when they read a name bound to a call (minGPT's
+`model.configure_optimizers(train_config)`, a config object), the parameters the optimizer is
+built on come from `self` alone (what its `params` reads, followed through the method's
+statements, reaches no other parameter of the method), the method only reads attributes of
+that object, and so do the statements between the call and the loop (the method runs when
+`fit` starts, after them: neither may change what the other reads).
+The method then runs once, when `fit` starts, on the same parameters, as the script ran it
+once before the loop. The receiver may be moved in place after it is built (`model =
+model.to(device)`, a torch module of the script). Otherwise refused (TL106) at the binding,
+naming the condition that fails.
 """
 
 from __future__ import annotations
@@ -32,8 +38,12 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.globals_read import module_global_binding
-from ..analysis.names import collect_names, only_module_binding
-from .factories import _local_value, _own_returns
+from ..analysis.names import bound_names, collect_names, definition_reads, only_module_binding
+from ..analysis.statements import single_assign
+from ..rule import Unsupported
+from ..shapes.model_method import is_torch_module
+from ..shapes.trainer_inline import bind_call
+from .factories import FACTORY, _local_value, _own_returns
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -43,6 +53,18 @@ def method_optimizer_model(ctx, value) -> str | None:
     `torch.optim` optimizer on `model`'s own parameters, else None."""
     found = _read(ctx, value)
     return found if found is not None and not found.startswith("!") else None
+
+
+def own_parameters_model(ctx, value) -> str | None:
+    """The receiver `model` of `model.<method>(...)` read as the optimizer when every
+    parameter it optimizes is one of `model`'s own (`_parameters_of_self`), else None: a
+    zero_grad() of `model` then reaches them all (module_zero_grad.py)."""
+    receiver = method_optimizer_model(ctx, value)
+    if receiver is None:
+        return None
+    built = _bound_value(ctx, receiver)
+    method = _own_method(ctx, built.func.value, value.func.attr.value)
+    return receiver if _parameters_of_self(method) else None
 
 
 def why_not_method_optimizer(ctx, value) -> str | None:
@@ -74,8 +96,26 @@ def _read(ctx, value) -> str | None:
         )
     if not all(_optimizer_returned(ctx, method, r.value) for r in _own_returns(method) or [None]):
         return f"!{call}: not every `return` of the method is a torch.optim optimizer call"
-    if not _only_values(ctx, value, receiver):
-        return f"!{call}: an argument reads the model or a name bound to a call"
+    objects = _objects_read(ctx, value, receiver)
+    if objects is None:
+        return f"!{call}: an argument reads the model or a name not bound once before"
+    if objects and not _parameters_of_self(method):
+        return (
+            f"!{call}: an argument reads `{sorted(objects)[0]}`, bound to a call, and the "
+            "optimizer's parameters do not come from `self` alone"
+        )
+    touched = _touched_objects(method, value, objects)
+    if touched is not None:
+        return (
+            f"!{call}: the method does more than read attributes of `{touched}` (an object "
+            "it is given): run when `fit` starts, it would change it later than the script did"
+        )
+    changed = _changed_before_loop(ctx, value, objects)
+    if changed is not None:
+        return (
+            f"!{call}: `{changed}`, an object an argument reads, may change before the loop "
+            "(the method runs when `fit` starts)"
+        )
     return receiver
 
 
@@ -84,8 +124,99 @@ def _bound_value(ctx, name: str):
     if count == 0:
         found = module_global_binding(ctx, name)
     elif count != 1:
-        return None
+        return _moved_in_place(ctx, name)
     return found[1] if found is not None else None
+
+
+def _moved_in_place(ctx, name: str):
+    """The value of `name`'s first binding when every later one only moves it, `model =
+    model.to(device)` (minGPT's trainer once inlined), and it is an instance of a torch
+    module class of the script: `Module.to` moves it in place and returns it."""
+    bindings = [single_assign(s) for s in ctx.scope_before if name in bound_names(s)]
+    if not bindings or any(b is None or b[0] != name for b in bindings):
+        return None
+    moved = m.Call(func=m.Attribute(m.Name(name), m.Name("to") | m.Name("cuda")))
+    if not all(m.matches(value, moved) for _, value in bindings[1:]):
+        return None
+    first = bindings[0][1]
+    if not (isinstance(first, cst.Call) and isinstance(first.func, cst.Name)):
+        return None
+    cls = only_module_binding(ctx.module, first.func.value)
+    return first if isinstance(cls, cst.ClassDef) and is_torch_module(cls) else None
+
+
+def _sources(value) -> set[str]:
+    """Names whose values may be among the parameters `value` gives: of a parameter group
+    dict only its "params" entry counts (`"weight_decay": weight_decay` gives none)."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return set().union(*(_sources(e.value) for e in value.elements))
+    if isinstance(value, cst.Dict):
+        found: set[str] = set()
+        for element in value.elements:
+            if not isinstance(element, cst.DictElement):
+                return collect_names(value).reads  # `**other`: anything
+            key = element.key
+            if not (isinstance(key, cst.SimpleString) and key.evaluated_value != "params"):
+                found |= collect_names(element.key).reads | _sources(element.value)
+        return found
+    return collect_names(value).reads
+
+
+def _changed_in_place(stmt) -> set[str]:
+    """Names a statement may change in place: the receivers of its method calls
+    (`decay.add(name)`) and the bases of its subscript or attribute targets."""
+    calls = m.findall(stmt, m.Call(func=m.Attribute(value=m.Name())))
+    found = {c.func.value.value for c in calls}
+    for target in m.findall(stmt, m.AssignTarget() | m.AugAssign()):
+        base = target.target
+        while isinstance(base, (cst.Subscript, cst.Attribute)):
+            base = base.value
+        if isinstance(base, cst.Name) and base is not target.target:
+            found.add(base.value)
+    return found
+
+
+def _parameters_of_self(method: cst.FunctionDef) -> bool:
+    """Every optimizer the method returns is built on parameters that only `self` gives:
+    what its `params` argument reads, through the method's own statements (one binding a
+    name it reads, changing one in place -- `decay.add(name)`, `groups[k] = v` -- or a `for`
+    binding one), reaches none of the method's other parameters. Its arguments (a config
+    object) then give values, never another model's parameters."""
+    others = {p.name.value for p in [*method.params.params, *method.params.kwonly_params]}
+    others -= {method.params.params[0].name.value} if method.params.params else set()
+    returned = [r.value for r in _own_returns(method)]
+    if not returned:
+        return False
+    reached: set[str] = set()
+    for value in returned:
+        if isinstance(value, cst.Name):
+            value = _local_value(method, value.value)
+        if not isinstance(value, cst.Call):
+            return False
+        params = next(
+            (a.value for a in value.args if a.keyword is None or a.keyword.value == "params"),
+            None,
+        )
+        if params is None:
+            return False
+        reached |= _sources(params)
+    grown = True
+    while grown:  # through the statements reading or binding what is reached
+        before = len(reached)
+        for stmt in m.findall(method.body, m.SimpleStatementLine()):
+            if m.matches(stmt, m.SimpleStatementLine([m.Return()])):
+                continue  # what it returns is where the search started
+            use = collect_names(stmt)
+            assign = single_assign(stmt)
+            if assign is not None and assign[0] in reached:
+                reached |= _sources(assign[1])  # `groups = [{"params": decay, ...}]`
+            elif use.writes & reached or _changed_in_place(stmt) & reached:
+                reached |= use.reads
+        for loop in m.findall(method.body, m.For()):
+            if {n.value for n in m.findall(loop.target, m.Name())} & reached:
+                reached |= collect_names(loop.iter).reads
+        grown = len(reached) != before
+    return not reached & others
 
 
 def _own_method(ctx, class_name: str, name: str) -> cst.FunctionDef | None:
@@ -142,11 +273,75 @@ def _optimizer_returned(ctx, method, value) -> bool:
     )
 
 
-def _only_values(ctx, call: cst.Call, receiver: str) -> bool:
-    """The call's arguments read no model: not the receiver, and no name bound to a call."""
+def _objects_read(ctx, call: cst.Call, receiver: str) -> set[str] | None:
+    """The names the call's arguments read that are bound to a call (objects: a config, maybe
+    a model); None when one reads the receiver or a name not bound once."""
+    found = set()
     for arg in call.args:
         for name in collect_names(arg.value).reads:
             bound = _bound_value(ctx, name)
-            if name == receiver or bound is None or m.findall(bound, m.Call()):
-                return False
-    return True
+            if name == receiver or bound is None:
+                return None
+            if m.findall(bound, m.Call()):
+                found.add(name)
+    return found
+
+
+def _touched_objects(method: cst.FunctionDef, call: cst.Call, objects: set[str]) -> str | None:
+    """The first parameter of the method given an argument reading one of `objects` that the
+    method uses otherwise than by reading its attributes (`config.lr`): a call on it, a store,
+    the object itself handed on. None when there is none."""
+    try:
+        args = bind_call(method, call, method.name.value, call, FACTORY, skip=1)
+    except Unsupported:
+        return method.name.value
+    for param, value in args:
+        if not collect_names(value).reads & objects:
+            continue
+        reads = {
+            id(a.value)
+            for a in m.findall(method.body, m.Attribute(value=m.Name(param)))
+            if not _called_or_stored(method.body, a)
+        }
+        spelled = {id(a.attr) for a in m.findall(method.body, m.Attribute())}
+        spelled |= {id(a.keyword) for a in m.findall(method.body, m.Arg()) if a.keyword}
+        uses = [n for n in m.findall(method.body, m.Name(param)) if id(n) not in spelled]
+        if any(id(n) not in reads for n in uses):
+            return param
+    return None
+
+
+def _changed_before_loop(ctx, call: cst.Call, objects: set[str]) -> str | None:
+    """One of `objects` that the statements between the call and the loop may change: the
+    method runs when `fit` starts, after them, where the script ran it before them. Only
+    attribute reads of them there (`config.batch_size`), and no call of a function of the
+    script reading them as globals."""
+    after = False
+    functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
+    for stmt in ctx.scope_before:
+        if not after:
+            after = any(c is call for c in m.findall(stmt, m.Call()))
+            continue
+        for name in objects:
+            uses = m.findall(stmt, m.Name(name))
+            reads = {
+                id(a.value)
+                for a in m.findall(stmt, m.Attribute(value=m.Name(name)))
+                if not _called_or_stored(stmt, a)
+            }
+            if any(id(u) not in reads for u in uses):
+                return name
+        for inner in m.findall(stmt, m.Call(func=m.Name())):
+            function = functions.get(inner.func.value)
+            if function is not None and definition_reads(function) & objects:
+                return sorted(definition_reads(function) & objects)[0]
+    return None
+
+
+def _called_or_stored(stmt, attribute: cst.Attribute) -> bool:
+    """`config.update(...)`, `config.lr = ...`, `del config.lr`, `config.lr += 1`."""
+    if any(c.func is attribute for c in m.findall(stmt, m.Call())):
+        return True
+    targets = [t.target for t in m.findall(stmt, m.AssignTarget() | m.AugAssign())]
+    targets += [d.target for d in m.findall(stmt, m.Del())]
+    return any(t is attribute for t in targets)

@@ -33,8 +33,11 @@ TRAINER_CLASS = Rule(
     "the training loop is in a method of a class (a hand-written trainer class)",
     """A trainer class is inlined where the script runs it (TL170) only when the class is
     all there is to see: no base class (its methods could come from elsewhere), no class
-    decorators or keywords, nothing but methods taking `self` first (no class attributes,
-    properties, static or class methods), and loops in one such class of the file.""",
+    decorators or keywords, nothing but methods taking `self` first (no class attributes nor
+    properties), and loops in one such class of the file. Static and class methods that reach
+    the class only through one another (minGPT's `Trainer.get_default_config()`, a config
+    factory) stay in the class, kept for them (trainer_static.py); one creating an instance or
+    reading anything else of the class is refused.""",
     """Move the loop into a function that binds `model`, `optimizer` and the loaders as names
     (or write the LightningModule by hand: `train_epoch`'s batch body becomes
     `training_step`, `evaluate`'s becomes `validation_step`, `fit()` becomes
@@ -108,7 +111,10 @@ INSTANCE_USE = Rule(
     in them: one experiment per iteration, `for ii in range(args.itr): exp = Exp(args)`, a
     loop over runs then), or both at once, `Trainer(...).fit()`. A class created twice, run by
     several calls, never created in the file, called with `*args`, or created in a loop and
-    used after it (which iteration's instance?) has no single place to inline it.""",
+    used after it (which iteration's instance?) has no single place to inline it. A second call
+    of the training method (`trainer.fit(3)`, a learning rate lowered by hand, `trainer.fit(2)`)
+    goes on with the same optimizer and its state (Adam's moments), which two Lightning `fit`
+    calls would not: each builds its optimizer anew in `configure_optimizers`.""",
     """Create the instance once and call its loop method once; read what a run in a loop
     computed inside the loop (append it to a list there).""",
     """
@@ -141,7 +147,9 @@ SELF_ESCAPES = Rule(
     """Inlining turns `self.x` into the name `x`. That is faithful only when the object is
     never seen as a whole: `self` passed to a function or stored, the instance handed to
     other code, an attribute set from outside the class or read before anything assigns it,
-    an attribute deleted, or a function defined in a method setting attributes of `self`.""",
+    an attribute deleted, or a function defined in a method setting attributes of `self`. A
+    function of the script given the instance only to read attributes `__init__` sets for
+    sure is given those attributes instead (TL157).""",
     """Pass the attributes the other code needs instead of the object, or set them in
     `__init__`.""",
     """
@@ -162,7 +170,7 @@ SELF_ESCAPES = Rule(
 
 
     def report(runner):
-        print(runner.net.weight.norm())
+        print(vars(runner))
 
 
     runner = Runner(model, loader)

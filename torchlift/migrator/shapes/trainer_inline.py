@@ -53,6 +53,7 @@ from .trainer_class import (
     SELF_ESCAPES,
     TRAINER_CLASS,
 )
+from .trainer_placeholders import dead_placeholders
 from .trainer_shared import shared_names
 from .trainer_state import (
     Carried,
@@ -61,6 +62,13 @@ from .trainer_state import (
     ends_in_return,
     mirrored_loop_targets,
     read_outside_loops,
+)
+from .trainer_static import (
+    check_member,
+    is_member_reference,
+    kept_members,
+    member_kind,
+    residual_class,
 )
 
 _SELF_ATTR = m.Attribute(value=m.Name("self"))
@@ -97,9 +105,10 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
     init = methods.get("__init__")
     if init is None:
         raise Unsupported(TRAINER_CLASS, f"class `{name}` has no `__init__`", cls)
-    holder = _holder(methods, loops)
+    holder = _holder(methods, loops, cls)
     reaching = {n for n in methods if holder in _reachable(methods, [n], cls)}
-    site = _call_site(module, cls, methods, reaching)
+    kept = kept_members(cls)
+    site = _call_site(module, cls, methods, reaching, kept)
     order = _reachable(methods, ["__init__", site.method, *site.others], cls)
     used = {n: _read_method(n, methods[n], cls) for n in order}
     attrs = set().union(*(info.stores for info in used.values()))
@@ -179,11 +188,22 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
                 "classes): not inlined",
                 stmt,
             )
+        if member_kind(stmt) is not None:  # kept in a class of its own: trainer_static.py
+            check_member(cls, stmt)
+            continue
         decorators = {_decorator_name(d) for d in stmt.decorators}
-        if decorators & {"staticmethod", "classmethod", "property"}:
+        if "property" in decorators:
             raise Unsupported(
                 TRAINER_CLASS,
-                f"`{name}.{stmt.name.value}` is a {sorted(decorators)[0]}, not a plain method",
+                f"`{name}.{stmt.name.value}` is a property (an attribute computed from `self` "
+                "where it is read): not inlined",
+                stmt,
+            )
+        if decorators & {"staticmethod", "classmethod"}:
+            raise Unsupported(
+                TRAINER_CLASS,
+                f"`{name}.{stmt.name.value}` is a static or class method with other decorators: "
+                "what they change is not seen",
                 stmt,
             )
         params = stmt.params
@@ -204,11 +224,20 @@ def _decorator_name(decorator: cst.Decorator) -> str:
     return node.attr.value if isinstance(node, cst.Attribute) else getattr(node, "value", "")
 
 
-def _holder(methods: dict[str, cst.FunctionDef], loops) -> str:
+def _holder(methods: dict[str, cst.FunctionDef], loops, cls: cst.ClassDef) -> str:
     for method_name, method in methods.items():
         inner = {id(n) for n in m.findall(method, m.For() | m.While())}
         if any(id(loop) in inner for loop in loops):
             return method_name
+    for stmt in cls.body.body:  # a static method kept in the class (trainer_static.py)
+        inner = {id(n) for n in m.findall(stmt, m.For() | m.While())}
+        if isinstance(stmt, cst.FunctionDef) and any(id(loop) in inner for loop in loops):
+            raise Unsupported(
+                TRAINER_CLASS,
+                f"the training loop is in `{cls.name.value}.{stmt.name.value}`, a "
+                f"{member_kind(stmt)}: a function of its own, not a trainer's method",
+                stmt,
+            )
     raise AssertionError("a trainer class is only inlined for a loop it holds")
 
 
@@ -355,9 +384,19 @@ class _Site:
     loops: tuple = ()  # the `for` loops between the owner's block and `block`, outermost first
 
 
-def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str]) -> _Site:
+def _call_site(
+    module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str], kept: set[str]
+) -> _Site:
     name = cls.name.value
-    refs = [n for n in m.findall(module, m.Name(name)) if n is not cls.name]
+    # `Trainer.get_default_config()`: a kept member (trainer_static.py), not a use
+    members = {
+        id(a.value)
+        for a in m.findall(module, m.Attribute(value=m.Name(name)))
+        if is_member_reference(a, name, kept)
+    }
+    refs = [
+        n for n in m.findall(module, m.Name(name)) if n is not cls.name and id(n) not in members
+    ]
     creations = []
     for block, owner, loops in run_blocks(module):
         for stmt in block:
@@ -391,6 +430,14 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
         other = next(
             (r for r in refs if not any(cst_contains(c[2], r) for c in creations)), None
         )
+        if len(creations) > 1 and other is None:
+            raise Unsupported(
+                INSTANCE_USE,
+                f"class `{name}` is created {len(creations)} times (here the second): each "
+                "instance would need the class inlined at its own place, which is not done "
+                "(only one instance per class is inlined)",
+                creations[1][2],
+            )
         raise Unsupported(
             INSTANCE_USE,
             f"class `{name}` is not used exactly once, as `name = {name}(...)` in a block of "
@@ -419,6 +466,16 @@ def _call_site(module: cst.Module, cls: cst.ClassDef, methods, reaching: set[str
         if call.func.attr.value in methods
     ]
     training = [c for c in calls if c.func.attr.value in reaching]
+    if len(training) > 1:
+        raise Unsupported(
+            INSTANCE_USE,
+            f"`{instance}` is trained by {len(training)} calls (here the second, "
+            f"`{instance}.{training[1].func.attr.value}(...)`): a later call goes on training "
+            "with the same optimizer and its state (moments, learning rates set between the "
+            "calls), where each Lightning `fit` builds its optimizer anew in "
+            "`configure_optimizers`",
+            training[1],
+        )
     if len(runs) != 1 or len(training) != 1:
         raise Unsupported(
             INSTANCE_USE,
@@ -576,6 +633,9 @@ class _Plan:
         self.alias: dict[str, cst.Name] = {}  # parameter -> the call-site name it receives
         self.flat: dict[str, str] = {}  # attribute -> its own name (trainer_state.py)
         self.mirrored: set[str] = set()  # attributes sharing the loop variable's name
+        self.held: set[str] = set()  # run locals bound to their attribute (_attribute_locals)
+        # static and class methods, kept in the class (trainer_static.py): `self.k` -> `Cls.k`
+        self.members = (cls.name.value, kept_members(cls))
 
     # names ----------------------------------------------------------------------------
     def check_names(self) -> None:
@@ -600,8 +660,10 @@ class _Plan:
         # the attribute renamed where it is read apart from the loop variable
         self.flat = self._renamed_attrs(run_params)
         introduced |= set(self.flat.values())
+        # `model, config = self.model, self.config`: a local naming what the attribute holds
+        held = self.held = _attribute_locals(self.run, attrs - run_params, self.rebound)
         self._clash(
-            attrs & (run_params | run_locals - self.mirrored - set(self.flat)),
+            attrs & (run_params | run_locals - self.mirrored - set(self.flat) - held),
             "a local of the run method named like",
         )
         self._clash(run_params & (init_params | init_locals), "a run parameter named like")
@@ -629,6 +691,9 @@ class _Plan:
                 at,
             )
         self._clash(clashes, "a name the script uses where the class is inlined")
+        if self.members[1]:
+            kept_name = introduced & {self.members[0]}
+            self._clash(kept_name, "the class's name, kept for its static methods")
         if not module_level:
             self._clash((init_globals | run_globals) & bound_here, "a name the function binds")
         module_names = collect_names(*[s for s in self.module.body if s is not self.cls]).all()
@@ -699,7 +764,7 @@ class _Plan:
         after = self.site.block[self.site.block.index(self.site.created) + 1 :]
         rebound = collect_names(*after).writes if after else set()
         init_writes = collect_names(self.init.body).writes | rebound
-        run_writes = collect_names(self.run.body).writes
+        run_writes = collect_names(self.run.body).writes - self.held
         run_stores = self.rebound
         for param, value in self.run_args:
             if (
@@ -803,20 +868,30 @@ class _Plan:
     # code -----------------------------------------------------------------------------
     def emit(self, dropped: list[str]) -> Inlined:
         site = self.site
-        rewrite = _SelfToNames(self.needs, self.carried, flat=self.flat)
+        rewrite = _SelfToNames(self.needs, self.carried, flat=self.flat, members=self.members)
         renamed = {a: cst.Name(name) for a, name in self.flat.items()}
+        renamed.update({k: _member(self.members[0], k) for k in self.members[1]})
         reads = _InstanceReads(site.instance, {**renamed, **self.alias}, self.needs, self.carried)
         created = self._bindings(self.init_args, site.created)
-        created += [self._keep(s, rewrite) for s in self.init.body.body if not _skip_init(s)]
+        dead = {id(s) for s in self._placeholders()}
+        created += [
+            self._keep(s, rewrite)
+            for s in self.init.body.body
+            if not _skip_init(s) and id(s) not in dead
+        ]
         created = [s for s in created if not _rebinds_itself(s)]
         ran = self._bindings(self.run_args, site.run)
-        ran += self._run_body(rewrite)
+        ran += [s for s in self._run_body(rewrite) if not _rebinds_itself(s)]
         if site.created is site.run:  # `Trainer(...).fit()`
             created, ran = created + ran, []
         self._lead(created, site.created)
         self._lead(ran, site.run)
         functions = [self._function(h) for h in self.helpers]
         self._lead(functions, self.cls)
+        residual = residual_class(self.cls)
+        if residual is not None:  # the static and class methods stay where the class was
+            self.origin[id(residual)] = (residual, self.cls)
+            functions = [residual, *functions]
         block = []
         for stmt in site.block:
             if stmt is site.created:
@@ -850,6 +925,16 @@ class _Plan:
             site.method,
             dropped,
         )
+
+    def _placeholders(self) -> list:
+        """`self.optimizer = None` statements of `__init__` nothing reads before the run
+        method binds the attribute again (trainer_placeholders.py)."""
+        site = self.site
+        between = site.block[site.block.index(site.created) + 1 : site.block.index(site.run)]
+        read = m.Attribute(value=m.Name(site.instance)) if site.instance else None
+        before = {a.attr.value for s in between for a in m.findall(s, read)} if read else set()
+        others = {a for o in site.others for a in self.needs.get(o, [])}
+        return dead_placeholders(self.init, self.run, before, others)
 
     def _in_loops(self, block: list, functions: list) -> list:
         """The owner's block when the instance's block is a loop's body (innermost first:
@@ -935,7 +1020,7 @@ class _Plan:
         node = self.used[helper].node
         params = [cst.Param(cst.Name(a)) for a in self.needs[helper]]
         params += list(node.params.params[1:])
-        rewrite = _SelfToNames(self.needs, self.carried, helper)
+        rewrite = _SelfToNames(self.needs, self.carried, helper, members=self.members)
         body = [self._keep(s, rewrite, alias=False) for s in node.body.body]
         if helper in self.carried.attrs and not ends_in_return(node):
             final = self.carried.final_return(helper)
@@ -983,12 +1068,14 @@ def line_origin(module: cst.Module, flat: cst.Module, pairs) -> tuple[list[int],
 
 
 def _same_object(assign, param: str) -> bool:
-    """`self.p = p`, or `self.p = p.to(...)` (a module moves in place and returns itself)."""
+    """`self.p = p`, or `self.p = p.to(...)` (a module moves in place and returns itself), or
+    `self.p = self.p.to(...)` (minGPT's: what `self.p` held, moved in place)."""
     if not isinstance(assign, cst.Assign):
         return False
+    held = m.Name(param) | m.Attribute(m.Name("self"), m.Name(param))
     return m.matches(
         assign.value,
-        m.Name(param) | m.Call(func=m.Attribute(m.Name(param), m.Name("to") | m.Name("cuda"))),
+        m.Name(param) | m.Call(func=m.Attribute(held, m.Name("to") | m.Name("cuda"))),
     )
 
 
@@ -1065,11 +1152,66 @@ def bind_first(
 
 
 def _rebinds_itself(stmt) -> bool:
-    """`x = x`: what `self.x = x` of `__init__` becomes (nothing to run)."""
-    if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], m.Name())])):
-        return False
+    """`x = x`: what `self.x = x` of `__init__` becomes, or `model, config = model, config`
+    what the run method's `model, config = self.model, self.config` does (nothing to run)."""
+    pairs = _name_pairs(stmt)
+    return bool(pairs) and all(target == value for target, value in pairs)
+
+
+def _name_pairs(stmt) -> list[tuple[str, str]]:
+    """(target, value) of `a = b` or `a, c = b, d` between plain names, else []."""
+    if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget()])])):
+        return []
     assign = stmt.body[0]
-    return assign.targets[0].target.value == assign.value.value
+    target, value = assign.targets[0].target, assign.value
+    if isinstance(target, cst.Name) and isinstance(value, cst.Name):
+        return [(target.value, value.value)]
+    if not (isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple)):
+        return []
+    if len(target.elements) != len(value.elements):
+        return []
+    pairs = list(zip(target.elements, value.elements))
+    if not all(isinstance(t.value, cst.Name) and isinstance(v.value, cst.Name) for t, v in pairs):
+        return []
+    return [(t.value.value, v.value.value) for t, v in pairs]
+
+
+def _attribute_locals(run: cst.FunctionDef, attrs: set[str], rebound: set[str]) -> set[str]:
+    """Locals of the run method bound once, by a statement of its own body, to the attribute
+    of the same name (`model, config = self.model, self.config`) that no method but
+    `__init__` rebinds: the local and the attribute hold one object from there on, and code
+    before it cannot read the local (Python raises), so inlined both are the one name."""
+    found = set()
+    statements = list(run.body.body)
+    for stmt in statements:
+        if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget()])])):
+            continue
+        assign = stmt.body[0]
+        target, value = assign.targets[0].target, assign.value
+        if isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple):
+            if len(target.elements) != len(value.elements):
+                continue
+            pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+        else:
+            pairs = [(target, value)]
+        for t, v in pairs:
+            if not (
+                isinstance(t, cst.Name)
+                and m.matches(v, m.Attribute(m.Name("self"), m.Name(t.value)))
+                and t.value in attrs - rebound
+            ):
+                continue
+            others = [o for o in statements if o is not stmt]
+            targets = [p[0] for p in pairs]
+            if t.value not in collect_names(*others).writes if others else True:
+                if sum(isinstance(x, cst.Name) and x.value == t.value for x in targets) == 1:
+                    found.add(t.value)
+    return found
+
+
+def _member(owner: str, name: str) -> cst.Attribute:
+    """`Trainer.get_default_config`: a static or class method of the class kept for them."""
+    return cst.Attribute(cst.Name(owner), cst.Name(name))
 
 
 def _docstring(stmt) -> bool:
@@ -1085,9 +1227,11 @@ class _SelfToNames(CarryBack):
     """`self.x` -> `x`, `self.helper(a)` -> `helper(<attributes it reads>, a)` (and
     `step = helper(...)` when it rebinds `self.step`, see trainer_state.py)."""
 
-    def __init__(self, needs: dict[str, list[str]], carried, returning=None, flat=None) -> None:
+    def __init__(
+        self, needs: dict[str, list[str]], carried, returning=None, flat=None, members=("", set())
+    ) -> None:
         super().__init__("self", carried, returning)
-        self.needs, self.flat = needs, flat or {}
+        self.needs, self.flat, self.members = needs, flat or {}, members
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if m.matches(original.func, _SELF_ATTR) and original.func.attr.value in self.needs:
@@ -1098,6 +1242,8 @@ class _SelfToNames(CarryBack):
 
     def leave_Attribute(self, original, updated) -> cst.BaseExpression:
         if m.matches(updated, _SELF_ATTR):
+            if updated.attr.value in self.members[1]:  # a static method, kept in the class
+                return _member(self.members[0], updated.attr.value)
             return cst.Name(self.flat.get(updated.attr.value, updated.attr.value))
         return updated
 
@@ -1108,6 +1254,28 @@ class _InstanceReads(CarryBack):
     def __init__(self, instance: str, alias: dict[str, cst.Name], needs, carried) -> None:
         super().__init__(instance, carried)
         self.instance, self.alias, self.needs = instance, alias, needs  # alias: also renamed
+
+    # a scope binding the instance's name for itself (`def show(runner):`, `lambda runner:`,
+    # `[runner.x for runner in runs]`) reads its own object there: left as it is
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        super().visit_FunctionDef(node)
+        params = node.params
+        names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                names.add(star.name.value)
+        return self.instance not in names | collect_names(node.body).writes
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        params = node.params
+        names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+        return self.instance not in names
+
+    def _comprehension(self, node) -> bool:
+        targets = [f.target for f in m.findall(node, m.CompFor())]
+        return self.instance not in {n.value for t in targets for n in m.findall(t, m.Name())}
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         method = m.Attribute(value=m.Name(self.instance))

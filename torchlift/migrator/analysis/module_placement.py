@@ -151,9 +151,9 @@ _NOT_RUNS = STATE_METHODS | {"to", "cpu", "cuda", "eval", "train", "requires_gra
 
 
 def modules_run(stmts) -> set[str]:
-    """Names the statements call (`probe(x)`) or call a method of other than reading its
-    state (`model.encode(x)`, not `model.state_dict()`): modules run on tensors, which must
-    be on the module's device. Not a module the statements first move themselves
+    """Names the statements call (`probe(x)`), call a method of other than reading its
+    state (`model.encode(x)`, not `model.state_dict()`) or hand to a call: modules run on
+    tensors, which must be on the module's device. Not a module the statements first move themselves
     (`net.to(eval_device)` before evaluating)."""
     found: set[str] = set()
     moved_first: set[str] = set()
@@ -170,6 +170,9 @@ def modules_run(stmts) -> set[str]:
                     continue
         for call in m.findall(node, m.Call()):
             func = call.func
+            # handed to a function (`evaluate(teacher, loader)`), which may run it or pickle
+            # it with its device
+            found |= {arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)}
             if isinstance(func, cst.Name):
                 found.add(func.value)
             elif (

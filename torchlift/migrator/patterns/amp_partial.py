@@ -40,7 +40,7 @@ RULES = ()
 _NEUTRAL_METHODS = frozenset(
     "item tolist detach cpu cuda to numpy size numel dim float double half bfloat16 long int "
     "bool view reshape unsqueeze squeeze flatten contiguous clone argmax argmin mean append "
-    "train eval".split()
+    "train eval items keys values get".split()
 )
 _NEUTRAL_FUNCTIONS = frozenset(
     [

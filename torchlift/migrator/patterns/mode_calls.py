@@ -23,6 +23,7 @@ import libcst.matchers as m
 
 from ..analysis.function_reads import functions_reading
 from ..analysis.model_handoff import only_reads_state
+from ..analysis.model_modes import mode_set
 from ..analysis.statements import call_method
 from .device_helpers import moved_data
 
@@ -165,7 +166,10 @@ def _method_may_switch(call: cst.Call, model: str, counting_eval: bool = True) -
         return False
     method = call.func.attr.value
     if method in ("eval", "train"):
-        return counting_eval and method == "eval"
+        switched = mode_set(call)  # `model.train(False)` is `model.eval()`
+        if switched is None:
+            return True  # `model.train(flag)`: either mode
+        return counting_eval and switched == "eval"
     return method not in _MODE_KEEPING_METHODS
 
 

@@ -77,6 +77,9 @@ TRAINING_MODE = Rule(
     """If the later epochs were meant to train in train mode, call `model.train()` at the top
     of each epoch (or in the training helper); if not, keep the loop as it is.""",
     """
+    val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
     def evaluate(net, data_loader):
         net.eval()
         with torch.no_grad():
@@ -91,7 +94,7 @@ TRAINING_MODE = Rule(
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
-        evaluate(model, loader)
+        evaluate(model, val_loader)
     """,
 )
 
@@ -145,6 +148,8 @@ def clean(ctx, plan) -> None:
         ),
         (EVAL_MODE_UNKNOWN, "the test pass runs", script.test, converted.test),
     ]
+    if _one_epoch(plan):  # no later epoch (a step loop is one epoch of its steps)
+        checks = [c for c in checks if "after the first" not in c[1]]
     for rule, where, ours, theirs in checks:
         found = _first_difference(ours, theirs)
         if found is not None:
@@ -166,6 +171,20 @@ def clean(ctx, plan) -> None:
             f"in {_describe(converted.final)}",
             _cause(ctx, script.final, plan.epoch_loop),
         )
+
+
+def _end_of_training(plan, trace: Trace) -> Mode:
+    """The mode the last epoch leaves: the first's, or any later one's."""
+    if _one_epoch(plan):
+        return trace.first.end
+    epochs = dict(plan.trainer_args).get("max_epochs", "")
+    if epochs.isdigit():  # a number of epochs > 1: the last is a later one
+        return trace.later.end
+    return join(trace.first.end, trace.later.end)
+
+
+def _one_epoch(plan) -> bool:
+    return plan.step_loop or dict(plan.trainer_args).get("max_epochs") == "1"
 
 
 # -- the script ---------------------------------------------------------------------------------
@@ -201,7 +220,7 @@ def script_trace(ctx, plan) -> Trace | None:
         return trace
 
     trace = _epochs(epoch, start)
-    trace.final = join(trace.first.end, trace.later.end)
+    trace.final = _end_of_training(plan, trace)
     if plan.test is not None:
         before_test = _until(ctx.after, plan.test_stmts)
         mode = tracer.block(before_test, trace.final)
@@ -304,7 +323,7 @@ def _converted_trace(ctx, plan, start: Mode) -> Trace:
         return trace
 
     trace = _epochs(epoch, start)
-    final = join(trace.first.end, trace.later.end)
+    final = _end_of_training(plan, trace)
     if "fit" in plan.eval_after:
         final = Mode(EVAL)
     if plan.test is not None:

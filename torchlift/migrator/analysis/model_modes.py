@@ -27,13 +27,13 @@ submodule (`model.backbone.eval()`), kept as written by both runs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 import libcst.matchers as m
 
-from .model_handoff import callee_of, only_reads_state
 from .function_reads import names_reading
+from .model_handoff import callee_of, only_reads_state
 from .names import bound_names, definition_reads, only_module_binding
 
 TRAIN, EVAL, INITIAL = "train", "eval", "initial"
@@ -53,6 +53,9 @@ MODE_KEEPING_METHODS = frozenset(
     }
 )
 
+
+# methods every torch module has that may switch modes (`net.apply(set_bn_eval)`)
+_SWITCHING_MODULE_METHODS = frozenset({"apply", "train", "eval", "__setstate__"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,11 +97,43 @@ def _alternatives(mode: Mode) -> frozenset:
 
 
 def called(key: str, before: Mode, origin) -> Mode:
+    """The mode a call the tracer cannot look into leaves, applied to `before`."""
     if before.kind == CALLED and before.key == key:
         return before  # the same call again: it counts once
     if before.kind == UNKNOWN:
         return Mode(UNKNOWN, origin=origin)
+    if before.kind == EITHER:  # applied to either mode: either result
+        results = [called(key, mode, origin) for mode in before.alternatives]
+        joined = results[0]
+        for result in results[1:]:
+            joined = join(joined, result, origin)
+        return joined
     return Mode(CALLED, key, before, origin=origin)
+
+
+def settle(step: Callable[[Mode], Mode], entry: Mode) -> Mode:
+    """The mode the second and later iterations of a loop start in, the first having left
+    `entry`; `step` runs one iteration. Any mode an iteration may leave, while that settles
+    in a few rounds; else, when each iteration only applies the same calls the tracer
+    cannot look into (`model.step_hook(x)`), those calls repeated after `entry`: the same
+    term in two runs making the same calls; else UNKNOWN."""
+    current = entry
+    for _ in range(_ROUNDS):
+        joined = join(current, step(current))
+        if joined == current:
+            return current
+        current = joined
+    keys = []
+    applied = step(_VAR)
+    while applied.kind == CALLED:
+        keys.append(applied.key)
+        applied = applied.before
+    if applied is _VAR and keys:
+        return Mode(CALLED, "(" + "; ".join(reversed(keys)) + ")*", entry, origin=entry.origin)
+    return Mode(UNKNOWN, origin=current.origin)
+
+
+_VAR = Mode("var")  # stands for the mode an iteration starts in (settle())
 
 
 @dataclass
@@ -114,7 +149,9 @@ class ModeTracer:
 
     `runs(stmt)`: whether a simple statement runs the model (its mode is recorded then);
     `harmless(call, name)`: whether handing model `name` to `call` cannot switch its mode
-    (builtins, torch, copies, device moves); `model_class`: the model's class of the file,
+    (builtins, torch, copies, device moves); `builds_module(value, position)`: whether the
+    value (its element `position` when unpacked) is a new module, in train mode;
+    `model_class`: the model's class of the file,
     whose methods are followed; `nonempty`: ids of loops known to run at least once."""
 
     def __init__(
@@ -124,7 +161,7 @@ class ModeTracer:
         *,
         runs: Callable[[cst.CSTNode], bool] | None = None,
         harmless: Callable[[cst.Call, str], bool] | None = None,
-        builds_module: Callable[[cst.BaseExpression], bool] | None = None,
+        builds_module: Callable[[cst.BaseExpression, int | None], bool] | None = None,
         model_class: cst.ClassDef | None = None,
         nonempty: set[int] | None = None,
         depth: int = _DEPTH,
@@ -133,7 +170,7 @@ class ModeTracer:
         self.models = frozenset(models)
         self.runs = runs
         self.harmless = harmless or (lambda call, name: False)
-        self.builds_module = builds_module or (lambda value: False)
+        self.builds_module = builds_module or (lambda value, position: False)
         self.model_class = model_class
         self.nonempty = nonempty or set()
         self.depth = depth
@@ -198,21 +235,17 @@ class ModeTracer:
     def loop(self, body, mode: Mode, at_least_once: bool = False) -> Mode:
         """The mode after a loop over `body` entered in `mode`. The runs of its first
         iteration are recorded, then those of the later ones, entered in any mode an
-        earlier iteration may leave (UNKNOWN when that does not settle)."""
-        later = self.block(body, mode)
-        mark = len(self.recorded)
-        for _ in range(_ROUNDS):
-            del self.recorded[mark:]
-            after = self.block(body, later)
-            settled = join(later, after)
-            if settled == later:
-                break
-            later = settled
-        else:
-            del self.recorded[mark:]
-            later = Mode(UNKNOWN, origin=later.origin)
-            self.block(body, later)
+        earlier iteration may leave (settle())."""
+        later = settle(lambda entry: self.quietly(body, entry), self.block(body, mode))
+        self.block(body, later)
         return later if at_least_once else join(mode, later, later.origin)
+
+    def quietly(self, body, mode: Mode) -> Mode:
+        """The mode after `body`, its runs not recorded."""
+        mark = len(self.recorded)
+        end = self.block(body, mode)
+        del self.recorded[mark:]
+        return end
 
     def bound(self, small, mode: Mode, stmt) -> Mode:
         """The mode after `small` binds a model name: a new module is in train mode, the
@@ -220,11 +253,18 @@ class ModeTracer:
         value = small.value if isinstance(small, cst.Assign) else None
         if value is None or len(small.targets) != 1:
             return Mode(UNKNOWN, origin=stmt)
-        if self._same_object(small):
+        target, position = small.targets[0].target, None
+        if isinstance(target, (cst.Tuple, cst.List)):  # `model, opt = get_model()`
+            names = [e.value for e in target.elements]
+            found = [i for i, n in enumerate(names) if m.matches(n, m.Name()) and n.value in self.models]
+            if len(found) != 1 or any(isinstance(e, cst.StarredElement) for e in target.elements):
+                return Mode(UNKNOWN, origin=stmt)
+            position = found[0]
+        elif self._same_object(small):
             return mode
-        if self.builds_module(value):
+        if self.builds_module(value, position):
             return Mode(TRAIN, origin=stmt)
-        return called(self._code(value), Mode(INITIAL), stmt)
+        return called(self._code(small), Mode(INITIAL), stmt)
 
     def _same_object(self, small) -> bool:
         """`model = model.to(device)`, `model = nn.DataParallel(model)`, `raw = model.module`:
@@ -310,9 +350,16 @@ class ModeTracer:
             return called(self._code(call), mode, stmt)  # `model.train(flag)`
         if name in MODE_KEEPING_METHODS:
             return mode
-        cls = self._cls if self._cls is not None else self.model_class
-        method = _method(self.ctx, cls, name) if cls is not None else None
+        receiver = call.func.value.value
+        cls = self._cls if receiver == "self" and self._cls is not None else self.model_class
+        if cls is None:
+            return called(self._code(call), mode, stmt)
+        method, known = _lookup(self.ctx, cls, name)
         if method is None:
+            if known and name not in _SWITCHING_MODULE_METHODS:
+                return mode  # a submodule or an attribute of the class: its call keeps the mode
+            return called(self._code(call), mode, stmt)
+        if not _plain(self.ctx, method) or not method.params.params:
             return called(self._code(call), mode, stmt)
         return self.follow(method, cls, {method.params.params[0].name.value}, mode, call, stmt)
 
@@ -325,13 +372,9 @@ class ModeTracer:
         found = callee_of(self.ctx, call, None)
         if found is not None:
             return found
-        if isinstance(func, cst.Name):  # a function nested in the one holding the loop
-            defs = [
-                f
-                for f in m.findall(self.ctx.module, m.FunctionDef(name=m.Name(func.value)))
-                if not f.decorators
-            ]
-            if len(defs) == 1:
+        if isinstance(func, cst.Name):  # decorated by torch (`@torch.no_grad()`), or nested
+            defs = m.findall(self.ctx.module, m.FunctionDef(name=m.Name(func.value)))
+            if len(defs) == 1 and _plain(self.ctx, defs[0]):
                 return defs[0], None
         return None
 
@@ -363,7 +406,7 @@ class ModeTracer:
 def _at(mode: Mode, stmt, inner, function: str) -> Mode:
     """`mode` set by `inner`, a statement of the callee `function`, through the caller's
     `stmt`."""
-    return Mode(mode.kind, mode.key, mode.before, origin=Via(stmt, inner, function))
+    return replace(mode, origin=Via(stmt, inner, function))
 
 
 @dataclass(frozen=True)
@@ -424,17 +467,47 @@ def _calls_in_order(node) -> list[cst.Call]:
 
 
 def _method(ctx, cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
-    """Method `name` of `cls` or of a class of the file it derives from, undecorated."""
+    """Method `name` of `cls` or of a class of the file it derives from, when a call runs
+    its body as written (undecorated, or decorated by torch)."""
+    method, _ = _lookup(ctx, cls, name)
+    if method is None or not _plain(ctx, method) or not method.params.params:
+        return None
+    return method
+
+
+def _lookup(ctx, cls: cst.ClassDef, name: str) -> tuple[cst.FunctionDef | None, bool]:
+    """(the `def` of method `name` in `cls` or the classes of the file it derives from, or
+    None; whether every class it derives from is of the file or torch.nn's: then no method
+    but torch.nn.Module's can come from elsewhere)."""
     seen = set()
     while cls is not None and id(cls) not in seen:
         seen.add(id(cls))
         for item in cls.body.body:
             if isinstance(item, cst.FunctionDef) and item.name.value == name:
-                return None if item.decorators or not item.params.params else item
-        base = next((b.value for b in cls.bases if isinstance(b.value, cst.Name)), None)
-        found = only_module_binding(ctx.module, base.value) if base is not None else None
-        cls = found if isinstance(found, cst.ClassDef) else None
-    return None
+                return item, True
+        following = None
+        for base in cls.bases:
+            found = None
+            if isinstance(base.value, cst.Name):
+                found = only_module_binding(ctx.module, base.value.value)
+            if isinstance(found, cst.ClassDef) and following is None:
+                following = found
+            elif not any(q.startswith("torch.nn.") for q in ctx.qualnames(base.value)):
+                return None, False
+        cls = following
+    return None, True
+
+
+def _plain(ctx, function: cst.FunctionDef) -> bool:
+    """No decorator but torch's own (`@torch.no_grad()`, `@torch.inference_mode()`): the
+    body is what a call runs."""
+    for decorator in function.decorators:
+        names = ctx.qualnames(decorator.decorator)
+        if isinstance(decorator.decorator, cst.Call):
+            names = names | ctx.call_qualnames(decorator.decorator)
+        if not names or not all(q.startswith("torch.") for q in names):
+            return False
+    return True
 
 
 def _handed_parameters(call: cst.Call, function: cst.FunctionDef, owner, models) -> list[str]:

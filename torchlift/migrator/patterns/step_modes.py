@@ -37,19 +37,20 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import functions_doing, module_functions
 from ..analysis.model_modes import (
-    _ROUNDS,
     CALLED,
     EITHER,
     EVAL,
     INITIAL,
+    MODE_KEEPING_METHODS,
     TRAIN,
-    UNKNOWN,
     Mode,
     ModeTracer,
     Run,
     Via,
     join,
+    settle,
 )
 from ..analysis.names import bound_names, only_module_binding
 from ..rule import Rule
@@ -60,6 +61,7 @@ from .eval_mode import (
     _model_runs_after,
     _runs_model,
 )
+from .factories import _local_value, _own_returns
 from .mode_calls import _given_in_unknown_mode, _hands_model
 from .other_module_modes import constructs_module
 
@@ -122,6 +124,8 @@ def read(ctx, plan, steps) -> None:
 
 
 def clean(ctx, plan) -> None:
+    if ctx.blockers:
+        return  # refused already: the hooks the conversion would have are not all known
     script = script_trace(ctx, plan)
     if script is None:
         return
@@ -233,22 +237,17 @@ def script_trace(ctx, plan) -> Trace | None:
 
 def _epochs(epoch, start: Mode) -> Trace:
     """The first epoch, entered in `start`, and the later ones, entered in any mode an
-    earlier one may leave (UNKNOWN when that does not settle)."""
+    earlier one may leave (model_modes.settle())."""
     first = epoch(start)
-    entry = first.end
-    for _ in range(_ROUNDS):
-        later = epoch(entry)
-        settled = join(entry, later.end)
-        if settled == entry:
-            return Trace(start, first, later)
-        entry = settled
-    return Trace(start, first, epoch(Mode(UNKNOWN, origin=entry.origin)))
+    return Trace(start, first, epoch(settle(lambda entry: epoch(entry).end, first.end)))
 
 
 def start_mode(ctx, plan, tracer: ModeTracer | None = None) -> Mode:
     """The mode the model has when the loop starts: TRAIN for a module the code before the
     loop builds (`model = Net()`), then what that code does to it; INITIAL when it comes from
     elsewhere (a caller, a global, a library's loader)."""
+    if "start_mode" in ctx.found:
+        return ctx.found["start_mode"]
     tracer = tracer or _tracer(ctx, plan)
     tracer = ModeTracer(  # the same, recording no runs
         ctx,
@@ -258,25 +257,99 @@ def start_mode(ctx, plan, tracer: ModeTracer | None = None) -> Mode:
         model_class=tracer.model_class,
     )
     before = [s for s in ctx.scope_before if not m.matches(s, m.FunctionDef() | m.ClassDef())]
+    start = Mode(INITIAL)
     if not any(bound_names(s) & tracer.models for s in before):
         if plan.model.name in ctx.params:
-            return tracer.block(before, _given_mode(ctx, plan.model.name))
-        if ctx.in_function:  # a module global: built by the module's code before the call
+            start = _given_mode(ctx, plan.model.name)
+        elif ctx.in_function:  # a module global: built by the module's code before the call
             before = [*_module_code_before_call(ctx), *before]
-    return tracer.block(before, Mode(INITIAL))
+    ctx.found["start_mode"] = tracer.block(before, start)
+    return ctx.found["start_mode"]
 
 
 def _given_mode(ctx, name: str) -> Mode:
-    """A model the function holding the loop is given: TRAIN when every caller passes a module
-    it built and did nothing else with before (patterns/passed_in.py reads the callers)."""
-    from .passed_in import passed_values  # (passed_in imports the patterns this one runs after)
+    """A model the function holding the loop is given: TRAIN when every caller passes a name
+    it bound once to a new module and did nothing else with (patterns/passed_in.py reads the
+    callers)."""
+    from .passed_in import callers_passing  # (passed_in imports the patterns this one runs after)
 
-    values = passed_values(ctx, name)
-    if not values or _given_in_unknown_mode(ctx, name):
+    callers = callers_passing(ctx, name)
+    if not callers or _given_in_unknown_mode(ctx, name):
         return Mode(INITIAL)
-    if all(v is not None and constructs_module(ctx, _made_by(v)) for _, v in values):
-        return Mode(TRAIN)
-    return Mode(INITIAL)
+    for argument, statements in callers:
+        if not isinstance(argument, cst.Name):
+            return Mode(INITIAL)
+        bindings = [s for s in statements if argument.value in bound_names(s)]
+        small = bindings[0].body[0] if len(bindings) == 1 else None
+        if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+            return Mode(INITIAL)
+        target, position = small.targets[0].target, None
+        if isinstance(target, cst.Tuple):
+            names = [e.value for e in target.elements]
+            found = [i for i, n in enumerate(names) if m.matches(n, m.Name(argument.value))]
+            position = found[0] if len(found) == 1 else -1
+        elif not m.matches(target, m.Name(argument.value)):
+            return Mode(INITIAL)
+        if position == -1 or not builds_module(ctx, small.value, position):
+            return Mode(INITIAL)
+    return Mode(TRAIN)
+
+
+def builds_module(ctx, value, position: int | None = None, depth: int = 3) -> bool:
+    """`value` (its element `position` when the caller unpacks it) is a new module, in train
+    mode as every new module: `Net()`, `nn.Sequential(...)`, `Net().to(device)`, either of
+    `a if c else b`, or a call of a factory of the file returning one -- the module itself or
+    a local bound once to one (`model = Net(); return model, optim.SGD(...)`) -- that calls
+    no `.eval()` / `.train()` / `.apply()`, nor a function of the file that may."""
+    if isinstance(value, cst.IfExp):
+        return builds_module(ctx, value.body, position, depth) and builds_module(
+            ctx, value.orelse, position, depth
+        )
+    while m.matches(value, m.Call(func=m.Attribute(attr=m.Name()))) and (
+        value.func.attr.value in MODE_KEEPING_METHODS
+    ):
+        value = value.func.value  # `.to(device)`, `.cuda()`, `.float()`: the same module
+    if position is None and constructs_module(ctx, value):
+        return True
+    if depth == 0 or not m.matches(value, m.Call(func=m.Name())):
+        return False
+    factory = only_module_binding(ctx.module, value.func.value)
+    if not isinstance(factory, cst.FunctionDef) or factory.decorators:
+        return False
+    if value.func.value in _mode_switching_functions(ctx):
+        return False
+    returns = _own_returns(factory)
+    for returned in returns:
+        element = returned.value
+        if position is not None:
+            if not isinstance(element, cst.Tuple) or len(element.elements) <= position:
+                return False
+            element = element.elements[position].value
+        if isinstance(element, cst.Name):
+            element = _local_value(factory, element.value)
+        if element is None or not builds_module(ctx, element, None, depth - 1):
+            return False
+    return bool(returns)
+
+
+def _mode_switching_functions(ctx) -> set[str]:
+    """Module-level functions of the file calling `.eval()` / `.train()` / `.apply()` on
+    anything, directly or through another of them."""
+    found = ctx.found.get("mode_switching_functions")
+    if found is None:
+        switching = m.Call(func=m.Attribute(attr=m.Name("eval") | m.Name("train") | m.Name("apply")))
+
+        def does(function, known) -> bool:
+            if m.findall(function.body, switching):
+                return True
+            return any(
+                m.matches(c.func, m.Name()) and c.func.value in known
+                for c in m.findall(function.body, m.Call())
+            )
+
+        found = functions_doing(module_functions(ctx.module).values(), does)
+        ctx.found["mode_switching_functions"] = found
+    return found
 
 
 def _module_code_before_call(ctx) -> list:
@@ -440,14 +513,18 @@ def _cause(ctx, mode: Mode | None, default) -> cst.CSTNode:
 def _in_file(ctx, node) -> bool:
     found = ctx.found.setdefault("file_statements", None)
     if found is None:
-        found = {id(s) for s in m.findall(ctx.module, m.SimpleStatementLine() | m.BaseCompoundStatement())}
+        found = {
+            id(s)
+            for s in m.findall(ctx.module, m.SimpleStatementLine() | m.BaseCompoundStatement())
+        }
         ctx.found["file_statements"] = found
     return id(node) in found
 
 
 def _code(ctx, node) -> str:
-    code = ctx.module.code_for_node(node).strip()
-    return code.splitlines()[0] if code else code
+    """The first line of `node`'s code, without the comments above it."""
+    lines = [line.strip() for line in ctx.module.code_for_node(node).splitlines()]
+    return next((line for line in lines if line and not line.startswith("#")), "")
 
 
 # -- the tracer both runs share -----------------------------------------------------------------
@@ -455,13 +532,31 @@ def _models(plan) -> set[str]:
     return {plan.model.name, *plan.model.aliases}
 
 
+def _model_class(ctx, plan) -> cst.ClassDef | None:
+    """The model's class of the file, whose methods the tracer follows: the plan's, else the
+    one every binding of the model (or every caller's argument for it) builds."""
+    names = {plan.model.class_name} if plan.model.class_name is not None else set()
+    if not names:
+        name = plan.model.name
+        binding, count = ctx.binding(name)
+        values = [binding[1]] if binding is not None and count == 1 else []
+        if name in ctx.params:
+            from .passed_in import passed_values  # (passed_in imports this one's patterns)
+
+            values += [value for _, value in passed_values(ctx, name) or [(None, None)]]
+        for value in values:
+            made = _made_by(value) if value is not None else None
+            names.add(made.func.value if m.matches(made, m.Call(func=m.Name())) else None)
+    if len(names) != 1 or None in names:
+        return None
+    found = only_module_binding(ctx.module, names.pop())
+    return found if isinstance(found, cst.ClassDef) else None
+
+
 def _tracer(ctx, plan, converted: bool = False) -> ModeTracer:
     models = _models(plan)
     helpers = _helpers_reading(ctx.module, models)
-    model_class = None
-    if plan.model.class_name is not None:
-        found = only_module_binding(ctx.module, plan.model.class_name)
-        model_class = found if isinstance(found, cst.ClassDef) else None
+    model_class = _model_class(ctx, plan)
     loops = [plan.validation.anchor] if plan.validation is not None else []
     nonempty = set()
     for loop in loops:  # the pass's own loop runs its loader's batches: at least one
@@ -473,7 +568,7 @@ def _tracer(ctx, plan, converted: bool = False) -> ModeTracer:
         models,
         runs=lambda stmt: _runs_model(ctx, stmt, models, helpers),
         harmless=lambda call, name: not _hands_model(ctx, call, name),
-        builds_module=lambda value: constructs_module(ctx, _made_by(value)),
+        builds_module=lambda value, position: builds_module(ctx, value, position),
         model_class=model_class,
         nonempty=nonempty,
     )

@@ -115,13 +115,41 @@ UNCHANGED = {
         _helpers(train="net.train()", evaluation="pass", in_pass="net.train(False)"),
         "TL147",
     ),
-    # the mode set once before the loop: eval mode, the steps switch nothing, the pass leaves
-    # the model in train mode: the first epoch trains in eval mode, the next ones in train mode
+    # the mode set once before the loop: eval mode for the first epoch's steps, train mode for
+    # the later ones (the evaluation helper switches back); once converted, the script's
+    # train() after the pass goes and every epoch would train in eval mode
     "eval_once_before_the_loop_train_after_the_pass": (
-        _helpers(before_loop="model.eval()", evaluation="pass", after_pass="net.train()"),
+        _helpers(before_loop="model.eval()", after_pass="net.train()"),
         "TL148",
     ),
 }
+
+# an evaluation helper on tensors at the epoch's end stays there and switches the model as the
+# script's did: the later epochs train in eval mode in both
+CONVERTS["evaluation_helper_on_tensors_never_switched_back"] = (
+    """
+    val_x = torch.randn(6, 4)
+
+
+    def check(net):
+        net.eval()
+        with torch.no_grad():
+            return net(val_x).sum().item()
+
+
+    for epoch in range(3):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        print(epoch, check(model))
+    """,
+    [
+        "def on_train_epoch_end(self):\n        epoch = self.current_epoch\n        print(epoch, check(self.model))"
+    ],
+    [".train()"],
+)
 
 # a test pass after training with `model.train()` in its loop runs in train mode
 CONVERTS["test_pass_in_eval_mode"] = (

@@ -53,7 +53,7 @@ from ..analysis.model_modes import (
     settle,
 )
 from ..analysis.names import bound_names, only_module_binding
-from ..rule import Rule
+from ..rule import Rule, Unsupported
 from .eval_mode import (
     EVAL_MODE_UNKNOWN,
     _helpers_reading,
@@ -260,39 +260,48 @@ def start_mode(ctx, plan, tracer: ModeTracer | None = None) -> Mode:
     start = Mode(INITIAL)
     if not any(bound_names(s) & tracer.models for s in before):
         if plan.model.name in ctx.params:
-            start = _given_mode(ctx, plan.model.name)
+            start = _given_mode(ctx, plan.model.name, tracer)
         elif ctx.in_function:  # a module global: built by the module's code before the call
             before = [*_module_code_before_call(ctx), *before]
     ctx.found["start_mode"] = tracer.block(before, start)
     return ctx.found["start_mode"]
 
 
-def _given_mode(ctx, name: str) -> Mode:
-    """A model the function holding the loop is given: TRAIN when every caller passes a name
-    it bound once to a new module and did nothing else with (patterns/passed_in.py reads the
-    callers)."""
-    from .passed_in import callers_passing  # (passed_in imports the patterns this one runs after)
+def _given_mode(ctx, name: str, tracer: ModeTracer) -> Mode:
+    """A model the function holding the loop is given: the mode every caller's code before
+    the call leaves the name it passes in (the same in each), when the callers can be read
+    (patterns/passed_in.py) and none may switch it elsewhere; INITIAL otherwise."""
+    from .passed_in import _argument, _call_sites, _scope_statements  # (it imports this one's)
 
-    callers = callers_passing(ctx, name)
-    if not callers or _given_in_unknown_mode(ctx, name):
+    if _given_in_unknown_mode(ctx, name):
         return Mode(INITIAL)
-    for argument, statements in callers:
+    try:
+        sites = [
+            (caller, call, _argument(ctx, call, name))
+            for caller, call in _call_sites(ctx, ctx.loop)
+        ]
+    except Unsupported:
+        return Mode(INITIAL)
+    modes = []
+    for caller, call, argument in sites:
         if not isinstance(argument, cst.Name):
             return Mode(INITIAL)
-        bindings = [s for s in statements if argument.value in bound_names(s)]
-        small = bindings[0].body[0] if len(bindings) == 1 else None
-        if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-            return Mode(INITIAL)
-        target, position = small.targets[0].target, None
-        if isinstance(target, cst.Tuple):
-            names = [e.value for e in target.elements]
-            found = [i for i, n in enumerate(names) if m.matches(n, m.Name(argument.value))]
-            position = found[0] if len(found) == 1 else -1
-        elif not m.matches(target, m.Name(argument.value)):
-            return Mode(INITIAL)
-        if position == -1 or not builds_module(ctx, small.value, position):
-            return Mode(INITIAL)
-    return Mode(TRAIN)
+        before = []
+        for stmt in _scope_statements(caller):
+            if any(c is call for c in m.findall(stmt, m.Call())):
+                break
+            before.append(stmt)
+        caller_tracer = ModeTracer(
+            ctx,
+            {argument.value},
+            harmless=tracer.harmless,
+            builds_module=tracer.builds_module,
+            model_class=tracer.model_class,
+        )
+        modes.append(caller_tracer.block(before, Mode(INITIAL)))
+    if modes and all(mode.kind == TRAIN for mode in modes):
+        return Mode(TRAIN)
+    return Mode(INITIAL)
 
 
 def builds_module(ctx, value, position: int | None = None, depth: int = 3) -> bool:
@@ -337,7 +346,9 @@ def _mode_switching_functions(ctx) -> set[str]:
     anything, directly or through another of them."""
     found = ctx.found.get("mode_switching_functions")
     if found is None:
-        switching = m.Call(func=m.Attribute(attr=m.Name("eval") | m.Name("train") | m.Name("apply")))
+        switching = m.Call(
+            func=m.Attribute(attr=m.Name("eval") | m.Name("train") | m.Name("apply"))
+        )
 
         def does(function, known) -> bool:
             if m.findall(function.body, switching):

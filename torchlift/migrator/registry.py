@@ -94,6 +94,8 @@ PATTERNS = [
     "torchlift.migrator.patterns.whole_eval_loaders",
     "torchlift.migrator.patterns.rank_zero_effects",
     "torchlift.migrator.patterns.module_globals",
+    # last: compares the modes of the script's model with those the other patterns' hooks give
+    "torchlift.migrator.patterns.step_modes",
 ]
 
 RULE_OWNERS = (

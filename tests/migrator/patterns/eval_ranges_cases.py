@@ -4,6 +4,7 @@ _EPOCH = """
 val_data = torch.randn(9, 4)
 step = 2
 for epoch in range(2):
+    model.train()
     for x, y in loader:
         optimizer.zero_grad()
         loss = criterion(model(x), y)

@@ -3,6 +3,7 @@
 _EPOCH = """
 val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
 for epoch in range(2):
+    model.train()
     for x, y in loader:
         optimizer.zero_grad()
         loss = criterion(model(x), y)

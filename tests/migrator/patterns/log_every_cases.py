@@ -117,7 +117,7 @@ CONVERTS["evaluation_pass_keeps_its_logger"] = (
     ).replace(
         "for epoch in range(2):",
         "val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))\n"
-        "for epoch in range(2):",
+        "for epoch in range(2):\n    model.train()",
     ),
     [
         "trainer.fit(lit_model, loader, val_loader)",

@@ -158,4 +158,31 @@ CONVERTS = {
     ),
 }
 
+# a model from a library (`from_pretrained` returns one in eval mode) may not start in train
+# mode: the script's train() stays; a module a factory of the file builds does
+_BUILT = """
+{build}
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    model.train()
+    for x, y in loader:
+        opt.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        opt.step()
+"""
+CONVERTS["train_kept_for_a_model_a_library_builds"] = (
+    _BUILT.format(build="from zoo import build_model\n\nmodel = build_model()"),
+    ["def on_train_epoch_start(self):\n        self.model.train()"],
+    [],
+)
+CONVERTS["train_dropped_for_a_model_a_factory_of_the_file_builds"] = (
+    _BUILT.format(
+        build="def build_model(width):\n    net = nn.Linear(4, width)\n    return net\n\n\n"
+        "model = build_model(2)"
+    ),
+    ["trainer.fit(lit_model, loader)"],
+    [".train()"],
+)
+
 UNCHANGED = {}

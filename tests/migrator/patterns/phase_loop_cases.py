@@ -48,6 +48,7 @@ for epoch in range(2):
 # the transfer-learning tutorial without a phase loop: both passes reuse `total`
 _SPLIT = _LOADERS + """
 for epoch in range(2):
+    model.train()
     total = 0.0
     for x, y in loader:
         optimizer.zero_grad()

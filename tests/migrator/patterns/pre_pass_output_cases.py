@@ -4,6 +4,7 @@ _EPOCH = """
 val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
 history = []
 for epoch in range(2):
+    model.train()
     total = 0.0
     for x, y in loader:
         optimizer.zero_grad()

@@ -36,7 +36,7 @@ def only_reads_state(ctx, call: cst.Call, models: set[str]) -> bool:
 def _only_reads(ctx, call, models, cls, depth) -> bool:
     if depth == 0:
         return False
-    target = _callee(ctx, call, cls)
+    target = callee_of(ctx, call, cls)
     if target is None:
         return False
     function, owner = target
@@ -51,7 +51,7 @@ def _only_reads(ctx, call, models, cls, depth) -> bool:
     return all(_param_only_read(ctx, function, owner, p, depth - 1) for p in handed)
 
 
-def _callee(ctx, call, cls) -> tuple[cst.FunctionDef, cst.ClassDef | None] | None:
+def callee_of(ctx, call, cls) -> tuple[cst.FunctionDef, cst.ClassDef | None] | None:
     """The `def` a call runs: a function of the file, `self.method` of the class being read,
     or `__call__` / a method of an instance bound once to a class of the file."""
     func = call.func

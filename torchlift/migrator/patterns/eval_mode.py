@@ -44,6 +44,7 @@ import libcst.matchers as m
 
 from ..analysis.function_reads import names_reading
 from ..analysis.model_handoff import only_reads_state
+from ..analysis.model_modes import mode_set
 from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import call_method
 from ..rule import Rule
@@ -320,20 +321,24 @@ def _switches_to_eval(stmts, models: set[str]) -> bool:
 
 
 def _switches(stmts, models: set[str], method: str) -> bool:
-    """Some top-level statement of `stmts` is `<model>.<method>()`."""
+    """Some top-level statement of `stmts` is `<model>.<method>()` (`<model>.train(False)`
+    is `<model>.eval()`, `<model>.train(True)` is `<model>.train()`)."""
     for stmt in stmts:
-        receiver = call_method(stmt, method)
-        if isinstance(receiver, cst.Name) and receiver.value in models:
-            return True
+        for name in ("train", "eval"):
+            receiver = call_method(stmt, name)
+            if isinstance(receiver, cst.Name) and receiver.value in models:
+                if mode_set(stmt.body[0].value) == method:
+                    return True
     return False
 
 
 def _mode_calls(node, models: set[str], method: str) -> list[cst.Call]:
-    """`<model>.eval()` / `<model>.train()` calls anywhere in `node`."""
+    """`<model>.eval()` / `<model>.train()` calls anywhere in `node` (`.train(False)` /
+    `.train(True)` alike)."""
     return [
         call
-        for call in m.findall(node, m.Call(func=m.Attribute(attr=m.Name(method)), args=[]))
-        if m.matches(call.func.value, m.Name()) and call.func.value.value in models
+        for call in m.findall(node, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name())))
+        if call.func.value.value in models and mode_set(call) == method
     ]
 
 

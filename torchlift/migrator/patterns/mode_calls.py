@@ -4,8 +4,10 @@
 Lightning does not put the model in train mode when `fit` starts: a script that evaluated the
 model before its training loop (a test of the untrained model) and then called `model.train()`
 would train in eval mode once converted (dropout off). So when code before the loop may leave
-the model in eval mode — it calls `model.eval()`, or hands the model to a function — the
-script's own `model.train()` calls of the training part are kept (they run in the same hooks).
+the model in eval mode — it calls `model.eval()`, or hands the model to a function — or the
+model does not come from a module the script builds (a library's loader may return it in eval
+mode), the script's own `model.train()` calls of the training part are kept (they run in the
+same hooks).
 For a model the function holding the loop is given, that code is its callers' (`history =
 [evaluate(model, val_loader)]; history += fit(epochs, lr, model, ...)`). Code kept at an
 epoch's end that hands the model to a helper (`result = evaluate(model, val_loader)`) leaves
@@ -23,6 +25,7 @@ import libcst.matchers as m
 
 from ..analysis.function_reads import functions_reading
 from ..analysis.model_handoff import only_reads_state
+from ..analysis.model_modes import TRAIN, mode_set
 from ..analysis.statements import call_method
 from .device_helpers import moved_data
 
@@ -49,6 +52,7 @@ def clean(ctx, plan) -> None:
         or _given_in_unknown_mode(ctx, model)
         or _epoch_end_may_switch_to_eval(ctx, plan.post_train, model)
         or plan.epoch_end_modes
+        or not _starts_in_train_mode(ctx, plan, model)
         for model in models
     }
 
@@ -141,6 +145,17 @@ def _given_in_unknown_mode(ctx, model: str) -> bool:
     return False
 
 
+def _starts_in_train_mode(ctx, plan, model: str) -> bool:
+    """Whether the model is in train mode for sure when the loop starts (step_modes.py): a
+    module the script built, and nothing switched since. A model from elsewhere -- a
+    library's loader (`from_pretrained` returns it in eval mode), a caller -- may not be."""
+    if model != plan.model.name:
+        return True  # (several models: the others are not traced)
+    from .step_modes import start_mode  # (step_modes reads this module's decisions)
+
+    return start_mode(ctx, plan).kind == TRAIN
+
+
 def _may_be_in_eval_mode(ctx, model: str) -> bool:
     """Whether code before the loop may leave `model` in eval mode: it calls `model.eval()`,
     or passes the model to a call (a helper that evaluates it)."""
@@ -165,7 +180,10 @@ def _method_may_switch(call: cst.Call, model: str, counting_eval: bool = True) -
         return False
     method = call.func.attr.value
     if method in ("eval", "train"):
-        return counting_eval and method == "eval"
+        switched = mode_set(call)  # `model.train(False)` is `model.eval()`
+        if switched is None:
+            return True  # `model.train(flag)`: either mode
+        return counting_eval and switched == "eval"
     return method not in _MODE_KEEPING_METHODS
 
 

@@ -1,0 +1,178 @@
+"""Cases of patterns/step_modes.py: the model trains and evaluates in the script's mode.
+
+The header's model is an `nn.Linear`, the same in both modes: refused all the same (a module
+of the user's may not be)."""
+
+_HELPERS = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+def train_epoch(net, data_loader):
+    {train}
+    for x, y in data_loader:
+        optimizer.zero_grad()
+        loss = criterion(net(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+def evaluate(net, data_loader):
+    {evaluation}
+    total = 0.0
+    with torch.no_grad():
+        for x, y in data_loader:
+            {in_pass}
+            total += criterion(net(x), y).item()
+    {after_pass}
+    return total
+
+
+{before_loop}
+for epoch in range(3):
+    {epoch_start}
+    train_epoch(model, loader)
+    val_loss = evaluate(model, val_loader)
+    print(val_loss)
+"""
+
+
+def _helpers(
+    train="pass",
+    evaluation="net.eval()",
+    in_pass="pass",
+    after_pass="pass",
+    before_loop="",
+    epoch_start="pass",
+):
+    return _HELPERS.format(
+        train=train,
+        evaluation=evaluation,
+        in_pass=in_pass,
+        after_pass=after_pass,
+        before_loop=before_loop,
+        epoch_start=epoch_start,
+    )
+
+
+CONVERTS = {
+    # the common shapes: train mode set by the training helper or at each epoch's start,
+    # eval mode by the evaluation helper
+    "train_in_the_training_helper_eval_in_the_evaluation_helper": (
+        _helpers(train="net.train()"),
+        ["def validation_step"],
+        ["on_validation_model_eval", ".eval()", ".train()"],
+    ),
+    "train_at_each_epoch_start": (
+        _helpers(epoch_start="model.train()"),
+        ["def validation_step"],
+        ["on_validation_model_eval", ".eval()"],
+    ),
+    "train_false_before_the_pass_train_true_in_the_helper": (
+        _helpers(train="net.train(True)", evaluation="net.train(False)"),
+        ["def validation_step"],
+        ["on_validation_model_eval"],
+    ),
+    "evaluation_helper_switching_back_to_train_mode": (
+        _helpers(before_loop="model.train()", after_pass="net.train()"),
+        ["def validation_step"],
+        ["on_validation_model_eval"],
+    ),
+    # `model.train(False)` is `model.eval()` for the pass; kept, it runs in on_train_epoch_end
+    # after the pass, so the later epochs train in eval mode as the script's did
+    "train_false_in_the_evaluation_helper_never_switched_back": (
+        _helpers(evaluation="net.train(False)"),
+        ["def on_train_epoch_end(self):\n        self.model.train(False)"],
+        ["on_validation_model_eval"],
+    ),
+    # never switched: the script evaluates in train mode, and so does the conversion
+    "train_once_before_the_loop_never_eval": (
+        _helpers(before_loop="model.train()", evaluation="pass"),
+        ["def on_validation_model_eval(self):\n        # the script evaluated in train mode"],
+        [],
+    ),
+}
+
+UNCHANGED = {
+    # heldout23 forum: evaluate() calls model.eval(), nothing calls model.train() again, so
+    # every epoch after the first trains in eval mode; Lightning would train them in train mode
+    "eval_in_the_evaluation_helper_never_switched_back": (
+        _helpers(before_loop="model.train()"),
+        "TL148",
+    ),
+    "eval_never_switched_back_without_train_before_the_loop": (_helpers(), "TL148"),
+    # `model.train(flag)`: the mode at the pass is the flag's, Lightning's is eval
+    "train_mode_flag_in_the_evaluation_helper": (
+        _helpers(train="net.train()", evaluation="net.train(mode=epoch < 0)"),
+        "TL147",
+    ),
+    # heldout23 Medium variant: `model.train()` inside the validation loop: the script validates
+    # in train mode, Lightning's validation_step would run in eval mode
+    "train_inside_the_validation_loop": (
+        _helpers(train="net.train()", in_pass="net.train()"),
+        "TL147",
+    ),
+    "train_false_inside_the_validation_loop": (
+        _helpers(train="net.train()", evaluation="pass", in_pass="net.train(False)"),
+        "TL147",
+    ),
+    # the mode set once before the loop: eval mode for the first epoch's steps, train mode for
+    # the later ones (the evaluation helper switches back); once converted, the script's
+    # train() after the pass goes and every epoch would train in eval mode
+    "eval_once_before_the_loop_train_after_the_pass": (
+        _helpers(before_loop="model.eval()", after_pass="net.train()"),
+        "TL148",
+    ),
+}
+
+# an evaluation helper on tensors at the epoch's end stays there and switches the model as the
+# script's did: the later epochs train in eval mode in both
+CONVERTS["evaluation_helper_on_tensors_never_switched_back"] = (
+    """
+    val_x = torch.randn(6, 4)
+
+
+    def check(net):
+        net.eval()
+        with torch.no_grad():
+            return net(val_x).sum().item()
+
+
+    for epoch in range(3):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        print(epoch, check(model))
+    """,
+    [
+        "def on_train_epoch_end(self):\n        epoch = self.current_epoch\n        print(epoch, check(self.model))"
+    ],
+    [".train()"],
+)
+
+# a test pass after training with `model.train()` in its loop runs in train mode
+CONVERTS["test_pass_in_eval_mode"] = (
+    """
+    test_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        for x, y in test_loader:
+            print(criterion(model(x), y).item())
+    """,
+    ["def test_step"],
+    [],
+)
+UNCHANGED["train_inside_the_test_loop"] = (
+    CONVERTS["test_pass_in_eval_mode"][0].replace(
+        "for x, y in test_loader:\n", "for x, y in test_loader:\n            model.train()\n"
+    ),
+    "TL147",
+)

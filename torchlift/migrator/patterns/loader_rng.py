@@ -36,7 +36,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.function_reads import functions_doing, module_functions
+from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Rule
 from ..upgrade.edits import keyword_value
 
@@ -83,20 +83,6 @@ OWN_GENERATOR = Rule(
 
 RULES = (EPOCH_START_RNG, OWN_GENERATOR)
 
-_SEEDING = frozenset(
-    "torch." + name
-    for name in (
-        "manual_seed seed set_rng_state random.manual_seed random.seed random.set_rng_state "
-        "cuda.manual_seed cuda.manual_seed_all rand randn randint randperm rand_like randn_like "
-        "randint_like normal bernoulli multinomial poisson nn.functional.dropout "
-        "utils.data.random_split"
-    ).split()
-)
-_IN_PLACE_SAMPLERS = frozenset(
-    "random_ uniform_ normal_ bernoulli_ exponential_ geometric_ cauchy_ log_normal_".split()
-)
-
-
 def read(ctx, plan, steps) -> None:
     if plan.loader_stmt is not None:
         return  # generated: its own generator, no shuffle
@@ -117,9 +103,9 @@ def read(ctx, plan, steps) -> None:
                 (ctx.binding(plan.train_loader)[0] or (loader,))[0],
             )
         return  # its iterator draws from the loader's own generator, not the global one
-    drawing = _functions_drawing(ctx)
+    drawing = functions_drawing(ctx)
     for stmt in plan.pre_train:
-        if _draws(ctx, stmt, drawing):
+        if draws(ctx, stmt, drawing):
             ctx.block(
                 EPOCH_START_RNG,
                 "the epoch loop seeds or draws from torch's random generator before its batch "
@@ -156,24 +142,3 @@ def _shuffles(ctx, loader: cst.Call) -> bool:
     return isinstance(sampler, cst.Call) and any(
         q.endswith("RandomSampler") for q in ctx.call_qualnames(sampler)
     )
-
-
-def _draws(ctx, node, drawing: set[str]) -> bool:
-    for call in m.findall(node, m.Call()):
-        names = ctx.call_qualnames(call)
-        if names & _SEEDING or any(
-            q.startswith("torch.nn.init.") or q.endswith(".seed_everything") for q in names
-        ):
-            return True
-        func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _IN_PLACE_SAMPLERS:
-            return True
-        if isinstance(func, cst.Name) and func.value in drawing:
-            return True
-    return False
-
-
-def _functions_drawing(ctx) -> set[str]:
-    """The script's module-level functions that seed or draw, directly or through another."""
-    functions = module_functions(ctx.module).values()
-    return functions_doing(functions, lambda f, drawing: _draws(ctx, f.body, drawing))

@@ -1,0 +1,238 @@
+"""Pattern: a progress bar that makes an iterator of its loader when it is built (tqdm.auto's).
+
+    from tqdm.auto import tqdm
+    for epoch in range(N):
+        for x, y in tqdm(train_loader):        -> `iter(train_loader)` right before `fit` (the
+            ...                                   first epoch's) and at the end of
+                                                  on_train_epoch_start from the second epoch on
+        with torch.no_grad():
+            for x, y in tqdm(val_loader):      -> `iter(self.trainer.val_dataloaders)` in
+                ...                               on_validation_model_zero_grad
+    with torch.no_grad():
+        for x, y in tqdm(test_loader): ...     -> `iter(test_loader)` right before `test`
+
+`tqdm.auto.tqdm` is `tqdm.asyncio.tqdm_asyncio` (in a notebook, a class deriving from it and
+the notebook bar), whose `__init__` calls `iter()` on what it wraps unless that is an iterator
+already; the bar's own `__iter__` then iterates the loader again. A DataLoader iterator draws
+its base seed from the loader's generator -- torch's global one unless given `generator=` --
+when it is created, shuffled or not (with workers it starts them at once, and they ask the
+sampler for its first indices: a RandomSampler draws its seed then too). So the script drew
+once more per bar; the conversion drops the bar, and every later shuffle and dropout mask
+would differ. The same `iter()` call is kept, where nothing random runs between it and the
+Trainer's own `iter()` of the loader, as nothing did between the bar's and the loop's:
+- training: Lightning (FitLoop.setup_data) and the runtime create the first epoch's iterator
+  when `fit` starts, before any epoch hook; the next epochs' right after on_train_epoch_start;
+- validation: both call on_validation_model_zero_grad right before the pass; Lightning then
+  creates the iterator (EvaluationLoop.reset) before on_validation_epoch_start, the runtime
+  after it: the pass's setup there, which ran before the bar in the script, must not draw;
+- test: likewise right before `trainer.test(...)`, the pass's setup drawing nothing.
+Being the same calls in the same order, the draws stay the script's with workers too.
+
+Nothing to keep: `tqdm.tqdm`, `tqdm.notebook.tqdm` and `tqdm.autonotebook.tqdm` (none calls
+iter() when built), a bar over `enumerate(loader)` (an iterator: its one `iter()` of the
+loader is the loop's), a bar over a range, a list or a generator (generated loaders:
+iterating them draws nothing). Refused (TL194): a bar on the second of two validation passes
+(Lightning creates that loader's iterator when the first is exhausted, with no hook between),
+a pass whose setup draws from torch's generator, a bar `with`-wrapping the training loop
+around anything but a name.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from ..analysis.qualnames import ITERATING_BARS, TQDM
+from ..analysis.statements import single_assign
+from ..analysis.torch_draws import draws, functions_drawing
+from ..rule import Rule
+from .eval_passes import eval_loop_of
+
+BAR_DRAW = Rule(
+    "TL194",
+    "a tqdm.auto bar's iter() of its loader cannot be kept at the same point",
+    """`tqdm.auto.tqdm` (tqdm.asyncio's bar) calls `iter()` on the loader it wraps when it
+    is built, and a DataLoader iterator draws a seed from torch's generator: the conversion
+    keeps that draw right before the Trainer creates its own iterator of the loader, as in
+    the script. It cannot where something random runs between the two once converted: an
+    evaluation pass's setup that draws (it runs after the draw, the script ran it before),
+    or the bar of a second validation pass (Lightning creates that loader's iterator inside
+    the pass, when the first loader is exhausted).""",
+    """Use `from tqdm import tqdm` (it does not iterate the loader when built), or draw the
+    pass's random numbers before the epoch loop.""",
+    """
+    from tqdm.auto import tqdm
+
+    val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        noise = torch.randn(4)
+        with torch.no_grad():
+            for x, y in tqdm(val_loader):
+                print(criterion(model(x + noise), y).item())
+    """,
+)
+
+RULES = (BAR_DRAW,)
+
+
+def _why(loader: str, when: str) -> str:
+    """The comment above a kept draw (generated code says why it is there)."""
+    return (
+        f"# tqdm.auto's bar over `{loader}` called iter() on it when built (a DataLoader\n"
+        f"# iterator draws a seed from torch's generator): {when}\n"
+    )
+
+
+def epoch_body(ctx, stmts):
+    """(Before extra_evaluation merges two passes.) The iterating bars of the epoch's
+    evaluation passes, for `clean` to find one the merged pass lost."""
+    ctx.found["pass_bars"] = [
+        (bar, stmt)
+        for stmt in stmts
+        if (found := eval_loop_of(ctx, stmt)) is not None
+        for bar in bars_around(ctx, found[1].iter)
+    ]
+    return stmts
+
+
+def bars_around(ctx, iterator, loader: str | None = None) -> list[cst.Call]:
+    """The bars in a batch loop's `iterator` (tqdm and enumerate calls around the loader)
+    whose class calls iter() when built, on a name (`loader`, when given) rather than on an
+    iterator (`enumerate(...)`, another bar's)."""
+    found = []
+    while (
+        isinstance(iterator, cst.Call)
+        and iterator.args
+        and iterator.args[0].keyword is None
+        and not iterator.args[0].star
+    ):
+        names = ctx.call_qualnames(iterator)
+        wrapped = iterator.args[0].value
+        if names & ITERATING_BARS and m.matches(wrapped, m.Name(loader or m.DoNotCare())):
+            found.append(iterator)
+        if not names & (TQDM | {"builtins.enumerate"}):
+            break
+        iterator = wrapped
+    return found
+
+
+def clean(ctx, plan) -> None:
+    _training(ctx, plan)
+    _wrapping_bar(ctx, plan)
+    if plan.validation is not None:
+        _validation(ctx, plan)
+    if plan.test is not None:
+        _test(ctx, plan)
+
+
+def _training(ctx, plan) -> None:
+    """The batch loop's bar: the first epoch's draw before `fit`, the others' at the end of
+    on_train_epoch_start (whose code ran before the bar in the script, and draws nothing:
+    loader_rng.py's TL190)."""
+    loop = ctx.found.get("batch_loop")
+    if loop is None or plan.loader_stmt is not None:
+        return  # a step loop, or a generated loader (over numbers, samples or a generator)
+    iterator = loop.iter
+    bound = ctx.found.get("progress_bar")
+    if bound is not None and m.matches(iterator, m.Name(bound[0])):
+        iterator = single_assign(ctx.found["bar_binding"])[1]  # bound_bar.py's
+    loader = plan.train_loader
+    for _ in bars_around(ctx, iterator, loader):
+        plan.before_fit.append(
+            _why(loader, "the first epoch's draw, before `fit`")
+            + f"iter({plan.loader_exprs.get(loader, loader)})"
+        )
+        plan.hook_tails.setdefault("on_train_epoch_start", []).append(
+            _why(
+                loader,
+                "this epoch's, before the Trainer's\n# iterator (the first epoch's is drawn before `fit`)",
+            )
+            + "if self.current_epoch > 0:\n"
+            "    iter(self.trainer.train_dataloader)"
+        )
+
+
+def _wrapping_bar(ctx, plan) -> None:
+    """`with tqdm(x) as pbar:` around the whole loop built its iterator of `x` once, before
+    the first epoch: drawn before `fit` too, first."""
+    wrapper = plan.wrapper
+    if not isinstance(wrapper, cst.With):
+        return
+    for item in wrapper.items:
+        call = item.item
+        if not (isinstance(call, cst.Call) and ctx.call_qualnames(call) & ITERATING_BARS):
+            continue
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            continue  # tqdm(total=...): nothing to iterate
+        wrapped = call.args[0].value
+        if isinstance(wrapped, cst.Name):
+            why = _why(wrapped.value, "the same draw, before the training")
+            plan.before_fit.insert(0, why + f"iter({wrapped.value})")
+        elif not ctx.call_qualnames(wrapped) & {"builtins.range"}:
+            ctx.block(
+                BAR_DRAW,
+                f"the tqdm.auto bar around the training loop iterates "
+                f"`{ctx.module.code_for_node(wrapped)}` when built: only a name can be "
+                "iterated again before `fit` without evaluating anything else",
+                wrapper,
+            )
+
+
+def _validation(ctx, plan) -> None:
+    v = plan.validation
+    found = eval_loop_of(ctx, v.anchor)
+    kept = bars_around(ctx, found[1].iter) if found is not None else []
+    for bar, stmt in ctx.found.get("pass_bars", ()):
+        if v.more_loaders and not any(bar is k for k in kept):
+            ctx.block(
+                BAR_DRAW,
+                "the tqdm.auto bar of the second validation pass called iter() on "
+                f"`{ctx.module.code_for_node(bar.args[0].value)}` when built: Lightning "
+                "creates that loader's iterator inside the pass, once the first loader is "
+                "exhausted, with no hook between to draw it",
+                stmt,
+            )
+    if found is None or plan.eval_loader_stmt is not None:
+        return
+    bars = bars_around(ctx, found[1].iter, v.loader)
+    if not bars or _setup_draws(ctx, v.before, "validation"):
+        return
+    loaders = "self.trainer.val_dataloaders" + ("[0]" if v.more_loaders else "")
+    pieces = plan.hook_pieces.setdefault("on_validation_model_zero_grad", [])
+    pieces.append("super().on_validation_model_zero_grad()")
+    for _ in bars:
+        why = _why(v.loader, "the same draw, before the pass's iterator")
+        pieces.append(why + f"iter({loaders})")
+
+
+def _test(ctx, plan) -> None:
+    t = plan.test
+    found = eval_loop_of(ctx, t.anchor)
+    if found is None:
+        return
+    for _ in bars_around(ctx, found[1].iter, t.loader):
+        if _setup_draws(ctx, t.before, "test"):
+            return
+        why = _why(t.loader, "the same draw, before `test`'s iterator")
+        plan.before_test.append(why + f"iter({t.loader})")
+
+
+def _setup_draws(ctx, before, kind: str) -> bool:
+    """The pass's setup (its hook runs after the draw, the script ran it before) draws from
+    torch's generator: TL194 at that statement."""
+    drawing = functions_drawing(ctx)
+    stmt = next((s for s in before if draws(ctx, s, drawing)), None)
+    if stmt is not None:
+        ctx.block(
+            BAR_DRAW,
+            f"the {kind} pass's setup draws from torch's generator before its tqdm.auto bar "
+            "calls iter() on the loader: converted, the bar's draw comes first (right before "
+            "the Trainer's iterator), this code after it",
+            stmt,
+        )
+    return stmt is not None

@@ -24,8 +24,10 @@ Trainer's own `iter()` of the loader, as nothing did between the bar's and the l
   when `fit` starts, before any epoch hook; the next epochs' right after on_train_epoch_start;
 - validation: both call on_validation_model_zero_grad right before the pass; Lightning then
   creates the iterator (EvaluationLoop.reset) before on_validation_epoch_start, the runtime
-  after it: the pass's setup there, which ran before the bar in the script, must not draw;
-- test: likewise right before `trainer.test(...)`, the pass's setup drawing nothing.
+  after it: the pass's setup there, which ran before the bar in the script, draws nothing
+  from torch's generator (else TL195, loader_rng.py);
+- test: likewise right before `trainer.test(...)` (a test pass whose setup draws is left as
+  written, eval_passes.py).
 Being the same calls in the same order, the draws stay the script's with workers too.
 
 Nothing to keep: `tqdm.tqdm`, `tqdm.notebook.tqdm` and `tqdm.autonotebook.tqdm` (none calls
@@ -33,8 +35,7 @@ iter() when built), a bar over `enumerate(loader)` (an iterator: its one `iter()
 loader is the loop's), a bar over a range, a list or a generator (generated loaders:
 iterating them draws nothing). Refused (TL194): a bar on the second of two validation passes
 (Lightning creates that loader's iterator when the first is exhausted, with no hook between),
-a pass whose setup draws from torch's generator, a bar `with`-wrapping the training loop
-around anything but a name.
+a bar `with`-wrapping the training loop around anything but a name.
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ import libcst.matchers as m
 
 from ..analysis.qualnames import ITERATING_BARS, TQDM
 from ..analysis.statements import single_assign
-from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Rule
 from .eval_passes import eval_loop_of
 
@@ -54,26 +54,31 @@ BAR_DRAW = Rule(
     """`tqdm.auto.tqdm` (tqdm.asyncio's bar) calls `iter()` on the loader it wraps when it
     is built, and a DataLoader iterator draws a seed from torch's generator: the conversion
     keeps that draw right before the Trainer creates its own iterator of the loader, as in
-    the script. It cannot where something random runs between the two once converted: an
-    evaluation pass's setup that draws (it runs after the draw, the script ran it before),
-    or the bar of a second validation pass (Lightning creates that loader's iterator inside
-    the pass, when the first loader is exhausted).""",
-    """Use `from tqdm import tqdm` (it does not iterate the loader when built), or draw the
-    pass's random numbers before the epoch loop.""",
+    the script. It cannot for the bar of a second validation pass: Lightning creates that
+    loader's iterator inside the pass, when the first loader is exhausted, with no hook
+    between to draw it.""",
+    """Use `from tqdm import tqdm` (it does not iterate the loader when built) for that
+    pass's bar, or drop it.""",
     """
     from tqdm.auto import tqdm
 
     val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+    ema = nn.Linear(4, 2)
     for epoch in range(2):
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
-        noise = torch.randn(4)
+        correct = 0
+        with torch.no_grad():
+            for x, y in val_loader:
+                correct += (model(x).argmax(1) == y).sum().item()
+        ema_correct = 0
         with torch.no_grad():
             for x, y in tqdm(val_loader):
-                print(criterion(model(x + noise), y).item())
+                ema_correct += (ema(x).argmax(1) == y).sum().item()
+        print(correct, ema_correct)
     """,
 )
 
@@ -200,7 +205,7 @@ def _validation(ctx, plan) -> None:
     if found is None or plan.eval_loader_stmt is not None:
         return
     bars = bars_around(ctx, found[1].iter, v.loader)
-    if not bars or _setup_draws(ctx, v.before, "validation"):
+    if not bars:
         return
     loaders = "self.trainer.val_dataloaders" + ("[0]" if v.more_loaders else "")
     pieces = plan.hook_pieces.setdefault("on_validation_model_zero_grad", [])
@@ -216,23 +221,5 @@ def _test(ctx, plan) -> None:
     if found is None:
         return
     for _ in bars_around(ctx, found[1].iter, t.loader):
-        if _setup_draws(ctx, t.before, "test"):
-            return
         why = _why(t.loader, "the same draw, before `test`'s iterator")
         plan.before_test.append(why + f"iter({t.loader})")
-
-
-def _setup_draws(ctx, before, kind: str) -> bool:
-    """The pass's setup (its hook runs after the draw, the script ran it before) draws from
-    torch's generator: TL194 at that statement."""
-    drawing = functions_drawing(ctx)
-    stmt = next((s for s in before if draws(ctx, s, drawing)), None)
-    if stmt is not None:
-        ctx.block(
-            BAR_DRAW,
-            f"the {kind} pass's setup draws from torch's generator before its tqdm.auto bar "
-            "calls iter() on the loader: converted, the bar's draw comes first (right before "
-            "the Trainer's iterator), this code after it",
-            stmt,
-        )
-    return stmt is not None

@@ -35,7 +35,8 @@ iter() when built), a bar over `enumerate(loader)` (an iterator: its one `iter()
 loader is the loop's), a bar over a range, a list or a generator (generated loaders:
 iterating them draws nothing). Refused (TL194): a bar on the second of two validation passes
 (Lightning creates that loader's iterator when the first is exhausted, with no hook between),
-a bar `with`-wrapping the training loop around anything but a name.
+a bar `with`-wrapping the training loop built with a call that may iterate a loader
+(`tqdm(enumerate(loader))`, whatever the bar: its evaluation is dropped with the bar).
 """
 
 from __future__ import annotations
@@ -50,15 +51,17 @@ from .eval_passes import eval_loop_of
 
 BAR_DRAW = Rule(
     "TL194",
-    "a tqdm.auto bar's iter() of its loader cannot be kept at the same point",
+    "a dropped progress bar made a loader iterator that cannot be made at the same point",
     """`tqdm.auto.tqdm` (tqdm.asyncio's bar) calls `iter()` on the loader it wraps when it
     is built, and a DataLoader iterator draws a seed from torch's generator: the conversion
-    keeps that draw right before the Trainer creates its own iterator of the loader, as in
-    the script. It cannot for the bar of a second validation pass: Lightning creates that
-    loader's iterator inside the pass, when the first loader is exhausted, with no hook
-    between to draw it.""",
-    """Use `from tqdm import tqdm` (it does not iterate the loader when built) for that
-    pass's bar, or drop it.""",
+    drops the bar and keeps that draw right before the Trainer creates its own iterator of
+    the loader, as in the script. It cannot for the bar of a second validation pass:
+    Lightning creates that loader's iterator inside the pass, when the first loader is
+    exhausted, with no hook between. Nor for a bar around the whole training loop built with
+    a call that may iterate a loader (`tqdm(enumerate(loader))`, whatever the bar): that
+    evaluation goes with the bar.""",
+    """Use `from tqdm import tqdm` (it does not iterate the loader when built) for the
+    second pass's bar, or drop it; build a bar around the loop with `total=` only.""",
     """
     from tqdm.auto import tqdm
 
@@ -83,6 +86,11 @@ BAR_DRAW = Rule(
 )
 
 RULES = (BAR_DRAW,)
+
+# calls that iterate nothing: a bar's total, a range to count over
+_COUNTING = frozenset(
+    f"builtins.{name}" for name in "len range int float round min max abs str".split()
+)
 
 
 def _why(loader: str, when: str) -> str:
@@ -163,29 +171,45 @@ def _training(ctx, plan) -> None:
 
 
 def _wrapping_bar(ctx, plan) -> None:
-    """`with tqdm(x) as pbar:` around the whole loop built its iterator of `x` once, before
-    the first epoch: drawn before `fit` too, first."""
+    """`with tqdm(...) as pbar:` around the whole loop, dropped: what building it did happens
+    before `fit` -- an iterating bar's `iter()` of the name it wraps (before the first
+    epoch's), nothing else. Its arguments must draw nothing when evaluated: TL194 for a call
+    that may iterate (`tqdm(enumerate(loader))` makes a DataLoader iterator, whatever the bar)."""
     wrapper = plan.wrapper
     if not isinstance(wrapper, cst.With):
         return
     for item in wrapper.items:
         call = item.item
-        if not (isinstance(call, cst.Call) and ctx.call_qualnames(call) & ITERATING_BARS):
+        if not (isinstance(call, cst.Call) and ctx.call_qualnames(call) & TQDM):
             continue
-        if not call.args or call.args[0].keyword is not None or call.args[0].star:
-            continue  # tqdm(total=...): nothing to iterate
-        wrapped = call.args[0].value
-        if isinstance(wrapped, cst.Name):
-            why = _why(wrapped.value, "the same draw, before the training")
-            plan.before_fit.insert(0, why + f"iter({wrapped.value})")
-        elif not ctx.call_qualnames(wrapped) & {"builtins.range"}:
-            ctx.block(
-                BAR_DRAW,
-                f"the tqdm.auto bar around the training loop iterates "
-                f"`{ctx.module.code_for_node(wrapped)}` when built: only a name can be "
-                "iterated again before `fit` without evaluating anything else",
-                wrapper,
+        for arg in call.args:
+            found = next(
+                (
+                    c
+                    for c in m.findall(arg.value, m.Call())
+                    if not ctx.call_qualnames(c) & _COUNTING
+                ),
+                None,
             )
+            if found is not None:
+                ctx.block(
+                    BAR_DRAW,
+                    f"the tqdm bar around the training loop is built with "
+                    f"`{ctx.module.code_for_node(found)}`, which may iterate a loader (a "
+                    "DataLoader iterator draws from torch's generator); the conversion drops "
+                    "the bar",
+                    wrapper,
+                )
+                return
+        first = call.args[0] if call.args else None
+        if (
+            ctx.call_qualnames(call) & ITERATING_BARS
+            and first is not None
+            and first.keyword is None
+            and isinstance(first.value, cst.Name)
+        ):
+            why = _why(first.value.value, "the same draw, before the training")
+            plan.before_fit.insert(0, why + f"iter({first.value.value})")
 
 
 def _validation(ctx, plan) -> None:

@@ -157,7 +157,7 @@ def _training(ctx, plan) -> None:
     loader = plan.train_loader
     for _ in bars_around(ctx, iterator, loader):
         plan.before_fit.append(
-            _why(loader, "the first epoch's draw, before `fit`")
+            _why(loader, "the first epoch's, before `fit`")
             + f"iter({plan.loader_exprs.get(loader, loader)})"
         )
         plan.hook_tails.setdefault("on_train_epoch_start", []).append(
@@ -208,7 +208,7 @@ def _wrapping_bar(ctx, plan) -> None:
             and first.keyword is None
             and isinstance(first.value, cst.Name)
         ):
-            why = _why(first.value.value, "the same draw, before the training")
+            why = _why(first.value.value, "the same, before the training")
             plan.before_fit.insert(0, why + f"iter({first.value.value})")
 
 
@@ -235,7 +235,7 @@ def _validation(ctx, plan) -> None:
     pieces = plan.hook_pieces.setdefault("on_validation_model_zero_grad", [])
     pieces.append("super().on_validation_model_zero_grad()")
     for _ in bars:
-        why = _why(v.loader, "the same draw, before the pass's iterator")
+        why = _why(v.loader, "the same, before the pass's iterator")
         pieces.append(why + f"iter({loaders})")
 
 
@@ -245,5 +245,5 @@ def _test(ctx, plan) -> None:
     if found is None:
         return
     for _ in bars_around(ctx, found[1].iter, t.loader):
-        why = _why(t.loader, "the same draw, before `test`'s iterator")
+        why = _why(t.loader, "the same, before `test`'s iterator")
         plan.before_test.append(why + f"iter({t.loader})")

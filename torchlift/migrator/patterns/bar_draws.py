@@ -22,10 +22,9 @@ would differ. The same `iter()` call is kept, where nothing random runs between 
 Trainer's own `iter()` of the loader, as nothing did between the bar's and the loop's:
 - training: Lightning (FitLoop.setup_data) and the runtime create the first epoch's iterator
   when `fit` starts, before any epoch hook; the next epochs' right after on_train_epoch_start;
-- validation: both call on_validation_model_zero_grad right before the pass; Lightning then
-  creates the iterator (EvaluationLoop.reset) before on_validation_epoch_start, the runtime
-  after it: the pass's setup there, which ran before the bar in the script, draws nothing
-  from torch's generator (else TL195, loader_rng.py);
+- validation: both call on_validation_model_zero_grad right before the pass, then create its
+  iterator (EvaluationLoop.reset) before on_validation_epoch_start, where the pass's setup
+  runs: it draws nothing from torch's generator (else TL195, loader_rng.py);
 - test: likewise right before `trainer.test(...)` (a test pass whose setup draws is left as
   written, eval_passes.py).
 Being the same calls in the same order, the draws stay the script's with workers too.

@@ -41,9 +41,8 @@ every later epoch is shuffled differently.
 
 What the pass reads, bound between the batch loop and the pass, runs in
 on_validation_epoch_start. Lightning creates the pass's loader iterator (EvaluationLoop.reset)
-before that hook; the script drew its numbers before the loop's `iter()`: the setup gets the
-iterator's seed instead (the runtime calls the hooks first and agrees with the script, which is
-why only a check on Lightning shows it). A loader with its own generator draws nothing from
+before that hook (the runtime too); the script drew its numbers before the loop's `iter()`:
+the setup gets the iterator's seed instead. A loader with its own generator draws nothing from
 torch's. (A test pass with such a setup is left as written: eval_passes.py.)
 """
 

@@ -38,6 +38,17 @@ CONVERTS = {
         [_BEFORE_FIT, _EPOCH_START],
         ["pbar"],
     ),
+    "enumerate_around_a_bound_auto_bar": (
+        f"""
+        from tqdm.auto import tqdm
+
+        for epoch in range(2):
+            pbar = tqdm(loader)
+            for i, (x, y) in enumerate(pbar):{_STEP}
+        """,
+        [_BEFORE_FIT, _EPOCH_START],
+        ["pbar"],
+    ),
     "enumerate_around_an_auto_bar": (
         f"""
         from tqdm.auto import tqdm

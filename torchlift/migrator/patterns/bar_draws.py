@@ -112,25 +112,30 @@ def epoch_body(ctx, stmts):
     return stmts
 
 
-def bars_around(ctx, iterator, loader: str | None = None) -> list[cst.Call]:
-    """The bars in a batch loop's `iterator` (tqdm and enumerate calls around the loader)
-    whose class calls iter() when built, on a name (`loader`, when given) rather than on an
-    iterator (`enumerate(...)`, another bar's)."""
+def bars_around(ctx, iterator, loader: str | None = None, bound=None) -> list[cst.Call]:
+    """The bars in a batch loop's `iterator` (tqdm and enumerate calls around the loader, and
+    `bound` = (name, call): a bar bound to a name the loop iterates) whose class calls iter()
+    when built, on a name (`loader`, when given) rather than on an iterator (`enumerate(...)`,
+    another bar's)."""
     found = []
-    while (
-        isinstance(iterator, cst.Call)
-        and iterator.args
-        and iterator.args[0].keyword is None
-        and not iterator.args[0].star
-    ):
+    while True:
+        if bound is not None and m.matches(iterator, m.Name(bound[0])):
+            iterator, bound = bound[1], None  # `for i, b in enumerate(pbar):`
+            continue
+        if not (
+            isinstance(iterator, cst.Call)
+            and iterator.args
+            and iterator.args[0].keyword is None
+            and not iterator.args[0].star
+        ):
+            return found
         names = ctx.call_qualnames(iterator)
         wrapped = iterator.args[0].value
         if names & ITERATING_BARS and m.matches(wrapped, m.Name(loader or m.DoNotCare())):
             found.append(iterator)
         if not names & (TQDM | {"builtins.enumerate"}):
-            break
+            return found
         iterator = wrapped
-    return found
 
 
 def clean(ctx, plan) -> None:
@@ -149,12 +154,10 @@ def _training(ctx, plan) -> None:
     loop = ctx.found.get("batch_loop")
     if loop is None or plan.loader_stmt is not None:
         return  # a step loop, or a generated loader (over numbers, samples or a generator)
-    iterator = loop.iter
-    bound = ctx.found.get("progress_bar")
-    if bound is not None and m.matches(iterator, m.Name(bound[0])):
-        iterator = single_assign(ctx.found["bar_binding"])[1]  # bound_bar.py's
+    bar = ctx.found.get("progress_bar")  # bound_bar.py's
+    bound = (bar[0], single_assign(ctx.found["bar_binding"])[1]) if bar is not None else None
     loader = plan.train_loader
-    for _ in bars_around(ctx, iterator, loader):
+    for _ in bars_around(ctx, loop.iter, loader, bound):
         plan.before_fit.append(
             _why(loader, "the first epoch's, before `fit`")
             + f"iter({plan.loader_exprs.get(loader, loader)})"

@@ -2,9 +2,9 @@
 
 A DataLoader without its own `generator=` draws its iterator's seed (and a RandomSampler its
 permutation's) from that generator, so code whose draws the conversion moves past a loader's
-`iter()` changes what the loader draws: patterns/loader_rng.py (epoch-start code),
-patterns/generator_loader.py (a generator read one batch ahead), patterns/bar_draws.py (an
-evaluation pass's setup).
+`iter()` changes what the loader draws: patterns/loader_rng.py (epoch-start code, a
+validation pass's setup), patterns/eval_passes.py (a test pass's setup),
+patterns/generator_loader.py (a generator read one batch ahead).
 
 Found: torch's seeding and sampling functions, the in-place samplers of a tensor
 (`w.normal_()`), `torch.nn.init.*`, `seed_everything`, and the script's own module-level

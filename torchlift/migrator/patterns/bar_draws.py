@@ -163,10 +163,8 @@ def _training(ctx, plan) -> None:
             + f"iter({plan.loader_exprs.get(loader, loader)})"
         )
         plan.hook_tails.setdefault("on_train_epoch_start", []).append(
-            _why(
-                loader,
-                "this epoch's, before the Trainer's\n# iterator (the first epoch's is drawn before `fit`)",
-            )
+            _why(loader, "this epoch's, before the Trainer's")
+            + "# iterator (the first epoch's is drawn before `fit`)\n"
             + "if self.current_epoch > 0:\n"
             "    iter(self.trainer.train_dataloader)"
         )

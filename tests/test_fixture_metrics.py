@@ -167,6 +167,16 @@ PRINTED = {
         r"Epoch Step: +\d+ \| Accumulation Step: +\d+ \| Loss: +[0-9.]+|Learning Rate: [^\r\n]*"
         r"|train state: [^\r\n]*|epoch \d+ \| eval loss per token [^\r\n]*|decoded: [^\r\n]*"
     ),
+    # tqdm.auto bars' extra loader iterators (patterns/bar_draws.py): the shuffled validation
+    # batches, the workers' noise, the test pass and the generator's state after it
+    "kaggle_tqdm_auto_train_and_valid_bars": r"epoch \d+: train [^\r\n]*|best acc [^\r\n]*",
+    "tqdm_auto_bars_in_helpers_with_workers": (
+        r"epoch \d+: train [^\r\n]*|test accuracy [^\r\n]*|next draw [^\r\n]*"
+    ),
+    # a test pass whose setup draws, left as written after `fit` (patterns/eval_passes.py)
+    "test_pass_noise_drawn_before_it_kept_as_written": (
+        r"test accuracy under jitter [^\r\n]*|next draw [^\r\n]*"
+    ),
 }
 
 

@@ -448,6 +448,18 @@ def loop_changes(
             "`num_sanity_val_steps=0`: the script never validated the untrained model (no "
             "validation prints, files or state before training)",
         )
+    for first, stmt in out.kept_draws:
+        if out.run_holding(stmt) is out.block_calling("test"):
+            where, source = "`test` creates its iterator", test
+        else:
+            where = "`fit` creates the first epoch's iterator (the next epochs' in hooks)"
+            source = _header(batch if batch is not None else epoch)
+        add(
+            source,
+            (first, stmt.end_lineno),
+            "the tqdm.auto bar's `iter()` of its loader when built (a DataLoader iterator "
+            f"draws a seed from torch's generator) -> the same `iter()` right before {where}",
+        )
     for position, where, why in facts.explained:
         output = out.trainer if where == "trainer" else where and out.method(where)
         add(src.at(position), output, why, removed=where is None)
@@ -864,9 +876,11 @@ class _OutputIndex:
 
     def _runs_of_generated_statements(self, tree):
         runs = []
+        self.kept_draws = []  # (first line of its comment, `iter(loader)` before fit / test)
         for block in _all_blocks(tree):
             run: list = []
-            for stmt in block:
+            draws = self._draws_before_generated(block)
+            for k, stmt in enumerate(block):
                 # a def, or a block holding the run only inside (`with`, `try`, `if
                 # __name__`) and not in its header: its own block has the run
                 if _compound(stmt) or (_holds_statements(stmt) and not self._names(stmt, True)):
@@ -874,6 +888,10 @@ class _OutputIndex:
                         runs.append(run)
                     run = []
                 elif self._names(stmt, False):
+                    run.append(stmt)
+                elif id(stmt) in draws:  # patterns/bar_draws.py, with its comment above
+                    first = block[k - 1].end_lineno + 1 if k else stmt.lineno
+                    self.kept_draws.append((first, stmt))
                     run.append(stmt)
                 elif run and (
                     self.puts_model_back(stmt)
@@ -887,6 +905,19 @@ class _OutputIndex:
             if run:
                 runs.append(run)
         return runs
+
+    def _draws_before_generated(self, block) -> set[int]:
+        """The `iter(loader)` statements standing right before a generated one (`fit`,
+        `test`): a dropped tqdm.auto bar's draw, kept there (patterns/bar_draws.py)."""
+        found: set[int] = set()
+        before_generated = False
+        for stmt in reversed(block):
+            if _iter_statement(stmt):
+                if before_generated:
+                    found.add(id(stmt))
+            else:
+                before_generated = self._names(stmt, False)
+        return found
 
     def _names(self, stmt, header_only: bool) -> bool:
         """Whether `stmt` (only its header, not its blocks, if `header_only`) reads a
@@ -936,6 +967,17 @@ def _worker_signature(src, output_tree, epoch, add) -> None:
                     "device and gives each its rank (`trainer.global_rank`)",
                 )
             return
+
+
+def _iter_statement(stmt) -> bool:
+    """`iter(x)` as a statement of its own."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Name)
+        and stmt.value.func.id == "iter"
+        and len(stmt.value.args) == 1
+    )
 
 
 def _compound(stmt) -> bool:

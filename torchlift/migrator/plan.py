@@ -99,6 +99,7 @@ class LoopPlan:
     optimizers: list[OptimizerPlan] = field(default_factory=list)
     trainer_args: list[tuple[str, str]] = field(default_factory=list)  # (keyword, code)
     hook_pieces: dict[str, list[str]] = field(default_factory=dict)  # hook -> leading lines
+    hook_tails: dict[str, list[str]] = field(default_factory=dict)  # hook -> closing lines
     step_rewrites: list[Callable] = field(default_factory=list)  # applied to training_step
     device_names: set[str] = field(default_factory=set)
     # what a device name reads as in the class, by the type of its value (device_intent)
@@ -163,6 +164,8 @@ class LoopPlan:
     withs: list = field(default_factory=list)  # `with` blocks kept around the Trainer
     depths: dict = field(default_factory=dict)  # id(statement of the loop's scope) -> blocks
     after_trainer: list[str] = field(default_factory=list)  # code right after `L.Trainer(...)`
+    before_fit: list[str] = field(default_factory=list)  # code right before `trainer.fit(...)`
+    before_test: list[str] = field(default_factory=list)  # and before `trainer.test(...)`
     trainer_at: cst.CSTNode | None = None  # build the Trainer there, not at the loop (ddp/)
     removed_why: list = field(default_factory=list)  # (removed statement, the change log's why)
     rewritten_why: list = field(default_factory=list)  # (statement, its new code, the why)

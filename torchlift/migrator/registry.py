@@ -40,6 +40,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.eval_shapes",
     "torchlift.migrator.patterns.eval_ranges",
     "torchlift.migrator.patterns.phase_loop",
+    "torchlift.migrator.patterns.bar_draws",  # sees the passes before extra_evaluation merges
     "torchlift.migrator.patterns.extra_evaluation",
     "torchlift.migrator.patterns.helper_globals",
     "torchlift.migrator.patterns.progress_bar",

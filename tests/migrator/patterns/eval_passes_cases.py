@@ -83,6 +83,18 @@ with torch.no_grad():
         ["trainer.fit(lit_model, loader)", "print(criterion(model(x), y).item())"],
         ["test_step", "trainer.test"],
     ),
+    # its setup draws from torch's generator: it would run in on_test_epoch_start, after
+    # Lightning has created the test loader's iterator (which draws its seed)
+    "test_pass_whose_setup_draws": (
+        _VAL.format(validation="pass") + """
+noise = torch.randn(4)
+with torch.no_grad():
+    for x, y in val_loader:
+        print(criterion(model(x + noise), y).item())
+""",
+        ["trainer.fit(lit_model, loader)", "noise = torch.randn(4)\nwith torch.no_grad():"],
+        ["test_step", "trainer.test"],
+    ),
 }
 CONVERTS.update(KEPT_TEST_PASS)
 

@@ -11,6 +11,20 @@ for epoch in range(2):
         optimizer.step()
 """
 
+_VALIDATION = """
+val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))){generator})
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    noise = torch.randn(4)
+    with torch.no_grad():
+        for x, y in val_loader:
+            print(criterion(model(x + noise), y).item())
+"""
+
 CONVERTS = {
     # numpy's and Python's generators feed no DataLoader
     "numpy_reseeded_each_epoch": (
@@ -30,6 +44,12 @@ CONVERTS = {
             loader="ordered",
         ),
         ["torch.manual_seed(epoch)"],
+        [],
+    ),
+    # the validation loader draws from its own generator: the setup's draws are the script's
+    "validation_setup_drawing_beside_a_loader_with_its_own_generator": (
+        _VALIDATION.format(generator=", generator=torch.Generator().manual_seed(1)"),
+        ["self.noise = torch.randn(4)"],
         [],
     ),
 }
@@ -66,4 +86,7 @@ UNCHANGED = {
         ),
         "TL191",
     ),
+    # Lightning creates the pass's iterator before on_validation_epoch_start, where the
+    # setup would run: the noise would take the iterator's seed
+    "validation_setup_drawing_noise": (_VALIDATION.format(generator=""), "TL195"),
 }

@@ -24,8 +24,21 @@ GRAD_MODES = frozenset(
     }
 )
 TQDM = frozenset(
-    {"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "tqdm.rich.tqdm"}
+    {
+        "tqdm.tqdm",
+        "tqdm.auto.tqdm",
+        "tqdm.autonotebook.tqdm",
+        "tqdm.asyncio.tqdm",
+        "tqdm.asyncio.tqdm_asyncio",
+        "tqdm.notebook.tqdm",
+        "tqdm.std.tqdm",
+        "tqdm.rich.tqdm",
+    }
 )
+# the bars whose __init__ calls iter() on what they wrap: tqdm.asyncio.tqdm_asyncio, which
+# tqdm.auto.tqdm is (or, in a notebook, derives from): one more iterator of a loader per bar
+# (patterns/bar_draws.py). tqdm.std's, tqdm.notebook's and tqdm.autonotebook's do not.
+ITERATING_BARS = frozenset({"tqdm.auto.tqdm", "tqdm.asyncio.tqdm", "tqdm.asyncio.tqdm_asyncio"})
 TRANGE = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
 
 

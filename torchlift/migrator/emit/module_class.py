@@ -250,7 +250,7 @@ class ClassBuilder:
         methods = [self.init_method()]
         if not self.several_models:  # several models: the steps call each by its name
             methods.append(self.forward_method())
-        if plan.pre_train or "on_train_epoch_start" in pieces:
+        if plan.pre_train or "on_train_epoch_start" in pieces.keys() | plan.hook_tails.keys():
             methods.append(self.hook("on_train_epoch_start", plan.pre_train))
         if plan.before_step:  # the code before a step closure (patterns/closure_step.py)
             methods.append(self.train_batch_start())
@@ -272,6 +272,8 @@ class ClassBuilder:
             methods.append(self.train_batch_end())
         if plan.validation:
             v = plan.validation
+            if "on_validation_model_zero_grad" in pieces:  # patterns/bar_draws.py
+                methods.append(self.hook("on_validation_model_zero_grad", []))
             if v.keeps_train_mode or set(v.other_modes.values()) - {"eval"}:
                 methods.append(self.train_mode_hook("on_validation_model_eval", v))
             if plan.gradients_outlive_step:
@@ -352,7 +354,8 @@ class ClassBuilder:
 
     def hook(self, name: str, stmts) -> cst.FunctionDef:
         lead = [_stmt(code + "\n") for code in self.plan.hook_pieces.get(name, [])]
-        body = lead + self.rewrite(stmts)
+        tail = [_stmt(code + "\n") for code in self.plan.hook_tails.get(name, [])]
+        body = lead + self.rewrite(stmts) + tail
         prefix = self.epoch_prefix(stmts)
         if prefix and body:  # the hook's first statement follows the prefix: no blank line
             lines = list(body[0].leading_lines)

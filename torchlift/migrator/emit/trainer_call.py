@@ -33,6 +33,7 @@ def build_trainer_statements(
             f"{trainer_name} = {alias}.Trainer({', '.join(flags)})",
             *plan.after_trainer,
         ]
+    lines += plan.before_fit
     lines.append(f"{trainer_name}.fit({lit_name}, {', '.join(loaders)})")
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.rebind_after]
     optimizers = [optimizer.name for optimizer in plan.optimizers]
@@ -66,7 +67,7 @@ def build_early_trainer(plan: LoopPlan, trainer_name: str, module: cst.Module, a
 
 
 def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, module) -> list:
-    lines = [f"{trainer_name}.test({lit_name}, {plan.test.loader})"]
+    lines = [*plan.before_test, f"{trainer_name}.test({lit_name}, {plan.test.loader})"]
     lines += [f"{name} = {lit_name}.{attr_name(name)}" for name in plan.test_rebind]
     if plan.device_after:
         lines += [f"{model.name}.to({plan.device_after})" for model in plan.models]

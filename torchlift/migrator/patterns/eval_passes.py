@@ -16,7 +16,9 @@ A pass is one `for batch in loader` under `torch.no_grad()` / `torch.inference_m
 loops over data, a second loop over data in the epoch, a pass over a Python list of samples
 (`Trainer.fit` and `test` take a list for several loaders); (TL107) control flow in the pass but a
 dry-run `break` (patterns/eval_dry_run.py, TL180). A
-test pass with anything unusual (a list of samples too) is left as written (the training loop still converts).
+test pass with anything unusual (a list of samples too, a setup drawing from torch's generator:
+Lightning creates the test iterator before on_test_epoch_start) is left as written (the
+training loop still converts).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from ..analysis.statements import (
     contains,
     direct_breaks,
 )
+from ..analysis.torch_draws import draws, functions_drawing
 from ..plan import EvalPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
@@ -242,6 +245,12 @@ def _read_test(ctx, plan) -> None:
         rebound = collect_names(*after[:j]).writes | (collect_names(*after[:i]).writes & models)
         if (reads | collect_names(loop).reads) & rebound:
             return
+        before = after[j:i] + inner_before
+        drawing = functions_drawing(ctx)
+        if any(draws(ctx, s, drawing) for s in before):
+            # its setup would run in on_test_epoch_start, which Lightning calls after creating
+            # the test loader's iterator (a draw from torch's generator): the script drew first
+            return
         if direct_breaks(loop):  # a dry-run switch, or left as written
             try:
                 body = dry_run_limit(ctx, plan, "test", loop, body, [*plan.post_train, *after])
@@ -251,7 +260,7 @@ def _read_test(ctx, plan) -> None:
             loader=iterator.value,
             target=target,
             index=index,
-            before=after[j:i] + inner_before,
+            before=before,
             body=body,
             after=inner_after + after[i + 1 : k],
             anchor=stmt,

@@ -48,13 +48,13 @@ from ..analysis.generator_body import (
 from ..analysis.names import collect_names, mentions, only_module_binding
 from ..analysis.passed_values import call_cannot_change
 from ..analysis.statements import BACKWARD, contains, single_assign, statements
+from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Unsupported
 from ..shapes.context import NOT_A_LOADER
 from ..shapes.epoch_batch import how_changed, maybe_changed
 from .eval_passes import _is_no_grad
 from .eval_ranges import _changing, _declared_global
 from .eval_shapes import _replace
-from .loader_rng import _draws, _functions_drawing
 
 RULES = ()
 
@@ -175,8 +175,8 @@ def _check(ctx, call: cst.Call, loop: cst.For, stmts, kind: str) -> None:
     function = only_module_binding(ctx.module, call.func.value)
     code = ctx.module.code_for_node(call)
     why = f"{kind} iterates `{code}`, a generator of the script the Trainer reads one batch ahead"
-    drawing = _functions_drawing(ctx)
-    problem = body_obstacle(ctx, function, lambda node: _draws(ctx, node, drawing))
+    drawing = functions_drawing(ctx)
+    problem = body_obstacle(ctx, function, lambda node: draws(ctx, node, drawing))
     problem = problem or _shared_draws(ctx, function, stmts)
     problem = problem or _changed_reads(ctx, function, stmts)
     if problem is not None:

@@ -1,4 +1,4 @@
-"""Pattern: random draws around the training loader's iterator that Lightning would reorder.
+"""Pattern: random draws around the loaders' iterators that Lightning would reorder.
 
 1. Epoch-start code that seeds or draws from torch's random generator -> refused (TL190).
 
@@ -29,6 +29,21 @@ script's `for` loop asks once more, and a RandomSampler then draws its next perm
 `g` before it stops (whenever the last batch is full or dropped). With the global generator
 that permutation comes from a private generator and nothing is lost; with the script's own,
 every later epoch is shuffled differently.
+
+3. A validation pass whose setup draws from torch's generator -> refused (TL195).
+
+    for epoch in range(3):
+        ...batch loop...
+        noise = torch.randn(4)              -> on_validation_epoch_start: after the pass's
+        with torch.no_grad():                  iterator on Lightning
+            for x, y in val_loader:
+                ...model(x + noise)...
+
+What the pass reads, bound between the batch loop and the pass, runs in
+on_validation_epoch_start. Lightning creates the pass's loader iterator (EvaluationLoop.reset)
+before that hook (the runtime too); the script drew its numbers before the loop's `iter()`:
+the setup gets the iterator's seed instead. A loader with its own generator draws nothing from
+torch's. (A test pass with such a setup is left as written: eval_passes.py.)
 """
 
 from __future__ import annotations
@@ -36,7 +51,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.function_reads import functions_doing, module_functions
+from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Rule
 from ..upgrade.edits import keyword_value
 
@@ -81,32 +96,40 @@ OWN_GENERATOR = Rule(
     """,
 )
 
-RULES = (EPOCH_START_RNG, OWN_GENERATOR)
+EVAL_SETUP_RNG = Rule(
+    "TL195",
+    "a validation pass draws random numbers before its loop",
+    """The code that sets up a validation pass (what the pass reads, bound between the
+    training loop and the pass) runs in `on_validation_epoch_start`, which Lightning calls
+    after it has created the pass's loader iterator -- and a DataLoader iterator draws its
+    seed from torch's generator when it is created. The script drew its numbers first: once
+    converted, they would be other numbers.""",
+    """Draw the numbers once before the epoch loop (a fixed noise tensor), or give the
+    validation DataLoader its own `generator=torch.Generator().manual_seed(...)`.""",
+    """
+    val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        noise = torch.randn(4)
+        with torch.no_grad():
+            for x, y in val_loader:
+                print(criterion(model(x + noise), y).item())
+    """,
+)
 
-_SEEDING = frozenset(
-    "torch." + name
-    for name in (
-        "manual_seed seed set_rng_state random.manual_seed random.seed random.set_rng_state "
-        "cuda.manual_seed cuda.manual_seed_all rand randn randint randperm rand_like randn_like "
-        "randint_like normal bernoulli multinomial poisson nn.functional.dropout "
-        "utils.data.random_split"
-    ).split()
-)
-_IN_PLACE_SAMPLERS = frozenset(
-    "random_ uniform_ normal_ bernoulli_ exponential_ geometric_ cauchy_ log_normal_".split()
-)
+RULES = (EPOCH_START_RNG, OWN_GENERATOR, EVAL_SETUP_RNG)
 
 
 def read(ctx, plan, steps) -> None:
+    _validation_setup(ctx, plan)
     if plan.loader_stmt is not None:
         return  # generated: its own generator, no shuffle
     loader = _loader_call(ctx, plan.train_loader)
-    sampler = keyword_value(loader, "sampler") if loader is not None else None
-    own = loader is not None and (
-        keyword_value(loader, "generator") is not None
-        or (isinstance(sampler, cst.Call) and keyword_value(sampler, "generator") is not None)
-    )
-    if own:
+    if _own_generator(loader):
         if _shuffles(ctx, loader):
             ctx.block(
                 OWN_GENERATOR,
@@ -117,9 +140,9 @@ def read(ctx, plan, steps) -> None:
                 (ctx.binding(plan.train_loader)[0] or (loader,))[0],
             )
         return  # its iterator draws from the loader's own generator, not the global one
-    drawing = _functions_drawing(ctx)
+    drawing = functions_drawing(ctx)
     for stmt in plan.pre_train:
-        if _draws(ctx, stmt, drawing):
+        if draws(ctx, stmt, drawing):
             ctx.block(
                 EPOCH_START_RNG,
                 "the epoch loop seeds or draws from torch's random generator before its batch "
@@ -128,6 +151,37 @@ def read(ctx, plan, steps) -> None:
                 stmt,
             )
             return
+
+
+def _validation_setup(ctx, plan) -> None:
+    """TL195 at the first statement of the validation pass's setup that draws from torch's
+    generator, when the pass's loader draws from it too."""
+    validation = plan.validation
+    if validation is None or plan.eval_loader_stmt is not None:
+        return  # no pass, or a generated loader (its own generator)
+    if _own_generator(_loader_call(ctx, validation.loader)):
+        return
+    drawing = functions_drawing(ctx)
+    stmt = next((s for s in validation.before if draws(ctx, s, drawing)), None)
+    if stmt is not None:
+        ctx.block(
+            EVAL_SETUP_RNG,
+            "the validation pass's setup draws from torch's random generator: it would run "
+            "in on_validation_epoch_start, which Lightning calls after creating the pass's "
+            "loader iterator (which draws its seed); the script drew here first",
+            stmt,
+        )
+
+
+def _own_generator(loader: cst.Call | None) -> bool:
+    """`DataLoader(..., generator=g)`, or its sampler given one: its iterators draw from that
+    generator, not torch's global one."""
+    if loader is None:
+        return False
+    sampler = keyword_value(loader, "sampler")
+    return keyword_value(loader, "generator") is not None or (
+        isinstance(sampler, cst.Call) and keyword_value(sampler, "generator") is not None
+    )
 
 
 def _loader_call(ctx, loader: str) -> cst.Call | None:
@@ -156,24 +210,3 @@ def _shuffles(ctx, loader: cst.Call) -> bool:
     return isinstance(sampler, cst.Call) and any(
         q.endswith("RandomSampler") for q in ctx.call_qualnames(sampler)
     )
-
-
-def _draws(ctx, node, drawing: set[str]) -> bool:
-    for call in m.findall(node, m.Call()):
-        names = ctx.call_qualnames(call)
-        if names & _SEEDING or any(
-            q.startswith("torch.nn.init.") or q.endswith(".seed_everything") for q in names
-        ):
-            return True
-        func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _IN_PLACE_SAMPLERS:
-            return True
-        if isinstance(func, cst.Name) and func.value in drawing:
-            return True
-    return False
-
-
-def _functions_drawing(ctx) -> set[str]:
-    """The script's module-level functions that seed or draw, directly or through another."""
-    functions = module_functions(ctx.module).values()
-    return functions_doing(functions, lambda f, drawing: _draws(ctx, f.body, drawing))

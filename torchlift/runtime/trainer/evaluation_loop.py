@@ -25,6 +25,13 @@ def run_evaluation(
     trainer._active_results = results
     trainer._log_on_step_default = False
     previous_modes = trainer._capture_train_modes()
+    # Lightning creates the first loader's iterator (EvaluationLoop.reset) before the pass's
+    # hooks, and a DataLoader iterator draws its seed from torch's generator: code of those
+    # hooks that draws must come after it, as there (the later loaders' iterators are created
+    # when the previous one is exhausted, as its sequential CombinedLoader does)
+    first = BatchFetcher(loaders[0], limits[0]) if loaders else None
+    if first is not None:
+        first.start()
     trainer._call_module_hook(f"on_{prefix}_model_eval")
     if counters is not None:
         counters.batch_progress.reset_current()
@@ -42,8 +49,11 @@ def run_evaluation(
             trainer._eval_dataloader_suffix = (
                 f"/dataloader_idx_{dataloader_idx}" if multiple else None
             )
-            fetcher = BatchFetcher(loader, limit)
-            fetcher.start()
+            if dataloader_idx == 0:
+                fetcher = first
+            else:
+                fetcher = BatchFetcher(loader, limit)
+                fetcher.start()
             batch_idx = 0
             while not fetcher.done:
                 try:
@@ -102,6 +112,9 @@ def run_prediction(trainer, loaders: list, limits: list, return_predictions: boo
     module = trainer.lightning_module
     trainer._log_on_step_default = False
     previous_modes = trainer._capture_train_modes()
+    first = BatchFetcher(loaders[0], limits[0]) if loaders else None  # before the hooks, as
+    if first is not None:  # in run_evaluation (Lightning's PredictionLoop.reset)
+        first.start()
     trainer._call_module_hook("on_predict_model_eval")
     multiple = len(loaders) > 1
     all_predictions: list[list] = []
@@ -110,8 +123,11 @@ def run_prediction(trainer, loaders: list, limits: list, return_predictions: boo
         trainer._call_hook("on_predict_epoch_start")
         for dataloader_idx, (loader, limit) in enumerate(zip(loaders, limits)):
             predictions: list = []
-            fetcher = BatchFetcher(loader, limit)
-            fetcher.start()
+            if dataloader_idx == 0:
+                fetcher = first
+            else:
+                fetcher = BatchFetcher(loader, limit)
+                fetcher.start()
             batch_idx = 0
             while not fetcher.done:
                 try:

@@ -119,6 +119,7 @@ CONVERTS = {
         from tqdm.auto import tqdm
 
         for epoch in range(2):
+            model.train()
             for x, y in loader:{_STEP}
             model.eval()
             total = 0.0

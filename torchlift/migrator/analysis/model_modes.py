@@ -11,17 +11,20 @@ A mode is a term, so that two runs of code (the script's, its conversion's) can 
 - TRAIN / EVAL: set by `model.train()`, `model.train(True)`, `model.eval()`,
   `model.train(False)`, or by building a module (every new module is in train mode);
 - INITIAL: whatever the model was in when the traced code began (the same object in both runs);
-- a call the tracer cannot look into, applied to the mode before it (`model.train(flag)`,
-  `ema.update(model)` of a library, `net.apply(fn)`): the same call at the same place leaves
-  the same mode; applied twice in a row it counts once, so a loop calling it each step settles;
-- UNKNOWN: branches that disagree, a loop whose mode does not settle, the model rebound:
-  equal to nothing, not even itself.
+- CALLED: a call the tracer cannot look into, applied to the mode before it
+  (`model.train(flag)`, `ema.update(model)` of a library, `net.apply(fn)`): the same call at
+  the same place leaves the same mode; applied twice in a row it counts once;
+- EITHER: the modes the branches of an `if` (or the iterations of a loop) may leave, equal in
+  two runs whose alternatives are the same;
+- UNKNOWN: the model rebound to something else, a loop whose mode does not settle
+  (settle()): equal to nothing, not even itself.
 
 Calls are followed into the script's own functions and methods (a parameter handed the model
-is the model there, a global model read there is too, `self` in a method of the model's class),
-a few levels deep; a callee that only takes the model's state (analysis/model_handoff.py) or a
-builtin, torch function or copy given the model switches nothing. Not followed: the mode of a
-submodule (`model.backbone.eval()`), kept as written by both runs.
+is the model there, a global model read there is too, `self` in a method of the model's class;
+decorated by nothing but torch), a few levels deep; a callee that only takes the model's state
+(analysis/model_handoff.py) or a builtin, torch function or copy given the model switches
+nothing, nor does calling a submodule of a model class of the file (`self.lstm(x)`). Not
+followed: the mode of a submodule (`model.backbone.eval()`), kept as written by both runs.
 """
 
 from __future__ import annotations
@@ -256,7 +259,9 @@ class ModeTracer:
         target, position = small.targets[0].target, None
         if isinstance(target, (cst.Tuple, cst.List)):  # `model, opt = get_model()`
             names = [e.value for e in target.elements]
-            found = [i for i, n in enumerate(names) if m.matches(n, m.Name()) and n.value in self.models]
+            found = [
+                i for i, n in enumerate(names) if m.matches(n, m.Name()) and n.value in self.models
+            ]
             if len(found) != 1 or any(isinstance(e, cst.StarredElement) for e in target.elements):
                 return Mode(UNKNOWN, origin=stmt)
             position = found[0]

@@ -390,7 +390,7 @@ def _until(stmts, section) -> list:
 # -- the conversion -----------------------------------------------------------------------------
 def _converted_trace(ctx, plan, start: Mode) -> Trace:
     """The modes the converted model runs in, hook by hook as Lightning calls them."""
-    tracer = _tracer(ctx, plan, converted=True)
+    tracer = _tracer(ctx, plan)
     v = plan.validation
     batch = [*plan.before_step, *plan.train_body, *plan.after_step]
 
@@ -484,7 +484,7 @@ def _set_by(ctx, plan, mode: Mode, training: bool) -> str:
 
 def _lightning_note(mode: Mode, converted: Mode, training: bool) -> str:
     if training:
-        return " (Lightning puts the model back in the mode it had before each validation pass)"
+        return " (Lightning leaves the model's mode as it finds it but for its validation passes)"
     if converted.kind == EVAL:
         return " (Lightning evaluates in eval mode)"
     return ""
@@ -564,7 +564,7 @@ def _model_class(ctx, plan) -> cst.ClassDef | None:
     return found if isinstance(found, cst.ClassDef) else None
 
 
-def _tracer(ctx, plan, converted: bool = False) -> ModeTracer:
+def _tracer(ctx, plan) -> ModeTracer:
     models = _models(plan)
     helpers = _helpers_reading(ctx.module, models)
     model_class = _model_class(ctx, plan)

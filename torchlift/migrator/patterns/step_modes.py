@@ -566,7 +566,16 @@ def _model_class(ctx, plan) -> cst.ClassDef | None:
 
 def _tracer(ctx, plan) -> ModeTracer:
     models = _models(plan)
-    helpers = _helpers_reading(ctx.module, models)
+    cache = ctx.found.setdefault("step_modes_cache", {})
+    if "helpers" not in cache:
+        cache["helpers"] = _helpers_reading(ctx.module, models)
+    helpers, known_runs = cache["helpers"], cache.setdefault("runs", {})
+
+    def runs(stmt) -> bool:
+        if id(stmt) not in known_runs:
+            known_runs[id(stmt)] = (stmt, _runs_model(ctx, stmt, models, helpers))
+        return known_runs[id(stmt)][1]  # (the statement kept alive: its id stays its own)
+
     model_class = _model_class(ctx, plan)
     loops = [plan.validation.anchor] if plan.validation is not None else []
     nonempty = set()
@@ -577,7 +586,7 @@ def _tracer(ctx, plan) -> ModeTracer:
     return ModeTracer(
         ctx,
         models,
-        runs=lambda stmt: _runs_model(ctx, stmt, models, helpers),
+        runs=runs,
         harmless=lambda call, name: not _hands_model(ctx, call, name),
         builds_module=lambda value, position: builds_module(ctx, value, position),
         model_class=model_class,

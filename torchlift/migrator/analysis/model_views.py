@@ -63,6 +63,25 @@ def _optimizer_view(stmt, optimizers: set[str]) -> bool:
     return bool(optimizers) and bool(m.findall(stmt, attribute))
 
 
+def reads_optimizer_tensors(stmt, optimizers: set[str]) -> bool:
+    """`stmt` reads the tensors an optimizer holds: its `state` (`state_dict()`), or the
+    "params" of its `param_groups` (a group's "lr" alone is no tensor: Lightning's scheduler
+    step, not the optimizer's, changes it)."""
+    if not optimizers or not collect_names(stmt).reads & optimizers:
+        return False
+    owned = m.Name(m.MatchIfTrue(lambda n: n in optimizers))
+    if m.findall(stmt, m.Attribute(value=owned, attr=m.Name("state") | m.Name("state_dict"))):
+        return True
+    if not m.findall(stmt, m.Attribute(value=owned, attr=m.Name("param_groups"))):
+        return False
+    key = m.SubscriptElement(m.Index(m.SimpleString(m.MatchIfTrue(_is_params_key))))
+    return bool(m.findall(stmt, m.Subscript(slice=[key])))
+
+
+def _is_params_key(literal: str) -> bool:
+    return literal.strip("\"'") == "params"
+
+
 def _filled(stmt) -> set[str]:
     """The names `stmt` adds to in place (`name.append(p)`, `name[k] = p`)."""
     filled = set()

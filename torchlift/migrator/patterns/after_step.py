@@ -34,7 +34,7 @@ import libcst.matchers as m
 
 from ..analysis.confined_effects import root_name
 from ..analysis.function_reads import functions_reading
-from ..analysis.model_views import model_views
+from ..analysis.model_views import model_views, reads_optimizer_tensors
 from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
 from ..emit.rank_zero import under_test
@@ -139,6 +139,8 @@ def bind(ctx, plan, steps) -> None:
     def reads_after_the_step(position, stmt) -> bool:
         reads = collect_names(stmt).reads
         if reads & reading_names or changed_in_place(stmt) & step_reads:
+            return True
+        if reads_optimizer_tensors(stmt, optimizers):  # `p.grad` of a group's "params"
             return True
         return bool(reads & stepped) and not any(p > position for p in scheduler_steps)
 

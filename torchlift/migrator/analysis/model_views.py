@@ -6,9 +6,9 @@
     params = optimizer.param_groups[0]["params"]   `p.data`), as a read of `model` does
 
 A name is such a view when a statement binds it, or fills it (`decay.append(p)`), from an
-expression using the model other than by calling it: `model(x)` computes a new tensor,
-`model.parameters()`, `model[-1]`, `model.fc.weight` or `model` itself hand out the model's
-objects. The same for the names built from such a view (`ps = [p for p in parameters]`), and
+expression using the model other than by calling it: `model(x)` or a method of the model's
+own, `model.loss_fn(out, y)`, computes a new value; `model.parameters()`, `model[-1]`,
+`model.fc.weight` or `model` itself hand out the model's objects. The same for the names built from such a view (`ps = [p for p in parameters]`), and
 for an optimizer's `param_groups` / `state` (the model's tensors and their moments). A name
 computed from a view (`n = sum(p.numel() for p in parameters)`) counts too: reading it after
 the step where the script read it is what the script did, and telling a count from a tensor
@@ -23,6 +23,16 @@ import libcst.matchers as m
 from .names import bound_names, collect_names
 
 _FILLING = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+
+# nn.Module's methods returning the module's own objects (any other method of the model
+# called on it, `model.encode(x)`, computes a value; `model.fc.weight.t()` is a view still)
+_HANDING_OUT = frozenset(
+    {
+        *("parameters", "named_parameters", "buffers", "named_buffers", "state_dict"),
+        *("children", "named_children", "modules", "named_modules"),
+        *("get_parameter", "get_buffer", "get_submodule"),
+    }
+)
 
 # an optimizer's attributes holding the model's parameters or the moments its step changes
 _OPTIMIZER_VIEWS = frozenset({"param_groups", "state", "state_dict"})
@@ -103,8 +113,15 @@ class _NonCalleeUse(cst.CSTVisitor):
         self._skip: set[int] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name):
-            self._skip.add(id(node.func))
+        func = node.func
+        if isinstance(func, cst.Name):  # `model(x)`: a new tensor
+            self._skip.add(id(func))
+        elif (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.attr.value not in _HANDING_OUT
+        ):  # `model.loss_fn(out, y)`, `model.encode(x)`: a method computing a value
+            self._skip.add(id(func.value))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._skip.add(id(node.attr))

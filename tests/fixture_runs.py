@@ -141,13 +141,21 @@ class FixtureRuns:
         return ForkedRuns(server, folder) if server else LiveRuns()
 
     def run_python(
-        self, script: Path, env: dict[str, str], *, lightning: bool, timeout: float = RUN_TIMEOUT
+        self,
+        script: Path,
+        env: dict[str, str],
+        *,
+        lightning: bool,
+        args: tuple[str, ...] = (),
+        cwd: Path | None = None,
+        timeout: float = RUN_TIMEOUT,
     ) -> subprocess.CompletedProcess:
-        """`subprocess.run([python, script], cwd=its folder, env=env, capture_output=True,
-        text=True, timeout=timeout)` for a test's own script, started as `live` starts it."""
-        command = [sys.executable, str(script)]
+        """`subprocess.run([python, script, *args], cwd=cwd or the script's folder, env=env,
+        capture_output=True, text=True, timeout=timeout)` for a test's own script, started as
+        `live` starts it."""
+        command = [sys.executable, str(script), *map(str, args)]
         live = self.live(lightning, Path(tempfile.mkdtemp(dir=self.workdir, prefix="streams-")))
-        proc = live.start(command, script.parent, env)
+        proc = live.start(command, cwd or script.parent, env)
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -24,16 +24,18 @@ import functools
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from fork_server import ForkedRuns, ForkServer
+from fork_server import LIGHTNING, TORCH, ForkedRuns, ForkServer
 
 from torchlift.cli.sources import encode_source, read_source
-from torchlift.verify.trace import TracedRun, launcher_args, run_traced
+from torchlift.verify.trace import LiveRuns, TracedRun, kill_group, launcher_args, run_traced
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PROBE = Path(__file__).with_name("fixture_probe")
@@ -109,8 +111,8 @@ class FixtureRuns:
             env = _run_env()
             env["CUDA_VISIBLE_DEVICES"] = ""  # as run_traced hides GPUs
             self._servers = {
-                "torch": ForkServer(workdir, ("torch",), env),
-                "lightning": ForkServer(workdir, ("torch", "lightning"), env),
+                "torch": ForkServer(workdir, TORCH, env),
+                "lightning": ForkServer(workdir, LIGHTNING, env),
             }
 
     # -- what tests call ----------------------------------------------------------------------
@@ -130,6 +132,38 @@ class FixtureRuns:
     def folder(self, case: str, kind: str) -> Path:
         """Where the run's script ran (and wrote its files)."""
         return self.workdir / case / kind
+
+    def live(self, lightning: bool, folder: Path) -> LiveRuns:
+        """Where another test's `python script` runs start (run_traced's `live`): forked from
+        the server holding torch (and lightning, for a script importing it), as the fixture
+        runs are; spawned when forking is off. `folder` keeps the forked run's streams."""
+        server = self._servers.get("lightning" if lightning else "torch")
+        return ForkedRuns(server, folder) if server else LiveRuns()
+
+    def run_python(
+        self,
+        script: Path,
+        env: dict[str, str],
+        *,
+        lightning: bool,
+        args: tuple[str, ...] = (),
+        cwd: Path | None = None,
+        timeout: float = RUN_TIMEOUT,
+    ) -> subprocess.CompletedProcess:
+        """`subprocess.run([python, script, *args], cwd=cwd or the script's folder, env=env,
+        capture_output=True, text=True, timeout=timeout)` for a test's own script, started as
+        `live` starts it."""
+        command = [sys.executable, str(script), *map(str, args)]
+        live = self.live(lightning, Path(tempfile.mkdtemp(dir=self.workdir, prefix="streams-")))
+        proc = live.start(command, cwd or script.parent, env)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            raise
+        finally:
+            live.finished(proc)
+        return subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
 
     def reading(self) -> None:
         """Tests reading runs are on: every worker may run now."""
@@ -283,6 +317,13 @@ def fixture_runs() -> FixtureRuns:
     runs = _start()
     runs.reading()
     return runs
+
+
+@pytest.fixture(scope="session")
+def python_runs() -> FixtureRuns:
+    """For a test running scripts of its own: `live(...)` / `run_python(...)` fork them from the
+    fixture runs' servers (without starting the fixture runs)."""
+    return _start()
 
 
 def describe(result) -> str:

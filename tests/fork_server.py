@@ -30,6 +30,13 @@ from pathlib import Path
 
 from torchlift.verify.trace import LiveRuns
 
+# What the servers import. A plain script's first optimizer step imports torch._dynamo (and
+# with it sympy, torch._inductor, torch.distributed...): about 1 s of CPU, most of a small
+# fixture's run, paid again by every run forked from a server holding torch alone. Importing
+# lightning imports it too, so both servers hold the same torch.
+TORCH = ("torch", "torch._dynamo")
+LIGHTNING = (*TORCH, "lightning")
+
 
 # -- the server ---------------------------------------------------------------------------------
 def serve(path: str, modules: list[str]) -> None:
@@ -149,7 +156,7 @@ class ForkServer:
     """A server process importing `modules`, started on first use, ended with the session."""
 
     def __init__(self, folder: Path, modules: tuple[str, ...], env: dict[str, str]) -> None:
-        self.path = str(folder / f"fork-{'-'.join(modules)}.sock")
+        self.path = str(folder / f"fork-{modules[-1]}.sock")  # AF_UNIX paths are short
         self._modules = modules
         self._env = env
         self._proc: subprocess.Popen | None = None

@@ -7,8 +7,6 @@ runtime and on real Lightning.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -41,7 +39,7 @@ print("RELOADED", sorted(_again.hparams))
 
 @pytest.mark.parametrize("target", ["runtime", "lightning"])
 @pytest.mark.parametrize("case", sorted(SAVED))
-def test_saved_hyperparameters_load_with_weights_only(case, target, tmp_path):
+def test_saved_hyperparameters_load_with_weights_only(case, target, tmp_path, python_runs):
     cls, ignored, names = SAVED[case]
     source = (FIXTURES / case / "input.py").read_text()
     result = migrate_source(source, path=f"{case}.py", target=target)
@@ -50,14 +48,8 @@ def test_saved_hyperparameters_load_with_weights_only(case, target, tmp_path):
     (tmp_path / "train.py").write_text(result.output + _CHECK.format(cls=cls, ignored=ignored))
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    run = subprocess.run(
-        [sys.executable, "train.py"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    # forked as the fixture runs are (tests/fixture_runs.py)
+    run = python_runs.run_python(tmp_path / "train.py", env, lightning=target == "lightning")
     assert run.returncode == 0, run.stderr[-3000:]
     assert f"SAVED {names}" in run.stdout
     assert f"RELOADED {names}" in run.stdout

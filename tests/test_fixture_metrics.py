@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -35,7 +33,7 @@ MONITORED = {
 
 @pytest.mark.parametrize("target", ["runtime", "lightning"])
 @pytest.mark.parametrize("case", sorted(MONITORED))
-def test_model_checkpoint_finds_the_logged_validation_metric(case, target, tmp_path):
+def test_model_checkpoint_finds_the_logged_validation_metric(case, target, tmp_path, python_runs):
     metric, mode, printed = MONITORED[case]
     source = (FIXTURES / case / "input.py").read_text()
     result = migrate_source(source, path=f"{case}.py", target=target)
@@ -48,16 +46,7 @@ def test_model_checkpoint_finds_the_logged_validation_metric(case, target, tmp_p
     assert callback in script
     script += "\nprint('BEST', trainer.checkpoint_callback.best_model_score.item())\n"
     (tmp_path / "train.py").write_text(script)
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    run = subprocess.run(
-        [sys.executable, "train.py"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    run = python_runs.run_python(tmp_path / "train.py", _env(), lightning=target == "lightning")
     assert run.returncode == 0, run.stderr[-3000:]
     values = [float(v) for v in re.findall(printed, run.stdout)]
     best = float(re.search(r"BEST ([-0-9.e]+)", run.stdout).group(1))
@@ -180,19 +169,17 @@ PRINTED = {
 }
 
 
-def _run(script: str, folder: Path) -> str:
-    folder.mkdir()
-    (folder / "train.py").write_text(script)
+def _env() -> dict[str, str]:
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    run = subprocess.run(
-        [sys.executable, "train.py"],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    return env
+
+
+def _run(script: str, folder: Path, python_runs, lightning: bool = False) -> str:
+    """`python train.py` in `folder`, forked as the fixture runs are (tests/fixture_runs.py)."""
+    folder.mkdir()
+    (folder / "train.py").write_text(script)
+    run = python_runs.run_python(folder / "train.py", _env(), lightning=lightning)
     assert run.returncode == 0, run.stderr[-3000:]
     return run.stdout
 
@@ -255,7 +242,7 @@ BAR_VALUES = {
 
 @pytest.mark.parametrize("target", ["runtime", "lightning"])
 @pytest.mark.parametrize("case", sorted(BAR_VALUES))
-def test_progress_bar_values_are_logged_with_the_values_shown(case, target, tmp_path):
+def test_progress_bar_values_are_logged_with_the_values_shown(case, target, tmp_path, python_runs):
     """`set_postfix(acc=..., lr=...)` values are logged (prog_bar=True) under the script's keys,
     with the values the script's bar showed: the last step's, read after the training."""
     shown = BAR_VALUES[case]
@@ -268,8 +255,8 @@ def test_progress_bar_values_are_logged_with_the_values_shown(case, target, tmp_
     converted = result.output + "".join(
         f"\nprint('{k}', repr(float(trainer.callback_metrics['{k}'])))" for k in shown
     )
-    before = _run(original, tmp_path / "original")
-    after = _run(converted, tmp_path / "converted")
+    before = _run(original, tmp_path / "original", python_runs)
+    after = _run(converted, tmp_path / "converted", python_runs, target == "lightning")
     for key in shown:
         value = float(re.findall(rf"^{key} (\S+)$", before, re.M)[-1])
         logged = float(re.findall(rf"^{key} (\S+)$", after, re.M)[-1])

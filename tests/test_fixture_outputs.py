@@ -15,6 +15,7 @@ fixtures/<case>/expected.py beside its input.py:
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import subprocess
@@ -48,14 +49,25 @@ def _trainer_calls(text: str) -> list[ast.Call]:
 
 
 def _unused_imports(path: Path) -> set[str]:
+    return _unused_imports_of_every_case()[path.resolve()]
+
+
+@functools.lru_cache(maxsize=None)
+def _unused_imports_of_every_case() -> dict[Path, set[str]]:
+    """ruff's F401 messages for every case's input.py and expected.py, from one ruff run (one
+    run per file took longer than all the checks)."""
+    paths = [FIXTURES / case / name for case in CASES for name in ("input.py", "expected.py")]
     found = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "F401"]
-        + ["--output-format", "json", "--exit-zero", str(path)],
+        + ["--output-format", "json", "--exit-zero", *map(str, paths)],
         capture_output=True,
         text=True,
         check=True,
     )
-    return {item["message"] for item in json.loads(found.stdout)}
+    unused: dict[Path, set[str]] = {path.resolve(): set() for path in paths}
+    for item in json.loads(found.stdout):
+        unused[Path(item["filename"]).resolve()].add(item["message"])
+    return unused
 
 
 def test_there_are_cases():

@@ -100,17 +100,19 @@ def _script(case: str, kind: str, engine: str) -> str:
     return reference.replace("lightning.pytorch", ENGINES[engine])
 
 
-def _run(case: str, kind: str, engine: str, workdir: Path) -> TracedRun:
+def _run(case: str, kind: str, engine: str, workdir: Path, python_runs) -> TracedRun:
     folder = workdir / case / f"{kind}-{engine}"
     folder.mkdir(parents=True)
     script = folder / "train.py"
     script.write_text(_script(case, kind, engine))
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONWARNINGS="ignore")
-    return run_traced(script, cwd=folder, env=env, timeout=RUN_TIMEOUT)
+    # forked as the fixture runs are (tests/fixture_runs.py)
+    live = python_runs.live(engine == "lightning", folder.with_name(folder.name + ".streams"))
+    return run_traced(script, cwd=folder, env=env, timeout=RUN_TIMEOUT, live=live)
 
 
 @pytest.fixture(scope="module")
-def runs(request, tmp_path_factory):
+def runs(request, tmp_path_factory, python_runs):
     """Start the selected cases' runs up front, so they overlap on a small pool."""
     selected = {
         item.callspec.params["case"]
@@ -121,7 +123,7 @@ def runs(request, tmp_path_factory):
     pool = ThreadPoolExecutor(max_workers=workers)
     workdir = tmp_path_factory.mktemp("upgrade")
     futures = {
-        (case, kind, engine): pool.submit(_run, case, kind, engine, workdir)
+        (case, kind, engine): pool.submit(_run, case, kind, engine, workdir, python_runs)
         for case in sorted(selected)
         for engine in ENGINES
         for kind in ("upgraded", "reference")

@@ -101,7 +101,7 @@ def test_most_generated_scripts_convert():
     assert share >= MIN_CONVERTED, f"only {share:.0%} of {len(outcomes)} generated scripts convert"
 
 
-def _run_pair(tmp_path, original: str, converted: str):
+def _run_pair(tmp_path, original: str, converted: str, python_runs):
     paths = []
     for name, code in [("original", original), ("converted", converted)]:
         folder = tmp_path / name
@@ -110,19 +110,23 @@ def _run_pair(tmp_path, original: str, converted: str):
         paths.append(folder / "train.py")
     # one thread per script: two runs share the machine, and thread counts change float sums
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    with ThreadPoolExecutor(2) as pool:
-        runs = list(
-            pool.map(
-                lambda p: run_traced(p, cwd=p.parent, env=env, params=True, timeout=240, seed=0),
-                paths,
-            )
+
+    def run(path):  # forked as the fixture runs are (tests/fixture_runs.py)
+        live = python_runs.live(False, path.parent.with_name(path.parent.name + ".streams"))
+        return run_traced(
+            path, cwd=path.parent, env=env, params=True, timeout=240, seed=0, live=live
         )
+
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(run, paths))
     return runs
 
 
 @settings(max_examples=RUN_EXAMPLES)
 @given(spec=script_specs())
-def test_converted_script_trains_with_the_same_losses(spec: ScriptSpec, tmp_path_factory):
+def test_converted_script_trains_with_the_same_losses(
+    spec: ScriptSpec, tmp_path_factory, python_runs
+):
     source = render_script(spec)
     result = migrate(source)
     if not result.changed:
@@ -131,7 +135,9 @@ def test_converted_script_trains_with_the_same_losses(spec: ScriptSpec, tmp_path
         assert _left_alone_for_a_known_gap(spec, result), f"left alone: {_codes(result)}"
         assume(False)
     note(result.output)
-    original, converted = _run_pair(tmp_path_factory.mktemp("pair"), source, result.output)
+    original, converted = _run_pair(
+        tmp_path_factory.mktemp("pair"), source, result.output, python_runs
+    )
     assert original.ok and original.losses, original.stderr[-2000:]
     assert converted.ok, f"converted script failed:\n{converted.stderr[-3000:]}"
     comparison = compare_runs(original, converted, rtol=1e-5)
@@ -181,7 +187,9 @@ def test_mutated_scripts_never_raise_and_output_is_a_fixed_point(source):
 
 @settings(max_examples=RUN_EXAMPLES)
 @given(source=mutated_scripts())
-def test_a_mutated_script_is_converted_only_if_it_trains_the_same(source, tmp_path_factory):
+def test_a_mutated_script_is_converted_only_if_it_trains_the_same(
+    source, tmp_path_factory, python_runs
+):
     # A deleted zero_grad or a step moved before backward changes training; a migrator that
     # converts such a loop anyway (the Trainer restores the usual order) loses the user's
     # behaviour, so it must leave the loop alone instead.
@@ -195,7 +203,9 @@ def test_a_mutated_script_is_converted_only_if_it_trains_the_same(source, tmp_pa
         return
     note(source)
     note(result.output)
-    original, converted = _run_pair(tmp_path_factory.mktemp("pair"), source, result.output)
+    original, converted = _run_pair(
+        tmp_path_factory.mktemp("pair"), source, result.output, python_runs
+    )
     if not (original.ok and original.losses):
         event("original does not train")
         return

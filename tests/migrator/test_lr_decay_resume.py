@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -32,7 +30,7 @@ CASES = (
 @pytest.mark.lightning
 @pytest.mark.parametrize("target", ("runtime", "lightning"))
 @pytest.mark.parametrize("case", CASES)
-def test_resumed_run_uses_the_same_learning_rates(case, target, tmp_path):
+def test_resumed_run_uses_the_same_learning_rates(case, target, tmp_path, python_runs):
     source = (ROOT / "fixtures" / case / "input.py").read_text()
     result = migrate_source(source, f"{case}.py", target=target)
     assert result.changed, "\n".join(map(str, result.findings))
@@ -40,14 +38,14 @@ def test_resumed_run_uses_the_same_learning_rates(case, target, tmp_path):
     script.write_text(result.output)
     out = tmp_path / "lrs.json"
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore", CUDA_VISIBLE_DEVICES="")
-    proc = subprocess.run(
-        [sys.executable, str(RUNNER), str(script), TARGET_MODULES[target], str(out)],
+    # forked as the fixture runs are (tests/fixture_runs.py)
+    proc = python_runs.run_python(
+        RUNNER,
+        env,
+        lightning=target == "lightning",
+        args=(script, TARGET_MODULES[target], out),
         cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
         timeout=600,
-        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     runs = json.loads(out.read_text())

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: fork_server
-from fork_server import ForkedRuns, ForkServer  # noqa: E402
+from fork_server import TORCH, ForkedRuns, ForkServer  # noqa: E402
 
 from torchlift.verify.trace import run_traced  # noqa: E402
 
@@ -37,7 +37,7 @@ sys.exit(int(sys.argv[1]))
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("server")
-    server = ForkServer(folder, ("torch",), dict(os.environ, OMP_NUM_THREADS="1"))
+    server = ForkServer(folder, TORCH, dict(os.environ, OMP_NUM_THREADS="1"))
     yield server
     server.stop()
 

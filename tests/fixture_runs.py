@@ -226,7 +226,16 @@ class FixtureRuns:
         return self.workdir / case / "original.probe.jsonl"
 
     def _run(self, case: str, kind: str, script: bytes) -> TracedRun:
+        run = self._run_once(case, kind, script)
+        if is_distributed(case) and _gloo_teardown_abort(run):
+            run = self._run_once(case, kind, script)  # once: a real crash aborts again
+        return run
+
+    def _run_once(self, case: str, kind: str, script: bytes) -> TracedRun:
         folder = self.folder(case, kind)
+        shutil.rmtree(folder, ignore_errors=True)
+        if kind == "original":
+            self._probe_log(case).unlink(missing_ok=True)
         folder.mkdir(parents=True)
         path = folder / "train.py"
         path.write_bytes(script)
@@ -252,6 +261,13 @@ class FixtureRuns:
             launcher=launcher(case),
             live=live,
         )
+
+
+def _gloo_teardown_abort(run: TracedRun) -> bool:
+    """A process of a DDP run aborted by std::terminate in a C++ thread, Python raising nothing:
+    gloo's transport threads racing `destroy_process_group` on a loaded machine (seen once in
+    CI on an unchanged fixture's original script, after its every step had run)."""
+    return not run.ok and "terminate called without an active exception" in run.stderr
 
 
 def _run_env() -> dict[str, str]:

@@ -226,3 +226,90 @@ UNCHANGED = {
         "TL156",
     ),
 }
+
+# minGPT's callbacks return early on most iterations: a bare `return` skipping the rest of the
+# body is the `if` it stands in, the rest under its negated test (source/guard_returns.py)
+_EARLY = """
+
+def log_every(trainer):
+    {body}
+
+
+runner.set_callback("on_batch_end", log_every)
+runner.run(2)
+"""
+
+
+def _early(body):
+    return _case(script=_EARLY.format(body=body).replace("{", "{{").replace("}", "}}"))
+
+
+CONVERTS["callback_returning_early"] = (
+    _early(
+        "if trainer.iter_num % 2 != 0:\n"
+        "        return\n"
+        '    print("iter", trainer.iter_num, trainer.loss.item())\n'
+        "    if trainer.iter_num % 4 == 0:\n"
+        '        print("every 4")'
+    ),
+    [
+        "if not (self.iter_num % 2 != 0):\n"
+        '            print("iter", self.iter_num, loss.item())\n'
+        "            if self.iter_num % 4 == 0:\n"
+        '                print("every 4")\n'
+        "        self.iter_num += 1",
+    ],
+    ["return\n", "def log_every"],
+)
+# an `else` branch goes on; a `return` in both branches of an if/else ends the body there
+CONVERTS["callback_returning_in_an_if_else"] = (
+    _early(
+        "if trainer.iter_num == 0:\n"
+        "        return\n"
+        "    else:\n"
+        '        print("not first")\n'
+        '    print("after", trainer.iter_num)'
+    ),
+    [
+        "if not (self.iter_num == 0):\n"
+        '            print("not first")\n'
+        '            print("after", self.iter_num)'
+    ],
+    ["return\n"],
+)
+CONVERTS["callback_returning_from_an_elif_chain_at_its_end"] = (
+    _early(
+        'print("seen")\n'
+        "    if trainer.iter_num < 2:\n"
+        "        return\n"
+        "    elif trainer.iter_num % 2 == 0:\n"
+        '        print("even")'
+    ),
+    ['if self.iter_num < 2:\n            pass\n        elif self.iter_num % 2 == 0:'],
+    ["return\n"],
+)
+# a return in a loop, or with the rest run by two branches (it would be copied), or returning
+# a value: refused
+UNCHANGED["callback_returning_in_a_loop"] = (
+    _early(
+        "for every in (2, 3):\n"
+        "        if trainer.iter_num % every == 0:\n"
+        "            return\n"
+        '    print("neither")'
+    ),
+    "TL156",
+)
+UNCHANGED["callback_rest_after_two_branches_going_on"] = (
+    _early(
+        "if trainer.iter_num == 0:\n"
+        "        return\n"
+        "    elif trainer.iter_num == 1:\n"
+        '        print("second")\n'
+        '    print("rest")'
+    ),
+    "TL156",
+)
+UNCHANGED["callback_returning_a_value"] = (
+    _early('if trainer.iter_num % 2:\n        return trainer.loss.item()\n    print("even")'),
+    "TL156",
+)

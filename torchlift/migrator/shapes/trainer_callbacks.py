@@ -41,8 +41,10 @@ Refused (TL156, naming the line): a registration that is not a statement of the 
 creating the instance, before it runs, with a literal event and a function of the module
 defined once; a trigger that is not `self.trigger("event")` as a statement of a method; an
 event triggered at several places, or a callback registered twice; a callback with other
-parameters than the trainer, a `return`, `yield`, `global` or a nested scope, a decorator, a
-local the method holding the trigger also uses, or a name it reads that the method binds.
+parameters than the trainer, a `yield`, `global` or a nested scope, a `return` other than a
+bare one skipping the rest of its body (minGPT's `if trainer.iter_num % 100 != 0: return`
+is inlined as `if not (...): <the rest>`, source/guard_returns.py), a decorator, a local the
+method holding the trigger also uses, or a name it reads that the method binds.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..analysis.names import collect_names, only_module_binding, rename
 from ..emit.unused_imports import drop_unused_imports
 from ..rule import Rule, Unsupported
+from ..source.guard_returns import without_returns
 from .step_inline import _Replace
 from .trainer_inline import (
     _attribute_locals,
@@ -130,15 +133,18 @@ CALLBACK_SHAPE = Rule(
     before the run, with a literal event and a function of the module defined once (a
     registration in a loop, under an `if`, after the run, or a function bound again may call
     something else); triggered by one statement `self.trigger("event")` (two places would
-    need two copies); a function taking only the trainer, without `return`, `yield`,
-    `global` or a nested function, whose locals the method holding the trigger does not use
-    and whose globals that method does not bind (inlined, they would meet).""",
+    need two copies); a function taking only the trainer, without `yield`, `global` or a
+    nested function, returning early only by a bare `return` that skips the rest of its body
+    (in an `if` of it: the rest then runs in the branch that goes on; not in a loop, a `with`
+    or a `try`), whose locals the method holding the trigger does not use and whose globals
+    that method does not bind (inlined, they would meet).""",
     """Call the function where the trainer triggers the event (`report(self)`), or rename the
     names that meet.""",
     _EXAMPLE_CLASS
     + """def report(trainer):
-    if trainer.step == 3:
-        return
+    for every in (2, 3):
+        if trainer.step % every == 0:
+            return
     print(trainer.step, trainer.loss.item())
 
 
@@ -222,7 +228,9 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
             new = []  # (statement placed, the callback's statement it came from)
             for name in callbacks:
                 held = set() if local else _held_globals(module, methods, method, stmt, created)
-                new += _inlined_body(owner, functions[name], method, stmt, held)
+                top, inner = _inlined_body(owner, functions[name], method, stmt, held)
+                new += top
+                pairs += inner  # statements an early return's rewrite moved into a branch
                 placed.append(f"`{name}` ({event!r})")
             if new:
                 first, source = new[0]
@@ -499,20 +507,27 @@ def _check_shape(function: cst.FunctionDef) -> None:
         or params.params[0].default is not None
     ):
         why = "takes other parameters than the trainer"
-    elif m.findall(function.body, m.Return() | m.Yield() | m.Global() | m.Nonlocal()):
-        why = "has a `return`, `yield`, `global` or `nonlocal`"
+    elif m.findall(function.body, m.Yield() | m.Global() | m.Nonlocal()):
+        why = "has a `yield`, `global` or `nonlocal`"
     elif m.findall(function.body, m.FunctionDef() | m.ClassDef() | m.Lambda()):
         why = "defines a nested function, class or lambda"
+    elif without_returns(function.body.body) is None:  # source/guard_returns.py
+        why = (
+            "returns other than by a bare `return` skipping the rest of its body (in a loop, "
+            "a `with` or a `try`, with a value, or before code two branches would run)"
+        )
     elif "self" in collect_names(function.body).all():
         why = "uses the name `self`, which its parameter becomes"
     if why is not None:
         raise Unsupported(CALLBACK_SHAPE, f"callback `{name}()` {why}: not inlined", function)
 
 
-def _inlined_body(owner: str, function, method, trigger, held: set[str]) -> list:
+def _inlined_body(owner: str, function, method, trigger, held: set[str]) -> tuple[list, list]:
     """(statement, the function's statement it came from): the function's statements with
-    its parameter read as `self`, checked against the names of `method` where they land
-    (`held`: names the method binds to the module's object of that name, see _held_globals)."""
+    its parameter read as `self` and its bare `return`s made blocks (guard_returns.py),
+    checked against the names of `method` where they land (`held`: names the method binds
+    to the module's object of that name, see _held_globals); then the same pairs for the
+    statements a rewritten `if` holds now, for the line origins."""
     param = function.params.params[0].name.value
     body = [s for s in function.body.body if not _docstring(s)]
     own = collect_names(*body)
@@ -528,7 +543,13 @@ def _inlined_body(owner: str, function, method, trigger, held: set[str]) -> list
             f"would share `{meets[0]}` with it (a local of one, or a global the other binds)",
             trigger,
         )
-    return [(rename(stmt, {param: cst.Name("self")}), stmt) for stmt in body]
+    renamed = [(rename(stmt, {param: cst.Name("self")}), stmt) for stmt in body]
+    placed = without_returns([new for new, _ in renamed])
+    source = {id(new): stmt for new, stmt in renamed}
+    # the one `if` rewritten stands where the first statement holding a return stood
+    rewritten = next((stmt for stmt in body if m.findall(stmt, m.Return())), None)
+    top = [(new, source.get(id(new), rewritten)) for new in placed]
+    return top, [pair for pair in renamed if id(pair[0]) not in {id(n) for n in placed}]
 
 
 def _held_globals(module, methods, method, trigger, created) -> set[str]:

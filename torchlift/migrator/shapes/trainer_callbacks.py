@@ -57,7 +57,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..analysis.names import collect_names, only_module_binding, rename
+from ..analysis.names import bound_names, collect_names, only_module_binding, rename
 from ..emit.unused_imports import drop_unused_imports
 from ..rule import Rule, Unsupported
 from ..source.guard_returns import without_returns
@@ -196,7 +196,7 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
     if not triggers:
         return None
     creations = [
-        (block, stmt, loops or not isinstance(scope, (cst.Module, cst.If)))
+        (block, stmt, loops or not isinstance(scope, (cst.Module, cst.If)), scope)
         for block, scope, loops in run_blocks(module)
         for stmt in block
         if m.matches(
@@ -208,10 +208,10 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
     ]
     if len(creations) != 1:
         return None  # trainer_inline.py says why the class is not used once (TL171)
-    block, created, local = creations[0]
+    block, created, local, scope = creations[0]
     instance = created.body[0].targets[0].target.value
     registrations, events = _registrations(module, owner, instance, block, created, registry)
-    functions = _callbacks(module, owner, events, registrations)
+    functions = _callbacks(module, owner, events, registrations, block, scope)
     replaced: dict[int, list | None] = {id(s): [] for s, _ in registrations}
     pairs: list = []
     placed = []
@@ -468,8 +468,12 @@ def _registrations(module, owner: str, instance: str, block: list, created, regi
     return found, events
 
 
-def _callbacks(module, owner: str, events: dict, registrations) -> dict[str, cst.FunctionDef]:
-    """The functions registered (each once), checked to run the same inlined."""
+def _callbacks(
+    module, owner: str, events: dict, registrations, block, scope
+) -> dict[str, cst.FunctionDef]:
+    """The functions registered (each once), checked to run the same inlined: a function the
+    module defines once, or one the block creating the instance defines once (chargpt's
+    callback under `if __name__ == "__main__":`, or in a `main()`)."""
     named = [n for names in events.values() for n in names]
     at = {r[1].args[1].value.value: r[0] for r in registrations}
     functions = {}
@@ -480,6 +484,8 @@ def _callbacks(module, owner: str, events: dict, registrations) -> dict[str, cst
                 CALLBACK_SHAPE, f"`{name}` is registered more than once: it would run twice", stmt
             )
         function = only_module_binding(module, name)
+        if function is scope or scope is not module and function is None:
+            function = _defined_in_block(block, scope, name)
         if not isinstance(function, cst.FunctionDef) or _declared_global(module, name):
             raise Unsupported(
                 CALLBACK_SHAPE,
@@ -490,6 +496,21 @@ def _callbacks(module, owner: str, events: dict, registrations) -> dict[str, cst
         _check_shape(function)
         functions[name] = function
     return functions
+
+
+def _defined_in_block(block: list, scope, name: str) -> cst.FunctionDef | None:
+    """The `def` of `name` in `block` (the `if __name__ == "__main__":` body, or a function's)
+    when it is the only statement of its scope binding `name`: for the `if`, the module
+    binds it nowhere else (the caller checked the `if` is the module's only binding); for a
+    function, no other statement of its body does (nested blocks included)."""
+    binders = [s for s in block if name in bound_names(s)]
+    if len(binders) != 1 or not isinstance(binders[0], cst.FunctionDef):
+        return None
+    if isinstance(scope, cst.FunctionDef):
+        everywhere = [s for s in scope.body.body if name in bound_names(s)]
+        if everywhere != binders or name in {p.name.value for p in scope.params.params}:
+            return None
+    return binders[0]
 
 
 def _check_shape(function: cst.FunctionDef) -> None:

@@ -57,7 +57,13 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..analysis.names import bound_names, collect_names, only_module_binding, rename
+from ..analysis.names import (
+    bound_names,
+    collect_names,
+    file_identifiers,
+    only_module_binding,
+    rename,
+)
 from ..emit.unused_imports import drop_unused_imports
 from ..rule import Rule, Unsupported
 from ..source.guard_returns import without_returns
@@ -215,6 +221,7 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
     replaced: dict[int, list | None] = {id(s): [] for s, _ in registrations}
     pairs: list = []
     placed = []
+    taken = file_identifiers(module.code, "<callbacks>")  # fresh names for meeting locals
     for event, sites in triggers.items():
         callbacks = events.get(event, [])
         if callbacks and len(sites) > 1:
@@ -228,10 +235,14 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
             new = []  # (statement placed, the callback's statement it came from)
             for name in callbacks:
                 held = set() if local else _held_globals(module, methods, method, stmt, created)
-                top, inner = _inlined_body(owner, functions[name], method, stmt, held)
+                top, inner, fresh = _inlined_body(
+                    owner, functions[name], method, stmt, held, taken
+                )
                 new += top
                 pairs += inner  # statements an early return's rewrite moved into a branch
-                placed.append(f"`{name}` ({event!r})")
+                taken |= set(fresh.values())
+                shown = ", ".join(f"`{a}` -> `{b}`" for a, b in fresh.items())
+                placed.append(f"`{name}` ({event!r}{'; its ' + shown if shown else ''})")
             if new:
                 first, source = new[0]
                 new[0] = (first.with_changes(leading_lines=stmt.leading_lines), source)
@@ -543,20 +554,25 @@ def _check_shape(function: cst.FunctionDef) -> None:
         raise Unsupported(CALLBACK_SHAPE, f"callback `{name}()` {why}: not inlined", function)
 
 
-def _inlined_body(owner: str, function, method, trigger, held: set[str]) -> tuple[list, list]:
+def _inlined_body(owner: str, function, method, trigger, held: set[str], taken: set[str]):
     """(statement, the function's statement it came from): the function's statements with
-    its parameter read as `self` and its bare `return`s made blocks (guard_returns.py),
-    checked against the names of `method` where they land (`held`: names the method binds
-    to the module's object of that name, see _held_globals); then the same pairs for the
-    statements a rewritten `if` holds now, for the line origins."""
+    its parameter read as `self`, its locals that the names of `method` where they land
+    would meet given fresh names (`x` -> `x_2`: a local is the function's alone), and its
+    bare `return`s made blocks (guard_returns.py); then the same pairs for the statements a
+    rewritten `if` holds now, for the line origins; and the locals renamed. A global it
+    reads that the method binds is refused (`held`: names the method binds to the module's
+    object of that name, see _held_globals)."""
     param = function.params.params[0].name.value
     body = [s for s in function.body.body if not _docstring(s)]
     own = collect_names(*body)
-    local = own.writes - {param}
+    local = _own_locals(function) - {param}
     there = collect_names(method.body)
     bound_there = there.writes | {p.name.value for p in method.params.params}
     frees = own.reads - own.writes
-    meets = sorted((local & (there.all() | bound_there)) | (frees & bound_there - held))
+    meets = sorted(frees & bound_there - held)
+    meeting = sorted(local & (there.all() | bound_there))
+    if meeting and m.findall(function.body, _DYNAMIC):  # `locals()` would show the renaming
+        meets = meeting
     if meets:
         raise Unsupported(
             CALLBACK_SHAPE,
@@ -564,13 +580,36 @@ def _inlined_body(owner: str, function, method, trigger, held: set[str]) -> tupl
             f"would share `{meets[0]}` with it (a local of one, or a global the other binds)",
             trigger,
         )
+    fresh: dict[str, str] = {}
+    for name in meeting:
+        fresh[name] = _fresh(name, taken | there.all() | set(fresh.values()))
+    if fresh:
+        body = [rename(stmt, {a: cst.Name(b) for a, b in fresh.items()}) for stmt in body]
     renamed = [(rename(stmt, {param: cst.Name("self")}), stmt) for stmt in body]
     placed = without_returns([new for new, _ in renamed])
     source = {id(new): stmt for new, stmt in renamed}
     # the one `if` rewritten stands where the first statement holding a return stood
     rewritten = next((stmt for stmt in body if m.findall(stmt, m.Return())), None)
     top = [(new, source.get(id(new), rewritten)) for new in placed]
-    return top, [pair for pair in renamed if id(pair[0]) not in {id(n) for n in placed}]
+    inner = [pair for pair in renamed if id(pair[0]) not in {id(n) for n in placed}]
+    return top, inner, fresh
+
+
+_DYNAMIC = m.Call(func=m.Name("locals") | m.Name("vars") | m.Name("eval") | m.Name("exec"))
+
+
+def _own_locals(function: cst.FunctionDef) -> set[str]:
+    """The function's locals by Python's scopes (not a comprehension's own variables)."""
+    code = cst.Module(body=[function.with_changes(decorators=[])]).code
+    table = next(iter(symtable.symtable(code, "<callback>", "exec").get_children()))
+    return {s.get_name() for s in table.get_symbols() if s.is_local() or s.is_parameter()}
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, n = f"{base}_2", 3
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
 
 
 def _held_globals(module, methods, method, trigger, created) -> set[str]:

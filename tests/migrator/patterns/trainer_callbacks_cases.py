@@ -147,6 +147,16 @@ CONVERTS = {
         ["self.iter_num += 1"],
         ["trigger_callbacks", "if self.iter_num % 2 == 0"],
     ),
+    # the callback's local `seen` is also a name of the run method: the callback's own, it
+    # gets a fresh name (a global it reads that the method binds stays refused)
+    "callback_local_meets_a_name_of_the_run_method": (
+        _case(
+            'runner.set_callback("on_batch_end", second_callback)\nrunner.run(2)',
+            trigger='seen = 0\n                self.trigger_callbacks("on_batch_end")',
+        ),
+        ['seen = 0\n        seen_2 = self.iter_num\n        print("seen", seen_2)'],
+        ['print("seen", seen)'],
+    ),
     # the callback's global `model` is the object the run method's local `model` holds
     "callback_reads_the_global_the_run_method_holds": (
         _held(),
@@ -202,11 +212,12 @@ UNCHANGED = {
         _case(trigger='done = self.trigger_callbacks("on_batch_end")'),
         "TL156",
     ),
-    # the callback's local `seen` is also a name of the method holding the trigger
-    "callback_local_meets_a_name_of_the_run_method": (
+    # the callback reads the global `data`, which the run method binds
+    "callback_global_meets_a_local_of_the_run_method": (
         _case(
-            'runner.set_callback("on_batch_end", second_callback)\nrunner.run(2)',
-            trigger='seen = 0\n                self.trigger_callbacks("on_batch_end")',
+            'data = "script"\n\ndef reads_data(trainer):\n    print(data)\n\n'
+            'runner.set_callback("on_batch_end", reads_data)\nrunner.run(2)',
+            trigger='data = 0\n                self.trigger_callbacks("on_batch_end")',
         ),
         "TL156",
     ),

@@ -324,3 +324,32 @@ UNCHANGED["callback_returning_a_value"] = (
     _early('if trainer.iter_num % 2:\n        return trainer.loss.item()\n    print("even")'),
     "TL156",
 )
+
+# chargpt: the instance, its callback and the registration under `if __name__ == "__main__":`
+_MAIN_BLOCK = _TRAINER.split("\ndef batch_end_callback")[0].replace("{registry}", "defaultdict(list)").replace(
+    "{trigger}", 'self.trigger_callbacks("on_batch_end")'
+) + """
+
+if __name__ == "__main__":
+    runner = Runner(model, loader)
+
+    def log_every(trainer):
+        if trainer.iter_num % 2 == 0:
+            print("iter", trainer.iter_num)
+
+    runner.set_callback("on_batch_end", log_every)
+    {more}
+    runner.run(2)
+"""
+CONVERTS["callback_defined_in_the_main_block"] = (
+    _MAIN_BLOCK.replace("{more}", ""),
+    ['if self.iter_num % 2 == 0:\n            print("iter", self.iter_num)'],
+    ["def log_every", "set_callback"],
+)
+# defined twice in that block: which function the registration holds is not read
+UNCHANGED["callback_defined_twice_in_the_main_block"] = (
+    _MAIN_BLOCK.replace(
+        "{more}", "def log_every(trainer):\n        pass\n"
+    ),
+    "TL156",
+)

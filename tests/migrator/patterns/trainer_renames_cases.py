@@ -57,9 +57,9 @@ CONVERTS = {
     ),
     # given the script's own `config`: one object, nothing renamed
     "parameter_given_the_scripts_name_itself": (
-        _case(script="runner = Runner(config, model, loader)").replace(
-            'config["lr"]', 'config["trainer"]["lr"]'
-        ).replace('config["epochs"]', 'config["trainer"]["epochs"]'),
+        _case(script="runner = Runner(config, model, loader)")
+        .replace('config["lr"]', 'config["trainer"]["lr"]')
+        .replace('config["epochs"]', 'config["trainer"]["epochs"]'),
         ['max_epochs=config["trainer"]["epochs"]'],
         ["runner_config"],
     ),

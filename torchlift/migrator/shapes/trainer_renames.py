@@ -122,7 +122,9 @@ def _created(module: cst.Module, owner: str):
         for stmt in block
         if m.matches(
             stmt,
-            m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())], m.Call(func=m.Name(owner)))]),
+            m.SimpleStatementLine(
+                [m.Assign([m.AssignTarget(m.Name())], m.Call(func=m.Name(owner)))]
+            ),
         )
     ]
     if len(found) != 1:

@@ -71,7 +71,9 @@ def _rewrite_if(stmt: cst.If, rest: list) -> cst.If | None:
     if len(branches) == 1 and not has_else and not bodies[0] and otherwise:
         return stmt.with_changes(test=_negated(stmt.test), body=_block(stmt, otherwise))
     if len(branches) == 2 and has_else and not bodies[0] and bodies[1]:
-        return stmt.with_changes(test=_negated(stmt.test), body=_block(stmt, bodies[1]), orelse=None)
+        return stmt.with_changes(
+            test=_negated(stmt.test), body=_block(stmt, bodies[1]), orelse=None
+        )
     return _rebuilt(stmt, bodies, otherwise)
 
 

@@ -43,8 +43,9 @@ defined once; a trigger that is not `self.trigger("event")` as a statement of a 
 event triggered at several places, or a callback registered twice; a callback with other
 parameters than the trainer, a `yield`, `global` or a nested scope, a `return` other than a
 bare one skipping the rest of its body (minGPT's `if trainer.iter_num % 100 != 0: return`
-is inlined as `if not (...): <the rest>`, source/guard_returns.py), a decorator, a local the
-method holding the trigger also uses, or a name it reads that the method binds.
+is inlined as `if not (...): <the rest>`, source/guard_returns.py), a decorator, or a global
+it reads that the method binds. Its locals that the method also spells get fresh names
+(`x` -> `x_2`), unless it calls `locals()`, `vars()`, `eval` or `exec`.
 """
 
 from __future__ import annotations
@@ -142,8 +143,9 @@ CALLBACK_SHAPE = Rule(
     need two copies); a function taking only the trainer, without `yield`, `global` or a
     nested function, returning early only by a bare `return` that skips the rest of its body
     (in an `if` of it: the rest then runs in the branch that goes on; not in a loop, a `with`
-    or a `try`), whose locals the method holding the trigger does not use and whose globals
-    that method does not bind (inlined, they would meet).""",
+    or a `try`), whose globals the method holding the trigger does not bind (inlined, they
+    would meet; its locals that the method spells get fresh names, unless it calls
+    `locals()`, `vars()`, `eval` or `exec`).""",
     """Call the function where the trainer triggers the event (`report(self)`), or rename the
     names that meet.""",
     _EXAMPLE_CLASS
@@ -563,7 +565,8 @@ def _inlined_body(owner: str, function, method, trigger, held: set[str], taken: 
     reads that the method binds is refused (`held`: names the method binds to the module's
     object of that name, see _held_globals)."""
     param = function.params.params[0].name.value
-    body = [s for s in function.body.body if not _docstring(s)]
+    original = [s for s in function.body.body if not _docstring(s)]
+    body = original
     own = collect_names(*body)
     local = _own_locals(function) - {param}
     there = collect_names(method.body)
@@ -585,11 +588,11 @@ def _inlined_body(owner: str, function, method, trigger, held: set[str], taken: 
         fresh[name] = _fresh(name, taken | there.all() | set(fresh.values()))
     if fresh:
         body = [rename(stmt, {a: cst.Name(b) for a, b in fresh.items()}) for stmt in body]
-    renamed = [(rename(stmt, {param: cst.Name("self")}), stmt) for stmt in body]
+    renamed = [(rename(new, {param: cst.Name("self")}), old) for new, old in zip(body, original)]
     placed = without_returns([new for new, _ in renamed])
     source = {id(new): stmt for new, stmt in renamed}
     # the one `if` rewritten stands where the first statement holding a return stood
-    rewritten = next((stmt for stmt in body if m.findall(stmt, m.Return())), None)
+    rewritten = next((stmt for stmt in original if m.findall(stmt, m.Return())), None)
     top = [(new, source.get(id(new), rewritten)) for new in placed]
     inner = [pair for pair in renamed if id(pair[0]) not in {id(n) for n in placed}]
     return top, inner, fresh

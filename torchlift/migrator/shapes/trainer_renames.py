@@ -86,17 +86,18 @@ def rename_clashing(module: cst.Module, cls: cst.ClassDef):
     created = _created(module, cls.name.value)
     if init is None or created is None:
         return None
-    block, stmt, instance = created
+    block, scope, stmt, instance = created
     try:
         given = bind_call(init, stmt.body[0].value, cls.name.value, stmt, RENAMED, skip=1)
     except Unsupported:
         return None  # the inliner refuses the call
-    outside = [s for s in module.body if s is not cls]
-    spelled = collect_names(*outside).all() if outside else set()
+    spelled = _site_names(module, scope)
     taken = file_identifiers(module.code, "<renames>")
     renames, reads = {}, set()
     for param, value in given:
-        if param in spelled and not m.matches(value, m.Name(param)):
+        if param in methods or m.matches(value, m.Name(param)):
+            continue  # `self.config()` a method; `Trainer(config)` one object, one name
+        if param in spelled:
             found = _instance_reads(module, cls, block, instance, param)
             if found is not None and _local_everywhere(cls, param):
                 renames[param] = _fresh(f"{instance}_{param}", taken | set(renames.values()))
@@ -114,11 +115,30 @@ def rename_clashing(module: cst.Module, cls: cst.ClassDef):
     return new.code, list(range(1, lines + 1)), [0] * lines, (at.line, at.column), message
 
 
+def _site_names(module: cst.Module, scope) -> set[str]:
+    """Names the class's code would meet where it is inlined: the module's own (bound or read
+    at its top level, or read as globals by its functions), and the names of the function
+    `scope` when the instance is created in one (CPython's symbol tables)."""
+    try:
+        top = symtable.symtable(module.code, "<site>", "exec")
+    except SyntaxError:
+        return collect_names(module).all()
+    names = set(top.get_identifiers())
+    stack = list(top.get_children())
+    while stack:
+        table = stack.pop()
+        stack.extend(table.get_children())
+        names |= {s.get_name() for s in table.get_symbols() if s.is_global()}
+    if isinstance(scope, cst.FunctionDef):
+        names |= collect_names(scope).all()
+    return names
+
+
 def _created(module: cst.Module, owner: str):
-    """(block, statement, instance name) of the one `x = Owner(...)` of the script."""
+    """(block, its scope, statement, instance name) of the one `x = Owner(...)`."""
     found = [
-        (block, stmt)
-        for block, _, _ in run_blocks(module)
+        (block, scope, stmt)
+        for block, scope, _ in run_blocks(module)
         for stmt in block
         if m.matches(
             stmt,
@@ -129,8 +149,8 @@ def _created(module: cst.Module, owner: str):
     ]
     if len(found) != 1:
         return None
-    block, stmt = found[0]
-    return block, stmt, stmt.body[0].targets[0].target.value
+    block, scope, stmt = found[0]
+    return block, scope, stmt, stmt.body[0].targets[0].target.value
 
 
 def _instance_reads(module, cls, block: list, instance: str, attr: str) -> set[int] | None:
@@ -201,7 +221,9 @@ class _Renamer(cst.CSTTransformer):
     def leave_FunctionDef(self, original, updated):
         if not any(original is s for s in self.cls.body.body):
             return updated
-        local = _locals(original) & set(self.renames)
+        # a parameter of another method keeps its name: a call could pass it by keyword
+        is_init = original.name.value == "__init__"
+        local = _locals(original, params=is_init) & set(self.renames)
         mapping = {name: cst.Name(self.renames[name]) for name in local}
         params = updated.params
         if mapping:
@@ -230,11 +252,14 @@ class _Renamer(cst.CSTTransformer):
         return updated
 
 
-def _locals(function: cst.FunctionDef) -> set[str]:
-    """Names local to `function`: its parameters and what its body binds (by its scope)."""
+def _locals(function: cst.FunctionDef, params: bool) -> set[str]:
+    """Names local to `function`: what its body binds (by its scope), and its parameters
+    too with `params`; a parameter without it is none."""
     code = cst.Module(body=[function]).code
     table = next(iter(symtable.symtable(code, "<method>", "exec").get_children()))
-    return {s.get_name() for s in table.get_symbols() if s.is_local() or s.is_parameter()}
+    if params:
+        return {s.get_name() for s in table.get_symbols() if s.is_local()}
+    return {s.get_name() for s in table.get_symbols() if s.is_local() and not s.is_parameter()}
 
 
 class _ParamNames(cst.CSTTransformer):

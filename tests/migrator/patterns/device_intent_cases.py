@@ -802,3 +802,26 @@ CONVERTS["nested_conditional_device_keeps_its_order"] = (
     ['accelerator=("cuda" if torch.cuda.is_available() else "cpu") if use_gpu else "cpu"'],
     [".to(device)"],
 )
+# read in the step other than by a move (compared, printed): the class is handed the script's
+# own value -- `self.device == "cpu"` would be False for the string "cpu"
+CONVERTS["config_device_compared_in_the_step"] = (
+    """
+        device = args.device
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                noise = torch.randn(x.shape, device=device)
+                optimizer.zero_grad()
+                loss = criterion(model(x + noise), y)
+                loss.backward()
+                optimizer.step()
+            print(epoch, device == "cpu")
+        """,
+    [
+        "self.device_ = device",
+        'print(epoch, self.device_ == "cpu")',
+        "noise = torch.randn(x.shape, device=self.device_)",
+        "accelerator=torch.device(device).type",
+    ],
+    ["x.to(", "self.device =="],
+)

@@ -240,8 +240,10 @@ def device_value(ctx, value: cst.BaseExpression) -> cst.BaseExpression | None:
 
 # what a device name reads as in the LightningModule, by what the script bound it to: the
 # same Python type, since a string is not a torch.device (`torch.amp.autocast(device_type=)`
-# takes only a str, and `"cuda" == torch.device("cuda")` is False)
+# takes only a str, and `"cuda" == torch.device("cuda")` is False); a value read from a config
+# at run time has no such form: the module is handed the script's own value (`_AS_SCRIPT`)
 _AS_DEVICE, _AS_TYPE, _AS_STRING = "self.device", "self.device.type", "str(self.device)"
+AS_SCRIPT = "script"
 
 
 def device_value_expr(ctx, value: cst.BaseExpression) -> str:
@@ -249,8 +251,8 @@ def device_value_expr(ctx, value: cst.BaseExpression) -> str:
     ("cuda", `current_accelerator().type`), `str(self.device)` for a string naming an index
     ("cuda:0" -- Lightning's device for it prints the same)."""
     value = _chosen(ctx, value)
-    if not isinstance(value, cst.IfExp) and reads_config_device(ctx, value):
-        return "mixed"  # a string or a torch.device, as the config holds it: `self.device`
+    if reads_config_device(ctx, value):  # a string or a torch.device, as the config holds
+        return AS_SCRIPT
     if isinstance(value, cst.IfExp):
         kinds = {device_value_expr(ctx, value.body), device_value_expr(ctx, value.orelse)}
         if kinds <= {_AS_TYPE, _AS_STRING}:  # "cuda:0" if ... else "cpu"

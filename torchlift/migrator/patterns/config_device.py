@@ -23,7 +23,13 @@ to it are refused (TL142, patterns/device_scope.py) at the statement binding it.
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
+
+# a field naming one device: `device`, `DEVICE`, `train_device`, `device_type`, `device_name`
+# (not `devices`, `device_ids`, `num_devices`: counts and lists)
+_DEVICE_FIELD = re.compile(r"(\w+_)?device(_type|_name)?")
 
 
 def config_device_read(ctx, value: cst.BaseExpression) -> bool:
@@ -31,7 +37,7 @@ def config_device_read(ctx, value: cst.BaseExpression) -> bool:
     object the script binds: `cfg.device`, `cfg.system.device`, `cfg["device"]`,
     `cfg.get("device")` (with a default or not)."""
     field, root = _field(value)
-    if field is None or "device" not in field.lower():
+    if field is None or not _DEVICE_FIELD.fullmatch(field.lower()):
         return False
     while True:  # the object holding the field: itself a chain of fields of the root
         inner, inner_root = _field(root)

@@ -172,6 +172,7 @@ FEATURES = {
     "imagenet_meters_start_epoch": [changes_lr_between_epochs],
     "char_model_get_batch_steps": [clips, changes_lr_between_epochs],
     "gpt_method_optimizer_while_true": [clips],
+    "mingpt_chargpt_project": [clips],  # `grad_norm_clip` of the trainer's config
     "micro_steps_plain_backward": [accumulates, clips, changes_lr_between_epochs],
     "micro_steps_scaler_nullcontext": [accumulates, clips, changes_lr_between_epochs],
     "micro_steps_prefetch_next_batch": [accumulates],

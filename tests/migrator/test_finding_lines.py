@@ -217,20 +217,39 @@ def train_one_epoch(model, loader, optimizer, dev):
         optimizer.step()
 
 
-device = cfg["device"]
+device = pick_device()
 for epoch in range(2):
 {body}
 """
 
 
-def test_a_move_to_an_unread_device_names_the_move():
-    """TL142 names the statement moving the tensors (copied by device_moves' strip), not the
-    epoch loop; inlined from a helper, the helper's statement."""
-    inline = "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n"
-    inline += "        optimizer.zero_grad()\n        loss = nn.functional.cross_entropy(model(x), y)\n"
-    inline += "        loss.backward()\n        optimizer.step()"
-    for body, line in ((inline, 23), ("    train_one_epoch(model, loader, optimizer, device)", 13)):
+_INLINE_BODY = (
+    "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n"
+    "        optimizer.zero_grad()\n        loss = nn.functional.cross_entropy(model(x), y)\n"
+    "        loss.backward()\n        optimizer.step()"
+)
+
+
+def test_a_move_to_an_unread_device_names_its_binding():
+    """TL142 names the statement binding the device it cannot read (`device =
+    pick_device()`, where the cause and the fix are), not the epoch loop nor the move; also
+    when the move is in a helper inlined per epoch."""
+    for body in (_INLINE_BODY, "    train_one_epoch(model, loader, optimizer, device)"):
         result = migrate_source(_UNREAD_DEVICE.lstrip().replace("{body}", body), path="t.py")
+        assert not result.changed
+        finding = next(f for f in result.findings if f.code == "TL142")
+        assert finding.line == 20, finding
+        assert "(`device = pick_device()`)" in finding.message, finding
+
+
+def test_a_move_to_a_device_bound_nowhere_before_names_the_move():
+    """With nothing before the loop binding the device (a name the loop body is handed by
+    an inlined helper's parameter default, here a global bound after the loop), TL142 names
+    the statement moving the tensors (copied by device_moves' strip), not the epoch loop;
+    inlined from a helper, the helper's statement."""
+    source = _UNREAD_DEVICE.lstrip().replace("device = pick_device()\n", "")
+    for body, line in ((_INLINE_BODY, 22), ("    train_one_epoch(model, loader, optimizer, device)", 13)):
+        result = migrate_source(source.replace("{body}", body) + "device = 0\n", path="t.py")
         assert not result.changed
         finding = next(f for f in result.findings if f.code == "TL142")
         assert finding.line == line, finding
@@ -271,17 +290,35 @@ def test_a_branch_of_the_device_chain_not_followed_is_named():
 
 
 def test_a_device_choice_doing_more_than_print_is_named():
-    """The if/else idiom with a branch that selects a GPU: TL142 says which statement."""
+    """The if/else idiom with a branch that selects a GPU: TL142 says which statement, and
+    stands on it."""
     choice = (
         "if torch.cuda.is_available():\n    torch.cuda.set_device(1)\n"
         '    device = torch.device("cuda")\nelse:\n    device = torch.device("cpu")\n'
     )
-    source = _UNREAD_DEVICE.lstrip().replace('device = cfg["device"]\n', choice)
+    source = _UNREAD_DEVICE.lstrip().replace("device = pick_device()\n", choice)
     body = "    train_one_epoch(model, loader, optimizer, device)"
     result = migrate_source(source.replace("{body}", body), path="t.py")
     finding = next(f for f in result.findings if f.code == "TL142")
     assert "(its if/else choice also runs `torch.cuda.set_device(1)`" in finding.message, finding
-    assert finding.line == 13, finding
+    assert finding.line == 21, finding
+
+
+def test_a_device_choice_with_a_branch_not_read_is_named():
+    """minGPT's `if cfg.device == "auto": ... else: device = cfg.device` converts (the
+    Trainer reads the device at run time); a branch bound to what is not read as a device
+    is TL142 at that branch's statement, the message quoting it."""
+    choice = (
+        'if cfg.device == "auto":\n    device = "cuda" if torch.cuda.is_available() else "cpu"\n'
+        "else:\n    device = pick_device(cfg)\n"
+    )
+    source = _UNREAD_DEVICE.lstrip().replace("device = pick_device()\n", choice)
+    result = migrate_source(source.replace("{body}", _INLINE_BODY), path="t.py")
+    finding = next(f for f in result.findings if f.code == "TL142")
+    assert "(a branch of its if/else choice binds `device = pick_device(cfg)`)" in finding.message
+    assert finding.line == 23, finding
+    converts = source.replace("pick_device(cfg)", "cfg.device").replace("{body}", _INLINE_BODY)
+    assert migrate_source(converts, path="t.py").changed
 
 
 def test_a_script_torch_distributed_launch_starts_is_refused_at_its_rank_argument():

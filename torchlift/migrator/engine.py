@@ -59,6 +59,7 @@ from .shapes.trainer_callbacks import CALLBACKS_INLINED, inline_callbacks
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .shapes.trainer_records import RECORD_READS, pass_attributes
+from .shapes.trainer_renames import RENAMED, rename_clashing
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .source.hoisted_defaults import hoist_changes, hoist_defaults
 from .source.step_helpers import (
@@ -300,6 +301,9 @@ def _migrate_driven(text: str, tree, driven: DrivenStep, path: str, target: str)
 def _before_inlining(module, trainer_class):
     """(text, origin, indent, at, code, message) of the script rewritten by the first stage
     that applies to the trainer class before it is inlined, or None."""
+    renamed = rename_clashing(module, trainer_class)  # the class's names the script spells
+    if renamed is not None:
+        return (*renamed[:4], RENAMED.code, renamed[4])
     callbacks = inline_callbacks(module, trainer_class)
     if callbacks is not None:
         return (

@@ -207,10 +207,14 @@ class LoopPlan:
     def optimizer(self) -> OptimizerPlan:
         return self.optimizers[0]
 
-    def device_expr(self, name: str) -> str:
+    def device_expr(self, name: str) -> str | None:
         """What the device name `name` reads as in the class: `self.device`, unless every
-        binding of it gives one string form (`self.device.type`, `str(self.device)`)."""
+        binding of it gives one string form (`self.device.type`, `str(self.device)`); None
+        for a value read from a config at run time (device_intent's "script"), which the
+        class is given as it is, like any other name the step reads."""
         kinds = self.device_exprs.get(name, set())
+        if "script" in kinds:
+            return None
         if len(kinds) == 1 and "mixed" not in kinds:
             return next(iter(kinds))
         return "self.device"

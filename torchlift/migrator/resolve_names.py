@@ -202,6 +202,9 @@ def resolve_names(
     models = {n for model in plan.models for n in (model.name, *model.aliases)}
     aliases = {n for model in plan.models for n in model.aliases}
     special = {*models, plan.train_loader, *plan.device_names}
+    # a device read from a config at run time is handed to the class as the script's value
+    # (its moves still go: device_moves.py), so it compares and prints the same
+    handed = {d for d in plan.device_names if plan.device_expr(d) is None}
     if plan.scaler and (
         (plan.scaler in scope.after_reads and plan.scaler_after is None)
         or plan.scaler in scope.other_reads
@@ -289,7 +292,7 @@ def resolve_names(
         if isinstance(node, (cst.FunctionDef, cst.ClassDef))
     }
     for name in all_names:
-        if name in special or name in locals_configure or name == "self":
+        if name in special - handed or name in locals_configure or name == "self":
             continue
         if name in plan.module_globals:  # read and written as the module's own variable
             continue

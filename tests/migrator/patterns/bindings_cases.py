@@ -646,3 +646,26 @@ UNCHANGED["optimizer_method_reading_a_global_model_in_a_comprehension"] = (
     _method_model("        return torch.optim.AdamW([p for p in model.parameters()], lr=lr)"),
     "TL106",
 )
+# minGPT's groups: names of each submodule's own parameters (`m.named_parameters()` of the
+# modules `named_modules()` yields, in the class's method); the model is still `net`, whose
+# parameters the script clips (a class definition before the loop fills no group)
+CONVERTS["optimizer_method_grouping_by_submodule"] = (
+    _method_model(
+        '        decay, no_decay = set(), set()\n'
+        '        for mn, m in self.named_modules():\n'
+        '            for pn, p in m.named_parameters(recurse=False):\n'
+        '                full = "%s.%s" % (mn, pn) if mn else pn\n'
+        '                (decay if pn.endswith("weight") else no_decay).add(full)\n'
+        '        params = dict(self.named_parameters())\n'
+        '        groups = [\n'
+        '            {"params": [params[n] for n in sorted(decay)], "weight_decay": weight_decay},\n'
+        '            {"params": [params[n] for n in sorted(no_decay)], "weight_decay": 0.0},\n'
+        '        ]\n'
+        + _RETURNS_ADAMW
+    ).replace(
+        "        loss.backward()\n",
+        "        loss.backward()\n        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)\n",
+    ),
+    ["torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)", "configure_optimizers("],
+    ["m.parameters()"],
+)

@@ -476,25 +476,6 @@ UNCHANGED = {
         + _LOOP,
         "TL142",
     ),
-    "device_global_read_from_a_config": (
-        """
-        device = config["device"]
-
-
-        def train(net, opt, epochs):
-            for epoch in range(epochs):
-                for x, y in loader:
-                    x, y = x.to(device), y.to(device)
-                    opt.zero_grad()
-                    loss = criterion(net(x), y)
-                    loss.backward()
-                    opt.step()
-
-
-        train(model, optimizer, 2)
-        """,
-        "TL142",
-    ),
     # its condition reads a global of the script: not a choice the Trainer call can repeat
     "device_function_reading_a_global": (
         _PICK_DEVICE.replace("torch.cuda.is_available()", "use_gpu") + _LOOP,
@@ -548,13 +529,21 @@ CONVERTS["config_dict_entry_is_the_device_choice"] = (
     ['accelerator="cuda" if torch.cuda.is_available() else "cpu",'],
     [".to(device)"],
 )
-UNCHANGED["config_dict_entry_set_by_the_script"] = (
+# set by the script, or handed to a function changing the dict: the entry is not read from the
+# literal; the Trainer reads the device the script bound from it at run time
+_RUN_TIME_DEVICE = [
+    "accelerator=torch.device(device).type",
+    "devices=[torch.device(device).index] if torch.device(device).index else 1",
+]
+CONVERTS["config_dict_entry_set_by_the_script"] = (
     _CONFIG.replace("{change}", 'cfg["device"] = "cpu"'),
-    "TL142",
+    [*_RUN_TIME_DEVICE, 'cfg["device"] = "cpu"\n    device = cfg["device"]'],
+    [".to(device)", 'accelerator="cpu"'],
 )
-UNCHANGED["config_dict_handed_to_a_function_changing_it"] = (
+CONVERTS["config_dict_handed_to_a_function_changing_it"] = (
     _CONFIG.replace('batch_size=cfg["bs"])', 'batch_size=cfg.pop("bs"))'),
-    "TL142",
+    _RUN_TIME_DEVICE,
+    [".to(device)"],
 )
 
 # the same as a @dataclass config (a research GAN trainer's `Config()`): its field's default
@@ -587,13 +576,15 @@ CONVERTS["dataclass_config_field_is_the_device_choice"] = (
     ['accelerator="cuda" if torch.cuda.is_available() else "cpu",'],
     [".to(device)"],
 )
-UNCHANGED["dataclass_config_field_set_by_the_script"] = (
+CONVERTS["dataclass_config_field_set_by_the_script"] = (
     _DATACLASS.replace("{given}", "").replace("{change}", 'cfg.device = "cpu"'),
-    "TL142",
+    _RUN_TIME_DEVICE,
+    [".to(device)"],
 )
-UNCHANGED["dataclass_config_given_the_device"] = (
+CONVERTS["dataclass_config_given_the_device"] = (
     _DATACLASS.replace("{given}", 'device="cpu"').replace("{change}", "pass"),
-    "TL142",
+    _RUN_TIME_DEVICE,
+    [".to(device)"],
 )
 
 # Kaggle / Udacity notebooks: the if/else idiom also says which device it chose; the prints
@@ -704,4 +695,133 @@ CONVERTS["autocast_device_type_after_the_device"] = (
     """,
     ['else "mps" if torch.backends.mps.is_available() else "cpu"'],
     ['accelerator="cuda" if device.startswith("cuda") else "cpu"'],
+)
+
+# a device read from a config object (argparse, a CfgNode of the script, SimpleNamespace, a
+# dict, a dataclass given a value): what it holds is known only at run time, so the Trainer
+# reads the device the script computed from it (`torch.device(device).type`, its GPU index)
+# and the binding stays; minGPT's `'auto'` idiom keeps its own branch
+_RUN_TIME = _RUN_TIME_DEVICE
+# a module global the function reads, bound to a config's entry
+CONVERTS["device_global_read_from_a_config"] = (
+    """
+        device = config["device"]
+
+
+        def train(net, opt, epochs):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        train(model, optimizer, 2)
+        """,
+    [*_RUN_TIME, 'device = config["device"]'],
+    ["x.to(device)"],
+)
+CONVERTS["device_read_from_an_argparse_attribute"] = (
+    """
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--device", default="cpu")
+        args = parser.parse_args()
+        device = args.device
+        """ + _LOOP,
+    [*_RUN_TIME, "device = args.device"],
+    [".to(device)", 'accelerator="cpu"'],
+)
+_AUTO_DEVICE = """
+        class CfgNode:
+            def __init__(self, **kwargs):
+                self.__dict__.update(kwargs)
+
+
+        config = CfgNode(system=CfgNode(device="auto"))
+        {change}
+        if config.system.device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        else:
+            device = config.system.device
+        model = model.to(device)
+"""
+CONVERTS["config_device_auto_or_named"] = (
+    _AUTO_DEVICE.replace("{change}", "") + _LOOP,
+    [*_RUN_TIME, 'if config.system.device == "auto":\n    device = "cuda" if'],
+    [".to(device)", 'accelerator="cpu"'],
+)
+# set from the command line (minGPT's `merge_from_args(sys.argv[1:])`): the same
+CONVERTS["config_device_set_from_the_command_line"] = (
+    _AUTO_DEVICE.replace("{change}", "config.merge_from_args(sys.argv[1:])") + _LOOP,
+    _RUN_TIME,
+    [".to(device)"],
+)
+CONVERTS["namespace_device_as_a_conditional_expression"] = (
+    """
+        from types import SimpleNamespace
+
+        cfg = SimpleNamespace(device="auto", epochs=2)
+        device = ("cuda" if torch.cuda.is_available() else "cpu") if cfg.device == "auto" else cfg.device
+        """ + _LOOP,
+    _RUN_TIME,
+    [".to(device)"],
+)
+CONVERTS["dict_device_read_with_get"] = (
+    """
+        cfg = json.loads(text)
+        device = cfg.get("device", "cpu")
+        """ + _LOOP,
+    _RUN_TIME,
+    [".to(device)"],
+)
+# not read as a device: a call of an unknown function, a field not named as a device; the
+# refusal names the statement binding it, where the cause is
+UNCHANGED["device_from_a_function_of_the_config"] = (
+    _AUTO_DEVICE.replace("{change}", "").replace(
+        "device = config.system.device", "device = pick_device(config)"
+    )
+    + _LOOP,
+    "TL142",
+)
+UNCHANGED["device_from_a_config_field_not_naming_a_device"] = (
+    """
+        device = args.gpu
+        """ + _LOOP,
+    "TL142",
+)
+
+# a conditional inside a conditional keeps its parentheses: `"cuda" if a else "cpu" if b
+# else "cpu"` would read `a` first, and put a run with `use_gpu = False` on the GPU
+CONVERTS["nested_conditional_device_keeps_its_order"] = (
+    """
+        use_gpu = False
+        device = ("cuda" if torch.cuda.is_available() else "cpu") if use_gpu else "cpu"
+        """ + _LOOP,
+    ['accelerator=("cuda" if torch.cuda.is_available() else "cpu") if use_gpu else "cpu"'],
+    [".to(device)"],
+)
+# read in the step other than by a move (compared, printed): the class is handed the script's
+# own value -- `self.device == "cpu"` would be False for the string "cpu"
+CONVERTS["config_device_compared_in_the_step"] = (
+    """
+        device = args.device
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                noise = torch.randn(x.shape, device=device)
+                optimizer.zero_grad()
+                loss = criterion(model(x + noise), y)
+                loss.backward()
+                optimizer.step()
+            print(epoch, device == "cpu")
+        """,
+    [
+        "self.device_ = device",
+        'print(epoch, self.device_ == "cpu")',
+        "noise = torch.randn(x.shape, device=self.device_)",
+        "accelerator=torch.device(device).type",
+    ],
+    ["x.to(", "self.device =="],
 )

@@ -134,9 +134,10 @@ UNCHANGED = {
         """,
         "TL142",
     ),
-    "move_to_a_config_device": (
+    # an item of a config's list is not a field naming a device (patterns/config_device.py)
+    "move_to_an_item_of_a_config_list": (
         """
-        dev = config.device
+        dev = config.devices[0]
         for epoch in range(2):
             for x, y in loader:
                 x, y = x.to(dev), y.to(dev)
@@ -148,3 +149,23 @@ UNCHANGED = {
         "TL142",
     ),
 }
+
+# a config's device field: the Trainer reads the device the script bound from it at run time
+CONVERTS["move_to_a_config_device"] = (
+    """
+    dev = config.device
+    for epoch in range(2):
+        for x, y in loader:
+            x, y = x.to(dev), y.to(dev)
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+    [
+        "dev = config.device",
+        "accelerator=torch.device(dev).type",
+        "devices=[torch.device(dev).index] if torch.device(dev).index else 1",
+    ],
+    [".to(dev)"],
+)

@@ -147,6 +147,16 @@ CONVERTS = {
         ["self.iter_num += 1"],
         ["trigger_callbacks", "if self.iter_num % 2 == 0"],
     ),
+    # the callback's local `seen` is also a name of the run method: the callback's own, it
+    # gets a fresh name (a global it reads that the method binds stays refused)
+    "callback_local_meets_a_name_of_the_run_method": (
+        _case(
+            'runner.set_callback("on_batch_end", second_callback)\nrunner.run(2)',
+            trigger='seen = 0\n                self.trigger_callbacks("on_batch_end")',
+        ),
+        ['seen = 0\n        seen_2 = self.iter_num\n        print("seen", seen_2)'],
+        ['print("seen", seen)'],
+    ),
     # the callback's global `model` is the object the run method's local `model` holds
     "callback_reads_the_global_the_run_method_holds": (
         _held(),
@@ -202,11 +212,12 @@ UNCHANGED = {
         _case(trigger='done = self.trigger_callbacks("on_batch_end")'),
         "TL156",
     ),
-    # the callback's local `seen` is also a name of the method holding the trigger
-    "callback_local_meets_a_name_of_the_run_method": (
+    # the callback reads the global `data`, which the run method binds
+    "callback_global_meets_a_local_of_the_run_method": (
         _case(
-            'runner.set_callback("on_batch_end", second_callback)\nrunner.run(2)',
-            trigger='seen = 0\n                self.trigger_callbacks("on_batch_end")',
+            'data = "script"\n\ndef reads_data(trainer):\n    print(data)\n\n'
+            'runner.set_callback("on_batch_end", reads_data)\nrunner.run(2)',
+            trigger='data = 0\n                self.trigger_callbacks("on_batch_end")',
         ),
         "TL156",
     ),
@@ -226,3 +237,119 @@ UNCHANGED = {
         "TL156",
     ),
 }
+
+# minGPT's callbacks return early on most iterations: a bare `return` skipping the rest of the
+# body is the `if` it stands in, the rest under its negated test (source/guard_returns.py)
+_EARLY = """
+
+def log_every(trainer):
+    {body}
+
+
+runner.set_callback("on_batch_end", log_every)
+runner.run(2)
+"""
+
+
+def _early(body):
+    return _case(script=_EARLY.format(body=body).replace("{", "{{").replace("}", "}}"))
+
+
+CONVERTS["callback_returning_early"] = (
+    _early(
+        "if trainer.iter_num % 2 != 0:\n"
+        "        return\n"
+        '    print("iter", trainer.iter_num, trainer.loss.item())\n'
+        "    if trainer.iter_num % 4 == 0:\n"
+        '        print("every 4")'
+    ),
+    [
+        "if not (self.iter_num % 2 != 0):\n"
+        '            print("iter", self.iter_num, loss.item())\n'
+        "            if self.iter_num % 4 == 0:\n"
+        '                print("every 4")\n'
+        "        self.iter_num += 1",
+    ],
+    ["return\n", "def log_every"],
+)
+# an `else` branch goes on; a `return` in both branches of an if/else ends the body there
+CONVERTS["callback_returning_in_an_if_else"] = (
+    _early(
+        "if trainer.iter_num == 0:\n"
+        "        return\n"
+        "    else:\n"
+        '        print("not first")\n'
+        '    print("after", trainer.iter_num)'
+    ),
+    [
+        "if not (self.iter_num == 0):\n"
+        '            print("not first")\n'
+        '            print("after", self.iter_num)'
+    ],
+    ["return\n"],
+)
+CONVERTS["callback_returning_from_an_elif_chain_at_its_end"] = (
+    _early(
+        'print("seen")\n'
+        "    if trainer.iter_num < 2:\n"
+        "        return\n"
+        "    elif trainer.iter_num % 2 == 0:\n"
+        '        print("even")'
+    ),
+    ['if self.iter_num < 2:\n            pass\n        elif self.iter_num % 2 == 0:'],
+    ["return\n"],
+)
+# a return in a loop, or with the rest run by two branches (it would be copied), or returning
+# a value: refused
+UNCHANGED["callback_returning_in_a_loop"] = (
+    _early(
+        "for every in (2, 3):\n"
+        "        if trainer.iter_num % every == 0:\n"
+        "            return\n"
+        '    print("neither")'
+    ),
+    "TL156",
+)
+UNCHANGED["callback_rest_after_two_branches_going_on"] = (
+    _early(
+        "if trainer.iter_num == 0:\n"
+        "        return\n"
+        "    elif trainer.iter_num == 1:\n"
+        '        print("second")\n'
+        '    print("rest")'
+    ),
+    "TL156",
+)
+UNCHANGED["callback_returning_a_value"] = (
+    _early('if trainer.iter_num % 2:\n        return trainer.loss.item()\n    print("even")'),
+    "TL156",
+)
+
+# chargpt: the instance, its callback and the registration under `if __name__ == "__main__":`
+_MAIN_BLOCK = _TRAINER.split("\ndef batch_end_callback")[0].replace("{registry}", "defaultdict(list)").replace(
+    "{trigger}", 'self.trigger_callbacks("on_batch_end")'
+) + """
+
+if __name__ == "__main__":
+    runner = Runner(model, loader)
+
+    def log_every(trainer):
+        if trainer.iter_num % 2 == 0:
+            print("iter", trainer.iter_num)
+
+    runner.set_callback("on_batch_end", log_every)
+    {more}
+    runner.run(2)
+"""
+CONVERTS["callback_defined_in_the_main_block"] = (
+    _MAIN_BLOCK.replace("{more}", ""),
+    ['if self.iter_num % 2 == 0:\n            print("iter", self.iter_num)'],
+    ["def log_every", "set_callback"],
+)
+# defined twice in that block: which function the registration holds is not read
+UNCHANGED["callback_defined_twice_in_the_main_block"] = (
+    _MAIN_BLOCK.replace(
+        "{more}", "def log_every(trainer):\n        pass\n"
+    ),
+    "TL156",
+)

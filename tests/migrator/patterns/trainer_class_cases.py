@@ -1325,3 +1325,21 @@ while ii < 2:
         "TL171",
     ),
 }
+
+# chargpt's `Trainer(config.trainer, ...)` with the instance named `trainer`: `config.trainer`
+# is an attribute of the config, no use of the instance
+CONVERTS["attribute_spelled_like_the_instance"] = (
+    _RUNNER
+    + """
+
+class Settings:
+    runner = 0.1
+
+
+settings = Settings()
+runner = Runner(model, loader, settings.runner)
+runner.fit(2)
+""",
+    ["lr = settings.runner", "trainer.fit(lit_model, loader)"],
+    ["runner = Runner("],
+)

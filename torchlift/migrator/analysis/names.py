@@ -525,6 +525,28 @@ def spelled_names(nodes, enters) -> list[str]:
     return names
 
 
+def variable_uses(node: cst.CSTNode, name: str) -> list[cst.Name]:
+    """The `Name` nodes of `node` spelling the variable `name`: not an attribute's or a
+    keyword's name (`config.trainer`, `f(trainer=1)` do not use a variable `trainer`)."""
+    found: list[cst.Name] = []
+
+    class Walk(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append(node)
+
+    node.visit(Walk())
+    return found
+
+
 def rename(node: cst.CSTNode, mapping: dict[str, cst.BaseExpression]) -> cst.CSTNode:
     if not mapping or not mapping.keys() & mentions(node):
         return node  # nothing to rename: no transformer pass, no scope analysis

@@ -126,7 +126,9 @@ class ClassBuilder:
         for name in self.hyperparameters:
             mapping[name] = _expr(f"self.hparams.{name}")
         for name in plan.device_names:  # a string stays a string (device_intent)
-            mapping[name] = _expr(plan.device_expr(name))
+            expr = plan.device_expr(name)
+            if expr is not None:  # None: the script's value, handed over (resolve_names)
+                mapping[name] = _expr(expr)
         mapping[plan.train_loader] = _expr("self.trainer.train_dataloader")
         if plan.carried_index:  # read after the batch loop: the last step's index
             mapping[plan.carried_index] = self_attr(attr_name(plan.carried_index))

@@ -281,6 +281,9 @@ def _models_behind_groups(call: cst.Call, ctx) -> list[str]:
             continue
         seen.add(name)
         for stmt in ctx.scope_before:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue  # its body fills nothing when it is defined (minGPT's model class
+                # reads `m.named_parameters()` of its submodules in a method)
             if name not in bound_names(stmt) and not _fills(stmt, name):
                 continue
             receivers = _owners(stmt)

@@ -20,7 +20,9 @@ When code outside the loop still reads the device, the Trainer reads the same na
 A device known only at run time (`torch.device(args.device)`, `x.to(args.device)`, a parameter
 whose callers do not spell it out) keeps its GPU index: `accelerator=torch.device(d).type,
 devices=[torch.device(d).index] if torch.device(d).index else 1` (`--device cuda:1` trains on
-GPU 1, as the script did).
+GPU 1, as the script did). A device name bound to a field of a config (`device = args.device`,
+minGPT's `if config.device == "auto": ... else: device = config.device`, patterns/
+config_device.py) is such a device: the Trainer reads the name, whose binding stays.
 
 DataParallel (found by bindings / data_parallel) becomes DDP over the GPUs it used:
 `devices=torch.cuda.device_count() if <on CUDA> else 1`, `strategy="ddp" if <on CUDA> and
@@ -42,6 +44,7 @@ from ..analysis.loader_length import config_field, config_item
 from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
+from .config_device import config_device_read
 from .device_helpers import device_choice
 from .unplaced_model import trains_on_cpu
 
@@ -133,7 +136,7 @@ def _branch_device(ctx, body: cst.BaseSuite) -> tuple[str, cst.BaseExpression] |
     found = None
     for stmt in body.body:
         assign = single_assign(stmt)
-        if assign is not None and found is None and is_device_value(ctx, assign[1]):
+        if assign is not None and found is None and is_bound_device(ctx, assign[1]):
             found = assign
         elif not _reports(ctx, stmt):
             return None
@@ -159,7 +162,7 @@ def device_if_extra(ctx, stmt, name: str):
         binds = False
         for inner in body.body:
             assign = single_assign(inner)
-            if assign is not None and assign[0] == name and is_device_value(ctx, assign[1]):
+            if assign is not None and assign[0] == name and is_bound_device(ctx, assign[1]):
                 binds = True
             elif extra is None and not _reports(ctx, inner):
                 extra = inner
@@ -193,6 +196,22 @@ def is_device_value(ctx, value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.SimpleString) and bool(_DEVICE.match(value.value))
 
 
+def is_bound_device(ctx, value: cst.BaseExpression) -> bool:
+    """What a device name may be bound to: a device value, a field of a config naming a
+    device at run time (patterns/config_device.py), or a conditional choosing between them
+    (`("cuda" if ... else "cpu") if cfg.device == "auto" else cfg.device`)."""
+    if isinstance(value, cst.IfExp):
+        return is_bound_device(ctx, value.body) and is_bound_device(ctx, value.orelse)
+    return is_device_value(ctx, value) or config_device_read(ctx, value)
+
+
+def reads_config_device(ctx, value: cst.BaseExpression) -> bool:
+    """Some branch of `value` is a field of a config, known only at run time."""
+    if isinstance(value, cst.IfExp):
+        return reads_config_device(ctx, value.body) or reads_config_device(ctx, value.orelse)
+    return not is_device_value(ctx, value) and config_device_read(ctx, value)
+
+
 def _chosen(ctx, value: cst.BaseExpression) -> cst.BaseExpression:
     """`value`, or what it returns when it calls a device-choosing function of the file whose
     every returned value is a device value."""
@@ -209,18 +228,22 @@ def device_value(ctx, value: cst.BaseExpression) -> cst.BaseExpression | None:
     """The device value a binding's right-hand side holds: itself, or the entry of a config
     dict the file only reads by key (`cfg["device"]` with `cfg = {"device": "cuda" if
     torch.cuda.is_available() else "cpu", ...}` bound once in the same scope: what a
-    research Trainer class's `self.device = cfg["device"]` reads); None for anything else."""
+    research Trainer class's `self.device = cfg["device"]` reads); a config's field the source
+    does not show, as itself (read at run time: patterns/config_device.py); None for anything
+    else."""
     if isinstance(value, cst.Subscript):
-        value = config_item(ctx, value)
+        value = config_item(ctx, value) or value
     elif isinstance(value, cst.Attribute):  # `cfg.device` of a dataclass, or `x.type`
         value = config_field(ctx, value) or value
-    return value if value is not None and is_device_value(ctx, value) else None
+    return value if is_bound_device(ctx, value) else None
 
 
 # what a device name reads as in the LightningModule, by what the script bound it to: the
 # same Python type, since a string is not a torch.device (`torch.amp.autocast(device_type=)`
-# takes only a str, and `"cuda" == torch.device("cuda")` is False)
+# takes only a str, and `"cuda" == torch.device("cuda")` is False); a value read from a config
+# at run time has no such form: the module is handed the script's own value (`_AS_SCRIPT`)
 _AS_DEVICE, _AS_TYPE, _AS_STRING = "self.device", "self.device.type", "str(self.device)"
+AS_SCRIPT = "script"
 
 
 def device_value_expr(ctx, value: cst.BaseExpression) -> str:
@@ -228,6 +251,8 @@ def device_value_expr(ctx, value: cst.BaseExpression) -> str:
     ("cuda", `current_accelerator().type`), `str(self.device)` for a string naming an index
     ("cuda:0" -- Lightning's device for it prints the same)."""
     value = _chosen(ctx, value)
+    if reads_config_device(ctx, value):  # a string or a torch.device, as the config holds
+        return AS_SCRIPT
     if isinstance(value, cst.IfExp):
         kinds = {device_value_expr(ctx, value.body), device_value_expr(ctx, value.orelse)}
         if kinds <= {_AS_TYPE, _AS_STRING}:  # "cuda:0" if ... else "cpu"
@@ -541,6 +566,8 @@ def _accelerator(ctx, plan) -> str:
     stmt, value, name = binding
     if value is None:  # rebound in a way not read here: the Trainer asks the device itself
         return f"torch.device({name}).type"
+    if reads_config_device(ctx, value):  # the device the script computed from its config
+        return f"torch.device({name}).type"
     return _accelerator_of(ctx, value, stmt)
 
 
@@ -716,9 +743,13 @@ def _accelerator_of(ctx, value: cst.BaseExpression, stmt) -> str:
         test = code(value.test).strip()
         if isinstance(value.test, (cst.IfExp, cst.Lambda)):
             test = f"({test})"
+        if isinstance(cst.parse_expression(body), (cst.IfExp, cst.Lambda)):
+            body = f"({body})"  # `a if b else c if t else d` would test `b` first
         return f"{body} if {test} else {orelse}"
     if isinstance(value, cst.SimpleString):
         return _accelerator_of_string(value, stmt)
+    if reads_config_device(ctx, value):  # known at run time only
+        return f"torch.device({code(value).strip()}).type"
     if isinstance(value, cst.Attribute) or _CURRENT_ACCELERATOR in ctx.call_qualnames(value):
         return '"auto"'  # Lightning picks the same accelerator torch.accelerator reports
     # torch.device(...)

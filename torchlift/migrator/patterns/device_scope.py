@@ -17,8 +17,11 @@ condition. A parameter every caller passes such a global for is one too (pattern
 reads call sites through `module_device_value`).
 
 Whatever the device's origin, the output never pairs a fixed `accelerator=` with moves it kept
-to a device it could not read (`x.to(dev)` with `dev` a config value): on a GPU machine the
-Trainer would put the model on one device and the batches would go to another. Refused: TL142.
+to a device it could not read (`x.to(dev)` with `dev = pick_device()`): on a GPU machine the
+Trainer would put the model on one device and the batches would go to another. Refused: TL142,
+at the statement binding that device (where the cause is, and the fix), or at the move when
+nothing before the loop binds it. (A config's device field is read at run time:
+patterns/config_device.py.)
 """
 
 from __future__ import annotations
@@ -184,8 +187,28 @@ def clean(ctx, plan) -> None:
             UNKNOWN_DEVICE_MOVE,
             f"`.to({name})` moves tensors to a device not read from the script"
             f"{_origin(ctx, name)}, beside a Trainer on accelerator={plan.trainer_args[0][1]}",
-            _statement_holding(piece, call),  # an inlined helper's names the helper's line
+            # the binding not read as a device; else the move (an inlined helper's names
+            # the helper's line)
+            _cause(ctx, name) or _statement_holding(piece, call),
         )
+
+
+def _cause(ctx, name: str) -> cst.CSTNode | None:
+    """The statement that makes `name` a device not read: the last binding of it before the
+    loop (in an if/else choice, the statement doing more than choosing or the branch binding
+    what is not read as a device), or the module's last binding of a global the function
+    reads; None when nothing there binds it (a parameter, a name bound after the loop)."""
+    binders = [s for s in ctx.scope_before if name in bound_names(s)]
+    if not binders and ctx.in_function and name not in function_locals(ctx):
+        for stmt in ctx.module.body:
+            if isinstance(stmt, cst.If) and is_name_main(stmt):
+                binders += [s for s in stmt.body.body if name in bound_names(s)]
+            elif name in bound_names(stmt):
+                binders.append(stmt)
+    if not binders:
+        return None
+    last = binders[-1]
+    return device_if_extra(ctx, last, name) or _unread_branch(ctx, last, name) or last
 
 
 def _statement_holding(piece: cst.CSTNode, call: cst.Call) -> cst.CSTNode:
@@ -205,6 +228,10 @@ def _origin(ctx, name: str) -> str:
         if extra is not None:
             shown = ctx.module.code_for_node(extra).strip()
             return f" (its if/else choice also runs `{shown}`, more than a print beside it)"
+        branch = _unread_branch(ctx, stmt, name)
+        if branch is not None:
+            shown = ctx.module.code_for_node(branch).strip()
+            return f" (a branch of its if/else choice binds `{shown}`)"
     if found is None or count != 1:
         return ""
     value = found[1]
@@ -213,6 +240,18 @@ def _origin(ctx, name: str) -> str:
     if problem:
         return f" (`{name} = {shown}`: {problem})"
     return f" (`{name} = {shown}`)"
+
+
+def _unread_branch(ctx, stmt, name: str) -> cst.CSTNode | None:
+    """The first `name = value` in a branch of the `if` statement `stmt` whose value is not
+    read as a device (`device = pick_device(config)` beside `device = "cuda" if ...`)."""
+    if not isinstance(stmt, cst.If):
+        return None
+    for inner in m.findall(stmt, m.SimpleStatementLine()):
+        assign = single_assign(inner)
+        if assign is not None and assign[0] == name and device_value(ctx, assign[1]) is None:
+            return inner
+    return None
 
 
 def _is_dtype(ctx, name: str) -> bool:

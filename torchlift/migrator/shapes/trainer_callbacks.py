@@ -41,8 +41,11 @@ Refused (TL156, naming the line): a registration that is not a statement of the 
 creating the instance, before it runs, with a literal event and a function of the module
 defined once; a trigger that is not `self.trigger("event")` as a statement of a method; an
 event triggered at several places, or a callback registered twice; a callback with other
-parameters than the trainer, a `return`, `yield`, `global` or a nested scope, a decorator, a
-local the method holding the trigger also uses, or a name it reads that the method binds.
+parameters than the trainer, a `yield`, `global` or a nested scope, a `return` other than a
+bare one skipping the rest of its body (minGPT's `if trainer.iter_num % 100 != 0: return`
+is inlined as `if not (...): <the rest>`, source/guard_returns.py), a decorator, or a global
+it reads that the method binds. Its locals that the method also spells get fresh names
+(`x` -> `x_2`), unless it calls `locals()`, `vars()`, `eval` or `exec`.
 """
 
 from __future__ import annotations
@@ -55,9 +58,16 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..analysis.names import collect_names, only_module_binding, rename
+from ..analysis.names import (
+    bound_names,
+    collect_names,
+    file_identifiers,
+    only_module_binding,
+    rename,
+)
 from ..emit.unused_imports import drop_unused_imports
 from ..rule import Rule, Unsupported
+from ..source.guard_returns import without_returns
 from .step_inline import _Replace
 from .trainer_inline import (
     _attribute_locals,
@@ -130,15 +140,19 @@ CALLBACK_SHAPE = Rule(
     before the run, with a literal event and a function of the module defined once (a
     registration in a loop, under an `if`, after the run, or a function bound again may call
     something else); triggered by one statement `self.trigger("event")` (two places would
-    need two copies); a function taking only the trainer, without `return`, `yield`,
-    `global` or a nested function, whose locals the method holding the trigger does not use
-    and whose globals that method does not bind (inlined, they would meet).""",
+    need two copies); a function taking only the trainer, without `yield`, `global` or a
+    nested function, returning early only by a bare `return` that skips the rest of its body
+    (in an `if` of it: the rest then runs in the branch that goes on; not in a loop, a `with`
+    or a `try`), whose globals the method holding the trigger does not bind (inlined, they
+    would meet; its locals that the method spells get fresh names, unless it calls
+    `locals()`, `vars()`, `eval` or `exec`).""",
     """Call the function where the trainer triggers the event (`report(self)`), or rename the
     names that meet.""",
     _EXAMPLE_CLASS
     + """def report(trainer):
-    if trainer.step == 3:
-        return
+    for every in (2, 3):
+        if trainer.step % every == 0:
+            return
     print(trainer.step, trainer.loss.item())
 
 
@@ -190,7 +204,7 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
     if not triggers:
         return None
     creations = [
-        (block, stmt, loops or not isinstance(scope, (cst.Module, cst.If)))
+        (block, stmt, loops or not isinstance(scope, (cst.Module, cst.If)), scope)
         for block, scope, loops in run_blocks(module)
         for stmt in block
         if m.matches(
@@ -202,13 +216,14 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
     ]
     if len(creations) != 1:
         return None  # trainer_inline.py says why the class is not used once (TL171)
-    block, created, local = creations[0]
+    block, created, local, scope = creations[0]
     instance = created.body[0].targets[0].target.value
     registrations, events = _registrations(module, owner, instance, block, created, registry)
-    functions = _callbacks(module, owner, events, registrations)
+    functions = _callbacks(module, owner, events, registrations, block, scope)
     replaced: dict[int, list | None] = {id(s): [] for s, _ in registrations}
     pairs: list = []
     placed = []
+    taken = file_identifiers(module.code, "<callbacks>")  # fresh names for meeting locals
     for event, sites in triggers.items():
         callbacks = events.get(event, [])
         if callbacks and len(sites) > 1:
@@ -222,8 +237,14 @@ def inline_callbacks(module: cst.Module, cls: cst.ClassDef) -> InlinedCallbacks 
             new = []  # (statement placed, the callback's statement it came from)
             for name in callbacks:
                 held = set() if local else _held_globals(module, methods, method, stmt, created)
-                new += _inlined_body(owner, functions[name], method, stmt, held)
-                placed.append(f"`{name}` ({event!r})")
+                top, inner, fresh = _inlined_body(
+                    owner, functions[name], method, stmt, held, taken
+                )
+                new += top
+                pairs += inner  # statements an early return's rewrite moved into a branch
+                taken |= set(fresh.values())
+                shown = ", ".join(f"`{a}` -> `{b}`" for a, b in fresh.items())
+                placed.append(f"`{name}` ({event!r}{'; its ' + shown if shown else ''})")
             if new:
                 first, source = new[0]
                 new[0] = (first.with_changes(leading_lines=stmt.leading_lines), source)
@@ -460,8 +481,12 @@ def _registrations(module, owner: str, instance: str, block: list, created, regi
     return found, events
 
 
-def _callbacks(module, owner: str, events: dict, registrations) -> dict[str, cst.FunctionDef]:
-    """The functions registered (each once), checked to run the same inlined."""
+def _callbacks(
+    module, owner: str, events: dict, registrations, block, scope
+) -> dict[str, cst.FunctionDef]:
+    """The functions registered (each once), checked to run the same inlined: a function the
+    module defines once, or one the block creating the instance defines once (chargpt's
+    callback under `if __name__ == "__main__":`, or in a `main()`)."""
     named = [n for names in events.values() for n in names]
     at = {r[1].args[1].value.value: r[0] for r in registrations}
     functions = {}
@@ -472,6 +497,8 @@ def _callbacks(module, owner: str, events: dict, registrations) -> dict[str, cst
                 CALLBACK_SHAPE, f"`{name}` is registered more than once: it would run twice", stmt
             )
         function = only_module_binding(module, name)
+        if function is scope or scope is not module and function is None:
+            function = _defined_in_block(block, scope, name)
         if not isinstance(function, cst.FunctionDef) or _declared_global(module, name):
             raise Unsupported(
                 CALLBACK_SHAPE,
@@ -482,6 +509,21 @@ def _callbacks(module, owner: str, events: dict, registrations) -> dict[str, cst
         _check_shape(function)
         functions[name] = function
     return functions
+
+
+def _defined_in_block(block: list, scope, name: str) -> cst.FunctionDef | None:
+    """The `def` of `name` in `block` (the `if __name__ == "__main__":` body, or a function's)
+    when it is the only statement of its scope binding `name`: for the `if`, the module
+    binds it nowhere else (the caller checked the `if` is the module's only binding); for a
+    function, no other statement of its body does (nested blocks included)."""
+    binders = [s for s in block if name in bound_names(s)]
+    if len(binders) != 1 or not isinstance(binders[0], cst.FunctionDef):
+        return None
+    if isinstance(scope, cst.FunctionDef):
+        everywhere = [s for s in scope.body.body if name in bound_names(s)]
+        if everywhere != binders or name in {p.name.value for p in scope.params.params}:
+            return None
+    return binders[0]
 
 
 def _check_shape(function: cst.FunctionDef) -> None:
@@ -499,28 +541,41 @@ def _check_shape(function: cst.FunctionDef) -> None:
         or params.params[0].default is not None
     ):
         why = "takes other parameters than the trainer"
-    elif m.findall(function.body, m.Return() | m.Yield() | m.Global() | m.Nonlocal()):
-        why = "has a `return`, `yield`, `global` or `nonlocal`"
+    elif m.findall(function.body, m.Yield() | m.Global() | m.Nonlocal()):
+        why = "has a `yield`, `global` or `nonlocal`"
     elif m.findall(function.body, m.FunctionDef() | m.ClassDef() | m.Lambda()):
         why = "defines a nested function, class or lambda"
+    elif without_returns(function.body.body) is None:  # source/guard_returns.py
+        why = (
+            "returns other than by a bare `return` skipping the rest of its body (in a loop, "
+            "a `with` or a `try`, with a value, or before code two branches would run)"
+        )
     elif "self" in collect_names(function.body).all():
         why = "uses the name `self`, which its parameter becomes"
     if why is not None:
         raise Unsupported(CALLBACK_SHAPE, f"callback `{name}()` {why}: not inlined", function)
 
 
-def _inlined_body(owner: str, function, method, trigger, held: set[str]) -> list:
+def _inlined_body(owner: str, function, method, trigger, held: set[str], taken: set[str]):
     """(statement, the function's statement it came from): the function's statements with
-    its parameter read as `self`, checked against the names of `method` where they land
-    (`held`: names the method binds to the module's object of that name, see _held_globals)."""
+    its parameter read as `self`, its locals that the names of `method` where they land
+    would meet given fresh names (`x` -> `x_2`: a local is the function's alone), and its
+    bare `return`s made blocks (guard_returns.py); then the same pairs for the statements a
+    rewritten `if` holds now, for the line origins; and the locals renamed. A global it
+    reads that the method binds is refused (`held`: names the method binds to the module's
+    object of that name, see _held_globals)."""
     param = function.params.params[0].name.value
-    body = [s for s in function.body.body if not _docstring(s)]
+    original = [s for s in function.body.body if not _docstring(s)]
+    body = original
     own = collect_names(*body)
-    local = own.writes - {param}
+    local = _own_locals(function) - {param}
     there = collect_names(method.body)
     bound_there = there.writes | {p.name.value for p in method.params.params}
     frees = own.reads - own.writes
-    meets = sorted((local & (there.all() | bound_there)) | (frees & bound_there - held))
+    meets = sorted(frees & bound_there - held)
+    meeting = sorted(local & (there.all() | bound_there))
+    if meeting and m.findall(function.body, _DYNAMIC):  # `locals()` would show the renaming
+        meets = meeting
     if meets:
         raise Unsupported(
             CALLBACK_SHAPE,
@@ -528,7 +583,36 @@ def _inlined_body(owner: str, function, method, trigger, held: set[str]) -> list
             f"would share `{meets[0]}` with it (a local of one, or a global the other binds)",
             trigger,
         )
-    return [(rename(stmt, {param: cst.Name("self")}), stmt) for stmt in body]
+    fresh: dict[str, str] = {}
+    for name in meeting:
+        fresh[name] = _fresh(name, taken | there.all() | set(fresh.values()))
+    if fresh:
+        body = [rename(stmt, {a: cst.Name(b) for a, b in fresh.items()}) for stmt in body]
+    renamed = [(rename(new, {param: cst.Name("self")}), old) for new, old in zip(body, original)]
+    placed = without_returns([new for new, _ in renamed])
+    source = {id(new): stmt for new, stmt in renamed}
+    # the one `if` rewritten stands where the first statement holding a return stood
+    rewritten = next((stmt for stmt in original if m.findall(stmt, m.Return())), None)
+    top = [(new, source.get(id(new), rewritten)) for new in placed]
+    inner = [pair for pair in renamed if id(pair[0]) not in {id(n) for n in placed}]
+    return top, inner, fresh
+
+
+_DYNAMIC = m.Call(func=m.Name("locals") | m.Name("vars") | m.Name("eval") | m.Name("exec"))
+
+
+def _own_locals(function: cst.FunctionDef) -> set[str]:
+    """The function's locals by Python's scopes (not a comprehension's own variables)."""
+    code = cst.Module(body=[function.with_changes(decorators=[])]).code
+    table = next(iter(symtable.symtable(code, "<callback>", "exec").get_children()))
+    return {s.get_name() for s in table.get_symbols() if s.is_local() or s.is_parameter()}
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, n = f"{base}_2", 3
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
 
 
 def _held_globals(module, methods, method, trigger, created) -> set[str]:

@@ -41,7 +41,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..analysis.names import collect_names, rename
+from ..analysis.names import collect_names, rename, variable_uses
 from ..result import Change, Finding, MigrationResult
 from ..rule import Unsupported
 from ..source.find_loops import cst_contains
@@ -574,8 +574,8 @@ def _check_used_in_loop(module: cst.Module, site: _Site) -> None:
     use of it must be in the loop's body, the block holding it."""
     if not site.loops or not site.instance:
         return
-    inside = {id(n) for stmt in site.block for n in m.findall(stmt, m.Name(site.instance))}
-    for use in m.findall(module, m.Name(site.instance)):
+    inside = {id(n) for stmt in site.block for n in variable_uses(stmt, site.instance)}
+    for use in variable_uses(module, site.instance):
         if id(use) not in inside:
             raise Unsupported(
                 INSTANCE_USE,
@@ -622,7 +622,7 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
             if instance in collect_names(stmt).reads:  # reads the instance as a free name
                 raise Unsupported(*escapes, stmt)
             continue
-        for use in m.findall(stmt, m.Name(instance)):
+        for use in variable_uses(stmt, instance):  # not `config.trainer`
             if position < index:
                 raise Unsupported(
                     SELF_ESCAPES,

@@ -34,7 +34,7 @@ import libcst.matchers as m
 from ..analysis.batch_counters import counted_limit
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import collect_names
-from ..analysis.statements import OwnLoopTransformer, direct_breaks
+from ..analysis.statements import OwnLoopTransformer, direct_breaks, loop_breaks
 from ..shapes.context import CONTROL_FLOW
 from . import max_steps, skip_batches
 
@@ -42,7 +42,7 @@ RULES = ()
 
 
 def read(ctx, plan, steps) -> None:
-    breaks = [(p, s) for p, s in steps["body"] if direct_breaks(s)]
+    breaks = [(p, s) for p, s in steps["body"] if loop_breaks(s)]
     if not breaks:
         return
     for position, stmt in breaks:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.statements import call_method, direct_breaks
+from ..analysis.statements import call_method, loop_breaks
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
@@ -128,7 +128,7 @@ def claim(ctx, steps, stmt, position) -> bool:
     if "manual_optimizers" not in ctx.found:
         return False
     steps["manual"] = True
-    if direct_breaks(stmt):  # the kept statements are a step's, not a loop's
+    if loop_breaks(stmt):  # the kept statements are a step's, not a loop's
         raise Unsupported(CONTROL_FLOW, "`break` in a step with several optimizers", stmt)
     keep_statement(ctx, steps, stmt, position)
     return True

@@ -26,6 +26,7 @@ from ..analysis.epoch_constants import epoch_constant
 from ..analysis.names import collect_names, scope_reads
 from ..analysis.output_effects import console_call
 from ..analysis.passed_values import call_cannot_change, immutable_names, rebound_by_calls
+from ..analysis.plain_objects import optimizer_calls
 from ..analysis.python_lists import is_python_sequence
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
@@ -33,7 +34,6 @@ from ..analysis.statements import (
     FLOW,
     FLOW_NO_BREAK,
     LOOP,
-    OPTIMIZER_CALL,
     contains,
     direct_breaks,
     statements,
@@ -650,9 +650,14 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
     """The `steps` of one training step, the body of `loop` (or `stmts` of it): what patterns
     claimed and the other statements with their positions. Shared by every shape."""
     stmts = list(loop.body.body) if stmts is None else stmts
-    # `continue` is skip_batches' to read (the batch loop's own) or an inner loop's own
+    # `continue` is skip_batches' to read (the batch loop's own) or an inner loop's own; an
+    # inner loop's own `break` stays with it in training_step (an episode's rollout, `if
+    # done: break`), unless that loop holds the step, which no pattern keeps whole
     if contains(loop.body, FLOW_NO_BREAK - {"continue"}) or any(
-        direct_breaks(s) for s in stmts if isinstance(s, (cst.For, cst.While))
+        direct_breaks(s)
+        for s in stmts
+        if isinstance(s, (cst.For, cst.While))
+        and (contains(s, BACKWARD) or optimizer_calls(ctx.module, s))
     ):
         ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
     steps: dict = {
@@ -672,7 +677,7 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
         position += 1
         if any(claim(ctx, steps, stmt, position) for claim in claims):
             continue
-        if contains(stmt, BACKWARD) or contains(stmt, OPTIMIZER_CALL):
+        if contains(stmt, BACKWARD) or optimizer_calls(ctx.module, stmt):
             over = optimizers_in_a_loop(ctx, stmt)  # `for opt in optimizers: opt.step()`
             if over is not None:
                 ctx.block(MANUAL_STEP, over, stmt)

@@ -332,10 +332,12 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
         start = _count_start(ctx, loop.iter)
         body = without_dead_breaks(ctx, body)
         stop = _stop_of(ctx, body[0], counter.value) if body else None
+        if stop is None and len(body) > 1:
+            return _count_stopped_last(ctx, loop, counter, start, body)
         if stop is None:
             raise Unsupported(
                 STEP_COUNT,
-                "a loop over itertools.count() must start with "
+                "a loop over itertools.count() must start or end with "
                 f"`if {counter.value} >= <steps>: break` (the number of steps)",
                 loop,
             )
@@ -353,6 +355,47 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
         after_first = cst.BinaryOperation(counter, cst.Add(), cst.Integer("1"))
         stop = cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(after_first)])
     return f"range({counter.value}, {ctx.module.code_for_node(stop)})", counter, body
+
+
+def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: cst.Name, start, body: list):
+    """`for i in count(start):` whose stop test `if i >= N: break` ends the body (the
+    examples' REINFORCE: `for i_episode in count(1):` ... `if i_episode >= max_episodes:
+    break`): the body runs for `start`, `start + 1`, ... up to the first value reaching N, and
+    at least once, so over `range(start, max(N, start) + 1)` (`range(start, N + 1)` when both
+    are constants with start <= N). A `continue` would skip the test: refused."""
+    stop = _stop_of(ctx, body[-1], counter.value)
+    if stop is None:
+        raise Unsupported(
+            STEP_COUNT,
+            "a loop over itertools.count() must start or end with "
+            f"`if {counter.value} >= <steps>: break` (the number of steps)",
+            loop,
+        )
+    body = body[:-1]
+    if any(_own_continues(s) for s in body):
+        raise Unsupported(
+            STEP_COUNT,
+            f"a `continue` skips the stop test `if {counter.value} >= <steps>: break` at the "
+            "end of the loop",
+            loop,
+        )
+    _check_stop_fixed(ctx, loop, stop, body)
+    first, last = _constant(ctx, start), _constant(ctx, stop)
+    one = cst.Integer("1")
+    if first is not None and last is not None and first <= last:
+        end = cst.BinaryOperation(stop, cst.Add(), one)
+    elif not builtin_unshadowed(ctx.module, "max"):
+        raise Unsupported(
+            STEP_COUNT,
+            f"`{counter.value}`'s start and the number of steps are not constants with the "
+            "start below it (the loop's test comes after the first step), and the file "
+            "rebinds `max`",
+            loop,
+        )
+    else:
+        end = cst.BinaryOperation(cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(start)]), cst.Add(), one)
+    first_code = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
+    return f"range({first_code}{_code(end)})", counter, body
 
 
 def _own_continues(node) -> bool:

@@ -383,7 +383,8 @@ def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: cst.Name, star
     first, last = _constant(ctx, start), _constant(ctx, stop)
     one = cst.Integer("1")
     if first is not None and last is not None and first <= last:
-        end = cst.BinaryOperation(stop, cst.Add(), one)
+        literal = isinstance(stop, cst.Integer)
+        end = cst.Integer(str(last + 1)) if literal else cst.BinaryOperation(stop, cst.Add(), one)
     elif not builtin_unshadowed(ctx.module, "max"):
         raise Unsupported(
             STEP_COUNT,
@@ -393,7 +394,8 @@ def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: cst.Name, star
             loop,
         )
     else:
-        end = cst.BinaryOperation(cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(start)]), cst.Add(), one)
+        highest = cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(start)])
+        end = cst.BinaryOperation(highest, cst.Add(), one)
     first_code = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
     return f"range({first_code}{_code(end)})", counter, body
 

@@ -48,6 +48,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..analysis.branches import NONE, NOT_NONE, decide, resolve
 from ..analysis.names import collect_names, rename
+from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from ..rule import Rule, Unsupported
 from ..source.find_loops import _cst_blocks, cst_contains
 from .trainer_inline import _literal, bind_call, bind_first, line_origin
@@ -520,7 +521,7 @@ class _Inliner:
             why = f"`{name}()` takes `*args` or `**kwargs`"
         elif params.posonly_params:
             why = f"`{name}()` has positional-only parameters"
-        elif nested := m.findall(function.body, _NESTED):
+        elif nested := [n for n in m.findall(function.body, _NESTED) if not self._closed(n)]:
             what = "a lambda" if isinstance(nested[0], cst.Lambda) else f"`{nested[0].name.value}`"
             at = nested[0]  # findings name the line of the statement holding it (LineIndex)
             why = (
@@ -572,6 +573,21 @@ class _Inliner:
             )
         if why is not None:
             raise Unsupported(STEP_SHAPE, why, at)
+
+    def _closed(self, node) -> bool:
+        """`node` is a lambda whose body reads none of the function's locals or parameters
+        (`map(lambda s: s is not None, batch.next_state)`): it reads its own parameters and
+        globals, the same names wherever it is defined, so inlined it computes what it did
+        in the call, however late it runs. One reading a local (a closure over one call's
+        value) would read the loop's name instead, which later iterations rebind."""
+        if not isinstance(node, cst.Lambda) or contains(node, BACKWARD | OPTIMIZER_CALL):
+            return False
+        helper = _tables(self.module, self.path).function(self.name, None)
+        if helper is None:
+            return False
+        own = {s.get_name() for s in helper.get_symbols() if s.is_local() or s.is_parameter()}
+        free = _lambda_body_reads(node)
+        return free is not None and not free & own
 
     def _module_constant(self, node) -> bool:
         """`node` is a name bound once, at module level before the function, to a literal,
@@ -772,6 +788,34 @@ def _same_names(target: cst.CSTNode, value: cst.CSTNode) -> bool:
             for t, v in pairs
         )
     return False
+
+
+def _lambda_body_reads(node: cst.Lambda) -> set[str] | None:
+    """The names a lambda's body (and any scope in it) reads from around it, by Python's
+    symbol tables: compiled alone, each resolves as a global. Its defaults are not included:
+    they are evaluated where the lambda is defined, as any expression there."""
+    code = "_ = " + cst.Module([]).code_for_node(node.with_changes(params=_no_defaults(node)))
+    try:
+        top = symtable.symtable(code, "<lambda>", "exec")
+    except SyntaxError:
+        return None
+    found: set[str] = set()
+    stack = list(top.get_children())
+    while stack:
+        table = stack.pop()
+        found |= {s.get_name() for s in table.get_symbols() if s.is_global() and s.is_referenced()}
+        stack.extend(table.get_children())
+    return found
+
+
+def _no_defaults(node: cst.Lambda) -> cst.Parameters:
+    params = node.params
+    strip = lambda ps: [p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT) for p in ps]  # noqa: E731
+    return params.with_changes(
+        params=strip(params.params),
+        kwonly_params=strip(params.kwonly_params),
+        posonly_params=strip(params.posonly_params),
+    )
 
 
 def _docstring(stmt) -> bool:

@@ -78,7 +78,14 @@ def read(ctx, plan, steps) -> None:
             "ends the epoch",
             schedulers[0],
         )
-    ctx.found["epoch_ending_break"] = breaks[0][1]  # clean(): no validation pass with it
+    end_epoch_at(ctx, plan, breaks[0][1])
+
+
+def end_epoch_at(ctx, plan, stmt) -> None:
+    """The `break` in `stmt`, the batch loop's last statement, sets `self.stop_epoch`, and the
+    next batch's `on_train_batch_start` returns -1: Lightning then ends the epoch (also under
+    manual optimization, manual_optimization.py)."""
+    ctx.found["epoch_ending_break"] = stmt  # clean(): no validation pass with it
     plan.hook_pieces.setdefault("on_train_epoch_start", []).append("self.stop_epoch = False")
     plan.hook_pieces.setdefault("on_train_batch_start", []).append(
         "if self.stop_epoch:\n    return -1"

@@ -148,6 +148,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         post_train=post,
     )
     plan.loader_stmt = ctx.found.get("loader_stmt")
+    plan.imports.extend(sorted(ctx.found.get("imports", ())))  # `sys` of a count()'s range
     plan.wrapper = ctx.wrapper
     plan.withs, plan.depths = ctx.withs, ctx.depths
     plan.notes.extend(ctx.notes)
@@ -477,6 +478,8 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For, pre=()) -> dict:
         iterator, index, target = ctx.unwrap_iter(loop, loader, index, target)
     if "builtins.range" in ctx.call_qualnames(iterator):
         return _read_range_batch_loop(ctx, loop, iterator, target, index)
+    if "itertools.count" in ctx.call_qualnames(iterator) and index is None:
+        return _read_count_batch_loop(ctx, loop, target)
     if (
         isinstance(iterator, (cst.List, cst.Tuple))
         and iterator.elements
@@ -527,6 +530,22 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     what = f"the positions of `{listed}`'s samples" if listed else "the batch loop's numbers"
     loader, ctx.found["loader_stmt"] = number_loader(ctx, "batch_indices", code, what)
     return read_step(ctx, loop, loader, target, index)
+
+
+def _read_count_batch_loop(ctx: LoopContext, loop: cst.For, target):
+    """An episode's steps, `for t in itertools.count():` ... `if done: break` (the DQN
+    tutorial's): the counter's values become the batches of a generated loader, a fresh
+    iterator each epoch as the script's `count()`, ended where the script's `break` ends the
+    loop (shapes/iteration.py's count_numbers; early_break.py ends the epoch there)."""
+    from .iteration import count_numbers, number_loader
+
+    if not isinstance(target, cst.Name):
+        raise Unsupported(NOT_A_LOADER, "the itertools.count() loop's target is not a name", loop)
+    numbers, body = count_numbers(ctx, loop, target.value, list(loop.body.body))
+    _note_counter(ctx, target.value, body)
+    what = "the step numbers of each pass"
+    loader, ctx.found["loader_stmt"] = number_loader(ctx, "batch_indices", numbers, what)
+    return read_step(ctx, loop, loader, target, None, body)
 
 
 def _with_epoch_constants(ctx: LoopContext, numbers: cst.Call, loop: cst.For) -> cst.Call:

@@ -486,6 +486,7 @@ class _Inliner:
         if final is not None:
             body = body[:-1]
         body = resolve(body, lambda test: decide(test, self.known), decided)
+        body = self._guarded(body)
         mapping, bound = self._names(body, final)
         new = self._bindings(bound, mapping)
         new += [self._keep(stmt, mapping) for stmt in body if not m.matches(stmt, _GLOBAL_LINE)]
@@ -509,6 +510,24 @@ class _Inliner:
             (at.line, at.column),
             self._message(loop_line, decided, final, removed),
         )
+
+    def _guarded(self, body: list) -> list:
+        """`if <test>: return` then the rest (the DQN tutorial's `if len(memory) <
+        BATCH_SIZE: return` before the step) -> `if not <test>:` around the rest: inlined,
+        the rest runs only when the call would have gone on, and the loop's code after the
+        call runs either way, as after the call's early return."""
+        guard = _guard(body)
+        if guard is None:
+            return body
+        at = body.index(guard)
+        test = guard.test
+        if isinstance(test, (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)):
+            test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        negated = cst.UnaryOperation(cst.Not(), test)
+        rest = cst.IndentedBlock(body[at + 1 :] or [cst.SimpleStatementLine([cst.Pass()])])
+        wrapped = guard.with_changes(test=negated, body=rest)
+        self.pairs.append((wrapped, guard))
+        return [*body[:at], wrapped]
 
     # checks ---------------------------------------------------------------------------
     def _check_shape(self) -> None:
@@ -549,8 +568,16 @@ class _Inliner:
             body = [s for s in function.body.body if not _docstring(s)]
             returns = m.findall(function.body, m.Return())
             last_return = body and m.matches(body[-1], m.SimpleStatementLine([m.Return()]))
-            if len(returns) > int(bool(last_return)):
+            guard = _guard(body)
+            if len(returns) > int(bool(last_return)) + int(guard is not None):
                 why = f"`{name}()` returns before its end"
+                at = next(r for r in returns if not last_return or r is not body[-1].body[0])
+            elif guard is not None and last_return and body[-1].body[0].value is not None:
+                why = (
+                    f"`{name}()` returns a value at its end but nothing at "
+                    f"`if {cst.Module([]).code_for_node(guard.test)}: return`"
+                )
+                at = guard
             elif (self.outer is not None or not isinstance(self.site.stmt.body[0], cst.Expr)) and (
                 not last_return or body[-1].body[0].value is None
             ):
@@ -788,6 +815,16 @@ def _same_names(target: cst.CSTNode, value: cst.CSTNode) -> bool:
             for t, v in pairs
         )
     return False
+
+
+def _guard(body: list) -> cst.If | None:
+    """The statement `if <test>: return` (a bare return, no `else`) of a function's body, its
+    only early return, or None."""
+    bare = m.IndentedBlock([m.SimpleStatementLine([m.Return(value=None)])])
+    for stmt in body:
+        if m.matches(stmt, m.If(body=bare, orelse=None)):
+            return stmt
+    return None
 
 
 def _lambda_body_reads(node: cst.Lambda) -> set[str] | None:

@@ -750,3 +750,46 @@ UNCHANGED["lambda_reading_a_parameter_of_the_step"] = (
     _MASKED_STEP.replace("v >= THRESHOLD, x[:, 0]", "v >= y.float().mean(), x[:, 0]"),
     "TL182",
 )
+
+# the DQN tutorial's `optimize_model()`: `if len(memory) < BATCH_SIZE: return` first
+_GUARDED = """
+memory = []
+
+
+def optimize_model():
+    if len(memory) < 2:
+        return
+    xs, ys = memory[-1]
+    optimizer.zero_grad()
+    loss = criterion(model(xs), ys)
+    loss.backward()
+    optimizer.step()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        memory.append((x, y))
+        optimize_model()
+        print(len(memory))
+"""
+
+CONVERTS["guard_return_becomes_an_if_around_the_rest"] = (
+    _GUARDED,
+    [
+        "if not len(self.memory) < 2:\n            xs, ys = self.memory[-1]",
+        "self.manual_backward(loss)",
+        "print(len(self.memory))",
+    ],
+    ["def optimize_model", "return\n"],
+)
+UNCHANGED["guard_return_and_a_value_returned_at_the_end"] = (
+    _GUARDED.replace("    optimizer.step()\n", "    optimizer.step()\n    return loss.item()\n"),
+    "TL182",
+)
+UNCHANGED["two_early_returns"] = (
+    _GUARDED.replace(
+        "    xs, ys = memory[-1]\n",
+        "    xs, ys = memory[-1]\n    if xs.sum() > 100:\n        return\n",
+    ),
+    "TL182",
+)

@@ -362,7 +362,7 @@ def count_numbers(ctx: LoopContext, loop: cst.For, counter: str, body: list) -> 
         _check_stop_fixed(ctx, loop, stop, body[1:])
         return f"range({first}{ctx.module.code_for_node(stop)})", body[1:]
     if len(body) > 1 and _stop_of(ctx, body[-1], counter) is not None:
-        return _count_stopped_last(ctx, loop, cst.Name(counter), start, body)
+        return _count_stopped_last(ctx, loop, counter, start, body)
     if not any(loop_breaks(s) for s in body):
         raise Unsupported(
             STEP_COUNT,
@@ -373,18 +373,18 @@ def count_numbers(ctx: LoopContext, loop: cst.For, counter: str, body: list) -> 
     return f"range({first}{_code(_maxsize(ctx, loop))})", body
 
 
-def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: cst.Name, start, body: list):
+def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: str, start, body: list):
     """`for i in count(start):` whose stop test `if i >= N: break` ends the body (the
     examples' REINFORCE: `for i_episode in count(1):` ... `if i_episode >= max_episodes:
     break`): the body runs for `start`, `start + 1`, ... up to the first value reaching N, and
     at least once, so over `range(start, max(N, start) + 1)` (`range(start, N + 1)` when both
     are constants with start <= N). A `continue` would skip the test: refused."""
-    stop = _stop_of(ctx, body[-1], counter.value)
+    stop = _stop_of(ctx, body[-1], counter)
     body = body[:-1]
     if any(_own_continues(s) for s in body):
         raise Unsupported(
             STEP_COUNT,
-            f"a `continue` skips the stop test `if {counter.value} >= <steps>: break` at the "
+            f"a `continue` skips the stop test `if {counter} >= <steps>: break` at the "
             "end of the loop",
             loop,
         )
@@ -397,7 +397,7 @@ def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: cst.Name, star
     elif not builtin_unshadowed(ctx.module, "max"):
         raise Unsupported(
             STEP_COUNT,
-            f"`{counter.value}`'s start and the number of steps are not constants with the "
+            f"`{counter}`'s start and the number of steps are not constants with the "
             "start below it (the loop's test comes after the first step), and the file "
             "rebinds `max`",
             loop,
@@ -406,7 +406,7 @@ def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: cst.Name, star
         highest = cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(start)])
         end = cst.BinaryOperation(highest, cst.Add(), one)
     first_code = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
-    return f"range({first_code}{_code(end)})", counter, body
+    return f"range({first_code}{_code(end)})", body
 
 
 def _own_continues(node) -> bool:

@@ -542,6 +542,10 @@ class _Inliner:
             why = f"`{name}()` has positional-only parameters"
         elif nested := [n for n in m.findall(function.body, _NESTED) if not self._closed(n)]:
             what = "a lambda" if isinstance(nested[0], cst.Lambda) else f"`{nested[0].name.value}`"
+            read = self._locals_read(nested[0])
+            if read:
+                kind = "local" if len(read) == 1 else "locals"
+                what += f" reading its {kind} `{'`, `'.join(read)}`"
             at = nested[0]  # findings name the line of the statement holding it (LineIndex)
             why = (
                 f"`{name}()` defines {what}: inlined, it would capture the loop's names "
@@ -600,6 +604,14 @@ class _Inliner:
             )
         if why is not None:
             raise Unsupported(STEP_SHAPE, why, at)
+
+    def _locals_read(self, node) -> list[str]:
+        """The function's locals and parameters a lambda `node` reads in its body."""
+        helper = _tables(self.module, self.path).function(self.name, None)
+        if not isinstance(node, cst.Lambda) or helper is None:
+            return []
+        own = {s.get_name() for s in helper.get_symbols() if s.is_local() or s.is_parameter()}
+        return sorted((_lambda_body_reads(node) or set()) & own)
 
     def _closed(self, node) -> bool:
         """`node` is a lambda whose body reads none of the function's locals or parameters

@@ -20,6 +20,10 @@ conditions on the batch index are ordinary code and are kept as written.
 Schedulers stay stepped where the script steps them, in the step or at the epoch's end,
 through `self.lr_schedulers()`; configure_optimizers returns them with their optimizers.
 
+A `break` in the loop's last statement, nothing after it in its blocks, ends the epoch there
+(early_break.py's flag: `on_train_batch_start` returns -1 on the next batch); anywhere else it
+is refused (TL107): code after it would run on the batch that ends the epoch.
+
 Refused (TL125): an optimizer step taken with a closure or other arguments, or at epoch level,
 mixed precision (the scaler's calls), clipping of parameters that are not exactly one
 optimizer's model, `backward()` on an expression; (TL126) a scheduler bound twice, not built

@@ -308,3 +308,10 @@ UNCHANGED["episode_steps_without_a_break"] = (
     ),
     "TL123",
 )
+# the count starts where the epoch loop says: numbers built once, before `fit`, would not
+UNCHANGED["episode_steps_counted_from_an_epoch_value"] = (
+    _EPISODE_STEPS.replace("itertools.count():", "itertools.count(offset):").replace(
+        "    state = torch.randn(4)\n", "    state = torch.randn(4)\n    offset = episode * 10\n"
+    ),
+    "TL104",
+)

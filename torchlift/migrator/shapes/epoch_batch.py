@@ -512,17 +512,7 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     from .iteration import number_loader
 
     numbers = _with_epoch_constants(ctx, numbers, loop)
-    changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
-    if changed:
-        how, at = how_changed(ctx, ctx.loop, changed[0])
-        if how == "rebinds":  # epoch_constant() found no value the same every epoch
-            how += " to a value not known to be the same every epoch"
-        raise Unsupported(
-            NOT_A_LOADER,
-            f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop {how} "
-            "(its numbers would be built once, before `fit`; use a DataLoader)",
-            at or loop,
-        )
+    _check_numbers_fixed(ctx, loop, numbers, "range(...)")
     if isinstance(target, cst.Name):
         _note_counter(ctx, target.value, loop.body.body)
     code = ctx.module.code_for_node(numbers)
@@ -530,6 +520,22 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     what = f"the positions of `{listed}`'s samples" if listed else "the batch loop's numbers"
     loader, ctx.found["loader_stmt"] = number_loader(ctx, "batch_indices", code, what)
     return read_step(ctx, loop, loader, target, index)
+
+
+def _check_numbers_fixed(ctx: LoopContext, loop: cst.For, numbers, what: str) -> None:
+    """The generated loader's numbers are built once, before `fit`: the epoch loop must not
+    change what they read (TL104 naming where it does)."""
+    changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
+    if changed:
+        how, at = how_changed(ctx, ctx.loop, changed[0])
+        if how == "rebinds":  # epoch_constant() found no value the same every epoch
+            how += " to a value not known to be the same every epoch"
+        raise Unsupported(
+            NOT_A_LOADER,
+            f"the batch loop's {what} reads `{changed[0]}`, which the epoch loop {how} "
+            "(its numbers would be built once, before `fit`; use a DataLoader)",
+            at or loop,
+        )
 
 
 def _read_count_batch_loop(ctx: LoopContext, loop: cst.For, target):
@@ -542,6 +548,7 @@ def _read_count_batch_loop(ctx: LoopContext, loop: cst.For, target):
     if not isinstance(target, cst.Name):
         raise Unsupported(NOT_A_LOADER, "the itertools.count() loop's target is not a name", loop)
     numbers, body = count_numbers(ctx, loop, target.value, list(loop.body.body))
+    _check_numbers_fixed(ctx, loop, cst.parse_expression(numbers), "itertools.count() and its stop")
     _note_counter(ctx, target.value, body)
     what = "the step numbers of each pass"
     loader, ctx.found["loader_stmt"] = number_loader(ctx, "batch_indices", numbers, what)

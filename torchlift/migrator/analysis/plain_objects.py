@@ -8,12 +8,14 @@
 
 Every reinforcement-learning script steps its environment with `env.step(action)`, which
 spells an optimizer call (`names.node_kinds` tells calls apart by their method name only).
-A name bound nowhere but by module-level `name = C(...)` statements, `C` a class of the
-script with no base (or `object`) whose code calls no `.backward()` / `.step()` /
-`.zero_grad()` and no function of the script that does, holds such an object in every scope
-reading it: its `.step()` is the class's own and trains nothing. Anything else (a base class,
-another binding, a local of the same name, a `global` rebinding it) keeps the call an
-optimizer call, as before.
+A name bound nowhere but by module-level `name = C(...)` statements holds such an object in
+every scope reading it when `C` is a class of the script defined once, with no base (or
+`object`), metaclass or decorator, whose code calls no `.backward()` and no `.step()` /
+`.zero_grad()` but its own, and reads no global but imported names, builtins, literals bound
+once and other such classes (nothing through which it could reach a model or an optimizer):
+its `.step()` is the class's own and trains nothing. Anything else (a base class, another
+binding, a local or parameter of the same name anywhere, a `global` rebinding it) keeps the
+call an optimizer call, as before.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from .statements import BACKWARD, OPTIMIZER_CALL, contains
 
 _STEP_CALL = m.Call(func=m.Attribute(attr=m.Name("step") | m.Name("zero_grad")))
 
-_CACHE: dict[int, tuple[cst.Module, frozenset]] = {}
+_LAST: list = [None, frozenset()]  # the last module asked about and its answer
 
 
 def optimizer_calls(module: cst.Module, node: cst.CSTNode) -> bool:
@@ -47,11 +49,9 @@ def optimizer_calls(module: cst.Module, node: cst.CSTNode) -> bool:
 
 def plain_instances(module: cst.Module) -> frozenset:
     """The module's names that hold an instance of a plain class of the script wherever read."""
-    hit = _CACHE.get(id(module))
-    if hit is None or hit[0] is not module:
-        hit = (module, frozenset(_plain_instances(module)))
-        _CACHE[id(module)] = hit
-    return hit[1]
+    if _LAST[0] is not module:  # one module per migration: asked once per statement
+        _LAST[:] = [module, frozenset(_plain_instances(module))]
+    return _LAST[1]
 
 
 def _plain_instances(module: cst.Module) -> set[str]:

@@ -15,9 +15,9 @@ that the script never stepped on that batch. Refused (TL135): a `continue` after
 (the script stepped, or went on with computed gradients), and a `continue` together with a
 per-step scheduler, gradient accumulation or `max_steps` (Lightning still counts the skipped
 batch as a step for those), with code after the step that moved to `on_train_batch_end`
-(Lightning calls that hook on a skipped batch too; the script's `continue` skipped it), and in a multi-process (DDP) conversion (a batch skipped on one
-process would leave the others waiting in backward()). A `continue` of a loop nested in the
-batch loop is that loop's own.
+(Lightning calls that hook on a skipped batch too; the script's `continue` skipped it), and in
+a multi-process (DDP) conversion (a batch skipped on one process would leave the others
+waiting in backward()). A `continue` of a loop nested in the batch loop is that loop's own.
 """
 
 from __future__ import annotations

@@ -605,13 +605,17 @@ class _Inliner:
         if why is not None:
             raise Unsupported(STEP_SHAPE, why, at)
 
+    def _own_names(self) -> set[str] | None:
+        """The function's locals and parameters (its symbol table), None if not one table."""
+        helper = _tables(self.module, self.path).function(self.name, None)
+        if helper is None:
+            return None
+        return {s.get_name() for s in helper.get_symbols() if s.is_local() or s.is_parameter()}
+
     def _locals_read(self, node) -> list[str]:
         """The function's locals and parameters a lambda `node` reads in its body."""
-        helper = _tables(self.module, self.path).function(self.name, None)
-        if not isinstance(node, cst.Lambda) or helper is None:
-            return []
-        own = {s.get_name() for s in helper.get_symbols() if s.is_local() or s.is_parameter()}
-        return sorted((_lambda_body_reads(node) or set()) & own)
+        own = self._own_names() if isinstance(node, cst.Lambda) else None
+        return sorted((_lambda_body_reads(node) or set()) & own) if own else []
 
     def _closed(self, node) -> bool:
         """`node` is a lambda whose body reads none of the function's locals or parameters
@@ -621,12 +625,8 @@ class _Inliner:
         value) would read the loop's name instead, which later iterations rebind."""
         if not isinstance(node, cst.Lambda) or contains(node, BACKWARD | OPTIMIZER_CALL):
             return False
-        helper = _tables(self.module, self.path).function(self.name, None)
-        if helper is None:
-            return False
-        own = {s.get_name() for s in helper.get_symbols() if s.is_local() or s.is_parameter()}
-        free = _lambda_body_reads(node)
-        return free is not None and not free & own
+        own, free = self._own_names(), _lambda_body_reads(node)
+        return own is not None and free is not None and not free & own
 
     def _module_constant(self, node) -> bool:
         """`node` is a name bound once, at module level before the function, to a literal,
@@ -830,8 +830,8 @@ def _same_names(target: cst.CSTNode, value: cst.CSTNode) -> bool:
 
 
 def _guard(body: list) -> cst.If | None:
-    """The statement `if <test>: return` (a bare return, no `else`) of a function's body, its
-    only early return, or None."""
+    """The first statement `if <test>: return` (a bare return, no `else`) of a function's
+    body, or None (_check_shape refuses any other early return beside it)."""
     bare = m.IndentedBlock([m.SimpleStatementLine([m.Return(value=None)])])
     for stmt in body:
         if m.matches(stmt, m.If(body=bare, orelse=None)):

@@ -536,3 +536,9 @@ CONVERTS["episodes_stopped_before_the_next_one"] = (
     ["self.stop_epoch = True", "return -1", "range(1, 9), batch_size=None"],
     ["count(1)", "should_stop"],
 )
+# no episode limit, only the data-dependent stop: the episodes run until it
+CONVERTS["episodes_until_solved"] = (
+    _EPISODES.replace("    if episode >= 8:\n        break\n", ""),
+    ["import sys\n", "range(1, sys.maxsize), batch_size=None", "self.trainer.should_stop = True"],
+    ["count(1)"],
+)

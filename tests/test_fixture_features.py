@@ -190,6 +190,11 @@ FEATURES = {
     # stops at epoch 4 of 10; the rate halved after the `break` on the epochs before
     "fullbatch_stop_on_test_accuracy": [fewer_steps_than(200)],  # 137 of 200 steps
     "tsf_early_stop_adjust_lr_after_break": [fewer_steps_than(10 * 5), changes_lr_between_epochs],
+    # episodes stopped by their "Solved!" test before the episode limit (30 and 24)
+    "reinforce_episodes_solved_break": [fewer_steps_than(30)],
+    "actor_critic_episodes_count": [fewer_steps_than(24)],
+    # no step until the replay memory holds a batch (29 env steps, the first 7 learn nothing)
+    "dqn_replay_target_soft_update": [fewer_steps_than(29)],
     # two repetitions of 6 epochs of 5 batches, stopping at epochs 3 and 4
     "tsf_exp_select_optimizer_per_itr": [fewer_steps_than(2 * 6 * 5), changes_lr_between_epochs],
     "max_steps_budget": [fewer_steps_than(5 * 5)],  # 7 steps, then stop mid-epoch

@@ -159,6 +159,7 @@ class LoopPlan:
     # Lightning's zero_grad before validation is overridden to keep them
     gradients_outlive_step: bool = False
     loss_on_progress_bar: bool = False  # the script showed the loss on its own bar
+    loss_every_step: bool = True  # False: some steps bind no loss to log (guarded_step.py)
     hparams: set[str] = field(default_factory=set)  # arguments save_hyperparameters can keep
     wrapper: cst.CSTNode | None = None  # the `with` bar / `try` the loop stood in
     withs: list = field(default_factory=list)  # `with` blocks kept around the Trainer

@@ -53,6 +53,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.manual_optimization",
     "torchlift.migrator.patterns.optimizer_lists",  # the lists of what it bound
     "torchlift.migrator.patterns.manual_backward",  # one optimizer, the same kept step
+    "torchlift.migrator.patterns.guarded_step",  # one optimizer stepped under an `if`
     "torchlift.migrator.patterns.hand_update",
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.scheduler_every",

@@ -265,3 +265,53 @@ UNCHANGED["loop_over_a_name_bound_to_a_loader_wrapper"] = (
     """,
     "TL104",
 )
+
+# an episode's steps, `for t in itertools.count():` until `if done: break` (the DQN tutorial's):
+# a fresh count each epoch, over a loader of step numbers ended by the break
+_EPISODE_STEPS = """
+import itertools
+
+for episode in range(3):
+    state = torch.randn(4)
+    for t in itertools.count():
+        optimizer.zero_grad()
+        loss = model(state).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        state = state * 0.5 + 1.0
+        if state.sum().item() > 7.0:
+            break
+    print(episode, t)
+"""
+
+CONVERTS["episode_steps_until_their_break"] = (
+    _EPISODE_STEPS,
+    [
+        "import sys",
+        "batch_indices = DataLoader(\n    range(sys.maxsize), batch_size=None",
+        "self.stop_epoch = True",
+        "max_epochs=3",
+    ],
+    ["itertools.count", "break"],
+)
+CONVERTS["episode_steps_counted_from_one_to_a_limit"] = (
+    _EPISODE_STEPS.replace("itertools.count():", "itertools.count(1):").replace(
+        "            break\n", "            break\n        if t >= 5:\n            break\n"
+    ),
+    ["range(1, 6), batch_size=None", "self.stop_epoch = True"],
+    ["itertools.count"],
+)
+# no `break` at all: the script's loop never ends
+UNCHANGED["episode_steps_without_a_break"] = (
+    _EPISODE_STEPS.replace(
+        "        if state.sum().item() > 7.0:\n            break\n", ""
+    ),
+    "TL123",
+)
+# the count starts where the epoch loop says: numbers built once, before `fit`, would not
+UNCHANGED["episode_steps_counted_from_an_epoch_value"] = (
+    _EPISODE_STEPS.replace("itertools.count():", "itertools.count(offset):").replace(
+        "    state = torch.randn(4)\n", "    state = torch.randn(4)\n    offset = episode * 10\n"
+    ),
+    "TL104",
+)

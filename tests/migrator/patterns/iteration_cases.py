@@ -368,10 +368,20 @@ UNCHANGED = {
         ),
         "TL123",
     ),
-    "count_without_stop_test_first": (
+    "count_without_any_stop_test": (
         _loop(
             "for step in itertools.count():",
             setup="import itertools\n",
+            after="    print(step)\n",
+        ),
+        "TL123",
+    ),
+    # the stop test at the end is skipped by a `continue`: the loop may never stop
+    "count_stop_test_last_skipped_by_continue": (
+        _loop(
+            "for step in itertools.count():",
+            setup="import itertools\n",
+            before="    if step % 2:\n        continue\n",
             after="    if step >= 5:\n        break\n",
         ),
         "TL123",
@@ -429,3 +439,106 @@ UNCHANGED = {
         "TL124",
     ),
 }
+
+# the official examples' REINFORCE: episodes counted by `count(1)`, the episode-limit test last
+CONVERTS["count_stop_test_last"] = (
+    _loop(
+        "for step in itertools.count():",
+        setup="import itertools\n",
+        after="    if step >= 5:\n        break\n",
+    ),
+    ["range(6), batch_size=None"],
+    ["itertools.count(", "break"],
+)
+CONVERTS["count_stop_test_last_not_constant"] = (
+    _loop(
+        "for step in itertools.count(1):",
+        setup="import itertools\nimport sys\nlimit = len(sys.argv) + 3\n",
+        after="    if step >= limit:\n        break\n",
+    ),
+    ["range(1, max(limit, 1) + 1), batch_size=None"],
+    ["itertools.count(", "break"],
+)
+
+# an episode per step: a hand-written environment (its `step()` is no optimizer's), a rollout
+# loop ending on `done` (its own `break`), a data-dependent stop after the optimizer step
+_EPISODES = """
+from itertools import count
+
+
+class Walk:
+    def __init__(self, length=4):
+        self.length = length
+
+    def reset(self):
+        self.pos = 0
+        return torch.zeros(4)
+
+    def step(self, action):
+        self.pos += 1 if action == 1 else 0
+        return torch.full((4,), float(self.pos)), 1.0, self.pos >= self.length, {}
+
+
+env = Walk()
+running = 0.0
+for episode in count(1):
+    state, rewards = env.reset(), []
+    for t in range(20):
+        action = model(state).argmax().item()
+        state, reward, done, _ = env.step(action)
+        rewards.append(reward)
+        if done:
+            break
+    running = 0.9 * running + 0.1 * len(rewards)
+    optimizer.zero_grad()
+    loss = model(state).pow(2).mean() * sum(rewards)
+    loss.backward()
+    optimizer.step()
+    if running > 3.0:
+        print("solved", episode, model.weight.sum().item())
+        break
+    if episode >= 8:
+        break
+"""
+
+CONVERTS["episodes_of_a_hand_written_environment"] = (
+    _EPISODES,
+    [
+        "range(1, 9), batch_size=None",
+        "state, reward, done, _ = self.env.step(action)",
+        "for t in range(20):",
+        "self.trainer.should_stop = True",
+    ],
+    ["count(1)"],
+)
+# an environment deriving from another class: its `step()` may be anything
+UNCHANGED["episodes_of_an_environment_with_a_base_class"] = (
+    _EPISODES.replace("class Walk:", "class Walk(dict):"),
+    "TL114",
+)
+# an environment whose `step()` steps a global optimizer of the script
+UNCHANGED["episodes_of_an_environment_stepping_an_optimizer"] = (
+    _EPISODES.replace(
+        "        self.pos += 1 if action == 1 else 0\n",
+        "        self.pos += 1 if action == 1 else 0\n        optimizer.step()\n",
+    ),
+    "TL114",
+)
+UNCHANGED["episodes_of_an_environment_reading_a_global_object"] = (
+    _EPISODES.replace("        self.pos = 0\n", "        self.pos = len(log)\n").replace(
+        "env = Walk()\n", "log = []\nenv = Walk()\n"
+    ),
+    "TL114",
+)
+# the stop reads no model: it stays in training_step, and the next batch ends the run
+CONVERTS["episodes_stopped_before_the_next_one"] = (
+    _EPISODES.replace(', model.weight.sum().item())', ")"),
+    ["self.stop_epoch = True", "return -1", "range(1, 9), batch_size=None"],
+    ["count(1)", "should_stop"],
+)
+# no episode limit, only the data-dependent stop: the episodes run until it
+CONVERTS["episodes_until_solved"] = (
+    _EPISODES.replace("    if episode >= 8:\n        break\n", ""),
+    ["import sys\n", "range(1, sys.maxsize), batch_size=None", "self.trainer.should_stop = True"],
+    ["count(1)"],
+)

@@ -200,7 +200,8 @@ UNCHANGED = {
         """,
         "TL126",
     ),
-    "break_in_the_step": (
+    # code after the `break` would run on the batch that ends the epoch
+    "break_before_more_of_the_step": (
         _GENERATOR + """
         for epoch in range(2):
             for i, (x, y) in enumerate(loader):
@@ -208,12 +209,12 @@ UNCHANGED = {
                 loss = criterion(model(gen(x).detach()), y)
                 loss.backward()
                 optimizer.step()
+                if i == 1:
+                    break
                 opt_gen.zero_grad()
                 loss_gen = -criterion(model(gen(x)), y)
                 loss_gen.backward()
                 opt_gen.step()
-                if i == 1:
-                    break
         """,
         "TL107",
     ),
@@ -267,4 +268,24 @@ UNCHANGED["optimizers_stepped_in_a_loop_over_a_dict"] = (
                     opt.step()
         """,
     "TL125",
+)
+
+# a `break` ending the step: the epoch ends there, after both steps (early_break.py's flag)
+CONVERTS["break_at_the_end_of_the_step"] = (
+    _GENERATOR + """
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+                if i == 1:
+                    break
+        """,
+    ["if batch_idx == 1:\n            self.stop_epoch = True", "if self.stop_epoch:\n            return -1"],
+    ["break"],
 )

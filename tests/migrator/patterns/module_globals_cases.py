@@ -79,3 +79,28 @@ UNCHANGED = {
         "TL117",
     ),
 }
+
+# a counter a function of the script rebinds through `global` (the DQN tutorial's
+# `steps_done` in `select_action()`): read as the module's variable, never a copy
+CONVERTS["global_rebound_by_a_called_function"] = (
+    """
+    seen = 0
+
+
+    def bump():
+        global seen
+        seen += 1
+
+
+    for epoch in range(2):
+        for x, y in loader:
+            bump()
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        print("epoch", epoch, "seen", seen)
+    """,
+    ['print("epoch", epoch, "seen", seen)'],
+    ["self.hparams.seen", "self.seen", "def __init__(self, model, criterion, seen)"],
+)

@@ -706,3 +706,90 @@ CONVERTS["returned_names_are_the_call_targets"] = (
     ["acc = (out.argmax(1) == y).float().mean()\n        if batch_idx % 2 == 0:"],
     ["acc, loss = acc, loss"],
 )
+
+# the DQN tutorial's `non_final_mask = torch.tensor(tuple(map(lambda s: s is not None, ...)))`:
+# a lambda reading only its own parameters (and globals) reads the same names inlined
+_MASKED_STEP = """
+THRESHOLD = 0.0
+
+
+def train_step(x, y):
+    keep = torch.tensor(tuple(map(lambda v: v >= THRESHOLD, x[:, 0].tolist())))
+    optimizer.zero_grad()
+    loss = criterion(model(x[keep]), y[keep]) if keep.any() else model(x).sum() * 0
+    loss.backward()
+    optimizer.step()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        train_step(x, y)
+"""
+
+CONVERTS["lambda_reading_its_parameters_and_globals"] = (
+    _MASKED_STEP,
+    ["keep = torch.tensor(tuple(map(lambda v: v >= THRESHOLD, x[:, 0].tolist())))"],
+    ["def train_step"],
+)
+# a local of the step renamed for the caller: the lambda's own parameter of that name stays
+CONVERTS["lambda_parameter_named_like_a_renamed_local"] = (
+    _MASKED_STEP.replace("keep = ", "v = 0\n    keep = ").replace(
+        "for epoch in range(2):\n", "v = 1\nfor epoch in range(2):\n"
+    ),
+    ["train_step_v = 0", "map(lambda v: v >= THRESHOLD,"],
+    ["def train_step"],
+)
+# a closure over one call's local would read the loop's name once inlined
+UNCHANGED["lambda_reading_a_local_of_the_step"] = (
+    _MASKED_STEP.replace("keep = ", "cut = THRESHOLD\n    keep = ").replace(
+        "v >= THRESHOLD", "v >= cut"
+    ),
+    "TL182",
+)
+UNCHANGED["lambda_reading_a_parameter_of_the_step"] = (
+    _MASKED_STEP.replace("v >= THRESHOLD, x[:, 0]", "v >= y.float().mean(), x[:, 0]"),
+    "TL182",
+)
+
+# the DQN tutorial's `optimize_model()`: `if len(memory) < BATCH_SIZE: return` first
+_GUARDED = """
+memory = []
+
+
+def optimize_model():
+    if len(memory) < 2:
+        return
+    xs, ys = memory[-1]
+    optimizer.zero_grad()
+    loss = criterion(model(xs), ys)
+    loss.backward()
+    optimizer.step()
+
+
+for epoch in range(2):
+    for x, y in loader:
+        memory.append((x, y))
+        optimize_model()
+        print(len(memory))
+"""
+
+CONVERTS["guard_return_becomes_an_if_around_the_rest"] = (
+    _GUARDED,
+    [
+        "if not len(self.memory) < 2:\n            xs, ys = self.memory[-1]",
+        "self.manual_backward(loss)",
+        "print(len(self.memory))",
+    ],
+    ["def optimize_model", "return\n"],
+)
+UNCHANGED["guard_return_and_a_value_returned_at_the_end"] = (
+    _GUARDED.replace("    optimizer.step()\n", "    optimizer.step()\n    return loss.item()\n"),
+    "TL182",
+)
+UNCHANGED["two_early_returns"] = (
+    _GUARDED.replace(
+        "    xs, ys = memory[-1]\n",
+        "    xs, ys = memory[-1]\n    if xs.sum() > 100:\n        return\n",
+    ),
+    "TL182",
+)

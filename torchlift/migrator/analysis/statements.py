@@ -59,6 +59,14 @@ def direct_breaks(node: cst.CSTNode) -> list[cst.Break]:
     return found
 
 
+def loop_breaks(stmt: cst.CSTNode) -> list[cst.Break]:
+    """`break` statements in `stmt`, a statement of a loop's body, that leave that loop: none
+    when `stmt` is a loop itself (an episode's rollout, `if done: break`, ends only it)."""
+    if isinstance(stmt, (cst.For, cst.While)):
+        return []
+    return direct_breaks(stmt)
+
+
 def statements(stmt: cst.CSTNode) -> list:
     """`stmt` and every statement nested in it, in source order."""
     from ..source.find_loops import iter_cst_statements

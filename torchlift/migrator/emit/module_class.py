@@ -405,7 +405,8 @@ class ClassBuilder:
         if loss is not None and len(self.plan.optimizers) <= 1:  # one loss to log and return
             loss_code = self.module.code_for_node(self.rewrite([cst.Name(loss)])[0])
             bar = ", prog_bar=True" if self.plan.loss_on_progress_bar else ""
-            body.append(_stmt(f'self.log("train_loss", {loss_code}{bar})\n'))
+            if self.plan.loss_every_step:
+                body.append(_stmt(f'self.log("train_loss", {loss_code}{bar})\n'))
             if not self.plan.manual_optimization:  # manual steps return nothing to optimize
                 body.append(_stmt(f"return {loss_code}\n"))
         if body and name in self.plan.full_precision_passes:

@@ -36,7 +36,7 @@ from ..analysis.confined_effects import root_name
 from ..analysis.function_reads import functions_reading
 from ..analysis.model_views import model_views, reads_optimizer_tensors
 from ..analysis.names import bound_names, collect_names, rename
-from ..analysis.statements import direct_breaks
+from ..analysis.statements import loop_breaks
 from ..emit.rank_zero import under_test
 from ..rule import Rule
 from .clipping import norm_name
@@ -183,7 +183,7 @@ def _stops_after_step(ctx, plan, steps, after) -> list:
     optimizers = {optimizer.name for optimizer in plan.optimizers}
     converted = []
     for position, stmt in after:
-        if not direct_breaks(stmt):
+        if not loop_breaks(stmt):
             converted.append((position, stmt))
             continue
         later_schedulers = [

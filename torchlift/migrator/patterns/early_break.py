@@ -34,7 +34,7 @@ import libcst.matchers as m
 from ..analysis.batch_counters import counted_limit
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import collect_names
-from ..analysis.statements import OwnLoopTransformer, direct_breaks
+from ..analysis.statements import OwnLoopTransformer, direct_breaks, loop_breaks
 from ..shapes.context import CONTROL_FLOW
 from . import max_steps, skip_batches
 
@@ -42,7 +42,7 @@ RULES = ()
 
 
 def read(ctx, plan, steps) -> None:
-    breaks = [(p, s) for p, s in steps["body"] if direct_breaks(s)]
+    breaks = [(p, s) for p, s in steps["body"] if loop_breaks(s)]
     if not breaks:
         return
     for position, stmt in breaks:
@@ -78,7 +78,14 @@ def read(ctx, plan, steps) -> None:
             "ends the epoch",
             schedulers[0],
         )
-    ctx.found["epoch_ending_break"] = breaks[0][1]  # clean(): no validation pass with it
+    end_epoch_at(ctx, plan, breaks[0][1])
+
+
+def end_epoch_at(ctx, plan, stmt) -> None:
+    """The `break` in `stmt`, the batch loop's last statement, sets `self.stop_epoch`, and the
+    next batch's `on_train_batch_start` returns -1: Lightning then ends the epoch (also under
+    manual optimization, manual_optimization.py)."""
+    ctx.found["epoch_ending_break"] = stmt  # clean(): no validation pass with it
     plan.hook_pieces.setdefault("on_train_epoch_start", []).append("self.stop_epoch = False")
     plan.hook_pieces.setdefault("on_train_batch_start", []).append(
         "if self.stop_epoch:\n    return -1"

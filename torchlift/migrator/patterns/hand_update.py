@@ -38,7 +38,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names
-from ..analysis.statements import direct_breaks, statements
+from ..analysis.statements import loop_breaks, statements
 from ..plan import ModelPlan
 from ..rule import Rule, Unsupported
 from .amp import _AUTOCAST, SCALERS
@@ -221,7 +221,7 @@ def batch_statements(ctx, stmts):
                 raise Unsupported(
                     HAND_UPDATE, "mixed precision with parameters updated by hand", stmt
                 )
-        if direct_breaks(stmt) or direct_continues(stmt):
+        if loop_breaks(stmt) or direct_continues(stmt):
             raise Unsupported(
                 HAND_UPDATE, "`break` / `continue` in a step that updates by hand", stmt
             )

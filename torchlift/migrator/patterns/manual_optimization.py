@@ -20,6 +20,10 @@ conditions on the batch index are ordinary code and are kept as written.
 Schedulers stay stepped where the script steps them, in the step or at the epoch's end,
 through `self.lr_schedulers()`; configure_optimizers returns them with their optimizers.
 
+A `break` in the loop's last statement, nothing after it in its blocks, ends the epoch there
+(early_break.py's flag: `on_train_batch_start` returns -1 on the next batch); anywhere else it
+is refused (TL107): code after it would run on the batch that ends the epoch.
+
 Refused (TL125): an optimizer step taken with a closure or other arguments, or at epoch level,
 mixed precision (the scaler's calls), clipping of parameters that are not exactly one
 optimizer's model, `backward()` on an expression; (TL126) a scheduler bound twice, not built
@@ -31,12 +35,13 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.statements import call_method, direct_breaks
+from ..analysis.statements import call_method, loop_breaks
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
 from .bindings import BINDING, models_from_optimizer, optim_kind
 from .clipping import clip_call
+from .early_break import break_ends_its_blocks, end_epoch_at
 from .scheduler_factories import built_on
 
 MANUAL_STEP = Rule(
@@ -128,8 +133,8 @@ def claim(ctx, steps, stmt, position) -> bool:
     if "manual_optimizers" not in ctx.found:
         return False
     steps["manual"] = True
-    if direct_breaks(stmt):  # the kept statements are a step's, not a loop's
-        raise Unsupported(CONTROL_FLOW, "`break` in a step with several optimizers", stmt)
+    if loop_breaks(stmt):  # the kept statements are a step's: read() ends the epoch there
+        steps.setdefault("manual_breaks", []).append((position, stmt))
     keep_statement(ctx, steps, stmt, position)
     return True
 
@@ -153,10 +158,14 @@ class _KeepStep(cst.CSTTransformer):
         self.ctx = ctx
         self.steps = steps
         self.stmt = stmt
+        self.line = None
         self.backward: str | None = None  # the first loss backward() is called on
 
     def visit_FunctionDef(self, node) -> bool:
         return False  # a closure's own calls are its business (its step is refused)
+
+    def visit_SimpleStatementLine(self, node) -> None:
+        self.line = node  # the line a call stands in (`self.stmt` may be an `if` around it)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = updated_node.func
@@ -193,8 +202,9 @@ class _KeepStep(cst.CSTTransformer):
         found = clip_call(self.ctx, call)
         if found is None or "manual_optimizers" not in self.ctx.found:
             return call  # no optimizer (a hand update, hand_update.py): the script's call
-        if not m.matches(self.stmt, m.SimpleStatementLine(body=[m.Expr()])) or (
-            self.stmt.body[0].value is not original
+        line = self.line
+        if not m.matches(line, m.SimpleStatementLine(body=[m.Expr()])) or (
+            line.body[0].value is not original
         ):  # self.clip_gradients returns nothing
             raise Unsupported(MANUAL_STEP, "the gradient norm returned by clipping is used", call)
         kind, params, value = found
@@ -250,10 +260,29 @@ def read(ctx, plan, steps) -> None:
                 stepped.append((name, stmt))
     for name, stmt in stepped:
         _bind_scheduler(ctx, plan, name, stmt)
+    _read_breaks(ctx, plan, steps)
     plan.train_body = [stmt for _, stmt in sorted(steps["kept"], key=lambda found: found[0])]
     plan.notes.append(
         "manual optimization: the step keeps the script's optimizer calls in their order"
     )
+
+
+def _read_breaks(ctx, plan, steps) -> None:
+    """A `break` in the batch loop's last statement, nothing after it in its blocks (an
+    episode's `if done: durations.append(t + 1); break`): the epoch ends there as with an
+    automatic step (early_break.py's flag); the step it follows is already taken, in
+    training_step. Anywhere else code after it would run on the batch that ends the epoch."""
+    breaks = steps.get("manual_breaks", [])
+    for position, stmt in breaks:
+        if position != steps["count"] or not break_ends_its_blocks(stmt):
+            raise Unsupported(
+                CONTROL_FLOW,
+                "code after a `break` in the batch loop would still run on the batch that "
+                "ends the epoch",
+                stmt,
+            )
+    if breaks:
+        end_epoch_at(ctx, plan, breaks[0][1])
 
 
 def _bind_scheduler(ctx, plan, name: str, stmt) -> None:

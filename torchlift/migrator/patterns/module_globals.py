@@ -29,6 +29,8 @@ device or the epoch counter -- the Trainer owns those, and a hook cannot rebind 
 
 from __future__ import annotations
 
+from ..analysis.names import collect_names
+from ..analysis.passed_values import rebound_by_calls
 from ..rule import Rule, Unsupported
 
 OWNED_GLOBAL = Rule(
@@ -66,6 +68,7 @@ RULES = (OWNED_GLOBAL,)
 def read(ctx, plan, steps) -> None:
     """The module globals the loop's code uses, for resolve_names and the generated class."""
     declared = set(ctx.found.get("function_globals", ())) | set(ctx.found.get("hook_globals", ()))
+    declared |= _rebound_by_called_functions(ctx)
     if not declared:
         return
     owned = {n for model in plan.models for n in (model.name, *model.aliases)}
@@ -80,3 +83,14 @@ def read(ctx, plan, steps) -> None:
             ctx.loop,
         )
     plan.module_globals = declared
+
+
+def _rebound_by_called_functions(ctx) -> set[str]:
+    """Module names the loop reads that a function of the script it calls declares `global`
+    (the DQN tutorial's `select_action()` counting `steps_done`): they change behind the
+    loop's back, so the methods read the module's variable, never a copy taken when the
+    module was built. A name the function holding the loop binds for itself is its own."""
+    reads = collect_names(ctx.loop).reads
+    if ctx.in_function:
+        reads -= collect_names(*ctx.scope_before, ctx.loop).writes
+    return rebound_by_calls(ctx, ctx.loop, reads)

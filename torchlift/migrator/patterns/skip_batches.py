@@ -14,9 +14,10 @@ script skipped the batch. That holds only while the `continue` comes before back
 that the script never stepped on that batch. Refused (TL135): a `continue` after backward()
 (the script stepped, or went on with computed gradients), and a `continue` together with a
 per-step scheduler, gradient accumulation or `max_steps` (Lightning still counts the skipped
-batch as a step for those), and in a multi-process (DDP) conversion (a batch skipped on one
-process would leave the others waiting in backward()). A `continue` of a loop nested in the
-batch loop is that loop's own.
+batch as a step for those), with code after the step that moved to `on_train_batch_end`
+(Lightning calls that hook on a skipped batch too; the script's `continue` skipped it), and in
+a multi-process (DDP) conversion (a batch skipped on one process would leave the others
+waiting in backward()). A `continue` of a loop nested in the batch loop is that loop's own.
 """
 
 from __future__ import annotations
@@ -89,6 +90,14 @@ def read(ctx, plan, steps) -> None:
     if any(keyword == "max_steps" for keyword, _ in plan.trainer_args):
         ctx.block(
             SKIPPED_BATCH, "`continue` with max_steps: a skipped batch counts as a step", first
+        )
+    if plan.after_step or plan.hook_pieces.get("on_train_batch_end"):
+        # Lightning calls on_train_batch_end after a training_step that returned None too
+        ctx.block(
+            SKIPPED_BATCH,
+            "`continue` with code after optimizer.step() moved to on_train_batch_end: "
+            "Lightning runs that hook on a skipped batch too, the script skipped that code",
+            first,
         )
     arguments = dict(plan.trainer_args)
     if "strategy" in arguments or arguments.get("devices", "1") != "1":

@@ -26,6 +26,7 @@ from ..analysis.epoch_constants import epoch_constant
 from ..analysis.names import collect_names, scope_reads
 from ..analysis.output_effects import console_call
 from ..analysis.passed_values import call_cannot_change, immutable_names, rebound_by_calls
+from ..analysis.plain_objects import optimizer_calls
 from ..analysis.python_lists import is_python_sequence
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
@@ -33,7 +34,6 @@ from ..analysis.statements import (
     FLOW,
     FLOW_NO_BREAK,
     LOOP,
-    OPTIMIZER_CALL,
     contains,
     direct_breaks,
     statements,
@@ -148,6 +148,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         post_train=post,
     )
     plan.loader_stmt = ctx.found.get("loader_stmt")
+    plan.imports.extend(sorted(ctx.found.get("imports", ())))  # `sys` of a count()'s range
     plan.wrapper = ctx.wrapper
     plan.withs, plan.depths = ctx.withs, ctx.depths
     plan.notes.extend(ctx.notes)
@@ -477,6 +478,8 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For, pre=()) -> dict:
         iterator, index, target = ctx.unwrap_iter(loop, loader, index, target)
     if "builtins.range" in ctx.call_qualnames(iterator):
         return _read_range_batch_loop(ctx, loop, iterator, target, index)
+    if "itertools.count" in ctx.call_qualnames(iterator) and index is None:
+        return _read_count_batch_loop(ctx, loop, target)
     if (
         isinstance(iterator, (cst.List, cst.Tuple))
         and iterator.elements
@@ -509,17 +512,7 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     from .iteration import number_loader
 
     numbers = _with_epoch_constants(ctx, numbers, loop)
-    changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
-    if changed:
-        how, at = how_changed(ctx, ctx.loop, changed[0])
-        if how == "rebinds":  # epoch_constant() found no value the same every epoch
-            how += " to a value not known to be the same every epoch"
-        raise Unsupported(
-            NOT_A_LOADER,
-            f"the batch loop's range(...) reads `{changed[0]}`, which the epoch loop {how} "
-            "(its numbers would be built once, before `fit`; use a DataLoader)",
-            at or loop,
-        )
+    _check_numbers_fixed(ctx, loop, numbers, "range(...)")
     if isinstance(target, cst.Name):
         _note_counter(ctx, target.value, loop.body.body)
     code = ctx.module.code_for_node(numbers)
@@ -527,6 +520,39 @@ def _read_range_batch_loop(ctx: LoopContext, loop: cst.For, numbers: cst.Call, t
     what = f"the positions of `{listed}`'s samples" if listed else "the batch loop's numbers"
     loader, ctx.found["loader_stmt"] = number_loader(ctx, "batch_indices", code, what)
     return read_step(ctx, loop, loader, target, index)
+
+
+def _check_numbers_fixed(ctx: LoopContext, loop: cst.For, numbers, what: str) -> None:
+    """The generated loader's numbers are built once, before `fit`: the epoch loop must not
+    change what they read (TL104 naming where it does)."""
+    changed = sorted(_maybe_changed(ctx, collect_names(numbers).reads))
+    if changed:
+        how, at = how_changed(ctx, ctx.loop, changed[0])
+        if how == "rebinds":  # epoch_constant() found no value the same every epoch
+            how += " to a value not known to be the same every epoch"
+        raise Unsupported(
+            NOT_A_LOADER,
+            f"the batch loop's {what} reads `{changed[0]}`, which the epoch loop {how} "
+            "(its numbers would be built once, before `fit`; use a DataLoader)",
+            at or loop,
+        )
+
+
+def _read_count_batch_loop(ctx: LoopContext, loop: cst.For, target):
+    """An episode's steps, `for t in itertools.count():` ... `if done: break` (the DQN
+    tutorial's): the counter's values become the batches of a generated loader, a fresh
+    iterator each epoch as the script's `count()`, ended where the script's `break` ends the
+    loop (shapes/iteration.py's count_numbers; early_break.py ends the epoch there)."""
+    from .iteration import count_numbers, number_loader
+
+    if not isinstance(target, cst.Name):
+        raise Unsupported(NOT_A_LOADER, "the itertools.count() loop's target is not a name", loop)
+    numbers, body = count_numbers(ctx, loop, target.value, list(loop.body.body))
+    _check_numbers_fixed(ctx, loop, cst.parse_expression(numbers), "itertools.count() and its stop")
+    _note_counter(ctx, target.value, body)
+    what = "the step numbers of each pass"
+    loader, ctx.found["loader_stmt"] = number_loader(ctx, "batch_indices", numbers, what)
+    return read_step(ctx, loop, loader, target, None, body)
 
 
 def _with_epoch_constants(ctx: LoopContext, numbers: cst.Call, loop: cst.For) -> cst.Call:
@@ -650,9 +676,14 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
     """The `steps` of one training step, the body of `loop` (or `stmts` of it): what patterns
     claimed and the other statements with their positions. Shared by every shape."""
     stmts = list(loop.body.body) if stmts is None else stmts
-    # `continue` is skip_batches' to read (the batch loop's own) or an inner loop's own
+    # `continue` is skip_batches' to read (the batch loop's own) or an inner loop's own; an
+    # inner loop's own `break` stays with it in training_step (an episode's rollout, `if
+    # done: break`), unless that loop holds the step, which no pattern keeps whole
     if contains(loop.body, FLOW_NO_BREAK - {"continue"}) or any(
-        direct_breaks(s) for s in stmts if isinstance(s, (cst.For, cst.While))
+        direct_breaks(s)
+        for s in stmts
+        if isinstance(s, (cst.For, cst.While))
+        and (contains(s, BACKWARD) or optimizer_calls(ctx.module, s))
     ):
         ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
     steps: dict = {
@@ -672,7 +703,7 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
         position += 1
         if any(claim(ctx, steps, stmt, position) for claim in claims):
             continue
-        if contains(stmt, BACKWARD) or contains(stmt, OPTIMIZER_CALL):
+        if contains(stmt, BACKWARD) or optimizer_calls(ctx.module, stmt):
             over = optimizers_in_a_loop(ctx, stmt)  # `for opt in optimizers: opt.step()`
             if over is not None:
                 ctx.block(MANUAL_STEP, over, stmt)

@@ -41,7 +41,7 @@ import libcst.matchers as m
 from .. import registry
 from ..analysis.names import builtin_unshadowed, collect_names, file_identifiers
 from ..analysis.qualnames import TQDM, TRANGE
-from ..analysis.statements import BACKWARD, LOOP, contains
+from ..analysis.statements import BACKWARD, LOOP, contains, loop_breaks
 from ..patterns.scheduler_every import BATCH_COUNTER
 from ..plan import LoopPlan
 from ..resolve_names import NOT_CARRIED_BACK
@@ -329,19 +329,8 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
             ctx.found["progress_bar_stmt"] = stmt
         if counted is not None:
             return ctx.module.code_for_node(counted), counter, body
-        start = _count_start(ctx, loop.iter)
-        body = without_dead_breaks(ctx, body)
-        stop = _stop_of(ctx, body[0], counter.value) if body else None
-        if stop is None:
-            raise Unsupported(
-                STEP_COUNT,
-                "a loop over itertools.count() must start with "
-                f"`if {counter.value} >= <steps>: break` (the number of steps)",
-                loop,
-            )
-        _check_stop_fixed(ctx, loop, stop, body[1:])
-        first = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
-        return f"range({first}{ctx.module.code_for_node(stop)})", counter, body[1:]
+        code, body = count_numbers(ctx, loop, counter.value, body)
+        return code, counter, body
     counter, stop, body, once = _while_bounds(ctx, loop, body)
     if any(_own_continues(s) for s in body):
         raise Unsupported(
@@ -353,6 +342,71 @@ def _read_counting(ctx: LoopContext, loop) -> tuple[str, cst.Name, list]:
         after_first = cst.BinaryOperation(counter, cst.Add(), cst.Integer("1"))
         stop = cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(after_first)])
     return f"range({counter.value}, {ctx.module.code_for_node(stop)})", counter, body
+
+
+def count_numbers(ctx: LoopContext, loop: cst.For, counter: str, body: list) -> tuple[str, list]:
+    """(code of the `range(...)` of the counter's values, the body without its stop test) of
+    `for counter in itertools.count(start):`: stopped by `if counter >= N: break` first
+    (`range(start, N)`) or last (_count_stopped_last); else, when the body has a `break` of
+    its own (an episode loop ending on `if done: break`, on a "Solved!" test), the loop runs
+    until that break: `range(start, sys.maxsize)`, more than any run reaches, the `break`
+    left to the patterns that end the epoch or the run there. With no `break` at all the
+    loop never ends: TL123."""
+    start = _count_start(ctx, loop.iter)
+    if start is None:
+        raise Unsupported(STEP_COUNT, "itertools.count() with a step or keywords", loop)
+    body = without_dead_breaks(ctx, body)
+    stop = _stop_of(ctx, body[0], counter) if body else None
+    first = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
+    if stop is not None:
+        _check_stop_fixed(ctx, loop, stop, body[1:])
+        return f"range({first}{ctx.module.code_for_node(stop)})", body[1:]
+    if len(body) > 1 and _stop_of(ctx, body[-1], counter) is not None:
+        return _count_stopped_last(ctx, loop, counter, start, body)
+    if not any(loop_breaks(s) for s in body):
+        raise Unsupported(
+            STEP_COUNT,
+            f"a loop over itertools.count() with no `break`: it never ends (stop it with "
+            f"`if {counter} >= <steps>: break` first or last, or on a result after the step)",
+            loop,
+        )
+    return f"range({first}{_code(_maxsize(ctx, loop))})", body
+
+
+def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: str, start, body: list):
+    """`for i in count(start):` whose stop test `if i >= N: break` ends the body (the
+    examples' REINFORCE: `for i_episode in count(1):` ... `if i_episode >= max_episodes:
+    break`): the body runs for `start`, `start + 1`, ... up to the first value reaching N, and
+    at least once, so over `range(start, max(N, start) + 1)` (`range(start, N + 1)` when both
+    are constants with start <= N). A `continue` would skip the test: refused."""
+    stop = _stop_of(ctx, body[-1], counter)
+    body = body[:-1]
+    if any(_own_continues(s) for s in body):
+        raise Unsupported(
+            STEP_COUNT,
+            f"a `continue` skips the stop test `if {counter} >= <steps>: break` at the "
+            "end of the loop",
+            loop,
+        )
+    _check_stop_fixed(ctx, loop, stop, body)
+    first, last = _constant(ctx, start), _constant(ctx, stop)
+    one = cst.Integer("1")
+    if first is not None and last is not None and first <= last:
+        literal = isinstance(stop, cst.Integer)
+        end = cst.Integer(str(last + 1)) if literal else cst.BinaryOperation(stop, cst.Add(), one)
+    elif not builtin_unshadowed(ctx.module, "max"):
+        raise Unsupported(
+            STEP_COUNT,
+            f"`{counter}`'s start and the number of steps are not constants with the "
+            "start below it (the loop's test comes after the first step), and the file "
+            "rebinds `max`",
+            loop,
+        )
+    else:
+        highest = cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(start)])
+        end = cst.BinaryOperation(highest, cst.Add(), one)
+    first_code = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
+    return f"range({first_code}{_code(end)})", body
 
 
 def _own_continues(node) -> bool:

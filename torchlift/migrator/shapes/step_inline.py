@@ -48,6 +48,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..analysis.branches import NONE, NOT_NONE, decide, resolve
 from ..analysis.names import collect_names, rename
+from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from ..rule import Rule, Unsupported
 from ..source.find_loops import _cst_blocks, cst_contains
 from .trainer_inline import _literal, bind_call, bind_first, line_origin
@@ -485,6 +486,7 @@ class _Inliner:
         if final is not None:
             body = body[:-1]
         body = resolve(body, lambda test: decide(test, self.known), decided)
+        body = self._guarded(body)
         mapping, bound = self._names(body, final)
         new = self._bindings(bound, mapping)
         new += [self._keep(stmt, mapping) for stmt in body if not m.matches(stmt, _GLOBAL_LINE)]
@@ -509,6 +511,24 @@ class _Inliner:
             self._message(loop_line, decided, final, removed),
         )
 
+    def _guarded(self, body: list) -> list:
+        """`if <test>: return` then the rest (the DQN tutorial's `if len(memory) <
+        BATCH_SIZE: return` before the step) -> `if not <test>:` around the rest: inlined,
+        the rest runs only when the call would have gone on, and the loop's code after the
+        call runs either way, as after the call's early return."""
+        guard = _guard(body)
+        if guard is None:
+            return body
+        at = body.index(guard)
+        test = guard.test
+        if isinstance(test, (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)):
+            test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        negated = cst.UnaryOperation(cst.Not(), test)
+        rest = cst.IndentedBlock(body[at + 1 :] or [cst.SimpleStatementLine([cst.Pass()])])
+        wrapped = guard.with_changes(test=negated, body=rest)
+        self.pairs.append((wrapped, guard))
+        return [*body[:at], wrapped]
+
     # checks ---------------------------------------------------------------------------
     def _check_shape(self) -> None:
         function, name = self.function, self.name
@@ -520,8 +540,12 @@ class _Inliner:
             why = f"`{name}()` takes `*args` or `**kwargs`"
         elif params.posonly_params:
             why = f"`{name}()` has positional-only parameters"
-        elif nested := m.findall(function.body, _NESTED):
+        elif nested := [n for n in m.findall(function.body, _NESTED) if not self._closed(n)]:
             what = "a lambda" if isinstance(nested[0], cst.Lambda) else f"`{nested[0].name.value}`"
+            read = self._locals_read(nested[0])
+            if read:
+                kind = "local" if len(read) == 1 else "locals"
+                what += f" reading its {kind} `{'`, `'.join(read)}`"
             at = nested[0]  # findings name the line of the statement holding it (LineIndex)
             why = (
                 f"`{name}()` defines {what}: inlined, it would capture the loop's names "
@@ -548,8 +572,16 @@ class _Inliner:
             body = [s for s in function.body.body if not _docstring(s)]
             returns = m.findall(function.body, m.Return())
             last_return = body and m.matches(body[-1], m.SimpleStatementLine([m.Return()]))
-            if len(returns) > int(bool(last_return)):
+            guard = _guard(body)
+            if len(returns) > int(bool(last_return)) + int(guard is not None):
                 why = f"`{name}()` returns before its end"
+                at = next(r for r in returns if not last_return or r is not body[-1].body[0])
+            elif guard is not None and last_return and body[-1].body[0].value is not None:
+                why = (
+                    f"`{name}()` returns a value at its end but nothing at "
+                    f"`if {cst.Module([]).code_for_node(guard.test)}: return`"
+                )
+                at = guard
             elif (self.outer is not None or not isinstance(self.site.stmt.body[0], cst.Expr)) and (
                 not last_return or body[-1].body[0].value is None
             ):
@@ -572,6 +604,29 @@ class _Inliner:
             )
         if why is not None:
             raise Unsupported(STEP_SHAPE, why, at)
+
+    def _own_names(self) -> set[str] | None:
+        """The function's locals and parameters (its symbol table), None if not one table."""
+        helper = _tables(self.module, self.path).function(self.name, None)
+        if helper is None:
+            return None
+        return {s.get_name() for s in helper.get_symbols() if s.is_local() or s.is_parameter()}
+
+    def _locals_read(self, node) -> list[str]:
+        """The function's locals and parameters a lambda `node` reads in its body."""
+        own = self._own_names() if isinstance(node, cst.Lambda) else None
+        return sorted((_lambda_body_reads(node) or set()) & own) if own else []
+
+    def _closed(self, node) -> bool:
+        """`node` is a lambda whose body reads none of the function's locals or parameters
+        (`map(lambda s: s is not None, batch.next_state)`): it reads its own parameters and
+        globals, the same names wherever it is defined, so inlined it computes what it did
+        in the call, however late it runs. One reading a local (a closure over one call's
+        value) would read the loop's name instead, which later iterations rebind."""
+        if not isinstance(node, cst.Lambda) or contains(node, BACKWARD | OPTIMIZER_CALL):
+            return False
+        own, free = self._own_names(), _lambda_body_reads(node)
+        return own is not None and free is not None and not free & own
 
     def _module_constant(self, node) -> bool:
         """`node` is a name bound once, at module level before the function, to a literal,
@@ -772,6 +827,44 @@ def _same_names(target: cst.CSTNode, value: cst.CSTNode) -> bool:
             for t, v in pairs
         )
     return False
+
+
+def _guard(body: list) -> cst.If | None:
+    """The first statement `if <test>: return` (a bare return, no `else`) of a function's
+    body, or None (_check_shape refuses any other early return beside it)."""
+    bare = m.IndentedBlock([m.SimpleStatementLine([m.Return(value=None)])])
+    for stmt in body:
+        if m.matches(stmt, m.If(body=bare, orelse=None)):
+            return stmt
+    return None
+
+
+def _lambda_body_reads(node: cst.Lambda) -> set[str] | None:
+    """The names a lambda's body (and any scope in it) reads from around it, by Python's
+    symbol tables: compiled alone, each resolves as a global. Its defaults are not included:
+    they are evaluated where the lambda is defined, as any expression there."""
+    code = "_ = " + cst.Module([]).code_for_node(node.with_changes(params=_no_defaults(node)))
+    try:
+        top = symtable.symtable(code, "<lambda>", "exec")
+    except SyntaxError:
+        return None
+    found: set[str] = set()
+    stack = list(top.get_children())
+    while stack:
+        table = stack.pop()
+        found |= {s.get_name() for s in table.get_symbols() if s.is_global() and s.is_referenced()}
+        stack.extend(table.get_children())
+    return found
+
+
+def _no_defaults(node: cst.Lambda) -> cst.Parameters:
+    params = node.params
+    strip = lambda ps: [p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT) for p in ps]  # noqa: E731
+    return params.with_changes(
+        params=strip(params.params),
+        kwonly_params=strip(params.kwonly_params),
+        posonly_params=strip(params.posonly_params),
+    )
 
 
 def _docstring(stmt) -> bool:

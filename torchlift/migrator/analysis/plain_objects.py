@@ -1,0 +1,161 @@
+"""`.step()` calls that are no optimizer's: the script's own plain objects (an RL environment).
+
+    class CorridorEnv:                  # no base class, no torch step anywhere in it
+        def step(self, action): ...
+    env = CorridorEnv()                 # the only binding of `env` in the file
+    ...
+    state, reward, done, _ = env.step(action)     -> not an optimizer call
+
+Every reinforcement-learning script steps its environment with `env.step(action)`, which
+spells an optimizer call (`names.node_kinds` tells calls apart by their method name only).
+A name bound nowhere but by module-level `name = C(...)` statements holds such an object in
+every scope reading it when `C` is a class of the script defined once, with no base (or
+`object`), metaclass or decorator, whose code calls no `.backward()` and no `.step()` /
+`.zero_grad()` but its own, and reads no global but imported names, builtins, literals bound
+once and other such classes (nothing through which it could reach a model or an optimizer):
+its `.step()` is the class's own and trains nothing. Anything else (a base class, another
+binding, a local or parameter of the same name anywhere, a `global` rebinding it) keeps the
+call an optimizer call, as before.
+"""
+
+from __future__ import annotations
+
+import builtins
+import symtable
+
+import libcst as cst
+import libcst.matchers as m
+
+from .names import collect_names
+from .statements import BACKWARD, OPTIMIZER_CALL, contains
+
+_STEP_CALL = m.Call(func=m.Attribute(attr=m.Name("step") | m.Name("zero_grad")))
+
+_LAST: list = [None, frozenset()]  # the last module asked about and its answer
+
+
+def optimizer_calls(module: cst.Module, node: cst.CSTNode) -> bool:
+    """Whether `node` holds a `.backward()`-free `.step()` / `.zero_grad()` call that may be an
+    optimizer's (or a scheduler's): one not made on a plain object of the script."""
+    if not contains(node, OPTIMIZER_CALL):
+        return False
+    plain = plain_instances(module)
+    for call in m.findall(node, _STEP_CALL):
+        receiver = call.func.value
+        if not (isinstance(receiver, cst.Name) and receiver.value in plain):
+            return True
+    return False
+
+
+def plain_instances(module: cst.Module) -> frozenset:
+    """The module's names that hold an instance of a plain class of the script wherever read."""
+    if _LAST[0] is not module:  # one module per migration: asked once per statement
+        _LAST[:] = [module, frozenset(_plain_instances(module))]
+    return _LAST[1]
+
+
+def _plain_instances(module: cst.Module) -> set[str]:
+    classes = _plain_classes(module)
+    if not classes:
+        return set()
+    bound: dict[str, bool] = {}  # name -> every module-level binding is `name = C(...)`
+    for stmt in module.body:
+        for name in collect_names(stmt).writes:
+            bound[name] = bound.get(name, True) and _instance_of(stmt, name, classes)
+    candidates = {name for name, plain in bound.items() if plain}
+    if not candidates:
+        return set()
+    try:
+        top = symtable.symtable(module.code, "<module>", "exec")
+    except SyntaxError:
+        return set()
+    stack = list(top.get_children())
+    while stack:  # a local of that name, or a `global` write, elsewhere: not surely the object
+        table = stack.pop()
+        stack.extend(table.get_children())
+        for symbol in table.get_symbols():
+            if symbol.get_name() in candidates and (
+                symbol.is_local() or symbol.is_assigned() or symbol.is_parameter()
+            ):
+                candidates.discard(symbol.get_name())
+    return candidates
+
+
+def _instance_of(stmt, name: str, classes: set[str]) -> bool:
+    """`stmt` is exactly `name = C(...)`, C one of `classes`."""
+    if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name(name))])])):
+        return False
+    value = stmt.body[0].value
+    return m.matches(value, m.Call(func=m.Name())) and value.func.value in classes
+
+
+def _plain_classes(module: cst.Module) -> set[str]:
+    """Module-level classes defined once, with no base but `object`, no metaclass or
+    decorator, whose code calls no `.backward()` and no `.step()` / `.zero_grad()` but its
+    own, and reads no global but imported modules and names, builtins, literals bound once
+    and other such classes: nothing through which it could reach a model or an optimizer."""
+    defs: dict[str, list] = {}
+    for stmt in module.body:
+        for name in collect_names(stmt).writes:
+            defs.setdefault(name, []).append(stmt)
+    classes = {
+        s.name.value: s
+        for s in module.body
+        if isinstance(s, cst.ClassDef) and len(defs.get(s.name.value, ())) == 1
+    }
+    safe = {
+        name for name, stmts in defs.items() if len(stmts) == 1 and _import_or_literal(stmts[0])
+    }
+    try:
+        tables = {
+            t.get_name(): t
+            for t in symtable.symtable(module.code, "<module>", "exec").get_children()
+            if t.get_type() == "class"
+        }
+    except SyntaxError:
+        return set()
+    builtin = {name for name in dir(builtins) if name not in defs}
+    reads = {}
+    for name, stmt in list(classes.items()):
+        bases = [a for a in stmt.bases if not m.matches(a, m.Arg(m.Name("object"), keyword=None))]
+        if bases or stmt.keywords or stmt.decorators or name not in tables:
+            del classes[name]
+        elif contains(stmt, BACKWARD) or contains(stmt, OPTIMIZER_CALL) and _steps_other(stmt):
+            del classes[name]
+        else:
+            reads[name] = _global_reads(tables[name]) - builtin
+    found = set(classes)
+    changed = True
+    while changed:  # a class reading another class keeps it only while that one stays plain
+        changed = False
+        for name in sorted(found):
+            if not reads[name] <= safe | found:
+                found.discard(name)
+                changed = True
+    return found
+
+
+def _global_reads(table: symtable.SymbolTable) -> set[str]:
+    """Global names read in a class's body or its methods (and scopes nested in them)."""
+    found = {s.get_name() for s in table.get_symbols() if s.is_global() and s.is_referenced()}
+    for child in table.get_children():
+        found |= _global_reads(child)
+    return found
+
+
+def _import_or_literal(stmt) -> bool:
+    """An import statement, or `name = <number or string>`."""
+    if m.matches(stmt, m.SimpleStatementLine([m.Import() | m.ImportFrom()])):
+        return True
+    if not m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())])])):
+        return False
+    return isinstance(stmt.body[0].value, (cst.Integer, cst.Float, cst.SimpleString))
+
+
+def _steps_other(classdef: cst.ClassDef) -> bool:
+    """Whether the class calls `.step()` / `.zero_grad()` on anything but `self` (its own
+    `self.step()` is its own method)."""
+    for call in m.findall(classdef, _STEP_CALL):
+        if not m.matches(call.func.value, m.Name("self")):
+            return True
+    return False

@@ -39,6 +39,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.keyed_loaders",
     "torchlift.migrator.patterns.eval_shapes",
     "torchlift.migrator.patterns.eval_ranges",
+    "torchlift.migrator.patterns.weight_swap",  # before phase_loop checks the epoch's order
     "torchlift.migrator.patterns.phase_loop",
     "torchlift.migrator.patterns.bar_draws",  # sees the passes before extra_evaluation merges
     "torchlift.migrator.patterns.extra_evaluation",

@@ -524,10 +524,12 @@ def _only_compiles(ctx, stmt: cst.If, name: str) -> bool:
 
 def _run_before_the_loop(ctx, name: str, moved, plan) -> bool:
     """Whether code between the model's device move and the loop may run the model -- call
-    it, or hand it to a function that is not torch's or a builtin (`evaluate(model, loader)`,
-    `summary(model, ...)`), or call a script function reading it as a global. That code feeds
-    it what the script moved (`model(x.to(device))`): the move stays, or on a GPU the model
-    would still be on the CPU there (the Trainer moves it only in fit)."""
+    it, or hand it (or what it reads of it: `model.parameters()`) to a function that is not
+    torch's or a builtin (`evaluate(model, loader)`, `summary(model, ...)`,
+    `ExponentialMovingAverage(model.parameters(), 0.99)` cloning its tensors), or call a script
+    function reading it as a global. That code feeds it what the script moved
+    (`model(x.to(device))`), or makes tensors where the model is: the move stays, or on a GPU
+    the model would still be on the CPU there (the Trainer moves it only in fit)."""
     at = next(i for i, s in enumerate(ctx.scope_before) if s is moved)
     placement = {id(s) for s in [*plan.strip_stmts, *plan.remove_stmts]}
     functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
@@ -539,7 +541,7 @@ def _run_before_the_loop(ctx, name: str, moved, plan) -> bool:
         ):
             return True
         for call in m.findall(stmt, m.Call()):
-            if any(m.matches(arg.value, m.Name(name)) for arg in call.args):
+            if any(name in collect_names(arg.value).reads for arg in call.args):
                 called = ctx.call_qualnames(call)
                 if not called or any(q.split(".")[0] not in ("torch", "builtins") for q in called):
                     return True

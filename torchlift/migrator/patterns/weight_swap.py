@@ -161,9 +161,9 @@ def clean(ctx, plan) -> None:
     if ctx.found.get("weight_swap") and plan.validation is not None:
         plan.add_trainer_arg("inference_mode", "False")
         plan.notes.append(
-            "the weights swapped in for validation are swapped in on_validation_epoch_start "
-            "and back in on_validation_epoch_end; inference_mode=False, so that tensors the "
-            "swap creates there are ordinary tensors, as the script's were"
+            "the weights swapped in for validation are swapped in on_validation_epoch_start, "
+            "and back right after what used them; inference_mode=False, so that tensors the "
+            "swap creates inside the pass are ordinary tensors, as the script's were"
         )
 
 
@@ -423,8 +423,9 @@ def _check_kept(ctx, kept, moved, loop, models: set[str]) -> None:
         if changed:
             raise Unsupported(
                 WEIGHT_SWAP,
-                f"the weights swapped in for the validation pass would be swapped in its hooks, "
-                f"before this epoch code, which Lightning runs after the pass "
-                f"(on_train_epoch_end) and which shares `{sorted(changed)[0]}` with the swap",
+                "the weights swapped in for the validation pass would be swapped in "
+                "on_validation_epoch_start, before this epoch code, which Lightning runs after "
+                f"the pass (on_train_epoch_end) and which shares `{sorted(changed)[0]}` with "
+                "the swap",
                 stmt,
             )

@@ -110,7 +110,6 @@ _BUILTINS = frozenset(dir(builtins))
 _STATE_METHODS = frozenset(
     {"state_dict", "load_state_dict", "parameters", "named_parameters", "buffers", "named_buffers"}
 )
-_READ_ONLY_STATE = _STATE_METHODS - {"load_state_dict"}
 _MODES = frozenset({"eval", "train"})
 # builtins that do not iterate what they are given (`len(loader)`)
 _NOT_ITERATING = frozenset({"len", "print", "isinstance", "id", "type", "repr", "str"})
@@ -138,7 +137,12 @@ def epoch_body(ctx, stmts):
     models = _modules_run(ctx, loop)
     holders = holders_of(ctx, models)
     between, following = stmts[at + 1 : j], stmts[j + 1 :]
-    swap_in = [s for s in between if _swaps(ctx, s, models, holders)]
+    pass_names = collect_names(loop).all()  # the pass's setup is eval_passes' own
+    swap_in = [
+        s
+        for s in between
+        if not collect_names(s).writes & pass_names and _swaps(ctx, s, models, holders)
+    ]
     if not swap_in:
         return stmts
     back = _swap_back(ctx, following, swap_in, models, holders)
@@ -150,10 +154,21 @@ def epoch_body(ctx, stmts):
     _check_kept(ctx, kept, [*before, *during], loop, models)
     inner = list(with_stmt.body.body)
     moved = with_stmt.with_changes(
-        body=with_stmt.body.with_changes(body=[*before, *inner, *during])
+        body=with_stmt.body.with_changes(body=[*_unspaced(before), *inner, *_unspaced(during)])
     )
     ctx.found["weight_swap"] = True
     return [*stmts[: at + 1], *kept, moved, *following[len(during) :]]
+
+
+def _unspaced(stmts) -> list:
+    """`stmts` without the blank lines that set the first apart in the epoch (its comments
+    stay): they join the pass's hooks."""
+    if not stmts:
+        return []
+    lines = list(stmts[0].leading_lines)
+    while lines and lines[0].comment is None:
+        lines.pop(0)
+    return [stmts[0].with_changes(leading_lines=lines), *stmts[1:]]
 
 
 def clean(ctx, plan) -> None:
@@ -181,8 +196,8 @@ def _modules_run(ctx, loop: cst.For) -> set[str]:
 
 # -- the swap ---------------------------------------------------------------------------
 def _swaps(ctx, stmt, models: set[str], holders) -> bool:
-    """`stmt` may change a model's weights: a method of a model other than reading its state
-    or switching its mode (`model.load_state_dict(...)`), a method of an object holding it
+    """`stmt` may change a model's weights: the model's `load_state_dict(...)` or an in-place
+    method on it (`model.weight.data.copy_(...)`), a method of an object holding it
     (`ema.copy_to(...)`, `ema.apply_shadow()`), the model's parameters handed to a call that
     is not torch's, or a loop changing what it iterates of the model in place."""
     if _mode_switch(stmt):
@@ -193,7 +208,7 @@ def _swaps(ctx, stmt, models: set[str], holders) -> bool:
         func = call.func
         if isinstance(func, cst.Attribute):
             root = _root(func.value)
-            if root in models and func.attr.value not in _READ_ONLY_STATE | _MODES:
+            if root in models and _changes_in_place(func.attr.value):
                 return True
             if root in holders:
                 return True
@@ -205,6 +220,10 @@ def _swaps(ctx, stmt, models: set[str], holders) -> bool:
         targets = collect_names(cst.SimpleStatementLine([cst.Expr(stmt.target)])).reads
         return bool(maybe_changed(ctx, stmt.body, targets))
     return False
+
+
+def _changes_in_place(method: str) -> bool:
+    return method == "load_state_dict" or (method.endswith("_") and not method.startswith("_"))
 
 
 def _of_model(node, models: set[str]) -> bool:

@@ -55,6 +55,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.optimizer_lists",  # the lists of what it bound
     "torchlift.migrator.patterns.manual_backward",  # one optimizer, the same kept step
     "torchlift.migrator.patterns.hand_update",
+    "torchlift.migrator.patterns.inline_clip_norm",  # before clipping claims its statement
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.scheduler_every",
     "torchlift.migrator.patterns.accumulation",

@@ -115,6 +115,8 @@ _MODES = frozenset({"eval", "train"})
 _NOT_ITERATING = frozenset({"len", "print", "isinstance", "id", "type", "repr", "str"})
 # functions that copy what they are given and run nothing of it
 _COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+# the standard library's functions that compute paths and numbers, running nothing given
+_PLAIN_MODULES = ("os.path.", "math.")
 # torch_ema's ExponentialMovingAverage: methods that copy tensors, drawing nothing
 _LIBRARY_METHODS = {
     "torch_ema.ExponentialMovingAverage": frozenset({"store", "copy_to", "restore", "update"}),
@@ -327,7 +329,7 @@ def _unreadable_call(ctx, call: cst.Call, models: set[str], holders) -> str | No
     if qualnames:
         if any(q.startswith("torch.") for q in qualnames) and not _hands_loader(ctx, call):
             return None
-        if qualnames & _COPIES:
+        if qualnames & _COPIES or all(q.startswith(_PLAIN_MODULES) for q in qualnames):
             return None
         return f"calls `{name}(...)`, which the conversion cannot read"
     if not isinstance(func, cst.Attribute):

@@ -17,7 +17,9 @@ CONVERTS = {
     # the norm appended to a list: clipped in configure_gradient_clipping, appended after
     # the step (the norm Lightning's clipping computed)
     "norm_appended_to_a_list": (
-        _LOOP.replace("{clip}", "norms.append(torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5).item())"),
+        _LOOP.replace(
+            "{clip}", "norms.append(torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5).item())"
+        ),
         [
             "def configure_gradient_clipping(\n"
             "        self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None\n"

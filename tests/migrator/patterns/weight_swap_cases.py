@@ -244,8 +244,7 @@ UNCHANGED = {
     # an iterator of a loader and the model run in train mode before the pass
     "batch_norm_statistics_updated_after_the_swap": (
         _torch_ema(
-            swap_in=_STORE
-            + "\n    torch.optim.swa_utils.update_bn(loader, model)",
+            swap_in=_STORE + "\n    torch.optim.swa_utils.update_bn(loader, model)",
         ),
         "TL137",
     ),

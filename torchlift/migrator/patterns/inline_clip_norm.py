@@ -63,11 +63,7 @@ def _inline_norm(ctx, stmt):
     if isinstance(small, (cst.Expr, cst.Assign)) and isinstance(small.value, cst.Call):
         if clip_call(ctx, small.value) is not None:
             return None  # the clipping statement itself (clipping.py)
-    calls = [
-        c
-        for c in m.findall(stmt, m.Call())
-        if (clip_call(ctx, c) or ("",))[0] == "norm"
-    ]
+    calls = [c for c in m.findall(stmt, m.Call()) if (clip_call(ctx, c) or ("",))[0] == "norm"]
     if len(calls) != 1:
         return None
     call = calls[0]

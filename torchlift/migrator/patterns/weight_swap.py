@@ -321,8 +321,10 @@ def _unreadable_call(ctx, call: cst.Call, models: set[str], holders) -> str | No
     if isinstance(func, cst.Name):
         if func.value in models or func.value in holders:
             return f"would run `{name}` in eval mode"
-        if qualnames & _COPIES or func.value in _BUILTINS and (
-            func.value in _NOT_ITERATING or not _hands_loader(ctx, call)
+        if (
+            qualnames & _COPIES
+            or func.value in _BUILTINS
+            and (func.value in _NOT_ITERATING or not _hands_loader(ctx, call))
         ):
             return None
         return f"calls `{name}(...)`, which the conversion cannot read"
@@ -360,7 +362,9 @@ def _holder_method(ctx, built: cst.Call, method: str, name: str) -> str | None:
         if kind in kinds:
             return None if method in methods else f"calls `{name}(...)` of {kind}"
     cls = _script_class(ctx, built)
-    methods = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)} if cls else {}
+    methods = (
+        {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)} if cls else {}
+    )
     if method not in methods and method in _STATE_METHODS:
         return None  # a copy of the model's `ema_model.state_dict()`, not overridden
     if cls is None:
@@ -427,9 +431,7 @@ def _check_kept(ctx, kept, moved, loop, models: set[str]) -> None:
     from ..shapes.epoch_batch import maybe_changed  # shapes import the patterns
 
     pass_names = collect_names(loop).all()
-    kept = [
-        s for s in kept if not _mode_switch(s) and not collect_names(s).writes & pass_names
-    ]
+    kept = [s for s in kept if not _mode_switch(s) and not collect_names(s).writes & pass_names]
     if not kept:
         return
     moved_block = cst.IndentedBlock(body=list(moved))

@@ -260,6 +260,14 @@ UNCHANGED = {
     ),
     # epoch code before the swap reads the weights the swap changes: it would run after the
     # pass, with the averaged weights back out only if the restore restores exactly
+    # ... also through a function of the script reading the model as a global
+    "raw_weights_read_by_a_function_before_the_swap": (
+        _torch_ema(
+            swap_in="    log_weights()\n" + _STORE,
+            header="\ndef log_weights():\n    print(model.weight.sum().item())\n\n",
+        ),
+        "TL137",
+    ),
     "raw_weights_saved_before_the_swap": (
         _torch_ema(swap_in='    torch.save(model.state_dict(), "raw.pt")\n' + _STORE),
         "TL137",

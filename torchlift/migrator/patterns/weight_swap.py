@@ -44,6 +44,7 @@ import builtins
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.function_reads import functions_reading
 from ..analysis.model_holders import holders_of
 from ..analysis.names import collect_names
 from ..analysis.output_effects import console_call
@@ -192,7 +193,9 @@ def _modules_run(ctx, loop: cst.For) -> set[str]:
     return {
         n
         for n in called
-        if n not in _BUILTINS and n not in ctx.module_defs and ctx.binding(n)[1] > 0
+        if n not in _BUILTINS
+        and n not in ctx.module_defs
+        and (ctx.binding(n)[1] > 0 or n in ctx.params)
     }
 
 
@@ -442,7 +445,10 @@ def _check_kept(ctx, kept, moved, loop, models: set[str]) -> None:
         if not changed:
             reads = collect_names(stmt).reads
             changed = maybe_changed(ctx, moved_block, reads) & reads
-            changed |= models & reads  # the swap changes the models in place
+            # the swap changes the models in place: code reading them, directly or through
+            # a function of the script reading them as globals, sees the difference
+            readers = functions_reading(ctx.module, models)
+            changed |= (models | readers) & reads
         if changed:
             raise Unsupported(
                 WEIGHT_SWAP,

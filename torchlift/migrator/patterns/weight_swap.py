@@ -155,6 +155,7 @@ def epoch_body(ctx, stmts):
         _check_movable(ctx, stmt, models, holders)
     kept = [s for s in between if not _in(s, before)]
     _check_kept(ctx, kept, [*before, *during], loop, models)
+    _check_setup_order(kept, before, pass_names)
     inner = list(with_stmt.body.body)
     moved = with_stmt.with_changes(
         body=with_stmt.body.with_changes(body=[*_unspaced(before), *inner, *_unspaced(during)])
@@ -425,6 +426,24 @@ def _script_class(ctx, built: cst.Call) -> cst.ClassDef | None:
         ),
         None,
     )
+
+
+def _check_setup_order(kept, before, pass_names: set[str]) -> None:
+    """Unsupported (TL137) when moved code reads what the pass's own setup binds (its
+    accumulators, `hidden = model.init_hidden(n)`): the setup runs first in
+    on_validation_epoch_start, whatever the script's order."""
+    setup = [s for s in kept if collect_names(s).writes & pass_names]
+    bound = set().union(*(collect_names(s).writes for s in setup)) if setup else set()
+    for stmt in before:
+        shared = collect_names(stmt).reads & bound
+        if shared:
+            raise Unsupported(
+                WEIGHT_SWAP,
+                "the weights swapped in for the validation pass would be swapped in "
+                f"on_validation_epoch_start, after the pass's setup binds `{sorted(shared)[0]}`, "
+                "which this statement reads",
+                stmt,
+            )
 
 
 def _check_kept(ctx, kept, moved, loop, models: set[str]) -> None:

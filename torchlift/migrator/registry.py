@@ -39,6 +39,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.keyed_loaders",
     "torchlift.migrator.patterns.eval_shapes",
     "torchlift.migrator.patterns.eval_ranges",
+    "torchlift.migrator.patterns.weight_swap",  # before phase_loop checks the epoch's order
     "torchlift.migrator.patterns.phase_loop",
     "torchlift.migrator.patterns.bar_draws",  # sees the passes before extra_evaluation merges
     "torchlift.migrator.patterns.extra_evaluation",
@@ -55,6 +56,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.manual_backward",  # one optimizer, the same kept step
     "torchlift.migrator.patterns.guarded_step",  # one optimizer stepped under an `if`
     "torchlift.migrator.patterns.hand_update",
+    "torchlift.migrator.patterns.inline_clip_norm",  # before clipping claims its statement
     "torchlift.migrator.patterns.clipping",
     "torchlift.migrator.patterns.scheduler_every",
     "torchlift.migrator.patterns.accumulation",

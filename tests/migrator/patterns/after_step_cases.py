@@ -236,6 +236,37 @@ CONVERTS = {
         ["def on_train_batch_end(self, outputs, batch, batch_idx):\n        self.print("],
         [],
     ),
+    # a hand-written EMA holding the model: `ema.update()` names no model but reads the
+    # weights the step just wrote (before the fix it stayed in training_step, before the step)
+    "method_of_an_object_built_from_the_model": (
+        """
+        class EMA:
+            def __init__(self, model, decay):
+                self.model = model
+                self.decay = decay
+                self.shadow = {n: p.detach().clone() for n, p in model.named_parameters()}
+
+            @torch.no_grad()
+            def update(self):
+                for n, p in self.model.named_parameters():
+                    self.shadow[n].mul_(self.decay).add_(p, alpha=1 - self.decay)
+
+
+        ema = EMA(model, 0.9)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                ema.update()
+        """,
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        self.ema.update()"
+        ],
+        [],
+    ),
 }
 
 UNCHANGED = {

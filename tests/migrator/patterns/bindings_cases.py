@@ -110,6 +110,38 @@ CONVERTS = {
         ["net = nn.Linear(4, 2).to(device)"],
         [],
     ),
+    # the model's parameters cloned by an EMA object of the script before the loop: its
+    # shadow tensors are made where the model is, so the move stays (without it, on a GPU the
+    # EMA would hold CPU tensors that its update mixes with the model's)
+    "parameters_cloned_by_an_object_before_the_loop_keep_the_move": (
+        """
+        class EMA:
+            def __init__(self, parameters, decay):
+                self.decay = decay
+                self.shadow = [p.detach().clone() for p in parameters]
+
+            @torch.no_grad()
+            def update(self, parameters):
+                for s, p in zip(self.shadow, parameters):
+                    s.lerp_(p, 1 - self.decay)
+
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        net = nn.Linear(4, 2).to(device)
+        ema = EMA(net.parameters(), 0.9)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.to(device), y.to(device)
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+                ema.update(net.parameters())
+        """,
+        ["net = nn.Linear(4, 2).to(device)"],
+        [],
+    ),
     # only read (parameters counted, printed): the Trainer places it
     "model_only_read_before_the_loop_loses_its_move": (
         """

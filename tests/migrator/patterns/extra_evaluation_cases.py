@@ -43,6 +43,37 @@ def _two_passes(between="pass", target="x, y"):
     )
 
 
+_GATHERING = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+averaged = torch.optim.swa_utils.AveragedModel(model)
+
+
+@torch.inference_mode()
+def evaluate(net, data):
+    net.eval()
+    outs, ys = [], []
+    for x, y in data:
+        outs.append(net(x))
+        ys.append(y)
+    outs, ys = torch.cat(outs), torch.cat(ys)
+    top = outs.argmax(1)
+    return (top == ys).float().mean().item()
+
+
+for epoch in range(2):
+    model.train()
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        averaged.update_parameters(model)
+    acc = evaluate(model, val_loader)
+    ema_acc = evaluate({copy}, val_loader)
+    print(acc, ema_acc)
+"""
+
+
 CONVERTS = {
     "one_evaluation_helper_call": (
         _EPOCH.replace("{evaluation}", "acc = evaluate(model, val_loader)\n    print(acc)"),
@@ -103,9 +134,32 @@ CONVERTS = {
         ["trainer.fit(lit_model, loader, [val_loader, other])"],
         [],
     ),
+    # open_clip's style: the helper gathers the outputs in lists and computes its metric
+    # from them after the loop (`torch.cat`, `argmax`: no random draw, nothing the second
+    # pass reads), once for the model and once for the AveragedModel's copy
+    # (`averaged.module`, switched to eval mode before both passes)
+    "outputs_gathered_then_computed_after_each_pass": (
+        _GATHERING.replace("{copy}", "averaged.module"),
+        [
+            "self.evaluate_outs.append(self.averaged.module(x))",
+            "trainer.fit(lit_model, loader, [val_loader, val_loader])",
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        self.averaged.update_parameters(self.model)",
+        ],
+        ["def evaluate("],
+    ),
 }
 
 UNCHANGED = {
+    # the gathered outputs passed on to a function of the script between the passes: it may
+    # change what the second pass reads
+    "gathered_outputs_handed_to_a_script_function": (
+        _GATHERING.replace("{copy}", "averaged.module").replace(
+            "    outs, ys = torch.cat(outs), torch.cat(ys)\n",
+            "    outs, ys = torch.cat(outs), torch.cat(ys)\n    record(outs)\n",
+        ).replace("@torch.inference_mode()", "def record(t):\n    t.zero_()\n\n\n@torch.inference_mode()"),
+        "TL179",
+    ),
     # could draw random numbers between the passes, before the second iter(val_loader)
     "a_call_between_the_passes": (
         _two_passes(between="noise = torch.randn(4)"),

@@ -34,6 +34,7 @@ import libcst.matchers as m
 
 from ..analysis.confined_effects import root_name
 from ..analysis.function_reads import functions_reading
+from ..analysis.model_holders import holders_of
 from ..analysis.model_views import model_views, reads_optimizer_tensors
 from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import loop_breaks
@@ -113,6 +114,9 @@ def bind(ctx, plan, steps) -> None:
     before = [*ctx.scope_before, *(s for p, s in steps["body"] if p < opt_step)]
     model_names |= model_views(before, model_names, optimizers)
     reading_names = model_names | functions_reading(ctx.module, model_names)
+    # so does a method of an object built from the model (`ema.update()` of an EMA class
+    # holding it), other than the optimizers' and schedulers' (followed below)
+    reading_names |= set(holders_of(ctx, model_names)) - optimizers
     # a scheduler the epoch builds, stepped after the optimizer's step (epoch_schedulers.py)
     reading_names |= scheduler_names(ctx, steps)
     # a scheduler built before the loop, stepped under a test kept as written (scheduler_every)

@@ -18,6 +18,8 @@ bound other than by a plain assignment.
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 import libcst.matchers as m
 
@@ -527,10 +529,12 @@ def _only_compiles(ctx, stmt: cst.If, name: str) -> bool:
 
 def _run_before_the_loop(ctx, name: str, moved, plan) -> bool:
     """Whether code between the model's device move and the loop may run the model -- call
-    it, or hand it to a function that is not torch's or a builtin (`evaluate(model, loader)`,
-    `summary(model, ...)`), or call a script function reading it as a global. That code feeds
-    it what the script moved (`model(x.to(device))`): the move stays, or on a GPU the model
-    would still be on the CPU there (the Trainer moves it only in fit)."""
+    it, or hand it (or what it reads of it: `model.parameters()`) to a function that is not
+    torch's or a builtin (`evaluate(model, loader)`, `summary(model, ...)`,
+    `ExponentialMovingAverage(model.parameters(), 0.99)` cloning its tensors), or call a script
+    function reading it as a global. That code feeds it what the script moved
+    (`model(x.to(device))`), or makes tensors where the model is: the move stays, or on a GPU
+    the model would still be on the CPU there (the Trainer moves it only in fit)."""
     at = next(i for i, s in enumerate(ctx.scope_before) if s is moved)
     placement = {id(s) for s in [*plan.strip_stmts, *plan.remove_stmts]}
     functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
@@ -542,7 +546,9 @@ def _run_before_the_loop(ctx, name: str, moved, plan) -> bool:
         ):
             return True
         for call in m.findall(stmt, m.Call()):
-            if any(m.matches(arg.value, m.Name(name)) for arg in call.args):
+            if any(m.matches(arg.value, m.Name(name)) for arg in call.args) or _given_state(
+                ctx, call, name
+            ):
                 called = ctx.call_qualnames(call)
                 if not called or any(q.split(".")[0] not in ("torch", "builtins") for q in called):
                     return True
@@ -550,6 +556,24 @@ def _run_before_the_loop(ctx, name: str, moved, plan) -> bool:
             if function is not None and _reads_global(function, name):
                 return True
     return False
+
+
+# what a module gives of its tensors, handed on (`ExponentialMovingAverage(model.parameters())`)
+_STATE_OF = ("parameters", "named_parameters", "buffers", "named_buffers", "state_dict")
+
+
+def _given_state(ctx, call: cst.Call, name: str) -> bool:
+    """`call` hands the model's tensors (`model.parameters()`) to code that may clone them
+    where the model is: a class or function of the script or another library, not torch, the
+    standard library (`itertools.chain`) or another module's `load_state_dict`, which copies
+    them into its own tensors."""
+    state = m.Call(func=m.Attribute(value=m.Name(name), attr=m.OneOf(*map(m.Name, _STATE_OF))))
+    if not any(m.matches(arg.value, state) for arg in call.args):
+        return False
+    if m.matches(call.func, m.Attribute(attr=m.Name("load_state_dict"))):
+        return False
+    roots = {q.split(".")[0] for q in ctx.call_qualnames(call)}
+    return not roots & ({"torch", "builtins"} | set(sys.stdlib_module_names))
 
 
 def _reads_global(function: cst.FunctionDef, name: str) -> bool:

@@ -49,7 +49,7 @@ from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import call_method
 from ..rule import Rule
 from .mode_calls import _may_be_in_eval_mode
-from .other_module_modes import constructs_module, mode_at_pass
+from .other_module_modes import constructs_module, dotted, mode_at_pass
 
 EVAL_MODE_UNKNOWN = Rule(
     "TL147",
@@ -150,9 +150,11 @@ def _other_modes(ctx, plan, validation, models: set[str], between) -> None:
     in_pass_after = {id(s) for s in validation.after}
 
     def runs(stmt, name: str) -> bool:
-        return _runs_model(ctx, stmt, {name}, _helpers_reading(ctx.module, {name}))
+        root = name.split(".")[0]  # what runs `averaged` may run `averaged.module`
+        return _runs_model(ctx, stmt, {root}, _helpers_reading(ctx.module, {root}))
 
-    for name, node in _other_modules(ctx, validation.body, models):
+    epoch = [*plan.pre_train, *between, *validation.before, *validation.following]
+    for name, node in _other_modules(ctx, validation.body, models, epoch):
         mode, refusal = mode_at_pass(
             ctx,
             name,
@@ -186,7 +188,7 @@ def _check_other_modules(ctx, before, evaluation, models: set[str], epoch) -> No
     keep: the pass runs it in the mode of the whole LightningModule (eval, or train when the
     script never called model.eval()), the script in the mode it last gave that module."""
     model_to_eval = _switches_to_eval(before, models)
-    for name, node in _other_modules(ctx, evaluation.body, models):
+    for name, node in _other_modules(ctx, evaluation.body, models, epoch):
         own_switches = [s for s in epoch if _mode_calls(s, {name}, "eval")]
         own_switches += [s for s in epoch if _mode_calls(s, {name}, "train")]
         if model_to_eval and _switches_to_eval(before, {name}) and len(own_switches) == 1:
@@ -206,15 +208,20 @@ def _check_other_modules(ctx, before, evaluation, models: set[str], epoch) -> No
         return
 
 
-def _other_modules(ctx, body, models: set[str]) -> list[tuple[str, cst.CSTNode]]:
+def _other_modules(ctx, body, models: set[str], epoch=()) -> list[tuple[str, cst.CSTNode]]:
     """Names besides the model that the pass runs (`ema(x)`, `ema.module(x)`) and the script
     treats as modules with a mode: it calls their `.eval()` / `.train()`, binds them to a
     copy of a model (`copy.deepcopy(model)`, `AveragedModel(model)`) or to a module it builds
-    (`teacher = nn.Sequential(...)`, `Net()` of a module class of the file)."""
+    (`teacher = nn.Sequential(...)`, `Net()` of a module class of the file). A submodule the
+    pass runs and the script switches by itself (an AveragedModel's `averaged.module`, run as
+    `averaged.module(x)` after `averaged.module.eval()`, also in an inlined helper's copy in
+    the epoch's statements `epoch`) is named as such."""
     switched = {
-        call.func.value.value
-        for call in m.findall(ctx.module, m.Call(func=m.Attribute(attr=m.Name()), args=[]))
-        if call.func.attr.value in ("eval", "train") and isinstance(call.func.value, cst.Name)
+        name
+        for node in [ctx.module, *epoch]
+        for call in m.findall(node, m.Call(func=m.Attribute(attr=m.Name()), args=[]))
+        if call.func.attr.value in ("eval", "train")
+        and (name := dotted(call.func.value)) is not None
     }
     copies = {
         target.target.value
@@ -230,13 +237,29 @@ def _other_modules(ctx, body, models: set[str]) -> list[tuple[str, cst.CSTNode]]
             root = call.func
             if isinstance(root, cst.Attribute) and root.attr.value in _MODE_FREE_METHODS:
                 continue
+            run = dotted(root)
             while isinstance(root, (cst.Attribute, cst.Subscript)):
                 root = root.value
             if not isinstance(root, cst.Name) or root.value in models:
                 continue
-            if root.value in switched | copies:
+            own = [
+                part
+                for part in _prefixes(run)
+                if part in switched and part != root.value
+            ]
+            if own:
+                found.setdefault(own[0], call)
+            elif root.value in switched | copies:
                 found.setdefault(root.value, call)
     return list(found.items())
+
+
+def _prefixes(name: str | None) -> list[str]:
+    """`a.b.c`, `a.b`, `a`: the modules a dotted call may run, the longest first."""
+    if name is None:
+        return []
+    parts = name.split(".")
+    return [".".join(parts[:k]) for k in range(len(parts), 0, -1)]
 
 
 def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:

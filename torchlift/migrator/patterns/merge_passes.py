@@ -51,7 +51,14 @@ _PLAIN_BUILTINS = frozenset(
     {"len", "print", "float", "int", "round", "min", "max", "sum", "abs", "str", "bool", "repr"}
 )
 # tensor methods reading values without drawing random numbers
-_VALUE_METHODS = frozenset({"item", "numel", "tolist", "cpu", "detach", "float", "sum", "mean"})
+_VALUE_METHODS = frozenset(
+    {"item", "numel", "tolist", "cpu", "detach", "float", "sum", "mean", "t", "argmax", "argmin"}
+)
+# torch functions returning a new tensor from their arguments, drawing nothing
+_NEW_TENSOR_FUNCTIONS = frozenset(
+    "torch." + name
+    for name in "cat stack arange argmax argmin sum mean zeros ones tensor as_tensor".split()
+)
 _MODES = frozenset({"eval", "train"})
 
 
@@ -88,6 +95,8 @@ def _merge(ctx, stmts, first, second, training):
     inner = list(with1.body.body)
     at = inner.index(loop1)
     pass1 = collect_names(loop1, *inner[:at])
+    # what the first pass fills in place (`outs.append(net(x))`) is its result too
+    filled = _filled_in_place(ctx, [loop1, *inner[:at]], pass1.reads)
     pass2 = collect_names(*body2, cst.SimpleStatementLine([cst.Expr(target1)]))
     between = stmts[stmts.index(first) + 1 : stmts.index(second)]
     hoisted, moved, moved_writes = [], list(inner[at + 1 :]), set()
@@ -103,7 +112,7 @@ def _merge(ctx, stmts, first, second, training):
     moved_reads = set()
     for stmt in between:
         names = collect_names(stmt)
-        if names.reads & (pass1.writes | moved_writes):
+        if names.reads & (pass1.writes | filled | moved_writes):
             why = _movable_after(ctx, stmt, pass2)
             if why:
                 return None, (why, stmt)
@@ -184,21 +193,36 @@ def _hoistable(ctx, stmt, pass1, ran: set[str]) -> str | None:
         return "a statement between the passes rebinds a name the first pass uses"
     for call in m.findall(stmt, m.Call()):
         func = call.func
-        switch = (
-            m.matches(func, m.Attribute(value=m.Name(), attr=m.Name()))
-            and func.attr.value in _MODES
-            and not call.args
-        )
-        if not switch and _plain_call(func):
+        module = _switched_module(call)
+        if module is None and _plain_call(ctx, call):
             continue
-        if not switch:
+        if module is None:
             return _call_moves(call)
-        if func.value.value in ran:
+        if module in ran:
             return (
-                f"`{func.value.value}.{func.attr.value}()` between the passes switches a "
-                "module the training step or the first pass runs"
+                f"`{_code(func)}()` between the passes switches a module the training step or "
+                "the first pass runs"
             )
     return None
+
+
+def _switched_module(call: cst.Call) -> str | None:
+    """The name whose module (or submodule, an AveragedModel's `averaged.module`) the call
+    switches to eval or train mode, or None when it is no such switch."""
+    func = call.func
+    if call.args or not m.matches(func, m.Attribute(attr=m.Name())) or func.attr.value not in _MODES:
+        return None
+    root = func.value
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return root.value if isinstance(root, cst.Name) else None
+
+
+def _filled_in_place(ctx, pass_code, names: set[str]) -> set[str]:
+    """Of `names`, those the pass changes in place (a list it appends to)."""
+    from ..shapes.epoch_batch import maybe_changed  # shapes import the patterns
+
+    return maybe_changed(ctx, cst.IndentedBlock(body=list(pass_code)), names)
 
 
 def _movable_after(ctx, stmt, pass2) -> str | None:
@@ -208,22 +232,29 @@ def _movable_after(ctx, stmt, pass2) -> str | None:
     if names.writes & pass2.all() or names.reads & pass2.writes:
         return "a statement between the passes shares a name with the second pass"
     for call in m.findall(stmt, m.Call()):
-        func = call.func
-        if not _plain_call(func):
+        if not _plain_call(ctx, call):
             return _call_moves(call)
     return None
 
 
 def _call_moves(call: cst.Call) -> str:
-    name = cst.Module([]).code_for_node(call.func)
     return (
-        f"`{name}(...)` between the passes would run before both or after both (it may draw "
-        "random numbers or change what a pass computes)"
+        f"`{_code(call.func)}(...)` between the passes would run before both or after both (it "
+        "may draw random numbers or change what a pass computes)"
     )
 
 
-def _plain_call(func) -> bool:
-    """A call known to draw no random numbers: a plain builtin, a tensor's value method."""
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _plain_call(ctx, call: cst.Call) -> bool:
+    """A call known to draw no random numbers and to change none of its arguments: a plain
+    builtin, a torch function computing a new tensor (`torch.cat(outs)`), a tensor's value
+    method."""
+    func = call.func
+    if ctx.call_qualnames(call) & _NEW_TENSOR_FUNCTIONS:
+        return True
     if m.matches(func, m.Name()):
         return func.value in _PLAIN_BUILTINS
     return m.matches(func, m.Attribute(attr=m.Name())) and func.attr.value in _VALUE_METHODS

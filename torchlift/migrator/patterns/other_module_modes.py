@@ -43,6 +43,7 @@ _MODES = ("eval", "train")
 def mode_at_pass(ctx, name: str, *, epoch_start, before_pass, after_pass, pass_setup, others, runs):
     """("eval" | "train", None) for module `name` run by the pass, or (None, (why, node)).
 
+    `name` may be a submodule the pass runs (`averaged.module`).
     `epoch_start`, `before_pass`, `after_pass`: the epoch's top-level statements before the
     batch loop (on_train_epoch_start), after it and before the pass, and after the pass (both
     in on_train_epoch_end, in order); `pass_setup`: the statements that become
@@ -97,20 +98,40 @@ def _last_mode(stmts, name: str) -> str | None:
     return next((_mode_set(s, name) for s in reversed(stmts) if _mode_set(s, name)), None)
 
 
+def dotted(node) -> str | None:
+    """`a.b.c` for a chain of attributes on a name (`averaged.module`), else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base is not None else None
+    return None
+
+
+def _within(inner: str, outer: str) -> bool:
+    """Module `inner` is `outer` or one of its submodules (`ema.module` within `ema`)."""
+    return inner == outer or inner.startswith(outer + ".")
+
+
 def _mode_calls(node, name: str) -> list[cst.Call]:
-    return [
-        call
-        for call in m.findall(node, m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name())))
-        if call.func.attr.value in _MODES
-    ]
+    """The `.eval()` / `.train()` calls in `node` switching module `name`, a module holding
+    it or one of its submodules."""
+    found = []
+    for call in m.findall(node, m.Call(func=m.Attribute(attr=m.Name()))):
+        receiver = dotted(call.func.value)
+        if call.func.attr.value in _MODES and receiver is not None:
+            if _within(name, receiver) or _within(receiver, name):
+                found.append(call)
+    return found
 
 
 def _mode_set(stmt, name: str) -> str | None:
     """The mode `stmt` puts module `name` in when it is exactly `name.eval()` / `name.train()`
-    / `name = <...>.eval()` (a copy switched as it is made), else None."""
+    (or the same of a module holding it: `ema.eval()` for `ema.module`) / `name = <...>.eval()`
+    (a copy switched as it is made), else None."""
     for method in _MODES:
-        receiver = call_method(stmt, method)
-        if m.matches(receiver, m.Name(name)) and not stmt.body[0].value.args:
+        receiver = dotted(call_method(stmt, method))
+        if receiver is not None and _within(name, receiver) and not stmt.body[0].value.args:
             return method
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
         assign = stmt.body[0]
@@ -212,12 +233,17 @@ def _switching_call(ctx, name: str, stmts) -> cst.CSTNode | None:
             for call in m.findall(fn.body, m.Call(func=m.Attribute(attr=m.Name())))
         )
     }
+    root = name.split(".")[0]
     for stmt in stmts:
         for call in m.findall(stmt, m.Call(func=m.Name())):
             fn = switching.get(call.func.value)
             if fn is None:
                 continue
-            handed = any(m.matches(arg.value, m.Name(name)) for arg in call.args)
-            if handed or any(n.value == name for n in m.findall(fn.body, m.Name())):
+            handed = any(
+                (arg_name := dotted(arg.value)) is not None
+                and (_within(arg_name, name) or _within(name, arg_name))
+                for arg in call.args
+            )
+            if handed or any(n.value == root for n in m.findall(fn.body, m.Name())):
                 return stmt
     return None

@@ -187,6 +187,55 @@ CONVERTS = {
         ["def on_train_batch_end(self, outputs, batch, batch_idx):\n        self.ud.append("],
         [],
     ),
+    # values new by their form hold nothing the step changes: reading them after the step
+    # stays in training_step (before, `l2` and `loss` counted as views of the parameters)
+    "l2_penalty_built_from_the_parameters_read_after_step": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                l2 = sum(p.pow(2.0).sum() for p in model.parameters())
+                loss = criterion(model(x), y) + 1e-3 * l2
+                loss.backward()
+                optimizer.step()
+                print(loss.item(), l2.item())
+        """,
+        ['print(loss.item(), l2.item())\n        self.log("train_loss", loss)'],
+        ["on_train_batch_end"],
+    ),
+    "value_returned_by_a_helper_given_the_model_read_after_step": (
+        """
+        def penalty(net, x):
+            return net(x).pow(2).mean() + 0.5
+
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                extra = penalty(model, x)
+                loss = criterion(model(x), y) + extra
+                loss.backward()
+                optimizer.step()
+                print(extra.item())
+        """,
+        ['print(extra.item())\n        self.log("train_loss", loss)'],
+        ["on_train_batch_end"],
+    ),
+    # a detached parameter shares its storage: the step's update shows through it
+    "detached_parameter_bound_under_an_if_read_after_step": (
+        """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                if epoch >= 0:
+                    w = model.weight.detach()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print(w.sum().item())
+        """,
+        ["def on_train_batch_end(self, outputs, batch, batch_idx):\n        self.print(self.w.sum()"],
+        [],
+    ),
     "named_parameter_dict_read_after_step": (
         """
         named = dict(model.named_parameters())

@@ -112,7 +112,7 @@ def bind(ctx, plan, steps) -> None:
     # as `p.grad` after the step), bound before the loop or in the step before optimizer.step()
     optimizers = {optimizer.name for optimizer in plan.optimizers}
     before = [*ctx.scope_before, *(s for p, s in steps["body"] if p < opt_step)]
-    model_names |= model_views(before, model_names, optimizers)
+    model_names |= model_views(before, model_names, optimizers, ctx.module)
     reading_names = model_names | functions_reading(ctx.module, model_names)
     # so does a method of an object built from the model (`ema.update()` of an EMA class
     # holding it), other than the optimizers' and schedulers' (followed below)

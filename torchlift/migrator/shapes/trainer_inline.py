@@ -327,18 +327,9 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
 
 
 def _stored_attrs(node: cst.CSTNode, owner: str) -> set[str]:
-    stores: set[str] = set()
-    targets = [t.target for t in m.findall(node, m.AssignTarget())]
-    targets += [t.target for t in m.findall(node, m.AugAssign() | m.AnnAssign())]
-    targets += [f.target for f in m.findall(node, m.For())]
-    targets += [w.asname.name for w in m.findall(node, m.WithItem()) if w.asname is not None]
-    for target in targets:
-        for found in [target, *m.findall(target, _SELF_ATTR)]:
-            if m.matches(found, _SELF_ATTR):
-                stores.add(found.attr.value)
     if m.findall(node, m.Del(target=m.Attribute(value=m.Name("self")))):
         raise Unsupported(SELF_ESCAPES, f"`{owner}` deletes an attribute of `self`", node)
-    return stores
+    return _rebound_attrs(node)
 
 
 def _rebound_attrs(node: cst.CSTNode) -> set[str]:
@@ -642,9 +633,7 @@ class _Plan:
         self.used, self.attrs, self.helpers, self.needs = used, attrs, helpers, needs
         self.carried: Carried = carried
         # attributes a method other than `__init__` rebinds: never the script's own name
-        self.rebound = set().union(
-            *(_rebound_attrs(i.node) for n, i in used.items() if n != "__init__")
-        )
+        self.rebound = set().union(*(i.stores for n, i in used.items() if n != "__init__"))
         self.init = used["__init__"].node
         self.run = used[site.method].node
         self.init_args = _bind(self.init, site.call, cls, site.created)

@@ -55,6 +55,27 @@ CONVERTS = {
         ['tqdm.write(f"correct: {self.correct}")'],
         ["pbar"],
     ),
+    # milesial's Pytorch-UNet: a bar made each epoch, around the batch loop only, counted by
+    # hand (before: TL101 "no batch loop found in the epoch loop")
+    "bar_around_the_batch_loop_inside_the_epoch": (
+        """
+        from tqdm import tqdm
+
+        for epoch in range(2):
+            model.train()
+            with tqdm(total=len(loader.dataset), desc=f"Epoch {epoch}", unit="img") as pbar:
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    pbar.update(x.shape[0])
+                    pbar.set_postfix(**{"loss (batch)": loss.item()})
+            print(epoch)
+        """,
+        ['self.log("train_loss", loss, prog_bar=True)', "def on_train_epoch_end(self):"],
+        ["pbar", "with tqdm"],
+    ),
 }
 
 UNCHANGED = {
@@ -78,5 +99,39 @@ UNCHANGED = {
             train_display="pbar.update(step)", test_display="pbar.update(counted(step))"
         ),
         "TL104",
+    ),
+    # the bar's count read by the epoch's code: no bar exists under the Trainer
+    "bar_around_the_batch_loop_read_after_it": (
+        """
+        from tqdm import tqdm
+
+        for epoch in range(2):
+            with tqdm(total=len(loader.dataset)) as pbar:
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    pbar.update(x.shape[0])
+                    if pbar.n > 4:
+                        print("late")
+        """,
+        "TL104",
+    ),
+    # a bar given the loader is a `with` of the epoch: it makes the loader's iterator
+    "bar_given_the_loader_around_the_batch_loop": (
+        """
+        from tqdm import tqdm
+
+        for epoch in range(2):
+            with tqdm(loader) as pbar:
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    pbar.update(1)
+        """,
+        "TL101",
     ),
 }

@@ -381,6 +381,7 @@ def _split_epoch_body(ctx: LoopContext, stmts):
     pre, post = [], []
     batch_loop = None
     for stmt in stmts:
+        stmt = _inside_batch_bar(ctx, stmt)
         if contains(stmt, FLOW) and not isinstance(stmt, cst.For):
             if batch_loop is not None and _only_direct_breaks(stmt):
                 ctx.found.setdefault("epoch_breaks", []).append(stmt)  # epoch_stop's to read
@@ -429,6 +430,40 @@ def _split_epoch_body(ctx: LoopContext, stmts):
         if contains(stmt, LOOP) and contains(stmt, BACKWARD):
             ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
     return pre, batch_loop, post
+
+
+def _inside_batch_bar(ctx, stmt):
+    """The batch loop, when `stmt` is a tqdm bar's `with` holding only it, counted by hand:
+
+        with tqdm(total=n_train, desc=f"Epoch {epoch}") as pbar:
+            for batch in train_loader:
+                ...
+                pbar.update(images.shape[0])
+
+    The bar goes as a bar around the epoch loop does (wrappers.py): the Trainer draws its
+    own, the bar's display calls are dropped (bar_displays.py, TL104 for any other use). A
+    bar given an iterable stays a `with` of the epoch (it draws from the loader when made).
+    Anything else: `stmt` as it is."""
+    if not (isinstance(stmt, cst.With) and stmt.asynchronous is None):
+        return stmt
+    body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
+    if len(body) != 1 or not isinstance(body[0], cst.For) or not contains(body[0], BACKWARD):
+        return stmt
+    names, classes = set(), {}
+    for item in stmt.items:
+        call = item.item
+        if not (isinstance(call, cst.Call) and ctx.call_qualnames(call) & TQDM):
+            return stmt
+        if any(arg.keyword is None or arg.keyword.value == "iterable" for arg in call.args):
+            return stmt
+        if item.asname is not None:
+            if not isinstance(item.asname.name, cst.Name):
+                return stmt
+            names.add(item.asname.name.value)
+            classes[item.asname.name.value] = call.func  # `pbar.write` -> `tqdm.write`
+    ctx.found["wrapping_bars"] = set(ctx.found.get("wrapping_bars", ())) | names
+    ctx.found["wrapping_bar_classes"] = {**ctx.found.get("wrapping_bar_classes", {}), **classes}
+    return body[0]
 
 
 def _only_param_group_loops(stmt) -> bool:

@@ -137,6 +137,12 @@ FEATURES = {
     "accumulation_clip_scheduler_in_group": [accumulates, clips, changes_lr_between_epochs],
     "accumulation_uneven_last_group": [accumulates, uneven_groups],
     "accumulation_steps_at_epoch_end": [uneven_groups],
+    "amp_accumulation_partial_group_step_schedule": [
+        accumulates,
+        uneven_groups,
+        clips,
+        changes_lr_every_step,
+    ],
     "accumulation_update_counter_logs_grad_norm": [
         accumulates,
         uneven_groups,

@@ -75,6 +75,26 @@ CASES = {
         "TL106",
         "the loop rebinds `optimizer`",
     ),
+    # 2 batches per epoch in groups of 3: the group the script never completes in an epoch
+    "scaled_accumulation_leaving_a_partial_group": (
+        """
+        model.cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cuda")
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                x, y = x.cuda(), y.cuda()
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss / 3).backward()
+                if (i + 1) % 3 == 0:  # <- cause
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad()
+        """,
+        "TL114",
+        "`3` does not divide the 2 batches per epoch of `loader`",
+    ),
 }
 
 

@@ -228,16 +228,20 @@ def claim(ctx, steps, stmt, position) -> bool:
     the step sequence's backward and step; `unscale_` and `update` are the Trainer's."""
     receiver = call_method(stmt, "backward")
     if receiver is not None and _scaler_call(ctx, receiver, "scale"):
-        if len(receiver.args) != 1 or not isinstance(receiver.args[0].value, cst.Name):
+        # `scaler.scale(loss / N)`: accumulation's own division (step_sequence reads it)
+        if len(receiver.args) != 1 or not (
+            isinstance(receiver.args[0].value, cst.Name)
+            or step_sequence.divided(receiver.args[0].value)
+        ):
             raise Unsupported(MIXED_PRECISION, "scaler.scale(...) of an expression", stmt)
         step_sequence.record_backward(ctx, steps, stmt, position, receiver.args[0].value)
         return True
-    if _scaler_statement(ctx, stmt, ("unscale_",)):
+    if scaler_statement(ctx, stmt, ("unscale_",)):
         steps.setdefault("unscaled_at", []).append(position)  # read: before the clipping?
         return True  # Lightning's mixed precision unscales before clipping
-    if _scaler_statement(ctx, stmt, ("update",)):
+    if scaler_statement(ctx, stmt, ("update",)):
         return True  # and updates the scale after the step
-    if _scaler_statement(ctx, stmt, ("step",)):
+    if scaler_statement(ctx, stmt, ("step",)):
         args = stmt.body[0].value.args
         if len(args) != 1 or not isinstance(args[0].value, cst.Name):
             raise Unsupported(MIXED_PRECISION, "scaler.step(...) of an expression", stmt)
@@ -265,10 +269,15 @@ def _scaler_call(ctx, node, method: str) -> bool:
 
 def unscales(ctx, stmt) -> bool:
     """`stmt` is `scaler.unscale_(...)` of a GradScaler."""
-    return _scaler_statement(ctx, stmt, ("unscale_",))
+    return scaler_statement(ctx, stmt, ("unscale_",))
 
 
-def _scaler_statement(ctx, stmt, methods) -> bool:
+# the scaler's calls of an optimizer step (accumulation.py's group holds them too)
+GROUP_METHODS = ("unscale_", "step", "update")
+
+
+def scaler_statement(ctx, stmt, methods) -> bool:
+    """`stmt` is exactly `scaler.<one of methods>(...)` of a GradScaler."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return False
     small = stmt.body[0]

@@ -137,6 +137,7 @@ FEATURES = {
     "accumulation_clip_scheduler_in_group": [accumulates, clips, changes_lr_between_epochs],
     "accumulation_uneven_last_group": [accumulates, uneven_groups],
     "accumulation_steps_at_epoch_end": [uneven_groups],
+    "deit_train_one_epoch_scaler_norm_alias": [clips],
     "amp_accumulation_partial_group_step_schedule": [
         accumulates,
         uneven_groups,

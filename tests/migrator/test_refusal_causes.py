@@ -95,6 +95,30 @@ CASES = {
         "TL114",
         "`3` does not divide the 2 batches per epoch of `loader`",
     ),
+    # a resume's state for the script's scaler: the Trainer's is built in `fit`
+    "scaler_state_loaded_before_the_loop": (
+        """
+        import sys
+
+        model.cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cuda")
+        if len(sys.argv) > 1:
+            checkpoint = torch.load(sys.argv[1])
+            scaler.load_state_dict(checkpoint["scaler"])  # <- cause
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+        """,
+        "TL113",
+        "the script loads a saved state into `scaler` before the loop (a resume)",
+    ),
 }
 
 

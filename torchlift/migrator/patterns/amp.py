@@ -25,7 +25,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
-from ..analysis.statements import call_method
+from ..analysis.statements import call_method, statements
 from ..rule import Rule, Unsupported
 from ..upgrade.edits import keyword_value
 from . import step_sequence
@@ -310,6 +310,7 @@ def read(ctx, plan, steps) -> None:
     if scaler is not None:
         if precision is None:
             raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", scaler[1])
+        _refuse_use_before_the_loop(ctx, scaler)
         clip = steps.get("clip")
         unscaled = steps.get("unscaled_at", [])
         if clip is not None and not any(steps["backward"] < p < clip[0] for p in unscaled):
@@ -326,6 +327,31 @@ def read(ctx, plan, steps) -> None:
             return
         plan.remove_stmts.append(scaler[1])
         plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])
+
+
+def _refuse_use_before_the_loop(ctx, scaler) -> None:
+    """The Trainer's mixed precision trains with a GradScaler of its own, built in `fit`: a
+    state the script gives its scaler before the loop (a resume's `scaler.load_state_dict(
+    checkpoint["scaler"])`) would not reach it."""
+    name, binding = scaler
+    for top in ctx.scope_before:
+        for stmt in statements(top):
+            if stmt is binding or not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            if name in collect_names(stmt).reads:
+                loads = call_method(stmt, "load_state_dict")
+                what = (
+                    "loads a saved state into"
+                    if m.matches(loads, m.Name(name))
+                    else "uses"
+                )
+                raise Unsupported(
+                    MIXED_PRECISION,
+                    f"the script {what} `{name}` before the loop (a resume): Lightning's mixed "
+                    "precision trains with a GradScaler of its own, built in `fit`, which would "
+                    "start from a fresh scale",
+                    stmt,
+                )
 
 
 def _autocasts(ctx, stmts) -> bool:

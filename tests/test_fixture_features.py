@@ -138,6 +138,7 @@ FEATURES = {
     "accumulation_uneven_last_group": [accumulates, uneven_groups],
     "accumulation_steps_at_epoch_end": [uneven_groups],
     "deit_train_one_epoch_scaler_norm_alias": [clips],
+    "callable_loss_scaler_clip_step": [clips],
     "amp_accumulation_partial_group_step_schedule": [
         accumulates,
         uneven_groups,

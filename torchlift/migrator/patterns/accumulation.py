@@ -131,7 +131,8 @@ def scaler_statement(ctx, stmt) -> bool:
     """`scaler.unscale_(opt)`, `scaler.step(opt)` or `scaler.update()` of a GradScaler: the
     mixed-precision form of the group's step, which Lightning's precision plugin runs at the
     same place (amp.py, imported here: amp -> step_sequence -> accumulation)."""
-    from .amp import GROUP_METHODS, scaler_statement as recognise
+    from .amp import GROUP_METHODS
+    from .amp import scaler_statement as recognise
 
     return recognise(ctx, stmt, GROUP_METHODS)
 

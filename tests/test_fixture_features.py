@@ -139,6 +139,7 @@ FEATURES = {
     "accumulation_steps_at_epoch_end": [uneven_groups],
     "deit_train_one_epoch_scaler_norm_alias": [clips],
     "callable_loss_scaler_clip_step": [clips],
+    "clip_norm_logged_with_grad_scaler": [clips],
     "amp_accumulation_partial_group_step_schedule": [
         accumulates,
         uneven_groups,

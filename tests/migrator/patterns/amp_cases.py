@@ -133,6 +133,26 @@ CONVERTS = {
         ],
         [],
     ),
+    # the helper's parameter is another scope's name: no use of the scaler before the loop
+    "scaler_handed_to_a_helper_defined_before_the_loop": (
+        """
+        def train_fn(model, loader, optimizer, scaler):
+            for x, y in loader:
+                with torch.autocast("cpu", enabled=False):
+                    loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+
+        scaler = torch.amp.GradScaler(enabled=False)
+        for epoch in range(2):
+            train_fn(model, loader, optimizer, scaler)
+        """,
+        ["def training_step"],
+        ["scaler"],
+    ),
 }
 
 UNCHANGED = {

@@ -335,8 +335,17 @@ def _refuse_use_before_the_loop(ctx, scaler) -> None:
     checkpoint["scaler"])`) would not reach it."""
     name, binding = scaler
     for top in ctx.scope_before:
+        # a function or class defined here is a scope of its own (`train_fn(..., scaler)`)
+        nested = {
+            id(inner)
+            for scope in statements(top)
+            if isinstance(scope, (cst.FunctionDef, cst.ClassDef))
+            for inner in statements(scope)
+        }
         for stmt in statements(top):
-            if stmt is binding or not isinstance(stmt, cst.SimpleStatementLine):
+            if id(stmt) in nested or stmt is binding:
+                continue
+            if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             if name in collect_names(stmt).reads:
                 loads = call_method(stmt, "load_state_dict")

@@ -106,8 +106,8 @@ def claim(ctx, steps, stmt, position) -> bool:
             steps["clip"] = (at, clip, inner)
             steps["clip_in_group"] = True
             continue
-        if scaler_statement(ctx, inner):  # `scaler.step(opt)`, `unscale_`, `update`: amp's
-            amp_claim(ctx, steps, inner, at)
+        if _scaler_step_call(ctx, inner):  # `scaler.step(opt)`, `unscale_`, `update`: amp's
+            _amp_claim(ctx, steps, inner, at)
             continue
         zero = call_method(inner, "zero_grad")
         receiver = zero if zero is not None else call_method(inner, "step")
@@ -127,7 +127,7 @@ def clip_statement(ctx, stmt):
     return recognise(ctx, stmt)
 
 
-def scaler_statement(ctx, stmt) -> bool:
+def _scaler_step_call(ctx, stmt) -> bool:
     """`scaler.unscale_(opt)`, `scaler.step(opt)` or `scaler.update()` of a GradScaler: the
     mixed-precision form of the group's step, which Lightning's precision plugin runs at the
     same place (amp.py, imported here: amp -> step_sequence -> accumulation)."""
@@ -137,7 +137,8 @@ def scaler_statement(ctx, stmt) -> bool:
     return recognise(ctx, stmt, GROUP_METHODS)
 
 
-def amp_claim(ctx, steps, stmt, position) -> None:
+def _amp_claim(ctx, steps, stmt, position) -> None:
+    """amp.py's claim of a scaler call (its step() is the group's optimizer step)."""
     from .amp import claim as take
 
     take(ctx, steps, stmt, position)
@@ -207,7 +208,7 @@ def _group_call(ctx, stmt) -> bool:
     calls it (`set_to_none=True` too), or a GradScaler's unscale/step/update."""
     from .step_sequence import lightning_zero_grad
 
-    if clip_statement(ctx, stmt) is not None or scaler_statement(ctx, stmt):
+    if clip_statement(ctx, stmt) is not None or _scaler_step_call(ctx, stmt):
         return True
     zero = call_method(stmt, "zero_grad")
     if isinstance(zero, cst.Name):

@@ -119,6 +119,34 @@ CASES = {
         "TL113",
         "the script loads a saved state into `scaler` before the loop (a resume)",
     ),
+    # the same through a helper of the script reading the global scaler: named at its call
+    "scaler_state_loaded_by_a_helper_before_the_loop": (
+        """
+        model.cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cuda")
+
+
+        def resume(path):
+            checkpoint = torch.load(path)
+            scaler.load_state_dict(checkpoint["scaler"])
+
+
+        resume("last.pt")  # <- cause
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+        print(scaler.get_scale())
+        """,
+        "TL113",
+        "the script uses `scaler` (through `resume`) before the loop (a resume)",
+    ),
 }
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names
+from ..analysis.function_reads import functions_doing
+from ..analysis.names import collect_names, definition_reads
 from ..analysis.statements import call_method, statements
 from ..rule import Rule, Unsupported
 from ..upgrade.edits import keyword_value
@@ -332,10 +333,13 @@ def read(ctx, plan, steps) -> None:
 def _refuse_use_before_the_loop(ctx, scaler) -> None:
     """The Trainer's mixed precision trains with a GradScaler of its own, built in `fit`: a
     state the script gives its scaler before the loop (a resume's `scaler.load_state_dict(
-    checkpoint["scaler"])`) would not reach it."""
+    checkpoint["scaler"])`, also through a helper of the script reading the scaler) would not
+    reach it."""
     name, binding = scaler
+    helpers = _definitions_reaching(ctx, name)
     for top in ctx.scope_before:
-        # a function or class defined here is a scope of its own (`train_fn(..., scaler)`)
+        # a function or class defined here is a scope of its own (`train_fn(..., scaler)`):
+        # its body runs where it is called, which reads its name (`helpers`)
         nested = {
             id(inner)
             for scope in statements(top)
@@ -347,20 +351,34 @@ def _refuse_use_before_the_loop(ctx, scaler) -> None:
                 continue
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
-            if name in collect_names(stmt).reads:
+            reads = collect_names(stmt).reads
+            through = sorted(reads & helpers)
+            if name in reads or through:
                 loads = call_method(stmt, "load_state_dict")
                 what = (
                     "loads a saved state into"
                     if m.matches(loads, m.Name(name))
                     else "uses"
                 )
+                via = f" (through `{through[0]}`)" if name not in reads else ""
                 raise Unsupported(
                     MIXED_PRECISION,
-                    f"the script {what} `{name}` before the loop (a resume): Lightning's mixed "
-                    "precision trains with a GradScaler of its own, built in `fit`, which would "
-                    "start from a fresh scale",
+                    f"the script {what} `{name}`{via} before the loop (a resume): Lightning's "
+                    "mixed precision trains with a GradScaler of its own, built in `fit`, which "
+                    "would start from a fresh scale",
                     stmt,
                 )
+
+
+def _definitions_reaching(ctx, name: str) -> set[str]:
+    """Names of the script's functions and classes, at module level or defined before the
+    loop in its scope (under an `if` too), whose code reads `name` from around it (not a
+    parameter or a local of theirs: the symbol tables say), directly or through another."""
+    kinds = (cst.FunctionDef, cst.ClassDef)
+    defs = [s for s in ctx.module.body if isinstance(s, kinds)]
+    defs += [s for top in ctx.scope_before for s in statements(top) if isinstance(s, kinds)]
+    free = {id(d): definition_reads(d) for d in defs}
+    return functions_doing(defs, lambda d, found: bool(free[id(d)] & (found | {name})))
 
 
 def _autocasts(ctx, stmts) -> bool:

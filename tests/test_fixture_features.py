@@ -137,6 +137,15 @@ FEATURES = {
     "accumulation_clip_scheduler_in_group": [accumulates, clips, changes_lr_between_epochs],
     "accumulation_uneven_last_group": [accumulates, uneven_groups],
     "accumulation_steps_at_epoch_end": [uneven_groups],
+    "deit_train_one_epoch_scaler_norm_alias": [clips],
+    "callable_loss_scaler_clip_step": [clips],
+    "clip_norm_logged_with_grad_scaler": [clips],
+    "amp_accumulation_partial_group_step_schedule": [
+        accumulates,
+        uneven_groups,
+        clips,
+        changes_lr_every_step,
+    ],
     "accumulation_update_counter_logs_grad_norm": [
         accumulates,
         uneven_groups,

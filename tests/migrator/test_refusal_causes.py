@@ -75,6 +75,78 @@ CASES = {
         "TL106",
         "the loop rebinds `optimizer`",
     ),
+    # 2 batches per epoch in groups of 3: the group the script never completes in an epoch
+    "scaled_accumulation_leaving_a_partial_group": (
+        """
+        model.cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cuda")
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                x, y = x.cuda(), y.cuda()
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss / 3).backward()
+                if (i + 1) % 3 == 0:  # <- cause
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad()
+        """,
+        "TL114",
+        "`3` does not divide the 2 batches per epoch of `loader`",
+    ),
+    # a resume's state for the script's scaler: the Trainer's is built in `fit`
+    "scaler_state_loaded_before_the_loop": (
+        """
+        import sys
+
+        model.cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cuda")
+        if len(sys.argv) > 1:
+            checkpoint = torch.load(sys.argv[1])
+            scaler.load_state_dict(checkpoint["scaler"])  # <- cause
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+        """,
+        "TL113",
+        "the script loads a saved state into `scaler` before the loop (a resume)",
+    ),
+    # the same through a helper of the script reading the global scaler: named at its call
+    "scaler_state_loaded_by_a_helper_before_the_loop": (
+        """
+        model.cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cuda")
+
+
+        def resume(path):
+            checkpoint = torch.load(path)
+            scaler.load_state_dict(checkpoint["scaler"])
+
+
+        resume("last.pt")  # <- cause
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+        print(scaler.get_scale())
+        """,
+        "TL113",
+        "the script uses `scaler` (through `resume`) before the loop (a resume)",
+    ),
 }
 
 

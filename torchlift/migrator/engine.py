@@ -52,7 +52,12 @@ from .result import Finding, InputError, MigrationResult
 from .rule import Refused, Rule, Unsupported
 from .shapes import plan_loop
 from .shapes.context import LoopContext
-from .shapes.model_class import INLINED_MODEL, inline_model_class, refuse_called_module
+from .shapes.model_class import (
+    INLINED_MODEL,
+    calls_as_method,
+    inline_model_class,
+    refuse_called_module,
+)
 from .shapes.model_method import hoist_training_method, is_torch_module, remap_hoisted
 from .shapes.step_inline import INLINED_STEP, inline_step
 from .shapes.trainer_callbacks import CALLBACKS_INLINED, inline_callbacks
@@ -278,8 +283,9 @@ def _migrate_driven(text: str, tree, driven: DrivenStep, path: str, target: str)
     module, refused = _parse_cst(text, path)
     if refused is not None:
         return refused
-    lines = LineIndex(module, tree)
     cls = next(s for s in module.body if m.matches(s, m.ClassDef(name=m.Name(driven.cls.name))))
+    module, cls = calls_as_method(module, cls)  # `loss_scaler(...)`: its `__call__`
+    lines = LineIndex(module, tree)
     at = lines.position(cls, (1, 0))
     try:
         if driven.called:  # a torch module's `forward` holding the step (MAML's `Meta`)

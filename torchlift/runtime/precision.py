@@ -93,6 +93,12 @@ class DoublePrecision(Precision):
             torch.set_default_dtype(previous)
 
 
+def handles_unscaling(optimizer: Any) -> bool:
+    """A fused torch optimizer (`fused=True`) unscales the gradients in its own step, given
+    the scaler's scale: Lightning does not unscale them first, nor may they be clipped."""
+    return getattr(getattr(optimizer, "optimizer", optimizer), "_step_supports_amp_scaling", False)
+
+
 class MixedPrecision(Precision):
     """ "16-mixed" (autocast fp16 + GradScaler) and "bf16-mixed" (autocast bf16, no scaler)."""
 
@@ -118,8 +124,9 @@ class MixedPrecision(Precision):
             )
         result = closure()
         skipped = result is None and getattr(closure, "automatic", False)
-        if not skipped:
-            # Unscale before clipping so `gradient_clip_val` applies to the true gradients.
+        if not skipped and not handles_unscaling(optimizer):
+            # Unscale before clipping so `gradient_clip_val` applies to the true gradients
+            # (not for a fused optimizer, which unscales in its own step: Lightning's order).
             self.scaler.unscale_(optimizer)
         after_closure()
         if skipped:

@@ -389,6 +389,38 @@ CONVERTS = {
         ["self.lr_schedulers().step()", "self.manual_backward(loss)"],
         ["gradient_clip_val", "accumulate_grad_batches"],
     ),
+    # the GradScaler's form of the group's step: Lightning's precision plugin scales the
+    # divided loss, unscales before clipping, steps and updates the scaler on the same groups
+    "scaler_group_unscales_clips_steps_and_updates": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        use_amp = device.type == "cuda"
+        model.to(device)
+        scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1 / (s + 1))
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                x, y = x.to(device), y.to(device)
+                with torch.autocast(device.type, dtype=torch.float16, enabled=use_amp):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss / 3).backward()
+                if (i + 1) % 3 == 0 or (i + 1) == len(loader):
+                    scaler.unscale_(optimizer)
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad(set_to_none=True)
+                    scheduler.step()
+        """,
+        [
+            "gradient_clip_val=1.0",
+            "accumulate_grad_batches=3",
+            'precision="16-mixed" if use_amp else "32-true"',
+            '"interval": "step"',
+            "return loss",
+        ],
+        ["automatic_optimization", "scaler", "% 3 == 0", "clip_grad_norm_"],
+    ),
 }
 
 UNCHANGED = {
@@ -539,6 +571,25 @@ UNCHANGED = {
                     optimizer.step()
                     optimizer.zero_grad()
             scheduler.step()
+        """,
+        "TL114",
+    ),
+    # 2 batches per epoch in groups of 3: the script carries the partial group's scaled
+    # gradients into the next epoch, Lightning's accumulation would step on it
+    "scaler_group_leaving_a_partial_group": (
+        """
+        model.cuda()
+        scaler = torch.amp.GradScaler("cuda")
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                x, y = x.cuda(), y.cuda()
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = criterion(model(x), y) / 3
+                scaler.scale(loss).backward()
+                if (i + 1) % 3 == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad()
         """,
         "TL114",
     ),

@@ -170,6 +170,28 @@ CONVERTS = {
         ],
         ["break"],
     ),
+    # Lightning steps the optimizer and a step-interval scheduler on the group's last batch,
+    # then calls the hook on every batch: the rate it reads is the script's after each batch
+    "scheduler_rate_read_after_an_accumulated_step": (
+        """
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1 / (s + 1))
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    scheduler.step()
+                print(scheduler.get_last_lr()[0])
+        """,
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            "        self.print(self.lr_schedulers().get_last_lr()[0])",
+            "accumulate_grad_batches=2",
+        ],
+        [],
+    ),
     # a name holding the model's parameters (makemore's update:data ratio) reads what the
     # step changed as `model` would: it runs after the step, where the script ran it
     "parameter_list_read_after_step": (

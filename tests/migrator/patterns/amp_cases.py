@@ -133,6 +133,48 @@ CONVERTS = {
         ],
         [],
     ),
+    # the helper's parameter is another scope's name: no use of the scaler before the loop
+    "scaler_handed_to_a_helper_defined_before_the_loop": (
+        """
+        def train_fn(model, loader, optimizer, scaler):
+            for x, y in loader:
+                with torch.autocast("cpu", enabled=False):
+                    loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+
+        scaler = torch.amp.GradScaler(enabled=False)
+        for epoch in range(2):
+            train_fn(model, loader, optimizer, scaler)
+        """,
+        ["def training_step"],
+        ["scaler"],
+    ),
+    # the same with the scaler on (the `enabled=False` one above is dropped before the check)
+    "enabled_scaler_handed_to_a_helper_defined_before_the_loop": (
+        _GPU
+        + """
+def train_fn(model, loader, optimizer, scaler):
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+
+
+scaler = torch.amp.GradScaler("cuda")
+for epoch in range(2):
+    train_fn(model, loader, optimizer, scaler)
+""",
+        ['precision="16-mixed"'],
+        ["scaler"],
+    ),
 }
 
 UNCHANGED = {
@@ -170,6 +212,14 @@ UNCHANGED = {
     "scaler_read_before_training": (
         'scaler = torch.amp.GradScaler()\nscaler.load_state_dict(torch.load("last.pt"))\n'
         + _AMP.replace("scaler = torch.amp.GradScaler()\n", "").format(args='"cuda"'),
+        "TL113",
+    ),
+    # a helper of the script reading the global scaler runs where it is called: before it
+    "scaler_loaded_by_a_helper_before_training": (
+        "def resume(path):\n    scaler.load_state_dict(torch.load(path))\n\n\n"
+        + _GPU
+        + _AMP.format(args='"cuda"').replace("for epoch", 'resume("last.pt")\nfor epoch', 1)
+        + "print(scaler.get_scale())\n",
         "TL113",
     ),
     "scaler_without_autocast": (

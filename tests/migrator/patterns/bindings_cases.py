@@ -181,6 +181,29 @@ CONVERTS = {
         ],
         [],
     ),
+    # compiling may fail: the `try` keeps the model as it was, the `if` is kept as written
+    "model_compiled_under_a_flag_in_a_try": (
+        """
+        net = nn.Linear(4, 2)
+        if use_compile:
+            try:
+                net = torch.compile(net)
+            except Exception as e:
+                print(f"torch.compile failed ({e}), running eagerly")
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+        """,
+        [
+            "if use_compile:\n    try:\n        net = torch.compile(net)\n",
+            "lit_model = LitModel(net, criterion)",
+        ],
+        [],
+    ),
     # the script's own function builds the parameter groups from the model it is handed
     "parameter_groups_built_by_a_function_of_the_script": (
         """

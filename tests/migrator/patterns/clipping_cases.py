@@ -28,6 +28,26 @@ for epoch in range(2):
         scaler.update()
 """
 
+_SCALED_NORM = """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+use_amp = device.type == "cuda"
+model.to(device)
+opt = {optimizer}
+scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+for epoch in range(2):
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        with torch.autocast(device.type, dtype=torch.float16, enabled=use_amp):
+            loss = criterion(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+        print(norm.item())
+"""
+
 CONVERTS = {
     # nanoGPT: a limit known >= 0 tested `!= 0.0` (Lightning clips nothing for 0 either),
     # the scaler's unscale_ first in the block (Lightning unscales before clipping)
@@ -182,6 +202,54 @@ CONVERTS = {
         ],
         ["clamp_"],
     ),
+    # Lightning unscales a non-fused optimizer's gradients before configure_gradient_clipping,
+    # as the script's `scaler.unscale_(optimizer)` did
+    "returned_norm_under_a_scaler_non_fused_optimizer": (
+        _SCALED_NORM.format(optimizer="torch.optim.AdamW(model.parameters(), lr=1e-3)"),
+        [
+            "self.norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+            'precision="16-mixed" if use_amp else "32-true"',
+        ],
+        ["unscale_", "GradScaler"],
+    ),
+    # a disabled scaler changes nothing: the plain step, the norm kept in the hook
+    "returned_norm_with_a_disabled_grad_scaler": (
+        """
+        scaler = torch.cuda.amp.GradScaler(enabled=False)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.unscale_(optimizer)
+                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+                print(norm)
+        """,
+        ["self.norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)"],
+        ["scaler", "precision="],
+    ),
+    # DeiT's `model_without_ddp = model`: the optimizer built on one name, clipping the other;
+    # compiled after that, `model` still holds the same parameters in the same order
+    "clipping_the_parameters_of_an_alias_of_the_model": (
+        """
+        use_compile = False
+        model_without_ddp = model
+        if use_compile:
+            model = torch.compile(model)
+        opt = torch.optim.SGD(model_without_ddp.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+        """,
+        ["gradient_clip_val=1.0"],
+        ["clip_grad_norm_"],
+    ),
 }
 
 _CLAMP = "for p in {params}:\n            p.grad.clamp_({bounds})"
@@ -255,22 +323,6 @@ UNCHANGED = {
         ),
         "TL105",
     ),
-    "returned_norm_with_a_grad_scaler": (
-        """
-        scaler = torch.cuda.amp.GradScaler(enabled=False)
-        for epoch in range(2):
-            for x, y in loader:
-                optimizer.zero_grad()
-                loss = criterion(model(x), y)
-                scaler.scale(loss).backward()
-                scaler.unscale_(optimizer)
-                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                scaler.step(optimizer)
-                scaler.update()
-                print(norm)
-        """,
-        "TL105",
-    ),
     "returned_value_of_clip_grad_value": (
         _LOOP.format(clip="out = torch.nn.utils.clip_grad_value_(model.parameters(), 1.0)"),
         "TL105",
@@ -300,6 +352,36 @@ UNCHANGED = {
     ),
     "other_parameters": (
         _LOOP.format(clip="torch.nn.utils.clip_grad_norm_(criterion.parameters(), 1.0)"),
+        "TL105",
+    ),
+    # a fused optimizer unscales in its own step: Lightning does not unscale its gradients
+    # before configure_gradient_clipping (nor lets gradient_clip_val clip them)
+    "returned_norm_under_a_scaler_fused_optimizer": (
+        _SCALED_NORM.format(
+            optimizer="torch.optim.AdamW(model.parameters(), lr=1e-3, fused=use_amp)"
+        ),
+        "TL105",
+    ),
+    "norm_under_a_scaler_fused_optimizer": (
+        _SCALED_NORM.format(
+            optimizer="torch.optim.AdamW(model.parameters(), lr=1e-3, fused=use_amp)"
+        ).replace("norm = torch", "torch").replace("        print(norm.item())\n", ""),
+        "TL105",
+    ),
+    # the alias is bound to another model afterwards: it clips other parameters
+    "clipping_the_parameters_of_a_rebound_alias": (
+        """
+        model_without_ddp = model
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model_without_ddp.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model_without_ddp(x), y)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+        """,
         "TL105",
     ),
 }

@@ -151,6 +151,44 @@ CONVERTS = {
         ["max_epochs=2)"],
         ["trange("],
     ),
+    # a notebook's epoch bar bound in the header, its postfix showing the epoch's numbers:
+    # the bar and its display calls go, the Trainer draws its own
+    "epoch_loop_over_a_walrus_trange_with_its_postfix": (
+        """
+        from tqdm.auto import trange
+
+        losses = []
+        for epoch in (pbar := trange(2, desc="train")):
+            total = 0.0
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                total += loss.item()
+            losses.append(total)
+            pbar.set_postfix(loss=f"{losses[-1]:.4f}")
+        """,
+        ["max_epochs=2)", "self.losses.append(self.total)"],
+        ["pbar", "trange", "set_postfix"],
+    ),
+    "epoch_loop_over_a_bound_trange_with_its_postfix": (
+        """
+        from tqdm import trange
+
+        pbar = trange(2)
+        for epoch in pbar:
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            if epoch % 2 == 0:
+                pbar.set_description(f"epoch {epoch}")
+        """,
+        ["max_epochs=2)"],
+        ["pbar", "trange", "set_description"],
+    ),
     # manual batching: `batch_size` is an int, which `describe(batch_size)` cannot change
     "range_batch_loop_reads_an_int_handed_to_a_function": (
         _MANUAL_BATCHES.format(before="describe(batch_size)", count="len(x_all)"),
@@ -185,6 +223,35 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "walrus_epoch_bar_read_after_the_loop": (
+        """
+        from tqdm import trange
+
+        for epoch in (pbar := trange(2)):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        print(pbar.n)
+        """,
+        "TL101",
+    ),
+    # the postfix's argument draws a number: dropping the call would lose the draw
+    "walrus_epoch_bar_postfix_computing_something": (
+        """
+        from tqdm import trange
+
+        for epoch in (pbar := trange(2)):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            pbar.set_postfix(noise=torch.rand(1).item())
+        """,
+        "TL104",
+    ),
     "epoch_bar_closed_after_the_loop": (
         """
         from tqdm import trange

@@ -36,6 +36,19 @@ CONVERTS = {
         ["def on_validation_model_eval(self):"],
         [],
     ),
+    # DeiT's `model_without_ddp = model` (the optimizer's name), compiled or not: the model's
+    # eval() under the other name switches the same module
+    "eval_through_an_alias_of_the_optimizers_model": (
+        "model_without_ddp = model\n"
+        "if use_compile:\n"
+        "    model = torch.compile(model)\n"
+        "opt = torch.optim.SGD(model_without_ddp.parameters(), lr=0.1)"
+        + _EPOCH.format(train="model.train()", evaluation="model.eval()").replace(
+            "optimizer.", "opt."
+        ),
+        ["def validation_step"],
+        ["on_validation_model_eval", "train mode"],
+    ),
 }
 
 _EMA_EPOCH = """

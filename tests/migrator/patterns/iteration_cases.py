@@ -50,6 +50,21 @@ def _zeroed_first(before: str = "", between: str = "") -> str:
 _DIVIDED = "        loss = criterion(model(x), y) / accum\n        loss.backward()\n"
 
 
+_SAMPLER = """\
+from types import SimpleNamespace
+
+cfg = SimpleNamespace(max_steps=6, sample_every=3, sample_size=2)
+
+
+{decorator}
+def sample(cfg, net):
+{body}    return net(torch.randn(cfg.sample_size, 4))
+
+
+it = 0
+"""
+
+
 CONVERTS = {
     "full_batch_range": (
         _loop(
@@ -269,9 +284,51 @@ CONVERTS = {
         ["range(limit if limit > 0 else system.maxsize)"],
         ["itertools.count", "import sys\n"],
     ),
+    # a grad-mode decorator runs the function with its arguments as given: `sample(cfg,
+    # model)` only reads `cfg`, the stop test's config
+    "stop_config_read_by_an_inference_mode_sampler": (
+        _loop(
+            "while it < cfg.max_steps:",
+            setup=_SAMPLER.format(decorator="@torch.inference_mode()", body=""),
+            after="    it += 1\n    if it % cfg.sample_every == 0:\n        print(sample(cfg, model))\n",
+        ),
+        ["range(it, cfg.max_steps)", "sample(self.cfg, self.model)"],
+        [],
+    ),
+    "stop_config_read_by_a_no_grad_sampler": (
+        _loop(
+            "while it < cfg.max_steps:",
+            setup=_SAMPLER.format(decorator="@torch.no_grad", body=""),
+            after="    it += 1\n    if it % cfg.sample_every == 0:\n        print(sample(cfg, model))\n",
+        ),
+        ["range(it, cfg.max_steps)", "sample(self.cfg, self.model)"],
+        [],
+    ),
 }
 
 UNCHANGED = {
+    # under the grad mode the function still changes the config the stop test reads
+    "stop_config_changed_by_an_inference_mode_function": (
+        _loop(
+            "while it < cfg.max_steps:",
+            setup=_SAMPLER.format(
+                decorator="@torch.inference_mode()", body="    cfg.max_steps += 1\n"
+            ),
+            after="    it += 1\n    if it % cfg.sample_every == 0:\n        print(sample(cfg, model))\n",
+        ),
+        "TL123",
+    ),
+    # any other decorator may do anything with the arguments
+    "stop_config_given_to_a_cached_function": (
+        _loop(
+            "while it < cfg.max_steps:",
+            setup=_SAMPLER.format(decorator="@functools.cache", body="").replace(
+                "from types", "import functools\nfrom types"
+            ),
+            after="    it += 1\n    if it % cfg.sample_every == 0:\n        print(sample(cfg, model))\n",
+        ),
+        "TL123",
+    ),
     "micro_steps_loss_not_divided": (
         _micro("for it in range(4):", _DIVIDED.replace(" / accum", "")),
         "TL114",

@@ -141,6 +141,51 @@ main()
     ),
 }
 
+# timm's NativeScaler: a callable object doing backward, unscale, clipping, the scaler's
+# step and update -- the optimizer step sequence written as a call
+_CALLABLE_SCALER = """
+class NativeScaler:
+    def __init__(self, enabled=True):
+        self._scaler = torch.amp.GradScaler("cuda", enabled=enabled)
+
+    def __call__(self, loss, optimizer, clip_grad=None, parameters=None, update_grad=True):
+        self._scaler.scale(loss).backward()
+        if update_grad:
+            if clip_grad is not None:
+                self._scaler.unscale_(optimizer)
+                norm = torch.nn.utils.clip_grad_norm_(parameters, clip_grad)
+            else:
+                norm = None
+            self._scaler.step(optimizer)
+            self._scaler.update()
+        else:
+            norm = None
+        return norm
+
+
+model.cuda()
+loss_scaler = NativeScaler()
+for epoch in range(2):
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        {call}
+"""
+
+CONVERTS["callable_loss_scaler"] = (
+    _CALLABLE_SCALER.format(
+        call="loss_scaler(loss, optimizer, clip_grad=1.0, parameters=model.parameters())"
+    ),
+    [
+        'precision="16-mixed"',
+        "norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+        "return loss",
+    ],
+    ["class NativeScaler", "loss_scaler", "GradScaler", "__call__"],
+)
+
 CONVERTS["losses_read_by_name_over_a_constant_list"] = (
     _GAN.replace(
         "        self.lr = lr\n", '        self.lr = lr\n        self.loss_names = ["D", "G"]\n'
@@ -258,6 +303,26 @@ for epoch in range(2):
     ),
     "script_sets_an_attribute": (
         _GAN + _LOOP.replace("gan = GanModel(0.01)\n", "gan = GanModel(0.01)\ngan.lr = 0.5\n"),
+        "TL172",
+    ),
+    # DeiT's train_one_epoch(..., loss_scaler, ...): the instance handed to a function
+    "callable_loss_scaler_passed_to_a_function": (
+        _CALLABLE_SCALER.split("model.cuda()")[0]
+        + """
+def train_one_epoch(model, loader, optimizer, loss_scaler):
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss_scaler(loss, optimizer)
+
+
+model.cuda()
+loss_scaler = NativeScaler()
+for epoch in range(2):
+    train_one_epoch(model, loader, optimizer, loss_scaler)
+""",
         "TL172",
     ),
 }

@@ -31,6 +31,52 @@ CONVERTS = {
         ["trainer.fit(lit_model, loader)"],
         ["tqdm(loader)"],
     ),
+    # the rate after the group's scheduler step, shown on every batch: logged in the hook,
+    # which Lightning calls after its own accumulated optimizer and scheduler steps
+    "learning_rate_in_the_postfix_after_an_accumulated_step": (
+        """
+        from tqdm import tqdm
+
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1 / (s + 1))
+        for epoch in range(2):
+            pbar = tqdm(loader)
+            for i, (x, y) in enumerate(pbar):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    scheduler.step()
+                pbar.set_postfix(lr=f"{scheduler.get_last_lr()[0]:.2e}")
+        """,
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            '        self.log("lr", self.lr_schedulers().get_last_lr()[0], prog_bar=True)',
+        ],
+        ["pbar", "tqdm"],
+    ),
+    # `get_last_lr()` only reads: the display call goes, its rate logged after the step
+    "learning_rate_from_the_scheduler_in_the_postfix": (
+        """
+        from tqdm import tqdm
+
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1 / (s + 1))
+        for epoch in range(2):
+            pbar = tqdm(loader)
+            for x, y in pbar:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                scheduler.step()
+                pbar.set_postfix(lr=f"{scheduler.get_last_lr()[0]:.2e}")
+        """,
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            '        self.log("lr", self.lr_schedulers().get_last_lr()[0], prog_bar=True)',
+        ],
+        ["pbar", "tqdm"],
+    ),
 }
 
 CONVERTS["bar_wrapping_the_whole_loop"] = (

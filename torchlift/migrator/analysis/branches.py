@@ -69,6 +69,14 @@ def decide(
     if m.matches(
         test,
         m.Comparison(
+            left=m.Integer() | m.Float() | m.SimpleString(),
+            comparisons=[m.ComparisonTarget(m.Is() | m.IsNot(), m.Name("None"))],
+        ),
+    ):  # a literal inlined for a parameter (`clip_grad is not None` given 1.0): not None
+        return isinstance(test.comparisons[0].operator, cst.IsNot)
+    if m.matches(
+        test,
+        m.Comparison(
             left=m.Name(),
             comparisons=[m.ComparisonTarget(m.Is() | m.IsNot(), m.Name("None"))],
         ),

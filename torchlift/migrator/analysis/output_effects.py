@@ -56,7 +56,16 @@ _READ_CALLS = (
     | {f"numpy.{name}" for name in "array asarray stack concatenate mean std".split()}
 )
 # methods that only read their receiver, whatever it is (`state_dict` copies references)
-_READ_METHODS = READ_METHODS | {"state_dict", "cpu", "tolist", "mean", "sum", "argmax"}
+# (a scheduler's `get_last_lr()` returns the rates its last step set)
+_READ_METHODS = READ_METHODS | {
+    "state_dict",
+    "cpu",
+    "tolist",
+    "mean",
+    "sum",
+    "argmax",
+    "get_last_lr",
+}
 # a file opened in a `with` block: what may be called on it
 _FILE_WRITES = frozenset({"write", "writelines", "flush"})
 

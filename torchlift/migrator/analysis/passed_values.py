@@ -28,6 +28,7 @@ import libcst.matchers as m
 from .confined_effects import READ_METHODS
 from .function_reads import module_functions, reads_of_functions_called
 from .names import collect_names
+from .qualnames import is_grad_mode_decorator
 
 # builtins that read their argument and keep no reference to it
 _READING_BUILTINS = frozenset(
@@ -276,7 +277,7 @@ def _hands_to_reader(ctx, call: cst.Call, name: str, seen: set | None = None) ->
         return False
     if name in reads_of_functions_called(ctx.module, {call.func.value}):
         return False  # the same object, reached by its global name
-    params = _params_given(function, call, name)
+    params = _params_given(ctx, function, call, name)
     seen = set() if seen is None else seen
     return params is not None and all(only_reads(ctx, function, param, seen) for param in params)
 
@@ -287,11 +288,14 @@ def _locally_bound(ctx) -> set[str]:
     return collect_names(function.body).writes if function is not None else set()
 
 
-def _params_given(function: cst.FunctionDef, call: cst.Call, name: str) -> list[str] | None:
+def _params_given(ctx, function: cst.FunctionDef, call: cst.Call, name: str) -> list[str] | None:
     """The parameters of `function` the call gives `name` to; None when it cannot be said
-    (a `*` argument, *args / **kwargs parameters, a decorated function)."""
+    (a `*` argument, *args / **kwargs parameters, a decorator other than a grad mode, which
+    passes the arguments on as given: `@torch.inference_mode()` around a sampler)."""
     params = function.params
-    if function.decorators or any(a.star for a in call.args):
+    if any(not is_grad_mode_decorator(ctx, d) for d in function.decorators):
+        return None
+    if any(a.star for a in call.args):
         return None
     if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
         return None

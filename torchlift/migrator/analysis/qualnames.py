@@ -23,6 +23,24 @@ GRAD_MODES = frozenset(
         "torch.autograd.grad_mode.set_grad_enabled",
     }
 )
+# decorators that only set torch's grad mode around a call: the arguments reach the function
+# and its result the caller unchanged (`@torch.set_grad_enabled(flag)` takes a mode: left out)
+NO_GRAD_DECORATORS = frozenset(q for q in GRAD_MODES if not q.endswith(".set_grad_enabled"))
+GRAD_MODE_DECORATORS = NO_GRAD_DECORATORS | {
+    "torch.enable_grad",
+    "torch.autograd.enable_grad",
+    "torch.autograd.grad_mode.enable_grad",
+}
+
+
+def is_grad_mode_decorator(ctx, decorator: cst.Decorator, kinds=GRAD_MODE_DECORATORS) -> bool:
+    """`@torch.no_grad()`, `@torch.inference_mode()`, `@torch.enable_grad()` (or without the
+    call; one of `kinds`), by qualified name."""
+    called = decorator.decorator
+    plain = called.func if isinstance(called, cst.Call) and not called.args else called
+    return bool(ctx.qualnames(plain) & kinds)
+
+
 TQDM = frozenset(
     {
         "tqdm.tqdm",

@@ -106,6 +106,9 @@ def claim(ctx, steps, stmt, position) -> bool:
             steps["clip"] = (at, clip, inner)
             steps["clip_in_group"] = True
             continue
+        if _scaler_step_call(ctx, inner):  # `scaler.step(opt)`, `unscale_`, `update`: amp's
+            _amp_claim(ctx, steps, inner, at)
+            continue
         zero = call_method(inner, "zero_grad")
         receiver = zero if zero is not None else call_method(inner, "step")
         steps["zero_grad" if zero is not None else "step"].append((at, receiver.value, inner))
@@ -122,6 +125,23 @@ def clip_statement(ctx, stmt):
     from .clipping import clip_statement as recognise
 
     return recognise(ctx, stmt)
+
+
+def _scaler_step_call(ctx, stmt) -> bool:
+    """`scaler.unscale_(opt)`, `scaler.step(opt)` or `scaler.update()` of a GradScaler: the
+    mixed-precision form of the group's step, which Lightning's precision plugin runs at the
+    same place (amp.py, imported here: amp -> step_sequence -> accumulation)."""
+    from .amp import GROUP_METHODS
+    from .amp import scaler_statement as recognise
+
+    return recognise(ctx, stmt, GROUP_METHODS)
+
+
+def _amp_claim(ctx, steps, stmt, position) -> None:
+    """amp.py's claim of a scaler call (its step() is the group's optimizer step)."""
+    from .amp import claim as take
+
+    take(ctx, steps, stmt, position)
 
 
 def _next_index(index):
@@ -184,11 +204,11 @@ def _group(ctx, stmt, index, loader):
 
 
 def _group_call(ctx, stmt) -> bool:
-    """A clipping call, `name.step()` without arguments or `name.zero_grad()` as Lightning
-    calls it (`set_to_none=True` too)."""
+    """A clipping call, `name.step()` without arguments, `name.zero_grad()` as Lightning
+    calls it (`set_to_none=True` too), or a GradScaler's unscale/step/update."""
     from .step_sequence import lightning_zero_grad
 
-    if clip_statement(ctx, stmt) is not None:
+    if clip_statement(ctx, stmt) is not None or _scaler_step_call(ctx, stmt):
         return True
     zero = call_method(stmt, "zero_grad")
     if isinstance(zero, cst.Name):
@@ -217,6 +237,16 @@ def bind(ctx, plan, steps) -> None:
             "written",
             steps["accumulate_group"][1],
         )
+    # why the group is kept as written, and where, for clean()'s refusals
+    if not exact:
+        why = f"{_not_exact(ctx, steps, size, batches)}: Lightning steps on an epoch's last "
+        ctx.found["accumulation_kept"] = (
+            why + "partial group, the script does not",
+            steps["accumulate_group"][1],
+        )
+    elif steps["clip"] is not None and not in_group:
+        why = "gradients clipped on every micro-batch (Lightning clips once per group)"
+        ctx.found["accumulation_kept"] = (why, steps["clip"][2])
     # clipping each micro-batch is the script's own; once per group is Lightning's
     steps["manual_optimization"] = not exact or (steps["clip"] is not None and not in_group)
     plan.manual_optimization = steps["manual_optimization"]
@@ -351,11 +381,13 @@ def clean(ctx, plan) -> None:
     if not plan.manual_optimization or "accumulation_group" not in ctx.found:
         return  # manual optimization for another reason (manual_backward.py's)
     if plan.scaler is not None:
+        # manual optimization would have to scale, unscale and step as the script's scaler
+        why, at = ctx.found.get("accumulation_kept", ("manual optimization", ctx.loop))
         raise Unsupported(
             ACCUMULATION,
-            "mixed precision with an accumulation Lightning would not reproduce "
-            "(a last partial group) is not converted",
-            ctx.loop,
+            f"{why}; an accumulation kept as written is not converted with mixed precision "
+            "(a GradScaler)",
+            at,
         )
     scheduler = plan.optimizer.scheduler
     if scheduler is not None and not _stepped_only_in_group(ctx, scheduler):

@@ -140,12 +140,16 @@ def bind(ctx, plan, steps) -> None:
     # memory.t()`) changed in place before Lightning's backward would fail autograd's check
     step_reads = collect_names(*[s for p, s in steps["body"] if p < opt_step]).reads
 
-    def reads_after_the_step(position, stmt) -> bool:
+    def reads_the_model(stmt) -> bool:
         reads = collect_names(stmt).reads
         if reads & reading_names or changed_in_place(stmt) & step_reads:
             return True
-        if reads_optimizer_tensors(stmt, optimizers):  # `p.grad` of a group's "params"
+        return reads_optimizer_tensors(stmt, optimizers)  # `p.grad` of a group's "params"
+
+    def reads_after_the_step(position, stmt) -> bool:
+        if reads_the_model(stmt):
             return True
+        reads = collect_names(stmt).reads
         return bool(reads & stepped) and not any(p > position for p in scheduler_steps)
 
     reading = [s for p, s in after if reads_after_the_step(p, s)]
@@ -155,12 +159,18 @@ def bind(ctx, plan, steps) -> None:
     if not reading and tail is None and not (closure and after):
         return
     reading = [s for s in reading if s is not tail_stmt]  # the tail runs after steps only
-    if reading and steps.get("accumulate") is not None:
+    # the optimizer's and the schedulers' state after Lightning's own accumulation: on a batch
+    # it does not step on, neither did the script, and on the group's last one it steps the
+    # optimizer and a step-interval scheduler before on_train_batch_end, where the script's
+    # group did (accumulation.py's `exact`); the model's own reads stay refused
+    exact = steps.get("accumulate") is not None and not steps.get("manual_optimization")
+    refused = [s for s in reading if reads_the_model(s)] if exact else reading
+    if refused and steps.get("accumulate") is not None:
         ctx.block(
             READS_AFTER_ACCUMULATED_STEP,
             "code after an accumulated optimizer.step() reads the model (on_train_batch_end "
             "runs after every batch)",
-            reading[0],
+            refused[0],
         )  # and taken below like a convertible one: one message for this cause, not TL109
     after = _stops_after_step(ctx, plan, steps, after)
     steps["moved_after_step"] = after  # with their positions (progress_bar's to read)

@@ -24,8 +24,9 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names
-from ..analysis.statements import call_method
+from ..analysis.function_reads import functions_doing
+from ..analysis.names import collect_names, definition_reads
+from ..analysis.statements import call_method, statements
 from ..rule import Rule, Unsupported
 from ..upgrade.edits import keyword_value
 from . import step_sequence
@@ -228,16 +229,20 @@ def claim(ctx, steps, stmt, position) -> bool:
     the step sequence's backward and step; `unscale_` and `update` are the Trainer's."""
     receiver = call_method(stmt, "backward")
     if receiver is not None and _scaler_call(ctx, receiver, "scale"):
-        if len(receiver.args) != 1 or not isinstance(receiver.args[0].value, cst.Name):
+        # `scaler.scale(loss / N)`: accumulation's own division (step_sequence reads it)
+        if len(receiver.args) != 1 or not (
+            isinstance(receiver.args[0].value, cst.Name)
+            or step_sequence.divided(receiver.args[0].value)
+        ):
             raise Unsupported(MIXED_PRECISION, "scaler.scale(...) of an expression", stmt)
         step_sequence.record_backward(ctx, steps, stmt, position, receiver.args[0].value)
         return True
-    if _scaler_statement(ctx, stmt, ("unscale_",)):
+    if scaler_statement(ctx, stmt, ("unscale_",)):
         steps.setdefault("unscaled_at", []).append(position)  # read: before the clipping?
         return True  # Lightning's mixed precision unscales before clipping
-    if _scaler_statement(ctx, stmt, ("update",)):
+    if scaler_statement(ctx, stmt, ("update",)):
         return True  # and updates the scale after the step
-    if _scaler_statement(ctx, stmt, ("step",)):
+    if scaler_statement(ctx, stmt, ("step",)):
         args = stmt.body[0].value.args
         if len(args) != 1 or not isinstance(args[0].value, cst.Name):
             raise Unsupported(MIXED_PRECISION, "scaler.step(...) of an expression", stmt)
@@ -265,10 +270,15 @@ def _scaler_call(ctx, node, method: str) -> bool:
 
 def unscales(ctx, stmt) -> bool:
     """`stmt` is `scaler.unscale_(...)` of a GradScaler."""
-    return _scaler_statement(ctx, stmt, ("unscale_",))
+    return scaler_statement(ctx, stmt, ("unscale_",))
 
 
-def _scaler_statement(ctx, stmt, methods) -> bool:
+# the scaler's calls of an optimizer step (accumulation.py's group holds them too)
+GROUP_METHODS = ("unscale_", "step", "update")
+
+
+def scaler_statement(ctx, stmt, methods) -> bool:
+    """`stmt` is exactly `scaler.<one of methods>(...)` of a GradScaler."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return False
     small = stmt.body[0]
@@ -301,6 +311,7 @@ def read(ctx, plan, steps) -> None:
     if scaler is not None:
         if precision is None:
             raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", scaler[1])
+        _refuse_use_before_the_loop(ctx, scaler)
         clip = steps.get("clip")
         unscaled = steps.get("unscaled_at", [])
         if clip is not None and not any(steps["backward"] < p < clip[0] for p in unscaled):
@@ -317,6 +328,57 @@ def read(ctx, plan, steps) -> None:
             return
         plan.remove_stmts.append(scaler[1])
         plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])
+
+
+def _refuse_use_before_the_loop(ctx, scaler) -> None:
+    """The Trainer's mixed precision trains with a GradScaler of its own, built in `fit`: a
+    state the script gives its scaler before the loop (a resume's `scaler.load_state_dict(
+    checkpoint["scaler"])`, also through a helper of the script reading the scaler) would not
+    reach it."""
+    name, binding = scaler
+    helpers = _definitions_reaching(ctx, name)
+    for top in ctx.scope_before:
+        # a function or class defined here is a scope of its own (`train_fn(..., scaler)`):
+        # its body runs where it is called, which reads its name (`helpers`)
+        nested = {
+            id(inner)
+            for scope in statements(top)
+            if isinstance(scope, (cst.FunctionDef, cst.ClassDef))
+            for inner in statements(scope)
+        }
+        for stmt in statements(top):
+            if id(stmt) in nested or stmt is binding:
+                continue
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            reads = collect_names(stmt).reads
+            through = sorted(reads & helpers)
+            if name in reads or through:
+                loads = call_method(stmt, "load_state_dict")
+                what = (
+                    "loads a saved state into"
+                    if m.matches(loads, m.Name(name))
+                    else "uses"
+                )
+                via = f" (through `{through[0]}`)" if name not in reads else ""
+                raise Unsupported(
+                    MIXED_PRECISION,
+                    f"the script {what} `{name}`{via} before the loop (a resume): Lightning's "
+                    "mixed precision trains with a GradScaler of its own, built in `fit`, which "
+                    "would start from a fresh scale",
+                    stmt,
+                )
+
+
+def _definitions_reaching(ctx, name: str) -> set[str]:
+    """Names of the script's functions and classes, at module level or defined before the
+    loop in its scope (under an `if` too), whose code reads `name` from around it (not a
+    parameter or a local of theirs: the symbol tables say), directly or through another."""
+    kinds = (cst.FunctionDef, cst.ClassDef)
+    defs = [s for s in ctx.module.body if isinstance(s, kinds)]
+    defs += [s for top in ctx.scope_before for s in statements(top) if isinstance(s, kinds)]
+    free = {id(d): definition_reads(d) for d in defs}
+    return functions_doing(defs, lambda d, found: bool(free[id(d)] & (found | {name})))
 
 
 def _autocasts(ctx, stmts) -> bool:

@@ -26,7 +26,7 @@ import libcst.matchers as m
 from ..analysis.function_reads import module_functions
 from ..analysis.globals_read import module_global_binding, rebound_through_global
 from ..analysis.names import bound_names, collect_names, scope_reads
-from ..analysis.statements import call_method, single_assign
+from ..analysis.statements import call_method, single_assign, statements
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
@@ -513,7 +513,14 @@ def _only_compiles(ctx, stmt: cst.If, name: str) -> bool:
     same tensors) and runs its forward: the LightningModule can hold it as the model."""
     if stmt.orelse is not None:
         return False
-    binding = [s for s in stmt.body.body if name in bound_names(s)]
+    nested = statements(stmt)[1:]
+    # `try: model = torch.compile(model)` / `except Exception: print(...)`: the model stays
+    # as it was when compiling fails -- the same `if` is kept as written
+    compound = [s for s in nested if not isinstance(s, cst.SimpleStatementLine)]
+    if any(name in bound_names(s) and not _compile_attempt(s, name) for s in compound):
+        return False
+    binding = [s for s in nested if isinstance(s, cst.SimpleStatementLine)]
+    binding = [s for s in binding if name in bound_names(s)]
     for inner in binding:
         assign = single_assign(inner)
         value = assign[1] if assign and assign[0] == name else None
@@ -525,6 +532,53 @@ def _only_compiles(ctx, stmt: cst.If, name: str) -> bool:
         ):
             return False
     return bool(binding)
+
+
+def parameter_aliases(ctx, name: str) -> set[str]:
+    """The names holding the parameters of the model `name` in the same order when the loop
+    runs: a name the scope binds once before the loop to it or it to (DeiT's
+    `model_without_ddp = model`), the other one rebound after that only by `torch.compile`
+    (whose module runs and shares the same parameters), neither in the loop."""
+    found = set()
+    written = collect_names(ctx.loop).writes
+    for stmt in ctx.scope_before:
+        assign = single_assign(stmt)
+        if assign is None or not isinstance(assign[1], cst.Name) or assign[0] == assign[1].value:
+            continue
+        pair = {assign[0], assign[1].value}
+        if name not in pair or pair & written:
+            continue
+        other = (pair - {name}).pop()
+        later = ctx.scope_before[ctx.scope_before.index(stmt) + 1 :]
+        if all(_keeps_parameters(ctx, s, pair) for s in later):
+            found.add(other)
+    return found
+
+
+def _keeps_parameters(ctx, stmt, names: set[str]) -> bool:
+    """`stmt` rebinds none of `names`, or only compiles one of them (`if args.compile:`)."""
+    bound = names & bound_names(stmt)
+    if not bound:
+        return True
+    return (
+        len(bound) == 1
+        and isinstance(stmt, cst.If)
+        and _only_compiles(ctx, stmt, bound.pop())
+    )
+
+
+def _compile_attempt(stmt, name: str) -> bool:
+    """A `try` whose handlers do not bind `name` (`except Exception as e:`), nor its
+    `else` / `finally`: what it binds to `name` is its body's (checked by the caller)."""
+    if not isinstance(stmt, cst.Try):
+        return False
+    handlers = [h for h in stmt.handlers if h.name is not None]
+    if any(m.matches(h.name.name, m.Name(name)) for h in handlers):
+        return False
+    return not any(
+        block is not None and name in bound_names(block)
+        for block in (*stmt.handlers, stmt.orelse, stmt.finalbody)
+    )
 
 
 def _run_before_the_loop(ctx, name: str, moved, plan) -> bool:

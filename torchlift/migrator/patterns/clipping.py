@@ -20,8 +20,9 @@ an accumulation group kept as written, as the script's own call.
 script's own statement in `configure_gradient_clipping` (see `_keep_norm`).
 
 Refused (TL105): clipping outside backward()..step(), twice, of other parameters than the
-model's, with norm_type or other options; the returned norm with mixed precision, or read
-between the clipping and the step.
+model's, with norm_type or other options; clipping under a GradScaler with an optimizer
+that may be fused (Lightning does not unscale its gradients before clipping); the returned
+norm read between the clipping and the step.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..analysis.known_numbers import known_number
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
 from ..rule import Unsupported
+from ..upgrade.edits import keyword_value
 from .clamp_loop import clamp_loop, clamps_optimizer_parameters
 from .step_sequence import STEP_SEQUENCE
 
@@ -164,7 +166,10 @@ def read(ctx, plan, steps) -> None:
     model = plan.model
     if len(plan.models) > 1:  # the Trainer would clip every model's gradients together
         raise Unsupported(STEP_SEQUENCE, "clipping with an optimizer over several models", stmt)
-    owners = m.OneOf(*[m.Name(n) for n in {model.name, *model.aliases}])
+    from .bindings import parameter_aliases  # the same parameters by another name
+
+    names = {model.name, *model.aliases, *parameter_aliases(ctx, model.name)}
+    owners = m.OneOf(*[m.Name(n) for n in names])
     if not m.matches(params, m.Call(func=m.Attribute(value=owners, attr=m.Name("parameters")))):
         raise Unsupported(
             STEP_SEQUENCE,
@@ -183,6 +188,8 @@ def read(ctx, plan, steps) -> None:
         return  # the accumulation group is kept as written, its clipping call with it
     if steps.get("manual_optimization") and isinstance(stmt, cst.If):
         raise Unsupported(STEP_SEQUENCE, "clipping under a condition, in manual optimization", stmt)
+    if _scaled(ctx) and not steps.get("manual_optimization"):
+        _refuse_fused_under_scaler(ctx, plan, stmt, kept=norm_name(stmt) is not None)
     if norm_name(stmt) is not None:
         _keep_norm(ctx, plan, steps, stmt)
         return
@@ -203,6 +210,56 @@ def read(ctx, plan, steps) -> None:
     plan.add_trainer_arg("gradient_clip_val", value_code)
     if kind == "value":
         plan.add_trainer_arg("gradient_clip_algorithm", '"value"')
+
+
+def _refuse_fused_under_scaler(ctx, plan, stmt, kept: bool) -> None:
+    """Lightning's mixed precision unscales the gradients before clipping -- its own
+    (`gradient_clip_val`) and the script's in `configure_gradient_clipping` -- only for an
+    optimizer that does not unscale them itself in its step: a fused one (`fused=True`) does,
+    and Lightning then refuses `gradient_clip_val` (a RuntimeError) and runs the hook on the
+    scaled gradients. The script unscaled them with `scaler.unscale_(optimizer)` first."""
+    fused = _fused_argument(ctx, plan)
+    # unseen (`model.configure_optimizers(...)`, nanoGPT's fused on CUDA): Lightning's
+    # gradient_clip_val would raise there, not train otherwise; the hook would clip silently
+    if fused is None or (not fused and not kept):
+        return
+    where = "built where its arguments are not seen" if not fused else f"`fused={fused}`"
+    raise Unsupported(
+        STEP_SEQUENCE,
+        f"clipping under mixed precision (a GradScaler) with an optimizer that may be fused "
+        f"({where}): Lightning does not unscale a fused optimizer's gradients before "
+        + ("configure_gradient_clipping" if kept else "clipping (it refuses gradient_clip_val)"),
+        stmt,
+    )
+
+
+def _scaled(ctx) -> bool:
+    """A GradScaler Lightning's mixed precision may use: one with autocast (amp.py), not
+    bf16 only (no scaler there)."""
+    precision = ctx.found.get("precision")
+    return (
+        ctx.found.get("scaler") is not None
+        and precision is not None
+        and precision[0] != '"bf16-mixed"'
+    )
+
+
+def _fused_argument(ctx, plan) -> str | None:
+    """The code of the optimizer call's `fused=` argument when it may be true, "" when the
+    call is not seen here (built by a function, handed in), None when it is known not fused
+    (no `fused=`: torch's default; `fused=False`)."""
+    optimizer = plan.optimizer
+    found = single_assign(optimizer.stmt) if optimizer.stmt is not None else None
+    call = found[1] if found else None
+    if not (
+        isinstance(call, cst.Call)
+        and any(q.startswith("torch.optim.") for q in ctx.call_qualnames(call))
+    ):
+        return ""
+    fused = keyword_value(call, "fused")
+    if fused is None or m.matches(fused, m.Name("False") | m.Name("None")):
+        return None
+    return ctx.module.code_for_node(fused)
 
 
 def _steps_model_order(ctx, plan) -> bool:
@@ -238,12 +295,6 @@ def _keep_norm(ctx, plan, steps, stmt) -> None:
     if steps.get("manual_optimization"):
         steps.setdefault("kept", []).append((position, stmt))
         return
-    if ctx.found.get("scaler") is not None:  # the hook's clipping order is not proven there
-        raise Unsupported(
-            STEP_SEQUENCE,
-            "the gradient norm returned by clipping is used, with mixed precision (a GradScaler)",
-            stmt,
-        )
     clash = sorted(collect_names(stmt).reads & _HOOK_PARAMETERS)
     if clash:
         raise Unsupported(

@@ -80,7 +80,9 @@ RULES = (EVAL_MODE_UNKNOWN,)
 
 
 def read(ctx, plan, steps) -> None:
-    models = {plan.model.name, *plan.model.aliases}
+    from .bindings import parameter_aliases  # the same module (or its compiled wrapper)
+
+    models = {plan.model.name, *plan.model.aliases, *parameter_aliases(ctx, plan.model.name)}
     validation, test = plan.validation, plan.test
     epoch = [*plan.pre_train, *plan.train_body, *plan.post_train]
     if validation is not None:

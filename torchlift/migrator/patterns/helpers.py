@@ -33,7 +33,7 @@ from ..analysis.definition_defaults import read_alike_at_call
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
-from ..analysis.qualnames import GRAD_MODES
+from ..analysis.qualnames import NO_GRAD_DECORATORS, is_grad_mode_decorator
 from ..analysis.statements import statements
 from ..rule import Rule, Unsupported
 from ..shapes.step_inline import simple_argument
@@ -123,16 +123,12 @@ def epoch_body(ctx, stmts):
     return out
 
 
-# a grad mode wrapping an evaluation helper: its pass runs without grad after conversion too
-_GRAD_MODES = frozenset(q for q in GRAD_MODES if not q.endswith(".set_grad_enabled"))
-
-
 def _plain_decorators(ctx, func: cst.FunctionDef) -> None:
-    """Unsupported (TL111) for a decorator inlining would drop, other than a grad mode."""
+    """Unsupported (TL111) for a decorator inlining would drop, other than a grad mode (a
+    grad mode wrapping an evaluation helper: its pass runs without grad after conversion too)."""
     for decorator in func.decorators:
         called = decorator.decorator
-        plain = called.func if isinstance(called, cst.Call) and not called.args else called
-        if ctx.qualnames(plain) & _GRAD_MODES:  # `@torch.no_grad()`, `@torch.no_grad`
+        if is_grad_mode_decorator(ctx, decorator, NO_GRAD_DECORATORS):  # `@torch.no_grad`
             continue
         raise Unsupported(
             HELPER_SHAPE,

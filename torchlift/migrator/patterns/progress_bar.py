@@ -147,9 +147,11 @@ def read(ctx, plan, steps) -> None:
         ctx, [*plan.pre_train, *plan.before_step, *plan.train_body, *plan.after_step]
     )
     numbers = dict.fromkeys(known, True)
+    # what the batch steps (a scheduler is not bound to its optimizer yet: schedulers.py)
     optimizer_state = {o.name for o in plan.optimizers} | {
         o.scheduler for o in plan.optimizers if o.scheduler
     }
+    optimizer_state |= {name for _, name, _ in steps["step"]}
     opt_step = steps.get("optimizer_step")
     last_step = max((p for p, _, _ in steps["step"]), default=opt_step)
     for position, stmt in sorted(steps.get("bar_positions", ()), key=lambda item: item[0]):
@@ -171,7 +173,10 @@ def read(ctx, plan, steps) -> None:
             log = cst.parse_statement(f'self.log("{key}", {code}, prog_bar=True)\n')
             after = opt_step is not None and position > opt_step
             if after and (plan.after_step or collect_names(value).reads & optimizer_state):
-                if position < last_step or steps.get("accumulate") is not None:
+                # after Lightning's own accumulation the hook sees the state the script's
+                # group left on every batch (after_step.py); not after a kept group
+                kept = steps.get("accumulate") is not None and steps.get("manual_optimization")
+                if position < last_step or kept:
                     why = f"the {label}'s `{key}` is not logged: read between optimizer steps"
                     plan.explained.append((stmt, None, why))
                     continue

@@ -60,7 +60,7 @@ def record_backward(ctx, steps, stmt, position, receiver) -> None:
     if steps["backward"] is not None:
         ctx.block(ACCUMULATION, "backward() called twice per batch", stmt)
         return
-    if _divided(receiver):  # `(loss / N).backward()`: accumulation's own division
+    if divided(receiver):  # `(loss / N).backward()`: accumulation's own division
         receiver, steps["loss_divisor"] = receiver.left, receiver.right
     elif not isinstance(receiver, cst.Name) and steps.get("loss_divisor") is None:
         # `loss.mean().backward()`, `criterion(out, y).backward()`: the value backward() was
@@ -106,7 +106,8 @@ def _free_name(ctx, bases: tuple[str, ...]) -> str:
     return name
 
 
-def _divided(receiver) -> bool:
+def divided(receiver) -> bool:
+    """`name / N`: a loss divided by the accumulation group's size."""
     return (
         isinstance(receiver, cst.BinaryOperation)
         and isinstance(receiver.operator, cst.Divide)

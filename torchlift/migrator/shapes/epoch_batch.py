@@ -34,12 +34,14 @@ from ..analysis.statements import (
     FLOW,
     FLOW_NO_BREAK,
     LOOP,
+    call_method,
     contains,
     direct_breaks,
     statements,
 )
 from ..patterns.accumulation import ACCUMULATION
 from ..patterns.bar_closes import closes_in
+from ..patterns.bound_bar import DISPLAY
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
 from ..patterns.lr_decay import sets_param_group_lr
 from ..patterns.manual_optimization import MANUAL_STEP, optimizers_in_a_loop
@@ -202,16 +204,25 @@ def finish_plan(ctx: LoopContext, plan: LoopPlan) -> LoopPlan:
 
 
 def _epoch_bar(ctx: LoopContext, loop: cst.For) -> cst.BaseExpression:
-    """The loop's iterator; for a name bound once before the loop to an epoch bar
-    (`train_iterator = trange(epochs, desc="Epoch")`, then `for _ in train_iterator:`) and
-    read nowhere else, the bar's call (the binding goes: the Trainer draws its own bar)."""
+    """The loop's iterator; for an epoch bar bound to a name read nowhere else -- once before
+    the loop (`train_iterator = trange(epochs, desc="Epoch")`, then `for _ in
+    train_iterator:`) or in the loop's header (`for epoch in (pbar := trange(n)):`) -- the
+    bar's call: the binding goes (the Trainer draws its own bar), and so do the bar's display
+    calls in the epoch (`pbar.set_postfix(...)`, with arguments that change nothing: the
+    display patterns drop them as a wrapping bar's, bar_displays.py refusing any other use)."""
     iterator = loop.iter
-    if not isinstance(iterator, cst.Name):
+    if isinstance(iterator, cst.NamedExpr) and isinstance(iterator.target, cst.Name):
+        name, value, binding = iterator.target.value, iterator.value, None
+        if ctx.binding(name)[1] or not isinstance(value, cst.Call):
+            return iterator
+    elif isinstance(iterator, cst.Name):
+        name = iterator.value
+        binding, count = ctx.binding(name)
+        if binding is None or count != 1 or not isinstance(binding[1], cst.Call):
+            return iterator
+        binding, value = binding
+    else:
         return iterator
-    binding, count = ctx.binding(iterator.value)
-    if binding is None or count != 1 or not isinstance(binding[1], cst.Call):
-        return iterator
-    value = binding[1]
     names = ctx.call_qualnames(value)
     ranged = names & TRANGE or (
         names & TQDM
@@ -219,27 +230,47 @@ def _epoch_bar(ctx: LoopContext, loop: cst.For) -> cst.BaseExpression:
         and value.args[0].keyword is None
         and ctx.call_qualnames(value.args[0].value) & {"builtins.range"}
     )
-    others = [
-        s for s in [*ctx.scope_before, *ctx.scope_after] if iterator.value in scope_reads(s)
-    ]
     if not ranged:
         return iterator
-    # in the loop, only `bar.close()` in an `if` (a `max_steps` stop): dropped, bar_closes.py
+    others = [s for s in [*ctx.scope_before, *ctx.scope_after] if name in scope_reads(s)]
+    if others:
+        raise Unsupported(
+            NOT_AN_EPOCH_LOOP,
+            f"the epoch bar `{name}` is used besides the loop (the Trainer draws its own bar)",
+            others[0],
+        )
+    # in the loop, `bar.close()` in an `if` (a `max_steps` stop: bar_closes.py) and display
+    # calls go with the bar
     inside = [
         s
         for s in loop.body.body
-        if iterator.value in collect_names(s).all() and closes_in(s, iterator.value) is None
+        if name in collect_names(s).all()
+        and closes_in(s, name) is None
+        and not _only_displays(s, name)
     ]
-    if others or inside:
+    if inside:
         raise Unsupported(
             NOT_AN_EPOCH_LOOP,
-            f"the epoch bar `{iterator.value}` is used besides the loop (the Trainer draws its "
-            "own bar)",
-            (others or inside)[0],
+            f"the epoch bar `{name}` is used besides the loop (the Trainer draws its own bar)",
+            inside[0],
         )
-    ctx.found["epoch_bar"] = binding[0]
-    ctx.found["epoch_bar_name"] = iterator.value
+    if binding is not None:
+        ctx.found["epoch_bar"] = binding
+    ctx.found["epoch_bar_name"] = name
+    ctx.found["wrapping_bars"] = {*ctx.found.get("wrapping_bars", ()), name}
     return value
+
+
+def _only_displays(stmt, name: str) -> bool:
+    """Every use of the bar `name` in `stmt` is a statement of its own calling a display
+    method on it (`pbar.set_postfix(...)`, also under an `if`)."""
+    uses = m.findall(stmt, m.Name(name))
+    displays = [
+        s
+        for s in m.findall(stmt, m.SimpleStatementLine())
+        if any(m.matches(call_method(s, d), m.Name(name)) for d in DISPLAY)
+    ]
+    return len(uses) == len(displays)
 
 
 def _read_epoch_loop(ctx: LoopContext, loop: cst.For):

@@ -35,7 +35,9 @@ the class or another method already spells is renamed `<method>_<name>`. Paramet
 replaced by the call's arguments when those are names or literals nothing in the body rebinds,
 else bound to a local first, in the order Python evaluates them; a final `return` is assigned
 to the call's target. The flat script is converted by the loop shapes (several optimizers:
-manual optimization) and never written itself.
+manual optimization) and never written itself. An instance called like a function
+(`loss_scaler(loss, optimizer)`, timm's `NativeScaler` running the step in `__call__`) is a
+call of its `__call__` (`calls_as_method`).
 
 What it leaves alone, with the trainer-class codes (trainer_class.py): a class with a base,
 decorators or anything but plain methods (TL189: its methods may come from code not seen); the
@@ -247,6 +249,38 @@ def inline_model_class(module: cst.Module, cls: cst.ClassDef, path: str) -> Inli
     """The flat script with `cls` inlined where the script creates and drives it, or
     Unsupported naming why that would not run the same code."""
     return _Inliner(module, cls, path).run()
+
+
+def calls_as_method(module: cst.Module, cls: cst.ClassDef) -> tuple[cst.Module, cst.ClassDef]:
+    """For a class defining `__call__`, the module with each call of an instance written as
+    the method call (see `_CallsAsMethod`), and the class in it; else both as given. Only
+    expressions change: every statement keeps its line."""
+    if not any(m.matches(s, m.FunctionDef(name=m.Name("__call__"))) for s in cls.body.body):
+        return module, cls
+    module = module.visit(_CallsAsMethod(cls.name.value))
+    return module, next(s for s in module.body if m.matches(s, m.ClassDef(name=cls.name)))
+
+
+class _CallsAsMethod(cst.CSTTransformer):
+    """`scaler(loss, optimizer)` -> `scaler.__call__(loss, optimizer)` for an instance of a
+    plain class defining `__call__` (timm's `NativeScaler`, running backward, clipping and
+    the step): the method call the inliner reads like any other. The instance is a name bound
+    once to `Class(...)` (the inliner checks the rest)."""
+
+    def __init__(self, owner: str) -> None:
+        super().__init__()
+        self.owner = owner
+        self.instances: set[str] = set()
+
+    def visit_Module(self, node) -> None:
+        creation = m.Assign([m.AssignTarget(m.Name())], m.Call(func=m.Name(self.owner)))
+        self.instances = {a.targets[0].target.value for a in m.findall(node, creation)}
+
+    def leave_Call(self, original, updated):
+        if m.matches(updated.func, m.Name()) and updated.func.value in self.instances:
+            method = cst.Attribute(value=updated.func, attr=cst.Name("__call__"))
+            return updated.with_changes(func=method)
+        return updated
 
 
 class _Inliner:
@@ -705,7 +739,7 @@ class _Inliner:
                 _substitutable(value)
                 and param not in rebound
                 and not (isinstance(value, cst.Name) and value.value in info.writes)
-            ):
+            ) or _parameters_once(node, param, value, rebound, info.writes):
                 mapping[param] = value
             else:
                 renamed = cst.Name(info.names[param])
@@ -961,6 +995,23 @@ def _substitutable(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.UnaryOperation):
         return isinstance(value.operator, cst.Minus) and _substitutable(value.expression)
     return isinstance(value, (cst.Integer, cst.Float, cst.SimpleString))
+
+
+def _parameters_once(node: cst.FunctionDef, param: str, value, rebound, writes) -> bool:
+    """`value` is `model.parameters()` (timm's `loss_scaler(loss, optimizer,
+    parameters=model.parameters())`) and the method reads `param` once, outside any loop or
+    comprehension, rebinding neither: the generator made where it is read yields the same
+    tensors (clipping reads it as the model's parameters)."""
+    if not m.matches(
+        value,
+        m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("parameters")), args=[]),
+    ):
+        return False
+    if param in rebound or value.func.value.value in rebound | writes:
+        return False
+    uses = m.findall(node.body, m.Name(param))
+    repeated = m.findall(node.body, m.For() | m.While() | _NESTED | m.ListComp() | m.GeneratorExp())
+    return len(uses) == 1 and not any(m.findall(r, m.Name(param)) for r in repeated)
 
 
 def _lead(stmts: list, replaced, pairs) -> list:

@@ -197,6 +197,9 @@ def driven_step_class(tree: ast.Module) -> DrivenStep | None:
                 name, method = func.value.id, func.attr
             elif isinstance(func, ast.Name):
                 name, method = func.id, "forward"  # the instance called: its `__call__`
+                owner = instances.get(name)
+                if owner is not None and "__call__" in stepping[owner]:
+                    method = "__call__"  # a plain callable object (timm's `NativeScaler`)
             else:
                 continue
             owner = instances.get(name)
@@ -207,7 +210,7 @@ def driven_step_class(tree: ast.Module) -> DrivenStep | None:
                     for s in cls.body
                     if isinstance(s, ast.FunctionDef) and s.name == method
                 )
-                called = isinstance(func, ast.Name)
+                called = isinstance(func, ast.Name) and method == "forward"
                 return DrivenStep(
                     cls, method, defined, (loop.lineno, loop.col_offset), name, called
                 )

@@ -11,6 +11,7 @@ from torch import nn
 
 from torchlift.runtime.core.hparams import HyperparametersMixin
 from torchlift.runtime.core.results import normalize_reduce_fx
+from torchlift.runtime.precision import handles_unscaling
 from torchlift.runtime.utilities.rank_zero import rank_zero_only
 
 
@@ -230,6 +231,14 @@ class LightningModule(HyperparametersMixin, nn.Module):
         if not gradient_clip_val:
             return
         optimizer = getattr(optimizer, "optimizer", optimizer)
+        scaler = getattr(getattr(self._trainer, "precision_plugin", None), "scaler", None)
+        if scaler is not None and handles_unscaling(optimizer):
+            # as Lightning: the gradients are still scaled, the step unscales them
+            raise RuntimeError(
+                f"The current optimizer, {type(optimizer).__qualname__}, does not allow for "
+                "gradient clipping because it performs unscaling of gradients internally. "
+                "HINT: Are you using a 'fused' optimizer?"
+            )
         params = [p for group in optimizer.param_groups for p in group["params"]]
         if (gradient_clip_algorithm or "norm") == "value":
             torch.nn.utils.clip_grad_value_(params, clip_value=gradient_clip_val)

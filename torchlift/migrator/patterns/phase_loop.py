@@ -122,8 +122,10 @@ PHASES_SHARE_STATE = Rule(
     training-phase code, or any code between the batch loop and the validation pass) in
     `on_train_epoch_end`, after the validation pass. That is faithful only when the pass
     neither changes what that code reads nor reads what it writes (accumulators shared by
-    training and validation), and, for a phase loop, the code draws no random numbers and
-    calls no function of the script (either could see the other order).""",
+    training and validation), when that code draws nothing from torch's generator while the
+    pass does (a peek `next(iter(val_loader))` makes a DataLoader iterator, which draws a
+    seed, as the pass's own iterator does), and, for a phase loop, the code draws no random
+    numbers and calls no function of the script (either could see the other order).""",
     """Compute the training phase's epoch metrics from names of its own, and keep helper calls
     and random draws out of the code after the training batch loop.""",
     """

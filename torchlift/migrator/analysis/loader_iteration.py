@@ -70,11 +70,6 @@ def loader_iterations(ctx, node) -> list[cst.CSTNode]:
     return [site for site, value in _iterated(ctx, node) if flow.origin(value) & LOADER]
 
 
-def may_be_loader(ctx, expr) -> bool:
-    """Iterating `expr` may draw from torch's generator (a DataLoader, or unknown)."""
-    return bool(_flow(ctx.module, ctx.names).origin(expr) & LOADER)
-
-
 def _iterated(ctx, node):
     """(site, the expression it iterates) for every iteration in `node`."""
     for found in m.findall(node, m.For() | m.CompFor()):
@@ -111,8 +106,10 @@ def _call_iterates(ctx, call: cst.Call) -> list:
         return positional
     if builtin in _ITERATE_REST:
         return positional[1:]
-    if names & ITERATING_BARS or any(q.startswith("itertools.") for q in names):
-        return positional if not names & ITERATING_BARS else positional[:1]
+    if names & ITERATING_BARS:  # its __init__ calls iter() on what it wraps
+        return positional[:1]
+    if any(q.startswith("itertools.") for q in names):
+        return positional
     func = call.func
     if not names and isinstance(func, cst.Attribute) and func.attr.value == "join":
         return positional[:1]  # `", ".join(values)`

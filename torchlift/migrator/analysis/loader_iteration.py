@@ -59,6 +59,12 @@ _PLAIN_LIBRARIES = frozenset(
 _DATA_NAMESPACES = ("torch.utils.data.", "torchvision.datasets.")
 # methods returning a view of their receiver (a dict's items of loaders holds loaders)
 _VIEWS = frozenset("items values keys copy".split())
+# torch.nn.Module's methods listing its own tensors and submodules: no loader among them,
+# whatever the model's class (`for p in net.parameters()` with `from models import *`)
+_MODULE_METHODS = frozenset(
+    "parameters named_parameters children named_children modules named_modules buffers "
+    "named_buffers state_dict".split()
+)
 # methods putting their argument into their receiver
 _PUTTING = frozenset("append appendleft add insert setdefault extend extendleft update".split())
 
@@ -286,6 +292,8 @@ class _Flow:
             callee = self.origin(func)  # `model(x)`, `criterion(out, y)`
             return PLAIN if callee == PLAIN and given == PLAIN else UNKNOWN
         if isinstance(func, cst.Attribute):  # a method of a value of the script
+            if func.attr.value in _MODULE_METHODS:
+                return PLAIN
             receiver = self.origin(func.value)
             if receiver == PLAIN:
                 return PLAIN if given == PLAIN else UNKNOWN

@@ -58,6 +58,7 @@ DRAWS = {
     "for_loop": "for x, y in loader:\n    pass",
     "from_a_dict_of_loaders": 'loaders = {"train": loader}\nprint(list(loaders["train"]))',
     "loop_over_loaders": "for dl in [loader]:\n    n = len(list(dl))",
+    "items_of_a_dict_of_loaders": 'for name, dl in {"t": loader}.items():\n    n = len(list(dl))',
     "appended_loader": "kept = []\nkept.append(loader)\nprint(list(kept[0]))",
     "parameter_given_a_loader": "show(loader)\n\n\ndef show(dl):\n    x, y = next(iter(dl))",
     "returned_by_a_function": (
@@ -86,6 +87,11 @@ NO_DRAW = {
         "print(mean(losses))\n\n\ndef mean(values):\n    return sum(values) / len(values)"
     ),
     "tensor_rows": "for row in torch.randn(3, 4):\n    pass",
+    # the keys of a dict in a list of dicts whose values are not known
+    "keys_of_a_summary": (
+        "import utils\nsumm = []\nsumm.append({k: utils.f(k) for k in 'ab'})\n"
+        "names = [metric for metric in summ[0]]"
+    ),
 }
 
 

@@ -13,13 +13,14 @@ draws from that one). So does every builtin that iterates its argument (`list`, 
 `for` statement, `x in loader`, `*loader`, unpacking `a, b = loader`, a tqdm.auto bar (its
 `__init__` calls iter()), and a function the migrator cannot see into given a loader.
 
-What may be a loader is followed by data flow over the whole file (names by spelling, every
-scope: a coarse union, never narrower than Python's): each value is PLAIN (no loader in it:
-numbers, tensors, torch objects, containers of those), LOADER (iterating it may draw: a
-DataLoader, a sampler, an iterator or a bar over one), HOLDS (a container with a loader among
-its items: iterating it draws nothing, its items may) or UNKNOWN (both). A name is the union of
-every binding of it (assignments, loop targets, `with ... as`, `append`/`d[k] = v` into it); a
-parameter of a module function the union of the arguments of its calls (UNKNOWN when the
+What may be a loader is followed by data flow over the file, a name read where it is bound by
+the innermost scope binding it (every scope's union for code the conversion made). A value is
+a set of what it may be: LOADER (iterating it may draw: a DataLoader, a sampler, an iterator or
+a bar over one), ITEM (a container with a loader among its items: iterating it draws nothing,
+its items may), DEEP (a container of such containers: `summ[0]` of a list of dicts); PLAIN
+when none (numbers, tensors, torch objects, containers of those), UNKNOWN when all. A name is
+the union of every binding of it (assignments, loop targets, `with ... as`, `append` or
+`d[k] = v` into it); a parameter of a module function the union of the arguments of its calls (UNKNOWN when the
 function is passed around, or for methods and lambdas); a call of a module function the union
 of its returns. Library calls: torch (but torch.utils.data), numpy and other namespaces that
 make no loader give PLAIN values; any other callee gives UNKNOWN.
@@ -34,7 +35,7 @@ import libcst.matchers as m
 
 from .qualnames import ITERATING_BARS, TQDM, TRANGE
 
-PLAIN, LOADER, HOLDS, UNKNOWN = 0, 1, 2, 3  # a union is `|`
+PLAIN, LOADER, ITEM, DEEP, UNKNOWN = 0, 1, 2, 4, 7  # a union is `|`
 
 # builtins iterating their first positional argument (`sum(x, start)`: only `x`)
 _ITERATE_FIRST = frozenset(
@@ -57,6 +58,11 @@ _PLAIN_LIBRARIES = frozenset(
     "einops accelerate".split()
 )
 _DATA_NAMESPACES = ("torch.utils.data.", "torchvision.datasets.")
+# libraries whose functions iterate no loader they are given (numpy's make an object array)
+_NOT_ITERATING_LIBRARIES = frozenset(
+    "torch numpy math time os sys json pickle random logging argparse datetime pathlib re "
+    "shutil warnings".split()
+)
 # methods returning a view of their receiver (a dict's items of loaders holds loaders)
 _VIEWS = frozenset("items values keys copy".split())
 # torch.nn.Module's methods listing its own tensors and submodules: no loader among them,
@@ -127,11 +133,14 @@ def _call_iterates(ctx, call: cst.Call) -> list:
 
 def _unseen(ctx, call, names, builtin) -> bool:
     """A callee whose code the migrator does not read: not a builtin that iterates nothing,
-    not torch's (nor a bar's that iterates nothing when built), not a function or class of
-    the script (their bodies are read: torch_draws.functions_drawing)."""
+    not torch's, numpy's or the standard library's that iterate nothing (nor a bar's that
+    iterates nothing when built), not a function or class of the script (their bodies are
+    read: torch_draws.functions_drawing)."""
     if builtin is not None:
         return builtin not in _NOT_ITERATING
-    if any(q.split(".")[0] == "torch" for q in names) or names & (TQDM - ITERATING_BARS):
+    if any(q.split(".")[0] in _NOT_ITERATING_LIBRARIES for q in names):
+        return False
+    if names & (TQDM - ITERATING_BARS):
         return False
     func = call.func
     flow = _flow(ctx.module, ctx.names)
@@ -232,7 +241,14 @@ class _Flow:
         if isinstance(expr, (cst.Attribute, cst.Subscript)):
             if isinstance(expr, cst.Attribute) and self._qualified(expr):
                 return PLAIN  # `torch.float32`, `sys.stdout`
-            return PLAIN if self.origin(expr.value) == PLAIN else UNKNOWN
+            value = self.origin(expr.value)
+            if value == PLAIN:
+                return PLAIN
+            if isinstance(expr, cst.Subscript) and not any(
+                isinstance(e.slice, cst.Slice) for e in expr.slice
+            ):
+                return _element(value)  # `summ[0]`, `loaders["train"]`
+            return UNKNOWN
         if isinstance(expr, cst.Call):
             return self._call(expr)
         if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
@@ -297,6 +313,8 @@ class _Flow:
             receiver = self.origin(func.value)
             if receiver == PLAIN:
                 return PLAIN if given == PLAIN else UNKNOWN
+            if func.attr.value == "items":  # (key, value) pairs
+                return _container(_container(_element(receiver)))
             return receiver if func.attr.value in _VIEWS else UNKNOWN
         return UNKNOWN
 
@@ -304,8 +322,12 @@ class _Flow:
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
         module, _, last = name.rpartition(".")
         if module == "builtins":
-            if last in ("iter", "enumerate", "reversed", "zip", "map", "filter"):
+            if last in ("iter", "reversed", "filter", "map"):
                 return given  # an iterator over what it is given
+            if last in ("enumerate", "zip"):  # tuples of their items
+                iterated = _union(self.origin(v) & LOADER for v in positional)
+                items = _union(_element(self.origin(v)) for v in positional)
+                return iterated | _container(_container(items))
             if last == "next" or last in ("min", "max") and len(positional) == 1:
                 return _element(self.origin(positional[0])) if positional else UNKNOWN
             if last in ("min", "max"):
@@ -359,12 +381,16 @@ def _own_generator(call: cst.Call) -> bool:
 
 
 def _element(origin: int) -> int:
-    """An item of a value: a loader's items are batches; a container's may be anything."""
-    return UNKNOWN if origin & HOLDS else PLAIN
+    """What an item of a value may be: a loader's items are batches (PLAIN); an ITEM
+    container's may be loaders; a DEEP one's, containers of any depth."""
+    found = LOADER if origin & ITEM else PLAIN
+    return found | (ITEM | DEEP if origin & DEEP else PLAIN)
 
 
 def _container(origin: int) -> int:
-    return PLAIN if origin == PLAIN else HOLDS
+    """What a container of such values may be."""
+    found = ITEM if origin & LOADER else PLAIN
+    return found | (DEEP if origin & (ITEM | DEEP) else PLAIN)
 
 
 def _union(origins) -> int:
@@ -382,13 +408,13 @@ class _Bindings(cst.CSTVisitor):
     def __init__(self, flow: _Flow) -> None:
         self.flow = flow
         self.scopes: list[tuple[int, frozenset]] = [(0, frozenset())]  # (id, its globals)
+        self.uses: dict[str, int] = {}  # name -> how many Name nodes spell it (no attributes)
 
     def collect(self) -> None:
         self.flow.module.visit(self)
         for name in self.flow.functions:
-            uses = m.findall(self.flow.module, m.Name(name))
             calls = m.findall(self.flow.module, m.Call(func=m.Name(name)))
-            if len(uses) == len(calls) + 1:  # the `def` itself, and calls only
+            if self.uses.get(name) == len(calls) + 1:  # the `def` itself, and calls only
                 self.flow.calls[name] = calls
 
     def _add(self, name: str, kind: str, payload, scope: int | None = None) -> None:
@@ -406,6 +432,15 @@ class _Bindings(cst.CSTVisitor):
 
     def visit_Name(self, node) -> None:
         self.flow.chains[id(node)] = tuple(scope for scope, _ in reversed(self.scopes))
+        self.uses[node.value] = self.uses.get(node.value, 0) + 1
+
+    def visit_Attribute(self, node) -> bool:
+        node.value.visit(self)  # `model.train()`'s `train` names no variable
+        return False
+
+    def visit_Arg(self, node) -> bool:
+        node.value.visit(self)  # nor does a keyword
+        return False
 
     def _target(self, target, value, steps: tuple = ()) -> None:
         if isinstance(target, cst.Name):

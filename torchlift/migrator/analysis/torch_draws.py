@@ -7,10 +7,11 @@ validation pass's setup), patterns/eval_passes.py (a test pass's setup),
 patterns/generator_loader.py (a generator read one batch ahead).
 
 Found: torch's seeding and sampling functions, the in-place samplers of a tensor
-(`w.normal_()`), `torch.nn.init.*`, `seed_everything`, code iterating what may be a DataLoader
-(`next(iter(loader))`, `len(list(loader))`, a `for` over it: analysis/loader_iteration.py),
-and the script's own module-level functions doing any of these. Python's `random` and numpy's generators feed no DataLoader
-and are not counted; neither is a module run in train mode (dropout), which no name shows.
+(`w.normal_()`), `torch.nn.init.*`, `seed_everything`, code iterating what may be a
+DataLoader (`next(iter(loader))`, `len(list(loader))`, a `for` over it:
+analysis/loader_iteration.py), and the script's own module-level functions doing any of these.
+Python's `random` and numpy's generators feed no DataLoader and are not counted; neither is a
+module run in train mode (dropout), which no name shows.
 """
 
 from __future__ import annotations

@@ -277,9 +277,10 @@ def _check_draws_before_the_pass(ctx, kept: list, early) -> None:
     if drawn is None or not draws(ctx, early, drawing):
         return
     sites = loader_iterations(ctx, drawn)
-    what = f"`{ctx.module.code_for_node(sites[0]).strip()}` iterates a loader" if sites else (
-        "it draws random numbers"
-    )
+    if sites:
+        what = f"`{ctx.module.code_for_node(sites[0]).strip()}` iterates a loader"
+    else:
+        what = "it draws random numbers"
     raise Unsupported(
         PHASES_SHARE_STATE,
         f"epoch code after the training loop draws from torch's generator ({what}), as the "

@@ -392,8 +392,15 @@ def _read_after_batch_loop(plan: LoopPlan, index: str, elsewhere, uses) -> str |
     after a validation pass reusing the name (`running_vloss / (i + 1)`), the validation
     step's. Lightning runs on_train_epoch_end after the validation pass, as the script read
     it. None when the epoch's end reads it both before and after the pass."""
-    if elsewhere != {"on_train_epoch_end"} or index in uses["on_train_epoch_end"].writes:
+    if elsewhere != {"on_train_epoch_end"}:
         return None
+    end = uses["on_train_epoch_end"]
+    if index in end.writes and index not in end.read_first:
+        # the epoch's end binds the name before it reads it: a local of its own, not the index
+        return None
+    # read first, then bound by the epoch's end itself (an inlined evaluation helper's own
+    # `for batch_idx, b in enumerate(val_loader)`): the hook reads `self.<index>` throughout,
+    # in the order the script's inlined code did, and the next epoch's steps set it again
     if index in uses["training_step"].writes:
         return None
     if plan.validation is not None and plan.validation.index == index:

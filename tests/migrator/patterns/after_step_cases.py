@@ -170,9 +170,89 @@ CONVERTS = {
         ],
         ["break"],
     ),
+    # a name holding the model's parameters (makemore's update:data ratio) reads what the
+    # step changed as `model` would: it runs after the step, where the script ran it
+    "parameter_list_read_after_step": (
+        """
+        params = list(model.parameters())
+        ud = []
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                ud.append([((0.1 * p.grad).std() / p.data.std()).item() for p in params])
+        """,
+        ["def on_train_batch_end(self, outputs, batch, batch_idx):\n        self.ud.append("],
+        [],
+    ),
+    "named_parameter_dict_read_after_step": (
+        """
+        named = dict(model.named_parameters())
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print(named["weight"].grad.norm().item())
+        """,
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            '        self.print(self.named["weight"].grad.norm().item())'
+        ],
+        [],
+    ),
+    # built from a list of the model's parameters, in the step before optimizer.step()
+    "view_of_a_view_bound_in_the_step": (
+        """
+        params = [p for p in model.parameters()]
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                weights = [p for p in params if p.ndim == 2]
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print(weights[0].grad.abs().max().item())
+        """,
+        ["def on_train_batch_end(self, outputs, batch, batch_idx):\n        self.print("],
+        [],
+    ),
+    # a group's "params" are the model's tensors even with a scheduler stepped after them
+    "group_parameters_read_before_the_scheduler_step": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1, 0.5)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                print(optimizer.param_groups[0]["params"][0].grad.norm().item())
+                scheduler.step()
+        """,
+        ["def on_train_batch_end(self, outputs, batch, batch_idx):\n        self.print("],
+        [],
+    ),
 }
 
 UNCHANGED = {
+    "parameter_list_read_after_an_accumulated_step": (
+        """
+        params = list(model.parameters())
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                print(params[0].grad.norm().item())
+        """,
+        "TL146",
+    ),
     "model_read_after_an_accumulated_step": (
         """
         for epoch in range(2):

@@ -63,6 +63,25 @@ CONVERTS = {
         ["extra = extra.to(self.device)"],
         ["inputs.to(", "labels.to(", "out.to("],
     ),
+    # a batch object of a plain class (a collate_fn's `Batch(src, trg)`): the Trainer moves
+    # tensors, collections, namedtuples, dataclasses and objects with a `to` method, not a plain
+    # object's attributes -- the moves of what is read through an attribute stay
+    "move_of_a_batch_objects_attribute_kept": (
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        for epoch in range(2):
+            for i, batch in enumerate(loader):
+                src = batch.src.to(device)
+                trg = batch.trg
+                trg = trg.to(device)
+                optimizer.zero_grad()
+                loss = criterion(model(src), trg)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["src = batch.src.to(self.device)", "trg = trg.to(self.device)"],
+        [],
+    ),
     # the CIFAR speed-run style: the device goes, the memory format stays (dropping it changed
     # the convolutions' results, and the layout's speed on a GPU)
     "memory_format_kept_when_the_device_goes": (

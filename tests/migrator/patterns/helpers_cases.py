@@ -24,6 +24,51 @@ CONVERTS = {
         ],
         ["def train_epoch"],
     ),
+    # an evaluation helper that is no validation pass (it returns its loss sum, divided after
+    # the call) stays in the epoch's end, inlined with its own loop binding `batch_idx`: the
+    # training loop's index is read before that loop, so it is still the last step's
+    "batch_index_read_after_the_loop_then_bound_by_an_inlined_helpers_own_loop": (
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+        def train_epoch():
+            total = 0.0
+            for batch_idx, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                total += loss.item()
+            total /= (batch_idx + 1)
+            return total
+
+
+        def test_epoch():
+            for metric in metrics:
+                metric.reset()
+            val_loss = 0
+            for batch_idx, (x, y) in enumerate(val_loader):
+                log.append(batch_idx)
+                val_loss += criterion(model(x), y).item()
+            return val_loss
+
+
+        log = []
+        metrics = []
+        for epoch in range(2):
+            train_loss = train_epoch()
+            val_loss = test_epoch()
+            val_loss /= len(val_loader)
+            print(epoch, train_loss, val_loss)
+        """,
+        [
+            "def training_step(self, batch, batch_idx):\n        self.batch_idx = batch_idx\n",
+            "self.total /= self.batch_idx + 1",
+            "for self.batch_idx, (x, y) in enumerate(self.val_loader):",
+        ],
+        [],
+    ),
     "batch_index_read_after_the_loop_and_reused_by_the_eval_helper": (
         """
         val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))

@@ -66,6 +66,32 @@ _HF_TRAIN = """
 """
 
 CONVERTS = {
+    # LLMs-from-scratch's create_dataloader_v1: the helper binds its loader, then returns it
+    "loader_bound_in_a_helper_then_returned": (
+        """
+        def create_loader(n, batch_size=4, shuffle=True):
+            dataset = TensorDataset(torch.randn(n, 4), torch.randint(0, 2, (n,)))
+            dataloader = DataLoader(dataset, batch_size=batch_size, shuffle=shuffle)
+            return dataloader
+
+
+        def train(loader, net, opt, epochs):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = torch.nn.Linear(4, 2)
+        opt = torch.optim.Adam(net.parameters(), lr=0.01)
+        train_loader = create_loader(8)
+        train(train_loader, net, opt, 2)
+        """,
+        ["trainer.fit(lit_model, loader)"],
+        [],
+    ),
     "train_function_given_model_optimizer_loader": (
         """
         def fit(net, opt, data, epochs, device):
@@ -363,6 +389,31 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "helper_returns_a_name_rebound_to_other_than_a_loader": (
+        """
+        def create_loader(n, as_list=False):
+            dataloader = DataLoader(TensorDataset(torch.randn(n, 4), torch.randint(0, 2, (n,))))
+            if as_list:
+                dataloader = list(dataloader)
+            return dataloader
+
+
+        def train(loader, net, opt, epochs):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = torch.nn.Linear(4, 2)
+        opt = torch.optim.Adam(net.parameters(), lr=0.01)
+        train_loader = create_loader(8)
+        train(train_loader, net, opt, 2)
+        """,
+        "TL132",
+    ),
     # rebound under a condition after the placeholder: which value the call sees is not one
     # statement
     "optimizer_rebound_under_a_condition_before_the_call": (

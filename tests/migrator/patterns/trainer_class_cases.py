@@ -277,6 +277,46 @@ runner.fit(2)
         ["def training_step(self, batch, batch_idx):", "max_epochs=epochs"],
         ["def train_epoch", "class Trainer:", "trainer.fit(2)"],
     ),
+    # `self.masks = masks` given the caller's `masks`: one object. A method reading it in an
+    # assignment's target (`s[self.masks[0]] = 0.0`) or setting an item of it rebinds nothing
+    "attribute_read_or_mutated_in_a_target_is_still_the_callers_object": (
+        """
+        class Trainer:
+            def __init__(self, model, loader, masks):
+                self.model = model
+                self.loader = loader
+                self.masks = masks
+                self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.loader:
+                        self.optimizer.zero_grad()
+                        loss = criterion(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                    scores = self.model.weight.detach().clone()
+                    scores[self.masks[0]] = 0.0
+                    self.masks[1] = epoch
+                    print(scores.sum().item())
+
+
+        def main():
+            masks = [0, -1]
+            trainer = Trainer(model, loader, masks)
+            trainer.fit()
+            print(masks)
+
+
+        main()
+        """,
+        [
+            "scores[self.masks[0]] = 0.0\n        self.masks[1] = epoch",
+            "lit_model = LitModel(model, masks)",
+            "    print(masks)\n",
+        ],
+        ["class Trainer:", "Trainer(model, loader, masks)"],
+    ),
     "returned_history_and_attribute_read_after_fit": (
         """
         class Trainer:

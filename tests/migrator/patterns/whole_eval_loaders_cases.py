@@ -83,6 +83,18 @@ CONVERTS = {
         ["test_set, num_replicas=1, rank=0, shuffle=False", "trainer.test(lit_model, test_loader)"],
         [],
     ),
+    "keyword_dict_of_known_keys": (
+        _WRAP
+        + """
+        use_cuda = torch.cuda.is_available()
+        kwargs = {"num_workers": 1, "pin_memory": True} if use_cuda else {}
+        val_set = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+        val_loader = DataLoader(val_set, batch_size=4, **kwargs)
+        """
+        + _LOOP,
+        ["**kwargs", "val_set, num_replicas=1, rank=0, shuffle=False"],
+        [],
+    ),
     "one_device_script_keeps_its_loader": (
         """
         model = model.cuda()
@@ -96,6 +108,28 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    "keyword_dict_that_may_shuffle": (
+        _WRAP
+        + """
+        use_cuda = torch.cuda.is_available()
+        kwargs = {"num_workers": 1, "shuffle": True} if use_cuda else {}
+        val_set = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+        val_loader = DataLoader(val_set, batch_size=4, **kwargs)
+        """
+        + _LOOP,
+        "TL143",
+    ),
+    "keyword_dict_updated_later": (
+        _WRAP
+        + """
+        kwargs = {"num_workers": 1}
+        kwargs.update(extra)
+        val_set = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+        val_loader = DataLoader(val_set, batch_size=4, **kwargs)
+        """
+        + _LOOP,
+        "TL143",
+    ),
     "dataset_built_inline_drawing_random_numbers": (
         _WRAP
         + """

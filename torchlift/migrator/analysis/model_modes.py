@@ -11,17 +11,20 @@ A mode is a term, so that two runs of code (the script's, its conversion's) can 
 - TRAIN / EVAL: set by `model.train()`, `model.train(True)`, `model.eval()`,
   `model.train(False)`, or by building a module (every new module is in train mode);
 - INITIAL: whatever the model was in when the traced code began (the same object in both runs);
-- a call the tracer cannot look into, applied to the mode before it (`model.train(flag)`,
-  `ema.update(model)` of a library, `net.apply(fn)`): the same call at the same place leaves
-  the same mode; applied twice in a row it counts once, so a loop calling it each step settles;
-- UNKNOWN: branches that disagree, a loop whose mode does not settle, the model rebound:
-  equal to nothing, not even itself.
+- CALLED: a call the tracer cannot look into, applied to the mode before it
+  (`model.train(flag)`, `ema.update(model)` of a library, `net.apply(fn)`): the same call at
+  the same place leaves the same mode; applied twice in a row it counts once;
+- EITHER: the modes the branches of an `if` (or the iterations of a loop) may leave, equal in
+  two runs whose alternatives are the same;
+- UNKNOWN: the model rebound to something else, a loop whose mode does not settle
+  (settle()): equal to nothing, not even itself.
 
 Calls are followed into the script's own functions and methods (a parameter handed the model
-is the model there, a global model read there is too, `self` in a method of the model's class),
-a few levels deep; a callee that only takes the model's state (analysis/model_handoff.py) or a
-builtin, torch function or copy given the model switches nothing. Not followed: the mode of a
-submodule (`model.backbone.eval()`), kept as written by both runs.
+is the model there, a global model read there is too, `self` in a method of the model's class;
+decorated by nothing but torch), a few levels deep; a callee that only takes the model's state
+(analysis/model_handoff.py) or a builtin, torch function or copy given the model switches
+nothing, nor does calling a submodule of a model class of the file (`self.lstm(x)`). Not
+followed: the mode of a submodule (`model.backbone.eval()`), kept as written by both runs.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import libcst.matchers as m
 
 from .function_reads import names_reading
 from .model_handoff import callee_of, only_reads_state
-from .names import bound_names, definition_reads, only_module_binding
+from .names import definition_reads, only_module_binding
 
 TRAIN, EVAL, INITIAL = "train", "eval", "initial"
 CALLED, EITHER, UNKNOWN = "called", "either", "unknown"
@@ -194,7 +197,7 @@ class ModeTracer:
                 mode = self.expression(small, mode, stmt)
                 if isinstance(small, cst.Return):
                     self.returned.append(mode)
-                if not isinstance(small, cst.Expr) and bound_names(small) & self.models:
+                if _assigned_names(small) & self.models:
                     mode = self.bound(small, mode, stmt)
             return mode
         if isinstance(stmt, cst.If):
@@ -256,7 +259,9 @@ class ModeTracer:
         target, position = small.targets[0].target, None
         if isinstance(target, (cst.Tuple, cst.List)):  # `model, opt = get_model()`
             names = [e.value for e in target.elements]
-            found = [i for i, n in enumerate(names) if m.matches(n, m.Name()) and n.value in self.models]
+            found = [
+                i for i, n in enumerate(names) if m.matches(n, m.Name()) and n.value in self.models
+            ]
             if len(found) != 1 or any(isinstance(e, cst.StarredElement) for e in target.elements):
                 return Mode(UNKNOWN, origin=stmt)
             position = found[0]
@@ -289,12 +294,19 @@ class ModeTracer:
 
     # -- expressions ------------------------------------------------------------------------
     def expression(self, node, mode: Mode, stmt) -> Mode:
-        for call in _calls_in_order(node):
+        for call in self._calls(node):
             mode = self.call(call, mode, stmt)
         return mode
 
+    def _calls(self, node) -> list[cst.Call]:
+        """_calls_in_order, found once per node (each loop body is traced several times)."""
+        found = self.ctx.found.setdefault("calls_in_order", {})
+        if id(node) not in found:
+            found[id(node)] = (node, _calls_in_order(node))  # (node kept: its id stays its own)
+        return found[id(node)][1]
+
     def switches_in(self, node, mode: Mode) -> bool:
-        return any(self.call(call, mode, node) != mode for call in _calls_in_order(node))
+        return any(self.call(call, mode, node) != mode for call in self._calls(node))
 
     def call(self, call: cst.Call, mode: Mode, stmt) -> Mode:
         func = call.func
@@ -373,7 +385,7 @@ class ModeTracer:
         if found is not None:
             return found
         if isinstance(func, cst.Name):  # decorated by torch (`@torch.no_grad()`), or nested
-            defs = m.findall(self.ctx.module, m.FunctionDef(name=m.Name(func.value)))
+            defs = _functions_named(self.ctx).get(func.value, [])
             if len(defs) == 1 and _plain(self.ctx, defs[0]):
                 return defs[0], None
         return None
@@ -496,6 +508,37 @@ def _lookup(ctx, cls: cst.ClassDef, name: str) -> tuple[cst.FunctionDef | None, 
                 return None, False
         cls = following
     return None, True
+
+
+def _assigned_names(small) -> set[str]:
+    """Names a simple statement binds by assignment (`a = ...`, `a, b = ...`, `a += ...`)."""
+    if isinstance(small, cst.Assign):
+        targets = [t.target for t in small.targets]
+    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+        targets = [small.target]
+    else:
+        return set()
+    names = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, cst.Name):
+            names.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            targets += [e.value for e in target.elements]
+        elif isinstance(target, cst.StarredElement):
+            targets.append(target.value)
+    return names
+
+
+def _functions_named(ctx) -> dict[str, list[cst.FunctionDef]]:
+    """Every `def` of the file (nested ones and methods too) by name, found once."""
+    found = ctx.found.get("functions_named")
+    if found is None:
+        found = {}
+        for function in m.findall(ctx.module, m.FunctionDef()):
+            found.setdefault(function.name.value, []).append(function)
+        ctx.found["functions_named"] = found
+    return found
 
 
 def _plain(ctx, function: cst.FunctionDef) -> bool:

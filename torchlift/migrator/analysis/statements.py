@@ -104,8 +104,8 @@ def without_docstring(body) -> list:
 
 def with_keywords(stmt, call: cst.Call, drop: set[str], add: list) -> cst.CSTNode:
     """`stmt` with `call` (a call in it) rebuilt: its keyword arguments named in `drop` gone,
-    `keyword=value` of each (keyword, expression) of `add` last, one space after each comma
-    (or one argument a line, as the call was written)."""
+    `keyword=value` of each (keyword, expression) of `add` last (before a `**` unpacking), one
+    space after each comma (or one argument a line, as the call was written)."""
 
     class Rewrite(cst.CSTTransformer):
         def leave_Call(self, original_node, updated_node):
@@ -118,7 +118,10 @@ def with_keywords(stmt, call: cst.Call, drop: set[str], add: list) -> cst.CSTNod
                 whitespace_before=cst.SimpleWhitespace(""),
                 whitespace_after=cst.SimpleWhitespace(""),
             )
-            args += [cst.Arg(value, keyword=cst.Name(key), equal=equal) for key, value in add]
+            added = [cst.Arg(value, keyword=cst.Name(key), equal=equal) for key, value in add]
+            # before a `**options` unpacking, which reads best last
+            at = next((i for i, a in enumerate(args) if a.star == "**"), len(args))
+            args[at:at] = added
             # one argument a line (`DataLoader(\n    dataset,\n    ...,\n)`) stays so
             lines = [
                 a.comma

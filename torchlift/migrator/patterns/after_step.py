@@ -34,6 +34,7 @@ import libcst.matchers as m
 
 from ..analysis.confined_effects import root_name
 from ..analysis.function_reads import functions_reading
+from ..analysis.model_views import model_views, reads_optimizer_tensors
 from ..analysis.names import bound_names, collect_names, rename
 from ..analysis.statements import direct_breaks
 from ..emit.rank_zero import under_test
@@ -106,6 +107,11 @@ def bind(ctx, plan, steps) -> None:
     model_names = {n for model in plan.models for n in (model.name, *model.aliases)}
     after = [(p, s) for p, s in steps["body"] if p > opt_step]
     # a call of the script's own function reading the model (`quick_eval()`) reads it too
+    # and a name holding the model's objects (`parameters = list(model.parameters())` read
+    # as `p.grad` after the step), bound before the loop or in the step before optimizer.step()
+    optimizers = {optimizer.name for optimizer in plan.optimizers}
+    before = [*ctx.scope_before, *(s for p, s in steps["body"] if p < opt_step)]
+    model_names |= model_views(before, model_names, optimizers)
     reading_names = model_names | functions_reading(ctx.module, model_names)
     # a scheduler the epoch builds, stepped after the optimizer's step (epoch_schedulers.py)
     reading_names |= scheduler_names(ctx, steps)
@@ -116,7 +122,6 @@ def bind(ctx, plan, steps) -> None:
     # read the script makes before a scheduler's step (`lrs.append(get_lr(optimizer))` then
     # `sched.step()`) sees the rate of this step, as training_step does, not the next one
     stepped = {name for _, name, _ in steps["step"]}
-    optimizers = {optimizer.name for optimizer in plan.optimizers}
     scheduler_steps = [p for p, name, _ in steps["step"] if name not in optimizers]
     norm = _clip_norm(steps)
     if norm is not None:  # set by configure_gradient_clipping, before the step (clipping.py)
@@ -134,6 +139,8 @@ def bind(ctx, plan, steps) -> None:
     def reads_after_the_step(position, stmt) -> bool:
         reads = collect_names(stmt).reads
         if reads & reading_names or changed_in_place(stmt) & step_reads:
+            return True
+        if reads_optimizer_tensors(stmt, optimizers):  # `p.grad` of a group's "params"
             return True
         return bool(reads & stepped) and not any(p > position for p in scheduler_steps)
 

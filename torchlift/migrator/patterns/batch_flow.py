@@ -19,6 +19,17 @@ from ..analysis.names import collect_names
 _LEAVES_DEVICE = frozenset({"cpu", "numpy", "tolist", "item"})
 _CONSTANTS = frozenset({"True", "False", "None"})
 _CONTAINERS = frozenset({"list", "tuple"})  # hold the tensors they are given, where they are
+# attributes of a tensor that are the tensor's own data (a view): on its device. Any other
+# attribute read from the batch (`batch.src` of a collate_fn's `Batch(src, trg)`) may be a
+# plain object's, which the Trainer does not move: Lightning's `move_data_to_device` moves
+# tensors, collections, namedtuples, dataclasses and objects with a `to` method only, and the
+# class of the batch is not known here. Keeping such a move is at worst a no-op.
+_TENSOR_VIEWS = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+
+
+def is_tensor_view(node: cst.Attribute) -> bool:
+    """`x.T`: the tensor's own data, where the tensor is."""
+    return node.attr.value in _TENSOR_VIEWS
 
 
 def batch_names_of(
@@ -115,6 +126,8 @@ def _sources(ctx, node, is_factory) -> set[str] | None:
         return set() if node.value in _CONSTANTS else {node.value}
     if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
         return set()
+    if isinstance(node, cst.Attribute) and not is_tensor_view(node):
+        return None  # `batch.src`: an object's attribute, which the Trainer may not move
     if isinstance(node, (cst.Attribute, cst.Subscript)):  # `x.T`, `batch["x"]`, `x[:, 0]`
         return _sources(ctx, node.value, is_factory)
     if isinstance(node, (cst.Tuple, cst.List)):

@@ -26,7 +26,7 @@ import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
-from .batch_flow import batch_names_of
+from .batch_flow import batch_names_of, is_tensor_view
 from .device_intent import device_value, note_device_value
 
 RULES = ()
@@ -186,7 +186,8 @@ def _created_tensor_keeper(ctx, stmts, batch_names=None, models=frozenset(), upt
             return False
         if the_batch is None:  # the batch is a number: every tensor came from elsewhere
             return True
-        return root not in the_batch
+        # `batch.src`: a batch object's attribute, which the Trainer may leave where it is
+        return root not in the_batch or _through_attribute(receiver)
 
     def keep(receiver) -> bool:
         if isinstance(receiver, cst.Name) and receiver.value in created:
@@ -211,6 +212,22 @@ def _root_name(node) -> str | None:
             node = node.func.value
         else:
             return None
+
+
+def _through_attribute(node) -> bool:
+    """`batch.src[0].long()`: the data is read through an object's attribute (not a tensor
+    view like `x.T`, nor a method called on it)."""
+    while True:
+        if isinstance(node, cst.Attribute):
+            if not is_tensor_view(node):
+                return True
+            node = node.value
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        else:
+            return False
 
 
 def _simple_statements(stmt):

@@ -25,23 +25,13 @@ import libcst.matchers as m
 
 from ..analysis.function_reads import functions_reading
 from ..analysis.model_handoff import only_reads_state
-from ..analysis.model_modes import TRAIN, mode_set
+from ..analysis.model_modes import MODE_KEEPING_METHODS, TRAIN, mode_set
 from ..analysis.statements import call_method
 from .device_helpers import moved_data
 
 RULES = ()
 _BUILTINS = frozenset(dir(builtins))
 _COPIES = frozenset({"copy.deepcopy", "copy.copy"})
-# methods of a torch module that never switch its mode; any other (`model.evaluate(X, y)`, a
-# method of the script's model class calling `self.eval()`, or `model.apply(fn)`) may
-_MODE_KEEPING_METHODS = frozenset(
-    {
-        *("parameters", "named_parameters", "buffers", "named_buffers", "state_dict"),
-        *("modules", "named_modules", "children", "named_children", "load_state_dict"),
-        *("zero_grad", "requires_grad_", "to", "cuda", "cpu", "float", "double", "half"),
-        *("bfloat16", "forward", "register_buffer", "register_forward_hook"),
-    }
-)
 
 
 def clean(ctx, plan) -> None:
@@ -184,7 +174,9 @@ def _method_may_switch(call: cst.Call, model: str, counting_eval: bool = True) -
         if switched is None:
             return True  # `model.train(flag)`: either mode
         return counting_eval and switched == "eval"
-    return method not in _MODE_KEEPING_METHODS
+    # any other (`model.evaluate(X, y)`, a method of the script's class calling `self.eval()`,
+    # or `model.apply(fn)`) may switch it
+    return method not in MODE_KEEPING_METHODS
 
 
 def _hands_model(ctx, call, model: str) -> bool:

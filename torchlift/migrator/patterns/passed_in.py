@@ -468,18 +468,32 @@ def is_loader_call(ctx, value) -> bool:
 
 def builds_loader(ctx, value) -> bool:
     """`get_dataloader(batch_size)`: a call of a function of this module whose every
-    `return` gives a `DataLoader(...)` call."""
+    `return` gives a `DataLoader(...)` call, or a name bound to one just before."""
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
         return False
     for stmt in ctx.module.body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == value.func.value:
             returns = m.findall(stmt, m.Return())
             return bool(returns) and all(
-                isinstance(r.value, cst.Call)
-                and any(q.endswith("DataLoader") for q in ctx.call_qualnames(r.value))
-                for r in returns
+                _is_data_loader(ctx, _returned_value(stmt, r)) for r in returns
             )
     return False
+
+
+def _returned_value(function: cst.FunctionDef, returned: cst.Return):
+    """What `return x` gives: for a name, the value of the one plain `x = ...` that reaches
+    the return (`loader = DataLoader(...)` then `return loader`)."""
+    if not isinstance(returned.value, cst.Name):
+        return returned.value
+    binding = reaching_binding(function, returned.value.value, returned)
+    found = single_assign(binding) if binding is not None else None
+    return found[1] if found is not None else None
+
+
+def _is_data_loader(ctx, value) -> bool:
+    return isinstance(value, cst.Call) and any(
+        q.endswith("DataLoader") for q in ctx.call_qualnames(value)
+    )
 
 
 def called_in_file(ctx) -> bool:

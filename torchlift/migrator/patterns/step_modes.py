@@ -390,7 +390,7 @@ def _until(stmts, section) -> list:
 # -- the conversion -----------------------------------------------------------------------------
 def _converted_trace(ctx, plan, start: Mode) -> Trace:
     """The modes the converted model runs in, hook by hook as Lightning calls them."""
-    tracer = _tracer(ctx, plan, converted=True)
+    tracer = _tracer(ctx, plan)
     v = plan.validation
     batch = [*plan.before_step, *plan.train_body, *plan.after_step]
 
@@ -484,7 +484,7 @@ def _set_by(ctx, plan, mode: Mode, training: bool) -> str:
 
 def _lightning_note(mode: Mode, converted: Mode, training: bool) -> str:
     if training:
-        return " (Lightning puts the model back in the mode it had before each validation pass)"
+        return " (Lightning leaves the model's mode as it finds it but for its validation passes)"
     if converted.kind == EVAL:
         return " (Lightning evaluates in eval mode)"
     return ""
@@ -564,9 +564,18 @@ def _model_class(ctx, plan) -> cst.ClassDef | None:
     return found if isinstance(found, cst.ClassDef) else None
 
 
-def _tracer(ctx, plan, converted: bool = False) -> ModeTracer:
+def _tracer(ctx, plan) -> ModeTracer:
     models = _models(plan)
-    helpers = _helpers_reading(ctx.module, models)
+    cache = ctx.found.setdefault("step_modes_cache", {})
+    if "helpers" not in cache:
+        cache["helpers"] = _helpers_reading(ctx.module, models)
+    helpers, known_runs = cache["helpers"], cache.setdefault("runs", {})
+
+    def runs(stmt) -> bool:
+        if id(stmt) not in known_runs:
+            known_runs[id(stmt)] = (stmt, _runs_model(ctx, stmt, models, helpers))
+        return known_runs[id(stmt)][1]  # (the statement kept alive: its id stays its own)
+
     model_class = _model_class(ctx, plan)
     loops = [plan.validation.anchor] if plan.validation is not None else []
     nonempty = set()
@@ -577,7 +586,7 @@ def _tracer(ctx, plan, converted: bool = False) -> ModeTracer:
     return ModeTracer(
         ctx,
         models,
-        runs=lambda stmt: _runs_model(ctx, stmt, models, helpers),
+        runs=runs,
         harmless=lambda call, name: not _hands_model(ctx, call, name),
         builds_module=lambda value, position: builds_module(ctx, value, position),
         model_class=model_class,

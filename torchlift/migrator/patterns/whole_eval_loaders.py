@@ -145,8 +145,14 @@ def _whole_loader(ctx, plan, name: str, anchor):
         return refuse("is a statement the conversion already changes", stmt)
     if not (isinstance(loader, cst.Call) and ctx.call_qualnames(loader) & _LOADERS):
         return refuse("is not a `DataLoader(...)` call", stmt)
-    if any(arg.star for arg in loader.args):
-        return refuse("is built with `*args` / `**kwargs`", stmt)
+    for arg in loader.args:
+        if arg.star == "*" or arg.star == "**" and not _options_without_order(ctx, arg.value):
+            return refuse(
+                "is built with `*args` or with `**kwargs` not known to leave its order "
+                "(one dict display, or one of two, bound once and never changed, without "
+                "`shuffle` or a sampler)",
+                stmt,
+            )
     positional = [arg for arg in loader.args if arg.keyword is None]
     keywords = {arg.keyword.value: arg for arg in loader.args if arg.keyword is not None}
     if len(positional) > 2:
@@ -184,6 +190,32 @@ def _whole_loader(ctx, plan, name: str, anchor):
     text = format_code(cst.Module(body=[new.with_changes(leading_lines=[])]).code, indent)
     formatted = cst.parse_statement(text)
     return stmt, formatted.with_changes(leading_lines=stmt.leading_lines)
+
+
+def _options_without_order(ctx, options) -> bool:
+    """`options` (unpacked into the loader) is a name bound once to dict displays of string
+    keys (`{...} if use_cuda else {}`), only ever unpacked, with no key deciding the order."""
+    if not isinstance(options, cst.Name):
+        return False
+    binding = _binding(ctx, options.value)
+    if binding is None:
+        return False
+    uses = m.findall(ctx.module, m.Name(options.value))
+    unpacked = m.findall(ctx.module, m.Arg(value=m.Name(options.value), star="**"))
+    if len(uses) != len(unpacked) + 1:  # its binding's target, then only `**options`
+        return False
+    displays = [binding[1]]
+    if isinstance(binding[1], cst.IfExp):
+        displays = [binding[1].body, binding[1].orelse]
+    keys = set()
+    for display in displays:
+        if not isinstance(display, cst.Dict) or not all(
+            isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+            for e in display.elements
+        ):
+            return False
+        keys |= {e.key.evaluated_value for e in display.elements}
+    return not keys & {"shuffle", "sampler", "batch_sampler", "dataset"}
 
 
 def _binding(ctx, name: str):

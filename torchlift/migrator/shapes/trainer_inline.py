@@ -341,6 +341,26 @@ def _stored_attrs(node: cst.CSTNode, owner: str) -> set[str]:
     return stores
 
 
+def _rebound_attrs(node: cst.CSTNode) -> set[str]:
+    """The attributes `node` rebinds: `self.x = ...`, `self.x += ...`, `for self.x in ...`,
+    also as an element of a tuple target. `self.x[k] = v` and `self.x.y = v` change the object
+    `self.x` names, and `s[self.x[k]] = v` reads it: `self.x` still names the same object."""
+    targets = [t.target for t in m.findall(node, m.AssignTarget())]
+    targets += [t.target for t in m.findall(node, m.AugAssign() | m.AnnAssign())]
+    targets += [f.target for f in m.findall(node, m.For() | m.CompFor())]
+    targets += [w.asname.name for w in m.findall(node, m.WithItem()) if w.asname is not None]
+    found: set[str] = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (cst.Tuple, cst.List)):
+            targets += [e.value for e in target.elements]
+        elif isinstance(target, cst.StarredElement):
+            targets.append(target.value)
+        elif m.matches(target, _SELF_ATTR):
+            found.add(target.attr.value)
+    return found
+
+
 def _attrs_needed(helper: str, used: dict[str, _Method], methods) -> list[str]:
     """The attributes `helper` reads, with those of the helpers it calls (its parameters)."""
     found: list[str] = []
@@ -622,7 +642,9 @@ class _Plan:
         self.used, self.attrs, self.helpers, self.needs = used, attrs, helpers, needs
         self.carried: Carried = carried
         # attributes a method other than `__init__` rebinds: never the script's own name
-        self.rebound = set().union(*(i.stores for n, i in used.items() if n != "__init__"))
+        self.rebound = set().union(
+            *(_rebound_attrs(i.node) for n, i in used.items() if n != "__init__")
+        )
         self.init = used["__init__"].node
         self.run = used[site.method].node
         self.init_args = _bind(self.init, site.call, cls, site.created)

@@ -42,9 +42,9 @@ class LightningDataModule(HyperparametersMixin):
         )
 
     def transfer_batch_to_device(self, batch: Any, device: Any, dataloader_idx: int) -> Any:
-        from torchlift.runtime.precision import _apply_to_tensors
+        from torchlift.runtime.utilities.transfer import move_data_to_device
 
-        return _apply_to_tensors(batch, lambda t: t.to(device, non_blocking=True))
+        return move_data_to_device(batch, device)
 
     def on_before_batch_transfer(self, batch: Any, dataloader_idx: int) -> Any:
         return batch

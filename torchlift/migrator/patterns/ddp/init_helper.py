@@ -45,7 +45,7 @@ from ...analysis.names import bound_names
 from ...analysis.statements import single_assign, statements
 from ...rule import Unsupported
 from .facts import ENV_ROLES, INIT_GROUP, Facts, is_flag, remove_with_reason
-from .process_group import group_use, helper_starts, is_docstring
+from .process_group import group_arguments, group_use, helper_starts, is_docstring
 from .rules import PROCESS_GROUP, RANK_READ, TORCHRUN
 from .torchrun import accelerator_of, env_key, read_group_end, torchrun_devices
 
@@ -303,13 +303,7 @@ def _read_group_call(ctx, name: str, start, before: list, ranks: dict) -> str:
     rank and world size, the environment's rendezvous. Returns the accelerator."""
     call = start.body[0].value
     backend = None
-    for position, arg in enumerate(call.args):
-        key = (
-            arg.keyword.value
-            if arg.keyword is not None
-            else ("backend", "init_method")[min(position, 1)]
-        )
-        value = arg.value
+    for key, value in group_arguments(call):
         if key == "backend":
             backend = value
         elif key == "init_method":

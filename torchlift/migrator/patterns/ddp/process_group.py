@@ -119,24 +119,36 @@ def _sets_master_env(stmt) -> bool:
 
 
 _MASTER = {"MASTER_ADDR", "MASTER_PORT"}
+# `torch.distributed.init_process_group`'s parameters, in order (for positional arguments)
+_GROUP_PARAMETERS = (
+    *("backend", "init_method", "timeout", "world_size", "rank", "store", "group_name"),
+    *("pg_options", "device_id"),
+)
+
+
+def group_arguments(call: cst.Call):
+    """(parameter name, value) of each argument of an `init_process_group(...)` call."""
+    for position, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg.value
+        elif not arg.star and position < len(_GROUP_PARAMETERS):
+            yield _GROUP_PARAMETERS[position], arg.value
+        else:
+            yield "*", arg.value  # `*args` / `**kwargs`: not known
 
 
 def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
     backend = None
-    for position, arg in enumerate(call.args):
-        if (arg.keyword is None and position == 0) or (
-            arg.keyword is not None and arg.keyword.value == "backend"
-        ):
-            backend = arg.value
-        if arg.keyword is not None and arg.keyword.value == "world_size":
-            value = arg.value
+    for key, value in group_arguments(call):
+        if key == "backend":
+            backend = value
+        if key == "world_size":
             if isinstance(value, cst.Name) and value.value in given:
                 value = given[value.value]
             facts.world_names.add(cst.Module(body=[]).code_for_node(value))
         # (a start only torchrun makes gives torchrun's RANK: torchrun._check_env_rendezvous)
         torchrun_only = facts.launch == "torchrun" and facts.flag is None
-        if arg.keyword is not None and arg.keyword.value == "rank" and not torchrun_only:
-            value = arg.value
+        if key == "rank" and not torchrun_only:
             if isinstance(value, cst.Name) and value.value in given:
                 value = given[value.value]
             if not m.matches(value, m.Name(facts.rank)):

@@ -10,7 +10,7 @@ from ...analysis.names import scope_reads
 from ...analysis.statements import single_assign
 from ...rule import Unsupported
 from .facts import DESTROY_GROUP, ENV_ROLES, INIT_GROUP, Facts, flag_body, remove_with_reason
-from .process_group import group_call, has_call, helper_starts, is_docstring
+from .process_group import group_arguments, group_call, has_call, helper_starts, is_docstring
 from .rules import PROCESS_GROUP, TORCHRUN
 
 # -- torchrun: the environment's ranks -----------------------------------------------------
@@ -154,13 +154,7 @@ def _check_env_rendezvous(ctx, start) -> None:
     """The group a script starts with no test meets as torchrun's processes do, as the
     Trainer's will: env://, torchrun's RANK and WORLD_SIZE (or none given)."""
     call = _start_call(ctx, start)
-    for position, arg in enumerate(call.args):
-        key = (
-            arg.keyword.value
-            if arg.keyword is not None
-            else ("backend", "init_method")[min(position, 1)]
-        )
-        value = arg.value
+    for key, value in group_arguments(call):
         if key == "backend":
             continue
         if key == "init_method" and m.matches(value, m.SimpleString()):

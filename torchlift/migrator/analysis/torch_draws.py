@@ -36,9 +36,10 @@ IN_PLACE_SAMPLERS = frozenset(
 )
 
 
-def draws(ctx, node, drawing: set[str]) -> bool:
-    """`node` seeds or draws from torch's generator, directly (a loader's iterator too) or
-    by calling one of the script's functions named in `drawing` (functions_drawing)."""
+def draws(ctx, node, drawing: set[str], loaders: bool = True) -> bool:
+    """`node` seeds or draws from torch's generator, directly (a loader's iterator too,
+    unless not `loaders`) or by calling one of the script's functions named in `drawing`
+    (functions_drawing)."""
     for call in m.findall(node, m.Call()):
         names = ctx.call_qualnames(call)
         if names & SEEDING or any(
@@ -50,7 +51,7 @@ def draws(ctx, node, drawing: set[str]) -> bool:
             return True
         if isinstance(func, cst.Name) and func.value in drawing:
             return True
-    return bool(loader_iterations(ctx, node))
+    return loaders and bool(loader_iterations(ctx, node))
 
 
 def functions_drawing(ctx) -> set[str]:

@@ -1,7 +1,9 @@
 """Pattern: random draws around the loaders' iterators that Lightning would reorder.
 
 1. Epoch-start code that seeds or draws from torch's random generator -> refused (TL190);
-a peek at a batch, `next(iter(val_loader))`, draws too (a DataLoader iterator's seed).
+a peek at a batch, `next(iter(val_loader))`, draws too (a DataLoader iterator's seed) --
+but for a peek at its size, `len(next(iter(loader))[0])`, of loaders whose moved draws
+nothing reads (analysis/size_peeks.py).
 
     for epoch in range(3):
         torch.manual_seed(100 + epoch)      -> on_train_epoch_start: too late in epoch 0
@@ -53,6 +55,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.loader_iteration import loader_iterations
+from ..analysis.size_peeks import neutral_size_peeks
 from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Rule
 from ..upgrade.edits import keyword_value
@@ -145,7 +148,9 @@ def read(ctx, plan, steps) -> None:
         return  # its iterator draws from the loader's own generator, not the global one
     drawing = functions_drawing(ctx)
     for stmt in plan.pre_train:
-        if draws(ctx, stmt, drawing):
+        if draws(ctx, stmt, drawing, loaders=False) or (
+            loader_iterations(ctx, stmt) and not neutral_size_peeks(ctx, stmt, plan.train_loader)
+        ):
             ctx.block(
                 EPOCH_START_RNG,
                 f"the epoch loop {_drawing(ctx, stmt)} before its batch loop: Lightning "

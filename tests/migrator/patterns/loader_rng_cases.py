@@ -104,6 +104,11 @@ CONVERTS = {
         ["b_sz = len(next(iter(self.trainer.train_dataloader)))"],
         [],
     ),
+    "batch_size_peeked_at_an_unshuffled_tensor_dataset": (
+        _size_peek(options=""),
+        ["b_sz = len(next(iter(self.trainer.train_dataloader))[0])"],
+        [],
+    ),
     # the loader stands in a dict, or comes from a function returning a tuple
     "batch_size_peeked_at_a_loader_in_a_dict": (
         _size_peek(
@@ -195,7 +200,16 @@ UNCHANGED = {
         ),
         "TL190",
     ),
-    "batch_size_peeked_at_an_unshuffled_loader": (_size_peek(options=""), "TL190"),
+    "batch_size_peeked_at_a_loader_of_a_dataset_it_cannot_see": (
+        _size_peek(
+            before="from data import make_dataset",
+            options=", shuffle=False",
+        ).replace(
+            "DataLoader(TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))",
+            "DataLoader(make_dataset()",
+        ),
+        "TL190",
+    ),
     "batch_size_peeked_at_a_batch_sampler_loader": (
         _size_peek(options=", batch_sampler=None, shuffle=True"),
         "TL190",

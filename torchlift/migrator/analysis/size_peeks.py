@@ -21,11 +21,13 @@ when what moved is read by nothing: a base seed seeds only the workers (none: `n
 number of samples of a first batch (default collate), the same whatever the order. Later
 epochs run on_train_epoch_start before making their iterator, as the script does.
 
-Loaders whose draws could fall elsewhere are not neutral: workers, a `batch_sampler=` or a
-sampler of the script's own (its `__iter__` may draw at once), a `collate_fn=` (a batch's
-`len()` may depend on its samples), a dataset that may be iterable (no `shuffle=True` or
-sampler: Lightning would fetch its first batch ahead, before the peek), a loader not built
-by a `DataLoader(...)` call the migrator can see.
+Loaders whose draws could fall elsewhere are not neutral: workers (a worker iterator asks
+its sampler for the first batches at once, and seeds the workers from the base seed), a
+`batch_sampler=` or a sampler of the script's own (its `__iter__` may draw at once), a
+`collate_fn=` (a batch's `len()` may depend on its samples), a dataset that may be iterable
+(not shuffled, given no sampler, and neither a TensorDataset nor an instance of a Dataset
+class of the script: Lightning fetches an unsized loader's first batch ahead, before the
+peek), a loader not built by a `DataLoader(...)` call the migrator can see.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from .loader_iteration import loader_iterations
 _LAZY_SAMPLERS = frozenset(
     "RandomSampler SequentialSampler SubsetRandomSampler DistributedSampler".split()
 )
+_DATASETS = frozenset({"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset"})
 # DataLoader's positional parameters after which a neutral loader passes nothing positionally
 _POSITIONAL = 3  # dataset, batch_size, shuffle
 
@@ -78,7 +81,7 @@ def _peeked(ctx, peek: cst.Call) -> tuple[cst.Call, cst.Call] | None:
 
 def neutral_loader(ctx, call: cst.Call | None) -> bool:
     """`DataLoader(...)` without workers, batch sampler, collate function or sampler of the
-    script's own, over a dataset that is not iterable (shuffled, or given a sampler)."""
+    script's own, over a dataset that is not iterable (shuffled, given a sampler, or known)."""
     if call is None or len([a for a in call.args if a.keyword is None]) > _POSITIONAL:
         return False
     if any(a.star for a in call.args):
@@ -97,7 +100,34 @@ def neutral_loader(ctx, call: cst.Call | None) -> bool:
     shuffle = keyword_value(call, "shuffle")
     if shuffle is None and len(call.args) > 2 and call.args[2].keyword is None:
         shuffle = call.args[2].value
-    return shuffle is not None and m.matches(shuffle, m.Name("True"))
+    if shuffle is not None and m.matches(shuffle, m.Name("True")):
+        return True
+    dataset = keyword_value(call, "dataset") or (call.args[0].value if call.args else None)
+    return _map_style(ctx, dataset)
+
+
+def _map_style(ctx, dataset) -> bool:
+    """`dataset` is a TensorDataset or an instance of a class of the script deriving from
+    torch's Dataset alone (an IterableDataset derives from it too, never directly here)."""
+    if isinstance(dataset, cst.Name):
+        binding, count = ctx.binding(dataset.value)
+        dataset = binding[1] if binding is not None and count == 1 else None
+    if not isinstance(dataset, cst.Call):
+        return False
+    if any(q.endswith("torch.utils.data.TensorDataset") for q in ctx.call_qualnames(dataset)):
+        return True
+    if not isinstance(dataset.func, cst.Name):
+        return False
+    classes = [
+        s
+        for s in ctx.module.body
+        if isinstance(s, cst.ClassDef) and s.name.value == dataset.func.value
+    ]
+    return (
+        len(classes) == 1
+        and len(classes[0].bases) == 1
+        and ctx.qualnames(classes[0].bases[0].value) & _DATASETS
+    )
 
 
 def loader_call(ctx, expr) -> cst.Call | None:
@@ -112,9 +142,9 @@ def _resolve(ctx, expr, lookup, depth: int) -> cst.Call | None:
         return None
     if isinstance(expr, cst.Name):
         keyed = ctx.found.get("keyed_loader_calls", {}).get(expr.value)
-        found = lookup(expr.value)
         if keyed is not None:
             return keyed
+        found = lookup(expr.value)
         return _resolve(ctx, found[0], found[1], depth - 1) if found else None
     if isinstance(expr, cst.Subscript):
         key = _constant_index(expr)
@@ -163,7 +193,9 @@ def _loop_value(ctx, name: str):
         if returned is None or not isinstance(returned[0], cst.Tuple):
             return None
         elements = returned[0].elements
-        if len(elements) != len(names) or isinstance(elements[names.index(name)], cst.StarredElement):
+        if len(elements) != len(names) or isinstance(
+            elements[names.index(name)], cst.StarredElement
+        ):
             return None
         return elements[names.index(name)].value, returned[1]
     return None

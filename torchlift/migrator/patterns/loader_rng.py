@@ -67,7 +67,9 @@ EPOCH_START_RNG = Rule(
     it has created the first epoch's loader iterator (the DataLoader draws its seed from
     torch's generator then). Seeding or drawing there changes what the first epoch's shuffle
     and dropout see; so does a peek at another loader's batch (`next(iter(val_loader))`
-    makes a DataLoader iterator, which draws a seed).""",
+    makes a DataLoader iterator, which draws a seed). A peek at a batch's size,
+    `len(next(iter(loader))[0])`, converts when it moves only a seed nothing reads: no
+    workers, no collate function or sampler of the script's own, a map-style dataset.""",
     """Seed once before the training loop, or give the DataLoader its own
     `generator=torch.Generator().manual_seed(...)` and seed the epochs through it.""",
     """

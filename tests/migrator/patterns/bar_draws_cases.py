@@ -15,6 +15,17 @@ _BEFORE_FIT = "iter(loader)\ntrainer.fit(lit_model, loader"
 _EPOCH_START = "if self.current_epoch > 0:\n            iter(self.trainer.train_dataloader)"
 
 CONVERTS = {
+    # `len(loader)` iterates nothing: the bar goes with its total
+    "bar_total_from_the_loader_length": (
+        f"""
+        from tqdm import tqdm
+
+        for epoch in range(2):
+            for x, y in tqdm(loader, total=len(loader), desc=f"epoch {{epoch}}"):{_STEP}
+        """,
+        ["trainer.fit(lit_model, loader)"],
+        ["tqdm(", "iter(loader)"],
+    ),
     "auto_bar_in_the_loop_header": (
         f"""
         from tqdm.auto import tqdm
@@ -228,6 +239,42 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # the bar's total iterates the loader (a DataLoader iterator draws a seed): dropped with it
+    "bar_total_counted_by_iterating_the_loader": (
+        f"""
+        from tqdm import tqdm
+
+        for epoch in range(2):
+            for x, y in tqdm(loader, total=sum(1 for _ in loader)):{_STEP}
+        """,
+        "TL194",
+    ),
+    "bound_bar_total_of_the_listed_loader": (
+        f"""
+        from tqdm import tqdm
+
+        for epoch in range(2):
+            pbar = tqdm(loader, total=len(list(loader)))
+            for x, y in pbar:{_STEP}
+                pbar.set_postfix(loss=loss.item())
+        """,
+        "TL194",
+    ),
+    "validation_bar_total_of_the_listed_loader": (
+        _VAL
+        + f"""
+        from tqdm import tqdm
+
+        for epoch in range(2):
+            for x, y in loader:{_STEP}
+            correct = 0
+            with torch.no_grad():
+                for x, y in tqdm(val_loader, total=len(list(val_loader))):
+                    correct += (model(x).argmax(1) == y).sum().item()
+            print(correct)
+        """,
+        "TL194",
+    ),
     # Lightning creates the second validation loader's iterator inside the pass
     "bar_on_the_second_of_two_passes": (
         _VAL

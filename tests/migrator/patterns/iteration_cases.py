@@ -355,6 +355,12 @@ UNCHANGED = {
         _zeroed_first(between="    print('clipped', it)\n"),
         "TL114",
     ),
+    # the batches of a loader counted by iterating it (its iterator draws a seed from torch's
+    # generator): not moved before the micro loop, whose dropout draws after it in the script
+    "micro_steps_loader_listed_before_the_update": (
+        _zeroed_first(between="    batches = len(list(loader))\n"),
+        "TL114",
+    ),
     # a `break` between the update code: it must not move before the micro loop
     "micro_steps_break_before_the_update": (
         _zeroed_first(between="    if it == 2:\n        break\n"),

@@ -25,7 +25,61 @@ for epoch in range(2):
             print(criterion(model(x + noise), y).item())
 """
 
+_PEEKED_VALIDATION = """
+val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), shuffle=True)
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    first, _ = next(iter(val_loader))
+    with torch.no_grad():
+        for x, y in val_loader:
+            print(criterion(model(x - first), y).item())
+"""
+
+# a shuffled loader without workers, its batch size printed at each epoch start
+_SIZE_PEEK = """
+{before}
+train = DataLoader(TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,))), batch_size=4{options})
+for epoch in range(2):
+    {start}
+    print(epoch, b_sz)
+    for x, y in train:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def _size_peek(options=", shuffle=True", start="b_sz = len(next(iter(train))[0])", before=""):
+    return _SIZE_PEEK.format(options=options, start=start, before=before)
+
+
 CONVERTS = {
+    # a loader with its own generator draws nothing from torch's when peeked at
+    "batch_peeked_from_a_loader_with_its_own_generator": (
+        _EPOCH.format(
+            before="ordered = DataLoader(loader.dataset, batch_size=4, "
+            "generator=torch.Generator().manual_seed(1))",
+            start="images, labels = next(iter(ordered))",
+            loader="loader",
+        ),
+        ["images, labels = next(iter(self.ordered))"],
+        [],
+    ),
+    # iterating the optimizer's groups iterates no loader
+    "rate_set_on_param_groups_at_each_epoch_start": (
+        _EPOCH.format(
+            before="",
+            start='for g in optimizer.param_groups: g["lr"] = 0.1 / (epoch + 1)',
+            loader="loader",
+        ),
+        ['g["lr"] = 0.1 / (epoch + 1)'],
+        [],
+    ),
     # numpy's and Python's generators feed no DataLoader
     "numpy_reseeded_each_epoch": (
         _EPOCH.format(before="import numpy as np", start="np.random.seed(epoch)", loader="loader"),
@@ -33,6 +87,46 @@ CONVERTS = {
             "def on_train_epoch_start(self):\n        epoch = self.current_epoch\n"
             "        np.random.seed(epoch)"
         ],
+        [],
+    ),
+    # a peek at the batch size moves one base seed on Lightning (epoch 0): the training's
+    # draws stay where they were (analysis/size_peeks.py)
+    "batch_size_peeked_at_each_epoch_start_of_a_shuffled_loader": (
+        _size_peek(),
+        ["b_sz = len(next(iter(self.trainer.train_dataloader))[0])"],
+        [],
+    ),
+    "batch_length_peeked_with_a_sequential_sampler": (
+        _size_peek(
+            options=", sampler=torch.utils.data.SequentialSampler(range(16))",
+            start="b_sz = len(next(iter(train)))",
+        ),
+        ["b_sz = len(next(iter(self.trainer.train_dataloader)))"],
+        [],
+    ),
+    "batch_size_peeked_at_an_unshuffled_tensor_dataset": (
+        _size_peek(options=""),
+        ["b_sz = len(next(iter(self.trainer.train_dataloader))[0])"],
+        [],
+    ),
+    # the loader stands in a dict, or comes from a function returning a tuple
+    "batch_size_peeked_at_a_loader_in_a_dict": (
+        _size_peek(
+            before="loaders = {'train': DataLoader(TensorDataset(torch.randn(16, 4), "
+            "torch.randint(0, 2, (16,))), batch_size=4, shuffle=True)}",
+            start="b_sz = len(next(iter(loaders['train']))[0])",
+        ).replace("in train:", "in loaders['train']:"),
+        ['b_sz = len(next(iter(self.loaders["train"]))[0])'],
+        [],
+    ),
+    "batch_size_peeked_at_a_loader_returned_in_a_tuple": (
+        _size_peek(
+            before="def build():\n    dl = DataLoader(TensorDataset(torch.randn(16, 4), "
+            "torch.randint(0, 2, (16,))), batch_size=4, shuffle=True)\n"
+            "    return model, dl\n\n\nnet, dl = build()",
+            start="b_sz = len(next(iter(dl))[0])",
+        ).replace("in train:", "in dl:"),
+        ["b_sz = len(next(iter(self.trainer.train_dataloader))[0])"],
         [],
     ),
     # a loader that keeps its order and draws its seed from its own generator
@@ -68,6 +162,73 @@ UNCHANGED = {
         ),
         "TL190",
     ),
+    # a peek at a batch makes an iterator of the loader: it draws a seed from torch's generator
+    "batch_peeked_at_each_epoch_start": (
+        _EPOCH.format(before="", start="images, labels = next(iter(loader))", loader="loader"),
+        "TL190",
+    ),
+    "batches_counted_by_iterating_at_each_epoch_start": (
+        _EPOCH.format(before="", start="n = sum(1 for _ in loader)", loader="loader"),
+        "TL190",
+    ),
+    # a function of the script given the loader, peeking at it
+    "epoch_start_helper_showing_a_batch": (
+        _EPOCH.format(
+            before="def show_batch(dl):\n    x, y = next(iter(dl))\n    print(x.shape, y)\n",
+            start="show_batch(loader)",
+            loader="loader",
+        ),
+        "TL190",
+    ),
+    # size peeks whose moved draws something reads, or may: workers seeded from the base
+    # seed, a collate function, a sampler of the script's own, a dataset that may be
+    # iterable (Lightning fetches its first batch ahead), the batch itself read
+    "batch_size_peeked_at_a_loader_with_workers": (
+        _size_peek(options=", shuffle=True, num_workers=2"),
+        "TL190",
+    ),
+    "batch_size_peeked_at_a_loader_with_a_collate_function": (
+        _size_peek(options=", shuffle=True, collate_fn=lambda b: b"),
+        "TL190",
+    ),
+    "batch_size_peeked_at_a_loader_with_a_sampler_of_its_own": (
+        _size_peek(
+            before="class Every(torch.utils.data.Sampler):\n    def __iter__(self):\n"
+            "        return iter(torch.randperm(16).tolist())\n\n    def __len__(self):\n"
+            "        return 16\n",
+            options=", sampler=Every()",
+        ),
+        "TL190",
+    ),
+    "batch_size_peeked_at_a_loader_of_a_dataset_it_cannot_see": (
+        _size_peek(
+            before="from data import make_dataset",
+            options=", shuffle=False",
+        ).replace(
+            "DataLoader(TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))",
+            "DataLoader(make_dataset()",
+        ),
+        "TL190",
+    ),
+    "batch_size_peeked_at_a_batch_sampler_loader": (
+        _size_peek(options=", batch_sampler=None, shuffle=True"),
+        "TL190",
+    ),
+    "peeked_batch_read_beyond_its_size": (
+        _size_peek(start="b_sz = next(iter(train))[0].sum().item()"),
+        "TL190",
+    ),
+    "size_peek_beside_a_draw": (
+        _size_peek(start="b_sz = len(next(iter(train))[0]) + torch.randint(2, ()).item()"),
+        "TL190",
+    ),
+    "size_peek_through_a_function_of_the_script": (
+        _size_peek(
+            before="def size(dl):\n    return len(next(iter(dl))[0])\n",
+            start="b_sz = size(train)",
+        ),
+        "TL190",
+    ),
     "shuffled_loader_with_its_own_generator": (
         _EPOCH.format(
             before="shuffled = DataLoader(loader.dataset, batch_size=4, shuffle=True, "
@@ -89,4 +250,6 @@ UNCHANGED = {
     # Lightning creates the pass's iterator before on_validation_epoch_start, where the
     # setup would run: the noise would take the iterator's seed
     "validation_setup_drawing_noise": (_VALIDATION.format(generator=""), "TL195"),
+    # the setup peeks at the pass's own loader: one more iterator, made before the pass's
+    "validation_setup_peeking_at_the_loader": (_PEEKED_VALIDATION, "TL195"),
 }

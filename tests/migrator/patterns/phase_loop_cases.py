@@ -147,7 +147,34 @@ CONVERTS["split_accumulator_renamed_for_validation"] = (
     [],
 )
 
+# a batch peeked at after the pass: its iterator comes after the pass's, as in the script
+CONVERTS["batch_peeked_after_the_validation_pass"] = (
+    _SAVE_THEN_VALIDATE.replace("SAVE", "").replace(
+        '    print("val", total)\n',
+        '    print("val", total)\n    images, labels = next(iter(val_loader))\n    print(labels)\n',
+    ),
+    ["images, labels = next(iter(self.trainer.val_dataloaders))"],
+    [],
+)
+
 UNCHANGED = {
+    # a peek at a batch before the pass makes an iterator of the loader, which draws a seed
+    # from torch's generator: after the pass (on_train_epoch_end), it would take the pass's
+    "batch_peeked_before_the_validation_pass": (
+        _SAVE_THEN_VALIDATE.replace(
+            "SAVE", "images, labels = next(iter(val_loader))\n    print(labels)"
+        ),
+        "TL177",
+    ),
+    "batches_counted_by_iterating_before_the_validation_pass": (
+        _SAVE_THEN_VALIDATE.replace("SAVE", "print(len(list(val_loader)))"),
+        "TL177",
+    ),
+    # the training phase's epoch code counts its loader's batches by iterating it
+    "phase_code_iterating_its_loader": (
+        _tutorial(after='print(f"{phase}: {running:.3f}", sum(1 for _ in loaders[phase]))'),
+        "TL177",
+    ),
     # bound to a name, the state dict's tensors are the module's own: changing them would
     # change the model the pass reads
     "state_dict_bound_before_the_validation_pass": (

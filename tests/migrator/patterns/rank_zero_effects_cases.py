@@ -56,6 +56,26 @@ CONVERTS = {
         ],
         [],
     ),
+    # a print iterating a loader draws from torch's generator (a DataLoader iterator's seed):
+    # every process draws it, as every process of the script did
+    "print_iterating_a_loader_stays_on_every_process": (
+        _WRAP
+        + """
+        for epoch in range(2):
+            for x, y in loader:
+                x, y = x.cuda(), y.cuda()
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            print("batches", len(list(loader)))
+        """,
+        [
+            "def on_train_epoch_end(self):\n"
+            '        print("batches", len(list(self.trainer.train_dataloader)))'
+        ],
+        ["is_global_zero"],
+    ),
     "one_device_script_unguarded": (
         """
         model = model.cuda()

@@ -9,6 +9,9 @@ object, and every call it makes is an output call, a call that only reads (`len`
 statements and local bindings. Anything else (a method changing its receiver, a call of an
 unknown function, a walrus) is not output only.
 
+Iterating what may be a DataLoader (`len(list(loader))`, `sum(1 for _ in loader)`) draws from
+torch's generator (analysis/loader_iteration.py): it changes something.
+
 Not followed: what formatting runs (`f"{obj}"` calls `__str__`, read-only by convention), and
 properties or `__getitem__` an attribute or a subscript may run.
 """
@@ -22,6 +25,7 @@ import libcst.matchers as m
 
 from .confined_effects import READ_METHODS, SAFE_CALLS, file_classes
 from .function_reads import module_functions
+from .loader_iteration import loader_iterations
 from .qualnames import TQDM
 
 # calls whose effect is output only: the console, files, directories
@@ -187,6 +191,8 @@ class _Outputs:
         """Evaluating `expr` changes nothing and prints nothing."""
         if m.findall(expr, m.NamedExpr() | m.Yield() | m.Await()):
             return False
+        if loader_iterations(self.ctx, expr):  # a loader's iterator draws a seed
+            return False
         return all(self._reading_call(call) for call in m.findall(expr, m.Call()))
 
     def _reading_call(self, call: cst.Call) -> bool:
@@ -270,6 +276,8 @@ class _Outputs:
         else:
             return False
         if small.value is None or not self.pure(small.value):
+            return False
+        if loader_iterations(self.ctx, small):  # `a, b = value` iterates it
             return False
         return all(_plain_names(t) for t in targets)
 

@@ -7,9 +7,11 @@ validation pass's setup), patterns/eval_passes.py (a test pass's setup),
 patterns/generator_loader.py (a generator read one batch ahead).
 
 Found: torch's seeding and sampling functions, the in-place samplers of a tensor
-(`w.normal_()`), `torch.nn.init.*`, `seed_everything`, and the script's own module-level
-functions calling any of these. Python's `random` and numpy's generators feed no DataLoader
-and are not counted; neither is a module run in train mode (dropout), which no name shows.
+(`w.normal_()`), `torch.nn.init.*`, `seed_everything`, code iterating what may be a
+DataLoader (`next(iter(loader))`, `len(list(loader))`, a `for` over it:
+analysis/loader_iteration.py), and the script's own module-level functions doing any of these.
+Python's `random` and numpy's generators feed no DataLoader and are not counted; neither is a
+module run in train mode (dropout), which no name shows.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from .function_reads import functions_doing, module_functions
+from .loader_iteration import loader_iterations
 
 SEEDING = frozenset(
     "torch." + name
@@ -33,9 +36,10 @@ IN_PLACE_SAMPLERS = frozenset(
 )
 
 
-def draws(ctx, node, drawing: set[str]) -> bool:
-    """`node` seeds or draws from torch's generator, directly or by calling one of the
-    script's functions named in `drawing` (functions_drawing)."""
+def draws(ctx, node, drawing: set[str], loaders: bool = True) -> bool:
+    """`node` seeds or draws from torch's generator, directly (a loader's iterator too,
+    unless not `loaders`) or by calling one of the script's functions named in `drawing`
+    (functions_drawing)."""
     for call in m.findall(node, m.Call()):
         names = ctx.call_qualnames(call)
         if names & SEEDING or any(
@@ -47,7 +51,7 @@ def draws(ctx, node, drawing: set[str]) -> bool:
             return True
         if isinstance(func, cst.Name) and func.value in drawing:
             return True
-    return False
+    return loaders and bool(loader_iterations(ctx, node))
 
 
 def functions_drawing(ctx) -> set[str]:

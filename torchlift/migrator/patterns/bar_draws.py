@@ -35,7 +35,10 @@ loader is the loop's), a bar over a range, a list or a generator (generated load
 iterating them draws nothing). Refused (TL194): a bar on the second of two validation passes
 (Lightning creates that loader's iterator when the first is exhausted, with no hook between),
 a bar `with`-wrapping the training loop built with a call that may iterate a loader
-(`tqdm(enumerate(loader))`, whatever the bar: its evaluation is dropped with the bar).
+(`tqdm(enumerate(loader))`, whatever the bar: its evaluation is dropped with the bar), and any
+bar the conversion drops given an argument that draws from torch's generator
+(`tqdm(loader, total=sum(1 for _ in loader))`, `total=len(list(loader))`: each iterates the
+loader; analysis/loader_iteration.py), at that argument.
 """
 
 from __future__ import annotations
@@ -43,8 +46,10 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.qualnames import ITERATING_BARS, TQDM
+from ..analysis.loader_iteration import loader_iterations
+from ..analysis.qualnames import ITERATING_BARS, TQDM, TRANGE
 from ..analysis.statements import single_assign
+from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Rule
 from .eval_passes import eval_loop_of
 
@@ -57,10 +62,12 @@ BAR_DRAW = Rule(
     the loader, as in the script. It cannot for the bar of a second validation pass:
     Lightning creates that loader's iterator inside the pass, when the first loader is
     exhausted, with no hook between. Nor for a bar around the whole training loop built with
-    a call that may iterate a loader (`tqdm(enumerate(loader))`, whatever the bar): that
-    evaluation goes with the bar.""",
+    a call that may iterate a loader (`tqdm(enumerate(loader))`, whatever the bar), nor for
+    any dropped bar given an argument that draws (`total=sum(1 for _ in loader)`,
+    `total=len(list(loader))` iterate the loader): that evaluation goes with the bar.""",
     """Use `from tqdm import tqdm` (it does not iterate the loader when built) for the
-    second pass's bar, or drop it; build a bar around the loop with `total=` only.""",
+    second pass's bar, or drop it; build a bar around the loop with `total=` only, and count
+    a loader's batches with `len(loader)`, which iterates nothing.""",
     """
     from tqdm.auto import tqdm
 
@@ -86,6 +93,8 @@ BAR_DRAW = Rule(
 
 RULES = (BAR_DRAW,)
 
+# what a loop's bar wraps around its loader (looked through: the Trainer iterates the loader)
+_CHAIN = TQDM | {"builtins.enumerate"}
 # calls that iterate nothing: a bar's total, a range to count over
 _COUNTING = frozenset(
     f"builtins.{name}" for name in "len range int float round min max abs str".split()
@@ -102,7 +111,14 @@ def _why(loader: str, when: str) -> str:
 
 def epoch_body(ctx, stmts):
     """(Before extra_evaluation merges two passes.) The iterating bars of the epoch's
-    evaluation passes, for `clean` to find one the merged pass lost."""
+    evaluation passes, for `clean` to find one the merged pass lost; every bar of those
+    passes, for `_drawing_arguments`."""
+    ctx.found["pass_bar_calls"] = [
+        call
+        for stmt in stmts
+        if (found := eval_loop_of(ctx, stmt)) is not None
+        for call in _bar_calls(ctx, found[1].iter)
+    ]
     ctx.found["pass_bars"] = [
         (bar, stmt)
         for stmt in stmts
@@ -139,12 +155,66 @@ def bars_around(ctx, iterator, loader: str | None = None, bound=None) -> list[cs
 
 
 def clean(ctx, plan) -> None:
+    _drawing_arguments(ctx, plan)
     _training(ctx, plan)
     _wrapping_bar(ctx, plan)
     if plan.validation is not None:
         _validation(ctx, plan)
     if plan.test is not None:
         _test(ctx, plan)
+
+
+def _bar_calls(ctx, iterator) -> list[cst.Call]:
+    """The tqdm bars in a loop's `iterator`, through the bars and `enumerate` around it."""
+    found = []
+    while isinstance(iterator, cst.Call) and iterator.args:
+        names = ctx.call_qualnames(iterator)
+        if names & (TQDM | TRANGE):
+            found.append(iterator)
+        elif "builtins.enumerate" not in names:
+            break
+        iterator = iterator.args[0].value
+    return found
+
+
+def _drawing_arguments(ctx, plan) -> None:
+    """TL194 at an argument of a bar the conversion drops whose evaluation draws from torch's
+    generator (`tqdm(loader, total=sum(1 for _ in loader))`, `total=len(list(loader))`: a
+    DataLoader iterator draws a seed): it would be dropped with the bar. The iterable a loop
+    reads through its bars is the Trainer's to iterate; everything else of the bar goes."""
+    bars = [*ctx.found.get("pass_bar_calls", ())]
+    for loop in (ctx.found.get("batch_loop"), ctx.loop):
+        if isinstance(loop, cst.For):
+            bars += _bar_calls(ctx, loop.iter)
+    bound = [ctx.found.get("bar_binding"), ctx.found.get("epoch_bar")]
+    bound += [s for stmts in ctx.found.get("counter_bars", {}).values() for s in stmts[:1]]
+    for stmt in bound:
+        value = single_assign(stmt)[1] if stmt is not None and single_assign(stmt) else None
+        bars += _bar_calls(ctx, value) if value is not None else []
+    drawing = functions_drawing(ctx)
+    for bar in bars:
+        chained = bar.args[0].value if bar.args and bar.args[0].keyword is None else None
+        for arg in bar.args:
+            if arg.value is chained and (
+                isinstance(chained, cst.Name) or ctx.call_qualnames(chained) & _CHAIN
+            ):
+                continue  # the loop's iterable: the Trainer iterates it
+            if draws(ctx, arg.value, drawing):
+                shown = ctx.module.code_for_node(arg).strip().rstrip(",")
+                sites = loader_iterations(ctx, arg.value)
+                how = (
+                    f"`{ctx.module.code_for_node(sites[0]).strip()}` iterates a loader, whose "
+                    "iterator draws a seed"
+                    if sites
+                    else "it draws random numbers"
+                )
+                ctx.block(
+                    BAR_DRAW,
+                    f"the progress bar's argument `{shown}` draws from torch's generator "
+                    f"({how}): the conversion drops the bar with its arguments",
+                    arg,
+                )
+                return
 
 
 def _training(ctx, plan) -> None:

@@ -1,6 +1,9 @@
 """Pattern: random draws around the loaders' iterators that Lightning would reorder.
 
-1. Epoch-start code that seeds or draws from torch's random generator -> refused (TL190).
+1. Epoch-start code that seeds or draws from torch's random generator -> refused (TL190);
+a peek at a batch, `next(iter(val_loader))`, draws too (a DataLoader iterator's seed) --
+but for a peek at its size, `len(next(iter(loader))[0])`, of loaders whose moved draws
+nothing reads (analysis/size_peeks.py).
 
     for epoch in range(3):
         torch.manual_seed(100 + epoch)      -> on_train_epoch_start: too late in epoch 0
@@ -51,6 +54,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.loader_iteration import loader_iterations
+from ..analysis.size_peeks import neutral_size_peeks
 from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Rule
 from ..upgrade.edits import keyword_value
@@ -61,7 +66,10 @@ EPOCH_START_RNG = Rule(
     """Code before the batch loop runs in `on_train_epoch_start`, which Lightning calls after
     it has created the first epoch's loader iterator (the DataLoader draws its seed from
     torch's generator then). Seeding or drawing there changes what the first epoch's shuffle
-    and dropout see.""",
+    and dropout see; so does a peek at another loader's batch (`next(iter(val_loader))`
+    makes a DataLoader iterator, which draws a seed). A peek at a batch's size,
+    `len(next(iter(loader))[0])`, converts when it moves only a seed nothing reads: no
+    workers, no collate function or sampler of the script's own, a map-style dataset.""",
     """Seed once before the training loop, or give the DataLoader its own
     `generator=torch.Generator().manual_seed(...)` and seed the epochs through it.""",
     """
@@ -142,12 +150,14 @@ def read(ctx, plan, steps) -> None:
         return  # its iterator draws from the loader's own generator, not the global one
     drawing = functions_drawing(ctx)
     for stmt in plan.pre_train:
-        if draws(ctx, stmt, drawing):
+        if draws(ctx, stmt, drawing, loaders=False) or (
+            loader_iterations(ctx, stmt) and not neutral_size_peeks(ctx, stmt, plan.train_loader)
+        ):
             ctx.block(
                 EPOCH_START_RNG,
-                "the epoch loop seeds or draws from torch's random generator before its batch "
-                "loop: Lightning creates the first epoch's loader iterator (which draws its "
-                "seed) before on_train_epoch_start, where this code would run",
+                f"the epoch loop {_drawing(ctx, stmt)} before its batch loop: Lightning "
+                "creates the first epoch's loader iterator (which draws its seed) before "
+                "on_train_epoch_start, where this code would run",
                 stmt,
             )
             return
@@ -166,11 +176,23 @@ def _validation_setup(ctx, plan) -> None:
     if stmt is not None:
         ctx.block(
             EVAL_SETUP_RNG,
-            "the validation pass's setup draws from torch's random generator: it would run "
+            f"the validation pass's setup {_drawing(ctx, stmt)}: it would run "
             "in on_validation_epoch_start, which Lightning calls after creating the pass's "
             "loader iterator (which draws its seed); the script drew here first",
             stmt,
         )
+
+
+def _drawing(ctx, stmt) -> str:
+    """How `stmt` draws, for a refusal: a loader it iterates, or random numbers."""
+    sites = loader_iterations(ctx, stmt)
+    if sites:
+        code = ctx.module.code_for_node(sites[0]).strip().splitlines()[0]
+        return (
+            f"iterates a loader (`{code}`: a DataLoader iterator draws a seed from torch's "
+            "random generator)"
+        )
+    return "seeds or draws from torch's random generator"
 
 
 def _own_generator(loader: cst.Call | None) -> bool:

@@ -51,6 +51,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.loader_iteration import loader_iterations
 from ..analysis.names import collect_names, file_identifiers, rename, spelled_names
 from ..analysis.statements import (
     BACKWARD,
@@ -121,8 +122,10 @@ PHASES_SHARE_STATE = Rule(
     training-phase code, or any code between the batch loop and the validation pass) in
     `on_train_epoch_end`, after the validation pass. That is faithful only when the pass
     neither changes what that code reads nor reads what it writes (accumulators shared by
-    training and validation), and, for a phase loop, the code draws no random numbers and
-    calls no function of the script (either could see the other order).""",
+    training and validation), when that code draws nothing from torch's generator while the
+    pass does (a peek `next(iter(val_loader))` makes a DataLoader iterator, which draws a
+    seed, as the pass's own iterator does), and, for a phase loop, the code draws no random
+    numbers and calls no function of the script (either could see the other order).""",
     """Compute the training phase's epoch metrics from names of its own, and keep helper calls
     and random draws out of the code after the training batch loop.""",
     """
@@ -236,6 +239,7 @@ def _check_code_before_the_pass(ctx, stmts) -> list:
     # mode switches are eval_mode's to judge (TL147), not state shared with the pass
     early = cst.IndentedBlock(body=[*setup, stmts[j]]).visit(_WithoutModeCalls())
     later = cst.IndentedBlock(body=kept).visit(_WithoutModeCalls())
+    _check_draws_before_the_pass(ctx, kept, early)
     index = ctx.unwrap_iter(pass_loop)[1]
     read_by_pass = maybe_changed(ctx, later, collect_names(early).all()) - {index}
     shared = maybe_changed(ctx, early, collect_names(later).all()) - {index}
@@ -258,6 +262,32 @@ def _check_code_before_the_pass(ctx, stmts) -> list:
             kept[0],
         )
     return stmts
+
+
+def _check_draws_before_the_pass(ctx, kept: list, early) -> None:
+    """TL177 when epoch code between the batch loop and the pass draws from torch's
+    generator -- a peek `next(iter(val_loader))`, `torch.randn(...)` -- and so does the pass
+    (its loader's iterator, its setup): once after the pass, each would get the other's
+    numbers (same count, other order: the training after them is the same, what they show
+    is not; with workers or a shuffled loader the batches differ)."""
+    from ..analysis.torch_draws import draws, functions_drawing
+
+    drawing = functions_drawing(ctx)
+    drawn = next((s for s in kept if draws(ctx, s, drawing)), None)
+    if drawn is None or not draws(ctx, early, drawing):
+        return
+    sites = loader_iterations(ctx, drawn)
+    if sites:
+        what = f"`{ctx.module.code_for_node(sites[0]).strip()}` iterates a loader"
+    else:
+        what = "it draws random numbers"
+    raise Unsupported(
+        PHASES_SHARE_STATE,
+        f"epoch code after the training loop draws from torch's generator ({what}), as the "
+        "validation pass does (its loader's iterator): Lightning runs that code after the "
+        "pass (on_train_epoch_end), so each would draw the other's numbers",
+        drawn,
+    )
 
 
 def _evaluation_names(ctx, stmts, j: int, setup: list, kept: list):
@@ -817,6 +847,15 @@ def _check_shared_state(ctx, train, evaluation, loop) -> None:
     defined = {
         s.name.value for s in ctx.module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))
     }
+    iterating = loader_iterations(ctx, cst.IndentedBlock(body=after))
+    if iterating:  # a loader's iterator draws from torch's generator, as the pass's does
+        raise Unsupported(
+            PHASES_SHARE_STATE,
+            f"the training phase's epoch code iterates a loader "
+            f"(`{ctx.module.code_for_node(iterating[0]).strip()}`), which Lightning would do "
+            "after the evaluation pass (each loader iterator draws from torch's generator)",
+            loop,
+        )
     for call in m.findall(cst.IndentedBlock(body=after), m.Call()):
         qualnames = ctx.call_qualnames(call)
         random = any(q.startswith("torch.") and q.rsplit(".", 1)[1] in _RANDOM for q in qualnames)

@@ -127,3 +127,67 @@ def test_a_name_is_read_in_its_own_scope():
     assert loader_iterations(ctx, peek.body)
     assert not loader_iterations(ctx, total.body)
     assert m.findall(ctx.module, m.Call(func=m.Name("total")))
+
+
+def _method_statement_draws(body: str, method: str) -> bool:
+    """Whether the last statement of `method` (of the file's first class) may draw."""
+    ctx = _Context(HEADER + textwrap.dedent(body))
+    cls = next(s for s in ctx.module.body if isinstance(s, cst.ClassDef))
+    fn = next(s for s in cls.body.body if getattr(s, "name", None) and s.name.value == method)
+    return bool(loader_iterations(ctx, fn.body.body[-1]))
+
+
+_SHADOW = """
+class Shadow{base}:
+    def __init__(self, params, held):
+        self.shadow = {{}}
+        self.params = [p.detach().clone() for p in params]
+        self.held = held
+
+    def fill(self, named):
+        for name, p in named:
+            self.shadow[name] = p.data.clone()
+
+    def has(self, name):
+        assert name in self.shadow
+
+    def pairs(self, values):
+        for a, b in zip(self.params, values):
+            pass
+
+    def peek(self):
+        return next(iter(self.held))
+
+
+ema = Shadow(model.parameters(), {held})
+ema.fill(model.named_parameters())
+ema.has("weight")
+ema.pairs({values})
+{extra}
+"""
+
+
+def _shadow(base="", held="[]", values="model.parameters()", extra="") -> str:
+    return _SHADOW.format(base=base, held=held, values=values, extra=extra)
+
+
+def test_attributes_of_the_files_own_class_follow_their_bindings():
+    """`self.shadow` bound to a dict of tensors, `self.params` from the constructor's
+    argument, a method's parameter from its calls' arguments: no loader, no draw."""
+    assert not _method_statement_draws(_shadow(), "has")
+    assert not _method_statement_draws(_shadow(), "pairs")
+    assert not _method_statement_draws(_shadow(), "peek")
+
+
+def test_attributes_and_method_parameters_given_a_loader_draw():
+    assert _method_statement_draws(_shadow(held="loader"), "peek")
+    assert _method_statement_draws(_shadow(values="loader"), "pairs")
+    assert _method_statement_draws(_shadow(extra="ema.shadow = loader"), "has")
+
+
+def test_what_the_file_cannot_see_set_or_call_stays_unknown():
+    # a base class may set any attribute; a method handed out may be called with anything;
+    # setattr may bind any attribute
+    assert _method_statement_draws(_shadow(base="(torch.nn.Module)"), "has")
+    assert _method_statement_draws(_shadow(extra="callback = ema.pairs"), "pairs")
+    assert _method_statement_draws(_shadow(extra='setattr(ema, "shadow", {})'), "has")

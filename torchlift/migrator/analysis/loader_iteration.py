@@ -23,7 +23,13 @@ the union of every binding of it (assignments, loop targets, `with ... as`, `app
 `d[k] = v` into it); a parameter of a module function the union of the arguments of its calls (UNKNOWN when the
 function is passed around, or for methods and lambdas); a call of a module function the union
 of its returns. Library calls: torch (but torch.utils.data), numpy and other namespaces that
-make no loader give PLAIN values; any other callee gives UNKNOWN.
+make no loader give PLAIN values; any other callee gives UNKNOWN. An attribute of `self` read
+in a method of the file's own class without a base is the union of every binding of that
+attribute name in the file (`self.shadow = {}`, `self.shadow[k] = v`, `obj.shadow.append(v)`):
+no library code sets it (UNKNOWN when the file calls `setattr` or touches `__dict__`). A
+parameter of such a class's method (not a dunder, static or class method) is the union of the
+arguments of its calls, `ema.store(model.parameters())`, when the file names the method only
+to call it.
 """
 
 from __future__ import annotations
@@ -173,6 +179,11 @@ class _Flow:
         self.bindings: dict[tuple, list] = {}  # (scope, name) -> its bindings
         self.keys: dict[str, list] = {}  # name -> its (scope, name) keys
         self.chains: dict[int, tuple] = {}  # id(Name read) -> its scopes, innermost first
+        self.method_calls: dict[str, list | None] = {}
+        self.own_attributes: set[int] = set()  # id(`self.x` read in a plain class's method)
+        self.dynamic_attributes = bool(
+            m.findall(module, m.Call(func=m.Name("setattr")) | m.Name("__dict__"))
+        )
         self.state: dict = {}
         _Bindings(self).collect()
         self._solve()
@@ -203,6 +214,8 @@ class _Flow:
             return found
         if kind == "param":
             return self._parameter(*payload)
+        if kind == "method_param":
+            return self._method_parameter(*payload)
         return payload  # "origin"
 
     def _returns(self, function: cst.FunctionDef) -> int:
@@ -234,6 +247,52 @@ class _Flow:
                     found |= self.origin(arg.value)
         return found
 
+    def _method_parameter(self, cls: str, method: cst.FunctionDef, param: cst.Param) -> int:
+        """A method's parameter: its calls' arguments (the class's calls for `__init__`)."""
+        name = method.name.value
+        calls = self._class_calls(cls) if name == "__init__" else self._method_calls(name)
+        if calls is None:
+            return UNKNOWN
+        params = method.params
+        position = [p.name.value for p in [*params.posonly_params, *params.params]][1:]
+        if param.name.value not in position and param not in params.kwonly_params:
+            return UNKNOWN  # `self`: its attributes are followed by name (`origin`)
+        found = self.origin(param.default) if param.default is not None else PLAIN
+        name = param.name.value
+        for call in calls:
+            positional = [a for a in call.args if a.keyword is None]
+            for k, arg in enumerate(positional):
+                if arg.star:
+                    found |= UNKNOWN
+                elif k < len(position) and position[k] == name:
+                    found |= self.origin(arg.value)
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == name:
+                    found |= self.origin(arg.value)
+        return found
+
+    def _method_calls(self, name: str):
+        """Every call of a method named `name` (`x.name(...)`), or None when the file names it
+        otherwise too (passed around, `getattr`): then it may be called with anything."""
+        if name not in self.method_calls:
+            self.method_calls[name] = self._find_method_calls(name)
+        return self.method_calls[name]
+
+    def _class_calls(self, cls: str):
+        """Every call of the file's class `cls`, or None when it is named otherwise too."""
+        calls = m.findall(self.module, m.Call(func=m.Name(cls)))
+        mentions = [n for n in m.findall(self.module, m.Name(cls)) if id(n) in self.chains]
+        definition = self.classes[cls].name
+        named = [n for n in mentions if n is not definition]
+        return calls if len(named) == len(calls) else None
+
+    def _find_method_calls(self, name: str):
+        mentions = m.findall(self.module, m.Attribute(attr=m.Name(name)))
+        calls = m.findall(self.module, m.Call(func=m.Attribute(attr=m.Name(name))))
+        if len(mentions) != len(calls) or m.findall(self.module, m.Name("getattr")):
+            return None
+        return calls
+
     # -- expressions ---------------------------------------------------------------------
     def origin(self, expr) -> int:
         if isinstance(expr, cst.Name):
@@ -241,6 +300,10 @@ class _Flow:
         if isinstance(expr, (cst.Attribute, cst.Subscript)):
             if isinstance(expr, cst.Attribute) and self._qualified(expr):
                 return PLAIN  # `torch.float32`, `sys.stdout`
+            if id(expr) in self.own_attributes and not self.dynamic_attributes:
+                key = ("attribute", expr.attr.value)
+                if key in self.bindings:
+                    return self.state.get(key, PLAIN)
             value = self.origin(expr.value)
             if value == PLAIN:
                 return PLAIN
@@ -409,6 +472,9 @@ class _Bindings(cst.CSTVisitor):
         self.flow = flow
         self.scopes: list[tuple[int, frozenset]] = [(0, frozenset())]  # (id, its globals)
         self.uses: dict[str, int] = {}  # name -> how many Name nodes spell it (no attributes)
+        # per class entered: the node when it is the file's own, with no base, else None
+        self.plain_classes: list[cst.ClassDef | None] = []
+        self.methods: list[cst.FunctionDef | None] = []  # per function entered: its class's?
 
     def collect(self) -> None:
         self.flow.module.visit(self)
@@ -435,8 +501,17 @@ class _Bindings(cst.CSTVisitor):
         self.uses[node.value] = self.uses.get(node.value, 0) + 1
 
     def visit_Attribute(self, node) -> bool:
+        inside = bool(self.plain_classes) and self.plain_classes[-1] is not None
+        if m.matches(node.value, m.Name("self")) and inside and any(self.methods):
+            self.flow.own_attributes.add(id(node))  # in a plain class's method, or nested
         node.value.visit(self)  # `model.train()`'s `train` names no variable
         return False
+
+    def _add_attribute(self, target, kind: str, payload) -> None:
+        """`obj.x = v` (or `obj.x[k] = v`, `obj.x.append(v)`): a binding of every `x`."""
+        if isinstance(target, cst.Attribute):
+            key = ("attribute", target.attr.value)
+            self.flow.bindings.setdefault(key, []).append((kind, payload))
 
     def visit_Arg(self, node) -> bool:
         node.value.visit(self)  # nor does a keyword
@@ -467,6 +542,10 @@ class _Bindings(cst.CSTVisitor):
             root = _root(target)
             if root is not None:  # `d[k] = v`, `obj.attr = v`: it holds the value
                 self._add(root, "value", (value, (*steps, "container")))
+            if isinstance(target, cst.Attribute):
+                self._add_attribute(target, "value", (value, steps))
+            else:
+                self._add_attribute(target.value, "value", (value, (*steps, "container")))
 
     # assignments and loop targets
     def visit_Assign(self, node) -> None:
@@ -507,17 +586,38 @@ class _Bindings(cst.CSTVisitor):
     def visit_FunctionDef(self, node) -> None:
         self._add(node.name.value, "origin", PLAIN)
         module_level = any(s is node for s in self.flow.module.body)
+        method = self._plain_method(node)
+        cls = self.plain_classes[-1] if self.plain_classes else None
+        self.methods.append(
+            node if cls is not None and any(s is node for s in cls.body.body) else None
+        )
         params = node.params
         for param in _params(params):
             starred = param is params.star_arg or param is params.star_kwarg
             if module_level and not starred:
                 self._add(param.name.value, "param", (node.name.value, param), id(node))
+            elif method and not starred:
+                payload = (self.plain_classes[-1].name.value, node, param)
+                self._add(param.name.value, "method_param", payload, id(node))
             else:  # a method's, a nested function's, `*args`: given anything
                 self._add(param.name.value, "origin", UNKNOWN, id(node))
         self._enter(node, node.body)
 
+    def _plain_method(self, node: cst.FunctionDef) -> bool:
+        """`node` is a method of the file's own class without a base, called by name only."""
+        name = node.name.value
+        cls = self.plain_classes[-1] if self.plain_classes else None
+        return (
+            cls is not None
+            and any(s is node for s in cls.body.body)
+            and (name == "__init__" or not (name.startswith("__") and name.endswith("__")))
+            and not node.decorators
+            and bool(node.params.params)
+        )
+
     def leave_FunctionDef(self, node) -> None:
         self.scopes.pop()
+        self.methods.pop()
 
     def visit_Lambda(self, node) -> None:
         for param in _params(node.params):
@@ -530,9 +630,14 @@ class _Bindings(cst.CSTVisitor):
     def visit_ClassDef(self, node) -> None:
         self._add(node.name.value, "origin", PLAIN)
         self._enter(node, node.body)
+        bases = [b.value for b in node.bases]
+        plain = all(m.matches(b, m.Name("object")) for b in bases) and not node.keywords
+        own = plain and any(s is node for s in self.flow.module.body)
+        self.plain_classes.append(node if own else None)
 
     def leave_ClassDef(self, node) -> None:
         self.scopes.pop()
+        self.plain_classes.pop()
 
     def visit_Call(self, node) -> None:
         func = node.func
@@ -541,6 +646,7 @@ class _Bindings(cst.CSTVisitor):
             if root is not None:  # `history.append(x)`: it holds x
                 for arg in node.args:
                     self._add(root, "value", (arg.value, ("container",)))
+                    self._add_attribute(func.value, "value", (arg.value, ("container",)))
 
 
 def _root(expr) -> str | None:

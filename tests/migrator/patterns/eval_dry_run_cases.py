@@ -108,3 +108,24 @@ UNCHANGED["hand_counter_limit_maybe_a_float"] = (
     _COUNTED.format(compare=">=").replace("neval_batches = 2", "neval_batches = 2.5"),
     "TL180",
 )
+
+# the `if` prints a closing line before its `break` (Umar Jamil's run_validation): it runs on
+# batch K, the pass's last under limit_val_batches=K, so it stays under the `if`
+_CLOSING = _COUNTED.replace(
+    "                break", '                print("-" * 20)\n                {ending}'
+)
+CONVERTS["hand_counter_break_after_a_closing_line"] = (
+    _CLOSING.format(compare="==", ending="break"),
+    [
+        "limit_val_batches=neval_batches",
+        'if self.cnt == self.hparams.neval_batches:\n            print("-" * 20)',
+    ],
+    ["break"],
+)
+# a closing block that may end the pass on its own: not the K-th batch's closing line
+UNCHANGED["hand_counter_closing_block_with_its_own_break"] = (
+    _CLOSING.format(compare="==", ending="break").replace(
+        'print("-" * 20)', 'if val_loss > 9:\n                    break'
+    ),
+    "TL180",
+)

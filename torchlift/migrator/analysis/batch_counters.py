@@ -22,15 +22,19 @@ from .names import collect_names
 _BREAK_ONLY = m.IndentedBlock([m.SimpleStatementLine([m.Break()])])
 
 
-def counted_limit(ctx, stmt, loop: cst.For, loop_body: list, epoch: list):
+def counted_limit(ctx, stmt, loop: cst.For, loop_body: list, epoch: list, closing=False):
     """K of `stmt`, the `if cnt >= K: break` ending `loop` (whose statements before it are
     `loop_body`), when `cnt` counts the batches from 0; None otherwise. `epoch`: every
-    statement of the epoch loop, the batch loop's among them or not."""
+    statement of the epoch loop, the batch loop's among them or not. `closing`: the `if` may
+    run statements before its `break` (`print("-" * 80); break`): they run on batch K, the
+    last one, and the caller keeps them under the `if`."""
     test = m.Comparison(
         left=m.Name(),
         comparisons=[m.ComparisonTarget(operator=m.GreaterThanEqual() | m.Equal())],
     )
-    if not m.matches(stmt, m.If(test=test, body=_BREAK_ONLY, orelse=None)):
+    if not m.matches(stmt, m.If(test=test, orelse=None)):
+        return None
+    if not m.matches(stmt.body, _BREAK_ONLY) and not (closing and _closing_break(stmt.body)):
         return None
     counter = stmt.test.left.value
     limit = stmt.test.comparisons[0].comparator
@@ -55,6 +59,17 @@ def counted_limit(ctx, stmt, loop: cst.For, loop_body: list, epoch: list):
     if not _runs_before(epoch, outside[0], loop):
         return None
     return limit
+
+
+def _closing_break(block) -> bool:
+    """`block` is statements without flow of their own, then a lone `break`."""
+    if not isinstance(block, cst.IndentedBlock) or len(block.body) < 2:
+        return False
+    *before, last = block.body
+    flow = m.Break() | m.Continue() | m.Return() | m.Raise() | m.Yield()
+    return m.matches(last, m.SimpleStatementLine([m.Break()])) and not any(
+        m.findall(s, flow) for s in before
+    )
 
 
 def _writes(node, name: str) -> list:

@@ -10,7 +10,8 @@
 The `break` ends the pass after its first batch whenever the flags are set, which is what
 `limit_val_batches=1` (a test pass after training: `limit_test_batches=1`) says; the step keeps
 the rest of the body. A hand counter ending the pass after K batches (`cnt += 1` ... `if cnt
->= K: break`, K an int >= 1 for sure: analysis/batch_counters.py) is `limit_val_batches=K`. As for training (patterns/early_break.py), the flags are read once, when
+>= K: break`, K an int >= 1 for sure: analysis/batch_counters.py) is `limit_val_batches=K`;
+what the `if` runs before that `break` stays under it (it runs on batch K, the pass's last). As for training (patterns/early_break.py), the flags are read once, when
 the Trainer is built, so they must be names nothing in the loop (or between the loop and a
 test pass) rebinds or changes. Refused (TL180): any other `break` in a validation loop (one
 that may end the pass after another batch, or with code after it on that batch). A test pass
@@ -106,7 +107,7 @@ def _counted(ctx, plan, kind: str, loop, body: list, others: list, stmt, positio
     everything = [*plan.pre_train, *plan.train_body, *plan.after_step, *others]
     limit = None
     if position == len(body) - 1:
-        limit = counted_limit(ctx, stmt, loop, body[:-1], everything)
+        limit = counted_limit(ctx, stmt, loop, body[:-1], everything, closing=True)
     if limit is None or not positive_int(ctx, limit):
         raise Unsupported(EVAL_BREAK, f"`break` in the {kind} loop", stmt)
     if collect_names(limit).reads & collect_names(*everything).writes:
@@ -115,4 +116,5 @@ def _counted(ctx, plan, kind: str, loop, body: list, others: list, stmt, positio
     plan.add_trainer_arg(_LIMITS[kind], code)
     why = f"the {kind} loop's `break` after its batch `{code}` -> `{_LIMITS[kind]}={code}`"
     plan.explained.append((stmt, "trainer", why))
-    return body[:-1]
+    kept = without_break(stmt)  # what the `if` ran before its `break`, on that last batch
+    return body[:-1] + ([] if isinstance(kept, cst.RemovalSentinel) else [kept])

@@ -73,6 +73,7 @@ DRAWS = {
 }
 
 NO_DRAW = {
+    "bar_class_write": "from tqdm import tqdm\ntqdm.write(loader)",
     "length": "print(len(loader))",
     "list_of_floats": "losses.append(1.0)\nprint(sum(losses) / len(losses), max(losses))",
     "joined_floats": 'print(", ".join(f"{v:.3f}" for v in losses))',

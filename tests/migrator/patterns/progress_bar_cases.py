@@ -290,6 +290,17 @@ CONVERTS["bound_bar_write_goes_to_its_class"] = (
     ["def on_train_epoch_end(self):", 'tqdm.write(f"epoch {epoch} done")'],
     ["pbar"],
 )
+# handed on as a function (Umar Jamil's `run_validation(..., lambda msg: batch_iterator.write(msg))`)
+CONVERTS["bound_bar_write_handed_on_in_a_lambda"] = (
+    _BOUND.format(after='    say = lambda msg: pbar.write(msg)\n    say(f"epoch {epoch} done")\n'),
+    ["say = lambda msg: tqdm.write(msg)"],
+    ["pbar"],
+)
+# a lambda of its own parameter named like the bar writes through that parameter
+UNCHANGED["bound_bar_name_shadowed_by_a_lambda_parameter"] = (
+    _BOUND.format(after='    say = lambda pbar: pbar.write("x")\n    say(pbar)\n'),
+    "TL104",
+)
 CONVERTS["bound_bar_in_a_per_epoch_helper"] = (
     """
     from tqdm.auto import tqdm

@@ -148,6 +148,8 @@ def _unseen(ctx, call, names, builtin) -> bool:
         return False
     if names & (TQDM - ITERATING_BARS):
         return False
+    if any(q.endswith(".write") and q[: -len(".write")] in TQDM for q in names):
+        return False  # the bars' classmethod printing a line
     func = call.func
     flow = _flow(ctx.module, ctx.names)
     if isinstance(func, cst.Name) and (func.value in flow.functions or func.value in flow.classes):

@@ -11,6 +11,7 @@
                                                           (also `if stop: pbar.close(); break`
                                                           in either loop: bar_closes.py)
 
+`pbar.write` handed on (`run_validation(..., lambda msg: pbar.write(msg))`) is `tqdm.write` too.
 The epoch body is the one helpers.py inlined, so a bar of a per-epoch `train_one_epoch()` is
 read the same way. Refused (TL104), naming the use: the bar used otherwise -- passed on, read
 (`pbar.n`), iterated again, bound again, used inside a block or before it is bound, or read
@@ -65,12 +66,29 @@ def take(ctx, stmts: list) -> list:
 
 
 def written(ctx, stmt):
-    """`pbar.write(...)` of the bound bar as `tqdm.write(...)`; any other statement as is."""
+    """`stmt` with every `pbar.write` of the bound bar as `tqdm.write`, called or handed on
+    (`print_msg = lambda msg: pbar.write(msg)`): a classmethod, the same text on the same
+    stream through the bar's class."""
     found = ctx.found.get("bar_class")
-    if found is None or not m.matches(call_method(stmt, "write"), m.Name(found[0])):
+    if found is None:
         return stmt
-    call = stmt.body[0].value
-    return stmt.deep_replace(call.func.value, found[1])
+    name, cls = found
+    for attribute in _write_attributes(stmt, name):
+        stmt = stmt.deep_replace(attribute.value, cls)
+    return stmt
+
+
+def _write_attributes(stmt, name: str) -> list:
+    return m.findall(stmt, m.Attribute(value=m.Name(name), attr=m.Name("write")))
+
+
+def _only_writes(stmt, name: str) -> bool:
+    """Every mention of `name` in `stmt` is `name.write` (the class's method through the
+    bar), none of them under a function or lambda of its own parameter `name`."""
+    if m.findall(stmt, m.Param(name=m.Name(name))) or name in collect_names(stmt).writes:
+        return False
+    mentions = [n for n in m.findall(stmt, m.Name(name))]
+    return bool(mentions) and len(mentions) == len(_write_attributes(stmt, name))
 
 
 def _is_batch_loop(stmt) -> bool:
@@ -89,12 +107,14 @@ def _check_uses(ctx, name: str, stmts: list, bound: int, at: int) -> None:
         if k == at:
             for inner in loop.body.body:
                 if _mentions(inner, name) and not _calls(inner, name, _LOOP_CALLS):
-                    if closes_in(inner, name) is None:  # bar_closes.py drops those
+                    if closes_in(inner, name) is None and not _only_writes(inner, name):
                         _refuse(ctx, name, inner, _how(ctx, name, inner))
             continue
         if k < bound:
             _refuse(ctx, name, stmt, "used before it is bound in the epoch")
-        if not _calls(stmt, name, _EPOCH_CALLS) and closes_in(stmt, name) is None:
+        if _calls(stmt, name, _EPOCH_CALLS) or _only_writes(stmt, name):
+            continue
+        if closes_in(stmt, name) is None:
             _refuse(ctx, name, stmt, _how(ctx, name, stmt))
     if id(stmts[bound]) in ctx.found.get("inlined_from", {}):
         return  # a helper's own local: nothing after the epoch loop sees it

@@ -16,7 +16,12 @@ import libcst as cst
 import libcst.matchers as m
 
 from .analysis.function_reads import reads_of_all_functions, reads_of_functions_called
-from .analysis.module_placement import module_devices, module_names, modules_run
+from .analysis.module_placement import (
+    module_aliases,
+    module_devices,
+    module_names,
+    modules_run,
+)
 from .analysis.names import NameUse, bound_names, collect_names, scope_reads
 from .analysis.statements import contains, move_calls, statements
 from .patterns.amp import MIXED_PRECISION
@@ -123,6 +128,7 @@ class ScopeInfo:
     # module -> the device code the scope moved it to (analysis/module_placement.py)
     module_devices: dict = field(default_factory=dict)
     run_after: set[str] = frozenset()  # names code after the loop runs (analysis/module_placement)
+    model_aliases: set[str] = frozenset()  # other names of the model (`m = model.to(device)`)
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
@@ -353,8 +359,11 @@ def resolve_names(
     # the device the script moved its model to (`probe = nn.Linear(...).to(DEVICE)`), for
     # later code using it on tensors it placed before (no device name read after fit)
     own = next((d for model in plan.models if (d := scope.module_devices.get(model.name))), None)
-    run = any(model.name in scope.run_after for model in plan.models)
-    if placed and (escapes or any(model.name in model_later for model in plan.models)):
+    # the model under any of its names (`m = model.to(device)` then `m.generate(...)`)
+    names = {n for model in plan.models for n in (model.name, *model.aliases)}
+    names |= scope.model_aliases
+    run = bool(names & scope.run_after)
+    if placed and (escapes or names & model_later):
         if not used and escapes:
             used = sorted(plan.device_names)
         plan.device_after = used[0] if used else (own if run else None) or plan.cuda_placement
@@ -460,6 +469,7 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         params=set(ctx.params),
         placed_modules=_placed_modules(ctx),
         module_devices=module_devices(ctx, ctx.scope_before),
+        model_aliases=module_aliases(ctx.scope_before, {model.name for model in plan.models}),
         run_after=modules_run(ctx.scope_after),
         returned={
             name

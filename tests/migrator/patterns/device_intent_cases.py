@@ -825,3 +825,18 @@ CONVERTS["config_device_compared_in_the_step"] = (
     ],
     ["x.to(", "self.device =="],
 )
+# Karpathy's lecture: `m = model.to(device)`, then `m.generate(context)` after training on a
+# tensor made on the device: the model is put back whatever name later code uses
+CONVERTS["model_alias_used_after_fit_is_put_back"] = (
+    """
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        m = model.to(device)
+"""
+    + _LOOP
+    + """
+        context = torch.zeros((1, 4), device=device)
+        print(m(context))
+""",
+    ["trainer.fit(lit_model, loader)\nmodel.to(device)\n"],
+    [],
+)

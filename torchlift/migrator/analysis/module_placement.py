@@ -56,6 +56,27 @@ def module_devices(ctx, stmts) -> dict[str, str | None]:
     return placed
 
 
+def module_aliases(stmts, modules: set[str]) -> set[str]:
+    """Other names the top-level `stmts` bind to one of `modules` itself: `m = model`,
+    `m = model.to(device)`, `net = model.cuda().train()` (a module's `to` / `cuda` and mode
+    methods return the module). Over-counting is harmless here: the model is put back where
+    the script had it whichever name later code uses."""
+    found: set[str] = set()
+    for stmt in stmts:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+            continue
+        small = stmt.body[0]
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+            continue
+        target, value = small.targets[0].target, small.value
+        while _self_method(value) or (isinstance(value, cst.Call) and _moves_itself(value)):
+            value = value.func.value
+        if isinstance(target, cst.Name) and isinstance(value, cst.Name):
+            if value.value in modules | found:
+                found.add(target.value)
+    return found - modules
+
+
 def _placed_value(ctx, value, placed):
     """The device code of a module value, None when unknown, False when not a placed module."""
     base = value

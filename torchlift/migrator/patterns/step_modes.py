@@ -235,18 +235,15 @@ def _model_object_used(node, models: set[str]) -> bool:
     for attribute in m.findall(node, m.Attribute()):
         kept.add(id(attribute.attr))
     for target in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign()):
-        bound = target.target
-        kept |= {id(n) for n in m.findall(bound, m.Name())} if not isinstance(
-            bound, (cst.Attribute, cst.Subscript)
-        ) else set()
+        if not isinstance(target.target, (cst.Attribute, cst.Subscript)):  # names bound
+            kept |= {id(name) for name in m.findall(target.target, m.Name())}
     for arg in m.findall(node, m.Arg()):
         if arg.keyword is not None:
             kept.add(id(arg.keyword))
     for param in m.findall(node, m.Param()):
         kept.add(id(param.name))
-    return any(
-        name.value in models and id(name) not in kept for name in m.findall(node, m.Name())
-    )
+    names = m.findall(node, m.Name())
+    return any(name.value in models and id(name) not in kept for name in names)
 
 
 def _end_of_training(plan, trace: Trace) -> Mode:

@@ -179,8 +179,9 @@ def clean(ctx, plan) -> None:
     if observed:
         ctx.block(
             TRAINING_MODE,
-            f"code after training runs the model{where}, which the script leaves in "
-            f"{_describe(script.final)}{_set_by(ctx, plan, script.final, False)}; converted, "
+            f"code after training runs the model or reads its mode{where}, which the script "
+            f"leaves in {_describe(script.final)}{_set_by(ctx, plan, script.final, False)}; "
+            f"converted, "
             f"in {_describe(converted.final)}",
             _cause(ctx, script.final, plan.epoch_loop),
         )

@@ -294,3 +294,9 @@ CONVERTS["own_method_switching_to_eval_at_each_step"] = (
     ["def validation_step"],
     [],
 )
+# heldout17 Kaggle starter: `del model, optimizer` after training reads no mode
+CONVERTS["eval_at_epoch_end_model_deleted_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(after="del model, optimizer"),
+    ["trainer.fit("],
+    [],
+)

@@ -226,7 +226,7 @@ def _observed_after(ctx, plan, script_final: Mode, converted_final: Mode) -> Run
 def _model_object_used(node, models: set[str]) -> bool:
     """The model object itself goes somewhere a mode may be read later (`net = model`,
     `return model`, `[model]`, `model.fc` kept): a read of a model name other than a call of
-    it or of its method, or an argument (_runs_model judges those), or a name bound."""
+    it or of its method, or an argument (_runs_model judges those), a name bound or deleted."""
     kept = set()
     for call in m.findall(node, m.Call()):
         kept.add(id(call.func))
@@ -238,6 +238,8 @@ def _model_object_used(node, models: set[str]) -> bool:
     for target in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign()):
         if not isinstance(target.target, (cst.Attribute, cst.Subscript)):  # names bound
             kept |= {id(name) for name in m.findall(target.target, m.Name())}
+    for deleted in m.findall(node, m.Del()):  # `del model`: unbound, nothing read
+        kept |= {id(name) for name in m.findall(deleted.target, m.Name())}
     for arg in m.findall(node, m.Arg()):
         if arg.keyword is not None:
             kept.add(id(arg.keyword))

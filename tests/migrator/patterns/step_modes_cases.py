@@ -176,3 +176,127 @@ UNCHANGED["train_inside_the_test_loop"] = (
     ),
     "TL147",
 )
+
+# heldout26 "PyTorch in One Hour": each epoch ends with `model.eval()` (no pass), and the code
+# after training sets eval mode itself before running the model: the mode the epochs leave is
+# never observed (set again before any run), so Lightning's train mode there harms nothing
+_EVAL_AT_EPOCH_END = """
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+    {after}
+"""
+CONVERTS["eval_at_epoch_end_set_again_before_the_run_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(
+        after="model.eval()\n    with torch.no_grad():\n        print(model(torch.randn(2, 4)))"
+    ),
+    ["trainer.fit("],
+    [],
+)
+CONVERTS["eval_at_epoch_end_train_false_before_the_run_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(
+        after="print(len(loader))\n    model.train(False)\n    print(model(torch.randn(2, 4)))"
+    ),
+    ["trainer.fit("],
+    [],
+)
+# the run (or a read of `model.training`) comes before the mode is set again: observed
+UNCHANGED["eval_at_epoch_end_run_before_the_eval_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(
+        after="print(model(torch.randn(2, 4)))\n    model.eval()\n    print(model(torch.randn(2, 4)))"
+    ),
+    "TL148",
+)
+UNCHANGED["eval_at_epoch_end_training_flag_read_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(after="print(model.training)\n    model.eval()"),
+    "TL148",
+)
+UNCHANGED["eval_at_epoch_end_set_again_in_one_branch_only"] = (
+    _EVAL_AT_EPOCH_END.format(
+        after="if len(loader) > 1:\n        model.eval()\n    print(model(torch.randn(2, 4)))"
+    ),
+    "TL148",
+)
+UNCHANGED["eval_at_epoch_end_run_in_a_compound_statement_head"] = (
+    _EVAL_AT_EPOCH_END.format(
+        after="if model(torch.randn(2, 4)).sum() > 0:\n        model.eval()\n    print(len(loader))"
+    ),
+    "TL148",
+)
+
+# heldout26 Umar Jamil transformer: the model's own methods (`encode` / `decode` / `project`)
+# only call its submodules: they keep the mode, whatever factory builds the model
+_OWN_METHODS = """
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Linear(4, 3)
+            self.head = nn.Linear(3, 2)
+
+        def encode(self, x):
+            return self.encoder(x)
+
+        def project(self, h):
+            return self.head(h)
+
+        def forward(self, x):
+            return self.project(self.encode(x))
+    {switching}
+
+    def build_net():
+        net = Net()
+        return net
+
+
+    def get_model():
+        built = build_net()
+        return built
+
+
+    transformer = get_model()
+    opt = torch.optim.SGD(transformer.parameters(), lr=0.1)
+    val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+    def evaluate(net, data_loader):
+        net.eval()
+        with torch.no_grad():
+            for x, y in data_loader:
+                print(criterion(net(x), y).item())
+
+
+    for epoch in range(3):
+        transformer.train()
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(transformer.project(transformer.{method}(x)), y)
+            loss.backward()
+            opt.step()
+        evaluate(transformer, val_loader)
+"""
+CONVERTS["own_methods_of_a_factory_built_model_keep_the_mode"] = (
+    _OWN_METHODS.format(switching="", method="encode"),
+    ["def validation_step", "self.model.project(self.model.encode(x))"],
+    ["converted, in the mode"],
+)
+# a method of the class that switches the mode is followed (as before, when its class was
+# unknown, the same call in both runs): every step after the first runs in eval mode in both
+CONVERTS["own_method_switching_to_eval_at_each_step"] = (
+    _OWN_METHODS.format(
+        switching="\n        def encode_frozen(self, x):\n            self.eval()\n            return self.encoder(x)\n",
+        method="encode_frozen",
+    ),
+    ["def validation_step"],
+    [],
+)
+# heldout17 Kaggle starter: `del model, optimizer` after training reads no mode
+CONVERTS["eval_at_epoch_end_model_deleted_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(after="del model, optimizer"),
+    ["trainer.fit("],
+    [],
+)

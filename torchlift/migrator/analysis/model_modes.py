@@ -70,6 +70,7 @@ class Mode:
     before: Mode | None = None  # CALLED: the mode it was applied to
     alternatives: frozenset = frozenset()  # EITHER: the modes it may be
     origin: object = field(default=None, compare=False)
+    calls: tuple = field(default=(), compare=False)  # CALLED: the calls' code (said in messages)
 
     def _term(self) -> tuple:
         return (self.kind, self.key, self.before, self.alternatives)
@@ -111,7 +112,7 @@ def called(key: str, before: Mode, origin) -> Mode:
         for result in results[1:]:
             joined = join(joined, result, origin)
         return joined
-    return Mode(CALLED, key, before, origin=origin)
+    return Mode(CALLED, key, before, origin=origin, calls=(key,))
 
 
 def settle(step: Callable[[Mode], Mode], entry: Mode) -> Mode:
@@ -126,13 +127,15 @@ def settle(step: Callable[[Mode], Mode], entry: Mode) -> Mode:
         if joined == current:
             return current
         current = joined
-    keys = []
+    keys, calls = [], []
     applied = step(_VAR)
     while applied.kind == CALLED:
         keys.append(applied.key)
+        calls.extend(reversed(applied.calls or (applied.key,)))
         applied = applied.before
     if applied is _VAR and keys:
-        return Mode(CALLED, "(" + "; ".join(reversed(keys)) + ")*", entry, origin=entry.origin)
+        key = "(" + "; ".join(reversed(keys)) + ")*"
+        return Mode(CALLED, key, entry, origin=entry.origin, calls=tuple(reversed(calls)))
     return Mode(UNKNOWN, origin=current.origin)
 
 
@@ -168,6 +171,7 @@ class ModeTracer:
         model_class: cst.ClassDef | None = None,
         nonempty: set[int] | None = None,
         depth: int = _DEPTH,
+        every_statement: bool = False,
     ) -> None:
         self.ctx = ctx
         self.models = frozenset(models)
@@ -177,6 +181,9 @@ class ModeTracer:
         self.model_class = model_class
         self.nonempty = nonempty or set()
         self.depth = depth
+        # `runs` asked of compound statements' heads and definitions too (code after training,
+        # where a definition running the model may be run by anything)
+        self.every_statement = every_statement
         self.recorded: list[Run] = []
         self.returned: list[Mode] = []  # modes at `return` statements (a callee's)
         self._cls: cst.ClassDef | None = None  # the class whose method is traced
@@ -188,6 +195,8 @@ class ModeTracer:
         return mode
 
     def statement(self, stmt, mode: Mode) -> Mode:
+        if self.every_statement and not isinstance(stmt, cst.SimpleStatementLine):
+            self._record_head(stmt, mode)
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return mode  # a definition runs nothing until it is called
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -227,6 +236,22 @@ class ModeTracer:
         if self.switches_in(stmt, mode):
             return Mode(UNKNOWN, origin=stmt)  # (match, async statements: not followed)
         return mode
+
+    def _record_head(self, stmt, mode: Mode) -> None:
+        """Records a compound statement whose head (`if model.training:`) runs the model, or
+        one the tracer does not look into (a definition, `match`) that runs it anywhere."""
+        if isinstance(stmt, (cst.If, cst.While)):
+            heads = [stmt.test]
+        elif isinstance(stmt, cst.For):
+            heads = [stmt.iter]
+        elif isinstance(stmt, cst.With):
+            heads = [item.item for item in stmt.items]
+        elif isinstance(stmt, cst.Try):
+            heads = []  # its blocks are followed (an `except` clause's type runs no model)
+        else:
+            heads = [stmt]
+        if self.runs is not None and any(self.runs(head) for head in heads):
+            self.recorded.append(Run(stmt, mode))
 
     def _orelse(self, orelse, mode: Mode) -> Mode:
         if orelse is None:

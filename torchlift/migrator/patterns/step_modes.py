@@ -167,14 +167,86 @@ def clean(ctx, plan) -> None:
                 _cause(ctx, run.mode, run.stmt),
             )
             return
-    if script.final != converted.final and _model_runs_after(ctx, _models(plan)):
+    if script.final == converted.final:
+        return
+    if plan.test is not None:  # (code before and after the test pass: not paired run by run)
+        observed = _model_runs_after(ctx, _models(plan))
+        where = ""
+    else:
+        run = _observed_after(ctx, plan, script.final, converted.final)
+        observed = run is not None
+        where = f" (`{_code(ctx, run.stmt)}`)" if observed else ""
+    if observed:
         ctx.block(
             TRAINING_MODE,
-            f"code after training runs the model, which the script leaves in "
-            f"{_describe(script.final)}{_set_by(ctx, plan, script.final, False)}; converted, "
+            f"code after training runs the model or reads its mode{where}, which the script "
+            f"leaves in {_describe(script.final)}{_set_by(ctx, plan, script.final, False)}; "
+            f"converted, "
             f"in {_describe(converted.final)}",
             _cause(ctx, script.final, plan.epoch_loop),
         )
+
+
+def _observed_after(ctx, plan, script_final: Mode, converted_final: Mode) -> Run | None:
+    """The first statement after training that observes the model's mode (runs it, reads a
+    `.training` flag, hands the model object on or returns it) finding it in another mode in
+    the script than once converted. The mode training leaves flows along that code as a
+    value: a `train()` / `eval()` there sets it again before any observation (the script's
+    own `model.eval()` before predicting), and then both runs observe the same mode."""
+    models = _models(plan)
+    shared = _tracer(ctx, plan)
+    helpers = ctx.found["step_modes_cache"]["helpers"]
+
+    def observes(node) -> bool:
+        return (
+            _runs_model(ctx, node, models, helpers)
+            or bool(m.findall(node, m.Attribute(attr=m.Name("training"))))
+            or _model_object_used(node, models)
+        )
+
+    def runs_after(entry: Mode) -> list[Run]:
+        tracer = ModeTracer(
+            ctx,
+            models,
+            runs=observes,
+            harmless=shared.harmless,
+            builds_module=shared.builds_module,
+            model_class=shared.model_class,
+            every_statement=True,
+        )
+        tracer.block(ctx.scope_after, entry)
+        return tracer.recorded
+
+    ours, theirs = runs_after(script_final), runs_after(converted_final)
+    if len(ours) != len(theirs):
+        return ours[0] if ours else theirs[0]
+    return next((run for run, other in zip(ours, theirs) if run.mode != other.mode), None)
+
+
+def _model_object_used(node, models: set[str]) -> bool:
+    """The model object itself goes somewhere a mode may be read later (`net = model`,
+    `return model`, `[model]`, `model.fc` kept): a read of a model name other than a call of
+    it or of its method, or an argument (_runs_model judges those), a name bound or deleted."""
+    kept = set()
+    for call in m.findall(node, m.Call()):
+        kept.add(id(call.func))
+        if isinstance(call.func, cst.Attribute):
+            kept.add(id(call.func.value))
+        kept |= {id(arg.value) for arg in call.args}
+    for attribute in m.findall(node, m.Attribute()):
+        kept.add(id(attribute.attr))
+    for target in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign()):
+        if not isinstance(target.target, (cst.Attribute, cst.Subscript)):  # names bound
+            kept |= {id(name) for name in m.findall(target.target, m.Name())}
+    for deleted in m.findall(node, m.Del()):  # `del model`: unbound, nothing read
+        kept |= {id(name) for name in m.findall(deleted.target, m.Name())}
+    for arg in m.findall(node, m.Arg()):
+        if arg.keyword is not None:
+            kept.add(id(arg.keyword))
+    for param in m.findall(node, m.Param()):
+        kept.add(id(param.name))
+    names = m.findall(node, m.Name())
+    return any(name.value in models and id(name) not in kept for name in names)
 
 
 def _end_of_training(plan, trace: Trace) -> Mode:
@@ -455,7 +527,11 @@ def _describe(mode: Mode) -> str:
     if mode.kind == INITIAL:
         return "the mode it had when the loop started"
     if mode.kind == CALLED:
-        return f"the mode `{mode.key}` leaves it in"
+        calls = list(dict.fromkeys(mode.calls or (mode.key,)))  # each call once, in order
+        if len(calls) == 1 and not mode.key.endswith(")*"):
+            return f"the mode `{calls[0]}` leaves it in"
+        said = ", ".join(f"`{call}`" for call in calls[:3]) + (", ..." if len(calls) > 3 else "")
+        return f"the mode the calls repeated at each step ({said}) leave it in"
     if mode.kind == EITHER:
         return "a mode that depends on a condition"
     return "a mode that cannot be followed"
@@ -556,12 +632,33 @@ def _model_class(ctx, plan) -> cst.ClassDef | None:
 
             values += [value for _, value in passed_values(ctx, name) or [(None, None)]]
         for value in values:
-            made = _made_by(value) if value is not None else None
-            names.add(made.func.value if m.matches(made, m.Call(func=m.Name())) else None)
+            names.add(_class_built_by(ctx, value) if value is not None else None)
     if len(names) != 1 or None in names:
         return None
     found = only_module_binding(ctx.module, names.pop())
     return found if isinstance(found, cst.ClassDef) else None
+
+
+def _class_built_by(ctx, value, depth: int = 3) -> str | None:
+    """The name of the class `value` makes an object of: `Net(...)`, `Net(...).to(device)`,
+    or a call of a factory of the file each of whose returns makes one of the same class,
+    itself or through a local bound once (`net = build_transformer(...); return net`)."""
+    made = _made_by(value)
+    if not m.matches(made, m.Call(func=m.Name())):
+        return None
+    name = made.func.value
+    factory = only_module_binding(ctx.module, name)
+    if not isinstance(factory, cst.FunctionDef):
+        return name  # a class (checked by the caller), or nothing known
+    if depth == 0 or factory.decorators:
+        return None
+    classes = set()
+    for returned in _own_returns(factory) or [None]:
+        element = returned.value if returned is not None else None
+        if isinstance(element, cst.Name):
+            element = _local_value(factory, element.value)
+        classes.add(_class_built_by(ctx, element, depth - 1) if element is not None else None)
+    return classes.pop() if len(classes) == 1 else None
 
 
 def _tracer(ctx, plan) -> ModeTracer:

@@ -787,9 +787,8 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
                 + (
                     ""
                     if undecided is None
-                    else f"; the `if` test `{ctx.module.code_for_node(stmt.test)}` is not "
-                    f"known before training{undecided}, and its branches are not the same "
-                    "Lightning step"
+                    else f"; the `if` test `{ctx.module.code_for_node(stmt.test)}` "
+                    f"{undecided}, and its branches are not the same Lightning step"
                 ),
                 stmt,
             )

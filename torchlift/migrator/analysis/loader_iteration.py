@@ -26,7 +26,7 @@ of its returns. Library calls: torch (but torch.utils.data), numpy and other nam
 make no loader give PLAIN values; any other callee gives UNKNOWN. An attribute of `self` read
 in a method of the file's own class without a base is the union of every binding of that
 attribute name in the file (`self.shadow = {}`, `self.shadow[k] = v`, `obj.shadow.append(v)`):
-no library code sets it (UNKNOWN when the file calls `setattr` or touches `__dict__`). A
+no library code sets it (UNKNOWN when the file calls `setattr` / `vars` or reads `__dict__`). A
 parameter of such a class's method (not a dunder, static or class method) is the union of the
 arguments of its calls, `ema.store(model.parameters())`, when the file names the method only
 to call it.
@@ -182,7 +182,7 @@ class _Flow:
         self.method_calls: dict[str, list | None] = {}
         self.own_attributes: set[int] = set()  # id(`self.x` read in a plain class's method)
         self.dynamic_attributes = bool(
-            m.findall(module, m.Call(func=m.Name("setattr")) | m.Name("__dict__"))
+            m.findall(module, m.Call(func=m.Name("setattr") | m.Name("vars")) | m.Name("__dict__"))
         )
         self.state: dict = {}
         _Bindings(self).collect()

@@ -30,7 +30,9 @@ CONVERTS = {
     # script's plain objects, no loader, no optimizer, no model -> the epoch's start
     "metrics_reset_at_the_epoch_start": (
         _METERS.format(before="for meter in meters:\n        meter.reset()"),
-        ["def on_train_epoch_start(self):\n        for meter in self.meters:\n            meter.reset()"],
+        [
+            "def on_train_epoch_start(self):\n        for meter in self.meters:\n            meter.reset()"
+        ],
         [],
     ),
     # counters in a dict, over its keys

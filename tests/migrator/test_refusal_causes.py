@@ -147,6 +147,84 @@ CASES = {
         "TL113",
         "the script uses `scaler` (through `resume`) before the loop (a resume)",
     ),
+    # a loop at the epoch's start running the model: named with the name that reaches it
+    "loop_at_the_epoch_start_running_the_model": (
+        """
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        probes = [torch.ones(1, 4), torch.zeros(1, 4)]
+        for epoch in range(2):
+            for probe in probes:  # <- cause
+                print(model(probe))
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        "TL109",
+        "loop before the training batch loop in the epoch reaches the model through `model`",
+    ),
+    # d2l's train_epoch_ch3 given its from-scratch updater: the test is known (False), the
+    # update by hand inside the function is what is refused
+    "hand_update_inside_the_updater_function": (
+        """
+        def sgd(params, lr, batch_size):
+            with torch.no_grad():
+                for param in params:
+                    param -= lr * param.grad / batch_size
+                    param.grad.zero_()
+
+
+        def train(net, loader, updater):
+            for epoch in range(2):
+                for x, y in loader:
+                    l = criterion(net(x), y)
+                    if isinstance(updater, torch.optim.Optimizer):
+                        updater.zero_grad()
+                        l.mean().backward()
+                        updater.step()
+                    else:
+                        l.sum().backward()
+                        updater(x.shape[0])  # <- cause
+
+
+        def updater(batch_size):
+            return sgd(list(model.parameters()), 0.1, batch_size)
+
+
+        train(model, loader, updater)
+        """,
+        "TL127",
+        "updates tensors by hand inside `updater() -> sgd()` (`param -= lr * param.grad / "
+        "batch_size`)",
+    ),
+    # the two callers decide the test each, differently: said so, not "not known"
+    "test_decided_differently_by_two_callers": (
+        """
+        def train(net, loader, updater):
+            for epoch in range(2):
+                for x, y in loader:
+                    l = criterion(net(x), y)
+                    if isinstance(updater, torch.optim.Optimizer):  # <- cause
+                        updater.zero_grad()
+                        l.mean().backward()
+                        updater.step()
+                    else:
+                        l.sum().backward()
+                        updater(x.shape[0])
+
+
+        def updater(batch_size):
+            pass
+
+
+        train(model, loader, updater)
+        train(model, loader, torch.optim.SGD(model.parameters(), lr=0.1))
+        """,
+        "TL114",
+        "differs between the calls of `train()` (False where `updater` is the function "
+        "`updater`; True where `updater` is `torch.optim.SGD(model.parameters(), lr=0.1)`)",
+    ),
 }
 
 

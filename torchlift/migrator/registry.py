@@ -74,6 +74,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.passed_in",
     "torchlift.migrator.patterns.data_parallel",
     "torchlift.migrator.patterns.after_step",
+    "torchlift.migrator.patterns.epoch_start_loops",  # the models bound
     "torchlift.migrator.patterns.amp_partial",  # the step after_step left, before moves go
     "torchlift.migrator.patterns.device_intent",
     "torchlift.migrator.patterns.placement_chain",

@@ -355,4 +355,27 @@ if __name__ == "__main__":
         """,
         "TL127",
     ),
+    # the update is in a function the step calls (d2l's `updater(batch_size)` -> `sgd(...)`):
+    # named, not followed
+    "update_inside_a_called_function": (
+        """
+        def sgd(params, lr, batch_size):
+            with torch.no_grad():
+                for param in params:
+                    param -= lr * param.grad / batch_size
+                    param.grad.zero_()
+
+
+        def updater(batch_size):
+            return sgd(list(model.parameters()), 0.1, batch_size)
+
+
+        for epoch in range(2):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.sum().backward()
+                updater(x.shape[0])
+        """,
+        "TL127",
+    ),
 }

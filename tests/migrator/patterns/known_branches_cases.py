@@ -17,6 +17,15 @@ def train(net, loader, updater, num_epochs):
 train(model, loader, {updater}, 2)
 """
 
+_SGD = """
+def sgd(batch_size):
+    with torch.no_grad():
+        for param in model.parameters():
+            param -= 0.1 * param.grad / batch_size
+            param.grad.zero_()
+
+"""
+
 _SCALER = """
 scaler = {scaler}
 for epoch in range(2):
@@ -87,10 +96,18 @@ CONVERTS = {
 }
 
 UNCHANGED = {
-    # a function of the script is passed: the other branch (a hand update) runs
+    # a function of the script is passed: the other branch runs, d2l's hand-written SGD
+    # through the function (hand_update.py names it)
     "updater_is_a_function": (
-        "def sgd(batch_size):\n    pass\n\n" + _UPDATER.format(updater="sgd"),
-        "TL114",
+        _SGD + _UPDATER.format(updater="sgd"),
+        "TL127",
+    ),
+    # the same, the caller's own `def` passed under its name
+    "updater_is_the_callers_own_function": (
+        _UPDATER.replace("\n\ntrain(model, loader, {updater}, 2)\n", "\n\n")
+        + "def main():\n    def updater(batch_size):\n        pass\n\n"
+        "    train(model, loader, updater, 2)\n\n\nmain()\n",
+        "TL105",
     ),
     # the callers disagree: which branch runs depends on the call
     "callers_disagree": (

@@ -43,6 +43,8 @@ INT = _Int()
 # the qualified names `isinstance(x, torch.optim.Optimizer)` may spell the base class with
 OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# what a `def` or a lambda of the script makes
+FUNCTION = Instance(frozenset({"builtins.function"}))
 
 
 def decide(
@@ -152,7 +154,11 @@ def _isinstance(value, tested: set[str]) -> bool | None:
     if not tested or "builtins.object" in tested:
         return None
     if isinstance(value, Instance):
-        return True if value.classes & tested else None
+        if value.classes & tested:
+            return True
+        if value.classes == FUNCTION.classes and tested <= OPTIMIZER_BASES | MODULE_BASES:
+            return False  # a `def` or a lambda makes a plain function: neither of those
+        return None
     if value is NONE:  # None is an instance of NoneType (and object) only
         return False if not any(q.endswith("NoneType") for q in tested) else None
     return None

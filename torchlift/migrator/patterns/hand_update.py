@@ -37,7 +37,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import bound_names, collect_names
+from ..analysis.function_reads import module_functions
+from ..analysis.names import bound_names, collect_names, only_module_binding
 from ..analysis.statements import loop_breaks, statements
 from ..plan import ModelPlan
 from ..rule import Rule, Unsupported
@@ -200,6 +201,16 @@ def batch_statements(ctx, stmts):
             where,
         )
     if not loops:
+        called = _update_in_a_call(ctx, stmts)
+        if called is not None:
+            stmt, chain, update = called
+            raise Unsupported(
+                HAND_UPDATE,
+                f"the step updates tensors by hand inside `{chain}` "
+                f"(`{ctx.module.code_for_node(update).strip().splitlines()[0]}`), which the "
+                "batch loop calls: an update the step makes through a function is not followed",
+                stmt,
+            )
         return stmts
     models = list(dict.fromkeys(model for _, model in loops))
     if len(models) != 1:
@@ -238,6 +249,59 @@ def batch_statements(ctx, stmts):
                 )
     ctx.found["hand_update"] = models[0]
     return stmts
+
+
+def _update_in_a_call(ctx, stmts):
+    """(statement, `f()` or `f() -> g()`, the update) when a statement of the batch loop calls
+    a function of the script -- by its name, or through a parameter every caller gives such a
+    function (d2l's `updater(X.shape[0])` calling `sgd(...)`) -- that changes a tensor in place
+    from its own gradient, itself or through the script's functions it calls."""
+    from .passed_in import reaching_values  # (passed_in imports this one's patterns)
+
+    functions = module_functions(ctx.module)
+
+    def callees(call) -> list[cst.FunctionDef]:
+        if not isinstance(call.func, cst.Name):
+            return []
+        name = call.func.value
+        if ctx.function is not None and name in ctx.params:
+            values = reaching_values(ctx, name) or [None]
+            return values if all(isinstance(v, cst.FunctionDef) for v in values) else []
+        found = only_module_binding(ctx.module, name)
+        return [found] if isinstance(found, cst.FunctionDef) else []
+
+    def update_in(function, seen) -> tuple[str, cst.CSTNode] | None:
+        if function.name.value in seen:
+            return None
+        seen = seen | {function.name.value}
+        update = _in_place_from_grad(function.body)
+        if update is not None:
+            return f"{function.name.value}()", update
+        for call in m.findall(function.body, m.Call(func=m.Name())):
+            inner = functions.get(call.func.value)
+            if inner is not None and only_module_binding(ctx.module, call.func.value) is inner:
+                found = update_in(inner, seen)
+                if found is not None:
+                    return f"{function.name.value}() -> {found[0]}", found[1]
+        return None
+
+    for stmt in stmts:
+        for call in m.findall(stmt, m.Call()):
+            for function in callees(call):
+                found = update_in(function, frozenset())
+                if found is not None:
+                    return stmt, *found
+    return None
+
+
+def _in_place_from_grad(body):
+    """The first statement of `body` changing a name in place from that name's gradient (a
+    loop variable's too: `for param in params: param -= lr * param.grad`)."""
+    for stmt in m.findall(body, m.SimpleStatementLine()):
+        names = {n.value for n in m.findall(stmt, m.Name())}
+        if any(_updated(stmt, name) and _grad_of(stmt, name) for name in names):
+            return stmt
+    return None
 
 
 def _built_from(ctx, name: str, model: str):

@@ -40,6 +40,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.branches import (
+    FUNCTION,
     INT,
     MODULE_BASES,
     NONE,
@@ -209,10 +210,10 @@ def _value(ctx, expr):
         return expr.value == "True"
     if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
         return expr.evaluated_value
-    if isinstance(expr, cst.Lambda) or (
+    if isinstance(expr, (cst.Lambda, cst.FunctionDef)) or (
         isinstance(expr, cst.Name) and _script_function(ctx, expr.value)
     ):
-        return Instance(frozenset({"builtins.function"}))
+        return FUNCTION
     if isinstance(expr, cst.Call):
         called = ctx.call_qualnames(expr)
         if any(_optimizer_class(q) for q in called):
@@ -262,7 +263,11 @@ def _script_function(ctx, name: str) -> bool:
 
 
 def _why(ctx, test) -> str:
-    """What the undecided test depends on, for the refusal: each name's binding."""
+    """Why the undecided test is not one value, for the refusal: it differs between the
+    callers of the function holding the loop, or what each name's binding is."""
+    split = _split_by_callers(ctx, test)
+    if split:
+        return split
     parts = []
     for name in sorted(collect_names(test).reads):
         if name in collect_names(ctx.loop).writes:
@@ -274,15 +279,47 @@ def _why(ctx, test) -> str:
         elif count:
             parts.append(f"`{name}` is bound {count} times")
         elif ctx.function is not None and name in ctx.params:
-            passed = passed_values(ctx, name) or []
-            shown = sorted(
-                {
-                    ctx.module.code_for_node(value) if value is not None else arg
-                    for arg, value in passed
-                }
-            )
+            shown = sorted({_shown(ctx, arg, value) for arg, value in passed_values(ctx, name) or []})
             if shown:
-                parts.append(f"`{name}` is given `{'`, `'.join(shown)}` by the callers")
-    if not parts:
+                parts.append(f"`{name}` is given {', '.join(shown)} by the callers")
+    return "is not known before training" + (": " + "; ".join(parts) if parts else "")
+
+
+def _split_by_callers(ctx, test) -> str:
+    """`is True for one call ... and False for another: ...` when every call of the function
+    holding the loop decides the test, not all the same way (d2l's `train_ch3` given the
+    function `updater`, then `torch.optim.SGD(...)`)."""
+    if ctx.function is None:
         return ""
-    return ": " + "; ".join(parts)
+    names = collect_names(test).reads
+    given = sorted(names & ctx.params - collect_names(ctx.loop).writes)
+    if not given:
+        return ""
+    per_name = {name: passed_values(ctx, name) for name in given}
+    if any(not passed for passed in per_name.values()):
+        return ""
+    calls = len(next(iter(per_name.values())))
+    outcomes = []
+    for i in range(calls):
+        known = {**_known(ctx, test)}
+        for name, passed in per_name.items():
+            value = _value(ctx, passed[i][1])
+            if value is None:
+                return ""
+            known[name] = value
+        taken = decide(test, known, lambda node: ctx.qualnames(node))
+        if taken is None:
+            return ""
+        shown = " and ".join(f"`{n}` is {_shown(ctx, *per_name[n][i])}" for n in given)
+        outcomes.append((taken, shown))
+    if len({taken for taken, _ in outcomes}) < 2:
+        return ""
+    listed = "; ".join(f"{taken} where {shown}" for taken, shown in outcomes)
+    return f"differs between the calls of `{ctx.function.name.value}()` ({listed})"
+
+
+def _shown(ctx, argument: str, value) -> str:
+    """What a caller passes, for a message: the value bound to the name it passes."""
+    if isinstance(value, cst.FunctionDef):
+        return f"the function `{argument}`"
+    return f"`{ctx.module.code_for_node(value) if value is not None else argument}`"

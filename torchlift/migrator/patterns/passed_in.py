@@ -520,11 +520,12 @@ def callers_passing(ctx, param: str) -> list[tuple[cst.BaseExpression | None, li
     return found
 
 
-def passed_values(ctx, param: str) -> list[tuple[str, cst.BaseExpression | None]] | None:
+def passed_values(ctx, param: str) -> list[tuple[str, cst.CSTNode | None]] | None:
     """Per call of the function holding the loop, (what it passes for `param` as written,
     the value that reaches it): a default or an expression as is, a name through the one
-    plain assignment binding it in the caller (None when there is no such one). None when
-    the calls cannot be read (TL132 elsewhere)."""
+    plain assignment binding it in the caller, or the `def` that is the caller's only binding
+    of it (d2l's `def updater(batch_size): ...` passed as `updater`); None when there is no
+    such one. None when the calls cannot be read (TL132 elsewhere)."""
     try:
         sites = _call_sites(ctx, ctx.loop)
         found = []
@@ -532,12 +533,28 @@ def passed_values(ctx, param: str) -> list[tuple[str, cst.BaseExpression | None]
             argument = _argument(ctx, call, param)
             value = argument
             if isinstance(argument, cst.Name) and not _is_default(ctx, argument):
-                value = _bound_value(caller, argument)
+                value = _bound_value(caller, argument) or _only_def(ctx, caller, argument)
             shown = ctx.module.code_for_node(argument) if argument is not None else ""
             found.append((shown, value))
     except Unsupported:
         return None
     return found
+
+
+def _only_def(ctx, caller, name: cst.Name) -> cst.FunctionDef | None:
+    """The `def name(...)` binding `name` in the caller's scope when nothing else binds it
+    there (no assignment, import or parameter of that name, and no function of the file
+    declares it `global`): the function object every call is given."""
+    if isinstance(caller, cst.FunctionDef) and m.findall(caller.params, m.Name(name.value)):
+        return None  # a parameter of the caller (or a name its defaults read: not followed)
+    body = caller.body if isinstance(caller, cst.Module) else caller.body.body
+    bindings = [stmt for stmt in body if name.value in bound_names(stmt)]
+    if len(bindings) != 1 or not isinstance(bindings[0], cst.FunctionDef):
+        return None
+    if any(name.value in bound_names(stmt) for stmt in _scope_statements(caller)):
+        return None  # also bound in a block of the caller
+    declared = m.Global(names=[m.ZeroOrMore(), m.NameItem(m.Name(name.value)), m.ZeroOrMore()])
+    return None if m.findall(ctx.module, declared) else bindings[0]
 
 
 def reaching_values(ctx, name: str) -> list[cst.BaseExpression | None] | None:

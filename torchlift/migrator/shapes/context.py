@@ -133,8 +133,10 @@ EPOCH_STATEMENT = Rule(
     "epoch-level statement cannot be placed in a Lightning hook faithfully",
     """Code around the batch loop moves to `on_train_epoch_start` / `on_train_epoch_end`, and
     code after `optimizer.step()` that reads the model to `on_train_batch_end`. Code whose
-    place changes its result (a loop before the batch loop other than one setting the
-    learning rate on `param_groups`, a scheduler stepped before training) is refused.""",
+    place changes its result (a loop before the batch loop that iterates a loader, steps an
+    optimizer, reaches the model or is a `while` -- one over metric objects or counters goes
+    to `on_train_epoch_start`, one setting the learning rate on `param_groups` to the
+    scheduler --, a scheduler stepped before training) is refused.""",
     """Move such code to the end of the epoch (after the batch loop), or into the batch loop.""",
     """
     for epoch in range(2):

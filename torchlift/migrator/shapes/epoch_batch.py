@@ -42,6 +42,7 @@ from ..analysis.statements import (
 from ..patterns.accumulation import ACCUMULATION
 from ..patterns.bar_closes import closes_in
 from ..patterns.bound_bar import DISPLAY
+from ..patterns.epoch_start_loops import draws_nothing
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
 from ..patterns.lr_decay import sets_param_group_lr
 from ..patterns.manual_optimization import MANUAL_STEP, optimizers_in_a_loop
@@ -432,7 +433,11 @@ def _split_epoch_body(ctx: LoopContext, stmts):
             )
             continue
         if batch_loop is None:
-            if contains(stmt, LOOP) and not _only_param_group_loops(stmt):
+            if (
+                contains(stmt, LOOP)
+                and not _only_param_group_loops(stmt)
+                and not draws_nothing(ctx, stmt)
+            ):
                 helper = ctx.found.get("inlined_from", {}).get(id(stmt))
                 where = f" (in `{helper}()`, called before it)" if helper else ""
                 ctx.block(
@@ -782,9 +787,8 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
                 + (
                     ""
                     if undecided is None
-                    else f"; the `if` test `{ctx.module.code_for_node(stmt.test)}` is not "
-                    f"known before training{undecided}, and its branches are not the same "
-                    "Lightning step"
+                    else f"; the `if` test `{ctx.module.code_for_node(stmt.test)}` "
+                    f"{undecided}, and its branches are not the same Lightning step"
                 ),
                 stmt,
             )

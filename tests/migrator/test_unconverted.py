@@ -429,7 +429,10 @@ REASONS = {
         "`model` is not built by `run_fold()`, which a loop calls once per run"
     ),
     "tensors_updated_by_hand": "`w` updated by hand: plain tensors",
-    "epoch_code_and_validation_pass_both_use_torch": "uses `torch` as the validation pass does",
+    "epoch_code_and_validation_pass_both_use_torch": (
+        "draws from torch's generator (it draws random numbers), as the validation pass does "
+        "(its loader's iterator)"
+    ),
     "helper_with_a_loop_before_the_batch_loop": "(in `show_first_batch()`, called before it)",
 }
 

@@ -233,9 +233,14 @@ class _Flow:
         calls = self.calls.get(fname)
         if calls is None:
             return UNKNOWN  # passed around: called with anything
-        found = self.origin(param.default) if param.default is not None else PLAIN
         params = self.functions[fname].params
         position = [p.name.value for p in [*params.posonly_params, *params.params]]
+        return self._given(calls, position, param)
+
+    def _given(self, calls: list, position: list[str], param: cst.Param) -> int:
+        """What `param` (positional ones in the order `position`) receives from `calls`: the
+        union of its arguments' origins and its default's."""
+        found = self.origin(param.default) if param.default is not None else PLAIN
         name = param.name.value
         for call in calls:
             positional = [a for a in call.args if a.keyword is None]
@@ -259,19 +264,7 @@ class _Flow:
         position = [p.name.value for p in [*params.posonly_params, *params.params]][1:]
         if param.name.value not in position and param not in params.kwonly_params:
             return UNKNOWN  # `self`: its attributes are followed by name (`origin`)
-        found = self.origin(param.default) if param.default is not None else PLAIN
-        name = param.name.value
-        for call in calls:
-            positional = [a for a in call.args if a.keyword is None]
-            for k, arg in enumerate(positional):
-                if arg.star:
-                    found |= UNKNOWN
-                elif k < len(position) and position[k] == name:
-                    found |= self.origin(arg.value)
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == name:
-                    found |= self.origin(arg.value)
-        return found
+        return self._given(calls, position, param)
 
     def _method_calls(self, name: str):
         """Every call of a method named `name` (`x.name(...)`), or None when the file names it

@@ -39,6 +39,7 @@ from functools import lru_cache
 import libcst as cst
 import libcst.matchers as m
 
+from .confined_effects import root_name
 from .qualnames import ITERATING_BARS, TQDM, TRANGE
 
 PLAIN, LOADER, ITEM, DEEP, UNKNOWN = 0, 1, 2, 4, 7  # a union is `|`
@@ -534,7 +535,7 @@ class _Bindings(cst.CSTVisitor):
         elif isinstance(target, cst.StarredElement):
             self._target(target.value, value, (*steps, "element", "container"))
         elif isinstance(target, (cst.Attribute, cst.Subscript)):
-            root = _root(target)
+            root = root_name(target)
             if root is not None:  # `d[k] = v`, `obj.attr = v`: it holds the value
                 self._add(root, "value", (value, (*steps, "container")))
             if isinstance(target, cst.Attribute):
@@ -637,17 +638,11 @@ class _Bindings(cst.CSTVisitor):
     def visit_Call(self, node) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _PUTTING:
-            root = _root(func.value)
+            root = root_name(func.value)
             if root is not None:  # `history.append(x)`: it holds x
                 for arg in node.args:
                     self._add(root, "value", (arg.value, ("container",)))
                     self._add_attribute(func.value, "value", (arg.value, ("container",)))
-
-
-def _root(expr) -> str | None:
-    while isinstance(expr, (cst.Attribute, cst.Subscript)):
-        expr = expr.value
-    return expr.value if isinstance(expr, cst.Name) else None
 
 
 def _params(params: cst.Parameters) -> list[cst.Param]:

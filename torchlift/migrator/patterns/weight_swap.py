@@ -44,6 +44,7 @@ import builtins
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.confined_effects import root_name
 from ..analysis.function_reads import functions_reading
 from ..analysis.model_holders import holders_of
 from ..analysis.names import collect_names
@@ -213,7 +214,7 @@ def _swaps(ctx, stmt, models: set[str], holders) -> bool:
             continue
         func = call.func
         if isinstance(func, cst.Attribute):
-            root = _root(func.value)
+            root = root_name(func.value)
             if root in models and _changes_in_place(func.attr.value):
                 return True
             if root in holders:
@@ -240,12 +241,6 @@ def _of_model(node, models: set[str]) -> bool:
 
 def _torch_call(ctx, call: cst.Call) -> bool:
     return any(q.split(".")[0] in ("torch", "builtins") for q in ctx.call_qualnames(call))
-
-
-def _root(node) -> str | None:
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 def _mode_switch(stmt) -> bool:
@@ -340,7 +335,7 @@ def _unreadable_call(ctx, call: cst.Call, models: set[str], holders) -> str | No
         return f"calls `{name}(...)`, which the conversion cannot read"
     if not isinstance(func, cst.Attribute):
         return f"calls `{name}(...)`, which the conversion cannot read"
-    root = _root(func.value)
+    root = root_name(func.value)
     method = func.attr.value
     if root in models:
         return None if method in _STATE_METHODS else f"would run `{name}(...)` in eval mode"

@@ -134,6 +134,34 @@ CONVERTS = {
         ["trainer.fit(lit_model, loader, [val_loader, other])"],
         [],
     ),
+    # the training loader evaluated too (a training accuracy in eval mode): Lightning's
+    # second validation dataloader is the same loader object
+    "second_pass_over_the_training_loader": (
+        _two_passes().replace(
+            "for x, y in val_loader:\n            print(criterion(ema(x), y).item())",
+            "for x, y in loader:\n            print(criterion(ema(x), y).item())",
+        ),
+        ["trainer.fit(lit_model, loader, [val_loader, loader])"],
+        [],
+    ),
+    # one helper per pass, leaving the model in train mode and setting eval again: between
+    # the passes it is not run, and Lightning keeps it in eval mode from one dataloader to
+    # the next
+    "mode_round_trip_between_the_passes": (
+        _EPOCH.replace(
+            "    return hits\n",
+            "    net.train()\n    return hits\n",
+        ).replace(
+            "{evaluation}",
+            "train_hits = evaluate(model, loader)\n    val_hits = evaluate(model, val_loader)\n"
+            "    print(train_hits / len(loader), val_hits)",
+        ),
+        [
+            "trainer.fit(lit_model, loader, [loader, val_loader])",
+            "len(self.trainer.train_dataloader)",
+        ],
+        ["train()", "def evaluate("],
+    ),
     # open_clip's style: the helper gathers the outputs in lists and computes its metric
     # from them after the loop (`torch.cat`, `argmax`: no random draw, nothing the second
     # pass reads), once for the model and once for the AveragedModel's copy
@@ -165,9 +193,15 @@ UNCHANGED = {
         _two_passes(between="noise = torch.randn(4)"),
         "TL179",
     ),
-    # the model's mode switched between the passes would hold for both once merged
+    # the model's mode switched between the passes would hold for both once merged: the
+    # second pass would run in eval mode, the script's in train mode
     "model_switched_between_the_passes": (
-        _two_passes(between="model.eval()"),
+        _two_passes(between="model.train()"),
+        "TL179",
+    ),
+    # between the round trip's two switches the model runs: in train mode in the script
+    "model_run_between_a_mode_round_trip": (
+        _two_passes(between="model.train()\n    model(torch.ones(1, 4))\n    model.eval()"),
         "TL179",
     ),
     # the second pass would see the first's final value of a name it rebinds
@@ -194,14 +228,6 @@ UNCHANGED = {
         _two_passes().replace(
             "print(criterion(model(x), y).item())",
             "print(criterion(model(x), y).item())\n            break",
-        ),
-        "TL179",
-    ),
-    # the training loader would be the Trainer's training data and a validation dataloader
-    "second_pass_over_the_training_loader": (
-        _two_passes().replace(
-            "for x, y in val_loader:\n            print(criterion(ema(x), y).item())",
-            "for x, y in loader:\n            print(criterion(ema(x), y).item())",
         ),
         "TL179",
     ),

@@ -134,10 +134,13 @@ class ClassBuilder:
             mapping[plan.carried_index] = self_attr(attr_name(plan.carried_index))
         if plan.validation:
             v = plan.validation
+            # the training loader validated over (a training accuracy in eval mode) is read
+            # as the training loader: the same object, under the name that says so
             if v.more_loaders:  # several validation dataloaders: a list, in the passes' order
                 for i, name in reversed(list(enumerate([v.loader, *v.more_loaders]))):
-                    mapping[name] = _expr(f"self.trainer.val_dataloaders[{i}]")
-            else:
+                    if name != plan.train_loader:
+                        mapping[name] = _expr(f"self.trainer.val_dataloaders[{i}]")
+            elif v.loader != plan.train_loader:
                 mapping[v.loader] = _expr("self.trainer.val_dataloaders")
         if plan.test:
             mapping[plan.test.loader] = _expr("self.trainer.test_dataloaders")

@@ -12,8 +12,9 @@
         for x, y in test_loader: ...               before it) -> test_step + trainer.test(...)
 
 A pass is one `for batch in loader` under `torch.no_grad()` / `torch.inference_mode()` (the
-`with` inside or outside the loop). Refused (TL110): a pass over the training loader, nested
-loops over data, a second loop over data in the epoch, a pass over a Python list of samples
+`with` inside or outside the loop); a pass over the training loader validates over that same
+loader (Lightning iterates it again after the epoch, its `iter()` drawing where the script's
+did). Refused (TL110): nested loops over data, a second loop over data in the epoch, a pass over a Python list of samples
 (`Trainer.fit` and `test` take a list for several loaders); (TL107) control flow in the pass but a
 dry-run `break` (patterns/eval_dry_run.py, TL180). A
 test pass with anything unusual (a list of samples too, a setup drawing from torch's generator:
@@ -49,19 +50,23 @@ EVAL_SHAPE = Rule(
     "TL110",
     "evaluation loop shape not understood",
     """Validation and test passes become `validation_step` / `test_step` when they are one
-    `for batch in loader` under `torch.no_grad()` or `torch.inference_mode()`, over another
-    loader than the training one, without nested loops over data.""",
+    `for batch in loader` under `torch.no_grad()` or `torch.inference_mode()`, without nested
+    loops over data. A pass over the training loader itself (a training loss or accuracy
+    measured in eval mode) becomes a validation over that same loader.""",
     """Write the pass as `with torch.no_grad(): for x, y in val_loader: ...` after the batch
     loop.""",
     """
+    val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
     for epoch in range(2):
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
-        for x, y in loader:
-            print(criterion(model(x), y).item())
+        with torch.no_grad():
+            for x, y in val_loader:
+                for x2, y2 in loader:
+                    print(criterion(model(x + x2), y).item())
     """,
 )
 
@@ -126,8 +131,6 @@ def _read_validation(ctx, stmt, plan) -> EvalPlan:
     if loop.orelse is not None or contains(loop.body, FLOW_NO_BREAK):
         raise Unsupported(CONTROL_FLOW, f"{kind} loop uses continue/return/else", loop)
     iterator, index, target = ctx.unwrap_iter(loop)
-    if iterator.value == plan.train_loader:
-        raise Unsupported(EVAL_SHAPE, f"{kind} loop iterates the training loader", loop)
     if _sample_list(ctx, iterator.value):
         raise Unsupported(
             EVAL_SHAPE,

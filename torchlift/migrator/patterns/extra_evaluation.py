@@ -105,18 +105,18 @@ def _called(loop: cst.For) -> set[str]:
 
 
 def clean(ctx, plan) -> None:
-    """(After every pattern read the loop.) The second pass's loader is only a validation dataloader: the training loader or the
-    test loop's (`self.trainer.train_dataloader` / `test_dataloaders` in the module) would be
-    two things at once."""
+    """(After every pattern read the loop.) The second pass's loader is only a validation
+    dataloader, or the training loader (read in the module as `self.trainer.train_dataloader`,
+    the same object): the test loop's (`self.trainer.test_dataloaders`, None while fitting)
+    would be two things at once."""
     validation = plan.validation
-    if validation is None or not validation.more_loaders:
+    if validation is None or not validation.more_loaders or plan.test is None:
         return
-    owned = {plan.train_loader, plan.test.loader if plan.test else None}
     for name in validation.more_loaders:
-        if name in owned:
+        if name == plan.test.loader:
             ctx.block(
                 SECOND_EVALUATION,
                 f"the second evaluation pass iterates `{name}`, which the conversion also "
-                "hands to the Trainer for training or testing",
+                "hands to the Trainer for testing",
                 validation.anchor,
             )

@@ -27,7 +27,10 @@ statements between the passes run; they are accepted only when that cannot show:
 - moved after the second pass: a statement reading what the first pass computed (`acc =
   correct / n`), binding nothing the second pass reads or writes, calling only builtins and
   tensor methods that draw no random numbers (`.item()`), so nothing in the second pass sees it
-  and no random number moves.
+  and no random number moves;
+- dropped: switches of the model that leave it in eval mode, as Lightning keeps it from one
+  dataloader to the next (a helper per pass ending in `model.train()`, the next call starting
+  with `model.eval()`), when nothing between the passes runs the model.
 Also refused: statements inside the second pass's `with` besides its loop, a loop variable
 or `enumerate` index the passes do not share (renamed when only the names differ), control
 flow in the second pass, gradients used in it, more than two passes, the model's own mode
@@ -110,6 +113,7 @@ def _merge(ctx, stmts, first, second, training):
     ran = {call.func.value for call in m.findall(training, m.Call(func=m.Name()))} | pass1.reads
     ran |= {n for n in mentions(ctx.module) if functions_reading(ctx.module, {n}) & pass1.reads}
     moved_reads = set()
+    between = _without_mode_round_trips(ctx, between, ran)
     for stmt in between:
         names = collect_names(stmt)
         if names.reads & (pass1.writes | filled | moved_writes):
@@ -204,6 +208,45 @@ def _hoistable(ctx, stmt, pass1, ran: set[str]) -> str | None:
                 "the first pass runs"
             )
     return None
+
+
+def _without_mode_round_trips(ctx, between, ran: set[str]) -> list:
+    """`between` without the mode switches that leave a module as Lightning keeps it from one
+    validation dataloader to the next: in eval mode. A helper run once per pass ends with
+    `model.train()` and starts with `model.eval()`; when nothing between the passes runs the
+    module (it is not read, nor any function reading it called), every switch of it there
+    is dropped so long as the last is `eval()`: the second pass starts in eval mode either way."""
+    switches = {}
+    for stmt in between:
+        module = _mode_statement(stmt)
+        if module is not None and module in ran:
+            switches.setdefault(module, []).append(stmt)
+    dropped = set()
+    for module, stmts in switches.items():
+        if _switched_to(stmts[-1]) != "eval":
+            continue
+        others = [s for s in between if _mode_statement(s) != module]
+        reads = collect_names(*others).reads if others else set()
+        if module in reads or functions_reading(ctx.module, {module}) & reads:
+            continue
+        dropped |= {id(s) for s in stmts}
+    return [s for s in between if id(s) not in dropped]
+
+
+def _mode_statement(stmt) -> str | None:
+    """The module `stmt` switches when it is only `<module>.eval()` / `.train()`."""
+    if not m.matches(
+        stmt,
+        m.SimpleStatementLine(
+            body=[m.Expr(value=m.Call(func=m.Attribute(value=m.Name(), attr=m.Name())))]
+        ),
+    ):
+        return None
+    return _switched_module(stmt.body[0].value)
+
+
+def _switched_to(stmt) -> str:
+    return stmt.body[0].value.func.attr.value
 
 
 def _switched_module(call: cst.Call) -> str | None:

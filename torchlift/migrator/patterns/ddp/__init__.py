@@ -98,6 +98,7 @@ from .rules import (
 )
 from .sampler import read_sampler, take_set_epoch
 from .spawn import read_launch, read_process_group, spawn_calls
+from .spawn_parent import guard_parent_code
 from .torchrun import plain_start_helper, read_torchrun, reads_env
 from .wrappers import drop_wrappers, read_wrappers, unwrap_in_functions
 
@@ -292,6 +293,11 @@ def read(ctx, plan, steps) -> None:
             f'mp.spawn + DistributedDataParallel -> `strategy="ddp"`, `devices='
             f"{facts.devices}`: `python script.py` starts the same processes"
         )
+        if guard_parent_code(ctx, plan, facts.launch_call[0]):
+            plan.device_note += (
+                "; what the script printed or wrote before `mp.spawn` happens in the launching "
+                "process only (`LOCAL_RANK` unset)"
+            )
     elif facts.num_nodes:
         plan.device_note = (
             'torchrun\'s DDP -> `strategy="ddp"` with `devices=` / `num_nodes=` the processes '

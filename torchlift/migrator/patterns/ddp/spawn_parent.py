@@ -63,6 +63,8 @@ _SAME_IN_EVERY_PROCESS = (
         "functools.partial",
     }
 )
+# what differs from one process to another: generators seeded at start, the clock, ids
+_PER_PROCESS = ("random.", "numpy.random.", "time.", "datetime.", "uuid.", "secrets.", "os.getpid")
 _SAME_MODULES = ("argparse.", "os.path.", "math.", "collections.", "pathlib.")
 
 
@@ -169,7 +171,7 @@ class _SameInEveryProcess:
         self.functions = module_functions(ctx.module)
         self.classes = file_classes(ctx.module)
         self.drawing = functions_drawing(ctx)
-        self.followed: set[str] = set()
+        self.followed: dict[int, str | None] = {}  # id(function) -> its problem
 
     def statement(self, stmt) -> tuple | None:
         """(node, why) of what in `stmt` may differ between processes, or None."""
@@ -204,24 +206,36 @@ class _SameInEveryProcess:
             init = method(self.classes[func.value], "__init__")
             return None if init is None else self._function(init)
         if isinstance(func, cst.Attribute):
+            defined = [
+                found
+                for cls in self.classes.values()
+                if (found := method(cls, func.attr.value)) is not None
+            ]
+            if defined:  # a method of the script's (the receiver's class is not known)
+                return next(filter(None, map(self._function, defined)), None)
             if func.attr.value in READ_METHODS:
                 return None
             if self._made_here(func.value):  # `parser.add_argument(...)`
                 return None
-        return f"`{shown}(...)` is not known to give every process the same value"
+        if any(n.startswith(_PER_PROCESS) for n in names):
+            return f"`{shown}(...)` gives each process its own value"
+        return f"`{shown}(...)` is not known to do the same in every process"
 
     def _function(self, function: cst.FunctionDef) -> str | None:
+        if id(function) not in self.followed:
+            self.followed[id(function)] = None  # recursion: not followed again
+            self.followed[id(function)] = self._function_problem(function)
+        return self.followed[id(function)]
+
+    def _function_problem(self, function: cst.FunctionDef) -> str | None:
         name = function.name.value
-        if name in self.followed:
-            return None
-        self.followed.add(name)
         if function.decorators or function.asynchronous is not None:
             return f"`{name}` is decorated or async"
         for stmt in m.findall(function.body, m.SimpleStatementLine()):
             if any(isinstance(s, (cst.Global, cst.Nonlocal)) for s in stmt.body):
                 return f"`{name}` changes a global"
-            if output_only(self.ctx, stmt):
-                continue
+            if output_only(self.ctx, stmt):  # in a function giving a value: not guarded
+                return f"`{name}` prints or writes files"
             problem = self.statement(stmt)
             if problem is not None:
                 return problem[1]

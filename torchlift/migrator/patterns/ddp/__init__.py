@@ -40,9 +40,12 @@ loader with no sampler keeps every rank on the whole data (`use_distributed_samp
 A validation pass over its shard becomes `validation_step`, its counters' `dist.all_reduce`
 kept in the epoch-end hook, when the model provably holds no buffers (evaluation.py).
 
+The parent's prints and files before the spawn stay the launching process's (spawn_parent.py).
+
 Refused, each with its code: a launch other than one `mp.spawn` of the function holding the
 loop (TL160; at its `--local_rank` argument for a script `torch.distributed.launch` starts:
-launch_argument.py), a process group other than one `init_process_group` (gloo for workers) (TL161),
+launch_argument.py), parent code before it computing what differs per process (TL160:
+spawn_parent.py), a process group other than one `init_process_group` (gloo for workers) (TL161),
 a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
 but the validation counters' all_reduce (TL163), a rank read before the process group starts
 (TL164), DDP options (TL165), a step loop not started by `mp.spawn` (TL166), an evaluation

@@ -43,26 +43,23 @@ _STATEMENT = m.MatchIfTrue(lambda node: isinstance(node, cst.BaseStatement))
 LAUNCHING_PROCESS = 'os.environ.get("LOCAL_RANK", "0") == "0"'
 
 # calls giving every process the same value and changing nothing outside the program
-_SAME_IN_EVERY_PROCESS = (
-    frozenset(
-        f"builtins.{name}"
-        for name in (
-            "len str int float bool round min max abs isinstance enumerate range list dict "
-            "tuple set sorted sum zip repr format hasattr getattr vars any all reversed"
-        ).split()
-    )
-    | {
-        "os.environ.get",
-        "os.getenv",
-        "os.cpu_count",
-        "multiprocessing.cpu_count",
-        "torch.cuda.is_available",
-        "torch.cuda.device_count",
-        "torch.device",
-        "types.SimpleNamespace",
-        "functools.partial",
-    }
-)
+_SAME_IN_EVERY_PROCESS = frozenset(
+    f"builtins.{name}"
+    for name in (
+        "len str int float bool round min max abs isinstance enumerate range list dict "
+        "tuple set sorted sum zip repr format hasattr getattr vars any all reversed"
+    ).split()
+) | {
+    "os.environ.get",
+    "os.getenv",
+    "os.cpu_count",
+    "multiprocessing.cpu_count",
+    "torch.cuda.is_available",
+    "torch.cuda.device_count",
+    "torch.device",
+    "types.SimpleNamespace",
+    "functools.partial",
+}
 # what differs from one process to another: generators seeded at start, the clock, ids
 _PER_PROCESS = ("random.", "numpy.random.", "time.", "datetime.", "uuid.", "secrets.", "os.getpid")
 _SAME_MODULES = ("argparse.", "os.path.", "math.", "collections.", "pathlib.")
@@ -176,7 +173,10 @@ class _SameInEveryProcess:
     def statement(self, stmt) -> tuple | None:
         """(node, why) of what in `stmt` may differ between processes, or None."""
         if draws(self.ctx, stmt, self.drawing):
-            return stmt, "seeds or draws from torch's generator, which the spawned worker began fresh"
+            return (
+                stmt,
+                "seeds or draws from torch's generator, which the spawned worker began fresh",
+            )
         for small in stmt.body:
             if isinstance(small, (cst.Import, cst.ImportFrom, cst.Pass)):
                 continue
@@ -198,9 +198,7 @@ class _SameInEveryProcess:
         if names & _SAME_IN_EVERY_PROCESS or any(n.startswith(_SAME_MODULES) for n in names):
             return None
         func = call.func
-        if isinstance(func, cst.Name) and func.value in self.functions and not names - {
-            func.value
-        }:
+        if isinstance(func, cst.Name) and func.value in self.functions and not names:
             return self._function(self.functions[func.value])
         if isinstance(func, cst.Name) and func.value in self.classes:
             init = method(self.classes[func.value], "__init__")

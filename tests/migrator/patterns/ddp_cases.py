@@ -538,6 +538,30 @@ CONVERTS = {
         ["train(args.world_size)", "args = parser.parse_args()"],
         ["LOCAL_RANK", "mp.spawn"],
     ),
+    # the worker's own code ran in each spawned process already: kept as it is; so is the
+    # module's top, which the spawned processes import too
+    "worker_output_before_the_trainer_stays_per_process": (
+        worker(
+            before='    print("worker up")',
+            launch='print("parent up")\n    mp.spawn(train, args=(2,), nprocs=2)',
+        ).replace("def train(", 'print("imported")\n\n\ndef train('),
+        [
+            """
+            print("imported")
+
+
+            def train(world_size):
+                print("worker up")
+            """,
+            """
+            if __name__ == "__main__":
+                if os.environ.get("LOCAL_RANK", "0") == "0":
+                    print("parent up")
+                train(2)
+            """,
+        ],
+        ["mp.spawn"],
+    ),
     "process_count_passed_to_the_worker": (
         worker(launch="world_size = 2\n    mp.spawn(train, args=(world_size,), nprocs=world_size)"),
         ["devices=world_size", "train(world_size)"],

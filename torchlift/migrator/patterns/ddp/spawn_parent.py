@@ -59,6 +59,9 @@ _SAME_IN_EVERY_PROCESS = frozenset(
     "torch.device",
     "types.SimpleNamespace",
     "functools.partial",
+    # the Trainer starts its processes with its own launcher: a start method set is unused
+    "multiprocessing.set_start_method",
+    "torch.multiprocessing.set_start_method",
 }
 # what differs from one process to another: generators seeded at start, the clock, ids
 _PER_PROCESS = ("random.", "numpy.random.", "time.", "datetime.", "uuid.", "secrets.", "os.getpid")
@@ -172,11 +175,6 @@ class _SameInEveryProcess:
 
     def statement(self, stmt) -> tuple | None:
         """(node, why) of what in `stmt` may differ between processes, or None."""
-        if draws(self.ctx, stmt, self.drawing):
-            return (
-                stmt,
-                "seeds or draws from torch's generator, which the spawned worker began fresh",
-            )
         for small in stmt.body:
             if isinstance(small, (cst.Import, cst.ImportFrom, cst.Pass)):
                 continue
@@ -186,6 +184,8 @@ class _SameInEveryProcess:
         return None
 
     def expression(self, node) -> str | None:
+        if draws(self.ctx, node, self.drawing):
+            return "seeds or draws from torch's generator, which the spawned worker began fresh"
         for call in m.findall(node, m.Call()):
             problem = self._call(call)
             if problem is not None:

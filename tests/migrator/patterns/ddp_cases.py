@@ -464,6 +464,104 @@ CONVERTS = {
             "rank)",
         ],
     ),
+    # the parent's code before the spawn ran once; under the Trainer's DDP every process runs
+    # the script: its output happens in the launching process only (no `LOCAL_RANK` there)
+    "parent_output_before_the_spawn_runs_in_the_launching_process": (
+        worker(
+            launch='print("starting 2 processes")\n    os.makedirs("out", exist_ok=True)\n'
+            "    mp.spawn(train, args=(2,), nprocs=2)"
+        ),
+        [
+            """
+            if __name__ == "__main__":
+                if os.environ.get("LOCAL_RANK", "0") == "0":
+                    print("starting 2 processes")
+                    os.makedirs("out", exist_ok=True)
+                train(2)
+            """
+        ],
+        ["mp.spawn"],
+    ),
+    "parent_output_in_the_main_holding_the_spawn_and_before_its_call": (
+        worker(launch='print("launching")\n    main()').replace(
+            'if __name__ == "__main__":',
+            "def main():\n    world_size = 2\n"
+            '    print(f"{world_size} processes")\n'
+            "    mp.spawn(train, args=(world_size,), nprocs=world_size)\n\n\n"
+            'if __name__ == "__main__":',
+        ),
+        [
+            """
+            def main():
+                world_size = 2
+                if os.environ.get("LOCAL_RANK", "0") == "0":
+                    print(f"{world_size} processes")
+                train(world_size)
+            """,
+            """
+            if __name__ == "__main__":
+                if os.environ.get("LOCAL_RANK", "0") == "0":
+                    print("launching")
+                main()
+            """,
+        ],
+        ["mp.spawn"],
+    ),
+    "parent_output_in_a_branch_binding_the_process_count": (
+        worker(
+            launch="if torch.cuda.device_count() >= 2:\n        world_size = 4\n    else:\n"
+            '        print("few GPUs: 2 processes", file=sys.stderr)\n        world_size = 2\n'
+            "    mp.spawn(train, args=(world_size,), nprocs=world_size)"
+        ).replace("import os\n", "import os\nimport sys\n"),
+        [
+            """
+            if __name__ == "__main__":
+                if torch.cuda.device_count() >= 2:
+                    world_size = 4
+                else:
+                    if os.environ.get("LOCAL_RANK", "0") == "0":
+                        print("few GPUs: 2 processes", file=sys.stderr)
+                    world_size = 2
+                train(world_size)
+            """
+        ],
+        ["mp.spawn"],
+    ),
+    # argparse gives every process the same values (the Trainer runs each with the same argv)
+    "parent_arguments_parsed_before_the_spawn": (
+        worker(
+            launch="import argparse\n    parser = argparse.ArgumentParser()\n"
+            '    parser.add_argument("--world-size", type=int, default=2)\n'
+            "    args = parser.parse_args()\n"
+            "    mp.spawn(train, args=(args.world_size,), nprocs=args.world_size)"
+        ),
+        ["train(args.world_size)", "args = parser.parse_args()"],
+        ["LOCAL_RANK", "mp.spawn"],
+    ),
+    # the worker's own code ran in each spawned process already: kept as it is; so is the
+    # module's top, which the spawned processes import too
+    "worker_output_before_the_trainer_stays_per_process": (
+        worker(
+            before='    print("worker up")',
+            launch='print("parent up")\n    mp.spawn(train, args=(2,), nprocs=2)',
+        ).replace("def train(", 'print("imported")\n\n\ndef train('),
+        [
+            """
+            print("imported")
+
+
+            def train(world_size):
+                print("worker up")
+            """,
+            """
+            if __name__ == "__main__":
+                if os.environ.get("LOCAL_RANK", "0") == "0":
+                    print("parent up")
+                train(2)
+            """,
+        ],
+        ["mp.spawn"],
+    ),
     "process_count_passed_to_the_worker": (
         worker(launch="world_size = 2\n    mp.spawn(train, args=(world_size,), nprocs=world_size)"),
         ["devices=world_size", "train(world_size)"],
@@ -975,6 +1073,37 @@ UNCHANGED = {
     ),
     # the parent's code after the spawn (a reload, a test) ran once; under the Trainer's DDP
     # every process runs the script, so it would run once per rank
+    # values the parent computed once and handed to the worker, recomputed in every process
+    "parent_draws_a_python_random_value_for_the_worker": (
+        worker(
+            params="rank, world_size, seed",
+            launch="import random\n    seed = random.randint(0, 1000)\n"
+            "    mp.spawn(train, args=(2, seed), nprocs=2)",
+        ),
+        "TL160",
+    ),
+    "parent_reads_the_clock_for_the_worker": (
+        worker(
+            params="rank, world_size, stamp",
+            launch="import time\n    stamp = int(time.time())\n"
+            "    mp.spawn(train, args=(2, stamp), nprocs=2)",
+        ),
+        "TL160",
+    ),
+    # the spawned worker began with torch's generator fresh; converted, it follows this seed
+    "parent_seeds_torch_before_the_spawn": (
+        worker(launch="torch.manual_seed(0)\n    mp.spawn(train, args=(2,), nprocs=2)"),
+        "TL160",
+    ),
+    "parent_downloads_data_for_the_worker": (
+        worker(
+            params="rank, world_size, path",
+            launch="import urllib.request\n"
+            '    path, _ = urllib.request.urlretrieve("https://example.com/d.csv", "d.csv")\n'
+            "    mp.spawn(train, args=(2, path), nprocs=2)",
+        ),
+        "TL160",
+    ),
     "code_after_the_spawn": (
         worker(launch='mp.spawn(train, args=(2,), nprocs=2)\n    print("done")'),
         "TL160",

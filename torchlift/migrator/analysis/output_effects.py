@@ -53,6 +53,7 @@ _LOG_LEVELS = frozenset("debug info warning warn error exception critical log".s
 # calls that only read (nothing printed, nothing changed)
 _READ_CALLS = (
     (SAFE_CALLS - {"builtins.print"})
+    | {"builtins.vars"}  # an object's attributes as a dict (`print(vars(args))`)
     | {f"os.path.{name}" for name in ("isdir", "isfile", "exists", "join", "dirname", "basename")}
     | {f"math.{name}" for name in "cos sin exp log sqrt floor ceil".split()}
     # new tensors / arrays made of what they are given (`torch.save(torch.tensor(losses), p)`)

@@ -40,9 +40,12 @@ loader with no sampler keeps every rank on the whole data (`use_distributed_samp
 A validation pass over its shard becomes `validation_step`, its counters' `dist.all_reduce`
 kept in the epoch-end hook, when the model provably holds no buffers (evaluation.py).
 
+The parent's prints and files before the spawn stay the launching process's (spawn_parent.py).
+
 Refused, each with its code: a launch other than one `mp.spawn` of the function holding the
 loop (TL160; at its `--local_rank` argument for a script `torch.distributed.launch` starts:
-launch_argument.py), a process group other than one `init_process_group` (gloo for workers) (TL161),
+launch_argument.py), parent code before it computing what differs per process (TL160:
+spawn_parent.py), a process group other than one `init_process_group` (gloo for workers) (TL161),
 a DistributedSampler that Lightning's would not reproduce (TL162), hand-written collectives
 but the validation counters' all_reduce (TL163), a rank read before the process group starts
 (TL164), DDP options (TL165), a step loop not started by `mp.spawn` (TL166), an evaluation
@@ -98,6 +101,7 @@ from .rules import (
 )
 from .sampler import read_sampler, take_set_epoch
 from .spawn import read_launch, read_process_group, spawn_calls
+from .spawn_parent import guard_parent_code
 from .torchrun import plain_start_helper, read_torchrun, reads_env
 from .wrappers import drop_wrappers, read_wrappers, unwrap_in_functions
 
@@ -292,6 +296,11 @@ def read(ctx, plan, steps) -> None:
             f'mp.spawn + DistributedDataParallel -> `strategy="ddp"`, `devices='
             f"{facts.devices}`: `python script.py` starts the same processes"
         )
+        if guard_parent_code(ctx, plan, facts.launch_call[0]):
+            plan.device_note += (
+                "; what the script printed or wrote before `mp.spawn` happens in the launching "
+                "process only (`LOCAL_RANK` unset)"
+            )
     elif facts.num_nodes:
         plan.device_note = (
             'torchrun\'s DDP -> `strategy="ddp"` with `devices=` / `num_nodes=` the processes '

@@ -59,9 +59,13 @@ LAUNCH = Rule(
     script's launcher must go: one `mp.spawn(worker, args=(...), nprocs=N)` of the function
     holding the loop (directly, or through a helper given that function), whose first
     parameter is the rank, and whose process count is a literal or one of the arguments it
-    hands the worker.""",
+    hands the worker. The parent's code around the spawn runs in every process then: after
+    the spawn it is refused, before it its output stays the launching process's, and a value
+    each process would compute differently (a random draw, the clock) is refused.""",
     """Start the worker with one `mp.spawn(worker, args=(...), nprocs=N)` and pass N to it;
-    or convert the single-process script and ask for `Trainer(strategy="ddp", devices=N)`.""",
+    or convert the single-process script and ask for `Trainer(strategy="ddp", devices=N)`.
+    A value the parent draws before the spawn (a seed, a timestamp): read it from the command
+    line or a fixed constant instead.""",
     _example(_worker(), "mp.spawn(train, args=(2,), nprocs=2, join=False)"),
     uses_header=False,
 )

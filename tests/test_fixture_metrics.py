@@ -166,6 +166,18 @@ PRINTED = {
     "test_pass_noise_drawn_before_it_kept_as_written": (
         r"test accuracy under jitter [^\r\n]*|next draw [^\r\n]*"
     ),
+    # a per-epoch bar around the batch loop only (Pytorch-UNet): the epoch's loss and dice
+    "unet_epoch_bar_around_batch_loop": r"epoch \d+: train loss [^\r\n]*",
+    # the bar's write handed on in a lambda: the examples and accuracy it writes (tqdm.write)
+    "bar_write_handed_on_in_a_lambda": (
+        r"(?:SOURCE|TARGET|PREDICTED): [^\r\n]*|token accuracy [^\r\n]*|trained \d+ steps"
+    ),
+    # the model put back after fit under its other name: evaluated and sampled through it
+    "model_alias_generates_after_fit": r"step \d+: loss [^\r\n]*|val loss [^\r\n]*|sample: [^\r\n]*",
+    # the validation counter's closing line, printed on the K-th example only
+    "val_counter_break_closing_line": (
+        r"(?:TARGET|PREDICTED): [^\r\n]*|(?<!-)-{30}(?!-)|epoch \d+ done[^\r\n]*"
+    ),
 }
 
 

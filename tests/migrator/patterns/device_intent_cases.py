@@ -840,3 +840,16 @@ CONVERTS["model_alias_used_after_fit_is_put_back"] = (
     ["trainer.fit(lit_model, loader)\nmodel.to(device)\n"],
     [],
 )
+# ... also when the alias is bound with others (`m = net = model.to(device)`) or annotated
+# (`m: nn.Module = model.to(device)`): before, no put-back -- a CUDA crash in `m(context)`
+for _name, _binding in {
+    "model_alias_of_a_chained_assignment_is_put_back": "m = net = model.to(device)",
+    "model_alias_annotated_is_put_back": "m: nn.Module = model.to(device)",
+}.items():
+    CONVERTS[_name] = (
+        CONVERTS["model_alias_used_after_fit_is_put_back"][0].replace(
+            "m = model.to(device)", _binding
+        ),
+        ["trainer.fit(lit_model, loader)\nmodel.to(device)\n"],
+        [],
+    )

@@ -66,14 +66,18 @@ def module_aliases(stmts, modules: set[str]) -> set[str]:
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
             continue
         small = stmt.body[0]
-        if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        # every name of `m = net = model.to(device)`, and `m: nn.Module = model.to(device)`
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            targets = [small.target]
+        else:
             continue
-        target, value = small.targets[0].target, small.value
+        value = small.value
         while _self_method(value) or (isinstance(value, cst.Call) and _moves_itself(value)):
             value = value.func.value
-        if isinstance(target, cst.Name) and isinstance(value, cst.Name):
-            if value.value in modules | found:
-                found.add(target.value)
+        if isinstance(value, cst.Name) and value.value in modules | found:
+            found |= {t.value for t in targets if isinstance(t, cst.Name)}
     return found - modules
 
 

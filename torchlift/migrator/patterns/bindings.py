@@ -36,6 +36,7 @@ from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .ddp.sync_batchnorm import read_sync_batchnorm
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned, trained_model
+from .known_branches import known_test, taken_branch
 from .module_zero_grad import dotted_path
 from .optimizer_factories import (
     faithful_optimizer_function,
@@ -362,7 +363,7 @@ def _read_model(ctx, plan, model) -> None:
         return None
 
     wrapped = ctx.found.setdefault("data_parallel_conditions", [])
-    for stmt in ctx.scope_before:
+    for stmt in _with_taken_branches(ctx, ctx.scope_before, name):
         kind = placement_only(stmt)
         if kind == "ddp":  # `model = DDP(model)`: the strategy wraps it (patterns/ddp/)
             plan.remove_stmts.append(stmt)
@@ -482,6 +483,24 @@ def _read_model(ctx, plan, model) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _with_taken_branches(ctx, stmts, name: str) -> list:
+    """`stmts` with each `if` binding `name` whose branch is known (a test on constants,
+    nanoGPT's `if init_from == 'scratch':`) replaced by the statements of that branch: the
+    model is the one it binds; the `if` itself stays in the script as written."""
+    out = []
+    for stmt in stmts:
+        taken = taken_branch(ctx, stmt) if name in bound_names(stmt) else None
+        if taken is None:
+            out.append(stmt)
+            continue
+        ctx.notes.append(
+            f"`{ctx.module.code_for_node(stmt.test)}` is {known_test(ctx, stmt.test)} before "
+            f"the loop (its names are constants): `{name}` is what the branch taken binds"
+        )
+        out += _with_taken_branches(ctx, taken, name)
+    return out
 
 
 def _placing_another(stmt, model, plan, placement_only) -> str | None:

@@ -49,6 +49,7 @@ from ..analysis.branches import (
     Instance,
     decide,
     resolve,
+    suite,
 )
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
@@ -110,6 +111,68 @@ def _resolve_nested(ctx, stmt, decided):
             return stmt  # unchanged: the same node (patterns key facts on node identity)
         return stmt.with_changes(body=body.with_changes(body=inner))
     return stmt
+
+
+def taken_branch(ctx, stmt) -> list | None:
+    """The statements (the nodes themselves) of the branch that an `if` run before the loop
+    takes, when its test is decided by names bound once before it to what `known_test`
+    reads -- nanoGPT's `if init_from == 'scratch': model = GPT(conf)` under `init_from =
+    'scratch'` -- so that what the branch binds is read as bound; None when not decided.
+    A name some function declares `global`, or a file that may rebind its globals behind the
+    assignments (`exec(open('configurator.py').read())`, `globals()[k] = v`), decides nothing."""
+    if not isinstance(stmt, cst.If) or not any(s is stmt for s in ctx.scope_before):
+        return None
+    names = collect_names(stmt.test).reads
+    if not names or names & _declared_global(ctx) or _rebinds_globals(ctx):
+        return None
+    position = next(i for i, s in enumerate(ctx.scope_before) if s is stmt)
+    for name in names:  # bound before the `if` (a binding after it would not reach it)
+        found, count = ctx.binding(name)
+        if found is None or count != 1 or not any(
+            s is found[0] for s in ctx.scope_before[:position]
+        ):
+            return None
+    taken = known_test(ctx, stmt.test)
+    if taken is None:
+        return None
+    if taken:
+        return suite(stmt.body)
+    if isinstance(stmt.orelse, cst.If):
+        return [stmt.orelse]
+    return suite(stmt.orelse.body) if stmt.orelse is not None else []
+
+
+def _declared_global(ctx) -> set[str]:
+    return {item.name.value for g in m.findall(ctx.module, m.Global()) for item in g.names}
+
+
+def _rebinds_globals(ctx) -> bool:
+    """The file calls `exec` / `eval` (a configurator overriding the module's settings), or
+    `globals()` / `vars()` other than to read an entry."""
+    dynamic = m.Call(func=m.Name("exec") | m.Name("eval") | m.Name("vars"))
+    if m.findall(ctx.module, dynamic):
+        return True
+    calls = m.findall(ctx.module, m.Call(func=m.Name("globals")))
+    read = {
+        id(s.value)
+        for s in m.findall(ctx.module, m.Subscript(value=m.Call(func=m.Name("globals"))))
+    } | {
+        id(c.func.value)
+        for c in m.findall(
+            ctx.module,
+            m.Call(
+                func=m.Attribute(
+                    value=m.Call(func=m.Name("globals")),
+                    attr=m.Name("items") | m.Name("keys") | m.Name("get"),
+                )
+            ),
+        )
+    }
+    stored = {
+        id(t.target.value)
+        for t in m.findall(ctx.module, m.AssignTarget(target=m.Subscript()))
+    }
+    return any(id(c) not in read or id(c) in stored for c in calls)
 
 
 def _as_list(found) -> list:

@@ -125,7 +125,27 @@ def _bound_value(ctx, name: str):
         found = module_global_binding(ctx, name)
     elif count != 1:
         return _moved_in_place(ctx, name)
+    elif found is None:  # `if init_from == 'scratch': model = GPT(conf)`, a known branch
+        return _bound_in_taken_branch(ctx, name)
     return found[1] if found is not None else None
+
+
+def _bound_in_taken_branch(ctx, name: str):
+    """The value of the one plain `name = value` of the branch taken by the `if` binding
+    `name` before the loop, when its test is known (known_branches.taken_branch)."""
+    from .known_branches import taken_branch  # known_branches -> amp_choice -> ... -> here
+
+    binder = next((s for s in ctx.scope_before if name in bound_names(s)), None)
+    taken = taken_branch(ctx, binder) if binder is not None else None
+    while taken is not None:
+        binders = [s for s in taken if name in bound_names(s)]
+        if len(binders) != 1:
+            return None
+        assign = single_assign(binders[0])
+        if assign is not None:
+            return assign[1] if assign[0] == name else None
+        taken = taken_branch(ctx, binders[0])
+    return None
 
 
 def _moved_in_place(ctx, name: str):

@@ -122,8 +122,9 @@ def bind(ctx, plan, steps) -> None:
         if kind is None and ctx.in_function and receiver in rebound_through_global(ctx):
             raise Unsupported(
                 BINDING,
-                f"`{receiver}.step()`: `{receiver}` is a module global some function rebinds "
-                f"(`global {receiver}`): the Trainer would go on stepping the first object",
+                f"`{_step_use(ctx, stmt, receiver)}`: `{receiver}` is a module global some "
+                f"function rebinds (`global {receiver}`): the Trainer would go on stepping the "
+                "first object",
                 stmt,
             )
         if kind is None and binding is not None:  # a function of the script doing more
@@ -144,7 +145,7 @@ def bind(ctx, plan, steps) -> None:
                 )
             raise Unsupported(
                 BINDING,
-                f"`{receiver}.step()`: `{receiver}` is not bound to a torch.optim "
+                f"`{_step_use(ctx, stmt, receiver)}`: `{receiver}` is not bound to a torch.optim "
                 "optimizer or scheduler call in this scope before the loop",
                 stmt,
             )
@@ -680,6 +681,16 @@ def _bound_in(loop, name: str):
         if name in bound_names(stmt):
             return stmt
     return None
+
+
+def _step_use(ctx, stmt, receiver: str) -> str:
+    """The step as the script writes it, for a message: `optimizer.step()`, or the call
+    handing the optimizer over (`scaler.step(optimizer)`)."""
+    stepped = m.Call(func=m.Attribute(value=m.Name(receiver), attr=m.Name("step")))
+    handed = m.Call(args=[m.Arg(m.Name(receiver)), m.ZeroOrMore()])
+    for call in m.findall(stmt, stepped | handed):
+        return ctx.module.code_for_node(call)
+    return f"{receiver}.step()"
 
 
 def _optimizer_step_outside(ctx):

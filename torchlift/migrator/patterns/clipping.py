@@ -248,18 +248,24 @@ def _fused_argument(ctx, plan) -> str | None:
     """The code of the optimizer call's `fused=` argument when it may be true, "" when the
     call is not seen here (built by a function, handed in), None when it is known not fused
     (no `fused=`: torch's default; `fused=False`)."""
+    from .optimizer_methods import method_optimizer_calls  # -> factories -> ... -> here
+
     optimizer = plan.optimizer
     found = single_assign(optimizer.stmt) if optimizer.stmt is not None else None
     call = found[1] if found else None
-    if not (
-        isinstance(call, cst.Call)
-        and any(q.startswith("torch.optim.") for q in ctx.call_qualnames(call))
-    ):
+    if not isinstance(call, cst.Call):
         return ""
-    fused = keyword_value(call, "fused")
-    if fused is None or m.matches(fused, m.Name("False") | m.Name("None")):
-        return None
-    return ctx.module.code_for_node(fused)
+    if any(q.startswith("torch.optim.") for q in ctx.call_qualnames(call)):
+        built = [call]
+    else:  # nanoGPT's `model.configure_optimizers(...)`: the calls its method returns
+        built = method_optimizer_calls(ctx, call)
+        if built is None:
+            return ""
+    for made in built:
+        fused = keyword_value(made, "fused")
+        if fused is not None and not m.matches(fused, m.Name("False") | m.Name("None")):
+            return ctx.module.code_for_node(fused)
+    return None
 
 
 def _steps_model_order(ctx, plan) -> bool:

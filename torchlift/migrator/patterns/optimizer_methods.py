@@ -39,6 +39,7 @@ import libcst.matchers as m
 
 from ..analysis.globals_read import module_global_binding
 from ..analysis.names import bound_names, collect_names, definition_reads, only_module_binding
+from ..analysis.output_effects import console_call
 from ..analysis.statements import single_assign
 from ..rule import Unsupported
 from ..shapes.model_method import is_torch_module
@@ -65,6 +66,22 @@ def own_parameters_model(ctx, value) -> str | None:
     built = _bound_value(ctx, receiver)
     method = _own_method(ctx, built.func.value, value.func.attr.value)
     return receiver if _parameters_of_self(method) else None
+
+
+def method_optimizer_calls(ctx, value) -> list[cst.Call] | None:
+    """The `torch.optim` calls the method returns when `model.<method>(...)` is read as the
+    optimizer (its `fused=` is what the Trainer steps), else None."""
+    if method_optimizer_model(ctx, value) is None:
+        return None
+    built = _bound_value(ctx, value.func.value.value)
+    method = _own_method(ctx, built.func.value, value.func.attr.value)
+    calls = []
+    for returned in _own_returns(method):
+        found = returned.value
+        if isinstance(found, cst.Name):
+            found = _local_value(method, found.value)
+        calls.append(found)
+    return calls
 
 
 def why_not_method_optimizer(ctx, value) -> str | None:
@@ -115,6 +132,12 @@ def _read(ctx, value) -> str | None:
         return (
             f"!{call}: `{changed}`, an object an argument reads, may change before the loop "
             "(the method runs when `fit` starts)"
+        )
+    printed = _printed_between(ctx, method, value)
+    if printed is not None:
+        return (
+            f"!{call}: the method prints, and so does `{printed}` after the call, before the "
+            "loop: run when `fit` starts, its lines would come after that one's"
         )
     return receiver
 
@@ -355,6 +378,40 @@ def _changed_before_loop(ctx, call: cst.Call, objects: set[str]) -> str | None:
             function = functions.get(inner.func.value)
             if function is not None and definition_reads(function) & objects:
                 return sorted(definition_reads(function) & objects)[0]
+    return None
+
+
+def _printed_between(ctx, method: cst.FunctionDef, call: cst.Call) -> str | None:
+    """The first console call (`print`, a logger) the statements between `call` and the loop
+    make -- themselves or through the script's functions they call -- when the method writes
+    to the console too: its lines, printed where the script called it (before those), would
+    come when `fit` starts. None when there is none, or the method prints nothing."""
+    if _console_call_in(ctx, method, set()) is None:
+        return None
+    after = False
+    for stmt in ctx.scope_before:
+        if not after:
+            after = any(c is call for c in m.findall(stmt, m.Call()))
+            continue
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue  # defined, not run
+        printed = _console_call_in(ctx, stmt, set())
+        if printed is not None:
+            return ctx.module.code_for_node(printed)
+    return None
+
+
+def _console_call_in(ctx, node, seen: set[str]) -> cst.Call | None:
+    """A console call `node` makes, itself or in a function of the script it calls."""
+    functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
+    for inner in m.findall(node, m.Call()):
+        if console_call(ctx, inner):
+            return inner
+        name = inner.func.value if isinstance(inner.func, cst.Name) else None
+        if name in functions and name not in seen:
+            seen.add(name)
+            if _console_call_in(ctx, functions[name], seen) is not None:
+                return inner
     return None
 
 

@@ -36,7 +36,7 @@ from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .ddp.sync_batchnorm import read_sync_batchnorm
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned, trained_model
-from .known_branches import known_test, taken_branch
+from .known_branches import known_test, taken_branch, why_branch_unknown
 from .module_zero_grad import dotted_path
 from .optimizer_factories import (
     faithful_optimizer_function,
@@ -437,6 +437,12 @@ def _read_model(ctx, plan, model) -> None:
                 raise Unsupported(BINDING, _SYNC_BATCHNORM, stmt)
             detail = why_not_split(stmt, ctx.module)  # a tuple assignment left whole
             why = f"model `{name}` is bound in a way not understood"
+            if isinstance(stmt, cst.If):  # `if init_from == 'scratch': model = GPT(...)`
+                test = ctx.module.code_for_node(stmt.test)
+                why = (
+                    f"model `{name}` is bound under `if {test}:`, whose branch is not known "
+                    f"before the loop: {why_branch_unknown(ctx, stmt)}"
+                )
             raise Unsupported(BINDING, f"{why}: {detail}" if detail else why, stmt)
         value = assign[1]
         if is_ddp_wrap(ctx, value) and value.args:  # `model = DDP(Net())` -> `model = Net()`

@@ -117,41 +117,53 @@ def taken_branch(ctx, stmt) -> list | None:
     """The statements (the nodes themselves) of the branch that an `if` run before the loop
     takes, when its test is decided by names bound once before it to what `known_test`
     reads -- nanoGPT's `if init_from == 'scratch': model = GPT(conf)` under `init_from =
-    'scratch'` -- so that what the branch binds is read as bound; None when not decided.
-    A name some function declares `global`, or a file that may rebind its globals behind the
-    assignments (`exec(open('configurator.py').read())`, `globals()[k] = v`), decides nothing."""
-    if not isinstance(stmt, cst.If) or not any(s is stmt for s in ctx.scope_before):
+    'scratch'` -- so that what the branch binds is read as bound; None when not decided
+    (`why_branch_unknown` says why)."""
+    if why_branch_unknown(ctx, stmt) is not None:
         return None
-    names = collect_names(stmt.test).reads
-    if not names or names & _declared_global(ctx) or _rebinds_globals(ctx):
-        return None
-    position = next(i for i, s in enumerate(ctx.scope_before) if s is stmt)
-    for name in names:  # bound before the `if` (a binding after it would not reach it)
-        found, count = ctx.binding(name)
-        if found is None or count != 1 or not any(
-            s is found[0] for s in ctx.scope_before[:position]
-        ):
-            return None
-    taken = known_test(ctx, stmt.test)
-    if taken is None:
-        return None
-    if taken:
+    if known_test(ctx, stmt.test):
         return suite(stmt.body)
     if isinstance(stmt.orelse, cst.If):
         return [stmt.orelse]
     return suite(stmt.orelse.body) if stmt.orelse is not None else []
 
 
+def why_branch_unknown(ctx, stmt) -> str | None:
+    """Why the branch an `if` before the loop takes is not known, for a message; None when
+    it is. A name some function declares `global`, or a file that may rebind its globals
+    behind the assignments (`exec(open('configurator.py').read())`, `globals()[k] = v`),
+    decides nothing."""
+    if not isinstance(stmt, cst.If) or not any(s is stmt for s in ctx.scope_before):
+        return "it is no `if` of the loop's scope"
+    names = collect_names(stmt.test).reads
+    rebound = sorted(names & _declared_global(ctx))
+    if rebound:
+        return f"a function declares `global {rebound[0]}`"
+    dynamic = _rebinds_globals(ctx)
+    if dynamic is not None:
+        return f"the file may rebind its globals through `{ctx.module.code_for_node(dynamic)}`"
+    position = next(i for i, s in enumerate(ctx.scope_before) if s is stmt)
+    for name in sorted(names):  # bound before the `if` (a binding after it would not reach it)
+        found, count = ctx.binding(name)
+        if found is None or count != 1 or not any(
+            s is found[0] for s in ctx.scope_before[:position]
+        ):
+            return f"`{name}` is not bound once, to a value, before it"
+    if known_test(ctx, stmt.test) is None:
+        return "its names hold values the test does not decide"
+    return None
+
+
 def _declared_global(ctx) -> set[str]:
     return {item.name.value for g in m.findall(ctx.module, m.Global()) for item in g.names}
 
 
-def _rebinds_globals(ctx) -> bool:
-    """The file calls `exec` / `eval` (a configurator overriding the module's settings), or
-    `globals()` / `vars()` other than to read an entry."""
+def _rebinds_globals(ctx) -> cst.Call | None:
+    """A call of the file that may rebind its globals: `exec` / `eval` (a configurator
+    overriding the module's settings), or `globals()` / `vars()` other than to read an entry."""
     dynamic = m.Call(func=m.Name("exec") | m.Name("eval") | m.Name("vars"))
-    if m.findall(ctx.module, dynamic):
-        return True
+    for call in m.findall(ctx.module, dynamic):
+        return call
     calls = m.findall(ctx.module, m.Call(func=m.Name("globals")))
     read = {
         id(s.value)
@@ -172,7 +184,7 @@ def _rebinds_globals(ctx) -> bool:
         id(t.target.value)
         for t in m.findall(ctx.module, m.AssignTarget(target=m.Subscript()))
     }
-    return any(id(c) not in read or id(c) in stored for c in calls)
+    return next((c for c in calls if id(c) not in read or id(c) in stored), None)
 
 
 def _as_list(found) -> list:

@@ -97,6 +97,10 @@ def _read(ctx, value) -> str | None:
         return None
     receiver, name = value.func.value.value, value.func.attr.value
     built = _bound_value(ctx, receiver)
+    if built is None:
+        undecided = _undecided_binder(ctx, receiver, name)
+        if undecided is not None:
+            return f"!`{receiver}.{name}(...)`: {undecided}"
     if not (isinstance(built, cst.Call) and isinstance(built.func, cst.Name)):
         return None
     method = _own_method(ctx, built.func.value, name)
@@ -169,6 +173,30 @@ def _bound_in_taken_branch(ctx, name: str):
             return assign[1] if assign[0] == name else None
         taken = taken_branch(ctx, binders[0])
     return None
+
+
+def _undecided_binder(ctx, receiver: str, method: str) -> str | None:
+    """Why the receiver, bound once under an `if` whose branch is not known (a test on a
+    setting a configurator may override) to an instance of a class of the script defining
+    `method`, is not read as that instance; None otherwise."""
+    from .known_branches import why_branch_unknown  # known_branches -> ... -> here
+
+    found, count = ctx.binding(receiver)
+    if count != 1 or found is not None:
+        return None
+    binder = next((s for s in ctx.scope_before if receiver in bound_names(s)), None)
+    if not isinstance(binder, cst.If):
+        return None
+    classes = {
+        c.func.value
+        for c in m.findall(binder, m.Call(func=m.Name()))
+        if _own_method(ctx, c.func.value, method) is not None
+    }
+    why = why_branch_unknown(ctx, binder)
+    if not classes or why is None:
+        return None
+    test = ctx.module.code_for_node(binder.test)
+    return f"`{receiver}` is bound under `if {test}:`, whose branch is not known before the loop ({why})"
 
 
 def _moved_in_place(ctx, name: str):

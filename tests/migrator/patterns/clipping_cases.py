@@ -84,10 +84,32 @@ for epoch in range(2):
 """
 
 CONVERTS = {
-    # ... never fused there: Lightning unscales before clipping, as the script did
+    # parameter groups ordering the parameters otherwise than model.parameters(), under a
+    # scaler: the script's clipping in configure_gradient_clipping (Lightning's would sum the
+    # norm in the groups' order), without its unscale_ (Lightning unscales before the hook)
+    "norm_over_parameter_groups_under_a_scaler": (
+        "groups = [\n"
+        '    {"params": [p for n, p in model.named_parameters() if p.dim() < 2]},\n'
+        '    {"params": [p for n, p in model.named_parameters() if p.dim() >= 2]},\n'
+        "]\n"
+        "opt = torch.optim.AdamW(groups, lr=0.1)\n" + _SCALED_IF.format(limit="0.05", test="grad_clip != 0.0").replace("optimizer", "opt"),
+        [
+            "def configure_gradient_clipping(",
+            "if self.hparams.grad_clip != 0.0:\n"
+            "            torch.nn.utils.clip_grad_norm_(\n"
+            "                self.model.parameters(), self.hparams.grad_clip\n"
+            "            )",
+        ],
+        ["gradient_clip_val=grad_clip", "unscale_"],
+    ),
+    # ... never fused there: Lightning unscales before clipping (in configure_gradient_clipping:
+    # the method's groups are not seen to order the parameters as model.parameters() does)
     "clipping_under_a_scaler_with_the_model_method_optimizer_not_fused": (
         _METHOD_FUSED.format(fused="False"),
-        ["gradient_clip_val=1.0", "self.model.configure_optimizers(1e-3, self.device.type)"],
+        [
+            "torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+            "self.model.configure_optimizers(1e-3, self.device.type)",
+        ],
         ["unscale_"],
     ),
     # nanoGPT: a limit known >= 0 tested `!= 0.0` (Lightning clips nothing for 0 either),

@@ -17,7 +17,10 @@ Under manual optimization (accumulation.py) the call stays where it is, as
 an accumulation group kept as written, as the script's own call.
 
 `grad_norm = clip_grad_norm_(...)` (the norm read later, e.g. printed after the step) is the
-script's own statement in `configure_gradient_clipping` (see `_keep_norm`).
+script's own statement in `configure_gradient_clipping` (see `_keep_norm`); so is a norm
+clipping of `model.parameters()` whose optimizer's groups order them otherwise (Lightning sums
+the norm in the groups' order), under a GradScaler too, without its `scaler.unscale_`
+(Lightning unscales before the hook; a fused optimizer there is refused, below).
 
 Refused (TL105): clipping outside backward()..step(), twice, of other parameters than the
 model's, with norm_type or other options; clipping under a GradScaler with an optimizer
@@ -202,10 +205,12 @@ def read(ctx, plan, steps) -> None:
         line = cst.SimpleStatementLine([cst.Expr(call)], leading_lines=stmt.leading_lines)
         steps.setdefault("kept", []).append((position, line))
         return
-    if kind == "norm" and not _steps_model_order(ctx, plan) and ctx.found.get("scaler") is None:
+    if kind == "norm" and not _steps_model_order(ctx, plan):
         # Lightning sums the norm over the optimizer's groups in their order; parameter groups
         # (no weight decay for biases) order them otherwise, and the sum rounds otherwise
-        plan.clip_hook = [stmt]
+        if _scaled(ctx):  # the hook clips what Lightning unscaled: not a fused optimizer's
+            _refuse_fused_under_scaler(ctx, plan, stmt, kept=True)
+        plan.clip_hook = [_without_unscale(ctx, stmt)]
         return
     plan.add_trainer_arg("gradient_clip_val", value_code)
     if kind == "value":
@@ -231,6 +236,15 @@ def _refuse_fused_under_scaler(ctx, plan, stmt, kept: bool) -> None:
         + ("configure_gradient_clipping" if kept else "clipping (it refuses gradient_clip_val)"),
         stmt,
     )
+
+
+def _without_unscale(ctx, stmt):
+    """nanoGPT's `if grad_clip != 0.0: scaler.unscale_(optimizer); clip_grad_norm_(...)`
+    without its unscale: Lightning unscales (a scaler in use) before configure_gradient_clipping,
+    and a disabled scaler's unscale_ does nothing."""
+    if isinstance(stmt, cst.If) and _unscales(ctx, stmt.body.body[0]):
+        return stmt.with_changes(body=stmt.body.with_changes(body=stmt.body.body[1:]))
+    return stmt
 
 
 def _scaled(ctx) -> bool:

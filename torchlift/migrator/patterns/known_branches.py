@@ -51,6 +51,7 @@ from ..analysis.branches import (
     resolve,
     suite,
 )
+from ..analysis.globals_read import function_locals
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from .amp import SCALERS, is_autocast
@@ -272,8 +273,17 @@ def _known(ctx, test) -> dict[str, object]:
 def _value_of_name(ctx, name: str):
     """What `name` holds wherever the loop runs, as analysis/branches.py knows values, or
     None when that is not known."""
+    if _module_global(ctx, name) and (
+        name in _declared_global(ctx) or _rebinds_globals(ctx) is not None
+    ):
+        return None  # a function or a configurator's `exec` may rebind it behind its binding
     values = {_value(ctx, value) for value in reaching_values(ctx, name) or [None]}
     return values.pop() if len(values) == 1 else None
+
+
+def _module_global(ctx, name: str) -> bool:
+    """`name` is read from the module's globals where the loop runs."""
+    return not ctx.in_function or (name not in ctx.params and name not in function_locals(ctx))
 
 
 def _value(ctx, expr):

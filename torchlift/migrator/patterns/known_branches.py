@@ -161,8 +161,9 @@ def _declared_global(ctx) -> set[str]:
 
 def _rebinds_globals(ctx) -> cst.Call | None:
     """A call of the file that may rebind its globals: `exec` / `eval` (a configurator
-    overriding the module's settings), or `globals()` / `vars()` other than to read an entry."""
-    dynamic = m.Call(func=m.Name("exec") | m.Name("eval") | m.Name("vars"))
+    overriding the module's settings), `vars()` (no argument: the namespace itself), or
+    `globals()` other than to read an entry."""
+    dynamic = m.Call(func=m.Name("exec") | m.Name("eval")) | m.Call(func=m.Name("vars"), args=[])
     for call in m.findall(ctx.module, dynamic):
         return call
     calls = m.findall(ctx.module, m.Call(func=m.Name("globals")))

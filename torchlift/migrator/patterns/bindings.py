@@ -364,7 +364,7 @@ def _read_model(ctx, plan, model) -> None:
         return None
 
     wrapped = ctx.found.setdefault("data_parallel_conditions", [])
-    for stmt in _with_taken_branches(ctx, ctx.scope_before, name):
+    for stmt in _with_taken_branches(ctx, ctx.scope_before, name, placement_only):
         kind = placement_only(stmt)
         if kind == "ddp":  # `model = DDP(model)`: the strategy wraps it (patterns/ddp/)
             plan.remove_stmts.append(stmt)
@@ -492,21 +492,27 @@ def _read_model(ctx, plan, model) -> None:
                         model.forward_params = item.params
 
 
-def _with_taken_branches(ctx, stmts, name: str) -> list:
-    """`stmts` with each `if` binding `name` whose branch is known (a test on constants,
-    nanoGPT's `if init_from == 'scratch':`) replaced by the statements of that branch: the
-    model is the one it binds; the `if` itself stays in the script as written."""
+def _with_taken_branches(ctx, stmts, name: str, placement_only) -> list:
+    """`stmts` with each `if` building `name` whose branch is known (a test on constants,
+    nanoGPT's `if init_from == 'scratch': model = GPT(conf)`) replaced by the statements of
+    that branch: the model is the one it builds; the `if` itself stays in the script as
+    written. An `if` only moving or wrapping the model (`if cuda: model = model.cuda()`) is
+    left to the placement rules below."""
     out = []
     for stmt in stmts:
         taken = taken_branch(ctx, stmt) if name in bound_names(stmt) else None
-        if taken is None:
+        binders = [s for s in taken or [] if name in bound_names(s)]
+        if not binders or any(
+            (single_assign(s) or ("",))[0] != name or placement_only(s) is not None
+            for s in binders
+        ):
             out.append(stmt)
             continue
         ctx.notes.append(
             f"`{ctx.module.code_for_node(stmt.test)}` is {known_test(ctx, stmt.test)} before "
             f"the loop (its names are constants): `{name}` is what the branch taken binds"
         )
-        out += _with_taken_branches(ctx, taken, name)
+        out += _with_taken_branches(ctx, taken, name, placement_only)
     return out
 
 

@@ -225,6 +225,24 @@ CASES = {
         "differs between the calls of `train()` (False where `updater` is the function "
         "`updater`; True where `updater` is `torch.optim.SGD(model.parameters(), lr=0.1)`)",
     ),
+    # the step as the script writes it: the optimizer handed to the GradScaler's step
+    "optimizer_stepped_through_a_scaler_bound_by_an_unknown_call": (
+        """
+        import helpers
+
+        scaler = torch.amp.GradScaler("cuda", enabled=False)
+        optimizer = helpers.make_optimizer(model)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)  # <- cause
+                scaler.update()
+        """,
+        "TL106",
+        "`scaler.step(optimizer)`: `optimizer` is not bound to a torch.optim optimizer",
+    ),
 }
 
 

@@ -724,3 +724,59 @@ CONVERTS["optimizer_method_grouping_by_submodule"] = (
     ["torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)", "configure_optimizers("],
     ["m.parameters()"],
 )
+
+# -- the model bound under an `if` on constants (nanoGPT's `if init_from == 'scratch':`) --
+
+_SCRATCH = (
+    "init_from = 'scratch'\nif init_from == 'scratch':\n    print('a new model')\n    net = Net()\n"
+)
+
+CONVERTS["optimizer_method_of_a_model_built_under_a_constant_branch"] = (
+    _method_model(_RETURNS_ADAMW).replace("net = Net()\n", _SCRATCH),
+    [
+        "opt = self.model.configure_optimizers(",
+        "if init_from == 'scratch':\n    print('a new model')",
+    ],
+    ["opt = net.configure_optimizers("],
+)
+CONVERTS["model_built_under_a_constant_branch"] = (
+    _method_model(_RETURNS_ADAMW)
+    .replace(
+        "net = Net()\n",
+        "init_from = 'scratch'\nif init_from == 'resume':\n    net = torch.load('ckpt.pt')\n"
+        "else:\n    net = Net()\n",
+    )
+    .replace(
+        "opt = net.configure_optimizers(weight_decay, lr)",
+        "opt = torch.optim.SGD(net.parameters(), lr=lr)",
+    ),
+    ["torch.optim.SGD(self.model.parameters(), lr=self.hparams.lr)"],
+    ["opt.step()"],
+)
+# the constant may be rebound behind the assignment: a configurator's exec, a `global`
+UNCHANGED["optimizer_method_of_a_model_under_a_branch_on_an_exec_overridden_global"] = (
+    _method_model(_RETURNS_ADAMW).replace(
+        "net = Net()\n", _SCRATCH.replace("\nif", "\nexec(open('configurator.py').read())\nif", 1)
+    ),
+    "TL106",
+)
+UNCHANGED["model_under_a_branch_on_a_global_a_function_rebinds"] = (
+    _method_model(_RETURNS_ADAMW).replace(
+        "net = Net()\n",
+        "def resume():\n    global init_from\n    init_from = 'resume'\n\n\n" + _SCRATCH,
+    ),
+    "TL106",
+)
+# the method prints (its parameter counts) and so does a statement between the call and the
+# loop: run when `fit` starts, its lines would come after that one's
+UNCHANGED["optimizer_method_printing_with_a_print_before_the_loop"] = (
+    _method_model("        print(len(decay))\n" + _RETURNS_ADAMW).replace(
+        "for epoch in range(2):\n", "print('training')\nfor epoch in range(2):\n", 1
+    ),
+    "TL106",
+)
+CONVERTS["optimizer_method_printing_with_nothing_printed_before_the_loop"] = (
+    _method_model("        print(len(decay))\n" + _RETURNS_ADAMW),
+    ["opt = self.model.configure_optimizers("],
+    ["opt = net.configure_optimizers("],
+)

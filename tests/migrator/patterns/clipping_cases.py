@@ -48,7 +48,70 @@ for epoch in range(2):
         print(norm.item())
 """
 
+# nanoGPT: the optimizer built by the model's own method, `fused=` on CUDA, under a scaler
+_METHOD_FUSED = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def configure_optimizers(self, lr, device_type):
+        use_fused = device_type == "cuda"
+        return torch.optim.AdamW(self.parameters(), lr=lr, fused={fused})
+
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+device_type = "cuda" if "cuda" in device else "cpu"
+use_amp = device_type == "cuda"
+net = Net()
+net.to(device)
+opt = net.configure_optimizers(1e-3, device_type)
+scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+for epoch in range(2):
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        with torch.autocast(device_type, dtype=torch.float16, enabled=use_amp):
+            loss = criterion(net(x), y)
+        opt.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+"""
+
 CONVERTS = {
+    # parameter groups ordering the parameters otherwise than model.parameters(), under a
+    # scaler: the script's clipping in configure_gradient_clipping (Lightning's would sum the
+    # norm in the groups' order), without its unscale_ (Lightning unscales before the hook)
+    "norm_over_parameter_groups_under_a_scaler": (
+        "groups = [\n"
+        '    {"params": [p for n, p in model.named_parameters() if p.dim() < 2]},\n'
+        '    {"params": [p for n, p in model.named_parameters() if p.dim() >= 2]},\n'
+        "]\n"
+        "opt = torch.optim.AdamW(groups, lr=0.1)\n" + _SCALED_IF.format(limit="0.05", test="grad_clip != 0.0").replace("optimizer", "opt"),
+        [
+            "def configure_gradient_clipping(",
+            "if self.hparams.grad_clip != 0.0:\n"
+            "            torch.nn.utils.clip_grad_norm_(\n"
+            "                self.model.parameters(), self.hparams.grad_clip\n"
+            "            )",
+        ],
+        ["gradient_clip_val=grad_clip", "unscale_"],
+    ),
+    # ... never fused there: Lightning unscales before clipping (in configure_gradient_clipping:
+    # the method's groups are not seen to order the parameters as model.parameters() does)
+    "clipping_under_a_scaler_with_the_model_method_optimizer_not_fused": (
+        _METHOD_FUSED.format(fused="False"),
+        [
+            "torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+            "self.model.configure_optimizers(1e-3, self.device.type)",
+        ],
+        ["unscale_"],
+    ),
     # nanoGPT: a limit known >= 0 tested `!= 0.0` (Lightning clips nothing for 0 either),
     # the scaler's unscale_ first in the block (Lightning unscales before clipping)
     "limit_not_zero_after_unscale": (
@@ -382,6 +445,12 @@ UNCHANGED = {
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 opt.step()
         """,
+        "TL105",
+    ),
+    # the model's method builds it fused on CUDA (seen through the method): Lightning would
+    # refuse gradient_clip_val there
+    "clipping_under_a_scaler_with_the_model_method_fused_optimizer": (
+        _METHOD_FUSED.format(fused="use_fused"),
         "TL105",
     ),
 }

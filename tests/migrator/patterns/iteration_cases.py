@@ -422,6 +422,18 @@ UNCHANGED = {
         ),
         "TL123",
     ),
+    # nanoGPT's configurator: a config file run by `exec` may set `eval_only = True` (its
+    # eval_gpt2 configs do): the break may end the run at the first iteration
+    "while_true_flag_break_flag_set_by_a_configurator_exec": (
+        _loop(
+            "while True:",
+            setup="import sys\n\nit = 0\neval_only = False\n"
+            "for arg in sys.argv[1:]:\n    exec(open(arg).read())\n",
+            before="    if it == 0 and eval_only:\n        break\n",
+            after="    it += 1\n    if it >= 5:\n        break\n",
+        ),
+        "TL123",
+    ),
     "while_true_flag_break_with_a_call": (
         _loop(
             "while True:",

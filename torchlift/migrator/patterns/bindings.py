@@ -36,6 +36,7 @@ from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
 from .ddp.sync_batchnorm import read_sync_batchnorm
 from .device_moves import is_trivial_statement, strip_device_moves
 from .factories import returned, trained_model
+from .known_branches import known_test, taken_branch, why_branch_unknown
 from .module_zero_grad import dotted_path
 from .optimizer_factories import (
     faithful_optimizer_function,
@@ -121,8 +122,9 @@ def bind(ctx, plan, steps) -> None:
         if kind is None and ctx.in_function and receiver in rebound_through_global(ctx):
             raise Unsupported(
                 BINDING,
-                f"`{receiver}.step()`: `{receiver}` is a module global some function rebinds "
-                f"(`global {receiver}`): the Trainer would go on stepping the first object",
+                f"`{_step_use(ctx, stmt, receiver)}`: `{receiver}` is a module global some "
+                f"function rebinds (`global {receiver}`): the Trainer would go on stepping the "
+                "first object",
                 stmt,
             )
         if kind is None and binding is not None:  # a function of the script doing more
@@ -143,7 +145,7 @@ def bind(ctx, plan, steps) -> None:
                 )
             raise Unsupported(
                 BINDING,
-                f"`{receiver}.step()`: `{receiver}` is not bound to a torch.optim "
+                f"`{_step_use(ctx, stmt, receiver)}`: `{receiver}` is not bound to a torch.optim "
                 "optimizer or scheduler call in this scope before the loop",
                 stmt,
             )
@@ -362,7 +364,7 @@ def _read_model(ctx, plan, model) -> None:
         return None
 
     wrapped = ctx.found.setdefault("data_parallel_conditions", [])
-    for stmt in ctx.scope_before:
+    for stmt in _with_taken_branches(ctx, ctx.scope_before, name, placement_only):
         kind = placement_only(stmt)
         if kind == "ddp":  # `model = DDP(model)`: the strategy wraps it (patterns/ddp/)
             plan.remove_stmts.append(stmt)
@@ -435,6 +437,12 @@ def _read_model(ctx, plan, model) -> None:
                 raise Unsupported(BINDING, _SYNC_BATCHNORM, stmt)
             detail = why_not_split(stmt, ctx.module)  # a tuple assignment left whole
             why = f"model `{name}` is bound in a way not understood"
+            if isinstance(stmt, cst.If):  # `if init_from == 'scratch': model = GPT(...)`
+                test = ctx.module.code_for_node(stmt.test)
+                why = (
+                    f"model `{name}` is bound under `if {test}:`, whose branch is not known "
+                    f"before the loop: {why_branch_unknown(ctx, stmt)}"
+                )
             raise Unsupported(BINDING, f"{why}: {detail}" if detail else why, stmt)
         value = assign[1]
         if is_ddp_wrap(ctx, value) and value.args:  # `model = DDP(Net())` -> `model = Net()`
@@ -482,6 +490,30 @@ def _read_model(ctx, plan, model) -> None:
                 for item in stmt.body.body:
                     if isinstance(item, cst.FunctionDef) and item.name.value == "forward":
                         model.forward_params = item.params
+
+
+def _with_taken_branches(ctx, stmts, name: str, placement_only) -> list:
+    """`stmts` with each `if` building `name` whose branch is known (a test on constants,
+    nanoGPT's `if init_from == 'scratch': model = GPT(conf)`) replaced by the statements of
+    that branch: the model is the one it builds; the `if` itself stays in the script as
+    written. An `if` only moving or wrapping the model (`if cuda: model = model.cuda()`) is
+    left to the placement rules below."""
+    out = []
+    for stmt in stmts:
+        taken = taken_branch(ctx, stmt) if name in bound_names(stmt) else None
+        binders = [s for s in taken or [] if name in bound_names(s)]
+        if not binders or any(
+            (single_assign(s) or ("",))[0] != name or placement_only(s) is not None
+            for s in binders
+        ):
+            out.append(stmt)
+            continue
+        ctx.notes.append(
+            f"`{ctx.module.code_for_node(stmt.test)}` is {known_test(ctx, stmt.test)} before "
+            f"the loop (its names are constants): `{name}` is what the branch taken binds"
+        )
+        out += _with_taken_branches(ctx, taken, name, placement_only)
+    return out
 
 
 def _placing_another(stmt, model, plan, placement_only) -> str | None:
@@ -661,6 +693,16 @@ def _bound_in(loop, name: str):
         if name in bound_names(stmt):
             return stmt
     return None
+
+
+def _step_use(ctx, stmt, receiver: str) -> str:
+    """The step as the script writes it, for a message: `optimizer.step()`, or the call
+    handing the optimizer over (`scaler.step(optimizer)`)."""
+    stepped = m.Call(func=m.Attribute(value=m.Name(receiver), attr=m.Name("step")))
+    handed = m.Call(args=[m.Arg(m.Name(receiver)), m.ZeroOrMore()])
+    for call in m.findall(stmt, stepped | handed):
+        return ctx.module.code_for_node(call)
+    return f"{receiver}.step()"
 
 
 def _optimizer_step_outside(ctx):

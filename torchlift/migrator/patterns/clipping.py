@@ -17,7 +17,10 @@ Under manual optimization (accumulation.py) the call stays where it is, as
 an accumulation group kept as written, as the script's own call.
 
 `grad_norm = clip_grad_norm_(...)` (the norm read later, e.g. printed after the step) is the
-script's own statement in `configure_gradient_clipping` (see `_keep_norm`).
+script's own statement in `configure_gradient_clipping` (see `_keep_norm`); so is a norm
+clipping of `model.parameters()` whose optimizer's groups order them otherwise (Lightning sums
+the norm in the groups' order), under a GradScaler too, without its `scaler.unscale_`
+(Lightning unscales before the hook; a fused optimizer there is refused, below).
 
 Refused (TL105): clipping outside backward()..step(), twice, of other parameters than the
 model's, with norm_type or other options; clipping under a GradScaler with an optimizer
@@ -202,10 +205,12 @@ def read(ctx, plan, steps) -> None:
         line = cst.SimpleStatementLine([cst.Expr(call)], leading_lines=stmt.leading_lines)
         steps.setdefault("kept", []).append((position, line))
         return
-    if kind == "norm" and not _steps_model_order(ctx, plan) and ctx.found.get("scaler") is None:
+    if kind == "norm" and not _steps_model_order(ctx, plan):
         # Lightning sums the norm over the optimizer's groups in their order; parameter groups
         # (no weight decay for biases) order them otherwise, and the sum rounds otherwise
-        plan.clip_hook = [stmt]
+        if _scaled(ctx):  # the hook clips what Lightning unscaled: not a fused optimizer's
+            _refuse_fused_under_scaler(ctx, plan, stmt, kept=True)
+        plan.clip_hook = [_without_unscale(ctx, stmt)]
         return
     plan.add_trainer_arg("gradient_clip_val", value_code)
     if kind == "value":
@@ -233,6 +238,15 @@ def _refuse_fused_under_scaler(ctx, plan, stmt, kept: bool) -> None:
     )
 
 
+def _without_unscale(ctx, stmt):
+    """nanoGPT's `if grad_clip != 0.0: scaler.unscale_(optimizer); clip_grad_norm_(...)`
+    without its unscale: Lightning unscales (a scaler in use) before configure_gradient_clipping,
+    and a disabled scaler's unscale_ does nothing."""
+    if isinstance(stmt, cst.If) and _unscales(ctx, stmt.body.body[0]):
+        return stmt.with_changes(body=stmt.body.with_changes(body=stmt.body.body[1:]))
+    return stmt
+
+
 def _scaled(ctx) -> bool:
     """A GradScaler Lightning's mixed precision may use: one with autocast (amp.py), not
     bf16 only (no scaler there)."""
@@ -248,18 +262,24 @@ def _fused_argument(ctx, plan) -> str | None:
     """The code of the optimizer call's `fused=` argument when it may be true, "" when the
     call is not seen here (built by a function, handed in), None when it is known not fused
     (no `fused=`: torch's default; `fused=False`)."""
+    from .optimizer_methods import method_optimizer_calls  # -> factories -> ... -> here
+
     optimizer = plan.optimizer
     found = single_assign(optimizer.stmt) if optimizer.stmt is not None else None
     call = found[1] if found else None
-    if not (
-        isinstance(call, cst.Call)
-        and any(q.startswith("torch.optim.") for q in ctx.call_qualnames(call))
-    ):
+    if not isinstance(call, cst.Call):
         return ""
-    fused = keyword_value(call, "fused")
-    if fused is None or m.matches(fused, m.Name("False") | m.Name("None")):
-        return None
-    return ctx.module.code_for_node(fused)
+    if any(q.startswith("torch.optim.") for q in ctx.call_qualnames(call)):
+        built = [call]
+    else:  # nanoGPT's `model.configure_optimizers(...)`: the calls its method returns
+        built = method_optimizer_calls(ctx, call)
+        if built is None:
+            return ""
+    for made in built:
+        fused = keyword_value(made, "fused")
+        if fused is not None and not m.matches(fused, m.Name("False") | m.Name("None")):
+            return ctx.module.code_for_node(fused)
+    return None
 
 
 def _steps_model_order(ctx, plan) -> bool:

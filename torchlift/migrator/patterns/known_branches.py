@@ -49,7 +49,9 @@ from ..analysis.branches import (
     Instance,
     decide,
     resolve,
+    suite,
 )
+from ..analysis.globals_read import function_locals
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from .amp import SCALERS, is_autocast
@@ -110,6 +112,81 @@ def _resolve_nested(ctx, stmt, decided):
             return stmt  # unchanged: the same node (patterns key facts on node identity)
         return stmt.with_changes(body=body.with_changes(body=inner))
     return stmt
+
+
+def taken_branch(ctx, stmt) -> list | None:
+    """The statements (the nodes themselves) of the branch that an `if` run before the loop
+    takes, when its test is decided by names bound once before it to what `known_test`
+    reads -- nanoGPT's `if init_from == 'scratch': model = GPT(conf)` under `init_from =
+    'scratch'` -- so that what the branch binds is read as bound; None when not decided
+    (`why_branch_unknown` says why)."""
+    if why_branch_unknown(ctx, stmt) is not None:
+        return None
+    if known_test(ctx, stmt.test):
+        return suite(stmt.body)
+    if isinstance(stmt.orelse, cst.If):
+        return [stmt.orelse]
+    return suite(stmt.orelse.body) if stmt.orelse is not None else []
+
+
+def why_branch_unknown(ctx, stmt) -> str | None:
+    """Why the branch an `if` before the loop takes is not known, for a message; None when
+    it is. A name some function declares `global`, or a file that may rebind its globals
+    behind the assignments (`exec(open('configurator.py').read())`, `globals()[k] = v`),
+    decides nothing."""
+    if not isinstance(stmt, cst.If) or not any(s is stmt for s in ctx.scope_before):
+        return "it is no `if` of the loop's scope"
+    names = collect_names(stmt.test).reads
+    rebound = sorted(names & _declared_global(ctx))
+    if rebound:
+        return f"a function declares `global {rebound[0]}`"
+    dynamic = _rebinds_globals(ctx)
+    if dynamic is not None:
+        return f"the file may rebind its globals through `{ctx.module.code_for_node(dynamic)}`"
+    position = next(i for i, s in enumerate(ctx.scope_before) if s is stmt)
+    for name in sorted(names):  # bound before the `if` (a binding after it would not reach it)
+        found, count = ctx.binding(name)
+        if found is None or count != 1 or not any(
+            s is found[0] for s in ctx.scope_before[:position]
+        ):
+            return f"`{name}` is not bound once, to a value, before it"
+    if known_test(ctx, stmt.test) is None:
+        return "its names hold values the test does not decide"
+    return None
+
+
+def _declared_global(ctx) -> set[str]:
+    return {item.name.value for g in m.findall(ctx.module, m.Global()) for item in g.names}
+
+
+def _rebinds_globals(ctx) -> cst.Call | None:
+    """A call of the file that may rebind its globals: `exec` / `eval` (a configurator
+    overriding the module's settings), `vars()` (no argument: the namespace itself), or
+    `globals()` other than to read an entry."""
+    dynamic = m.Call(func=m.Name("exec") | m.Name("eval")) | m.Call(func=m.Name("vars"), args=[])
+    for call in m.findall(ctx.module, dynamic):
+        return call
+    calls = m.findall(ctx.module, m.Call(func=m.Name("globals")))
+    read = {
+        id(s.value)
+        for s in m.findall(ctx.module, m.Subscript(value=m.Call(func=m.Name("globals"))))
+    } | {
+        id(c.func.value)
+        for c in m.findall(
+            ctx.module,
+            m.Call(
+                func=m.Attribute(
+                    value=m.Call(func=m.Name("globals")),
+                    attr=m.Name("items") | m.Name("keys") | m.Name("get"),
+                )
+            ),
+        )
+    }
+    stored = {
+        id(t.target.value)
+        for t in m.findall(ctx.module, m.AssignTarget(target=m.Subscript()))
+    }
+    return next((c for c in calls if id(c) not in read or id(c) in stored), None)
 
 
 def _as_list(found) -> list:
@@ -197,8 +274,17 @@ def _known(ctx, test) -> dict[str, object]:
 def _value_of_name(ctx, name: str):
     """What `name` holds wherever the loop runs, as analysis/branches.py knows values, or
     None when that is not known."""
+    if _module_global(ctx, name) and (
+        name in _declared_global(ctx) or _rebinds_globals(ctx) is not None
+    ):
+        return None  # a function or a configurator's `exec` may rebind it behind its binding
     values = {_value(ctx, value) for value in reaching_values(ctx, name) or [None]}
     return values.pop() if len(values) == 1 else None
+
+
+def _module_global(ctx, name: str) -> bool:
+    """`name` is read from the module's globals where the loop runs."""
+    return not ctx.in_function or (name not in ctx.params and name not in function_locals(ctx))
 
 
 def _value(ctx, expr):

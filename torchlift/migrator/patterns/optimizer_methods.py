@@ -39,6 +39,7 @@ import libcst.matchers as m
 
 from ..analysis.globals_read import module_global_binding
 from ..analysis.names import bound_names, collect_names, definition_reads, only_module_binding
+from ..analysis.output_effects import console_call
 from ..analysis.statements import single_assign
 from ..rule import Unsupported
 from ..shapes.model_method import is_torch_module
@@ -67,6 +68,22 @@ def own_parameters_model(ctx, value) -> str | None:
     return receiver if _parameters_of_self(method) else None
 
 
+def method_optimizer_calls(ctx, value) -> list[cst.Call] | None:
+    """The `torch.optim` calls the method returns when `model.<method>(...)` is read as the
+    optimizer (its `fused=` is what the Trainer steps), else None."""
+    if method_optimizer_model(ctx, value) is None:
+        return None
+    built = _bound_value(ctx, value.func.value.value)
+    method = _own_method(ctx, built.func.value, value.func.attr.value)
+    calls = []
+    for returned in _own_returns(method):
+        found = returned.value
+        if isinstance(found, cst.Name):
+            found = _local_value(method, found.value)
+        calls.append(found)
+    return calls
+
+
 def why_not_method_optimizer(ctx, value) -> str | None:
     """Why `model.<method>(...)` (a method of a class of the script) is not read as the
     optimizer, for the refusal; None when it is, or when `value` is no such call."""
@@ -80,6 +97,10 @@ def _read(ctx, value) -> str | None:
         return None
     receiver, name = value.func.value.value, value.func.attr.value
     built = _bound_value(ctx, receiver)
+    if built is None:
+        undecided = _undecided_binder(ctx, receiver, name)
+        if undecided is not None:
+            return f"!`{receiver}.{name}(...)`: {undecided}"
     if not (isinstance(built, cst.Call) and isinstance(built.func, cst.Name)):
         return None
     method = _own_method(ctx, built.func.value, name)
@@ -116,6 +137,12 @@ def _read(ctx, value) -> str | None:
             f"!{call}: `{changed}`, an object an argument reads, may change before the loop "
             "(the method runs when `fit` starts)"
         )
+    printed = _printed_between(ctx, method, value)
+    if printed is not None:
+        return (
+            f"!{call}: the method prints, and so does `{printed}` after the call, before the "
+            "loop: run when `fit` starts, its lines would come after that one's"
+        )
     return receiver
 
 
@@ -125,7 +152,51 @@ def _bound_value(ctx, name: str):
         found = module_global_binding(ctx, name)
     elif count != 1:
         return _moved_in_place(ctx, name)
+    elif found is None:  # `if init_from == 'scratch': model = GPT(conf)`, a known branch
+        return _bound_in_taken_branch(ctx, name)
     return found[1] if found is not None else None
+
+
+def _bound_in_taken_branch(ctx, name: str):
+    """The value of the one plain `name = value` of the branch taken by the `if` binding
+    `name` before the loop, when its test is known (known_branches.taken_branch)."""
+    from .known_branches import taken_branch  # known_branches -> amp_choice -> ... -> here
+
+    binder = next((s for s in ctx.scope_before if name in bound_names(s)), None)
+    taken = taken_branch(ctx, binder) if binder is not None else None
+    while taken is not None:
+        binders = [s for s in taken if name in bound_names(s)]
+        if len(binders) != 1:
+            return None
+        assign = single_assign(binders[0])
+        if assign is not None:
+            return assign[1] if assign[0] == name else None
+        taken = taken_branch(ctx, binders[0])
+    return None
+
+
+def _undecided_binder(ctx, receiver: str, method: str) -> str | None:
+    """Why the receiver, bound once under an `if` whose branch is not known (a test on a
+    setting a configurator may override) to an instance of a class of the script defining
+    `method`, is not read as that instance; None otherwise."""
+    from .known_branches import why_branch_unknown  # known_branches -> ... -> here
+
+    found, count = ctx.binding(receiver)
+    if count != 1 or found is not None:
+        return None
+    binder = next((s for s in ctx.scope_before if receiver in bound_names(s)), None)
+    if not isinstance(binder, cst.If):
+        return None
+    classes = {
+        c.func.value
+        for c in m.findall(binder, m.Call(func=m.Name()))
+        if _own_method(ctx, c.func.value, method) is not None
+    }
+    why = why_branch_unknown(ctx, binder)
+    if not classes or why is None:
+        return None
+    test = ctx.module.code_for_node(binder.test)
+    return f"`{receiver}` is bound under `if {test}:`, whose branch is not known before the loop ({why})"
 
 
 def _moved_in_place(ctx, name: str):
@@ -335,6 +406,40 @@ def _changed_before_loop(ctx, call: cst.Call, objects: set[str]) -> str | None:
             function = functions.get(inner.func.value)
             if function is not None and definition_reads(function) & objects:
                 return sorted(definition_reads(function) & objects)[0]
+    return None
+
+
+def _printed_between(ctx, method: cst.FunctionDef, call: cst.Call) -> str | None:
+    """The first console call (`print`, a logger) the statements between `call` and the loop
+    make -- themselves or through the script's functions they call -- when the method writes
+    to the console too: its lines, printed where the script called it (before those), would
+    come when `fit` starts. None when there is none, or the method prints nothing."""
+    if _console_call_in(ctx, method, set()) is None:
+        return None
+    after = False
+    for stmt in ctx.scope_before:
+        if not after:
+            after = any(c is call for c in m.findall(stmt, m.Call()))
+            continue
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue  # defined, not run
+        printed = _console_call_in(ctx, stmt, set())
+        if printed is not None:
+            return ctx.module.code_for_node(printed)
+    return None
+
+
+def _console_call_in(ctx, node, seen: set[str]) -> cst.Call | None:
+    """A console call `node` makes, itself or in a function of the script it calls."""
+    functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
+    for inner in m.findall(node, m.Call()):
+        if console_call(ctx, inner):
+            return inner
+        name = inner.func.value if isinstance(inner.func, cst.Name) else None
+        if name in functions and name not in seen:
+            seen.add(name)
+            if _console_call_in(ctx, functions[name], seen) is not None:
+                return inner
     return None
 
 

@@ -300,3 +300,65 @@ CONVERTS["eval_at_epoch_end_model_deleted_after_training"] = (
     ["trainer.fit("],
     [],
 )
+
+# "PyTorch in One Hour" style: each epoch ends with `model.eval()`, and the accuracy printed
+# after training comes from a helper that calls `model.eval()` itself before running the model:
+# the run happens inside the helper, in eval mode in both runs, whatever mode training left
+_HELPER_AFTER_TRAINING = """
+    def accuracy(net):
+        {before}
+        with torch.no_grad():
+            {run}
+        return (net(torch.randn(4, 4)).argmax(1) == 0).float().mean().item()
+
+
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+    {after}
+"""
+
+
+def _helper_after(before="net.eval()", run="pass", after='print(f"{accuracy(model):.3f}")'):
+    return _HELPER_AFTER_TRAINING.format(before=before, run=run, after=after)
+
+
+CONVERTS["helper_setting_eval_before_its_run_in_an_f_string_after_training"] = (
+    _helper_after(),
+    ["trainer.fit("],
+    [],
+)
+CONVERTS["helper_setting_eval_before_its_run_nested_in_an_assignment_after_training"] = (
+    _helper_after(after="scores = {'acc': round(accuracy(model), 3)}\n    print(scores)"),
+    ["trainer.fit("],
+    [],
+)
+CONVERTS["helper_train_false_before_its_runs_in_a_loop_after_training"] = (
+    _helper_after(before="net.train(False)", run="for _ in range(2):\n                net(torch.randn(2, 4))"),
+    ["trainer.fit("],
+    [],
+)
+# the helper runs the model in the mode training left: observed
+UNCHANGED["helper_not_setting_eval_after_training"] = (_helper_after(before="pass"), "TL148")
+UNCHANGED["helper_running_the_model_before_its_eval_after_training"] = (
+    _helper_after(before="net(torch.randn(2, 4))\n        net.eval()"),
+    "TL148",
+)
+UNCHANGED["helper_setting_eval_in_one_branch_only_after_training"] = (
+    _helper_after(before="if len(loader) > 1:\n            net.eval()"),
+    "TL148",
+)
+UNCHANGED["helper_running_the_model_in_a_condition_before_its_eval_after_training"] = (
+    _helper_after(before="if net(torch.randn(2, 4)).sum() > 0:\n            pass\n        net.eval()"),
+    "TL148",
+)
+# the same statement runs the model itself before calling the helper
+UNCHANGED["model_run_before_the_helper_in_the_same_statement_after_training"] = (
+    _helper_after(after="print(model(torch.randn(2, 4)), accuracy(model))"),
+    "TL148",
+)

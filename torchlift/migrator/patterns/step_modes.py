@@ -58,8 +58,8 @@ from .eval_mode import (
     EVAL_MODE_UNKNOWN,
     _helpers_reading,
     _made_by,
+    _call_runs_model,
     _model_runs_after,
-    _runs_model,
 )
 from .factories import _local_value, _own_returns
 from .mode_calls import _given_in_unknown_mode, _hands_model
@@ -195,20 +195,18 @@ def _observed_after(ctx, plan, script_final: Mode, converted_final: Mode) -> Run
     own `model.eval()` before predicting), and then both runs observe the same mode."""
     models = _models(plan)
     shared = _tracer(ctx, plan)
-    helpers = ctx.found["step_modes_cache"]["helpers"]
 
-    def observes(node) -> bool:
-        return (
-            _runs_model(ctx, node, models, helpers)
-            or bool(m.findall(node, m.Attribute(attr=m.Name("training"))))
-            or _model_object_used(node, models)
+    def reads(node, names) -> bool:
+        return bool(m.findall(node, m.Attribute(attr=m.Name("training")))) or (
+            _model_object_used(node, names)
         )
 
     def runs_after(entry: Mode) -> list[Run]:
         tracer = ModeTracer(
             ctx,
             models,
-            runs=observes,
+            observes=shared.observes,
+            reads=reads,
             harmless=shared.harmless,
             builds_module=shared.builds_module,
             model_class=shared.model_class,
@@ -664,14 +662,17 @@ def _class_built_by(ctx, value, depth: int = 3) -> str | None:
 def _tracer(ctx, plan) -> ModeTracer:
     models = _models(plan)
     cache = ctx.found.setdefault("step_modes_cache", {})
-    if "helpers" not in cache:
-        cache["helpers"] = _helpers_reading(ctx.module, models)
-    helpers, known_runs = cache["helpers"], cache.setdefault("runs", {})
+    helpers, known_runs = cache.setdefault("helpers", {}), cache.setdefault("runs", {})
 
-    def runs(stmt) -> bool:
-        if id(stmt) not in known_runs:
-            known_runs[id(stmt)] = (stmt, _runs_model(ctx, stmt, models, helpers))
-        return known_runs[id(stmt)][1]  # (the statement kept alive: its id stays its own)
+    def observes(call, names) -> bool:
+        """The call runs the model held by `names` (the model's, or a helper's parameter)."""
+        key = (id(call), names)
+        if key not in known_runs:
+            if names not in helpers:
+                helpers[names] = _helpers_reading(ctx.module, set(names))
+            runs = _call_runs_model(ctx, call, set(names), helpers[names])
+            known_runs[key] = (call, runs)  # (the call kept alive: its id stays its own)
+        return known_runs[key][1]
 
     model_class = _model_class(ctx, plan)
     loops = [plan.validation.anchor] if plan.validation is not None else []
@@ -683,7 +684,7 @@ def _tracer(ctx, plan) -> ModeTracer:
     return ModeTracer(
         ctx,
         models,
-        runs=runs,
+        observes=observes,
         harmless=lambda call, name: not _hands_model(ctx, call, name),
         builds_module=lambda value, position: builds_module(ctx, value, position),
         model_class=model_class,

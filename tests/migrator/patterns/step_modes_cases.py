@@ -362,3 +362,69 @@ UNCHANGED["model_run_before_the_helper_in_the_same_statement_after_training"] = 
     _helper_after(after="print(model(torch.randn(2, 4)), accuracy(model))"),
     "TL148",
 )
+
+# a test pass after training, with code between fit and the pass and after the pass: each part is
+# traced from the mode the part before leaves (Lightning's trainer.test restores the mode it
+# finds; the conversion calls model.eval() after it where the script's pass left eval mode)
+_TEST_PASS_AFTER_TRAINING = """
+    val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+    test_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+    def predict(net):
+        {predict}
+        return net(torch.randn(2, 4))
+
+
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+        with torch.no_grad():
+            for x, y in val_loader:
+                print(criterion(model(x), y).item())
+    {between}
+    model.eval()
+    with torch.no_grad():
+        for x, y in test_loader:
+            print(criterion(model(x), y).item())
+    {after}
+"""
+
+
+def _test_pass(between="print(len(loader))", after="print(len(loader))", predict="pass"):
+    return _TEST_PASS_AFTER_TRAINING.format(between=between, after=after, predict=predict)
+
+
+# the validation pass leaves eval mode in the script, Lightning's fit train mode: the code
+# between fit and the test pass runs the model in another mode
+UNCHANGED["run_between_training_and_the_test_pass"] = (
+    _test_pass(between="print(model(torch.randn(2, 4)))"),
+    "TL148",
+)
+UNCHANGED["helper_run_between_training_and_the_test_pass"] = (
+    _test_pass(between="print(predict(model))"),
+    "TL148",
+)
+# ... but not when it sets eval mode itself first
+CONVERTS["helper_setting_eval_before_its_run_between_training_and_the_test_pass"] = (
+    _test_pass(between="print(predict(model))", predict="net.eval()"),
+    ["trainer.test("],
+    [],
+)
+# after the test pass: eval mode in both (the conversion's model.eval() after trainer.test)
+CONVERTS["run_after_the_test_pass"] = (
+    _test_pass(after="print(model(torch.randn(2, 4)))"),
+    ["trainer.test(", "model.eval()"],
+    [],
+)
+# the script switches back to train mode after its pass: train mode in both
+CONVERTS["train_set_again_before_the_run_after_the_test_pass"] = (
+    _test_pass(after="model.train()\n    print(model(torch.randn(2, 4)))"),
+    ["trainer.test("],
+    [],
+)

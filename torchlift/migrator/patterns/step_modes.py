@@ -56,10 +56,9 @@ from ..analysis.names import bound_names, only_module_binding
 from ..rule import Rule, Unsupported
 from .eval_mode import (
     EVAL_MODE_UNKNOWN,
+    _call_runs_model,
     _helpers_reading,
     _made_by,
-    _call_runs_model,
-    _model_runs_after,
 )
 from .factories import _local_value, _own_returns
 from .mode_calls import _given_in_unknown_mode, _hands_model
@@ -116,6 +115,7 @@ class Trace:
     first: EpochTrace
     later: EpochTrace  # every epoch after the first (entered in the mode the first left)
     test: list[Run] = field(default_factory=list)
+    fitted: Mode | None = None  # after training
     final: Mode | None = None  # after training (and the test pass)
 
 
@@ -167,32 +167,46 @@ def clean(ctx, plan) -> None:
                 _cause(ctx, run.mode, run.stmt),
             )
             return
-    if script.final == converted.final:
-        return
-    if plan.test is not None:  # (code before and after the test pass: not paired run by run)
-        observed = _model_runs_after(ctx, _models(plan))
-        where = ""
-    else:
-        run = _observed_after(ctx, plan, script.final, converted.final)
-        observed = run is not None
-        where = f" (`{_code(ctx, run.stmt)}`)" if observed else ""
-    if observed:
+    found = _observed_after(ctx, plan, script, converted)
+    if found is not None:
+        run, ours, theirs = found
         ctx.block(
             TRAINING_MODE,
-            f"code after training runs the model or reads its mode{where}, which the script "
-            f"leaves in {_describe(script.final)}{_set_by(ctx, plan, script.final, False)}; "
-            f"converted, "
-            f"in {_describe(converted.final)}",
-            _cause(ctx, script.final, plan.epoch_loop),
+            f"code after training runs the model or reads its mode (`{_code(ctx, run.stmt)}`), "
+            f"which the script leaves in {_describe(ours)}{_set_by(ctx, plan, ours, False)}; "
+            f"converted, in {_describe(theirs)}",
+            _cause(ctx, ours, plan.epoch_loop),
         )
 
 
-def _observed_after(ctx, plan, script_final: Mode, converted_final: Mode) -> Run | None:
+def _observed_after(ctx, plan, script: Trace, converted: Trace) -> tuple[Run, Mode, Mode] | None:
     """The first statement after training that observes the model's mode (runs it, reads a
     `.training` flag, hands the model object on or returns it) finding it in another mode in
-    the script than once converted. The mode training leaves flows along that code as a
-    value: a `train()` / `eval()` there sets it again before any observation (the script's
-    own `model.eval()` before predicting), and then both runs observe the same mode."""
+    the script than once converted, with the modes the code before it leaves in each. The
+    mode training leaves flows along that code as a value: a `train()` / `eval()` there sets
+    it again before any observation (the script's own `model.eval()` before predicting), and
+    then both runs observe the same mode. Around a test pass, the code before it starts from
+    the mode training leaves, the code after it from the mode the pass leaves (Lightning's
+    `trainer.test` restores the mode it found)."""
+    parts = [(ctx.scope_after, script.final, converted.final)]
+    if plan.test is not None:
+        before = {id(s) for s in _until(ctx.after, plan.test_stmts)}
+        parts = [
+            ([s for s in ctx.scope_after if id(s) in before], script.fitted, converted.fitted),
+            ([s for s in ctx.scope_after if id(s) not in before], script.final, converted.final),
+        ]
+    for stmts, ours, theirs in parts:
+        if ours == theirs:
+            continue  # the same mode, the same code: the same modes all along
+        run = _first_observed(ctx, plan, stmts, ours, theirs)
+        if run is not None:
+            return run, ours, theirs
+    return None
+
+
+def _first_observed(ctx, plan, stmts, script_entry: Mode, converted_entry: Mode) -> Run | None:
+    """The first run of `stmts` finding the model in another mode entered in `script_entry`
+    than in `converted_entry`."""
     models = _models(plan)
     shared = _tracer(ctx, plan)
 
@@ -212,10 +226,10 @@ def _observed_after(ctx, plan, script_final: Mode, converted_final: Mode) -> Run
             model_class=shared.model_class,
             every_statement=True,
         )
-        tracer.block(ctx.scope_after, entry)
+        tracer.block(stmts, entry)
         return tracer.recorded
 
-    ours, theirs = runs_after(script_final), runs_after(converted_final)
+    ours, theirs = runs_after(script_entry), runs_after(converted_entry)
     if len(ours) != len(theirs):
         return ours[0] if ours else theirs[0]
     return next((run for run, other in zip(ours, theirs) if run.mode != other.mode), None)
@@ -294,7 +308,7 @@ def script_trace(ctx, plan) -> Trace | None:
         return trace
 
     trace = _epochs(epoch, start)
-    trace.final = _end_of_training(plan, trace)
+    trace.final = trace.fitted = _end_of_training(plan, trace)
     if plan.test is not None:
         before_test = _until(ctx.after, plan.test_stmts)
         mode = tracer.block(before_test, trace.final)
@@ -477,13 +491,15 @@ def _converted_trace(ctx, plan, start: Mode) -> Trace:
         return trace
 
     trace = _epochs(epoch, start)
-    final = _end_of_training(plan, trace)
-    if "fit" in plan.eval_after:
-        final = Mode(EVAL)
+    fitted = _end_of_training(plan, trace)
+    if "fit" in plan.eval_after and plan.test is None:  # (emit/trainer_call.py)
+        fitted = Mode(EVAL)
+    trace.final = trace.fitted = fitted
     if plan.test is not None:
         trace.test = _converted_pass(tracer, plan.test)
-        final = Mode(EVAL) if "test" in plan.eval_after else final
-    trace.final = final
+        # trainer.test restores the mode the code before it left
+        before = tracer.quietly(_until(ctx.after, plan.test_stmts), fitted)
+        trace.final = Mode(EVAL) if "test" in plan.eval_after else before
     return trace
 
 

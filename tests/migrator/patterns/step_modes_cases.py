@@ -428,3 +428,69 @@ CONVERTS["train_set_again_before_the_run_after_the_test_pass"] = (
     ["trainer.test("],
     [],
 )
+
+# code at the epoch's start, before the batch loop, that runs the model (a GAN's samples of a
+# fixed noise): it runs in on_train_epoch_start, where Lightning leaves the mode the epoch
+# before left (the mode it restored after the validation pass), not the script's
+_EPOCH_START_RUN = """
+    val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+    fixed = torch.randn(2, 4)
+
+
+    def show(net):
+        {show}
+        print(net(fixed))
+
+
+    def evaluate(net, data_loader):
+        net.eval()
+        with torch.no_grad():
+            for x, y in data_loader:
+                print(criterion(net(x), y).item())
+
+
+    for epoch in range(3):
+        {start}
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        evaluate(model, val_loader)
+"""
+
+
+def _epoch_start(start, show="pass"):
+    return _EPOCH_START_RUN.format(start=start, show=show)
+
+
+# the later epochs' samples: eval mode in the script (evaluate() left it), train mode converted
+# (Lightning restores the mode it found before the pass)
+UNCHANGED["run_at_the_epoch_start_before_train"] = (
+    _epoch_start("sample = model(fixed)\n        model.train()"),
+    "TL148",
+)
+UNCHANGED["helper_run_at_the_epoch_start_before_train"] = (
+    _epoch_start("show(model)\n        model.train()"),
+    "TL148",
+)
+UNCHANGED["run_in_an_f_string_at_the_epoch_start_before_train"] = (
+    _epoch_start('print(f"{model(fixed).sum():.3f}")\n        model.train()'),
+    "TL148",
+)
+# set at the epoch's start before the run: the same mode in both
+CONVERTS["run_at_the_epoch_start_after_train"] = (
+    _epoch_start("model.train()\n        sample = model(fixed)"),
+    ["def on_train_epoch_start(self):"],
+    [],
+)
+CONVERTS["eval_run_train_at_the_epoch_start"] = (
+    _epoch_start("model.eval()\n        sample = model(fixed)\n        model.train()"),
+    ["def on_train_epoch_start(self):"],
+    [],
+)
+CONVERTS["helper_setting_eval_before_its_run_at_the_epoch_start"] = (
+    _epoch_start("show(model)\n        model.train()", show="net.eval()"),
+    ["def on_train_epoch_start(self):"],
+    [],
+)

@@ -54,7 +54,10 @@ def clean(ctx, plan) -> None:
                     return training and method == "train" and keep_train[receiver.value]
         return True
 
-    plan.pre_train = [s for s in plan.pre_train if keep(s, training=True)]
+    # code at the epoch's start running the model runs in on_train_epoch_start, in the mode the
+    # epoch before left (Lightning switches no mode there): its own mode calls stay around it
+    start_runs = _runs_model_in(ctx, plan.pre_train, models)
+    plan.pre_train = [s for s in plan.pre_train if start_runs or keep(s, training=True)]
     plan.before_step = [s for s in plan.before_step if keep(s, training=True)]
     if not plan.epoch_end_modes:  # kept in on_train_epoch_end as the script ordered them
         plan.post_train = [s for s in plan.post_train if keep(s)]
@@ -70,6 +73,14 @@ def clean(ctx, plan) -> None:
             v.before = [s for s in v.before if keep(s)]
             v.body = [s for s in v.body if keep(s)]
             v.after = [s for s in v.after if keep(s)]
+
+
+def _runs_model_in(ctx, stmts, models) -> bool:
+    from .eval_mode import _helpers_reading, _runs_model  # (eval_mode imports this one's)
+
+    names = set(models)
+    helpers = _helpers_reading(ctx.module, names)
+    return any(_runs_model(ctx, stmt, names, helpers) for stmt in stmts)
 
 
 def _mode_call_of(stmt, method: str, models) -> bool:

@@ -25,6 +25,13 @@ decorated by nothing but torch), a few levels deep; a callee that only takes the
 (analysis/model_handoff.py) or a builtin, torch function or copy given the model switches
 nothing, nor does calling a submodule of a model class of the file (`self.lstm(x)`). Not
 followed: the mode of a submodule (`model.backbone.eval()`), kept as written by both runs.
+
+Runs of the model are recorded where they happen, call by call in the order Python makes them:
+a function of the script a statement calls records its own runs, in the modes it finds
+(`print(f"{accuracy(model):.3f}")` where `accuracy` calls `net.eval()` first runs the model in
+eval mode, whatever mode the statement found), those of every branch and loop iteration (the
+first, then the later ones); a call the tracer cannot follow, or other reads of the mode
+(`model.training`), where they stand.
 """
 
 from __future__ import annotations

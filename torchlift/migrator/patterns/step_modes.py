@@ -25,9 +25,14 @@ statements, the epoch code around the pass, the pass itself), and the conversion
 runs its hooks (on_train_epoch_start, the step and the hooks around it, the pass in
 Lightning's mode with what stays of the script's calls in its hooks, on_train_epoch_end), for
 the first epoch and the later ones (entered in the mode the one before left). Each statement
-running the model must find it in the same mode in both: at the training steps (TL148), in the
-validation and test passes (TL147), and in code after training that runs the model. A model
-whose modules behave alike in both modes is no exception: a module of the user's may not.
+running the model must find it in the same mode in both: at the training steps and the epoch's
+code before them (on_train_epoch_start, where Lightning switches no mode: TL148), in the
+validation and test passes (TL147), and in code after training that runs the model (TL148;
+around a test pass, the code before it from the mode training leaves, the code after it from
+the mode the pass leaves: Lightning's `trainer.test` restores the mode it finds). A run is taken
+where it happens: `print(accuracy(model))` runs the model in the mode `accuracy()` sets first.
+A model whose modules behave alike in both modes is no exception: a module of the user's may
+not.
 """
 
 from __future__ import annotations

@@ -494,3 +494,37 @@ CONVERTS["helper_setting_eval_before_its_run_at_the_epoch_start"] = (
     ["def on_train_epoch_start(self):"],
     [],
 )
+# the helper's model goes into a lambda (an alias) run after a switch only one branch makes: the
+# run's mode is the one training left when the branch is not taken
+_ESCAPING_HELPER = """
+    def accuracy(net):
+        if len(loader) > 1:
+            net.eval()
+            net(torch.randn(2, 4))
+        {escape}
+
+
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+    print(accuracy(model))
+"""
+UNCHANGED["helper_running_the_model_through_a_lambda_after_training"] = (
+    _ESCAPING_HELPER.format(escape="run = lambda: net(torch.randn(2, 4))\n        return run()"),
+    "TL148",
+)
+UNCHANGED["helper_running_the_model_through_an_alias_after_training"] = (
+    _ESCAPING_HELPER.format(escape="alias = net\n        return alias(torch.randn(2, 4))"),
+    "TL148",
+)
+UNCHANGED["helper_running_the_model_through_a_nested_function_after_training"] = (
+    _ESCAPING_HELPER.format(
+        escape="def run():\n            return net(torch.randn(2, 4))\n\n        return [run][0]()"
+    ),
+    "TL148",
+)

@@ -197,6 +197,9 @@ class ModeTracer:
         # definitions and statements not followed (`match`) recorded too when they run the model
         # (code after training, where a definition running the model may be run by anything)
         self.every_statement = every_statement
+        # a function of the script followed for its runs: the model object going where the
+        # tracer does not follow it (an alias, a lambda) counts as a run there
+        self.escapes = False
         self.recorded: list[Run] = []
         self.returned: list[Mode] = []  # modes at `return` statements (a callee's)
         self._cls: cst.ClassDef | None = None  # the class whose method is traced
@@ -211,6 +214,8 @@ class ModeTracer:
         if self.every_statement and not isinstance(stmt, cst.SimpleStatementLine):
             self._record_head(stmt, mode)
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if self.escapes and _escapes(stmt, self.models):  # (run when called, if ever)
+                self.recorded.append(Run(stmt, mode))
             return mode  # a definition runs nothing until it is called
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -328,8 +333,8 @@ class ModeTracer:
         """The mode after `node` (a simple statement's part, a head), its runs recorded."""
         if self.observes is None:
             return self.expression(node, mode, stmt)
-        if self.reads(node, self.models):  # (where `node` starts: nothing switches before)
-            self.recorded.append(Run(stmt, mode))
+        if self.reads(node, self.models) or (self.escapes and _escapes(node, self.models)):
+            self.recorded.append(Run(stmt, mode))  # (where `node` starts: nothing switched)
         for call in self._calls(node):
             if not self.observes(call, self.models):
                 mode = self.call(call, mode, stmt)
@@ -459,6 +464,7 @@ class ModeTracer:
             every_statement=self.every_statement,
         )
         inner._cls = owner
+        inner.escapes = record
         end = inner.block(function.body.body, mode)
         for run in inner.recorded:
             self.recorded.append(Run(stmt, self._through(run.mode, mode, stmt, function)))
@@ -497,6 +503,32 @@ class Via:
         while isinstance(inner, Via):
             inner = inner.inner
         return inner
+
+
+def _escapes(node, models) -> bool:
+    """The model object goes where the tracer does not follow it: a lambda or a definition
+    reading it, or a model name read otherwise than called, as the receiver of a method call
+    or handed to a call (those are runs): `alias = net`, `return net`, `net.fc.weight`."""
+    nested = m.findall(node, m.Lambda() | m.FunctionDef() | m.ClassDef())
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        nested.append(node)
+    for inner in nested:
+        if any(n.value in models for n in m.findall(inner, m.Name())):
+            return True
+    kept = set()
+    for call in m.findall(node, m.Call()):
+        root = call.func
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        kept.add(id(root))
+        kept |= {id(arg.value) for arg in call.args}
+        kept |= {id(arg.keyword) for arg in call.args if arg.keyword is not None}
+    for attribute in m.findall(node, m.Attribute()):
+        kept.add(id(attribute.attr))
+    for target in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign()):
+        if isinstance(target.target, cst.Name):
+            kept.add(id(target.target))
+    return any(n.value in models and id(n) not in kept for n in m.findall(node, m.Name()))
 
 
 def train_flag(call: cst.Call) -> bool | None:

@@ -200,6 +200,7 @@ class ModeTracer:
         # a function of the script followed for its runs: the model object going where the
         # tracer does not follow it (an alias, a lambda) counts as a run there
         self.escapes = False
+        self._traced = False  # the last call was followed into, its runs recorded
         self.recorded: list[Run] = []
         self.returned: list[Mode] = []  # modes at `return` statements (a callee's)
         self._cls: cst.ClassDef | None = None  # the class whose method is traced
@@ -339,9 +340,10 @@ class ModeTracer:
             if not self.observes(call, self.models):
                 mode = self.call(call, mode, stmt)
                 continue
-            mark, before = len(self.recorded), mode
+            mark, before, self._traced = len(self.recorded), mode, False
             mode = self.call(call, mode, stmt, record=True)
-            if len(self.recorded) == mark:  # run here, or in code the tracer does not see
+            if not self._traced:  # run here, or in code the tracer does not see
+                del self.recorded[mark:]
                 self.recorded.append(Run(stmt, before))
         return mode
 
@@ -464,7 +466,7 @@ class ModeTracer:
             every_statement=self.every_statement,
         )
         inner._cls = owner
-        inner.escapes = record
+        inner.escapes = self._traced = record
         end = inner.block(function.body.body, mode)
         for run in inner.recorded:
             self.recorded.append(Run(stmt, self._through(run.mode, mode, stmt, function)))

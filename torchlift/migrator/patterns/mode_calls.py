@@ -59,8 +59,8 @@ def clean(ctx, plan) -> None:
 
     # code at the epoch's start running the model runs in on_train_epoch_start, in the mode the
     # epoch before left (Lightning switches no mode there): its own mode calls stay around it
-    start_runs = _runs_model_in(ctx, plan.pre_train, models)
-    plan.pre_train = [s for s in plan.pre_train if start_runs or keep(s, training=True)]
+    start_modes = _epoch_start_sets_modes_around_runs(ctx, plan.pre_train, models)
+    plan.pre_train = [s for s in plan.pre_train if start_modes or keep(s, training=True)]
     plan.before_step = [s for s in plan.before_step if keep(s, training=True)]
     if not plan.epoch_end_modes:  # kept in on_train_epoch_end as the script ordered them
         plan.post_train = [s for s in plan.post_train if keep(s)]
@@ -78,12 +78,30 @@ def clean(ctx, plan) -> None:
             v.after = [s for s in v.after if keep(s)]
 
 
-def _runs_model_in(ctx, stmts, models) -> bool:
+def _epoch_start_sets_modes_around_runs(ctx, pre_train, models) -> bool:
+    """The epoch's code before its batch loop runs the model after setting eval mode itself
+    (`model.eval(); samples = model(fixed_noise); model.train()`), or runs it (a helper that
+    may switch it) before a mode call: dropping the calls would change a mode there. (A
+    `model.train()` before the run is the training's own, kept when the model may be in eval
+    mode: `keep_train`.)"""
     from .eval_mode import _helpers_reading, _runs_model  # (eval_mode imports this one's)
 
     names = set(models)
     helpers = _helpers_reading(ctx.module, names)
-    return any(_runs_model(ctx, stmt, names, helpers) for stmt in stmts)
+    runs, modes, evals = [], [], []
+    for index, stmt in enumerate(pre_train):
+        set_to = [mode_set(c) for c in m.findall(stmt, m.Call()) if _receiver_in(c, names)]
+        if any(set_to):
+            modes.append(index)
+            if "eval" in set_to:
+                evals.append(index)
+        elif _runs_model(ctx, stmt, names, helpers):
+            runs.append(index)
+    return any(e < r for e in evals for r in runs) or any(r < i for r in runs for i in modes)
+
+
+def _receiver_in(call: cst.Call, names: set[str]) -> bool:
+    return m.matches(call.func, m.Attribute(value=m.Name())) and call.func.value.value in names
 
 
 def _mode_call_of(stmt, method: str, models) -> bool:

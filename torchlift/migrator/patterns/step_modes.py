@@ -109,6 +109,7 @@ RULES = (TRAINING_MODE,)
 
 @dataclass
 class EpochTrace:
+    start: list[Run] = field(default_factory=list)  # the runs of its code before the batch loop
     training: list[Run] = field(default_factory=list)  # the batch loop's runs (first, later steps)
     validation: list[Run] = field(default_factory=list)  # the pass's runs
     end: Mode | None = None  # the mode the epoch leaves the model in
@@ -136,7 +137,19 @@ def clean(ctx, plan) -> None:
         return
     converted = _converted_trace(ctx, plan, script.start)
     checks = [
+        (
+            TRAINING_MODE,
+            "the first epoch's code before its batch loop runs",
+            script.first.start,
+            converted.first.start,
+        ),
         (TRAINING_MODE, "the first epoch trains", script.first.training, converted.first.training),
+        (
+            TRAINING_MODE,
+            "the code before the batch loop of the epochs after the first runs",
+            script.later.start,
+            converted.later.start,
+        ),
         (
             TRAINING_MODE,
             "the epochs after the first train",
@@ -297,6 +310,7 @@ def script_trace(ctx, plan) -> Trace | None:
         trace = EpochTrace()
         tracer.recorded = []
         mode = tracer.block(plan.pre_train, entry)
+        trace.start, tracer.recorded = tracer.recorded, []
         mode = tracer.loop(batch, mode, at_least_once=True)
         trace.training = tracer.recorded
         if v is None:
@@ -487,6 +501,7 @@ def _converted_trace(ctx, plan, start: Mode) -> Trace:
         trace = EpochTrace()
         tracer.recorded = []
         mode = tracer.block(plan.pre_train, entry)
+        trace.start, tracer.recorded = tracer.recorded, []
         mode = tracer.loop(batch, mode, at_least_once=True)
         trace.training = tracer.recorded
         if v is not None:  # Lightning's mode for the pass, then restored

@@ -528,3 +528,17 @@ UNCHANGED["helper_running_the_model_through_a_nested_function_after_training"] =
     ),
     "TL148",
 )
+# a mode call Python may not make (`flag and model.train()`): the run after it may find the mode
+# training left, eval mode in the script, train mode converted
+UNCHANGED["train_under_a_condition_in_an_expression_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(
+        after="quiet = len(loader) > 100\n    quiet and model.train()\n    print(model(torch.randn(2, 4)))"
+    ),
+    "TL148",
+)
+UNCHANGED["train_in_a_conditional_expression_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(
+        after="model.train() if len(loader) > 100 else None\n    print(model(torch.randn(2, 4)))"
+    ),
+    "TL148",
+)

@@ -336,21 +336,39 @@ class ModeTracer:
             return self.expression(node, mode, stmt)
         if self.reads(node, self.models) or (self.escapes and _escapes(node, self.models)):
             self.recorded.append(Run(stmt, mode))  # (where `node` starts: nothing switched)
+        maybe = self._conditional(node)
         for call in self._calls(node):
+            before = mode
             if not self.observes(call, self.models):
                 mode = self.call(call, mode, stmt)
-                continue
-            mark, before, self._traced = len(self.recorded), mode, False
-            mode = self.call(call, mode, stmt, record=True)
-            if not self._traced:  # run here, or in code the tracer does not see
-                del self.recorded[mark:]
-                self.recorded.append(Run(stmt, before))
+            else:
+                mark, self._traced = len(self.recorded), False
+                mode = self.call(call, mode, stmt, record=True)
+                if not self._traced:  # run here, or in code the tracer does not see
+                    del self.recorded[mark:]
+                    self.recorded.append(Run(stmt, before))
+            if id(call) in maybe:
+                mode = join(before, mode, stmt)
         return mode
 
     def expression(self, node, mode: Mode, stmt) -> Mode:
+        maybe = self._conditional(node)
         for call in self._calls(node):
-            mode = self.call(call, mode, stmt)
+            after = self.call(call, mode, stmt)
+            mode = join(mode, after, stmt) if id(call) in maybe else after
         return mode
+
+    def _conditional(self, node) -> set[int]:
+        """Ids of the calls in `node` Python may not make: on the right of `and` / `or`, in a
+        branch of `a if c else b`, in a comprehension (`flag and model.train()`)."""
+        found = self.ctx.found.setdefault("conditional_calls", {})
+        if id(node) not in found:
+            parts = [b.right for b in m.findall(node, m.BooleanOperation())]
+            parts += [p for e in m.findall(node, m.IfExp()) for p in (e.body, e.orelse)]
+            parts += m.findall(node, m.ListComp() | m.SetComp() | m.GeneratorExp() | m.DictComp())
+            ids = {id(c) for part in parts for c in m.findall(part, m.Call())}
+            found[id(node)] = (node, ids)  # (node kept: its id stays its own)
+        return found[id(node)][1]
 
     def _calls(self, node) -> list[cst.Call]:
         """_calls_in_order, found once per node (each loop body is traced several times)."""

@@ -12,9 +12,10 @@ For a model the function holding the loop is given, that code is its callers' (`
 [evaluate(model, val_loader)]; history += fit(epochs, lr, model, ...)`). Code kept at an
 epoch's end that hands the model to a helper (`result = evaluate(model, val_loader)`) leaves
 it in eval mode for the next epoch just as well: `model.train()` is kept then too.
-Code at the epoch's start that runs the model (`model.eval(); samples = model(fixed_noise);
-model.train()` before the batch loop) keeps its mode calls as written: it runs in
-on_train_epoch_start, where Lightning switches no mode (step_modes.py compares the modes).
+Code at the epoch's start that runs the model after its own `model.eval()`, or before a mode
+call (`model.eval(); samples = model(fixed_noise); model.train()` before the batch loop), keeps
+its mode calls as written: it runs in on_train_epoch_start, where Lightning switches no mode
+(step_modes.py compares the modes).
 
 Leaves alone: `model.train(mode)` with an argument, and calls on anything but the model.
 """

@@ -300,3 +300,245 @@ CONVERTS["eval_at_epoch_end_model_deleted_after_training"] = (
     ["trainer.fit("],
     [],
 )
+
+# "PyTorch in One Hour" style: each epoch ends with `model.eval()`, and the accuracy printed
+# after training comes from a helper that calls `model.eval()` itself before running the model:
+# the run happens inside the helper, in eval mode in both runs, whatever mode training left
+_HELPER_AFTER_TRAINING = """
+    def accuracy(net):
+        {before}
+        with torch.no_grad():
+            {run}
+        return (net(torch.randn(4, 4)).argmax(1) == 0).float().mean().item()
+
+
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+    {after}
+"""
+
+
+def _helper_after(before="net.eval()", run="pass", after='print(f"{accuracy(model):.3f}")'):
+    return _HELPER_AFTER_TRAINING.format(before=before, run=run, after=after)
+
+
+CONVERTS["helper_setting_eval_before_its_run_in_an_f_string_after_training"] = (
+    _helper_after(),
+    ["trainer.fit("],
+    [],
+)
+CONVERTS["helper_setting_eval_before_its_run_nested_in_an_assignment_after_training"] = (
+    _helper_after(after="scores = {'acc': round(accuracy(model), 3)}\n    print(scores)"),
+    ["trainer.fit("],
+    [],
+)
+CONVERTS["helper_train_false_before_its_runs_in_a_loop_after_training"] = (
+    _helper_after(before="net.train(False)", run="for _ in range(2):\n                net(torch.randn(2, 4))"),
+    ["trainer.fit("],
+    [],
+)
+# the helper runs the model in the mode training left: observed
+UNCHANGED["helper_not_setting_eval_after_training"] = (_helper_after(before="pass"), "TL148")
+UNCHANGED["helper_running_the_model_before_its_eval_after_training"] = (
+    _helper_after(before="net(torch.randn(2, 4))\n        net.eval()"),
+    "TL148",
+)
+UNCHANGED["helper_setting_eval_in_one_branch_only_after_training"] = (
+    _helper_after(before="if len(loader) > 1:\n            net.eval()"),
+    "TL148",
+)
+UNCHANGED["helper_running_the_model_in_a_condition_before_its_eval_after_training"] = (
+    _helper_after(before="if net(torch.randn(2, 4)).sum() > 0:\n            pass\n        net.eval()"),
+    "TL148",
+)
+# the same statement runs the model itself before calling the helper
+UNCHANGED["model_run_before_the_helper_in_the_same_statement_after_training"] = (
+    _helper_after(after="print(model(torch.randn(2, 4)), accuracy(model))"),
+    "TL148",
+)
+
+# a test pass after training, with code between fit and the pass and after the pass: each part is
+# traced from the mode the part before leaves (Lightning's trainer.test restores the mode it
+# finds; the conversion calls model.eval() after it where the script's pass left eval mode)
+_TEST_PASS_AFTER_TRAINING = """
+    val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+    test_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+    def predict(net):
+        {predict}
+        return net(torch.randn(2, 4))
+
+
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+        with torch.no_grad():
+            for x, y in val_loader:
+                print(criterion(model(x), y).item())
+    {between}
+    model.eval()
+    with torch.no_grad():
+        for x, y in test_loader:
+            print(criterion(model(x), y).item())
+    {after}
+"""
+
+
+def _test_pass(between="print(len(loader))", after="print(len(loader))", predict="pass"):
+    return _TEST_PASS_AFTER_TRAINING.format(between=between, after=after, predict=predict)
+
+
+# the validation pass leaves eval mode in the script, Lightning's fit train mode: the code
+# between fit and the test pass runs the model in another mode
+UNCHANGED["run_between_training_and_the_test_pass"] = (
+    _test_pass(between="print(model(torch.randn(2, 4)))"),
+    "TL148",
+)
+UNCHANGED["helper_run_between_training_and_the_test_pass"] = (
+    _test_pass(between="print(predict(model))"),
+    "TL148",
+)
+# ... but not when it sets eval mode itself first
+CONVERTS["helper_setting_eval_before_its_run_between_training_and_the_test_pass"] = (
+    _test_pass(between="print(predict(model))", predict="net.eval()"),
+    ["trainer.test("],
+    [],
+)
+# after the test pass: eval mode in both (the conversion's model.eval() after trainer.test)
+CONVERTS["run_after_the_test_pass"] = (
+    _test_pass(after="print(model(torch.randn(2, 4)))"),
+    ["trainer.test(", "model.eval()"],
+    [],
+)
+# the script switches back to train mode after its pass: train mode in both
+CONVERTS["train_set_again_before_the_run_after_the_test_pass"] = (
+    _test_pass(after="model.train()\n    print(model(torch.randn(2, 4)))"),
+    ["trainer.test("],
+    [],
+)
+
+# code at the epoch's start, before the batch loop, that runs the model (a GAN's samples of a
+# fixed noise): it runs in on_train_epoch_start, where Lightning leaves the mode the epoch
+# before left (the mode it restored after the validation pass), not the script's
+_EPOCH_START_RUN = """
+    val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+    fixed = torch.randn(2, 4)
+
+
+    def show(net):
+        {show}
+        print(net(fixed))
+
+
+    def evaluate(net, data_loader):
+        net.eval()
+        with torch.no_grad():
+            for x, y in data_loader:
+                print(criterion(net(x), y).item())
+
+
+    for epoch in range(3):
+        {start}
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        evaluate(model, val_loader)
+"""
+
+
+def _epoch_start(start, show="pass"):
+    return _EPOCH_START_RUN.format(start=start, show=show)
+
+
+# the later epochs' samples: eval mode in the script (evaluate() left it), train mode converted
+# (Lightning restores the mode it found before the pass)
+UNCHANGED["run_at_the_epoch_start_before_train"] = (
+    _epoch_start("sample = model(fixed)\n        model.train()"),
+    "TL148",
+)
+UNCHANGED["helper_run_at_the_epoch_start_before_train"] = (
+    _epoch_start("show(model)\n        model.train()"),
+    "TL148",
+)
+UNCHANGED["run_in_an_f_string_at_the_epoch_start_before_train"] = (
+    _epoch_start('print(f"{model(fixed).sum():.3f}")\n        model.train()'),
+    "TL148",
+)
+# set at the epoch's start before the run: the same mode in both
+CONVERTS["run_at_the_epoch_start_after_train"] = (
+    _epoch_start("model.train()\n        sample = model(fixed)"),
+    ["def on_train_epoch_start(self):"],
+    [],
+)
+CONVERTS["eval_run_train_at_the_epoch_start"] = (
+    _epoch_start("model.eval()\n        sample = model(fixed)\n        model.train()"),
+    ["def on_train_epoch_start(self):"],
+    [],
+)
+CONVERTS["helper_setting_eval_before_its_run_at_the_epoch_start"] = (
+    _epoch_start("show(model)\n        model.train()", show="net.eval()"),
+    ["def on_train_epoch_start(self):"],
+    [],
+)
+# the helper's model goes into a lambda (an alias) run after a switch only one branch makes: the
+# run's mode is the one training left when the branch is not taken
+_ESCAPING_HELPER = """
+    def accuracy(net):
+        if len(loader) > 1:
+            net.eval()
+            net(torch.randn(2, 4))
+        {escape}
+
+
+    for epoch in range(2):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+    print(accuracy(model))
+"""
+UNCHANGED["helper_running_the_model_through_a_lambda_after_training"] = (
+    _ESCAPING_HELPER.format(escape="run = lambda: net(torch.randn(2, 4))\n        return run()"),
+    "TL148",
+)
+UNCHANGED["helper_running_the_model_through_an_alias_after_training"] = (
+    _ESCAPING_HELPER.format(escape="alias = net\n        return alias(torch.randn(2, 4))"),
+    "TL148",
+)
+UNCHANGED["helper_running_the_model_through_a_nested_function_after_training"] = (
+    _ESCAPING_HELPER.format(
+        escape="def run():\n            return net(torch.randn(2, 4))\n\n        return [run][0]()"
+    ),
+    "TL148",
+)
+# a mode call Python may not make (`flag and model.train()`): the run after it may find the mode
+# training left, eval mode in the script, train mode converted
+UNCHANGED["train_under_a_condition_in_an_expression_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(
+        after="quiet = len(loader) > 100\n    quiet and model.train()\n    print(model(torch.randn(2, 4)))"
+    ),
+    "TL148",
+)
+UNCHANGED["train_in_a_conditional_expression_after_training"] = (
+    _EVAL_AT_EPOCH_END.format(
+        after="model.train() if len(loader) > 100 else None\n    print(model(torch.randn(2, 4)))"
+    ),
+    "TL148",
+)

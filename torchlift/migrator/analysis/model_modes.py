@@ -25,6 +25,13 @@ decorated by nothing but torch), a few levels deep; a callee that only takes the
 (analysis/model_handoff.py) or a builtin, torch function or copy given the model switches
 nothing, nor does calling a submodule of a model class of the file (`self.lstm(x)`). Not
 followed: the mode of a submodule (`model.backbone.eval()`), kept as written by both runs.
+
+Runs of the model are recorded where they happen, call by call in the order Python makes them:
+a function of the script a statement calls records its own runs, in the modes it finds
+(`print(f"{accuracy(model):.3f}")` where `accuracy` calls `net.eval()` first runs the model in
+eval mode, whatever mode the statement found), those of every branch and loop iteration (the
+first, then the later ones); a call the tracer cannot follow, or other reads of the mode
+(`model.training`), where they stand.
 """
 
 from __future__ import annotations
@@ -153,7 +160,11 @@ class Run:
 class ModeTracer:
     """Follows the mode of the names `models` (one model) through statements.
 
-    `runs(stmt)`: whether a simple statement runs the model (its mode is recorded then);
+    `observes(call, names)`: whether the call itself (its arguments aside) runs the model held
+    by `names` (its mode is recorded there, or where the script's function it calls runs it:
+    `print(accuracy(model))` runs it in the mode `accuracy` sets first); `reads(node, names)`:
+    whether code there observes the mode otherwise (`model.training`, the model object handed
+    on), recorded where the simple statement or the head holding it starts;
     `harmless(call, name)`: whether handing model `name` to `call` cannot switch its mode
     (builtins, torch, copies, device moves); `builds_module(value, position)`: whether the
     value (its element `position` when unpacked) is a new module, in train mode;
@@ -165,7 +176,8 @@ class ModeTracer:
         ctx,
         models: set[str],
         *,
-        runs: Callable[[cst.CSTNode], bool] | None = None,
+        observes: Callable[[cst.Call, frozenset], bool] | None = None,
+        reads: Callable[[cst.CSTNode, frozenset], bool] | None = None,
         harmless: Callable[[cst.Call, str], bool] | None = None,
         builds_module: Callable[[cst.BaseExpression, int | None], bool] | None = None,
         model_class: cst.ClassDef | None = None,
@@ -175,15 +187,20 @@ class ModeTracer:
     ) -> None:
         self.ctx = ctx
         self.models = frozenset(models)
-        self.runs = runs
+        self.observes = observes  # None: nothing recorded
+        self.reads = reads or (lambda node, models: False)
         self.harmless = harmless or (lambda call, name: False)
         self.builds_module = builds_module or (lambda value, position: False)
         self.model_class = model_class
         self.nonempty = nonempty or set()
         self.depth = depth
-        # `runs` asked of compound statements' heads and definitions too (code after training,
-        # where a definition running the model may be run by anything)
+        # definitions and statements not followed (`match`) recorded too when they run the model
+        # (code after training, where a definition running the model may be run by anything)
         self.every_statement = every_statement
+        # a function of the script followed for its runs: the model object going where the
+        # tracer does not follow it (an alias, a lambda) counts as a run there
+        self.escapes = False
+        self._traced = False  # the last call was followed into, its runs recorded
         self.recorded: list[Run] = []
         self.returned: list[Mode] = []  # modes at `return` statements (a callee's)
         self._cls: cst.ClassDef | None = None  # the class whose method is traced
@@ -198,30 +215,30 @@ class ModeTracer:
         if self.every_statement and not isinstance(stmt, cst.SimpleStatementLine):
             self._record_head(stmt, mode)
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if self.escapes and _escapes(stmt, self.models):  # (run when called, if ever)
+                self.recorded.append(Run(stmt, mode))
             return mode  # a definition runs nothing until it is called
         if isinstance(stmt, cst.SimpleStatementLine):
-            if self.runs is not None and self.runs(stmt):
-                self.recorded.append(Run(stmt, mode))
             for small in stmt.body:
-                mode = self.expression(small, mode, stmt)
+                mode = self.watched(small, mode, stmt)
                 if isinstance(small, cst.Return):
                     self.returned.append(mode)
                 if _assigned_names(small) & self.models:
                     mode = self.bound(small, mode, stmt)
             return mode
         if isinstance(stmt, cst.If):
-            mode = self.expression(stmt.test, mode, stmt)
+            mode = self.watched(stmt.test, mode, stmt)
             taken = self.block(stmt.body.body, mode)
             other = self._orelse(stmt.orelse, mode)
             return join(taken, other, stmt)
         if isinstance(stmt, (cst.For, cst.While)):
             head = stmt.iter if isinstance(stmt, cst.For) else stmt.test
-            mode = self.expression(head, mode, stmt)
+            mode = self.watched(head, mode, stmt)
             after = self.loop(stmt.body.body, mode, at_least_once=id(stmt) in self.nonempty)
             return self._orelse(stmt.orelse, after) if stmt.orelse is not None else after
         if isinstance(stmt, cst.With):
             for item in stmt.items:
-                mode = self.expression(item.item, mode, stmt)
+                mode = self.watched(item.item, mode, stmt)
             return self.block(stmt.body.body, mode)
         if isinstance(stmt, cst.Try):
             done = self.block(stmt.body.body, mode)
@@ -238,19 +255,14 @@ class ModeTracer:
         return mode
 
     def _record_head(self, stmt, mode: Mode) -> None:
-        """Records a compound statement whose head (`if model.training:`) runs the model, or
-        one the tracer does not look into (a definition, `match`) that runs it anywhere."""
-        if isinstance(stmt, (cst.If, cst.While)):
-            heads = [stmt.test]
-        elif isinstance(stmt, cst.For):
-            heads = [stmt.iter]
-        elif isinstance(stmt, cst.With):
-            heads = [item.item for item in stmt.items]
-        elif isinstance(stmt, cst.Try):
-            heads = []  # its blocks are followed (an `except` clause's type runs no model)
-        else:
-            heads = [stmt]
-        if self.runs is not None and any(self.runs(head) for head in heads):
+        """Records a statement the tracer does not look into (a definition, `match`) that runs
+        the model anywhere (the heads of the others are watched as they are traced)."""
+        if isinstance(stmt, (cst.If, cst.While, cst.For, cst.With, cst.Try)):
+            return
+        if self.observes is None:
+            return
+        calls = m.findall(stmt, m.Call())
+        if self.reads(stmt, self.models) or any(self.observes(c, self.models) for c in calls):
             self.recorded.append(Run(stmt, mode))
 
     def _orelse(self, orelse, mode: Mode) -> Mode:
@@ -318,10 +330,45 @@ class ModeTracer:
         return False
 
     # -- expressions ------------------------------------------------------------------------
-    def expression(self, node, mode: Mode, stmt) -> Mode:
+    def watched(self, node, mode: Mode, stmt) -> Mode:
+        """The mode after `node` (a simple statement's part, a head), its runs recorded."""
+        if self.observes is None:
+            return self.expression(node, mode, stmt)
+        if self.reads(node, self.models) or (self.escapes and _escapes(node, self.models)):
+            self.recorded.append(Run(stmt, mode))  # (where `node` starts: nothing switched)
+        maybe = self._conditional(node)
         for call in self._calls(node):
-            mode = self.call(call, mode, stmt)
+            before = mode
+            if not self.observes(call, self.models):
+                mode = self.call(call, mode, stmt)
+            else:
+                mark, self._traced = len(self.recorded), False
+                mode = self.call(call, mode, stmt, record=True)
+                if not self._traced:  # run here, or in code the tracer does not see
+                    del self.recorded[mark:]
+                    self.recorded.append(Run(stmt, before))
+            if id(call) in maybe:
+                mode = join(before, mode, stmt)
         return mode
+
+    def expression(self, node, mode: Mode, stmt) -> Mode:
+        maybe = self._conditional(node)
+        for call in self._calls(node):
+            after = self.call(call, mode, stmt)
+            mode = join(mode, after, stmt) if id(call) in maybe else after
+        return mode
+
+    def _conditional(self, node) -> set[int]:
+        """Ids of the calls in `node` Python may not make: on the right of `and` / `or`, in a
+        branch of `a if c else b`, in a comprehension (`flag and model.train()`)."""
+        found = self.ctx.found.setdefault("conditional_calls", {})
+        if id(node) not in found:
+            parts = [b.right for b in m.findall(node, m.BooleanOperation())]
+            parts += [p for e in m.findall(node, m.IfExp()) for p in (e.body, e.orelse)]
+            parts += m.findall(node, m.ListComp() | m.SetComp() | m.GeneratorExp() | m.DictComp())
+            ids = {id(c) for part in parts for c in m.findall(part, m.Call())}
+            found[id(node)] = (node, ids)  # (node kept: its id stays its own)
+        return found[id(node)][1]
 
     def _calls(self, node) -> list[cst.Call]:
         """_calls_in_order, found once per node (each loop body is traced several times)."""
@@ -333,12 +380,14 @@ class ModeTracer:
     def switches_in(self, node, mode: Mode) -> bool:
         return any(self.call(call, mode, node) != mode for call in self._calls(node))
 
-    def call(self, call: cst.Call, mode: Mode, stmt) -> Mode:
+    def call(self, call: cst.Call, mode: Mode, stmt, record: bool = False) -> Mode:
+        """The mode after `call`; with `record`, the runs of the script's function it calls
+        recorded (as runs of `stmt`)."""
         func = call.func
         if m.matches(func, m.Attribute(value=m.Name(), attr=m.Name())) and (
             func.value.value in self.models
         ):
-            return self.method(call, func.attr.value, mode, stmt)
+            return self.method(call, func.attr.value, mode, stmt, record)
         handed = [
             a.value.value
             for a in call.args
@@ -358,7 +407,7 @@ class ModeTracer:
             return mode
         if handed and only_reads_state(self.ctx, call, self.models):
             return mode
-        return self.follow(function, owner, inner, mode, call, stmt)
+        return self.follow(function, owner, inner, mode, call, stmt, record)
 
     def _may_read_models(self, func) -> bool:
         """A function of the script (a method of the traced class too) whose body mentions
@@ -376,7 +425,7 @@ class ModeTracer:
             cache[self.models] = names_reading(functions, set(self.models))
         return cache[self.models]
 
-    def method(self, call: cst.Call, name: str, mode: Mode, stmt) -> Mode:
+    def method(self, call: cst.Call, name: str, mode: Mode, stmt, record: bool = False) -> Mode:
         """`model.<name>(...)`."""
         if name == "eval" and not call.args:
             return Mode(EVAL, origin=stmt)
@@ -398,7 +447,8 @@ class ModeTracer:
             return called(self._code(call), mode, stmt)
         if not _plain(self.ctx, method) or not method.params.params:
             return called(self._code(call), mode, stmt)
-        return self.follow(method, cls, {method.params.params[0].name.value}, mode, call, stmt)
+        receiver = {method.params.params[0].name.value}
+        return self.follow(method, cls, receiver, mode, call, stmt, record)
 
     def callee(self, call: cst.Call):
         """(def, its class or None) of a function of the script the call runs."""
@@ -415,26 +465,40 @@ class ModeTracer:
                 return defs[0], None
         return None
 
-    def follow(self, function, owner, models: set[str], mode: Mode, call, stmt) -> Mode:
-        """The mode after `call` runs `function` with the model as `models` there."""
+    def follow(
+        self, function, owner, models: set[str], mode: Mode, call, stmt, record: bool = False
+    ) -> Mode:
+        """The mode after `call` runs `function` with the model as `models` there; with
+        `record`, its runs recorded as runs of `stmt`, in the modes they find there."""
         if self.depth == 0 or m.findall(function.body, m.Yield()):
             return called(self._code(call), mode, stmt)
         inner = ModeTracer(
             self.ctx,
             models,
+            observes=self.observes if record else None,
+            reads=self.reads,
             harmless=self.harmless,
             builds_module=self.builds_module,
             model_class=self.model_class,
             depth=self.depth - 1,
+            every_statement=self.every_statement,
         )
         inner._cls = owner
+        inner.escapes = self._traced = record
         end = inner.block(function.body.body, mode)
+        for run in inner.recorded:
+            self.recorded.append(Run(stmt, self._through(run.mode, mode, stmt, function)))
         for returned in inner.returned:
             end = join(end, returned, stmt)
-        if end.origin is not None and end != mode:
-            # the caller's statement is where the script's mode was set (said in messages)
-            return _at(end, stmt, end.origin, function.name.value)
-        return end
+        return self._through(end, mode, stmt, function)
+
+    @staticmethod
+    def _through(found: Mode, entry: Mode, stmt, function) -> Mode:
+        """`found`, a mode inside `function` called by `stmt` in mode `entry`: set by the
+        caller's statement where the callee set it (said in messages)."""
+        if found.origin is not None and found != entry:
+            return _at(found, stmt, found.origin, function.name.value)
+        return found
 
     def _code(self, node) -> str:
         return self.ctx.module.code_for_node(node)
@@ -459,6 +523,32 @@ class Via:
         while isinstance(inner, Via):
             inner = inner.inner
         return inner
+
+
+def _escapes(node, models) -> bool:
+    """The model object goes where the tracer does not follow it: a lambda or a definition
+    reading it, or a model name read otherwise than called, as the receiver of a method call
+    or handed to a call (those are runs): `alias = net`, `return net`, `net.fc.weight`."""
+    nested = m.findall(node, m.Lambda() | m.FunctionDef() | m.ClassDef())
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        nested.append(node)
+    for inner in nested:
+        if any(n.value in models for n in m.findall(inner, m.Name())):
+            return True
+    kept = set()
+    for call in m.findall(node, m.Call()):
+        root = call.func
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        kept.add(id(root))
+        kept |= {id(arg.value) for arg in call.args}
+        kept |= {id(arg.keyword) for arg in call.args if arg.keyword is not None}
+    for attribute in m.findall(node, m.Attribute()):
+        kept.add(id(attribute.attr))
+    for target in m.findall(node, m.AssignTarget() | m.AugAssign() | m.AnnAssign()):
+        if isinstance(target.target, cst.Name):
+            kept.add(id(target.target))
+    return any(n.value in models and id(n) not in kept for n in m.findall(node, m.Name()))
 
 
 def train_flag(call: cst.Call) -> bool | None:

@@ -402,22 +402,20 @@ def _runs_model(ctx, node, models: set[str], helpers: set[str]) -> bool:
     model itself to a function, or calls a function of the script that reads the model: a run
     whose result may depend on the train/eval mode. Not a callee of the script that only
     takes the model's state (`early_stopping(val_loss, model)` saving its state_dict)."""
-    for call in m.findall(node, m.Call()):
-        func = call.func
-        hands_model = any(
-            isinstance(a.value, cst.Name) and a.value.value in models for a in call.args
-        )
-        if hands_model and only_reads_state(ctx, call, models):
-            continue
-        if isinstance(func, cst.Name) and func.value in helpers:
-            return True
-        if isinstance(func, cst.Attribute) and func.attr.value in _MODE_FREE_METHODS:
-            continue
-        root = func
-        while isinstance(root, (cst.Attribute, cst.Subscript)):
-            root = root.value
-        if isinstance(root, cst.Name) and root.value in models:
-            return True
-        if hands_model:
-            return True
-    return False
+    return any(_call_runs_model(ctx, call, models, helpers) for call in m.findall(node, m.Call()))
+
+
+def _call_runs_model(ctx, call: cst.Call, models: set[str], helpers: set[str]) -> bool:
+    """_runs_model of one call itself (the calls in its arguments aside)."""
+    func = call.func
+    hands_model = any(isinstance(a.value, cst.Name) and a.value.value in models for a in call.args)
+    if hands_model and only_reads_state(ctx, call, models):
+        return False
+    if isinstance(func, cst.Name) and func.value in helpers:
+        return True
+    if isinstance(func, cst.Attribute) and func.attr.value in _MODE_FREE_METHODS:
+        return False
+    root = func
+    while isinstance(root, (cst.Attribute, cst.Subscript)):
+        root = root.value
+    return (isinstance(root, cst.Name) and root.value in models) or hands_model

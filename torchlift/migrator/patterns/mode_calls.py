@@ -12,6 +12,10 @@ For a model the function holding the loop is given, that code is its callers' (`
 [evaluate(model, val_loader)]; history += fit(epochs, lr, model, ...)`). Code kept at an
 epoch's end that hands the model to a helper (`result = evaluate(model, val_loader)`) leaves
 it in eval mode for the next epoch just as well: `model.train()` is kept then too.
+Code at the epoch's start that runs the model after its own `model.eval()`, or before a mode
+call (`model.eval(); samples = model(fixed_noise); model.train()` before the batch loop), keeps
+its mode calls as written: it runs in on_train_epoch_start, where Lightning switches no mode
+(step_modes.py compares the modes).
 
 Leaves alone: `model.train(mode)` with an argument, and calls on anything but the model.
 """
@@ -54,7 +58,10 @@ def clean(ctx, plan) -> None:
                     return training and method == "train" and keep_train[receiver.value]
         return True
 
-    plan.pre_train = [s for s in plan.pre_train if keep(s, training=True)]
+    # code at the epoch's start running the model runs in on_train_epoch_start, in the mode the
+    # epoch before left (Lightning switches no mode there): its own mode calls stay around it
+    start_modes = _epoch_start_sets_modes_around_runs(ctx, plan.pre_train, models)
+    plan.pre_train = [s for s in plan.pre_train if start_modes or keep(s, training=True)]
     plan.before_step = [s for s in plan.before_step if keep(s, training=True)]
     if not plan.epoch_end_modes:  # kept in on_train_epoch_end as the script ordered them
         plan.post_train = [s for s in plan.post_train if keep(s)]
@@ -70,6 +77,32 @@ def clean(ctx, plan) -> None:
             v.before = [s for s in v.before if keep(s)]
             v.body = [s for s in v.body if keep(s)]
             v.after = [s for s in v.after if keep(s)]
+
+
+def _epoch_start_sets_modes_around_runs(ctx, pre_train, models) -> bool:
+    """The epoch's code before its batch loop runs the model after setting eval mode itself
+    (`model.eval(); samples = model(fixed_noise); model.train()`), or runs it (a helper that
+    may switch it) before a mode call: dropping the calls would change a mode there. (A
+    `model.train()` before the run is the training's own, kept when the model may be in eval
+    mode: `keep_train`.)"""
+    from .eval_mode import _helpers_reading, _runs_model  # (eval_mode imports this one's)
+
+    names = set(models)
+    helpers = _helpers_reading(ctx.module, names)
+    runs, modes, evals = [], [], []
+    for index, stmt in enumerate(pre_train):
+        set_to = [mode_set(c) for c in m.findall(stmt, m.Call()) if _receiver_in(c, names)]
+        if any(set_to):
+            modes.append(index)
+            if "eval" in set_to:
+                evals.append(index)
+        elif _runs_model(ctx, stmt, names, helpers):
+            runs.append(index)
+    return any(e < r for e in evals for r in runs) or any(r < i for r in runs for i in modes)
+
+
+def _receiver_in(call: cst.Call, names: set[str]) -> bool:
+    return m.matches(call.func, m.Attribute(value=m.Name())) and call.func.value.value in names
 
 
 def _mode_call_of(stmt, method: str, models) -> bool:

@@ -25,9 +25,14 @@ statements, the epoch code around the pass, the pass itself), and the conversion
 runs its hooks (on_train_epoch_start, the step and the hooks around it, the pass in
 Lightning's mode with what stays of the script's calls in its hooks, on_train_epoch_end), for
 the first epoch and the later ones (entered in the mode the one before left). Each statement
-running the model must find it in the same mode in both: at the training steps (TL148), in the
-validation and test passes (TL147), and in code after training that runs the model. A model
-whose modules behave alike in both modes is no exception: a module of the user's may not.
+running the model must find it in the same mode in both: at the training steps and the epoch's
+code before them (on_train_epoch_start, where Lightning switches no mode: TL148), in the
+validation and test passes (TL147), and in code after training that runs the model (TL148;
+around a test pass, the code before it from the mode training leaves, the code after it from
+the mode the pass leaves: Lightning's `trainer.test` restores the mode it finds). A run is taken
+where it happens: `print(accuracy(model))` runs the model in the mode `accuracy()` sets first.
+A model whose modules behave alike in both modes is no exception: a module of the user's may
+not.
 """
 
 from __future__ import annotations
@@ -56,10 +61,9 @@ from ..analysis.names import bound_names, only_module_binding
 from ..rule import Rule, Unsupported
 from .eval_mode import (
     EVAL_MODE_UNKNOWN,
+    _call_runs_model,
     _helpers_reading,
     _made_by,
-    _model_runs_after,
-    _runs_model,
 )
 from .factories import _local_value, _own_returns
 from .mode_calls import _given_in_unknown_mode, _hands_model
@@ -105,6 +109,7 @@ RULES = (TRAINING_MODE,)
 
 @dataclass
 class EpochTrace:
+    start: list[Run] = field(default_factory=list)  # the runs of its code before the batch loop
     training: list[Run] = field(default_factory=list)  # the batch loop's runs (first, later steps)
     validation: list[Run] = field(default_factory=list)  # the pass's runs
     end: Mode | None = None  # the mode the epoch leaves the model in
@@ -116,6 +121,7 @@ class Trace:
     first: EpochTrace
     later: EpochTrace  # every epoch after the first (entered in the mode the first left)
     test: list[Run] = field(default_factory=list)
+    fitted: Mode | None = None  # after training
     final: Mode | None = None  # after training (and the test pass)
 
 
@@ -131,7 +137,19 @@ def clean(ctx, plan) -> None:
         return
     converted = _converted_trace(ctx, plan, script.start)
     checks = [
+        (
+            TRAINING_MODE,
+            "the first epoch's code before its batch loop runs",
+            script.first.start,
+            converted.first.start,
+        ),
         (TRAINING_MODE, "the first epoch trains", script.first.training, converted.first.training),
+        (
+            TRAINING_MODE,
+            "the code before the batch loop of the epochs after the first runs",
+            script.later.start,
+            converted.later.start,
+        ),
         (
             TRAINING_MODE,
             "the epochs after the first train",
@@ -167,57 +185,69 @@ def clean(ctx, plan) -> None:
                 _cause(ctx, run.mode, run.stmt),
             )
             return
-    if script.final == converted.final:
-        return
-    if plan.test is not None:  # (code before and after the test pass: not paired run by run)
-        observed = _model_runs_after(ctx, _models(plan))
-        where = ""
-    else:
-        run = _observed_after(ctx, plan, script.final, converted.final)
-        observed = run is not None
-        where = f" (`{_code(ctx, run.stmt)}`)" if observed else ""
-    if observed:
+    found = _observed_after(ctx, plan, script, converted)
+    if found is not None:
+        run, ours, theirs = found
         ctx.block(
             TRAINING_MODE,
-            f"code after training runs the model or reads its mode{where}, which the script "
-            f"leaves in {_describe(script.final)}{_set_by(ctx, plan, script.final, False)}; "
-            f"converted, "
-            f"in {_describe(converted.final)}",
-            _cause(ctx, script.final, plan.epoch_loop),
+            f"code after training runs the model or reads its mode (`{_code(ctx, run.stmt)}`), "
+            f"which the script leaves in {_describe(ours)}{_set_by(ctx, plan, ours, False)}; "
+            f"converted, in {_describe(theirs)}",
+            _cause(ctx, ours, plan.epoch_loop),
         )
 
 
-def _observed_after(ctx, plan, script_final: Mode, converted_final: Mode) -> Run | None:
+def _observed_after(ctx, plan, script: Trace, converted: Trace) -> tuple[Run, Mode, Mode] | None:
     """The first statement after training that observes the model's mode (runs it, reads a
     `.training` flag, hands the model object on or returns it) finding it in another mode in
-    the script than once converted. The mode training leaves flows along that code as a
-    value: a `train()` / `eval()` there sets it again before any observation (the script's
-    own `model.eval()` before predicting), and then both runs observe the same mode."""
+    the script than once converted, with the modes the code before it leaves in each. The
+    mode training leaves flows along that code as a value: a `train()` / `eval()` there sets
+    it again before any observation (the script's own `model.eval()` before predicting), and
+    then both runs observe the same mode. Around a test pass, the code before it starts from
+    the mode training leaves, the code after it from the mode the pass leaves (Lightning's
+    `trainer.test` restores the mode it found)."""
+    parts = [(ctx.scope_after, script.final, converted.final)]
+    if plan.test is not None:
+        before = {id(s) for s in _until(ctx.after, plan.test_stmts)}
+        parts = [
+            ([s for s in ctx.scope_after if id(s) in before], script.fitted, converted.fitted),
+            ([s for s in ctx.scope_after if id(s) not in before], script.final, converted.final),
+        ]
+    for stmts, ours, theirs in parts:
+        if ours == theirs:
+            continue  # the same mode, the same code: the same modes all along
+        run = _first_observed(ctx, plan, stmts, ours, theirs)
+        if run is not None:
+            return run, ours, theirs
+    return None
+
+
+def _first_observed(ctx, plan, stmts, script_entry: Mode, converted_entry: Mode) -> Run | None:
+    """The first run of `stmts` finding the model in another mode entered in `script_entry`
+    than in `converted_entry`."""
     models = _models(plan)
     shared = _tracer(ctx, plan)
-    helpers = ctx.found["step_modes_cache"]["helpers"]
 
-    def observes(node) -> bool:
-        return (
-            _runs_model(ctx, node, models, helpers)
-            or bool(m.findall(node, m.Attribute(attr=m.Name("training"))))
-            or _model_object_used(node, models)
+    def reads(node, names) -> bool:
+        return bool(m.findall(node, m.Attribute(attr=m.Name("training")))) or (
+            _model_object_used(node, names)
         )
 
     def runs_after(entry: Mode) -> list[Run]:
         tracer = ModeTracer(
             ctx,
             models,
-            runs=observes,
+            observes=shared.observes,
+            reads=reads,
             harmless=shared.harmless,
             builds_module=shared.builds_module,
             model_class=shared.model_class,
             every_statement=True,
         )
-        tracer.block(ctx.scope_after, entry)
+        tracer.block(stmts, entry)
         return tracer.recorded
 
-    ours, theirs = runs_after(script_final), runs_after(converted_final)
+    ours, theirs = runs_after(script_entry), runs_after(converted_entry)
     if len(ours) != len(theirs):
         return ours[0] if ours else theirs[0]
     return next((run for run, other in zip(ours, theirs) if run.mode != other.mode), None)
@@ -280,6 +310,7 @@ def script_trace(ctx, plan) -> Trace | None:
         trace = EpochTrace()
         tracer.recorded = []
         mode = tracer.block(plan.pre_train, entry)
+        trace.start, tracer.recorded = tracer.recorded, []
         mode = tracer.loop(batch, mode, at_least_once=True)
         trace.training = tracer.recorded
         if v is None:
@@ -296,7 +327,7 @@ def script_trace(ctx, plan) -> Trace | None:
         return trace
 
     trace = _epochs(epoch, start)
-    trace.final = _end_of_training(plan, trace)
+    trace.final = trace.fitted = _end_of_training(plan, trace)
     if plan.test is not None:
         before_test = _until(ctx.after, plan.test_stmts)
         mode = tracer.block(before_test, trace.final)
@@ -470,6 +501,7 @@ def _converted_trace(ctx, plan, start: Mode) -> Trace:
         trace = EpochTrace()
         tracer.recorded = []
         mode = tracer.block(plan.pre_train, entry)
+        trace.start, tracer.recorded = tracer.recorded, []
         mode = tracer.loop(batch, mode, at_least_once=True)
         trace.training = tracer.recorded
         if v is not None:  # Lightning's mode for the pass, then restored
@@ -479,13 +511,15 @@ def _converted_trace(ctx, plan, start: Mode) -> Trace:
         return trace
 
     trace = _epochs(epoch, start)
-    final = _end_of_training(plan, trace)
-    if "fit" in plan.eval_after:
-        final = Mode(EVAL)
+    fitted = _end_of_training(plan, trace)
+    if "fit" in plan.eval_after and plan.test is None:  # (emit/trainer_call.py)
+        fitted = Mode(EVAL)
+    trace.final = trace.fitted = fitted
     if plan.test is not None:
         trace.test = _converted_pass(tracer, plan.test)
-        final = Mode(EVAL) if "test" in plan.eval_after else final
-    trace.final = final
+        # trainer.test restores the mode the code before it left
+        before = tracer.quietly(_until(ctx.after, plan.test_stmts), fitted)
+        trace.final = Mode(EVAL) if "test" in plan.eval_after else before
     return trace
 
 
@@ -664,14 +698,17 @@ def _class_built_by(ctx, value, depth: int = 3) -> str | None:
 def _tracer(ctx, plan) -> ModeTracer:
     models = _models(plan)
     cache = ctx.found.setdefault("step_modes_cache", {})
-    if "helpers" not in cache:
-        cache["helpers"] = _helpers_reading(ctx.module, models)
-    helpers, known_runs = cache["helpers"], cache.setdefault("runs", {})
+    helpers, known_runs = cache.setdefault("helpers", {}), cache.setdefault("runs", {})
 
-    def runs(stmt) -> bool:
-        if id(stmt) not in known_runs:
-            known_runs[id(stmt)] = (stmt, _runs_model(ctx, stmt, models, helpers))
-        return known_runs[id(stmt)][1]  # (the statement kept alive: its id stays its own)
+    def observes(call, names) -> bool:
+        """The call runs the model held by `names` (the model's, or a helper's parameter)."""
+        key = (id(call), names)
+        if key not in known_runs:
+            if names not in helpers:
+                helpers[names] = _helpers_reading(ctx.module, set(names))
+            runs = _call_runs_model(ctx, call, set(names), helpers[names])
+            known_runs[key] = (call, runs)  # (the call kept alive: its id stays its own)
+        return known_runs[key][1]
 
     model_class = _model_class(ctx, plan)
     loops = [plan.validation.anchor] if plan.validation is not None else []
@@ -683,7 +720,7 @@ def _tracer(ctx, plan) -> ModeTracer:
     return ModeTracer(
         ctx,
         models,
-        runs=runs,
+        observes=observes,
         harmless=lambda call, name: not _hands_model(ctx, call, name),
         builds_module=lambda value, position: builds_module(ctx, value, position),
         model_class=model_class,

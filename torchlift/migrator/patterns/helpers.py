@@ -18,7 +18,12 @@ global bound once before the `def` that the caller does not shadow); any other -
 call shares -- is refused here, naming the default, and the engine binds it to a module name
 right before the `def` (source/hoisted_defaults.py), which the call then reads.
 
-Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns,
+A final `return` may stand last in the `with` blocks ending the helper (the tutorials'
+`test()` returning from inside `with torch.no_grad():`) when their exits leave the result alone
+(source/trailing_return.py): the `with` stays, the value assigned inside it.
+
+Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (a
+refusal naming the return's line),
 nested functions, a decorator other than `torch.no_grad()` / `torch.inference_mode()` (its
 body would run without what the decorator wraps it in), or a default that cannot be bound
 before a decorated `def` (Python evaluates the decorators first).
@@ -48,7 +53,7 @@ HELPER_SHAPE = Rule(
     "training helper function shape not understood",
     """A helper called once per epoch (`train(model, loader, optimizer, epoch)`) is inlined
     into the epoch loop before converting. That needs plain parameters (no *args/**kwargs),
-    a single `return` at the end, no functions defined inside and no decorator but a grad
+    a single `return` at the end (or last in a trailing grad-mode `with`), no functions defined inside and no decorator but a grad
     mode (`@torch.no_grad()`). A default that is an expression (one object Python built when
     the function was defined, shared by every call) is bound to a module name right before the
     `def`, unless the function is decorated: its decorators are evaluated before it.""",

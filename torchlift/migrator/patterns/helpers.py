@@ -22,11 +22,10 @@ A final `return` may stand last in the `with` blocks ending the helper (the tuto
 `test()` returning from inside `with torch.no_grad():`) when their exits leave the result alone
 (source/trailing_return.py): the `with` stays, the value assigned inside it.
 
-Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (a
-refusal naming the return's line),
-nested functions, a decorator other than `torch.no_grad()` / `torch.inference_mode()` (its
-body would run without what the decorator wraps it in), or a default that cannot be bound
-before a decorated `def` (Python evaluates the decorators first).
+Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (the
+refusal names the return's line), nested functions, a decorator other than `torch.no_grad()`
+/ `torch.inference_mode()` (its body would run without what the decorator wraps it in), or a
+default that cannot be bound before a decorated `def` (Python evaluates the decorators first).
 """
 
 from __future__ import annotations
@@ -53,10 +52,11 @@ HELPER_SHAPE = Rule(
     "training helper function shape not understood",
     """A helper called once per epoch (`train(model, loader, optimizer, epoch)`) is inlined
     into the epoch loop before converting. That needs plain parameters (no *args/**kwargs),
-    a single `return` at the end (or last in a trailing grad-mode `with`), no functions defined inside and no decorator but a grad
-    mode (`@torch.no_grad()`). A default that is an expression (one object Python built when
-    the function was defined, shared by every call) is bound to a module name right before the
-    `def`, unless the function is decorated: its decorators are evaluated before it.""",
+    a single `return` at the end (or last in the `with torch.no_grad():` ending it), no
+    functions defined inside and no decorator but a grad mode (`@torch.no_grad()`). A default
+    that is an expression (one object Python built when the function was defined, shared by
+    every call) is bound to a module name right before the `def`, unless the function is
+    decorated: its decorators are evaluated before it.""",
     """Pass the helper its arguments (build a default object once, before the loop, and pass
     it), return once, at its end, and call what a decorator adds from the helper's body.""",
     """
@@ -302,8 +302,9 @@ def inline_call(
     inline (default: all of them); `keep`: names it binds that keep their spelling (module
     globals it declared); `avoid`: names a binding of an argument must not take; `operator`:
     `target op= helper(...)`, whose target is read before the call runs -- kept as the last
-    statement only when the helper (as inlined) names nothing the target names. `quiet_exit(with)`:
-    the `with`'s exit does nothing the caller sees, so a return ending it is a final one."""
+    statement only when the helper (as inlined) names nothing the target names.
+    `quiet_exit(with)`: the `with`'s exit does nothing the caller sees, so a return ending it
+    is a final one."""
     body = list(func.body.body if body is None else body)
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
         body = body[1:]  # docstring

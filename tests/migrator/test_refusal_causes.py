@@ -243,6 +243,50 @@ CASES = {
         "TL106",
         "`scaler.step(optimizer)`: `optimizer` is not bound to a torch.optim optimizer",
     ),
+    # a helper's `return` before its end is named where it stands, not at the call
+    "helper_returning_inside_a_with_followed_by_more": (
+        """
+        def evaluate(model, loader):
+            with torch.no_grad():
+                total = 0.0
+                for x, y in loader:
+                    total += criterion(model(x), y).item()
+                return total  # <- cause
+            print("not reached")
+
+
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            val = evaluate(model, loader)
+        """,
+        "TL111",
+        "helper `evaluate` returns early",
+    ),
+    "helper_returning_inside_an_unknown_context_manager": (
+        """
+        def evaluate(model, loader):
+            with timer():
+                total = 0.0
+                for x, y in loader:
+                    total += criterion(model(x), y).item()
+                return total  # <- cause
+
+
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            val = evaluate(model, loader)
+        """,
+        "TL111",
+        "inside `with timer()`",
+    ),
 }
 
 

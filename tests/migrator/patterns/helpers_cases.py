@@ -706,3 +706,57 @@ for epoch in range(2):
     ],
     ["train_stats"],
 )
+
+# the spatial-transformer tutorial's test(): its final `return` is the last statement of the
+# `with torch.no_grad():` ending the helper; the exit of a grad mode only restores the mode, so
+# that return is the helper's last act, as at its end: inlined, the `with` stays and the value
+# is assigned where the call was, inside it
+_TRAILING_WITH = """
+val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+def test(model, loader):
+    with {manager}:
+        model.eval()
+        test_loss = 0.0
+        for x, y in loader:
+            test_loss += criterion(model(x), y).item()
+        test_loss /= len(loader)
+        return test_loss{after}
+
+
+for epoch in range(2):
+    model.train()
+    train(model, loader, optimizer)
+    val_loss = test(model, val_loader)
+    print(epoch, val_loss)
+"""
+CONVERTS["final_return_inside_a_trailing_no_grad"] = (
+    _TRAILING_WITH.format(manager="torch.no_grad()", after=""),
+    ["self.test_loss /= len(self.trainer.val_dataloaders)\n        val_loss = self.test_loss"],
+    ["def test(", "return test_loss"],
+)
+UNCHANGED.update(
+    {
+        # statements follow the `with`: the return skips them
+        "return_inside_a_with_followed_by_more_statements": (
+            _TRAILING_WITH.format(
+                manager="torch.no_grad()", after='\n    print("not reached")'
+            ),
+            "TL111",
+        ),
+        # an exit the migrator does not know may suppress, replace or observe the return
+        "final_return_inside_an_unknown_context_manager": (
+            _TRAILING_WITH.format(manager="timer()", after=""),
+            "TL111",
+        ),
+    }
+)

@@ -18,10 +18,14 @@ global bound once before the `def` that the caller does not shadow); any other -
 call shares -- is refused here, naming the default, and the engine binds it to a module name
 right before the `def` (source/hoisted_defaults.py), which the call then reads.
 
-Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns,
-nested functions, a decorator other than `torch.no_grad()` / `torch.inference_mode()` (its
-body would run without what the decorator wraps it in), or a default that cannot be bound
-before a decorated `def` (Python evaluates the decorators first).
+A final `return` may stand last in the `with` blocks ending the helper (the tutorials'
+`test()` returning from inside `with torch.no_grad():`) when their exits leave the result alone
+(source/trailing_return.py): the `with` stays, the value assigned inside it.
+
+Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (the
+refusal names the return's line), nested functions, a decorator other than `torch.no_grad()`
+/ `torch.inference_mode()` (its body would run without what the decorator wraps it in), or a
+default that cannot be bound before a decorated `def` (Python evaluates the decorators first).
 """
 
 from __future__ import annotations
@@ -34,11 +38,12 @@ from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
 from ..analysis.qualnames import NO_GRAD_DECORATORS, is_grad_mode_decorator
+from ..analysis.quiet_exits import exits_quietly
 from ..analysis.statements import statements
 from ..rule import Rule, Unsupported
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
-from ..source import early_returns
+from ..source import early_returns, trailing_return
 from ..source.hoisted_defaults import why_not_hoisted
 from .helper_globals import declared_globals
 
@@ -47,10 +52,11 @@ HELPER_SHAPE = Rule(
     "training helper function shape not understood",
     """A helper called once per epoch (`train(model, loader, optimizer, epoch)`) is inlined
     into the epoch loop before converting. That needs plain parameters (no *args/**kwargs),
-    a single `return` at the end, no functions defined inside and no decorator but a grad
-    mode (`@torch.no_grad()`). A default that is an expression (one object Python built when
-    the function was defined, shared by every call) is bound to a module name right before the
-    `def`, unless the function is decorated: its decorators are evaluated before it.""",
+    a single `return` at the end (or last in the `with torch.no_grad():` ending it), no
+    functions defined inside and no decorator but a grad mode (`@torch.no_grad()`). A default
+    that is an expression (one object Python built when the function was defined, shared by
+    every call) is bound to a module name right before the `def`, unless the function is
+    decorated: its decorators are evaluated before it.""",
     """Pass the helper its arguments (build a default object once, before the loop, and pass
     it), return once, at its end, and call what a decorator adds from the helper's body.""",
     """
@@ -103,6 +109,7 @@ def epoch_body(ctx, stmts):
             operator=found[3],
             limit_ok=lambda value: positive_int(ctx, value),
             read_alike=lambda func, value: read_alike_at_call(ctx, func, value),
+            quiet_exit=lambda with_stmt: exits_quietly(ctx, with_stmt),
         )
         taken |= bound
         # a refusal about an argument's binding names the call's line, and what it binds;
@@ -287,6 +294,7 @@ def inline_call(
     operator: cst.BaseAugOp | None = None,
     limit_ok=None,
     read_alike=None,
+    quiet_exit=None,
 ) -> tuple[list, set[str], list]:
     """Statements equivalent to `stmt` (a helper call), the helper locals they bind, and the
     statements among them binding an argument first. `read_alike`: see _bind_arguments.
@@ -294,7 +302,9 @@ def inline_call(
     inline (default: all of them); `keep`: names it binds that keep their spelling (module
     globals it declared); `avoid`: names a binding of an argument must not take; `operator`:
     `target op= helper(...)`, whose target is read before the call runs -- kept as the last
-    statement only when the helper (as inlined) names nothing the target names."""
+    statement only when the helper (as inlined) names nothing the target names.
+    `quiet_exit(with)`: the `with`'s exit does nothing the caller sees, so a return ending it
+    is a final one."""
     body = list(func.body.body if body is None else body)
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
         body = body[1:]  # docstring
@@ -302,22 +312,16 @@ def inline_call(
     if "def" in kinds:
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` defines functions", stmt)
     returns = m.findall(func.body, m.Return()) if "return" in kinds else []
-    last = body[-1] if body else None
-    final_return = None
-    if (
-        isinstance(last, cst.SimpleStatementLine)
-        and len(last.body) == 1
-        and isinstance(last.body[0], cst.Return)
-    ):
-        final_return = last.body[0]
-        body = body[:-1]
-    if limit_ok is not None and len(returns) > 1:
+    written = body  # the helper's statements, its final return still in place
+    final_return, depth, body = trailing_return.final_return(body, quiet_exit or _never)
+    if limit_ok is not None and len(returns) > 1 and depth == 0:
         given = dict(_bind_arguments(func, call, stmt, read_alike))
         final_value = final_return.value if final_return is not None else None
         body = early_returns.as_break(func, body, final_value, lambda p: limit_ok(given.get(p)))
         returns = [*m.findall(cst.IndentedBlock(body), m.Return()), final_return]
-    if any(r is not final_return for r in returns):
-        raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` returns early", stmt)
+    early = next((r for r in returns if r is not final_return), None)
+    if early is not None:
+        raise Unsupported(HELPER_SHAPE, _why_early(func, written, early, quiet_exit), early)
     if "yield" in kinds or "global" in node_kinds(cst.IndentedBlock(body)):
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` uses global/yield", stmt)
     args = _bind_arguments(func, call, stmt, read_alike)
@@ -340,7 +344,7 @@ def inline_call(
         else:
             _target_untouched(func, target, [*out, value], stmt)
             store = cst.AugAssign(target, operator, value)
-        out.append(cst.SimpleStatementLine([store]))
+        out = trailing_return.put_last(out, depth, cst.SimpleStatementLine([store]))
     elif target is not None:
         raise Unsupported(
             HELPER_SHAPE, f"`{func.name.value}` returns nothing but its result is used", stmt
@@ -354,8 +358,29 @@ def inline_call(
         out,
         bound | {local.value for local in first.values()},
         bindings,
-        _origins(out[len(bindings) :], body),
+        # nested in `with`s, the assignment stands where the return stood: paired with it
+        _origins(out[len(bindings) :], written if depth else body),
     )
+
+
+def _never(with_stmt) -> bool:
+    return False
+
+
+def _why_early(func, body: list, early: cst.Return, quiet_exit) -> str:
+    """Why `early` is no final return: it ends `with`s of which one may do something on exit
+    that the caller sees, or statements follow it."""
+    name = func.name.value
+    anyway = trailing_return.final_return(body, lambda w: True)[0]
+    if anyway is early:
+        for held in trailing_return.holding_withs(body):
+            if quiet_exit is None or not quiet_exit(held):
+                shown = ", ".join(cst.Module([]).code_for_node(i.item) for i in held.items)
+                return (
+                    f"helper `{name}` returns from inside `with {shown}`, whose exit runs after "
+                    "the return and may change or suppress it; return after the `with`"
+                )
+    return f"helper `{name}` returns early, before its last statement"
 
 
 def _target_untouched(func, target, inlined: list, stmt) -> None:

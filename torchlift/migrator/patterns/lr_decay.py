@@ -27,8 +27,13 @@ rate is computed from (`lr *= 0.5` read by a print too) is saved in the checkpoi
 (`on_save_checkpoint` / `on_load_checkpoint`) when it only feeds on itself, the epoch,
 constants and other such variables.
 
-Refused (TL185): a learning rate computed from loop state that depends on other training
-results (`if val_loss > best: lr *= 0.5`): restoring it would need that whole state.
+A decision on training results (`if val_loss > best: lr *= 0.5; best = ...`, the word
+language model's `lr /= 4.0` when the validation loss did not improve) is kept the same way:
+its carried variables (`lr`, `best`) are saved; a value the epoch computes before reading it
+(`val_loss`) is computed again after a resume.
+
+Refused (TL185): a rate following carried state the loop changes in place
+(`history.append(val_loss)`), which the saved values would not restore.
 """
 
 from __future__ import annotations
@@ -45,26 +50,29 @@ UNRESTORED_LR_STATE = Rule(
     "a hand-set learning rate depends on loop state a resumed run would not restore",
     """A learning rate set by hand on `optimizer.param_groups` is converted to a scheduler
     when one computes the same values, or kept where the script sets it. Kept code must give
-    the same rates after `trainer.fit(ckpt_path=...)`: a variable it reads that the loop
-    carries is saved in the checkpoint, which is only enough when that variable is updated
-    from itself and constants (`lr *= 0.5`, `it += 1`). A rate decided by other training
-    results (`if val_loss > best: lr *= 0.5`) would restart from the wrong state.""",
-    """Use `torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=0)`
-    stepped with the validation loss, which the migrator converts, or keep the decision's
-    state in the optimizer's param groups.""",
+    the same rates after `trainer.fit(ckpt_path=...)`: each variable it follows that the
+    loop carries from one epoch to the next (`lr`, `best_val_loss`) is saved in the
+    checkpoint (`on_save_checkpoint` / `on_load_checkpoint`); a value each epoch computes
+    afresh (`val_loss = evaluate(...)`) is computed again. A carried object the loop
+    changes in place (`history.append(val_loss)`) is not saved: loading it back would
+    rebind the module's name only, so a resumed run could set other rates.""",
+    """Keep the decision's state in a variable the loop rebinds (`best = min(best,
+    val_loss)` instead of a list of losses), or use
+    `torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=0)` stepped
+    with the validation loss, which the migrator converts.""",
     """
-    lr, best = 0.1, float("inf")
+    lr, history = 0.1, []
     for epoch in range(3):
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
-        if loss.item() > best:
+        if history and loss.item() > min(history):
             lr *= 0.5
             for group in optimizer.param_groups:
                 group["lr"] = lr
-        best = min(best, loss.item())
+        history.append(loss.item())
     """,
 )
 
@@ -533,8 +541,8 @@ def _keep(ctx, plan, kept) -> None:
                 ctx.block(
                     UNRESTORED_LR_STATE,
                     f"the learning rate set by hand follows `{name}`, which the loop changes in "
-                    "place; a resumed run would not restore it (only values the loop rebinds "
-                    "are saved in the checkpoint)",
+                    "place: the checkpoint saves the values the loop rebinds, not an object "
+                    "it changes, so a run resumed from it could set other rates",
                     writer,
                 )
                 return
@@ -613,12 +621,6 @@ def _writes_a_group_item(stmt) -> bool:
     """`stmt` assigns to an item of a param group (`optimizer.param_groups[0]["lr"] = lr`)."""
     item = m.Subscript(value=m.Subscript(value=m.Attribute(attr=m.Name("param_groups"))))
     return bool(m.findall(stmt, m.AssignTarget(target=item) | m.AugAssign(target=item)))
-
-
-def _reads_training(plan, writer) -> bool:
-    """`writer` reads the model or the loss: a training result, not a schedule."""
-    models = {n for model in plan.models for n in (model.name, *model.aliases)}
-    return bool(collect_names(writer).reads & (models | {plan.loss_name}))
 
 
 def _top_writers(ctx, plan, name: str) -> list:

@@ -106,10 +106,9 @@ CONVERTS = {
         ],
         ["ExponentialLR"],
     ),
-}
-
-UNCHANGED = {
-    "halved_when_the_loss_stalls": (
+    # a decision on training results: the carried values it reads (`best`, `lr`) are saved
+    # in the checkpoint, the epoch's own `loss` is computed again after a resume
+    "halved_when_the_loss_stalls_kept_and_checkpointed": (
         _loop(
             before="lr, best = 0.1, float('inf')",
             epoch_end="if loss.item() > best:\n"
@@ -117,8 +116,41 @@ UNCHANGED = {
             "        " + _SET.format(indent="        ") + "\n"
             "    best = min(best, loss.item())",
         ),
-        "TL185",
+        ['checkpoint["best"] = self.best', 'checkpoint["lr"] = self.lr', "self.lr *= 0.5"],
+        ["ReduceLROnPlateau", "ExponentialLR"],
     ),
+    # word_language_model's annealing: lr /= 4 when the validation loss did not improve
+    "annealed_when_validation_stops_improving_kept_and_checkpointed": (
+        _loop(
+            before="lr, best_val_loss = 20.0, None",
+            epoch_end="val_loss = criterion(model(x), y).item()\n"
+            "    if not best_val_loss or val_loss < best_val_loss:\n"
+            "        torch.save(model, 'model.pt')\n"
+            "        best_val_loss = val_loss\n"
+            "    else:\n"
+            "        lr /= 4.0\n"
+            "        " + _SET.format(indent="        "),
+        ),
+        [
+            'checkpoint["best_val_loss"] = self.best_val_loss',
+            'self.best_val_loss = checkpoint["best_val_loss"]',
+            'checkpoint["lr"] = self.lr',
+            "self.lr /= 4.0",
+        ],
+        ["ExponentialLR", 'checkpoint["val_loss"]'],
+    ),
+    # set from the epoch's own last loss: nothing carried, the optimizer's state holds the rate
+    "rate_following_the_loss_kept": (
+        _loop(
+            epoch_end="for group in optimizer.param_groups:\n"
+            "        group['lr'] = 0.1 * min(1.0, loss.item())"
+        ),
+        ["def on_train_epoch_end(self):", "min(1.0,"],
+        ["on_save_checkpoint"],
+    ),
+}
+
+UNCHANGED = {
     "rate_following_a_list_the_loss_extends": (
         _loop(
             before="history = []",
@@ -128,10 +160,16 @@ UNCHANGED = {
         ),
         "TL185",
     ),
-    "rate_following_the_loss": (
+    # the rate follows `history`, which the loop changes in place (not rebinds): saving the
+    # object in the checkpoint would not restore what else holds it
+    "annealed_against_a_history_the_loop_extends": (
         _loop(
-            epoch_end="for group in optimizer.param_groups:\n"
-            "        group['lr'] = 0.1 * min(1.0, loss.item())"
+            before="lr, history = 0.1, []",
+            epoch_end="val_loss = loss.item()\n"
+            "    if history and val_loss > min(history):\n"
+            "        lr /= 4.0\n"
+            "        " + _SET.format(indent="        ") + "\n"
+            "    history.append(val_loss)",
         ),
         "TL185",
     ),

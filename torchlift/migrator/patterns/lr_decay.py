@@ -27,8 +27,13 @@ rate is computed from (`lr *= 0.5` read by a print too) is saved in the checkpoi
 (`on_save_checkpoint` / `on_load_checkpoint`) when it only feeds on itself, the epoch,
 constants and other such variables.
 
-Refused (TL185): a learning rate computed from loop state that depends on other training
-results (`if val_loss > best: lr *= 0.5`): restoring it would need that whole state.
+A decision on training results (`if val_loss > best: lr *= 0.5; best = ...`, the word
+language model's `lr /= 4.0` when the validation loss did not improve) is kept the same way:
+its carried variables (`lr`, `best`) are saved; a value the epoch computes before reading it
+(`val_loss`) is computed again after a resume.
+
+Refused (TL185): a rate following carried state the loop changes in place
+(`history.append(val_loss)`), which the saved values would not restore.
 """
 
 from __future__ import annotations
@@ -45,26 +50,29 @@ UNRESTORED_LR_STATE = Rule(
     "a hand-set learning rate depends on loop state a resumed run would not restore",
     """A learning rate set by hand on `optimizer.param_groups` is converted to a scheduler
     when one computes the same values, or kept where the script sets it. Kept code must give
-    the same rates after `trainer.fit(ckpt_path=...)`: a variable it reads that the loop
-    carries is saved in the checkpoint, which is only enough when that variable is updated
-    from itself and constants (`lr *= 0.5`, `it += 1`). A rate decided by other training
-    results (`if val_loss > best: lr *= 0.5`) would restart from the wrong state.""",
-    """Use `torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=0)`
-    stepped with the validation loss, which the migrator converts, or keep the decision's
-    state in the optimizer's param groups.""",
+    the same rates after `trainer.fit(ckpt_path=...)`: each variable it follows that the
+    loop carries from one epoch to the next (`lr`, `best_val_loss`) is saved in the
+    checkpoint (`on_save_checkpoint` / `on_load_checkpoint`); a value each epoch computes
+    afresh (`val_loss = evaluate(...)`) is computed again. A carried object the loop
+    changes in place (`history.append(val_loss)`) is not saved: loading it back would
+    rebind the module's name only, so a resumed run could set other rates.""",
+    """Keep the decision's state in a variable the loop rebinds (`best = min(best,
+    val_loss)` instead of a list of losses), or use
+    `torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=0)` stepped
+    with the validation loss, which the migrator converts.""",
     """
-    lr, best = 0.1, float("inf")
+    lr, history = 0.1, []
     for epoch in range(3):
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
-        if loss.item() > best:
+        if history and loss.item() > min(history):
             lr *= 0.5
             for group in optimizer.param_groups:
                 group["lr"] = lr
-        best = min(best, loss.item())
+        history.append(loss.item())
     """,
 )
 
@@ -506,42 +514,84 @@ def _scheduler_name(ctx) -> str | None:
 
 def _keep(ctx, plan, kept) -> None:
     """The script's own updates stay in their hook. The loop state they follow is saved in
-    the checkpoint when it is restorable: each name updated only from itself, the epoch,
-    constants and other such names; otherwise the loop is refused (TL185)."""
+    the checkpoint, so that `fit(ckpt_path=...)` sets the same rates: each name the epoch
+    carries over to the next one (reads before it writes), followed through the values it
+    is rebound to. A value the epoch computes afresh before reading it (`val_loss =
+    evaluate(...)`) needs no saving, only what it is computed from; the model and the
+    optimizer are restored by the checkpoint itself. Refused (TL185): carried state the
+    loop changes in place (`history.append(loss)`), which a saved value does not restore
+    for whatever else holds the object."""
     free = {plan.epoch_var} | {optimizer.name for optimizer in plan.optimizers}
-    wanted = changed_by_loop(ctx, plan, collect_names(*kept).read_first - free)
-    closure, queue = set(), sorted(wanted)
+    free |= {n for model in plan.models for n in (model.name, *model.aliases)}
+    free |= _batch_names(plan)  # bound by each step, from the data
+    carried = collect_names(*_epoch_code(plan)).read_first
+    closure, queue = set(), sorted(_followed(ctx, plan, kept, free))
     while queue:  # every loop variable the kept updates follow, however indirectly
         name = queue.pop()
         if name in closure:
             continue
         closure.add(name)
         for writer in _top_writers(ctx, plan, name):
-            queue.extend(
-                changed_by_loop(ctx, plan, collect_names(writer).read_first - free) - closure
-            )
-    restorable = set(closure)
-    changed = True
-    while changed:  # drop names updated from something that is not restorable
-        changed = False
-        for name in sorted(restorable):
-            for writer in _top_writers(ctx, plan, name):
-                needs = changed_by_loop(ctx, plan, collect_names(writer).read_first - free) - {name}
-                if not needs <= restorable or _reads_training(plan, writer):
-                    restorable.discard(name)
-                    changed = True
-                    break
-    lost = sorted(closure - restorable)
-    if lost:
-        writer = _top_writers(ctx, plan, lost[0])[0]
-        ctx.block(
-            UNRESTORED_LR_STATE,
-            f"the learning rate set by hand follows `{lost[0]}`, which the loop updates from "
-            "training results; a resumed run would not restore them",
-            writer,
-        )
-        return
-    plan.checkpoint_state = sorted(set(plan.checkpoint_state) | closure)
+            if name in collect_names(writer).writes:  # its new value is computed from these
+                queue.extend(_followed(ctx, plan, [writer], free) - closure)
+    saved = sorted(name for name in closure & carried if not _imported(ctx, name))
+    for name in saved:
+        for writer in _top_writers(ctx, plan, name):
+            if _mutates(ctx, writer, name):
+                ctx.block(
+                    UNRESTORED_LR_STATE,
+                    f"the learning rate set by hand follows `{name}`, which the loop changes in "
+                    "place: the checkpoint saves the values the loop rebinds, not an object "
+                    "it changes, so a run resumed from it could set other rates",
+                    writer,
+                )
+                return
+    rebound = collect_names(*_epoch_code(plan)).writes
+    plan.checkpoint_state = sorted(set(plan.checkpoint_state) | (set(saved) & rebound))
+
+
+def _mutates(ctx, stmt, name: str) -> bool:
+    """`stmt` changes the object `name` holds itself: calls a method of it, assigns or deletes
+    an item or attribute of it, or a function of the script rebinds it as a global (a name
+    only handed to a function, `get_batch(source, i)`, is read there)."""
+    from ..shapes.epoch_batch import maybe_changed
+
+    if name in collect_names(stmt).writes:
+        return False
+    target = m.Subscript(value=m.Name(name)) | m.Attribute(value=m.Name(name))
+    if m.findall(stmt, m.AssignTarget(target=target) | m.AugAssign(target=target) | m.Del(target)):
+        return True
+    for call in m.findall(stmt, m.Call()):
+        method_call = m.matches(call.func, m.Attribute(value=m.Name(name)))
+        if maybe_changed(ctx, call, {name}) and (method_call or not _handed(call, name)):
+            return True
+    return False
+
+
+def _handed(call, name: str) -> bool:
+    return any(m.matches(arg.value, m.Name(name)) for arg in call.args)
+
+
+def _imported(ctx, name: str) -> bool:
+    """`name` is bound at module level only by imports: a module, not state of the run."""
+    binders = [s for s in ctx.module.body if name in collect_names(s).writes]
+    return bool(binders) and all(
+        isinstance(s, cst.SimpleStatementLine)
+        and all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)
+        for s in binders
+    )
+
+
+def _batch_names(plan) -> set[str]:
+    names = {plan.train_index} - {None}
+    if plan.train_target is not None:
+        names |= collect_names(cst.AssignTarget(plan.train_target)).writes
+    return names
+
+
+def _followed(ctx, plan, stmts, free) -> set[str]:
+    """Names `stmts` read (before writing them) that the training loop may change."""
+    return changed_by_loop(ctx, plan, collect_names(*stmts).read_first - free)
 
 
 def _sets_lr(ctx, stmt) -> bool:
@@ -571,12 +621,6 @@ def _writes_a_group_item(stmt) -> bool:
     """`stmt` assigns to an item of a param group (`optimizer.param_groups[0]["lr"] = lr`)."""
     item = m.Subscript(value=m.Subscript(value=m.Attribute(attr=m.Name("param_groups"))))
     return bool(m.findall(stmt, m.AssignTarget(target=item) | m.AugAssign(target=item)))
-
-
-def _reads_training(plan, writer) -> bool:
-    """`writer` reads the model or the loss: a training result, not a schedule."""
-    models = {n for model in plan.models for n in (model.name, *model.aliases)}
-    return bool(collect_names(writer).reads & (models | {plan.loss_name}))
 
 
 def _top_writers(ctx, plan, name: str) -> list:

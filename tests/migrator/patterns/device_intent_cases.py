@@ -24,6 +24,18 @@ _PICK_DEVICE = """
         device = get_default_device()
 """
 
+_CHAIN_DEVICE = """
+        def get_device():
+            if torch.cuda.is_available():
+                return torch.device("cuda")
+            if torch.backends.mps.is_available():
+                return torch.device("mps")
+            return torch.device("cpu")
+
+
+        device = get_device()
+"""
+
 _PROBE = """
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         encoder = nn.Linear(4, 8).to(device)
@@ -80,6 +92,43 @@ CONVERTS = {
         + _LOOP,
         ['accelerator="cuda" if torch.cuda.device_count() >= 0 + 1 else "cpu",', "devices=1,"],
         [".to(device)", "device = try_gpu()"],
+    ),
+    # a tutorial's helper preferring cuda, then mps, then the cpu: one `if` per device
+    "device_chosen_by_a_function_trying_each_accelerator": (
+        _CHAIN_DEVICE + _LOOP,
+        [
+            'accelerator="cuda" if torch.cuda.is_available() else "mps" if '
+            'torch.backends.mps.is_available() else "cpu",'
+        ],
+        [".to(device)", "device = get_device()"],
+    ),
+    # the same as an if/elif chain, mps guarded for old torch builds
+    "device_chosen_by_a_function_with_an_elif_chain": (
+        _CHAIN_DEVICE.replace("    if torch.backends", "    elif torch.backends").replace(
+            "torch.backends.mps.is_available()",
+            'getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()',
+        )
+        + _LOOP,
+        [
+            'accelerator="cuda" if torch.cuda.is_available() else "mps" if getattr(torch.backends, '
+            '"mps", None) is not None and torch.backends.mps.is_available() else "cpu",'
+        ],
+        [".to(device)", "device = get_device()"],
+    ),
+    # the script's `--no-cuda` flag given to the helper as a constant at its one call
+    "device_chosen_by_a_function_given_a_constant": (
+        """
+        def get_device(use_cuda):
+            if use_cuda and torch.cuda.is_available():
+                return torch.device("cuda")
+            return torch.device("cpu")
+
+
+        device = get_device(False)
+        """
+        + _LOOP,
+        ['accelerator="cuda" if False and torch.cuda.is_available() else "cpu"'],
+        [".to(device)", "device = get_device(False)"],
     ),
     "no_device_is_the_cpu": (
         """
@@ -479,6 +528,34 @@ UNCHANGED = {
     # its condition reads a global of the script: not a choice the Trainer call can repeat
     "device_function_reading_a_global": (
         _PICK_DEVICE.replace("torch.cuda.is_available()", "use_gpu") + _LOOP,
+        "TL142",
+    ),
+    # the helper reports its choice: the print would go with the call (TL142 names the print)
+    "device_function_printing_its_choice": (
+        _CHAIN_DEVICE.replace(
+            '        return torch.device("mps")',
+            '        print("Using device: mps")\n                return torch.device("mps")',
+        )
+        + _LOOP,
+        "TL142",
+    ),
+    # the helper also selects a GPU for the process: more than a choice
+    "device_function_setting_the_cuda_device": (
+        _CHAIN_DEVICE.replace(
+            '        return torch.device("cuda")',
+            '        torch.cuda.set_device(0)\n                return torch.device("cuda")',
+        )
+        + _LOOP,
+        "TL142",
+    ),
+    # a branch returning a GPU index, not a device
+    "device_function_returning_an_index": (
+        _CHAIN_DEVICE.replace('return torch.device("cuda")', "return 0") + _LOOP,
+        "TL142",
+    ),
+    # an `if` falling through to no return: the call may give None
+    "device_function_without_a_last_return": (
+        _CHAIN_DEVICE.replace('    return torch.device("cpu")\n', "") + _LOOP,
         "TL142",
     ),
     "second_gpu": (

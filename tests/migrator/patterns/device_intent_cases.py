@@ -96,10 +96,7 @@ CONVERTS = {
     # a tutorial's helper preferring cuda, then mps, then the cpu: one `if` per device
     "device_chosen_by_a_function_trying_each_accelerator": (
         _CHAIN_DEVICE + _LOOP,
-        [
-            'accelerator="cuda" if torch.cuda.is_available() else "mps" if '
-            'torch.backends.mps.is_available() else "cpu",'
-        ],
+        ['else "mps" if torch.backends.mps.is_available() else "cpu"', "devices=1,"],
         [".to(device)", "device = get_device()"],
     ),
     # the same as an if/elif chain, mps guarded for old torch builds
@@ -110,8 +107,9 @@ CONVERTS = {
         )
         + _LOOP,
         [
-            'accelerator="cuda" if torch.cuda.is_available() else "mps" if getattr(torch.backends, '
-            '"mps", None) is not None and torch.backends.mps.is_available() else "cpu",'
+            'if getattr(torch.backends, "mps", None) is not None',
+            "and torch.backends.mps.is_available()",
+            "devices=1,",
         ],
         [".to(device)", "device = get_device()"],
     ),
@@ -129,6 +127,16 @@ CONVERTS = {
         + _LOOP,
         ['accelerator="cuda" if False and torch.cuda.is_available() else "cpu"'],
         [".to(device)", "device = get_device(False)"],
+    ),
+    # the helper reports its choice: its call stays, so the line prints where it did
+    "device_function_printing_its_choice": (
+        _CHAIN_DEVICE.replace(
+            '        return torch.device("mps")',
+            '        print("Using device: mps")\n                return torch.device("mps")',
+        )
+        + _LOOP,
+        ["device = get_device()\n", 'else "mps" if torch.backends.mps.is_available() else "cpu"'],
+        [".to(device)"],
     ),
     "no_device_is_the_cpu": (
         """
@@ -511,7 +519,7 @@ CONVERTS = {
 }
 
 UNCHANGED = {
-    # the call gives the index: which GPU is not the function's own choice
+    # the call gives the index: the script trains on "cuda:1", which `devices=1` is not
     "device_function_given_another_gpu": (
         """
         def try_gpu(i=0):
@@ -523,20 +531,11 @@ UNCHANGED = {
         device = try_gpu(1)
         """
         + _LOOP,
-        "TL142",
+        "TL140",
     ),
     # its condition reads a global of the script: not a choice the Trainer call can repeat
     "device_function_reading_a_global": (
         _PICK_DEVICE.replace("torch.cuda.is_available()", "use_gpu") + _LOOP,
-        "TL142",
-    ),
-    # the helper reports its choice: the print would go with the call (TL142 names the print)
-    "device_function_printing_its_choice": (
-        _CHAIN_DEVICE.replace(
-            '        return torch.device("mps")',
-            '        print("Using device: mps")\n                return torch.device("mps")',
-        )
-        + _LOOP,
         "TL142",
     ),
     # the helper also selects a GPU for the process: more than a choice
@@ -545,6 +544,24 @@ UNCHANGED = {
             '        return torch.device("cuda")',
             '        torch.cuda.set_device(0)\n                return torch.device("cuda")',
         )
+        + _LOOP,
+        "TL142",
+    ),
+    # the helper reads the process's rank to pick a GPU: more than a choice
+    "device_function_reading_the_local_rank": (
+        """
+        import os
+
+
+        def get_device():
+            if torch.cuda.is_available():
+                local_rank = int(os.environ.get("LOCAL_RANK", 0))
+                return torch.device("cuda", local_rank)
+            return torch.device("cpu")
+
+
+        device = get_device()
+        """
         + _LOOP,
         "TL142",
     ),

@@ -12,14 +12,21 @@
         return data.to(device, non_blocking=True)         moves each batch (loader_wrappers)
 
 Read from the source only: a `def` of the module bound once, without decorators. A choice
-takes no parameters (or only parameters with literal defaults, which a call without arguments
-leaves to them: d2l's `try_gpu(i=0)`) and its body is `return D`, or `if C: return D1` then
-`return D2` (or an `else:`), or binds one name by the if/else idiom and returns it (`if C:
-device = D1` `else: device = D2` `return device`), with a condition reading only imported
-modules (`torch.cuda.is_available()`), so it means the same wherever the Trainer is built. A
-move takes `(data, device)` and does nothing but `data.to(device)` (`non_blocking=` only),
-optionally first mapping itself over the items of a list or tuple into a list. Anything else
-is not one of these (None): the callers refuse as they would for any unknown call.
+takes no parameters, or parameters each given a constant by the call or left to a literal
+default (d2l's `try_gpu(i=0)`, `get_device(False)`), read as those constants. Its body is
+straight-line code of `if` tests and returns -- `return D`; `if C1: return D1` `if C2: return
+D2` `return D3` (the tutorials' cuda / mps / cpu helper; `elif` / `else` read the same), as
+`D1 if C1 else D2 if C2 else D3` -- or binds one name by the if/else idiom and returns it (`if
+C: device = D1` `else: device = D2` `return device`). A test reads only imported modules and
+constants (`torch.cuda.is_available()`, `getattr(torch.backends, "mps", None) is not None`),
+so it means the same wherever the Trainer is built. Reports beside the returns (`print("Using
+device: cuda")`) are allowed: the call then stays where it is (emit/transform.py), so the
+line prints where it did. Anything else the body runs (`torch.cuda.set_device`, reading
+`LOCAL_RANK`, a code path returning nothing) makes it no choice, and `choice_problem` says
+which statement, for the refusal (TL142, TL132). A move takes `(data, device)` and does
+nothing but `data.to(device)` (`non_blocking=` only), optionally first mapping itself over
+the items of a list or tuple into a list. Anything else is not one of these (None): the
+callers refuse as they would for any unknown call.
 """
 
 from __future__ import annotations

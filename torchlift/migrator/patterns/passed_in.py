@@ -283,7 +283,9 @@ def _accelerator_in_function(ctx, caller, device, call) -> tuple[str, bool]:
 def _helper_origin(ctx, device) -> str:
     """Why a module global bound to the call of a function of the script is not a device
     (`DEVICE = get_device()`, whose body also calls `torch.cuda.set_device`), else ""."""
-    binding = only_module_binding(ctx.module, device.value) if isinstance(device, cst.Name) else None
+    if not isinstance(device, cst.Name):
+        return ""
+    binding = only_module_binding(ctx.module, device.value)
     assign = single_assign(binding) if binding is not None else None
     if assign is None or assign[0] != device.value or not isinstance(assign[1], cst.Call):
         return ""

@@ -87,6 +87,10 @@ def _read_choice(ctx, call) -> tuple[cst.BaseExpression | None, str | None, bool
     return hit[1:]
 
 
+# the `if` tests a device choice may make (cuda, mps, xpu, ... then the cpu)
+_MOST_TESTS = 6
+
+
 def _choice_of(ctx, call) -> tuple[cst.BaseExpression | None, str | None, bool]:
     func = _module_function(ctx, call)
     if func is None:
@@ -95,6 +99,8 @@ def _choice_of(ctx, call) -> tuple[cst.BaseExpression | None, str | None, bool]:
     given = _given_constants(func, call)
     if given is None:
         return None, f"{shown} is given a value other than a constant", False
+    if len(m.findall(func.body, m.If())) > _MOST_TESTS:  # each `if` may copy what follows it
+        return None, f"{shown} tests more than a device choice does", False
     body = [_given_defaults(s, given) for s in without_docstring(func.body.body)]
     if len(body) == 2 and isinstance(body[0], cst.If) and body[0].orelse is not None:
         assigned = _assigned_choice(ctx, *body)

@@ -223,10 +223,17 @@ def _chosen(ctx, value: cst.BaseExpression) -> cst.BaseExpression:
     choice = device_choice(ctx, value)
     if choice is None:
         return value
-    parts = [choice.body, choice.orelse] if isinstance(choice, cst.IfExp) else [choice]
+    parts = _leaves(choice)
     if all(device_choice(ctx, part) is None and is_device_value(ctx, part) for part in parts):
         return choice
     return value
+
+
+def _leaves(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values a conditional may give (`a if c else b if d else e` -> a, b, e)."""
+    if isinstance(value, cst.IfExp):
+        return [*_leaves(value.body), *_leaves(value.orelse)]
+    return [value]
 
 
 def helper_device_problem(ctx, call: cst.Call) -> str | None:
@@ -242,7 +249,7 @@ def helper_device_problem(ctx, call: cst.Call) -> str | None:
         choice = choice.orelse
     part = choice.body if isinstance(choice, cst.IfExp) else choice
     if device_choice(ctx, part) is not None:
-        return f"{shown} returns what another function of the script chooses"
+        return f"{shown} returns what a function of the script chooses"
     if is_device_value(ctx, part):
         return None
     return f"{shown} returns `{ctx.module.code_for_node(part).strip()}`, not a device"

@@ -24,6 +24,18 @@ _PICK_DEVICE = """
         device = get_default_device()
 """
 
+_CHAIN_DEVICE = """
+        def get_device():
+            if torch.cuda.is_available():
+                return torch.device("cuda")
+            if torch.backends.mps.is_available():
+                return torch.device("mps")
+            return torch.device("cpu")
+
+
+        device = get_device()
+"""
+
 _PROBE = """
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         encoder = nn.Linear(4, 8).to(device)
@@ -80,6 +92,51 @@ CONVERTS = {
         + _LOOP,
         ['accelerator="cuda" if torch.cuda.device_count() >= 0 + 1 else "cpu",', "devices=1,"],
         [".to(device)", "device = try_gpu()"],
+    ),
+    # a tutorial's helper preferring cuda, then mps, then the cpu: one `if` per device
+    "device_chosen_by_a_function_trying_each_accelerator": (
+        _CHAIN_DEVICE + _LOOP,
+        ['else "mps" if torch.backends.mps.is_available() else "cpu"', "devices=1,"],
+        [".to(device)", "device = get_device()"],
+    ),
+    # the same as an if/elif chain, mps guarded for old torch builds
+    "device_chosen_by_a_function_with_an_elif_chain": (
+        _CHAIN_DEVICE.replace("    if torch.backends", "    elif torch.backends").replace(
+            "torch.backends.mps.is_available()",
+            'getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()',
+        )
+        + _LOOP,
+        [
+            'if getattr(torch.backends, "mps", None) is not None',
+            "and torch.backends.mps.is_available()",
+            "devices=1,",
+        ],
+        [".to(device)", "device = get_device()"],
+    ),
+    # the script's `--no-cuda` flag given to the helper as a constant at its one call
+    "device_chosen_by_a_function_given_a_constant": (
+        """
+        def get_device(use_cuda):
+            if use_cuda and torch.cuda.is_available():
+                return torch.device("cuda")
+            return torch.device("cpu")
+
+
+        device = get_device(False)
+        """
+        + _LOOP,
+        ['accelerator="cuda" if False and torch.cuda.is_available() else "cpu"'],
+        [".to(device)", "device = get_device(False)"],
+    ),
+    # the helper reports its choice: its call stays, so the line prints where it did
+    "device_function_printing_its_choice": (
+        _CHAIN_DEVICE.replace(
+            '        return torch.device("mps")',
+            '        print("Using device: mps")\n                return torch.device("mps")',
+        )
+        + _LOOP,
+        ["device = get_device()\n", 'else "mps" if torch.backends.mps.is_available() else "cpu"'],
+        [".to(device)"],
     ),
     "no_device_is_the_cpu": (
         """
@@ -462,7 +519,7 @@ CONVERTS = {
 }
 
 UNCHANGED = {
-    # the call gives the index: which GPU is not the function's own choice
+    # the call gives the index: the script trains on "cuda:1", which `devices=1` is not
     "device_function_given_another_gpu": (
         """
         def try_gpu(i=0):
@@ -474,11 +531,48 @@ UNCHANGED = {
         device = try_gpu(1)
         """
         + _LOOP,
-        "TL142",
+        "TL140",
     ),
     # its condition reads a global of the script: not a choice the Trainer call can repeat
     "device_function_reading_a_global": (
         _PICK_DEVICE.replace("torch.cuda.is_available()", "use_gpu") + _LOOP,
+        "TL142",
+    ),
+    # the helper also selects a GPU for the process: more than a choice
+    "device_function_setting_the_cuda_device": (
+        _CHAIN_DEVICE.replace(
+            '        return torch.device("cuda")',
+            '        torch.cuda.set_device(0)\n                return torch.device("cuda")',
+        )
+        + _LOOP,
+        "TL142",
+    ),
+    # the helper reads the process's rank to pick a GPU: more than a choice
+    "device_function_reading_the_local_rank": (
+        """
+        import os
+
+
+        def get_device():
+            if torch.cuda.is_available():
+                local_rank = int(os.environ.get("LOCAL_RANK", 0))
+                return torch.device("cuda", local_rank)
+            return torch.device("cpu")
+
+
+        device = get_device()
+        """
+        + _LOOP,
+        "TL142",
+    ),
+    # a branch returning a GPU index, not a device
+    "device_function_returning_an_index": (
+        _CHAIN_DEVICE.replace('return torch.device("cuda")', "return 0") + _LOOP,
+        "TL142",
+    ),
+    # an `if` falling through to no return: the call may give None
+    "device_function_without_a_last_return": (
+        _CHAIN_DEVICE.replace('    return torch.device("cpu")\n', "") + _LOOP,
         "TL142",
     ),
     "second_gpu": (

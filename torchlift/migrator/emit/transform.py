@@ -15,6 +15,7 @@ from ..analysis.names import file_identifiers, reads_among
 from ..analysis.statements import single_assign
 from ..changelog import facts_of
 from ..outcomes import ALIAS_TAKEN, CONVERTED
+from ..patterns.device_helpers import choice_reports
 from ..patterns.device_intent import (
     device_if_binding,
     device_if_reports,
@@ -124,7 +125,9 @@ def _transform(
         for stmt in ctx.scope_before:
             assign = single_assign(stmt)
             name = assign[0] if assign else device_if_binding(ctx, stmt, complete=False)
-            if name in plan.device_names and not (assign is None and device_if_reports(stmt)):
+            if name in plan.device_names and not (
+                device_if_reports(stmt) if assign is None else choice_reports(ctx, assign[1])
+            ):
                 code = module.code_for_node(stmt.with_changes(leading_lines=[])).strip()
                 device_bindings.add((name, code))
         line, column = lines.position(plan.epoch_loop, (1, 0))

@@ -12,14 +12,21 @@
         return data.to(device, non_blocking=True)         moves each batch (loader_wrappers)
 
 Read from the source only: a `def` of the module bound once, without decorators. A choice
-takes no parameters (or only parameters with literal defaults, which a call without arguments
-leaves to them: d2l's `try_gpu(i=0)`) and its body is `return D`, or `if C: return D1` then
-`return D2` (or an `else:`), or binds one name by the if/else idiom and returns it (`if C:
-device = D1` `else: device = D2` `return device`), with a condition reading only imported
-modules (`torch.cuda.is_available()`), so it means the same wherever the Trainer is built. A
-move takes `(data, device)` and does nothing but `data.to(device)` (`non_blocking=` only),
-optionally first mapping itself over the items of a list or tuple into a list. Anything else
-is not one of these (None): the callers refuse as they would for any unknown call.
+takes no parameters, or parameters each given a constant by the call or left to a literal
+default (d2l's `try_gpu(i=0)`, `get_device(False)`), read as those constants. Its body is
+straight-line code of `if` tests and returns -- `return D`; `if C1: return D1` `if C2: return
+D2` `return D3` (the tutorials' cuda / mps / cpu helper; `elif` / `else` read the same), as
+`D1 if C1 else D2 if C2 else D3` -- or binds one name by the if/else idiom and returns it (`if
+C: device = D1` `else: device = D2` `return device`). A test reads only imported modules and
+constants (`torch.cuda.is_available()`, `getattr(torch.backends, "mps", None) is not None`),
+so it means the same wherever the Trainer is built. Reports beside the returns (`print("Using
+device: cuda")`) are allowed: the call then stays where it is (emit/transform.py), so the
+line prints where it did. Anything else the body runs (`torch.cuda.set_device`, reading
+`LOCAL_RANK`, a code path returning nothing) makes it no choice, and `choice_problem` says
+which statement, for the refusal (TL142, TL132). A move takes `(data, device)` and does
+nothing but `data.to(device)` (`non_blocking=` only), optionally first mapping itself over
+the items of a list or tuple into a list. Anything else is not one of these (None): the
+callers refuse as they would for any unknown call.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import collect_names, only_module_binding, rename
+from ..analysis.names import builtin_unshadowed, collect_names, only_module_binding, rename
 from ..analysis.statements import without_docstring
 
 
@@ -54,26 +61,112 @@ def _returned(stmt) -> cst.BaseExpression | None:
 def device_choice(ctx, call) -> cst.BaseExpression | None:
     """The expression a call of a device-choosing function of the file stands for (its
     returned values as one conditional), or None. The caller checks the values are devices."""
+    return _read_choice(ctx, call)[0]
+
+
+def choice_reports(ctx, call) -> bool:
+    """The device-choosing function `call` calls also reports its choice (`print("Using
+    device: cuda")`): the call stays where it is, so the lines print where they did."""
+    return _read_choice(ctx, call)[2]
+
+
+def choice_problem(ctx, call) -> str | None:
+    """Why a call of a function of the file is not read as a device choice ("`get_device()`
+    also runs `torch.cuda.set_device(0)`"), for a refusal to say; None when it is one or when
+    `call` calls no plain function of the file."""
+    return _read_choice(ctx, call)[1]
+
+
+def _read_choice(ctx, call) -> tuple[cst.BaseExpression | None, str | None, bool]:
+    """(choice, problem, reports) of `call`, memoised per call node for the migration."""
+    cache = ctx.found.setdefault("device_choices", {})
+    hit = cache.get(id(call))
+    if hit is None or hit[0] is not call:
+        hit = (call, *_choice_of(ctx, call))
+        cache[id(call)] = hit
+    return hit[1:]
+
+
+# the `if` tests a device choice may make (cuda, mps, xpu, ... then the cpu)
+_MOST_TESTS = 6
+
+
+def _choice_of(ctx, call) -> tuple[cst.BaseExpression | None, str | None, bool]:
     func = _module_function(ctx, call)
-    defaults = _literal_defaults(func) if func is not None and not call.args else None
-    if defaults is None:
-        return None
-    body = [_given_defaults(s, defaults) for s in without_docstring(func.body.body)]
+    if func is None:
+        return None, None, False
+    shown = f"`{func.name.value}()`"
+    given = _given_constants(func, call)
+    if given is None:
+        return None, f"{shown} is given a value other than a constant", False
+    if len(m.findall(func.body, m.If())) > _MOST_TESTS:  # each `if` may copy what follows it
+        return None, f"{shown} tests more than a device choice does", False
+    body = [_given_defaults(s, given) for s in without_docstring(func.body.body)]
     if len(body) == 2 and isinstance(body[0], cst.If) and body[0].orelse is not None:
-        return _assigned_choice(ctx, *body)
-    if len(body) == 2 and isinstance(body[0], cst.If) and body[0].orelse is None:
-        choice, otherwise = body[0], _returned(body[1])
-    elif len(body) == 1 and isinstance(body[0], cst.If) and isinstance(body[0].orelse, cst.Else):
-        choice, otherwise = body[0], _returned(body[0].orelse)
-    elif len(body) == 1:
-        return _returned(body[0])
-    else:
-        return None
-    chosen = _returned(choice.body)
-    imported = set(ctx.names.imports)
-    if chosen is None or otherwise is None or not collect_names(choice.test).reads <= imported:
-        return None
-    return cst.IfExp(test=choice.test, body=chosen, orelse=otherwise)
+        assigned = _assigned_choice(ctx, *body)
+        if assigned is not None:
+            return assigned, None, False
+    reports: list = []
+    choice, problem = _returns_chain(ctx, body, reports)
+    if choice is None:
+        return None, f"{shown} {problem}", False
+    return choice, None, bool(reports)
+
+
+def _returns_chain(ctx, stmts: list, reports: list) -> tuple[cst.BaseExpression | None, str]:
+    """What straight-line code of `if` tests, reports and returns returns, as one
+    conditional (`if C1: return D1` `if C2: return D2` `return D3` -> `D1 if C1 else D2 if C2
+    else D3`; an `elif` / `else` reads the same), the reports it runs gathered in `reports`;
+    else (None, what the code does more). A test may read only imported modules and
+    constants (`torch.cuda.is_available()`, `getattr(torch.backends, "mps", None)`), so it
+    means the same wherever the Trainer is built."""
+    code = ctx.module.code_for_node
+    if not stmts:
+        return None, "may end without returning a device"
+    first, rest = stmts[0], stmts[1:]
+    if isinstance(first, cst.If):
+        unread = collect_names(first.test).reads - _readable(ctx)
+        if unread:
+            shown = code(first.test).strip()
+            return None, f"tests `{shown}`, reading `{sorted(unread)[0]}` of the script"
+        body, problem = _returns_chain(ctx, [*first.body.body, *rest], reports)
+        if body is None:
+            return None, problem
+        if first.orelse is None:
+            after = rest
+        elif isinstance(first.orelse, cst.If):  # elif
+            after = [first.orelse, *rest]
+        else:
+            after = [*first.orelse.body.body, *rest]
+        orelse, problem = _returns_chain(ctx, after, reports)
+        if orelse is None:
+            return None, problem
+        return cst.IfExp(test=first.test, body=body, orelse=orelse), ""
+    returned = _returned(first)
+    if returned is not None:
+        return returned, ""
+    from .device_intent import reports_choice  # a cycle
+
+    if reports_choice(ctx, first):
+        reports.append(first)
+        return _returns_chain(ctx, rest, reports)
+    return None, f"also runs `{code(first.with_changes(leading_lines=[])).strip()}`"
+
+
+# builtins a device test reads besides imported modules (`getattr(torch.backends, "mps",
+# None) is not None` on old torch builds)
+_TEST_BUILTINS = ("getattr", "hasattr")
+
+
+def _readable(ctx) -> set[str]:
+    """Names a helper's device test may read: imported modules, constants, and the builtins
+    above where the file does not bind them."""
+    cache = ctx.found.get("device_test_names")
+    if cache is None:
+        cache = set(ctx.names.imports) | {"None", "True", "False"}
+        cache |= {n for n in _TEST_BUILTINS if builtin_unshadowed(ctx.module, n)}
+        ctx.found["device_test_names"] = cache
+    return cache
 
 
 def _assigned_choice(ctx, choice: cst.If, last) -> cst.BaseExpression | None:
@@ -94,18 +187,43 @@ def _assigned_choice(ctx, choice: cst.If, last) -> cst.BaseExpression | None:
     return as_conditional(ctx, choice)
 
 
-def _literal_defaults(func: cst.FunctionDef) -> dict[str, cst.BaseExpression] | None:
-    """A choice's parameters, when each has a literal default (d2l's `try_gpu(i=0)`, called
-    as `try_gpu()`): name -> default; None for a parameter a call would have to give."""
+def _given_constants(func: cst.FunctionDef, call: cst.Call) -> dict | None:
+    """A choice's parameters, each as the constant `call` gives it (`get_device(False)`) or
+    its literal default (d2l's `try_gpu(i=0)`, called as `try_gpu()`): name -> constant;
+    None when a parameter would be given anything else (a name, an expression, `*args`)."""
     params = func.params
     if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
         return None
-    defaults = {}
-    for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
-        if not isinstance(param.default, (cst.Integer, cst.SimpleString)):
+    positional = [*params.posonly_params, *params.params]
+    named = {p.name.value: p for p in [*positional, *params.kwonly_params]}
+    given = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
             return None
-        defaults[param.name.value] = param.default
-    return defaults
+        if arg.keyword is None:
+            if index >= len(positional):
+                return None
+            name = positional[index].name.value
+        elif arg.keyword.value in named and arg.keyword.value not in given:
+            name = arg.keyword.value
+        else:
+            return None
+        if name in given or not _constant(arg.value):
+            return None
+        given[name] = arg.value
+    for name, param in named.items():
+        if name not in given:
+            if not _constant(param.default):
+                return None
+            given[name] = param.default
+    return given
+
+
+def _constant(value) -> bool:
+    """A literal a device choice may be given: a number, a plain string, True/False/None."""
+    if isinstance(value, (cst.Integer, cst.SimpleString)):
+        return True
+    return isinstance(value, cst.Name) and value.value in ("True", "False", "None")
 
 
 class _LiteralFStrings(cst.CSTTransformer):

@@ -45,7 +45,7 @@ from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
 from .config_device import config_device_read
-from .device_helpers import device_choice
+from .device_helpers import choice_problem, device_choice
 from .unplaced_model import trains_on_cpu
 
 DEVICE_INDEX = Rule(
@@ -151,6 +151,11 @@ def _reports(ctx, stmt) -> bool:
     return any(q.startswith(_REPORTS) for q in ctx.call_qualnames(stmt.body[0].value))
 
 
+def reports_choice(ctx, stmt) -> bool:
+    """`stmt` only reports a device choice (`print(f"Using device: {device}")`)."""
+    return _reports(ctx, stmt)
+
+
 def device_if_extra(ctx, stmt, name: str):
     """The statement that keeps an `if` chain binding `name` to a device in every branch
     from being the idiom: the first one neither that binding nor a report (a branch's
@@ -218,10 +223,36 @@ def _chosen(ctx, value: cst.BaseExpression) -> cst.BaseExpression:
     choice = device_choice(ctx, value)
     if choice is None:
         return value
-    parts = [choice.body, choice.orelse] if isinstance(choice, cst.IfExp) else [choice]
+    parts = _leaves(choice)
     if all(device_choice(ctx, part) is None and is_device_value(ctx, part) for part in parts):
         return choice
     return value
+
+
+def _leaves(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values a conditional may give (`a if c else b if d else e` -> a, b, e)."""
+    if isinstance(value, cst.IfExp):
+        return [*_leaves(value.body), *_leaves(value.orelse)]
+    return [value]
+
+
+def helper_device_problem(ctx, call: cst.Call) -> str | None:
+    """Why the call of a function of the script is not read as a device choice: what its
+    body does more (patterns/device_helpers.py), or the first value it returns that is not a
+    device (`return 0`, a GPU index); None for a call of anything else."""
+    problem = choice_problem(ctx, call)
+    choice = device_choice(ctx, call)
+    if problem is not None or choice is None:
+        return problem
+    shown = f"`{call.func.value}()`"
+    while isinstance(choice, cst.IfExp) and is_device_value(ctx, choice.body):
+        choice = choice.orelse
+    part = choice.body if isinstance(choice, cst.IfExp) else choice
+    if device_choice(ctx, part) is not None:
+        return f"{shown} returns what a function of the script chooses"
+    if is_device_value(ctx, part):
+        return None
+    return f"{shown} returns `{ctx.module.code_for_node(part).strip()}`, not a device"
 
 
 def device_value(ctx, value: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -37,7 +37,13 @@ from ..analysis.names import bound_names, collect_names
 from ..analysis.statements import single_assign, statements
 from ..rule import Rule, Unsupported
 from ..source.find_loops import cst_contains
-from .device_intent import device_if_binding, device_if_extra, device_value, note_device_values
+from .device_intent import (
+    device_if_binding,
+    device_if_extra,
+    device_value,
+    helper_device_problem,
+    note_device_values,
+)
 
 UNKNOWN_DEVICE_MOVE = Rule(
     "TL142",
@@ -237,6 +243,8 @@ def _origin(ctx, name: str) -> str:
     value = found[1]
     shown = ctx.module.code_for_node(value).strip()
     problem = config_item_problem(ctx, value) if isinstance(value, cst.Subscript) else None
+    if isinstance(value, cst.Call):  # a function of the script choosing it
+        problem = helper_device_problem(ctx, value)
     if problem:
         return f" (`{name} = {shown}`: {problem})"
     return f" (`{name} = {shown}`)"

@@ -40,13 +40,13 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.names import bound_names, collect_names, scope_reads
+from ..analysis.names import bound_names, collect_names, only_module_binding, scope_reads
 from ..analysis.reaching import loops_around, reaching_binding
 from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
 from ..source.find_loops import cst_contains
 from .device_helpers import moved_data
-from .device_intent import is_device_value
+from .device_intent import helper_device_problem, is_device_value
 from .device_scope import is_name_main, module_device_value
 from .factories import Returned, returned, trained_model
 from .loader_wrappers import WRAPPER, Wrapped, wrapped_loader
@@ -274,9 +274,24 @@ def _accelerator_in_function(ctx, caller, device, call) -> tuple[str, bool]:
     raise Unsupported(
         PASSED_IN,
         f"the model `{_function(ctx)}` is given is placed by its caller on "
-        f"`{ctx.module.code_for_node(device)}`, which the function cannot name",
+        f"`{ctx.module.code_for_node(device)}`, which the function cannot name"
+        f"{_helper_origin(ctx, device)}",
         call,
     )
+
+
+def _helper_origin(ctx, device) -> str:
+    """Why a module global bound to the call of a function of the script is not a device
+    (`DEVICE = get_device()`, whose body also calls `torch.cuda.set_device`), else ""."""
+    if not isinstance(device, cst.Name):
+        return ""
+    binding = only_module_binding(ctx.module, device.value)
+    assign = single_assign(binding) if binding is not None else None
+    if assign is None or assign[0] != device.value or not isinstance(assign[1], cst.Call):
+        return ""
+    problem = helper_device_problem(ctx, assign[1])
+    shown = ctx.module.code_for_node(assign[1])
+    return f" (`{device.value} = {shown}`: {problem})" if problem else ""
 
 
 def _passed_attribute(ctx, caller, device, call) -> str | None:

@@ -287,6 +287,35 @@ CASES = {
         "TL111",
         "inside `with timer()`",
     ),
+    # Hogwild: the training function is the target of processes started by hand, named at
+    # the `mp.Process(...)` that starts them, not at the function's loop
+    "training_function_started_by_processes": (
+        """
+        import torch.multiprocessing as mp
+
+
+        def train(rank, model):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+
+
+        if __name__ == "__main__":
+            model.share_memory()
+            processes = []
+            for rank in range(2):
+                p = mp.Process(target=train, args=(rank, model))  # <- cause
+                p.start()
+                processes.append(p)
+            for p in processes:
+                p.join()
+        """,
+        "TL132",
+        "`train` is handed to `mp.Process(...)` rather than called",
+    ),
 }
 
 

@@ -592,6 +592,29 @@ def _function(ctx) -> str:
     return ctx.function.name.value
 
 
+_PROCESS_STARTS = frozenset({"multiprocessing.Process", "torch.multiprocessing.Process"})
+
+
+def _handed_to(ctx, stmt, name: str) -> tuple[cst.Call, str] | None:
+    """(the call, why) when `stmt` hands the function to a call instead of calling it
+    (`mp.Process(target=train, args=(rank, model, ...))`), else None."""
+    for call in m.findall(stmt, m.Call()):
+        if not any(m.matches(arg.value, m.Name(name)) for arg in call.args):
+            continue
+        callee = cst.Module([]).code_for_node(call.func)
+        why = (
+            f"`{name}` is handed to `{callee}(...)` rather than called: what runs it, and with "
+            "what, is not read"
+        )
+        if ctx.call_qualnames(call) & _PROCESS_STARTS:
+            why += (
+                " (processes started by hand, each training the model it is given: with "
+                "`share_memory()`, Hogwild -- Lightning has no strategy for it)"
+            )
+        return call, why
+    return None
+
+
 def _call_sites(ctx, node) -> list[tuple[cst.CSTNode, cst.Call]]:
     """(caller scope, call) for every call of the function holding the loop; every other
     use of its name is refused."""
@@ -611,6 +634,9 @@ def _call_sites(ctx, node) -> list[tuple[cst.CSTNode, cst.Call]]:
         spelled -= len(m.findall(stmt, m.Attribute(attr=m.Name(name))))  # `net.train()`
         spelled -= len(m.findall(stmt, m.Arg(keyword=m.Name(name))))
         if spelled != len(calls):
+            handed = _handed_to(ctx, stmt, name)
+            if handed is not None:
+                raise Unsupported(PASSED_IN, handed[1], handed[0])
             raise Unsupported(
                 PASSED_IN, f"`{name}` is used other than by calls (passed or rebound)", node
             )

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 import libcst.matchers as m
 
+from ..source.code_text import code_of
 from .function_reads import names_reading
 from .model_handoff import callee_of, only_reads_state
 from .names import definition_reads, only_module_binding
@@ -306,7 +307,7 @@ class ModeTracer:
             return mode
         if self.builds_module(value, position):
             return Mode(TRAIN, origin=stmt)
-        return called(self._code(small), Mode(INITIAL), stmt)
+        return called(code_of(small, self.ctx.module), Mode(INITIAL), stmt)
 
     def _same_object(self, small) -> bool:
         """`model = model.to(device)`, `model = nn.DataParallel(model)`, `raw = model.module`:
@@ -399,7 +400,7 @@ class ModeTracer:
             return mode  # no model name reaches it
         target = self.callee(call)
         if target is None:
-            return called(self._code(call), mode, stmt) if handed else mode
+            return called(code_of(call, self.ctx.module), mode, stmt) if handed else mode
         function, owner = target
         inner = set(_handed_parameters(call, function, owner, self.models))
         inner |= definition_reads(function) & self.models  # a global model it reads
@@ -433,20 +434,20 @@ class ModeTracer:
             flag = train_flag(call)
             if flag is not None:
                 return Mode(TRAIN if flag else EVAL, origin=stmt)
-            return called(self._code(call), mode, stmt)  # `model.train(flag)`
+            return called(code_of(call, self.ctx.module), mode, stmt)  # `model.train(flag)`
         if name in MODE_KEEPING_METHODS:
             return mode
         receiver = call.func.value.value
         cls = self._cls if receiver == "self" and self._cls is not None else self.model_class
         if cls is None:
-            return called(self._code(call), mode, stmt)
+            return called(code_of(call, self.ctx.module), mode, stmt)
         method, known = _lookup(self.ctx, cls, name)
         if method is None:
             if known and name not in _SWITCHING_MODULE_METHODS:
                 return mode  # a submodule or an attribute of the class: its call keeps the mode
-            return called(self._code(call), mode, stmt)
+            return called(code_of(call, self.ctx.module), mode, stmt)
         if not _plain(self.ctx, method) or not method.params.params:
-            return called(self._code(call), mode, stmt)
+            return called(code_of(call, self.ctx.module), mode, stmt)
         receiver = {method.params.params[0].name.value}
         return self.follow(method, cls, receiver, mode, call, stmt, record)
 
@@ -471,7 +472,7 @@ class ModeTracer:
         """The mode after `call` runs `function` with the model as `models` there; with
         `record`, its runs recorded as runs of `stmt`, in the modes they find there."""
         if self.depth == 0 or m.findall(function.body, m.Yield()):
-            return called(self._code(call), mode, stmt)
+            return called(code_of(call, self.ctx.module), mode, stmt)
         inner = ModeTracer(
             self.ctx,
             models,
@@ -499,9 +500,6 @@ class ModeTracer:
         if found.origin is not None and found != entry:
             return _at(found, stmt, found.origin, function.name.value)
         return found
-
-    def _code(self, node) -> str:
-        return self.ctx.module.code_for_node(node)
 
 
 def _at(mode: Mode, stmt, inner, function: str) -> Mode:

@@ -50,6 +50,7 @@ from ..analysis.statements import (
     single_assign,
 )
 from ..rule import Rule, Unsupported
+from ..source.code_text import code_of
 
 ACCUMULATION = Rule(
     "TL114",
@@ -363,7 +364,7 @@ def _keep_script_steps(plan, steps) -> None:
     backward = steps["backward_stmt"]
     loss = plan.loss_name
     if steps.get("loss_divisor") is not None:  # `(loss / N).backward()`, kept as written
-        loss = f"{loss} / {cst.Module([]).code_for_node(steps['loss_divisor'])}"
+        loss = f"{loss} / {code_of(steps['loss_divisor'])}"
     call = cst.parse_expression(f"self.manual_backward({loss})")
     kept = [
         (steps["backward"], backward.with_changes(body=[cst.Expr(call)])),

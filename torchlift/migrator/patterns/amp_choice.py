@@ -36,6 +36,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
+from ..source.code_text import code_of
 from .amp import SCALERS, is_autocast
 from .passed_in import reaching_values
 
@@ -60,7 +61,7 @@ def scaler_choice(ctx, stmt: cst.If, stmts: list) -> list | None:
     ):
         return None
     unscaled = _without_scaler(ctx, name, scaled)
-    if unscaled is None or _code(unscaled) != _code(plain):
+    if unscaled is None or _codes(unscaled) != _codes(plain):
         return None
     if not _autocast_follows(ctx, name, stmts):
         return None
@@ -124,7 +125,7 @@ def _without_scaler(ctx, name: str, stmts) -> list | None:
         if method in ("update", "unscale_"):
             continue
         if method == "step" and len(call.args) == 1:
-            out.append(cst.parse_statement(f"{_code_of(call.args[0].value)}.step()\n"))
+            out.append(cst.parse_statement(f"{code_of(call.args[0].value)}.step()\n"))
             continue
         if (
             method is None
@@ -134,7 +135,7 @@ def _without_scaler(ctx, name: str, stmts) -> list | None:
             and not call.args
             and len(call.func.value.args) == 1
         ):
-            loss = _code_of(call.func.value.args[0].value)
+            loss = code_of(call.func.value.args[0].value)
             out.append(cst.parse_statement(f"{loss}.backward()\n"))
             continue
         if name in collect_names(stmt).reads:
@@ -163,10 +164,6 @@ def _autocast_follows(ctx, name: str, stmts) -> bool:
     return found
 
 
-def _code_of(node) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
-def _code(stmts) -> list[str]:
+def _codes(stmts) -> list[str]:
     """The statements as code, without the comments and blank lines above them."""
-    return [_code_of(s.with_changes(leading_lines=[])).strip() for s in stmts]
+    return [code_of(s.with_changes(leading_lines=[])).strip() for s in stmts]

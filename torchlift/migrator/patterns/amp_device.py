@@ -25,6 +25,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..rule import Unsupported
+from ..source.code_text import code_of
 from .amp import MIXED_PRECISION
 
 RULES = ()
@@ -81,7 +82,7 @@ def _applies(accelerator: str, device: str) -> bool | str:
         body, orelse = node.body.evaluated_value == device, node.orelse.evaluated_value == device
         if body == orelse:
             return body
-        test = cst.Module([]).code_for_node(node.test).strip()
+        test = code_of(node.test).strip()
         return test if body else f"not {_paren(test)}"
     return f'{_paren(accelerator)} == "{device}"'
 

@@ -44,6 +44,7 @@ from ..analysis.loader_length import config_field, config_item
 from ..analysis.names import bound_names, collect_names, scope_reads
 from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
+from ..source.code_text import code_of
 from .config_device import config_device_read
 from .device_helpers import choice_problem, device_choice
 from .unplaced_model import trains_on_cpu
@@ -415,7 +416,7 @@ def _one_device(accelerator: str) -> str:
     node = cst.parse_expression(accelerator)
     if not (isinstance(node, cst.Attribute) and node.attr.value == "type"):
         return "1"
-    device = cst.Module(body=[]).code_for_node(node.value)
+    device = code_of(node.value)
     return f"[{device}.index] if {device}.index else 1"
 
 

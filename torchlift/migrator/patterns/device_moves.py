@@ -26,6 +26,7 @@ import libcst.matchers as m
 
 from ..analysis.names import collect_names
 from ..analysis.statements import single_assign
+from ..source.code_text import code_of
 from .batch_flow import batch_names_of, is_tensor_view
 from .device_intent import device_value, note_device_value
 
@@ -241,10 +242,6 @@ def _simple_statements(stmt):
     return found
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
 def is_trivial_statement(stmt: cst.BaseStatement) -> bool:
     """A statement left doing nothing once device moves are gone (`x, y = x, y`, `model`)."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
@@ -256,7 +253,7 @@ def is_trivial_statement(stmt: cst.BaseStatement) -> bool:
         return False
     target = small.targets[0].target
     value = small.value
-    if _code(target).strip("() ") == _code(value).strip("() "):
+    if code_of(target).strip("() ") == code_of(value).strip("() "):
         return True
     # batch = {k: v for k, v in batch.items()}
     if m.matches(
@@ -277,7 +274,7 @@ def is_trivial_statement(stmt: cst.BaseStatement) -> bool:
         return (
             value.key.value == key
             and value.value.value == val
-            and _code(comp.iter.func.value) == _code(target)
+            and code_of(comp.iter.func.value) == code_of(target)
         )
     # batch = [t for t in batch]
     if m.matches(value, m.ListComp(elt=m.Name(), for_in=m.CompFor(target=m.Name(), ifs=[]))):
@@ -285,7 +282,7 @@ def is_trivial_statement(stmt: cst.BaseStatement) -> bool:
         return (
             comp.inner_for_in is None
             and value.elt.value == comp.target.value
-            and _code(comp.iter) == _code(target)
+            and code_of(comp.iter) == code_of(target)
         )
     return False
 

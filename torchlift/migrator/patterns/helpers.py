@@ -44,6 +44,7 @@ from ..rule import Rule, Unsupported
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
 from ..source import early_returns, trailing_return
+from ..source.code_text import code_of
 from ..source.hoisted_defaults import why_not_hoisted
 from .helper_globals import declared_globals
 
@@ -211,7 +212,7 @@ def _bind_arguments(func: cst.FunctionDef, call: cst.Call, stmt, read_alike=None
         if read_alike(func, value) if read_alike is not None else simple_argument(value):
             continue
         what = (
-            f"the value `{cst.Module(body=[]).code_for_node(value)}` had then"
+            f"the value `{code_of(value)}` had then"
             if simple_argument(value)
             else "one object shared by every call"
         )
@@ -375,7 +376,7 @@ def _why_early(func, body: list, early: cst.Return, quiet_exit) -> str:
     if anyway is early:
         for held in trailing_return.holding_withs(body):
             if quiet_exit is None or not quiet_exit(held):
-                shown = ", ".join(cst.Module([]).code_for_node(i.item) for i in held.items)
+                shown = ", ".join(code_of(i.item) for i in held.items)
                 return (
                     f"helper `{name}` returns from inside `with {shown}`, whose exit runs after "
                     "the return and may change or suppress it; return after the `with`"

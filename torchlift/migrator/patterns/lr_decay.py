@@ -44,6 +44,7 @@ import libcst.matchers as m
 from ..analysis.names import collect_names, definition_reads
 from ..analysis.statements import single_assign, statements
 from ..rule import Rule
+from ..source.code_text import code_of
 
 UNRESTORED_LR_STATE = Rule(
     "TL185",
@@ -325,9 +326,8 @@ def _to_scheduler(ctx, plan, steps, schedules, where, stmts, at, update) -> bool
             return False
         if not schedules.constant(factor):
             return False
-        call = (
-            f"MultiStepLR({{o}}, milestones={_code(ctx, milestones)}, gamma={_code(ctx, factor)})"
-        )
+        milestones, factor = (code_of(n, ctx.module).strip() for n in (milestones, factor))
+        call = f"MultiStepLR({{o}}, milestones={milestones}, gamma={factor})"
         interval = "epoch"
     elif kind == "=" and where in ("pre", "step"):
         value, name, assign = _value_via(stmts, at, update)
@@ -343,7 +343,7 @@ def _to_scheduler(ctx, plan, steps, schedules, where, stmts, at, update) -> bool
         factor = schedules.factor_of(value, counter)
         if factor is None:
             return False
-        call = f"LambdaLR({{o}}, lambda {counter}: {_code(ctx, _unparen(factor))})"
+        call = f"LambdaLR({{o}}, lambda {counter}: {code_of(_unparen(factor), ctx.module).strip()})"
         interval = "epoch" if where == "pre" else "step"
     elif kind in ("=", "*=") and where == "post":
         factor, assign = _decay_factor(ctx, schedules, stmts, at, update)
@@ -355,7 +355,7 @@ def _to_scheduler(ctx, plan, steps, schedules, where, stmts, at, update) -> bool
         later = stmts[at + 1 :]
         if later and collect_names(*later).reads & {optimizer.name}:
             return False  # Lightning steps the scheduler after the epoch's hooks
-        call = f"ExponentialLR({{o}}, gamma={_code(ctx, factor)})"
+        call = f"ExponentialLR({{o}}, gamma={code_of(factor, ctx.module).strip()})"
         interval = "epoch"
     else:
         return False
@@ -381,10 +381,6 @@ def _to_scheduler(ctx, plan, steps, schedules, where, stmts, at, update) -> bool
     plan.post_train = [s for s in plan.post_train if id(s) not in ids]
     plan.notes.append(f"the learning rate set by hand -> {code.split('(')[0]} ({interval})")
     return True
-
-
-def _code(ctx, node) -> str:
-    return ctx.module.code_for_node(node).strip()
 
 
 def _reads_outside(ctx) -> set[str]:

@@ -28,6 +28,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
+from ..source.code_text import code_of
 
 RULES = ()
 
@@ -92,7 +93,7 @@ def _counter_test(stmt):
     limit = target.comparator
     if guarded and not stmt.test.left.left.deep_equals(limit):
         return None
-    code = cst.Module([]).code_for_node(limit)
+    code = code_of(limit)
     steps = f"int({code}) + 1" if isinstance(target.operator, cst.GreaterThan) else code
     if guarded:
         steps = f"{steps} if {code} > 0 else -1"

@@ -45,6 +45,7 @@ import libcst.matchers as m
 from ..analysis.function_reads import functions_reading
 from ..analysis.names import collect_names, mentions, rename
 from ..analysis.statements import FLOW, LOOP, contains
+from ..source.code_text import code_of
 from .eval_passes import eval_loop_of, without_no_grad
 from .eval_shapes import _uses_gradients
 
@@ -204,7 +205,7 @@ def _hoistable(ctx, stmt, pass1, ran: set[str]) -> str | None:
             return _call_moves(call)
         if module in ran:
             return (
-                f"`{_code(func)}()` between the passes switches a module the training step or "
+                f"`{code_of(func)}()` between the passes switches a module the training step or "
                 "the first pass runs"
             )
     return None
@@ -282,13 +283,9 @@ def _movable_after(ctx, stmt, pass2) -> str | None:
 
 def _call_moves(call: cst.Call) -> str:
     return (
-        f"`{_code(call.func)}(...)` between the passes would run before both or after both (it "
+        f"`{code_of(call.func)}(...)` between the passes would run before both or after both (it "
         "may draw random numbers or change what a pass computes)"
     )
-
-
-def _code(node) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _plain_call(ctx, call: cst.Call) -> bool:

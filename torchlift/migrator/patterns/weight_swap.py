@@ -52,6 +52,7 @@ from ..analysis.output_effects import console_call
 from ..analysis.statements import BACKWARD, FLOW, LOOP, OPTIMIZER_CALL, call_method, contains
 from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Rule, Unsupported
+from ..source.code_text import code_of
 from .eval_passes import eval_loop_of
 from .eval_shapes import _uses_gradients
 
@@ -316,7 +317,7 @@ def _unreadable_call(ctx, call: cst.Call, models: set[str], holders) -> str | No
         return None
     func = call.func
     qualnames = ctx.call_qualnames(call)
-    name = cst.Module([]).code_for_node(func)
+    name = code_of(func)
     if isinstance(func, cst.Name):
         if func.value in models or func.value in holders:
             return f"would run `{name}` in eval mode"
@@ -406,7 +407,7 @@ def _method_body(ctx, fn: cst.FunctionDef, methods, todo: list) -> str | None:
             continue
         if any(q.startswith("torch.") for q in qualnames) or qualnames & _COPIES:
             continue
-        return f"calls `{cst.Module([]).code_for_node(func)}(...)`"
+        return f"calls `{code_of(func)}(...)`"
     return None
 
 

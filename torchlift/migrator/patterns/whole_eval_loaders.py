@@ -36,6 +36,7 @@ from ..analysis.output_effects import pure_expression
 from ..analysis.statements import with_keywords
 from ..emit.module_class import format_code
 from ..rule import Rule
+from ..source.code_text import code_of
 
 EVAL_LOADER = Rule(
     "TL143",
@@ -182,7 +183,7 @@ def _whole_loader(ctx, plan, name: str, anchor):
     if sampler is None:
         return refuse("needs `torch` imported to name a DistributedSampler", stmt)
     # a dataset built in the call is built again for the sampler, which reads only its length
-    shown = cst.Module(body=[]).code_for_node(dataset)
+    shown = code_of(dataset)
     code = f"{sampler}({shown}, num_replicas=1, rank=0, shuffle=False)"
     new = with_keywords(stmt, loader, {"shuffle"}, [("sampler", cst.parse_expression(code))])
     # black lays out the longer call, at the statement's depth (module or function body)

@@ -46,6 +46,7 @@ from ..patterns.scheduler_every import BATCH_COUNTER
 from ..plan import LoopPlan
 from ..resolve_names import NOT_CARRIED_BACK
 from ..rule import Rule, Unsupported
+from ..source.code_text import code_of
 from .context import CONTROL_FLOW, LoopContext
 from .dead_breaks import BREAK_ONLY, without_dead_breaks
 from .epoch_batch import finish_plan, maybe_changed, plan_with, read_step
@@ -370,7 +371,7 @@ def count_numbers(ctx: LoopContext, loop: cst.For, counter: str, body: list) -> 
             f"`if {counter} >= <steps>: break` first or last, or on a result after the step)",
             loop,
         )
-    return f"range({first}{_code(_maxsize(ctx, loop))})", body
+    return f"range({first}{code_of(_maxsize(ctx, loop))})", body
 
 
 def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: str, start, body: list):
@@ -406,7 +407,7 @@ def _count_stopped_last(ctx: LoopContext, loop: cst.For, counter: str, start, bo
         highest = cst.Call(cst.Name("max"), [cst.Arg(stop), cst.Arg(start)])
         end = cst.BinaryOperation(highest, cst.Add(), one)
     first_code = "" if _is_zero(start) else ctx.module.code_for_node(start) + ", "
-    return f"range({first_code}{_code(end)})", body
+    return f"range({first_code}{code_of(end)})", body
 
 
 def _own_continues(node) -> bool:
@@ -485,7 +486,7 @@ def _stop_of(ctx: LoopContext, stmt, counter: str):
     if not _effect_free(test.left):
         raise Unsupported(
             STEP_COUNT,
-            f"the stop test `{_code(test.right)}` is guarded by `{_code(test.left)}`, which "
+            f"the stop test `{code_of(test.right)}` is guarded by `{code_of(test.left)}`, which "
             "may have effects: evaluated once before training it would not run per step",
             stmt,
         )
@@ -523,10 +524,6 @@ def _maxsize(ctx: LoopContext, stmt) -> cst.Attribute:
         module = "sys"
         ctx.found.setdefault("imports", set()).add("sys")
     return cst.Attribute(cst.Name(module), cst.Name("maxsize"))
-
-
-def _code(node) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _compared_name(stmt: cst.If) -> str | None:

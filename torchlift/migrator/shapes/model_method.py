@@ -34,6 +34,7 @@ import libcst.matchers as m
 from ..analysis.names import collect_names, mentions, rename
 from ..result import MigrationResult
 from ..rule import Rule, Unsupported
+from ..source.code_text import code_of
 from ..source.find_loops import cst_contains
 from .trainer_inline import instance_blocks, line_origin, remap_lines
 
@@ -90,7 +91,7 @@ class Hoisted:
 
 def is_torch_module(cls: cst.ClassDef) -> bool:
     """`nn.Module`, `torch.nn.Linear`, ... as a class's base is usually spelled."""
-    bases = [cst.Module(body=[]).code_for_node(base.value) for base in cls.bases]
+    bases = [code_of(base.value) for base in cls.bases]
     return any(b == "Module" or b.startswith(("nn.", "torch.nn.")) for b in bases)
 
 

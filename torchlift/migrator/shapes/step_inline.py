@@ -50,6 +50,7 @@ from ..analysis.branches import NONE, NOT_NONE, decide, resolve
 from ..analysis.names import collect_names, rename
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from ..rule import Rule, Unsupported
+from ..source.code_text import code_of
 from ..source.find_loops import _cst_blocks, cst_contains
 from .trainer_inline import _literal, bind_call, bind_first, line_origin
 
@@ -579,7 +580,7 @@ class _Inliner:
             elif guard is not None and last_return and body[-1].body[0].value is not None:
                 why = (
                     f"`{name}()` returns a value at its end but nothing at "
-                    f"`if {cst.Module([]).code_for_node(guard.test)}: return`"
+                    f"`if {code_of(guard.test)}: return`"
                 )
                 at = guard
             elif (self.outer is not None or not isinstance(self.site.stmt.body[0], cst.Expr)) and (
@@ -843,7 +844,7 @@ def _lambda_body_reads(node: cst.Lambda) -> set[str] | None:
     """The names a lambda's body (and any scope in it) reads from around it, by Python's
     symbol tables: compiled alone, each resolves as a global. Its defaults are not included:
     they are evaluated where the lambda is defined, as any expression there."""
-    code = "_ = " + cst.Module([]).code_for_node(node.with_changes(params=_no_defaults(node)))
+    code = "_ = " + code_of(node.with_changes(params=_no_defaults(node)))
     try:
         top = symtable.symtable(code, "<lambda>", "exec")
     except SyntaxError:

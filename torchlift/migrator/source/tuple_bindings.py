@@ -31,6 +31,7 @@ import libcst.matchers as m
 
 from ..analysis.function_reads import names_reading
 from ..analysis.names import collect_names, mentions
+from .code_text import code_of
 from .find_loops import cst_contains
 
 _INTROSPECTION = frozenset({"eval", "exec", "locals", "globals", "vars"})
@@ -207,7 +208,7 @@ def rejoin(module: cst.Module, splits: list[Split]) -> cst.Module:
         return module
     firsts = {}
     for split in splits:
-        key = _code(split.members[0].with_changes(leading_lines=[]))
+        key = code_of(split.members[0].with_changes(leading_lines=[]))
         firsts.setdefault(key, []).append(split)
 
     def join(stmts) -> list:
@@ -259,7 +260,7 @@ def _matching(stmts, k: int, firsts) -> Split | None:
     stmt = stmts[k]
     if not isinstance(stmt, cst.SimpleStatementLine):
         return None
-    for split in firsts.get(_code(stmt.with_changes(leading_lines=[])), ()):
+    for split in firsts.get(code_of(stmt.with_changes(leading_lines=[])), ()):
         rest = split.members[1:]
         if len(stmts) - k - 1 >= len(rest) and all(
             a is b for a, b in zip(stmts[k + 1 : k + 1 + len(rest)], rest)
@@ -268,5 +269,3 @@ def _matching(stmts, k: int, firsts) -> Split | None:
     return None
 
 
-def _code(stmt) -> str:
-    return cst.Module(body=[stmt]).code

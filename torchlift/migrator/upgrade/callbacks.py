@@ -14,6 +14,7 @@ import os
 
 import libcst as cst
 
+from ..source.code_text import code_of
 from .context import FileUpgrade, canonical
 from .edits import keyword, keyword_index, rewrite_arguments
 from .rules import UpgradeRule
@@ -203,7 +204,7 @@ class Callbacks(cst.CSTVisitor):
 
     def _imported(self, node: cst.ImportFrom, alias: cst.ImportAlias) -> set[str]:
         module = self.upgrade.module.code_for_node(node.module) if node.module else ""
-        name = canonical(f"{module}.{cst.Module([]).code_for_node(alias.name)}")
+        name = canonical(f"{module}.{code_of(alias.name)}")
         return {name} if name else set()
 
     def visit_Name(self, node: cst.Name) -> None:

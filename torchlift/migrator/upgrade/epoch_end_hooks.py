@@ -21,6 +21,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..source.code_text import code_of
 from .context import FileUpgrade
 from .edits import generated_statement
 from .rules import UpgradeRule
@@ -476,7 +477,7 @@ def _appending(attribute: str, training: bool, step: cst.FunctionDef, indent: in
         ret = line.body[0]
         value = ret.value
         store = f"self.{attribute}"
-        code = cst.Module([]).code_for_node(value)
+        code = code_of(value)
         if not training:  # evaluated once: stored, then returned from the list
             stored = code
             ret = ret.with_changes(value=cst.parse_expression(f"{store}[-1]"))
@@ -502,8 +503,8 @@ def _appending(attribute: str, training: bool, step: cst.FunctionDef, indent: in
 def _detached_dict(value: cst.Dict) -> str:
     parts = []
     for element in value.elements:
-        key = cst.Module([]).code_for_node(element.key)
-        item = cst.Module([]).code_for_node(element.value)
+        key = code_of(element.key)
+        item = code_of(element.value)
         if isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == "loss":
             item += ".detach()"
         parts.append(f"{key}: {item}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..source.code_text import code_of
 from .context import FileUpgrade
 from .rules import UpgradeRule
 from .runtime_api import available_on_runtime
@@ -147,7 +148,7 @@ def record_imports(upgrade: FileUpgrade, imports, root: str) -> None:
 def _retarget(node: cst.Import, old: str, new: str) -> cst.Import:
     names = []
     for alias in node.names:
-        dotted = cst.Module([]).code_for_node(alias.name)
+        dotted = code_of(alias.name)
         if dotted == old:
             bound = alias.asname or cst.AsName(name=cst.Name(old.split(".")[0]))
             if alias.asname is None and "." in old:

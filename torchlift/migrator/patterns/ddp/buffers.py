@@ -22,6 +22,7 @@ import libcst.matchers as m
 from ...analysis.names import bound_names, mentions
 from ...analysis.statements import single_assign
 from ...rule import Unsupported
+from ...source.code_text import code_of
 from ..factories import returned
 from .facts import DDP_CLASSES
 from .sync_batchnorm import converts_layers
@@ -166,7 +167,7 @@ def _rebinding(ctx, value, names: set[str]) -> bool:
 
 def _construction(ctx, node, classes: dict, seen: frozenset) -> str | None:
     for call in m.findall(node, m.Call()):
-        code = cst.Module(body=[]).code_for_node(call.func)
+        code = code_of(call.func)
         names = ctx.call_qualnames(call)
         if names & (BUFFER_FREE | DDP_CLASSES) or names & {f"builtins.{b}" for b in _BUILTINS}:
             continue

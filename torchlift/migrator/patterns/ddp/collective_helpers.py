@@ -22,6 +22,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.function_reads import functions_doing, module_functions
+from ...source.code_text import code_of
 from .facts import DESTROY_GROUP, GROUP_QUERIES, INIT_GROUP
 
 _NOT_COLLECTIVE = {INIT_GROUP, DESTROY_GROUP, *GROUP_QUERIES}
@@ -56,7 +57,7 @@ def nested_collective(ctx, helpers: dict, function: cst.FunctionDef) -> str | No
                 if is_collective(ctx, call) or (
                     isinstance(call.func, cst.Name) and call.func.value in helpers
                 ):
-                    return cst.Module(body=[]).code_for_node(call.func)
+                    return code_of(call.func)
     return None
 
 

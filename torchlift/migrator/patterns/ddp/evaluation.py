@@ -34,6 +34,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
+from ...source.code_text import code_of
 from .buffers import buffers_held
 from .facts import Facts
 from .rules import EVAL_UNDER_DDP
@@ -109,5 +110,5 @@ def _wrapper_run(stmt, wrappers: set[str]) -> str | None:
             isinstance(arg.value, cst.Name) and arg.value.value in wrappers for arg in call.args
         )
         if runs:
-            return cst.Module(body=[]).code_for_node(call)
+            return code_of(call)
     return None

@@ -9,6 +9,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.names import mentions, rename
+from ...source.code_text import code_of
 
 DDP_CLASSES = {
     "torch.nn.parallel.DistributedDataParallel",
@@ -190,7 +191,7 @@ class _Unwrap(cst.CSTTransformer):
 
 def is_flag(facts: Facts, expr) -> bool:
     """`expr` is the flag telling a DDP run from a plain one (a name or `args.distributed`)."""
-    return bool(facts.flag) and cst.Module(body=[]).code_for_node(expr) == facts.flag
+    return bool(facts.flag) and code_of(expr) == facts.flag
 
 
 def flag_body(facts: Facts, stmt) -> list | None:

@@ -44,6 +44,7 @@ from ...analysis.function_reads import module_functions
 from ...analysis.names import bound_names
 from ...analysis.statements import single_assign, statements
 from ...rule import Unsupported
+from ...source.code_text import code_of
 from .facts import ENV_ROLES, INIT_GROUP, Facts, is_flag, remove_with_reason
 from .process_group import group_arguments, group_use, helper_starts, is_docstring
 from .rules import PROCESS_GROUP, RANK_READ, TORCHRUN
@@ -245,7 +246,7 @@ def _read_gate(ctx, name: str, before: list) -> tuple[dict, tuple[str, str]]:
         )
     gate = gate[0]
     if isinstance(gate.orelse, cst.If):
-        test = cst.Module(body=[]).code_for_node(gate.orelse.test)
+        test = code_of(gate.orelse.test)
         raise Unsupported(
             TORCHRUN,
             f"`{name}()` also starts the process group when `{test}` (a launch other than "
@@ -255,7 +256,7 @@ def _read_gate(ctx, name: str, before: list) -> tuple[dict, tuple[str, str]]:
     negated = isinstance(gate.test, cst.UnaryOperation) and isinstance(gate.test.operator, cst.Not)
     test = gate.test.expression if negated else gate.test
     if not _torchrun_test(ctx, test):
-        code = cst.Module(body=[]).code_for_node(gate.test)
+        code = code_of(gate.test)
         raise Unsupported(
             TORCHRUN,
             f"`{name}()` starts the process group unless `{code}`, not exactly under torchrun",

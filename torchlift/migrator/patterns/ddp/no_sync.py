@@ -36,6 +36,7 @@ import libcst.matchers as m
 from ...analysis.names import collect_names
 from ...analysis.statements import single_assign, statements
 from ...rule import Unsupported
+from ...source.code_text import first_line
 from ..accumulation import ACCUMULATION
 
 RULES = ()
@@ -59,9 +60,9 @@ def batch_statements(ctx, stmts):
     if _canonical(ctx, test) != _canonical(ctx, _written_out(syncs, flags)):
         raise Unsupported(
             ACCUMULATION,
-            f"`{_code(ctx, where)}` syncs the gradients when "
-            f"`{_code(ctx, _written_out(syncs, flags))}`, not on the batches the group "
-            f"`if {_code(ctx, group.test)}:` steps on",
+            f"`{first_line(where, ctx.module)}` syncs the gradients when "
+            f"`{first_line(_written_out(syncs, flags), ctx.module)}`, not on the batches the group "
+            f"`if {first_line(group.test, ctx.module)}:` steps on",
             where,
         )
     _check_flags_read_only_there(ctx, stmts, flags, {id(where), id(group)})
@@ -109,8 +110,8 @@ def _context_statement(ctx, stmts, use):
             return later[0], "named"
     raise Unsupported(
         ACCUMULATION,
-        f"`no_sync()` used in `{_code(ctx, use)}`: not the context of a `with` choosing between "
-        "it and `contextlib.nullcontext()` around the micro-step's forward and backward",
+        f"`no_sync()` used in `{first_line(use, ctx.module)}`: not the context of a `with` "
+        "choosing between it and `contextlib.nullcontext()` around the micro-step's forward and backward",
         use,
     )
 
@@ -133,8 +134,8 @@ def _sync_condition(ctx, stmts, where, kind):
     if not isinstance(choice, cst.IfExp) or where.items[0].asname is not None:
         raise Unsupported(
             ACCUMULATION,
-            f"`{_code(ctx, where.items[0].item)}`: not a choice between `model.no_sync()` and "
-            "`contextlib.nullcontext()` by a test",
+            f"`{first_line(where.items[0].item, ctx.module)}`: not a choice between "
+            "`model.no_sync()` and `contextlib.nullcontext()` by a test",
             where,
         )
     sync = _sides(ctx, choice.body, choice.orelse, where)
@@ -340,10 +341,6 @@ def _lead(body, stmt):
     return body
 
 
-def _code(ctx, node) -> str:
-    return ctx.module.code_for_node(node).strip().splitlines()[0]
-
-
 # -- what Lightning's accumulation does -----------------------------------------------------
 def read(ctx, plan, steps) -> None:
     """Lightning keeps the gradients local on exactly the batches it accumulates: only with
@@ -379,7 +376,7 @@ def read(ctx, plan, steps) -> None:
     if steps.get("accumulate") is None:
         raise Unsupported(
             ACCUMULATION,
-            f"`if {_code(ctx, group.test)}:` is not an accumulation group "
+            f"`if {first_line(group.test, ctx.module)}:` is not an accumulation group "
             "(`if (i + 1) % K == 0:` on the batch index, or `... or i + 1 == len(loader)`)",
             group,
         )

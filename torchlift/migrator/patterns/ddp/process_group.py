@@ -10,6 +10,7 @@ from ...analysis.function_reads import module_functions
 from ...analysis.names import collect_names, definition_reads
 from ...analysis.statements import BACKWARD, contains
 from ...rule import Unsupported
+from ...source.code_text import code_of
 from .collective_helpers import collective_helpers, is_collective, nested_collective
 from .facts import BACKENDS, GROUP_QUERIES, INIT_GROUP, Facts, flag_body
 from .rules import COLLECTIVE, PROCESS_GROUP
@@ -145,7 +146,7 @@ def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
         if key == "world_size":
             if isinstance(value, cst.Name) and value.value in given:
                 value = given[value.value]
-            facts.world_names.add(cst.Module(body=[]).code_for_node(value))
+            facts.world_names.add(code_of(value))
         # (a start only torchrun makes gives torchrun's RANK: torchrun._check_env_rendezvous)
         torchrun_only = facts.launch == "torchrun" and facts.flag is None
         if key == "rank" and not torchrun_only:
@@ -162,7 +163,7 @@ def _check_backend(ctx, call: cst.Call, given: dict, facts: Facts) -> None:
     if isinstance(backend, cst.Name):  # bound by the setup block (checked there)
         facts.backend_ref = backend.value
         return
-    code = cst.Module(body=[]).code_for_node(backend) if backend is not None else None
+    code = code_of(backend) if backend is not None else None
     if code not in BACKENDS:
         raise Unsupported(
             PROCESS_GROUP,
@@ -187,7 +188,7 @@ def read_collectives(ctx, facts: Facts, epoch: list) -> None:
     for call in m.findall(where, m.Call()):
         if id(call) in kept or any(_path(s, call) for s in taken):
             continue  # (the setup helper the Trainer takes over may call a barrier)
-        code = cst.Module(body=[]).code_for_node(call.func)
+        code = code_of(call.func)
         if is_collective(ctx, call):
             why = f"`{code}(...)` called by hand{_where(ctx, facts, where, call)}"
             ctx.block(COLLECTIVE, why, call)
@@ -226,7 +227,7 @@ def _where(ctx, facts: Facts, root, call) -> str:
                 for q in ctx.call_qualnames(c)
             )
         ):
-            test = cst.Module(body=[]).code_for_node(node.test)
+            test = code_of(node.test)
             return f" under `if {test}:`: the other ranks would not call it"
     for node in inner:
         if isinstance(node, (cst.For, cst.While)):
@@ -299,7 +300,7 @@ def group_use(ctx, node, functions: dict, seen: frozenset = frozenset()) -> str 
     for call in m.findall(node, m.Call()):
         names = ctx.call_qualnames(call)
         if any(q.startswith("torch.distributed.") for q in names) and not names & _GROUP_FREE:
-            return f"`{cst.Module(body=[]).code_for_node(call.func)}(...)`"
+            return f"`{code_of(call.func)}(...)`"
     reads = definition_reads(node) if isinstance(node, cst.FunctionDef) else None
     if reads is None:
         reads = collect_names(node).reads

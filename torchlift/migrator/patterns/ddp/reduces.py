@@ -32,6 +32,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.names import collect_names
+from ...source.code_text import code_of
 from .facts import Facts
 from .process_group import reduced_name
 from .rules import COLLECTIVE
@@ -46,7 +47,7 @@ def check_reduces(ctx, plan, facts: Facts) -> None:
         if tensors is None:
             ctx.block(
                 COLLECTIVE,
-                f"`{_code(outer)}` called by hand before the batch loop, not after a pass",
+                f"`{_called(outer)}` called by hand before the batch loop, not after a pass",
                 outer,
             )
             continue
@@ -56,9 +57,10 @@ def check_reduces(ctx, plan, facts: Facts) -> None:
                 ctx.block(COLLECTIVE, _why_not(name, rebound, plan, outer), stmt)
 
 
-def _code(stmt) -> str:
+def _called(stmt) -> str:
+    """`dist.all_reduce(...)`: what the message names of a reduce statement."""
     inner = stmt.body.body[0] if isinstance(stmt, cst.If) else stmt
-    return cst.Module(body=[]).code_for_node(inner.body[0].value.func) + "(...)"
+    return code_of(inner.body[0].value.func) + "(...)"
 
 
 def _epoch_tensors(plan, outer, rebound: set[str]) -> set[str] | None:

@@ -7,6 +7,7 @@ import libcst.matchers as m
 
 from ...analysis.names import scope_reads
 from ...analysis.statements import call_method, single_assign, with_keywords
+from ...source.code_text import code_of
 from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
 from .loader_function import built_by_function, read_function_loader
 from .rules import EVAL_UNDER_DDP, SAMPLER
@@ -229,7 +230,7 @@ def epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> boo
             ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
             return False
         if plan.epoch_start is not None:  # Lightning gives its sampler `current_epoch`
-            start = cst.Module(body=[]).code_for_node(plan.epoch_start)
+            start = code_of(plan.epoch_start)
             ctx.block(
                 SAMPLER,
                 f"`set_epoch({plan.epoch_var})` of epochs counted from `{start}`: Lightning's "
@@ -309,7 +310,7 @@ def _plain_differs(ctx, single: cst.Call, dataset, shuffle: bool) -> str | None:
         and single.args[0].keyword in (None, "data_source")
         and single.args[0].value.deep_equals(dataset)
     ):
-        code = cst.Module(body=[]).code_for_node(single)
+        code = code_of(single)
         return (
             f"without DDP the loader samples with `{code}`, not the "
             f"{'Random' if shuffle else 'Sequential'}Sampler of its dataset that shuffle="
@@ -333,12 +334,12 @@ def _differs_from_lightning(
         return f"the sampler's dataset is not the {kind} loader's"
     ranks = [n for n, role in all_ranks(facts) if role == "global_rank"]
     rank = given.get("rank")
-    if rank is not None and not cst.Module(body=[]).code_for_node(rank) in ranks:
+    if rank is not None and not code_of(rank) in ranks:
         return "the sampler's rank is not the process's rank"
     sizes = [n for n, role in all_ranks(facts) if role == "world_size"] + [facts.devices]
     sizes += facts.world_names
     replicas = given.get("num_replicas")
-    if replicas is not None and not (cst.Module(body=[]).code_for_node(replicas) in sizes):
+    if replicas is not None and not (code_of(replicas) in sizes):
         return "the sampler's num_replicas is not the process count"
     seed = given.get("seed")
     if seed is not None and not (isinstance(seed, cst.Integer) and seed.evaluated_value == 0):

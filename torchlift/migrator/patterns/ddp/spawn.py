@@ -7,6 +7,7 @@ import libcst.matchers as m
 
 from ...analysis.names import collect_names, rename
 from ...rule import Unsupported
+from ...source.code_text import code_of
 from .facts import DESTROY_GROUP, INIT_GROUP, SPAWN_FUNCTIONS, Facts, remove_with_reason
 from .process_group import group_call, has_call
 from .rules import LAUNCH, PROCESS_GROUP
@@ -45,7 +46,7 @@ def read_launch(ctx, facts: Facts) -> None:
         ctx.block(  # read on: what else the worker does is reported too
             LAUNCH,
             f"`mp.spawn` starts processes {len(launches)} times (each call of "
-            f"`{cst.Module([]).code_for_node(launches[0].func)}(...)` a new set): the "
+            f"`{code_of(launches[0].func)}(...)` a new set): the "
             "Trainer's DDP runs the script once in each of its processes",
             launches[1],
         )
@@ -121,8 +122,8 @@ def read_launch(ctx, facts: Facts) -> None:
             raise Unsupported(LAUNCH, f"the worker rebinds `{sorted(rebound)[0]}`", ctx.loop)
     new_params = params.with_changes(params=params.params[1:])
     facts.rewrites.append((worker, worker.with_changes(params=new_params)))
-    arguments = ", ".join(cst.Module(body=[]).code_for_node(a) for a in args)
-    launch = cst.Module(body=[]).code_for_node(fn)
+    arguments = ", ".join(code_of(a) for a in args)
+    launch = code_of(fn)
     replacement = cst.parse_statement(f"{launch}({arguments})\n")
     replacement = replacement.with_changes(leading_lines=stmt.leading_lines)
     facts.rewrites.append((stmt, replacement))
@@ -179,7 +180,7 @@ def _count_in_worker(args, nprocs, params) -> str | None:
     for arg, param in zip(args, params):
         if isinstance(arg, cst.Name) and reads == {arg.value}:
             renamed = rename(nprocs, {arg.value: cst.Name(param.name.value)})
-            return cst.Module(body=[]).code_for_node(renamed)
+            return code_of(renamed)
     return None
 
 

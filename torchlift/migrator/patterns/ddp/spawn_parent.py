@@ -37,6 +37,7 @@ from ...analysis.names import collect_names, file_identifiers
 from ...analysis.output_effects import output_only
 from ...analysis.torch_draws import draws, functions_drawing
 from ...emit.rank_zero import guarded
+from ...source.code_text import code_of
 from .rules import LAUNCH
 
 _STATEMENT = m.MatchIfTrue(lambda node: isinstance(node, cst.BaseStatement))
@@ -194,7 +195,7 @@ class _SameInEveryProcess:
 
     def _call(self, call: cst.Call) -> str | None:
         names = self.ctx.call_qualnames(call)
-        shown = cst.Module([]).code_for_node(call.func)
+        shown = code_of(call.func)
         if names & _SAME_IN_EVERY_PROCESS or any(n.startswith(_SAME_MODULES) for n in names):
             return None
         func = call.func

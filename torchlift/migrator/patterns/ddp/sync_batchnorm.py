@@ -23,6 +23,7 @@ import libcst.matchers as m
 
 from ...analysis.names import bound_names, collect_names
 from ...analysis.statements import single_assign
+from ...source.code_text import code_of
 
 CONVERT = "torch.nn.SyncBatchNorm.convert_sync_batchnorm"
 _WHY = "SyncBatchNorm conversion -> `Trainer(sync_batchnorm=...)`: the strategy converts the layers"
@@ -36,7 +37,7 @@ def read_sync_batchnorm(ctx, plan, stmt, name: str) -> bool:
     if _converts(ctx, stmt, name):
         flag = "True"
     elif converts_layers(ctx, stmt, name) and _steady(ctx, stmt):
-        flag = cst.Module(body=[]).code_for_node(stmt.test)
+        flag = code_of(stmt.test)
     else:
         return False
     plan.add_trainer_arg("sync_batchnorm", flag)

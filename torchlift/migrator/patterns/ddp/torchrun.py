@@ -9,6 +9,7 @@ from ...analysis.function_reads import module_functions
 from ...analysis.names import scope_reads
 from ...analysis.statements import single_assign
 from ...rule import Unsupported
+from ...source.code_text import code_of
 from .facts import DESTROY_GROUP, ENV_ROLES, INIT_GROUP, Facts, flag_body, remove_with_reason
 from .process_group import group_arguments, group_call, has_call, helper_starts, is_docstring
 from .rules import PROCESS_GROUP, TORCHRUN
@@ -168,7 +169,7 @@ def _check_env_rendezvous(ctx, start) -> None:
                 == {"rank": "global_rank", "world_size": "world_size"}[key]
             ):
                 continue
-        code = cst.Module(body=[]).code_for_node(value)
+        code = code_of(value)
         raise Unsupported(
             PROCESS_GROUP,
             f"`init_process_group(..., {key}={code})`: the Trainer's group meets at torchrun's "
@@ -309,7 +310,7 @@ def _read_setup_block(ctx, facts: Facts, stmts, single: bool) -> None:
             name, value = assign
             role = facts.roles.get(name)
             if role is not None:
-                code = cst.Module(body=[]).code_for_node(value)
+                code = code_of(value)
                 if code != _SINGLE_VALUES[role]:
                     raise Unsupported(
                         TORCHRUN,
@@ -341,7 +342,7 @@ def _is_backend_choice(value) -> bool:
 
 def accelerator_of(ctx, value, stmt) -> str:
     """gloo -> "cpu", nccl -> "gpu", `"nccl" if C else "gloo"` -> `"gpu" if C else "cpu"`."""
-    code = cst.Module(body=[]).code_for_node(value)
+    code = code_of(value)
     for backend, accelerator in (("nccl", "gpu"), ("gloo", "cpu")):
         code = code.replace(f'"{backend}"', f'"{accelerator}"').replace(
             f"'{backend}'", f'"{accelerator}"'
@@ -380,7 +381,7 @@ def _device_choice(ctx, facts: Facts, stmt) -> bool:
         (
             s.evaluated_value
             if isinstance(s, cst.SimpleString)
-            else cst.Module(body=[]).code_for_node(s)
+            else code_of(s)
         )
         for s in strings
     ]

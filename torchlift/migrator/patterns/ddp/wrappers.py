@@ -10,6 +10,7 @@ from ...analysis.function_reads import module_functions
 from ...analysis.names import bound_names, collect_names
 from ...analysis.statements import single_assign, statements
 from ...rule import Unsupported
+from ...source.code_text import code_of
 from ..factories import name_uses
 from .facts import (
     DDP_CLASSES,
@@ -124,7 +125,7 @@ class _KeptRanks(cst.CSTTransformer):
         self.kept = kept
 
     def leave_Attribute(self, original_node, updated_node):
-        if cst.Module(body=[]).code_for_node(original_node) in self.kept:
+        if code_of(original_node) in self.kept:
             return cst.Name("None")
         return updated_node
 

@@ -66,6 +66,37 @@ _HF_TRAIN = """
 """
 
 CONVERTS = {
+    # the W&B report's pipeline: `train` is also a parameter of a data helper and a local of
+    # another function; Python's scopes make those other names, not the training function
+    "name_of_the_function_reused_in_other_scopes": (
+        """
+        def get_data(n=8, train=True):
+            n = n * 2 if train else n
+            return TensorDataset(torch.randn(n, 4), torch.randint(0, 2, (n,)))
+
+
+        def make():
+            train, test = get_data(train=True), get_data(train=False)
+            return DataLoader(train, batch_size=4), DataLoader(test, batch_size=4)
+
+
+        def train(net, opt, loader):
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = torch.nn.Linear(4, 2)
+        opt = torch.optim.Adam(net.parameters(), lr=0.01)
+        train_loader, test_loader = make()
+        train(net, opt, train_loader)
+        """,
+        ["def train(net, opt, loader):", "trainer.fit(lit_model, loader)"],
+        [],
+    ),
     # LLMs-from-scratch's create_dataloader_v1: the helper binds its loader, then returns it
     "loader_bound_in_a_helper_then_returned": (
         """
@@ -389,6 +420,58 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # a function of the caller named like the training function: its call is not a call of
+    # the training function, and the module-level one is never called
+    "training_function_shadowed_in_the_caller": (
+        """
+        def train(net, opt, loader):
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        def main():
+            def train(net, opt, loader):
+                print("dry run")
+
+            net = torch.nn.Linear(4, 2)
+            opt = torch.optim.Adam(net.parameters(), lr=0.01)
+            loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+            train(net, opt, loader)
+
+
+        main()
+        """,
+        "TL132",
+    ),
+    # the module rebinds the name in a function declaring it global
+    "training_function_rebound_through_global": (
+        """
+        def train(net, opt, loader):
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        def disable():
+            global train
+            train = print
+
+
+        net = torch.nn.Linear(4, 2)
+        opt = torch.optim.Adam(net.parameters(), lr=0.01)
+        loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+        disable()
+        train(net, opt, loader)
+        """,
+        "TL132",
+    ),
     "helper_returns_a_name_rebound_to_other_than_a_loader": (
         """
         def create_loader(n, as_list=False):

@@ -282,7 +282,7 @@ _OWN_METHODS = """
 CONVERTS["own_methods_of_a_factory_built_model_keep_the_mode"] = (
     _OWN_METHODS.format(switching="", method="encode"),
     ["def validation_step", "self.model.project(self.model.encode(x))"],
-    ["converted, in the mode"],
+    ["a conversion would put it in"],
 )
 # a method of the class that switches the mode is followed (as before, when its class was
 # unknown, the same call in both runs): every step after the first runs in eval mode in both

@@ -39,11 +39,13 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from ..analysis.names import bound_names, collect_names, only_module_binding, scope_reads
 from ..analysis.reaching import loops_around, reaching_binding
 from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
+from ..source.code_text import code_of
 from ..source.find_loops import cst_contains
 from .device_helpers import moved_data
 from .device_intent import helper_device_problem, is_device_value
@@ -316,7 +318,7 @@ def _passed_attribute(ctx, caller, device, call) -> str | None:
     own = device.deep_replace(root, cst.Name(params[0]))
     if _attribute_sets(caller, device) != 1 or _attribute_sets(ctx.function, own):
         return None
-    return cst.Module([]).code_for_node(own)
+    return code_of(own)
 
 
 def _attribute_sets(scope, attribute) -> int:
@@ -595,13 +597,31 @@ def _function(ctx) -> str:
 _PROCESS_STARTS = frozenset({"multiprocessing.Process", "torch.multiprocessing.Process"})
 
 
-def _handed_to(ctx, stmt, name: str) -> tuple[cst.Call, str] | None:
+def _references(ctx, name: str, node) -> set[int]:
+    """The ids of the `Name` nodes referring to the module's function `name` (Python's scopes,
+    libcst's ScopeProvider): a parameter or a local of that name in another function is
+    another variable. Refused when the module binds `name` more than once (a `global` rebinding
+    it in a function included): which function a call reaches is not one `def`."""
+    wrapper = MetadataWrapper(ctx.module, unsafe_skip_copy=True)
+    scope = wrapper.resolve(ScopeProvider)[ctx.module]
+    bindings = scope.assignments[name]
+    if len(bindings) != 1:
+        raise Unsupported(
+            PASSED_IN,
+            f"`{name}` is bound {len(bindings)} times in the module: which function a call "
+            "reaches is not one `def`",
+            node,
+        )
+    return {id(access.node) for access in next(iter(bindings)).references}
+
+
+def _handed_to(ctx, stmt, name: str, references: set[int]) -> tuple[cst.Call, str] | None:
     """(the call, why) when `stmt` hands the function to a call instead of calling it
     (`mp.Process(target=train, args=(rank, model, ...))`), else None."""
     for call in m.findall(stmt, m.Call()):
-        if not any(m.matches(arg.value, m.Name(name)) for arg in call.args):
+        if not any(id(arg.value) in references for arg in call.args):
             continue
-        callee = cst.Module([]).code_for_node(call.func)
+        callee = code_of(call.func)
         why = (
             f"`{name}` is handed to `{callee}(...)` rather than called: what runs it, and with "
             "what, is not read"
@@ -623,18 +643,17 @@ def _call_sites(ctx, node) -> list[tuple[cst.CSTNode, cst.Call]]:
         return found
     name = _function(ctx)
     found = []
+    references = _references(ctx, name, node)
     for stmt in ctx.module.body:
         if stmt is ctx.function:
             continue
         scopes = [stmt] if isinstance(stmt, cst.FunctionDef) else [ctx.module]
         if isinstance(stmt, cst.ClassDef):
             scopes = [stmt]
-        calls = m.findall(stmt, m.Call(func=m.Name(name)))
-        spelled = len(m.findall(stmt, m.Name(name)))
-        spelled -= len(m.findall(stmt, m.Attribute(attr=m.Name(name))))  # `net.train()`
-        spelled -= len(m.findall(stmt, m.Arg(keyword=m.Name(name))))
-        if spelled != len(calls):
-            handed = _handed_to(ctx, stmt, name)
+        spelled = [n for n in m.findall(stmt, m.Name(name)) if id(n) in references]
+        calls = [c for c in m.findall(stmt, m.Call(func=m.Name(name))) if id(c.func) in references]
+        if len(spelled) != len(calls):
+            handed = _handed_to(ctx, stmt, name, references)
             if handed is not None:
                 raise Unsupported(PASSED_IN, handed[1], handed[0])
             raise Unsupported(

@@ -59,6 +59,7 @@ from ..analysis.model_modes import (
 )
 from ..analysis.names import bound_names, only_module_binding
 from ..rule import Rule, Unsupported
+from ..source.code_text import first_line
 from .eval_mode import (
     EVAL_MODE_UNKNOWN,
     _call_runs_model,
@@ -180,7 +181,8 @@ def clean(ctx, plan) -> None:
             ctx.block(
                 rule,
                 f"{where} the model in {_describe(run.mode)}"
-                f"{_set_by(ctx, plan, run.mode, training)}; converted, in {_describe(other)}"
+                f"{_set_by(ctx, plan, run.mode, training)}; a conversion would put it in "
+                f"{_describe(other)}"
                 f"{_lightning_note(run.mode, other, training)}",
                 _cause(ctx, run.mode, run.stmt),
             )
@@ -190,9 +192,10 @@ def clean(ctx, plan) -> None:
         run, ours, theirs = found
         ctx.block(
             TRAINING_MODE,
-            f"code after training runs the model or reads its mode (`{_code(ctx, run.stmt)}`), "
+            f"code after training runs the model or reads its mode "
+            f"(`{first_line(run.stmt, ctx.module)}`), "
             f"which the script leaves in {_describe(ours)}{_set_by(ctx, plan, ours, False)}; "
-            f"converted, in {_describe(theirs)}",
+            f"a conversion would leave it in {_describe(theirs)}",
             _cause(ctx, ours, plan.epoch_loop),
         )
 
@@ -582,11 +585,11 @@ def _set_by(ctx, plan, mode: Mode, training: bool) -> str:
         function, origin = origin.function, origin.inner
     if caller is None:
         function = _function_holding(ctx, origin, plan)
-    said = f": `{_code(ctx, ctx.found.get('inlined_at', {}).get(id(origin), origin))}`"
+    said = f": `{first_line(ctx.found.get('inlined_at', {}).get(id(origin), origin), ctx.module)}`"
     if function is not None:
         said += f" in `{function}()`"
     if caller is not None:
-        said += f" (called by `{_code(ctx, caller)}`)"
+        said += f" (called by `{first_line(caller, ctx.module)}`)"
     if mode.kind == EVAL and training:
         return f"{said} sets it and nothing calls `{plan.model.name}.train()` again"
     return f"{said} sets it"
@@ -640,12 +643,6 @@ def _in_file(ctx, node) -> bool:
         }
         ctx.found["file_statements"] = found
     return id(node) in found
-
-
-def _code(ctx, node) -> str:
-    """The first line of `node`'s code, without the comments above it."""
-    lines = [line.strip() for line in ctx.module.code_for_node(node).splitlines()]
-    return next((line for line in lines if line and not line.startswith("#")), "")
 
 
 # -- the tracer both runs share -----------------------------------------------------------------

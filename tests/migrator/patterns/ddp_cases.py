@@ -613,6 +613,43 @@ CONVERTS = {
         ["use_distributed_sampler=False"],
         ["mp.spawn"],
     ),
+    # the script's own DistributedSampler, which Lightning's would not reproduce, is kept in
+    # its loader (own_sampler.py): `use_distributed_sampler=False`, its rank the Trainer's
+    "sampler_with_its_own_seed_kept": (
+        worker(sampler="DistributedSampler(data, num_replicas=world_size, rank=rank, seed=3)"),
+        [
+            "use_distributed_sampler=False",
+            "DistributedSampler(data, num_replicas=world_size, rank=trainer.global_rank, seed=3)",
+            "loader = DataLoader(data, batch_size=4, sampler=sampler)",
+        ],
+        ["set_epoch", "mp.spawn", "rank=rank"],
+    ),
+    "sampler_without_ranks_given_the_trainers": (
+        worker(sampler="DistributedSampler(data, seed=3, drop_last=True)"),
+        [
+            "trainer = L.Trainer(",
+            "use_distributed_sampler=False",
+            "DistributedSampler(data, seed=3, drop_last=True, num_replicas=trainer.world_size, "
+            "rank=trainer.global_rank)",
+        ],
+        ["set_epoch", "init_process_group"],
+    ),
+    "sampler_with_a_seed_per_rank_kept": (
+        worker(sampler="DistributedSampler(data, world_size, rank, seed=10 + rank)"),
+        ["DistributedSampler(data, world_size, trainer.global_rank, seed=10 + trainer.global_rank)"],
+        ["set_epoch"],
+    ),
+    # Lightning's training sampler always shuffles (is_shuffled = True for training): the
+    # script's, in order, is kept (set_epoch changes nothing then)
+    "training_sampler_keeping_its_order_kept": (
+        worker(sampler="DistributedSampler(data, shuffle=False)", set_epoch="pass"),
+        [
+            "use_distributed_sampler=False",
+            "DistributedSampler(data, shuffle=False, num_replicas=trainer.world_size, "
+            "rank=trainer.global_rank)",
+        ],
+        ["shuffle=True"],
+    ),
     "rank_zero_save_after_training_and_module_unwrapped": (
         worker(after="    if rank == 0:\n        torch.save(ddp_net.module.state_dict(), 'n.pt')"),
         ["if trainer.global_rank == 0:", "torch.save(net.state_dict(), 'n.pt')"],
@@ -992,11 +1029,6 @@ UNCHANGED = {
         rank_zero_evaluating("ddp_net", "nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2))"),
         "TL167",
     ),
-    # Lightning's training sampler always shuffles (is_shuffled = True for training)
-    "training_sampler_keeping_its_order_needs_no_set_epoch": (
-        worker(sampler="DistributedSampler(data, shuffle=False)", set_epoch="pass"),
-        "TL162",
-    ),
     "training_sampler_keeping_its_order": (
         init_helper(
             ("DistributedSampler(data)", "DistributedSampler(data, shuffle=False)"),
@@ -1123,15 +1155,53 @@ UNCHANGED = {
         worker(before='    dist.init_process_group("gloo", rank=rank, world_size=world_size)'),
         "TL161",
     ),
-    "sampler_with_its_own_seed": (
-        worker(sampler="DistributedSampler(data, seed=3)"),
-        "TL162",
-    ),
-    "sampler_dropping_the_last_samples": (
-        worker(sampler="DistributedSampler(data, drop_last=True)"),
-        "TL162",
-    ),
     "shuffling_sampler_without_set_epoch": (worker(set_epoch="pass"), "TL162"),
+    # the script's own sampler kept (own_sampler.py) only where it gives the same batches
+    "own_seed_sampler_without_set_epoch": (
+        worker(sampler="DistributedSampler(data, seed=3)", set_epoch="pass"),
+        "TL162",
+    ),
+    "own_seed_sampler_set_epoch_with_another_number": (
+        worker(sampler="DistributedSampler(data, seed=3)", set_epoch="sampler.set_epoch(epoch + 1)"),
+        "TL162",
+    ),
+    "own_seed_sampler_set_epoch_after_the_batches": (
+        worker(
+            sampler="DistributedSampler(data, seed=3)",
+            set_epoch="pass",
+            epoch_end="        sampler.set_epoch(epoch)",
+        ),
+        "TL162",
+    ),
+    "own_seed_sampler_used_besides_its_loader": (
+        worker(
+            sampler="DistributedSampler(data, seed=3)",
+            after="    print(len(sampler))",
+        ),
+        "TL162",
+    ),
+    "own_seed_sampler_of_a_validating_worker": (
+        validating_worker(sampler="DistributedSampler(data, seed=3)"),
+        "TL162",
+    ),
+    "own_seed_sampler_of_a_torchrun_script": (
+        TORCHRUN.format(extra='ddp_world_size = int(os.environ["WORLD_SIZE"])').replace(
+            "DistributedSampler(data) if", "DistributedSampler(data, seed=3) if"
+        ),
+        "TL162",
+    ),
+    "own_seed_sampler_of_a_subclass": (
+        worker(sampler="MySampler(data, seed=3)").replace(
+            "def train(", "class MySampler(DistributedSampler):\n    pass\n\n\ndef train("
+        ),
+        "TL162",
+    ),
+    # Lightning's sampler set at the start of each epoch: a call after the batches sets the
+    # next epoch's order (epoch 1 would repeat epoch 0's)
+    "set_epoch_after_the_batches": (
+        worker(set_epoch="pass", epoch_end="        sampler.set_epoch(epoch)"),
+        "TL162",
+    ),
     "set_epoch_with_another_number": (
         worker(set_epoch="sampler.set_epoch(0)"),
         "TL162",

@@ -86,6 +86,7 @@ from .facts import (
 )
 from .init_helper import check_group_unused, helper_starts, read_init_helper
 from .launch_argument import refuse_launcher_argument
+from .own_sampler import with_trainer_ranks
 from .process_group import has_call, read_collectives
 from .reduces import check_reduces
 from .rules import (
@@ -386,11 +387,17 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
     started = False
     late = []
     ranks = facts.roles.keys() - facts.env_bound  # (those bound from torchrun's env stay)
+    kept, missing, kept_why = facts.kept_sampler or (None, [], "")
     for stmt in ctx.scope_before:
         if stmt is facts.group_start:
             started = True
             continue
         if id(stmt) in gone or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if stmt is kept and missing:  # given the Trainer's ranks: after the group starts
+            if not started:
+                ctx.block(RANK_READ, "the sampler is built before the process group starts", stmt)
+            late.append(stmt)
             continue
         if not ranks & scope_reads(stmt):
             continue
@@ -413,8 +420,11 @@ def _read_rank_before(ctx, plan, facts: Facts) -> None:
             ctx.block(RANK_READ, f"`{name}` is read by code the conversion moves", stmt)
             continue
         new = ranks_as(facts, stmt, AFTER_TRAINER)
+        why = _RANK_READ_WHY
+        if stmt is kept:
+            new, why = with_trainer_ranks(new, missing), kept_why
         plan.rewrite_stmts.append((stmt, new))
-        plan.rewritten_why.append((stmt, cst.Module(body=[new]).code, _RANK_READ_WHY))
+        plan.rewritten_why.append((stmt, cst.Module(body=[new]).code, why))
     if late:
         plan.trainer_at = facts.group_start
         facts.removed.remove(facts.group_start)

@@ -68,6 +68,11 @@ class Facts:
     early_prints: list = field(default_factory=list)  # prints reading the rank, before the loop
     sampler_shuffle: bool = True
     set_epoch: list = field(default_factory=list)  # (sampler name, statement)
+    # set_epoch statements after the batch loop: they set the next epoch's order
+    late_set_epoch: list = field(default_factory=list)
+    # the script's own DistributedSampler kept (own_sampler.py): (its statement, the
+    # `num_replicas=` / `rank=` keywords it needs from the Trainer, the change log's why)
+    kept_sampler: tuple | None = None
     wrappers: dict = field(default_factory=dict)  # name bound to DDP(model) / .module -> model
     unwrapped: set = field(default_factory=set)  # those bound to the `.module` (or the model)
     devices_named: set = field(default_factory=set)  # device names the setup bound

@@ -96,11 +96,15 @@ SAMPLER = Rule(
     with `set_epoch(epoch)` at the start of each epoch for training, `shuffle=False` for
     validation; the plain run's sampler (`else:` branch) is the one `DataLoader` makes. The
     epochs must count from 0 as Lightning's do: `range(1, N + 1)` or a resumed
-    `range(start_epoch, N)` gives the sampler other epoch numbers, so other shuffles.""",
+    `range(start_epoch, N)` gives the sampler other epoch numbers, so other shuffles. A
+    training sampler of an `mp.spawn` worker with its own seed, `drop_last=True` or
+    `shuffle=False` is kept instead (`use_distributed_sampler=False`, its rank the Trainer's)
+    when the worker does not validate and calls `set_epoch(epoch)` first in each epoch (or never,
+    not shuffling): both engines call `set_epoch` on the loader's sampler each epoch.""",
     """Use the sampler's defaults and call `sampler.set_epoch(epoch)` first in the epoch, or
     keep your sampler in a hand-written `train_dataloader()` with
     `Trainer(use_distributed_sampler=False)`.""",
-    _example(_worker(sampler=", seed=42")),
+    _example(_worker(sampler=", seed=42").replace("        sampler.set_epoch(epoch)\n", "")),
     uses_header=False,
 )
 

@@ -6,10 +6,11 @@ import libcst as cst
 import libcst.matchers as m
 
 from ...analysis.names import scope_reads
-from ...analysis.statements import call_method, single_assign, with_keywords
+from ...analysis.statements import BACKWARD, call_method, contains, single_assign, with_keywords
 from ...source.code_text import code_of
 from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
 from .loader_function import built_by_function, read_function_loader
+from .own_sampler import keep_own_sampler
 from .rules import EVAL_UNDER_DDP, SAMPLER
 
 
@@ -17,18 +18,22 @@ def take_set_epoch(ctx, facts: Facts, stmts):
     """`sampler.set_epoch(epoch)` statements of the epoch body (also under `if <flag>:`):
     the Trainer's now."""
     kept = []
+    drawn = False  # the batch loop (the statement holding `backward()`) came before
     for stmt in stmts:
         inner = flag_body(facts, stmt)
         only = inner[0] if inner is not None and len(inner) == 1 else stmt
         receiver = call_method(only, "set_epoch")
         if isinstance(receiver, cst.Name):
             facts.set_epoch.append((receiver.value, only, stmt))
-            continue
-        if m.matches(receiver, m.Attribute(m.Name(), m.Name("sampler"))):
+        elif m.matches(receiver, m.Attribute(m.Name(), m.Name("sampler"))):
             # `train_data.sampler.set_epoch(epoch)`: the loader's sampler, by its loader
             facts.set_epoch.append((f"{receiver.value.value}.sampler", only, stmt))
+        else:
+            drawn = drawn or contains(stmt, BACKWARD)
+            kept.append(stmt)
             continue
-        kept.append(stmt)
+        if drawn:
+            facts.late_set_epoch.append(only)
     return kept
 
 
@@ -86,8 +91,12 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
         read_function_loader(ctx, plan, facts, loader_stmt, (loader_stmt, loader), inline=True)
         return
     taken = {}  # sampler name -> (loader statement, the sampler shuffles)
-    name = _loader_sampler(ctx, facts, loader_stmt, samplers, "training")
+    own = []  # why Lightning's sampler is not the script's, when the script's is kept
+    name = _loader_sampler(ctx, facts, loader_stmt, samplers, "training", own)
     if name is None:
+        return
+    if own:
+        keep_own_sampler(ctx, plan, facts, name, samplers, own)
         return
     taken[name] = (loader_stmt, facts.sampler_shuffle)
     if plan.validation is not None:
@@ -176,9 +185,13 @@ def sampler_arg(loader):
     )
 
 
-def _loader_sampler(ctx, facts: Facts, loader_stmt, samplers: dict, kind: str) -> str | None:
+def _loader_sampler(
+    ctx, facts: Facts, loader_stmt, samplers: dict, kind: str, keep=None
+) -> str | None:
     """The name of the DistributedSampler `loader_stmt`'s loader samples with, when Lightning
-    builds the same one (facts.sampler_shuffle: whether it shuffles), else None (blocked)."""
+    builds the same one (facts.sampler_shuffle: whether it shuffles), else None (blocked).
+    With a list `keep`, also when only the sampler kept as it is would be the same (why
+    Lightning's is not, in `keep`)."""
     loader = single_assign(loader_stmt)[1]
     value = sampler_arg(loader).value
     if not isinstance(value, cst.Name) or value.value not in samplers:
@@ -186,7 +199,7 @@ def _loader_sampler(ctx, facts: Facts, loader_stmt, samplers: dict, kind: str) -
         return None
     name = value.value
     stmt, call, single = samplers[name]
-    why = sampler_differs(ctx, call, loader, facts, kind)
+    why = sampler_differs(ctx, call, loader, facts, kind, keep)
     if not why and single is not None:
         why = _plain_differs(ctx, single, loader_dataset(loader), facts.sampler_shuffle)
     if why:
@@ -195,10 +208,11 @@ def _loader_sampler(ctx, facts: Facts, loader_stmt, samplers: dict, kind: str) -
     return name
 
 
-def sampler_differs(ctx, call: cst.Call, loader: cst.Call, facts: Facts, kind: str):
+def sampler_differs(ctx, call: cst.Call, loader: cst.Call, facts: Facts, kind: str, keep=None):
     """Why the DistributedSampler `call` of `loader` is not the one Lightning builds for a
-    `kind` loader, or None (facts.sampler_shuffle: whether it shuffles)."""
-    why = _differs_from_lightning(ctx, call, loader, facts, kind)
+    `kind` loader, or None (facts.sampler_shuffle: whether it shuffles). With a list `keep`,
+    the differences the script's own sampler reproduces go there (_differs_from_lightning)."""
+    why = _differs_from_lightning(ctx, call, loader, facts, kind, keep)
     if not why and kind == "training" and not facts.sampler_shuffle:
         # Lightning 2.x injects `DistributedSampler(shuffle=True)` into every training loader
         # (`_process_dataloader`: is_shuffled = True for the training stage), whatever the
@@ -207,6 +221,9 @@ def sampler_differs(ctx, call: cst.Call, loader: cst.Call, facts: Facts, kind: s
             "the training sampler keeps its order (`shuffle=False`); Lightning's training "
             "sampler always shuffles"
         )
+        if keep is not None:
+            keep.append(why)
+            return None
     return why
 
 
@@ -219,7 +236,8 @@ def epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> boo
             ctx.block(
                 SAMPLER,
                 "the sampler shuffles but `set_epoch` is never called: every epoch would get "
-                "the same order, Lightning's sampler changes it",
+                "the same order, the Trainer calls `set_epoch` on the training sampler each "
+                "epoch (other orders)",
                 samplers[name][0],
             )
             return False
@@ -228,6 +246,14 @@ def epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> boo
         epoch = m.Name(plan.epoch_var or "")
         if receiver not in taken or len(arg) != 1 or not m.matches(arg[0].value, epoch):
             ctx.block(SAMPLER, "`set_epoch` is not called with the epoch number", call_stmt)
+            return False
+        if any(call_stmt is late for late in facts.late_set_epoch):  # the Trainer's comes first
+            ctx.block(
+                SAMPLER,
+                f"`set_epoch({plan.epoch_var})` after the epoch's batches: it sets the next "
+                "epoch's order, the Trainer sets each epoch's own before its batches",
+                call_stmt,
+            )
             return False
         if plan.epoch_start is not None:  # Lightning gives its sampler `current_epoch`
             start = code_of(plan.epoch_start)
@@ -319,16 +345,27 @@ def _plain_differs(ctx, single: cst.Call, dataset, shuffle: bool) -> str | None:
     return None
 
 
-def _differs_from_lightning(
-    ctx, call: cst.Call, loader: cst.Call, facts: Facts, kind: str = "training"
-) -> str | None:
+def sampler_args(call: cst.Call) -> dict | None:
+    """DistributedSampler's parameter name -> the value `call` gives it (None: `*args`)."""
     names = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
     given = {}
     for position, arg in enumerate(call.args):
         if arg.star:
-            return "DistributedSampler(*args) not understood"
+            return None
         key = arg.keyword.value if arg.keyword is not None else names[min(position, 5)]
         given[key] = arg.value
+    return given
+
+
+def _differs_from_lightning(
+    ctx, call: cst.Call, loader: cst.Call, facts: Facts, kind: str = "training", keep=None
+) -> str | None:
+    """Why the sampler is not Lightning's. With a list `keep`, the differences the script's
+    sampler kept as it is reproduces (its seed, drop_last) go there instead (own_sampler.py)."""
+    given = sampler_args(call)
+    if given is None:
+        return "DistributedSampler(*args) not understood"
+    own = []
     dataset = loader_dataset(loader)
     if dataset is None or "dataset" not in given or not given["dataset"].deep_equals(dataset):
         return f"the sampler's dataset is not the {kind} loader's"
@@ -343,10 +380,10 @@ def _differs_from_lightning(
         return "the sampler's num_replicas is not the process count"
     seed = given.get("seed")
     if seed is not None and not (isinstance(seed, cst.Integer) and seed.evaluated_value == 0):
-        return "the sampler has its own seed (Lightning's sampler uses seed 0)"
+        own.append("the sampler has its own seed (Lightning's sampler uses seed 0)")
     drop_last = given.get("drop_last")
     if drop_last is not None and not m.matches(drop_last, m.Name("False")):
-        return "the sampler drops the last samples (Lightning's sampler pads them)"
+        own.append("the sampler drops the last samples (Lightning's sampler pads them)")
     shuffle = given.get("shuffle")
     if shuffle is not None and not m.matches(shuffle, m.Name("True") | m.Name("False")):
         return "the sampler's shuffle is not True or False"
@@ -360,7 +397,10 @@ def _differs_from_lightning(
             unsampled = m.Comparison(comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))])
             if not m.matches(arg.value, m.Name("False") | unsampled):
                 return f"the {kind} loader passes `{arg.keyword.value}=` beside its sampler"
-    return None
+    if keep is not None:
+        keep += own
+        return None
+    return own[0] if own else None
 
 
 def loader_dataset(loader: cst.Call):

@@ -102,7 +102,8 @@ def record_threads_at_exit(out: str) -> None:
     the names of this process's native threads (Linux) just before the interpreter finalizes."""
 
     def record() -> None:
-        names = sorted((task / "comm").read_text().strip() for task in Path("/proc/self/task").iterdir())
+        tasks = Path("/proc/self/task").iterdir()
+        names = sorted((task / "comm").read_text().strip() for task in tasks)
         path = os.path.join(out, f"exit_threads_rank{os.environ.get('RANK', '0')}.json")
         with open(path, "w") as handle:
             json.dump(names, handle)

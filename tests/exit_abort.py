@@ -1,7 +1,10 @@
 """torch's own abort at interpreter exit after a DDP run that succeeded (pytorch#190489: gloo
 threads outliving the interpreter). The runtime destroys its process group at exit, which made
 it rare on an idle machine (3 in 30 runs of a two-process test before, 0 in 30 after) but not
-gone under CI's load, so tests starting DDP processes rerun such a run (up to twice). Only a run
+gone under CI's load: the group outlived that call (torch.distributed.nn.functional held it in
+default arguments), which the runtime now releases (runtime/strategies/group_teardown.py). An
+original script or real Lightning can still abort so, and tests starting DDP processes rerun
+such a run (up to twice). Only a run
 whose stderr ends with that abort (and the launcher naming the child it lost), with no traceback
 anywhere, counts: a real failure still fails.
 """

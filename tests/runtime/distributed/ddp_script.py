@@ -9,16 +9,19 @@ rank zero only, writes OUT/result.json (final weights, ranks seen, world size). 
     test=1                        (trainer.test() after fit in the same launch)
     collectives=1                 (call each strategy collective after fit)
     sync_log=1                    (self.log(..., sync_dist=True) of the rank, read back)
+    exit_threads=1                (OUT/exit_threads_rank<R>.json: native threads left at exit)
 Each rank also records its loss at every step ("losses").
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
@@ -94,9 +97,25 @@ def exercise_collectives(strategy) -> dict:
     }
 
 
+def record_threads_at_exit(out: str) -> None:
+    """Registered before the trainer starts, so it runs after the runtime's own exit handlers:
+    the names of this process's native threads (Linux) just before the interpreter finalizes."""
+
+    def record() -> None:
+        tasks = Path("/proc/self/task").iterdir()
+        names = sorted((task / "comm").read_text().strip() for task in tasks)
+        path = os.path.join(out, f"exit_threads_rank{os.environ.get('RANK', '0')}.json")
+        with open(path, "w") as handle:
+            json.dump(names, handle)
+
+    atexit.register(record)
+
+
 def main(argv: list[str]) -> None:
     out, opts = argv[0], parse(argv[1:])
     os.makedirs(out, exist_ok=True)
+    if opts.get("exit_threads") == "1":
+        record_threads_at_exit(out)
     torch.set_num_threads(1)
     L.seed_everything(int(opts.get("seed", 7)), verbose=False)
     model = Regressor(

@@ -172,6 +172,21 @@ def test_plain_python_script_trains_on_two_processes(tmp_path):
     assert_weights(result, reference_weights(steps=3, global_batch=8, shuffle=True))
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+def test_no_gloo_thread_outlives_the_exit_handlers(tmp_path):
+    """Deterministic check of the exit-abort's cause: gloo's worker and transport threads (and
+    rank 0's store thread) must be gone before the interpreter finalizes. They outlived
+    destroy_process_group while torch.distributed.nn.functional (imported by DDP, through
+    torch._dynamo) held the group in its default arguments (strategies/group_teardown.py)."""
+    out = tmp_path / "threads"
+    proc = run(script(out, "devices=2", "steps=3", "exit_threads=1"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for rank in (0, 1):
+        names = json.loads((out / f"exit_threads_rank{rank}.json").read_text())
+        left = [name for name in names if "gloo" in name or "tcpstore" in name]
+        assert left == [], f"rank {rank}: {names}"
+
+
 def processes_left_after(text: str, timeout: float) -> list[int]:
     """The processes still mentioning `text` once they had `timeout` seconds to go: the parent's
     exit does not wait for the kernel to reap every child, so scanning at once can race."""

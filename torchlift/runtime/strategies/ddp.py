@@ -31,6 +31,7 @@ from torchlift.runtime.environments import (
     detect_environment,
 )
 from torchlift.runtime.errors import MisconfigurationException
+from torchlift.runtime.strategies.group_teardown import destroy_default_group
 from torchlift.runtime.strategies.strategy import Strategy
 from torchlift.runtime.utilities.rank_zero import rank_zero_only
 
@@ -87,13 +88,6 @@ def _parse_devices(
         f"devices={devices!r} is not valid; use a positive int, a list of device indices, "
         f"'auto' or -1"
     )
-
-
-def _destroy_process_group() -> None:
-    import torch.distributed as dist
-
-    if dist.is_available() and dist.is_initialized():
-        dist.destroy_process_group()
 
 
 class _StepThroughDDP(torch.nn.Module):
@@ -214,10 +208,10 @@ class DDPStrategy(Strategy):
             ) from None
         install_failure_hook(self.global_rank, self.launcher)  # replaces torch's own hook
         # A gloo group left for interpreter finalization can abort the process ("terminate
-        # called without an active exception", pytorch#190489) after a run that succeeded.
+        # called without an active exception") after a run that succeeded (group_teardown.py).
         # Registered after the launcher's handler, so it runs first: the group is gone before
         # rank 0 waits for its children.
-        atexit.register(_destroy_process_group)
+        atexit.register(destroy_default_group)
         if self.launcher is not None:
             self.launcher.group_formed()
         rank_zero_only.rank = self.global_rank

@@ -1,6 +1,6 @@
 """Repeat a 2-process gloo DDP run on CPU and count aborts at exit (std::terminate, code -6).
 
-    python benchmarks/exit_abort_loop.py                     # 30 runs on torchlift.runtime
+    python benchmarks/exit_abort_loop.py                     # 10 runs on torchlift.runtime
     python benchmarks/exit_abort_loop.py --runs 50 --engine lightning
 
 Each run is a fresh `python exit_abort_loop.py --worker ENGINE DIR` (rank 0 re-runs it for rank 1,
@@ -72,7 +72,7 @@ def worker(engine: str, out: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--engine", choices=["runtime", "lightning"], default="runtime")
     parser.add_argument("--worker", nargs=2, metavar=("ENGINE", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()

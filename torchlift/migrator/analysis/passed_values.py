@@ -25,8 +25,9 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from .confined_effects import READ_METHODS
+from .confined_effects import READ_METHODS, method
 from .function_reads import module_functions, reads_of_functions_called
+from .generator_body import READING_METHODS
 from .names import collect_names
 from .qualnames import is_grad_mode_decorator
 
@@ -382,7 +383,7 @@ def _read_use(ctx, node: cst.Name, parents: dict, seen: set, hidden: set[str]) -
         else:
             break
     if isinstance(parent, cst.Call) and parent.func is chain:  # a method of it called
-        return isinstance(chain, cst.Attribute) and chain.attr.value in READ_METHODS
+        return isinstance(chain, cst.Attribute) and _reading_method(ctx, chain.attr.value)
     if _is_target(chain, parents):
         return False
     if chain is not node:
@@ -397,6 +398,16 @@ def _read_use(ctx, node: cst.Name, parents: dict, seen: set, hidden: set[str]) -
             return False  # a local of the function, not the script's function of that name
         return _hands_to_reader(ctx, call, node.value, seen)
     return False  # returned, bound to another name, put in a container, iterated ...
+
+
+def _reading_method(ctx, name: str) -> bool:
+    """`name` is a method that leaves its object as it is: a plain reading one, or one of the
+    tensor / array / str methods returning a new value or a view (`source[i:j].view(-1)`,
+    `p.float()`) that no class of the script defines (its own `view` may do anything)."""
+    if name in READ_METHODS:
+        return True
+    classes = m.findall(ctx.module, m.ClassDef())  # nested ones too
+    return name in READING_METHODS and all(method(c, name) is None for c in classes)
 
 
 def _is_target(chain, parents) -> bool:

@@ -313,6 +313,81 @@ UNCHANGED = {
     ),
 }
 
+# the word-language-model loop written at top level: the range reads `train_data`, handed
+# each step to `get_batch`, which reads slices of it and reshapes one (`.view(-1)`, a view,
+# a method that changes no tensor): no call of the epoch changes it
+_TOP_LEVEL_BPTT = """
+train_data = torch.randint(0, 4, (13, 2))
+bptt = 3
+
+
+{helpers}
+
+
+for epoch in range(2):
+    {before}
+    for batch, i in enumerate(range(0, train_data.size(0) - 1, bptt)):
+        data, targets = get_batch(train_data, i)
+        optimizer.zero_grad()
+        loss = criterion(model(data.float().repeat(1, 2)), targets[:2])
+        loss.backward()
+        optimizer.step()
+"""
+_GET_BATCH = """def get_batch(source, i):
+    seq_len = min(bptt, len(source) - 1 - i)
+    data = source[i : i + seq_len]
+    target = source[i + 1 : i + 1 + seq_len].view(-1)
+    return data, target"""
+CONVERTS["range_batch_loop_reads_a_tensor_a_helper_only_views_slices_of"] = (
+    _TOP_LEVEL_BPTT.format(helpers=_GET_BATCH, before="model.train()"),
+    ["range(0, train_data.size(0) - 1, bptt)", "get_batch(self.train_data, i)"],
+    ["for batch, i in enumerate(range("],
+)
+# ... a helper that changes a slice of it in place changes it
+UNCHANGED["range_batch_loop_reads_a_tensor_a_helper_changes_in_place"] = (
+    _TOP_LEVEL_BPTT.format(
+        helpers=_GET_BATCH.replace("    return", "    source[i : i + 1].clamp_(0, 2)\n    return"),
+        before="model.train()",
+    ),
+    "TL104",
+)
+# ... a helper called by the epoch that rebinds it as a global
+UNCHANGED["range_batch_loop_reads_a_tensor_a_called_helper_rebinds_globally"] = (
+    _TOP_LEVEL_BPTT.format(
+        helpers=_GET_BATCH
+        + "\n\n\ndef trim():\n    global train_data\n    train_data = train_data[:-2]",
+        before="trim()",
+    ),
+    "TL104",
+)
+# ... a `view` of the script's own class, which may do anything to its object
+UNCHANGED["range_batch_loop_reads_an_object_whose_own_view_a_helper_calls"] = (
+    _TOP_LEVEL_BPTT.format(
+        helpers=_GET_BATCH
+        + """
+
+
+class Tokens:
+    def __init__(self, t):
+        self.t = t
+
+    def size(self, dim):
+        return self.t.size(dim)
+
+    def __len__(self):
+        return len(self.t)
+
+    def __getitem__(self, key):
+        return self
+
+    def view(self, *shape):
+        self.t = self.t[:-1]
+        return self.t.view(*shape)""",
+        before="model.train()",
+    ).replace("torch.randint(0, 4, (13, 2))", "Tokens(torch.randint(0, 4, (13, 2)))"),
+    "TL104",
+)
+
 # a name the epoch binds to a wrapper of the loader: TL104 at the binding (shapes/not_a_loader.py),
 # not TL116 for the rebinding each epoch
 UNCHANGED["loop_over_a_name_bound_to_a_loader_wrapper"] = (

@@ -12,12 +12,15 @@ handed. Two kinds of argument it cannot change:
   not known to be immutable.
 - an object handed to a function of the script that only reads it: its parameter is read as
   `p.attr` / `p[key]` (never stored into, deleted, or the receiver of a method call other
-  than a reading one), handed on only to such functions of the script or to `print` / `len` /
-  `isinstance`, never returned, bound to another name, or captured; and the function reaches
-  no global of the caller's name (the same object by another way).
+  than a reading one: the word-LM `get_batch`'s `source[i + 1 : j].view(-1)` reads, a
+  `source[i:j].clamp_(0, 9)` does not, nor a `view` some class of the script defines), handed
+  on only to such functions of the script or to `print` / `len` / `isinstance`, never
+  returned, bound to another name, or captured; and the function reaches no global of the
+  caller's name (the same object by another way).
 
-Not followed: what an attribute's value undergoes once read (`shuffle(cfg.order)` changes
-`cfg`'s list in place), as `maybe_changed` does not follow it in the caller's own code.
+Not followed: what an attribute's or a reading method's value undergoes once read
+(`shuffle(cfg.order)` changes `cfg`'s list in place; a view returned and changed in place by
+the caller changes the tensor), as `maybe_changed` does not follow it in the caller's own code.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from .confined_effects import READ_METHODS
+from .confined_effects import READ_METHODS, method
 from .function_reads import module_functions, reads_of_functions_called
+from .generator_body import READING_METHODS
 from .names import collect_names
 from .qualnames import is_grad_mode_decorator
 
@@ -382,7 +386,7 @@ def _read_use(ctx, node: cst.Name, parents: dict, seen: set, hidden: set[str]) -
         else:
             break
     if isinstance(parent, cst.Call) and parent.func is chain:  # a method of it called
-        return isinstance(chain, cst.Attribute) and chain.attr.value in READ_METHODS
+        return isinstance(chain, cst.Attribute) and _reading_method(ctx, chain.attr.value)
     if _is_target(chain, parents):
         return False
     if chain is not node:
@@ -397,6 +401,23 @@ def _read_use(ctx, node: cst.Name, parents: dict, seen: set, hidden: set[str]) -
             return False  # a local of the function, not the script's function of that name
         return _hands_to_reader(ctx, call, node.value, seen)
     return False  # returned, bound to another name, put in a container, iterated ...
+
+
+# nn.Module's methods of these names change the module in place (and return it), where a
+# tensor's return a new tensor: not reads when the object may be a model
+_MODULE_IN_PLACE = frozenset("to cpu float double half".split())
+
+
+def _reading_method(ctx, name: str) -> bool:
+    """`name` is a method that leaves its object as it is: a plain reading one, or one of the
+    tensor / array / str methods returning a new value or a view (`source[i:j].view(-1)`,
+    `p.reshape(-1)`) that no class of the script defines (its own `view` may do anything)."""
+    if name in READ_METHODS:
+        return True
+    if name not in READING_METHODS or name in _MODULE_IN_PLACE:
+        return False
+    classes = m.findall(ctx.module, m.ClassDef())  # nested ones too
+    return all(method(c, name) is None for c in classes)
 
 
 def _is_target(chain, parents) -> bool:

@@ -669,6 +669,8 @@ def how_changed(ctx: LoopContext, loop, name: str, stmts=None) -> tuple[str, obj
     if at is not None and name in collect_names(at).writes:
         return "rebinds", at
     code = ctx.module.code_for_node(at).strip() if simple else None
+    if code and "\n" not in code and rebound_by_calls(ctx, at, {name}):
+        return f"may rebind (`{code}` calls a function declaring it `global`)", at
     return ("may change" + (f" (`{code}`)" if code and "\n" not in code else "")), at
 
 

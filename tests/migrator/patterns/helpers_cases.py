@@ -760,3 +760,57 @@ UNCHANGED.update(
         ),
     }
 )
+
+# a call statement drops the helper's result, not its computation: a returned value whose
+# evaluation has effects (`return tracker.summary()`, `return save(model)`) still runs where the
+# return stood; one that only reads (`return total / len(loader)`) goes with the result
+_DISCARDED = """
+class Tracker:
+    def __init__(self):
+        self.seen = 0
+
+    def update(self, n):
+        self.seen += n
+
+    def summary(self):
+        print("seen", self.seen)
+        self.seen = 0
+
+
+tracker = Tracker()
+
+
+def train_one_epoch(model, loader, optimizer):
+    total = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        tracker.update(len(x))
+        total += loss.item()
+    {ending}
+
+
+for epoch in range(2):
+    train_one_epoch(model, loader, optimizer)
+"""
+CONVERTS["discarded_result_with_effects_still_evaluated"] = (
+    _DISCARDED.format(ending="return tracker.summary()"),
+    ["def on_train_epoch_end(self):\n        self.tracker.summary()"],
+    ["def train_one_epoch", "return tracker.summary()"],
+)
+CONVERTS["discarded_result_of_a_script_function_still_evaluated"] = (
+    _DISCARDED.format(ending="return save(model)").replace(
+        "tracker = Tracker()",
+        'tracker = Tracker()\n\n\ndef save(net):\n    torch.save(net.state_dict(), "ckpt.pt")\n'
+        "    return True",
+    ),
+    ["save(self.model)"],
+    ["def train_one_epoch"],
+)
+CONVERTS["discarded_result_that_only_reads_is_dropped"] = (
+    _DISCARDED.format(ending="return total / len(loader)"),
+    [],
+    ["def train_one_epoch", "total / len("],
+)

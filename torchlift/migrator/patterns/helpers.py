@@ -37,6 +37,7 @@ from ..analysis.definition_defaults import read_alike_at_call
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
+from ..analysis.output_effects import pure_expression
 from ..analysis.qualnames import NO_GRAD_DECORATORS, is_grad_mode_decorator
 from ..analysis.quiet_exits import exits_quietly
 from ..analysis.statements import statements
@@ -110,6 +111,7 @@ def epoch_body(ctx, stmts):
             limit_ok=lambda value: positive_int(ctx, value),
             read_alike=lambda func, value: read_alike_at_call(ctx, func, value),
             quiet_exit=lambda with_stmt: exits_quietly(ctx, with_stmt),
+            effect_free=lambda value: pure_expression(ctx, value),
         )
         taken |= bound
         # a refusal about an argument's binding names the call's line, and what it binds;
@@ -295,6 +297,7 @@ def inline_call(
     limit_ok=None,
     read_alike=None,
     quiet_exit=None,
+    effect_free=None,
 ) -> tuple[list, set[str], list]:
     """Statements equivalent to `stmt` (a helper call), the helper locals they bind, and the
     statements among them binding an argument first. `read_alike`: see _bind_arguments.
@@ -304,7 +307,8 @@ def inline_call(
     `target op= helper(...)`, whose target is read before the call runs -- kept as the last
     statement only when the helper (as inlined) names nothing the target names.
     `quiet_exit(with)`: the `with`'s exit does nothing the caller sees, so a return ending it
-    is a final one."""
+    is a final one. `effect_free(value)`: evaluating the returned value changes nothing, so a
+    call statement dropping the result may drop its computation too (default: never)."""
     body = list(func.body.body if body is None else body)
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
         body = body[1:]  # docstring
@@ -345,6 +349,12 @@ def inline_call(
             _target_untouched(func, target, [*out, value], stmt)
             store = cst.AugAssign(target, operator, value)
         out = trailing_return.put_last(out, depth, cst.SimpleStatementLine([store]))
+    elif final_return is not None and final_return.value is not None:
+        # `train(...)` drops the result, not its computation (`return log.flush()` still
+        # flushes): the value stays as a statement unless evaluating it changes nothing
+        value = _renamed(final_return.value, mapping, func, stmt)
+        if effect_free is None or not effect_free(value):
+            out = trailing_return.put_last(out, depth, cst.SimpleStatementLine([cst.Expr(value)]))
     elif target is not None:
         raise Unsupported(
             HELPER_SHAPE, f"`{func.name.value}` returns nothing but its result is used", stmt

@@ -16,8 +16,9 @@ takes no parameters, or parameters each given a constant by the call or left to 
 default (d2l's `try_gpu(i=0)`, `get_device(False)`), read as those constants. Its body is
 straight-line code of `if` tests and returns -- `return D`; `if C1: return D1` `if C2: return
 D2` `return D3` (the tutorials' cuda / mps / cpu helper; `elif` / `else` read the same), as
-`D1 if C1 else D2 if C2 else D3` -- or binds one name by the if/else idiom and returns it (`if
-C: device = D1` `else: device = D2` `return device`). A test reads only imported modules and
+`D1 if C1 else D2 if C2 else D3` -- or binds one name by the if/elif/else idiom and returns it
+(`if C: device = D1` `else: device = D2` `return device`: by data flow, the name bound by that
+`if` chain only, once in every branch, every other statement a report). A test reads only imported modules and
 constants (`torch.cuda.is_available()`, `getattr(torch.backends, "mps", None) is not None`),
 so it means the same wherever the Trainer is built. Reports beside the returns (`print("Using
 device: cuda")`) are allowed: the call then stays where it is (emit/transform.py), so the

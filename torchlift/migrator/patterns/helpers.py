@@ -19,8 +19,12 @@ call shares -- is refused here, naming the default, and the engine binds it to a
 right before the `def` (source/hoisted_defaults.py), which the call then reads.
 
 A final `return` may stand last in the `with` blocks ending the helper (the tutorials'
-`test()` returning from inside `with torch.no_grad():`) when their exits leave the result alone
-(source/trailing_return.py): the `with` stays, the value assigned inside it.
+`test()` returning from inside `with torch.no_grad():`) when their exits leave the result alone,
+or last in every branch of the `if` / `elif` / `else` ending it (`return epoch_loss` when it
+improved, `return best_loss` else) (source/trailing_return.py): each is replaced where it
+stands, the `with`s and `if`s staying. A call statement dropping the result (`train(...)`)
+still evaluates a returned value with effects (`return meter.summary()`) where the return
+stood; one that only reads (analysis/output_effects.py's pure_expression) goes with it.
 
 Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (the
 refusal names the return's line), nested functions, a decorator other than `torch.no_grad()`

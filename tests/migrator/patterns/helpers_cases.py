@@ -874,6 +874,14 @@ CONVERTS["final_returns_in_branches_dropped_by_a_call_statement_keep_effects"] =
     ['print("new best", mean)\n        else:\n            self.tracker.summary()'],
     ["def train_epoch", "return mean", "return best"],
 )
+CONVERTS["final_returns_of_one_line_branches"] = (
+    _BRANCHES.format(early="", after="", orelse="    else: return best\n").replace(
+        'if mean < best:\n        print("new best", mean)\n        return mean',
+        "if mean < best: return mean",
+    ),
+    ["if mean < self.best:\n            self.best = mean\n        else:\n            pass"],
+    ["def train_epoch", "return mean", "return best"],
+)
 UNCHANGED.update(
     {
         # past an `if` without `else` the helper falls off its end returning None

@@ -421,7 +421,11 @@ def _why_early(func, body: list, early: cst.Return, quiet_exit) -> str:
 
 def _ends_its_block(body: list, ret: cst.Return) -> bool:
     """`ret` stands last in the block holding it."""
-    for block in [cst.IndentedBlock(body), *m.findall(cst.IndentedBlock(body), m.IndentedBlock())]:
+    whole = cst.IndentedBlock(body)
+    for suite in m.findall(whole, m.SimpleStatementSuite()):
+        if any(s is ret for s in suite.body):
+            return suite.body[-1] is ret
+    for block in [whole, *m.findall(whole, m.IndentedBlock())]:
         for at, stmt in enumerate(block.body):
             if isinstance(stmt, cst.SimpleStatementLine) and any(s is ret for s in stmt.body):
                 return at == len(block.body) - 1 and stmt.body[-1] is ret

@@ -40,7 +40,11 @@ def final_returns(body: list, quiet: Callable[[cst.With], bool]) -> list[cst.Ret
     if isinstance(last, cst.If):
         found: list[cst.Return] = []
         for block in _branches(last):
-            inner = final_returns(list(block.body), quiet) if block is not None else None
+            if isinstance(block, cst.SimpleStatementSuite):  # `else: return best` on one line
+                ends = block.body and isinstance(block.body[-1], cst.Return)
+                inner = [block.body[-1]] if ends else None
+            else:
+                inner = final_returns(list(block.body), quiet) if block is not None else None
             if inner is None:
                 return None
             found += inner

@@ -52,15 +52,6 @@ def final_returns(body: list, quiet: Callable[[cst.With], bool]) -> list[cst.Ret
     return None
 
 
-def holding_withs(body: list) -> list[cst.With]:
-    """The `with`s ending `body`, outermost first (a return may stand last in each)."""
-    out = []
-    while body and isinstance(body[-1], cst.With) and isinstance(body[-1].body, cst.IndentedBlock):
-        out.append(body[-1])
-        body = list(body[-1].body.body)
-    return out
-
-
 def ends_in_branches(body: list, quiet: Callable[[cst.With], bool]) -> cst.If | None:
     """The `if` ending `body` (inside its quiet trailing `with`s), when it has one."""
     while body:

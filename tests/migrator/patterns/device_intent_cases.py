@@ -748,15 +748,52 @@ CONVERTS["device_function_binding_by_an_elif_chain"] = (
     ['if torch.cuda.is_available()\n', 'else "mps" if torch.backends.mps.is_available() else "cpu"'],
     [".to(device)", "device = get_device()"],
 )
-# a print in the function would go with the call once the Trainer chooses; a condition
-# reading a global of the script is not one the Trainer call can repeat; another index
-UNCHANGED["device_function_binding_and_printing"] = (
+# a print in the function reports the choice: the call stays, so the line prints where it did
+# (in a branch, or after the chain naming the device chosen)
+CONVERTS["device_function_binding_and_printing"] = (
     _ASSIGNED_CHOICE.replace("{branch}", "").replace(
         'device = "cuda:0"', 'device = "cuda:0"\n                print("GPU")'
     )
     + _LOOP,
+    ["device = get_device()\n", 'accelerator="cuda" if torch.cuda.is_available() else "cpu"'],
+    [".to(device)"],
+)
+CONVERTS["device_function_binding_by_an_elif_chain_then_printing"] = (
+    _ASSIGNED_CHOICE.replace(
+        "{branch}", 'elif torch.backends.mps.is_available():\n                device = "mps"'
+    ).replace(
+        "            return device",
+        '            print(f"Using device: {device}")\n            return device',
+    )
+    + _LOOP,
+    ["device = get_device()\n", 'else "mps" if torch.backends.mps.is_available() else "cpu"'],
+    [".to(device)"],
+)
+# the name bound by one `if` chain only, reports beside it: anything else the function runs
+# keeps it from being a choice the Trainer makes, and the refusal names it
+UNCHANGED["device_function_binding_then_setting_cudnn"] = (
+    _ASSIGNED_CHOICE.replace("{branch}", "").replace(
+        'device = "cuda:0"', 'device = "cuda:0"\n                torch.backends.cudnn.benchmark = True'
+    )
+    + _LOOP,
     "TL142",
 )
+UNCHANGED["device_function_binding_then_running_more"] = (
+    _ASSIGNED_CHOICE.replace("{branch}", "").replace(
+        "            return device", "            torch.cuda.empty_cache()\n            return device"
+    )
+    + _LOOP,
+    "TL142",
+)
+UNCHANGED["device_function_rebinding_the_device_after_the_chain"] = (
+    _ASSIGNED_CHOICE.replace("{branch}", "").replace(
+        "            return device", '            device = torch.device(device)\n            return device'
+    )
+    + _LOOP,
+    "TL142",
+)
+# a condition reading a global of the script is not one the Trainer call can repeat; another
+# index
 UNCHANGED["device_function_binding_on_a_global_flag"] = (
     _ASSIGNED_CHOICE.replace("{branch}", "").replace("torch.cuda.is_available()", "use_gpu")
     + _LOOP,

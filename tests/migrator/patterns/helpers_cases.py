@@ -760,3 +760,146 @@ UNCHANGED.update(
         ),
     }
 )
+
+# a call statement drops the helper's result, not its computation: a returned value whose
+# evaluation has effects (`return tracker.summary()`, `return save(model)`) still runs where the
+# return stood; one that only reads (`return total / len(loader)`) goes with the result
+_DISCARDED = """
+class Tracker:
+    def __init__(self):
+        self.seen = 0
+
+    def update(self, n):
+        self.seen += n
+
+    def summary(self):
+        print("seen", self.seen)
+        self.seen = 0
+
+
+tracker = Tracker()
+
+
+def train_one_epoch(model, loader, optimizer):
+    total = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        tracker.update(len(x))
+        total += loss.item()
+    {ending}
+
+
+for epoch in range(2):
+    train_one_epoch(model, loader, optimizer)
+"""
+CONVERTS["discarded_result_with_effects_still_evaluated"] = (
+    _DISCARDED.format(ending="return tracker.summary()"),
+    ["def on_train_epoch_end(self):\n        self.tracker.summary()"],
+    ["def train_one_epoch", "return tracker.summary()"],
+)
+CONVERTS["discarded_result_of_a_script_function_still_evaluated"] = (
+    _DISCARDED.format(ending="return save(model)").replace(
+        "tracker = Tracker()",
+        'tracker = Tracker()\n\n\ndef save(net):\n    torch.save(net.state_dict(), "ckpt.pt")\n'
+        "    return True",
+    ),
+    ["save(self.model)"],
+    ["def train_one_epoch"],
+)
+CONVERTS["discarded_result_that_only_reads_is_dropped"] = (
+    _DISCARDED.format(ending="return total / len(loader)"),
+    [],
+    ["def train_one_epoch", "total / len("],
+)
+
+# a helper ending in an `if` / `else` whose every branch ends in its `return`: every path
+# ends in one of them with nothing after it, so each is replaced where it stands by the
+# caller's use of the value; an `if` without an `else` past which the helper falls off its
+# end, a branch going on after its return, or another return keep the refusal
+_BRANCHES = """
+def train_epoch(model, loader, optimizer, best):
+    total = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    mean = total / len(loader){early}
+    if mean < best:
+        print("new best", mean)
+        return mean{after}
+{orelse}
+
+best = float("inf")
+for epoch in range(2):
+    best = train_epoch(model, loader, optimizer, best)
+    print(epoch, best)
+"""
+_ELSE = """    else:
+        print("no better than", best)
+        return best
+"""
+CONVERTS["final_returns_ending_each_branch_of_a_trailing_if_else"] = (
+    _BRANCHES.format(early="", after="", orelse=_ELSE),
+    [
+        'print("new best", mean)\n            self.best = mean\n        else:\n'
+        '            print("no better than", self.best)\n        print(epoch, self.best)',
+    ],
+    ["def train_epoch", "return mean", "return best"],
+)
+CONVERTS["final_returns_ending_each_branch_of_an_elif_chain"] = (
+    _BRANCHES.format(
+        early="",
+        after="",
+        orelse='    elif mean < 2 * best:\n        return best\n    else:\n'
+        '        print("diverging")\n        return best\n',
+    ),
+    ["elif mean < 2 * self.best:\n            pass\n        else:"],
+    ["def train_epoch", "return mean", "return best"],
+)
+CONVERTS["final_returns_in_branches_dropped_by_a_call_statement_keep_effects"] = (
+    _BRANCHES.format(
+        early="", after="", orelse="    else:\n        return tracker.summary()\n"
+    ).replace("return mean", "return mean").replace(
+        "    best = train_epoch(model, loader, optimizer, best)",
+        "    train_epoch(model, loader, optimizer, best)",
+    ).replace('best = float("inf")', 'tracker = Tracker()\nbest = float("inf")').replace(
+        "def train_epoch", 'class Tracker:\n    def summary(self):\n        print("summary")'
+        "\n\n\ndef train_epoch",
+    ),
+    ['print("new best", mean)\n        else:\n            self.tracker.summary()'],
+    ["def train_epoch", "return mean", "return best"],
+)
+CONVERTS["final_returns_of_one_line_branches"] = (
+    _BRANCHES.format(early="", after="", orelse="    else: return best\n").replace(
+        'if mean < best:\n        print("new best", mean)\n        return mean',
+        "if mean < best: return mean",
+    ),
+    ["if mean < self.best:\n            self.best = mean\n        else:\n            pass"],
+    ["def train_epoch", "return mean", "return best"],
+)
+UNCHANGED.update(
+    {
+        # past an `if` without `else` the helper falls off its end returning None
+        "return_in_a_trailing_if_without_else": (
+            _BRANCHES.format(early="", after="", orelse=""),
+            "TL111",
+        ),
+        # the return ending the `if` branch is followed by a statement of that branch
+        "return_followed_by_more_statements_in_its_branch": (
+            _BRANCHES.format(early="", after='\n        print("unreachable")', orelse=_ELSE),
+            "TL111",
+        ),
+        # a return before the trailing `if` / `else`
+        "early_return_before_a_trailing_if_else": (
+            _BRANCHES.format(
+                early="\n    if mean != mean:\n        return best", after="", orelse=_ELSE
+            ),
+            "TL111",
+        ),
+    }
+)

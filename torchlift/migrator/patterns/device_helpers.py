@@ -16,8 +16,9 @@ takes no parameters, or parameters each given a constant by the call or left to 
 default (d2l's `try_gpu(i=0)`, `get_device(False)`), read as those constants. Its body is
 straight-line code of `if` tests and returns -- `return D`; `if C1: return D1` `if C2: return
 D2` `return D3` (the tutorials' cuda / mps / cpu helper; `elif` / `else` read the same), as
-`D1 if C1 else D2 if C2 else D3` -- or binds one name by the if/else idiom and returns it (`if
-C: device = D1` `else: device = D2` `return device`). A test reads only imported modules and
+`D1 if C1 else D2 if C2 else D3` -- or binds one name by the if/elif/else idiom and returns it
+(`if C: device = D1` `else: device = D2` `return device`: by data flow, the name bound by that
+`if` chain only, once in every branch, every other statement a report). A test reads only imported modules and
 constants (`torch.cuda.is_available()`, `getattr(torch.backends, "mps", None) is not None`),
 so it means the same wherever the Trainer is built. Reports beside the returns (`print("Using
 device: cuda")`) are allowed: the call then stays where it is (emit/transform.py), so the
@@ -102,11 +103,13 @@ def _choice_of(ctx, call) -> tuple[cst.BaseExpression | None, str | None, bool]:
     if len(m.findall(func.body, m.If())) > _MOST_TESTS:  # each `if` may copy what follows it
         return None, f"{shown} tests more than a device choice does", False
     body = [_given_defaults(s, given) for s in without_docstring(func.body.body)]
-    if len(body) == 2 and isinstance(body[0], cst.If) and body[0].orelse is not None:
-        assigned = _assigned_choice(ctx, *body)
-        if assigned is not None:
-            return assigned, None, False
     reports: list = []
+    assigned = _assigned_choice(ctx, body, reports)
+    if assigned is not None:
+        choice, problem = assigned
+        if choice is None:
+            return None, f"{shown} {problem}", False
+        return choice, None, bool(reports)
     choice, problem = _returns_chain(ctx, body, reports)
     if choice is None:
         return None, f"{shown} {problem}", False
@@ -169,22 +172,57 @@ def _readable(ctx) -> set[str]:
     return cache
 
 
-def _assigned_choice(ctx, choice: cst.If, last) -> cst.BaseExpression | None:
-    """`if C: device = D1` `else: device = D2` (device_intent's if/else idiom) then `return
-    device`, as `D1 if C else D2`. Not when a branch also prints: the call's binding goes
-    once the Trainer chooses, and the print with it."""
-    from .device_intent import as_conditional, device_if_binding, device_if_reports  # a cycle
+def _assigned_choice(ctx, body: list, reports: list):
+    """`if C1: device = D1` `elif C2: device = D2` `else: device = D3` (device_intent's
+    if/else idiom) then `return device`, as `D1 if C1 else D2 if C2 else D3`; None when `body`
+    is not of that form. By data flow: the returned name is bound by one statement only, an
+    `if` chain binding it to a device once in every branch, and every other statement only
+    reports (`print(f"Using device: {device}")`, gathered in `reports`). (None, what the
+    code does more) when the chain is there but a statement or a test keeps it from being a
+    choice the Trainer can make."""
+    from .device_intent import (  # a cycle
+        as_conditional,
+        device_if_binding,
+        device_if_extra,
+        device_if_reports,
+        reports_choice,
+    )
 
-    name = device_if_binding(ctx, choice)
-    if name is None or device_if_reports(choice) or not m.matches(_returned(last), m.Name(name)):
+    returned = _returned(body[-1]) if body else None
+    if not isinstance(returned, cst.Name):
         return None
-    tests, branch = [], choice
+    name = returned.value
+    binders = [s for s in body[:-1] if name in collect_names(s).writes]
+    chains = [s for s in binders if device_if_binding(ctx, s) == name]
+    code = ctx.module.code_for_node
+    if chains and len(binders) > 1:
+        again = next(s for s in binders if s is not chains[0])
+        shown = code(again.with_changes(leading_lines=[])).strip().splitlines()[0]
+        return None, f"binds `{name}` besides the `if` choosing it: `{shown}`"
+    if len(binders) != 1 or not isinstance(binders[0], cst.If):
+        return None
+    choice = binders[0]
+    if device_if_binding(ctx, choice) != name:
+        extra = device_if_extra(ctx, choice, name)
+        if extra is None:
+            return None
+        return None, f"also runs `{code(extra.with_changes(leading_lines=[])).strip()}`"
+    for stmt in body[:-1]:
+        if stmt is choice:
+            continue
+        if not reports_choice(ctx, stmt):
+            return None, f"also runs `{code(stmt.with_changes(leading_lines=[])).strip()}`"
+        reports.append(stmt)
+    branch = choice
     while isinstance(branch, cst.If):
-        tests.append(branch.test)
+        unread = collect_names(branch.test).reads - _readable(ctx)
+        if unread:
+            shown = code(branch.test).strip()
+            return None, f"tests `{shown}`, reading `{sorted(unread)[0]}` of the script"
         branch = branch.orelse
-    if not collect_names(*tests).reads <= set(ctx.names.imports):
-        return None
-    return as_conditional(ctx, choice)
+    if device_if_reports(choice):
+        reports.append(choice)
+    return as_conditional(ctx, choice), ""
 
 
 def _given_constants(func: cst.FunctionDef, call: cst.Call) -> dict | None:

@@ -19,8 +19,12 @@ call shares -- is refused here, naming the default, and the engine binds it to a
 right before the `def` (source/hoisted_defaults.py), which the call then reads.
 
 A final `return` may stand last in the `with` blocks ending the helper (the tutorials'
-`test()` returning from inside `with torch.no_grad():`) when their exits leave the result alone
-(source/trailing_return.py): the `with` stays, the value assigned inside it.
+`test()` returning from inside `with torch.no_grad():`) when their exits leave the result alone,
+or last in every branch of the `if` / `elif` / `else` ending it (`return epoch_loss` when it
+improved, `return best_loss` else) (source/trailing_return.py): each is replaced where it
+stands, the `with`s and `if`s staying. A call statement dropping the result (`train(...)`)
+still evaluates a returned value with effects (`return meter.summary()`) where the return
+stood; one that only reads (analysis/output_effects.py's pure_expression) goes with it.
 
 Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (the
 refusal names the return's line), nested functions, a decorator other than `torch.no_grad()`
@@ -37,6 +41,7 @@ from ..analysis.definition_defaults import read_alike_at_call
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
+from ..analysis.output_effects import pure_expression
 from ..analysis.qualnames import NO_GRAD_DECORATORS, is_grad_mode_decorator
 from ..analysis.quiet_exits import exits_quietly
 from ..analysis.statements import statements
@@ -111,6 +116,7 @@ def epoch_body(ctx, stmts):
             limit_ok=lambda value: positive_int(ctx, value),
             read_alike=lambda func, value: read_alike_at_call(ctx, func, value),
             quiet_exit=lambda with_stmt: exits_quietly(ctx, with_stmt),
+            effect_free=lambda value: pure_expression(ctx, value),
         )
         taken |= bound
         # a refusal about an argument's binding names the call's line, and what it binds;
@@ -296,6 +302,7 @@ def inline_call(
     limit_ok=None,
     read_alike=None,
     quiet_exit=None,
+    effect_free=None,
 ) -> tuple[list, set[str], list]:
     """Statements equivalent to `stmt` (a helper call), the helper locals they bind, and the
     statements among them binding an argument first. `read_alike`: see _bind_arguments.
@@ -305,22 +312,29 @@ def inline_call(
     `target op= helper(...)`, whose target is read before the call runs -- kept as the last
     statement only when the helper (as inlined) names nothing the target names.
     `quiet_exit(with)`: the `with`'s exit does nothing the caller sees, so a return ending it
-    is a final one."""
+    is a final one. `effect_free(value)`: evaluating the returned value changes nothing, so a
+    call statement dropping the result may drop its computation too (default: never)."""
     body = list(func.body.body if body is None else body)
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
         body = body[1:]  # docstring
     kinds = node_kinds(func.body)
     if "def" in kinds:
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` defines functions", stmt)
-    returns = m.findall(func.body, m.Return()) if "return" in kinds else []
-    written = body  # the helper's statements, its final return still in place
-    final_return, depth, body = trailing_return.final_return(body, quiet_exit or _never)
-    if limit_ok is not None and len(returns) > 1 and depth == 0:
+    returns = m.findall(cst.IndentedBlock(body), m.Return()) if "return" in kinds else []
+    written = body  # the helper's statements as written
+    quiet = quiet_exit or _never
+    finals = trailing_return.final_returns(body, quiet) or []
+    last = body[-1] if body else None
+    ends_in_return = m.matches(last, m.SimpleStatementLine([m.Return()]))
+    if limit_ok is not None and len(returns) > 1 and (ends_in_return or not finals):
         given = dict(_bind_arguments(func, call, stmt, read_alike))
-        final_value = final_return.value if final_return is not None else None
-        body = early_returns.as_break(func, body, final_value, lambda p: limit_ok(given.get(p)))
-        returns = [*m.findall(cst.IndentedBlock(body), m.Return()), final_return]
-    early = next((r for r in returns if r is not final_return), None)
+        before = body[:-1] if ends_in_return else body
+        final_value = last.body[0].value if ends_in_return else None
+        before = early_returns.as_break(func, before, final_value, lambda p: limit_ok(given.get(p)))
+        body = [*before, last] if ends_in_return else before
+        returns = m.findall(cst.IndentedBlock(body), m.Return())
+        finals = trailing_return.final_returns(body, quiet) or []
+    early = next((r for r in returns if not any(r is f for f in finals)), None)
     if early is not None:
         raise Unsupported(HELPER_SHAPE, _why_early(func, written, early, quiet_exit), early)
     if "yield" in kinds or "global" in node_kinds(cst.IndentedBlock(body)):
@@ -338,18 +352,31 @@ def inline_call(
         if name in taken:
             mapping[name] = cst.Name(f"{func.name.value}_{name}")
     out = [_renamed(s, mapping, func, stmt) for s in body]
-    if final_return is not None and target is not None and final_return.value is not None:
-        value = _renamed(final_return.value, mapping, func, stmt)
-        if operator is None:
-            store = cst.Assign([cst.AssignTarget(target)], value)
-        else:
-            _target_untouched(func, target, [*out, value], stmt)
-            store = cst.AugAssign(target, operator, value)
-        out = trailing_return.put_last(out, depth, cst.SimpleStatementLine([store]))
-    elif target is not None:
+    if target is not None and (not finals or any(r.value is None for r in finals)):
         raise Unsupported(
             HELPER_SHAPE, f"`{func.name.value}` returns nothing but its result is used", stmt
         )
+    if operator is not None:
+        _target_untouched(func, target, out, stmt)
+
+    def result(value):
+        """What a final `return value` becomes where it stands."""
+        if target is None:
+            # `train(...)` drops the result, not its computation (`return log.flush()` still
+            # flushes): the value stays as a statement unless evaluating it changes nothing
+            if value is None or (effect_free is not None and effect_free(value)):
+                return None
+            return cst.Expr(value)
+        if operator is not None:
+            return cst.AugAssign(target, operator, value)
+        if isinstance(target, cst.Name) and m.matches(value, m.Name(target.value)):
+            return None  # `best = best`: the branch returned what the caller's name holds
+        return cst.Assign([cst.AssignTarget(target)], value)
+
+    # each final return replaced where it stands (inside its `with`s and branches), paired
+    # with the helper's statement it replaces
+    origin = _origins(out, body)
+    out = trailing_return.replace_final(out, result, origin)
     out = [*bindings, *out]
     if out:
         out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)
@@ -359,8 +386,7 @@ def inline_call(
         out,
         bound | {local.value for local in first.values()},
         bindings,
-        # nested in `with`s, the assignment stands where the return stood: paired with it
-        _origins(out[len(bindings) :], written if depth else body),
+        origin,
     )
 
 
@@ -370,18 +396,45 @@ def _never(with_stmt) -> bool:
 
 def _why_early(func, body: list, early: cst.Return, quiet_exit) -> str:
     """Why `early` is no final return: it ends `with`s of which one may do something on exit
-    that the caller sees, or statements follow it."""
+    that the caller sees, it ends one branch of the `if` ending the helper but another branch
+    falls off the end, or statements follow it."""
     name = func.name.value
-    anyway = trailing_return.final_return(body, lambda w: True)[0]
-    if anyway is early:
-        for held in trailing_return.holding_withs(body):
+    holding = [w for w in m.findall(cst.IndentedBlock(body), m.With()) if _holds(w, early)]
+    if not _ends_its_block(body, early):
+        return f"helper `{name}` returns early, before the last statement of its block"
+    if any(early is r for r in trailing_return.final_returns(body, lambda w: True) or []):
+        for held in holding:
             if quiet_exit is None or not quiet_exit(held):
                 shown = ", ".join(code_of(i.item) for i in held.items)
                 return (
                     f"helper `{name}` returns from inside `with {shown}`, whose exit runs after "
                     "the return and may change or suppress it; return after the `with`"
                 )
+    branches = trailing_return.ends_in_branches(body, lambda w: True)
+    if branches is not None and _holds(branches, early):
+        test = cst.Module([]).code_for_node(branches.test)
+        return (
+            f"helper `{name}` returns at the end of a branch of the `if {test}:` it ends "
+            "with, but another branch (or the missing `else`) ends without a return"
+        )
     return f"helper `{name}` returns early, before its last statement"
+
+
+def _ends_its_block(body: list, ret: cst.Return) -> bool:
+    """`ret` stands last in the block holding it."""
+    whole = cst.IndentedBlock(body)
+    for suite in m.findall(whole, m.SimpleStatementSuite()):
+        if any(s is ret for s in suite.body):
+            return suite.body[-1] is ret
+    for block in [whole, *m.findall(whole, m.IndentedBlock())]:
+        for at, stmt in enumerate(block.body):
+            if isinstance(stmt, cst.SimpleStatementLine) and any(s is ret for s in stmt.body):
+                return at == len(block.body) - 1 and stmt.body[-1] is ret
+    return False
+
+
+def _holds(node: cst.CSTNode, ret: cst.Return) -> bool:
+    return any(r is ret for r in m.findall(node, m.Return()))
 
 
 def _target_untouched(func, target, inlined: list, stmt) -> None:

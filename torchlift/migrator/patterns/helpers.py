@@ -412,7 +412,7 @@ def _why_early(func, body: list, early: cst.Return, quiet_exit) -> str:
                 )
     branches = trailing_return.ends_in_branches(body, lambda w: True)
     if branches is not None and _holds(branches, early):
-        test = cst.Module([]).code_for_node(branches.test)
+        test = code_of(branches.test)
         return (
             f"helper `{name}` returns at the end of a branch of the `if {test}:` it ends "
             "with, but another branch (or the missing `else`) ends without a return"

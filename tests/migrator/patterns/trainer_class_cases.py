@@ -215,6 +215,46 @@ def _static(decorator="@staticmethod", first="", body='return {"lr": 0.1}', init
 
 
 CONVERTS = {
+    # a helper rebinding `self.start` returns it, also from its bare early `return` (a bare
+    # `return` has no space after the keyword: given a value it must get one, not a TL900)
+    "helper_with_a_bare_early_return_carries_back": (
+        """
+        import os
+
+
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.start = 0
+
+            def resume(self, path):
+                if not os.path.isfile(path):
+                    print("no checkpoint")
+                    return
+                self.start = torch.load(path)["epoch"] + 1
+
+            def fit(self):
+                for epoch in range(self.start, 3):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.resume("last.pth")
+        runner.fit()
+        """,
+        [
+            'print("no checkpoint")\n        return start\n',
+            'start = resume(start, "last.pth")',
+            "max_epochs=3 - start",
+        ],
+        ["class Runner", "runner."],
+    ),
     "attribute_is_the_callers_object_of_the_same_name": (
         _SHARED.format(stored="network", between="print(net)"),
         ["lit_model = LitModel(net)", "    print(net)\n", "print(net.weight.sum(), opt)"],

@@ -364,7 +364,9 @@ class CarryBack(cst.CSTTransformer):
     def leave_Return(self, original: cst.Return, updated: cst.Return):
         if self.returning not in self.carried.attrs or self.nested:
             return updated
-        return updated.with_changes(value=self.carried.returned(self.returning, updated.value))
+        value = self.carried.returned(self.returning, updated.value)
+        # a bare `return` is parsed with no space after the keyword: given a value, it needs one
+        return updated.with_changes(value=value, whitespace_after_return=cst.SimpleWhitespace(" "))
 
 
 def mirrored_loop_targets(run: cst.FunctionDef, attrs: set[str], rebound_elsewhere) -> dict:

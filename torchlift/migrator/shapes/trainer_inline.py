@@ -41,7 +41,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..analysis.names import collect_names, rename, variable_uses
+from ..analysis.names import collect_names, first_binding, rename, variable_uses
 from ..result import Change, Finding, MigrationResult
 from ..rule import Unsupported
 from ..source.find_loops import cst_contains
@@ -666,19 +666,29 @@ class _Plan:
         same = shared_names(self.module, self.cls, self.init_args, self.used, site)
         self.alias.update({param: cst.Name(attr) for attr, param in same.params.items()})
         introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
-        self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
+        self._clash(
+            attrs & init_locals, "`self.{name}` and a local `{name}` of `__init__`", self.init.body
+        )
         # `for epoch in ...: self.epoch = epoch`: one name for both (trainer_state.py), or
         # the attribute renamed where it is read apart from the loop variable
         self.flat = self._renamed_attrs(run_params)
         introduced |= set(self.flat.values())
         # `model, config = self.model, self.config`: a local naming what the attribute holds
         held = self.held = _attribute_locals(self.run, attrs - run_params, self.rebound)
+        run = f"`{site.method}()`"
         self._clash(
             attrs & (run_params | run_locals - self.mirrored - set(self.flat) - held),
-            "a local of the run method named like",
+            f"`self.{{name}}` and a local `{{name}}` of {run}",
+            self.run.body,
         )
-        self._clash(run_params & (init_params | init_locals), "a run parameter named like")
-        self._clash(init_globals & introduced, "a global read by `__init__` named like")
+        self._clash(
+            run_params & (init_params | init_locals),
+            f"a parameter of {run} and a parameter or local of `__init__`",
+        )
+        self._clash(
+            init_globals & introduced,
+            "a global read by `__init__` and an attribute, parameter or local of the class",
+        )
         skip = {id(site.created), id(site.run), id(self.cls), id(site.owner)}
         others = [s for s in site.block if id(s) not in skip]
         others += _around_loops(site, skip)
@@ -689,7 +699,10 @@ class _Plan:
         bound_here = (use.writes if use else set()) | {p.name.value for p in _params(site.owner)}
         taken = (use.all() if use else set()) | bound_here
         shared = self._shared(init_params) | set(same.params)
-        self._clash(run_globals & (introduced - (shared if module_level else set())), "a global")
+        self._clash(
+            run_globals & (introduced - (shared if module_level else set())),
+            f"a global read by {run} and an attribute, parameter or local of the class",
+        )
         clashes = introduced & taken - shared
         if site.target is not None and self._returns_attr(site.target):
             clashes.discard(site.target)
@@ -716,9 +729,16 @@ class _Plan:
             self._clash(inner, f"a name in `{helper}` besides its attribute")
             if module_level:
                 frees = own.reads - own.writes - params - {"self"}
-                self._clash(frees & introduced, f"a global read by `{helper}`")
+                self._clash(
+                    frees & introduced,
+                    f"a global read by `{helper}()` and an attribute, parameter or local of"
+                    " the class",
+                )
             if helper in module_names | taken | introduced | init_globals | run_globals:
-                self._clash({helper}, "a module name, once a function,")
+                self._clash(
+                    {helper}, f"the method `{helper}()`, a function once inlined, and a name"
+                    " of the script or of the class",
+                )
         self._check_param_attrs(init_params)
         self._check_init_order()
 
@@ -744,14 +764,18 @@ class _Plan:
         self.mirrored = set(found) - set(flat)
         return flat
 
-    def _clash(self, names: set[str], why: str) -> None:
+    def _clash(self, names: set[str], why: str, binder: cst.CSTNode | None = None) -> None:
+        """Refuse the first of `names`; `why` says which two things it would name (`{name}`
+        stands for it); `binder`, when given, is searched for the statement binding it, the
+        line named (else the creation of the instance)."""
         if names:
             clash = sorted(names)[0]
+            at = first_binding(binder, clash) if binder is not None else None
             raise Unsupported(
                 NAME_CLASH,
                 f"inlining class `{self.cls.name.value}` would give `{clash}` two meanings "
-                f"({why}): rename one of them",
-                self.site.created,
+                f"({why.format(name=clash)}): rename one of them",
+                at or self.site.created,
             )
 
     def _check_param_attrs(self, init_params: set[str]) -> None:

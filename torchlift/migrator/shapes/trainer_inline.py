@@ -736,8 +736,10 @@ class _Plan:
                 )
             if helper in module_names | taken | introduced | init_globals | run_globals:
                 self._clash(
-                    {helper}, f"the method `{helper}()`, a function once inlined, and a name"
-                    " of the script or of the class",
+                    {helper},
+                    f"the method `{helper}()`, a function once inlined, and a name of the "
+                    "script or of the class",
+                    self.run.body,  # a local of the run method, when it is one
                 )
         self._check_param_attrs(init_params)
         self._check_init_order()

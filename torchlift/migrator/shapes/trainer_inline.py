@@ -53,6 +53,7 @@ from .trainer_class import (
     SELF_ESCAPES,
     TRAINER_CLASS,
 )
+from .trainer_constants import unread_constant
 from .trainer_placeholders import dead_placeholders
 from .trainer_shared import shared_names
 from .trainer_state import (
@@ -101,7 +102,7 @@ class _Method:
 def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inlined:
     """The flat script, or Unsupported naming why `cls` cannot be inlined faithfully."""
     name = cls.name.value
-    methods = _methods(cls)
+    methods = _methods(cls, module)
     init = methods.get("__init__")
     if init is None:
         raise Unsupported(TRAINER_CLASS, f"class `{name}` has no `__init__`", cls)
@@ -161,7 +162,7 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
 # -- the class --------------------------------------------------------------------------------
 
 
-def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+def _methods(cls: cst.ClassDef, module: cst.Module) -> dict[str, cst.FunctionDef]:
     name = cls.name.value
     if (
         cls.decorators
@@ -181,11 +182,13 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     if body and m.matches(body[0], m.SimpleStatementLine([m.Expr(m.SimpleString())])):
         body = body[1:]  # the docstring
     for stmt in body:
+        if unread_constant(module, stmt):  # `state_dict_key = "amp_scaler"`: goes with it
+            continue
         if not isinstance(stmt, cst.FunctionDef) or stmt.asynchronous:
             raise Unsupported(
                 TRAINER_CLASS,
-                f"class `{name}` holds code other than methods (class attributes, nested "
-                "classes): not inlined",
+                f"class `{name}` holds code other than methods (class attributes read or "
+                "not constant, nested classes): not inlined",
                 stmt,
             )
         if member_kind(stmt) is not None:  # kept in a class of its own: trainer_static.py

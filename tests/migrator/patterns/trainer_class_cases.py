@@ -215,6 +215,35 @@ def _static(decorator="@staticmethod", first="", body='return {"lr": 0.1}', init
 
 
 CONVERTS = {
+    # `__init__` calls `build()`, which sets the optimizer before anything reads it: the
+    # function needs no value of it, only gives it back (StarGAN's `build_model()`)
+    "init_calls_a_builder_setting_attributes_first": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.lr = 0.1
+                self.build()
+
+            def build(self):
+                self.opt = torch.optim.SGD(self.net.parameters(), lr=self.lr)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        ["def build(net, lr):\n    opt = torch.optim.SGD(", "opt = build(self.model, self.hparams.lr)"],
+        ["class Runner", "runner."],
+    ),
     # a helper rebinding `self.start` returns it, also from its bare early `return` (a bare
     # `return` has no space after the keyword: given a value it must get one, not a TL900)
     "helper_with_a_bare_early_return_carries_back": (
@@ -826,6 +855,33 @@ show(other)
 }
 
 UNCHANGED = {
+    # `build()` reads `self.opt` before setting it, and `__init__` has not set it yet
+    "init_calls_a_builder_reading_what_it_sets": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.build()
+
+            def build(self):
+                print(self.opt)
+                self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL173",
+    ),
     "caller_rebinds_the_name_the_attribute_shares": (
         _SHARED.format(stored="network", between="net = nn.Linear(4, 2)"),
         "TL174",

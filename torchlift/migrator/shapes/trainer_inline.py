@@ -63,6 +63,7 @@ from .trainer_state import (
     ends_in_return,
     mirrored_loop_targets,
     read_outside_loops,
+    set_first,
 )
 from .trainer_static import (
     check_member,
@@ -145,9 +146,13 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
         for a in m.findall(methods[method].body, _SELF_ATTR)
     ]
     rank = {a: first_set.index(a) for a in first_set}
-    needs = {
+    mentioned = {
         h: sorted(_attrs_needed(h, used, methods), key=lambda a: rank.get(a, len(rank)))
         for h in helpers
+    }
+    # its parameters: what it mentions, less what it sets before any read (only given back)
+    needs = {
+        h: [a for a in found if a not in set_first(used[h].node)] for h, found in mentioned.items()
     }
     # a helper rebinding an attribute returns it, and its callers assign it back
     carried = carried_state(used, helpers, rank)
@@ -155,6 +160,7 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
     if site.instance:
         carried.check_script(name, site.instance, site.block)
     plan = _Plan(module, cls, site, used, attrs, helpers, needs, carried)
+    plan.mentioned = mentioned
     plan.check_names()
     return plan.emit(sorted(set(methods) - set(order)))
 
@@ -634,6 +640,7 @@ class _Plan:
     def __init__(self, module, cls, site: _Site, used, attrs, helpers, needs, carried) -> None:
         self.module, self.cls, self.site = module, cls, site
         self.used, self.attrs, self.helpers, self.needs = used, attrs, helpers, needs
+        self.mentioned = needs  # every attribute a helper spells (its parameters: `needs`)
         self.carried: Carried = carried
         # attributes a method other than `__init__` rebinds: never the script's own name
         self.rebound = set().union(*(i.stores for n, i in used.items() if n != "__init__"))
@@ -728,7 +735,7 @@ class _Plan:
             node = self.used[helper].node
             own = collect_names(node.body)
             params = {p.name.value for p in [*node.params.params[1:], *node.params.kwonly_params]}
-            inner = (own.writes | params | (own.reads - {"self"})) & set(self.needs[helper])
+            inner = (own.writes | params | (own.reads - {"self"})) & set(self.mentioned[helper])
             self._clash(inner, f"a name in `{helper}` besides its attribute")
             if module_level:
                 frees = own.reads - own.writes - params - {"self"}

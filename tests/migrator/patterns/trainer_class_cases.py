@@ -215,6 +215,36 @@ def _static(decorator="@staticmethod", first="", body='return {"lr": 0.1}', init
 
 
 CONVERTS = {
+    # `reset()` sets `self.seen` before any read: called before `__init__` sets it, it needs
+    # no value of it (was refused, TL173, when every carried attribute was a parameter)
+    "state_helper_sets_an_attribute_init_sets_after_a_call": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.reset()
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+            def reset(self):
+                self.seen = 0
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                        self.seen += len(x)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        ["def reset():\n    seen = 0\n    return seen", "seen = reset()"],
+        ["class Runner"],
+    ),
     # `__init__` calls `build()`, which sets the optimizer before anything reads it: the
     # function needs no value of it, only gives it back (StarGAN's `build_model()`)
     "init_calls_a_builder_setting_attributes_first": (
@@ -693,7 +723,8 @@ print(runner.best)
         runner.train(3)
         """,
         [
-            "        epochs_run = _load_snapshot(model, epochs_run, snapshot_path)",
+            # `_load_snapshot` sets `self.epochs_run` before reading it: not a parameter
+            "        epochs_run = _load_snapshot(model, snapshot_path)",
             "    return epochs_run\n",
         ],
         ["class Runner"],
@@ -1051,33 +1082,6 @@ runner.fit()
 runner = Runner(model, loader)
 runner.fit()
 """,
-        "TL173",
-    ),
-    "state_helper_rebinds_an_attribute_init_sets_after_a_call": (
-        """
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.reset()
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-
-            def reset(self):
-                self.seen = 0
-
-            def fit(self):
-                for epoch in range(2):
-                    for x, y in self.data:
-                        self.opt.zero_grad()
-                        loss = criterion(self.net(x), y)
-                        loss.backward()
-                        self.opt.step()
-                        self.seen += len(x)
-
-
-        runner = Runner(model, loader)
-        runner.fit()
-        """,
         "TL173",
     ),
     "state_helper_without_return_assigned": (

@@ -316,6 +316,55 @@ CASES = {
         "TL132",
         "`train` is handed to `mp.Process(...)` rather than called",
     ),
+    # inlined, the attribute and the run method's local would be one name: the message says
+    # which two things, the line is the local's
+    "trainer_attribute_and_a_local_of_the_run_method": (
+        """
+        class Runner:
+            def __init__(self, net):
+                self.net = net
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.last = None
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in loader:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                        self.last = loss.item()
+                    last = self.last  # <- cause
+                    print(epoch, last)
+
+
+        runner = Runner(model)
+        runner.fit()
+        """,
+        "TL174",
+        "would give `last` two meanings (`self.last` and a local `last` of `fit()`)",
+    ),
+    # the imagenet example's device block: the machine decides the branch, said as such
+    "model_placed_under_a_cuda_check": (
+        """
+        gpu = None
+        if torch.cuda.is_available():  # <- cause
+            if gpu is not None:
+                torch.cuda.set_device(gpu)
+                model.cuda(gpu)
+            else:
+                model = nn.DataParallel(model).cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+        """,
+        "TL106",
+        "its test calls `torch.cuda.is_available()`, whose result is known only when the "
+        "script runs",
+    ),
 }
 
 

@@ -326,3 +326,26 @@ for epoch in range(2):
         "TL172",
     ),
 }
+
+# timm's scaler as copied: a constant class attribute nothing reads goes with the class
+CONVERTS["callable_loss_scaler_with_an_unread_class_constant"] = (
+    _CALLABLE_SCALER.replace(
+        "class NativeScaler:\n", 'class NativeScaler:\n    state_dict_key = "amp_scaler"\n\n'
+    ).format(call="loss_scaler(loss, optimizer, clip_grad=1.0, parameters=model.parameters())"),
+    ['precision="16-mixed"', "return loss"],
+    ["class NativeScaler", "state_dict_key", "__call__"],
+)
+# read (here by the script, through the instance): the class attribute is state, refused
+UNCHANGED["class_constant_read"] = (
+    _CALLABLE_SCALER.replace(
+        "class NativeScaler:\n", 'class NativeScaler:\n    state_dict_key = "amp_scaler"\n\n'
+    ).format(call="loss_scaler(loss, optimizer)\n        print(loss_scaler.state_dict_key)"),
+    "TL189",
+)
+# not a literal: evaluating it when the class is defined may do something
+UNCHANGED["class_attribute_computed"] = (
+    _CALLABLE_SCALER.replace(
+        "class NativeScaler:\n", "class NativeScaler:\n    made_at = print('defined')\n\n"
+    ).format(call="loss_scaler(loss, optimizer)"),
+    "TL189",
+)

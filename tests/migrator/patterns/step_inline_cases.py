@@ -793,3 +793,39 @@ UNCHANGED["two_early_returns"] = (
     ),
     "TL182",
 )
+
+# another function's parameter named like the step function is another variable (scopes):
+# the step function is used by its one call only (the RL runner's `save_checkpoint(update,
+# path)` beside its `update()` step)
+CONVERTS["parameter_of_another_function_named_like_the_step"] = (
+    _TRAIN_STEP
+    + """
+
+def report(train_step, loss):
+    print("step", train_step, loss)
+
+
+for epoch in range(2):
+    for i, (x, y) in enumerate(loader):
+        loss = train_step(x, y)
+        report(i, loss)
+""",
+    ['print("step", train_step, loss)'],
+    ["def train_step", "train_step(x, y)"],
+)
+# read as a free name by another function: that function reaches the step function itself
+UNCHANGED["step_function_read_by_another_function"] = (
+    _TRAIN_STEP
+    + """
+
+def report(loss):
+    print("step", train_step, loss)
+
+
+for epoch in range(2):
+    for x, y in loader:
+        loss = train_step(x, y)
+        report(loss)
+""",
+    "TL183",
+)

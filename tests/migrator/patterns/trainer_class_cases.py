@@ -215,6 +215,105 @@ def _static(decorator="@staticmethod", first="", body='return {"lr": 0.1}', init
 
 
 CONVERTS = {
+    # `reset()` sets `self.seen` before any read: called before `__init__` sets it, it needs
+    # no value of it (was refused, TL173, when every carried attribute was a parameter)
+    "state_helper_sets_an_attribute_init_sets_after_a_call": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.reset()
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+            def reset(self):
+                self.seen = 0
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+                        self.seen += len(x)
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        ["def reset():\n    seen = 0\n    return seen", "seen = reset()"],
+        ["class Runner"],
+    ),
+    # `__init__` calls `build()`, which sets the optimizer before anything reads it: the
+    # function needs no value of it, only gives it back (StarGAN's `build_model()`)
+    "init_calls_a_builder_setting_attributes_first": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.lr = 0.1
+                self.build()
+
+            def build(self):
+                self.opt = torch.optim.SGD(self.net.parameters(), lr=self.lr)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        ["def build(net, lr):\n    opt = torch.optim.SGD(", "opt = build(self.model, self.hparams.lr)"],
+        ["class Runner", "runner."],
+    ),
+    # a helper rebinding `self.start` returns it, also from its bare early `return` (a bare
+    # `return` has no space after the keyword: given a value it must get one, not a TL900)
+    "helper_with_a_bare_early_return_carries_back": (
+        """
+        import os
+
+
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+                self.start = 0
+
+            def resume(self, path):
+                if not os.path.isfile(path):
+                    print("no checkpoint")
+                    return
+                self.start = torch.load(path)["epoch"] + 1
+
+            def fit(self):
+                for epoch in range(self.start, 3):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.resume("last.pth")
+        runner.fit()
+        """,
+        [
+            'print("no checkpoint")\n        return start\n',
+            'start = resume(start, "last.pth")',
+            "max_epochs=3 - start",
+        ],
+        ["class Runner", "runner."],
+    ),
     "attribute_is_the_callers_object_of_the_same_name": (
         _SHARED.format(stored="network", between="print(net)"),
         ["lit_model = LitModel(net)", "    print(net)\n", "print(net.weight.sum(), opt)"],
@@ -624,7 +723,8 @@ print(runner.best)
         runner.train(3)
         """,
         [
-            "        epochs_run = _load_snapshot(model, epochs_run, snapshot_path)",
+            # `_load_snapshot` sets `self.epochs_run` before reading it: not a parameter
+            "        epochs_run = _load_snapshot(model, snapshot_path)",
             "    return epochs_run\n",
         ],
         ["class Runner"],
@@ -786,6 +886,33 @@ show(other)
 }
 
 UNCHANGED = {
+    # `build()` reads `self.opt` before setting it, and `__init__` has not set it yet
+    "init_calls_a_builder_reading_what_it_sets": (
+        """
+        class Runner:
+            def __init__(self, net, data):
+                self.net = net
+                self.data = data
+                self.build()
+
+            def build(self):
+                print(self.opt)
+                self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+            def fit(self):
+                for epoch in range(2):
+                    for x, y in self.data:
+                        self.opt.zero_grad()
+                        loss = criterion(self.net(x), y)
+                        loss.backward()
+                        self.opt.step()
+
+
+        runner = Runner(model, loader)
+        runner.fit()
+        """,
+        "TL173",
+    ),
     "caller_rebinds_the_name_the_attribute_shares": (
         _SHARED.format(stored="network", between="net = nn.Linear(4, 2)"),
         "TL174",
@@ -955,33 +1082,6 @@ runner.fit()
 runner = Runner(model, loader)
 runner.fit()
 """,
-        "TL173",
-    ),
-    "state_helper_rebinds_an_attribute_init_sets_after_a_call": (
-        """
-        class Runner:
-            def __init__(self, net, data):
-                self.net = net
-                self.data = data
-                self.reset()
-                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
-
-            def reset(self):
-                self.seen = 0
-
-            def fit(self):
-                for epoch in range(2):
-                    for x, y in self.data:
-                        self.opt.zero_grad()
-                        loss = criterion(self.net(x), y)
-                        loss.backward()
-                        self.opt.step()
-                        self.seen += len(x)
-
-
-        runner = Runner(model, loader)
-        runner.fit()
-        """,
         "TL173",
     ),
     "state_helper_without_return_assigned": (

@@ -646,3 +646,26 @@ def builtin_unshadowed(module: cst.Module, name: str) -> bool:
             return False
         stack.extend(table.get_children())
     return True
+
+
+def first_binding(block: cst.CSTNode, name: str) -> cst.CSTNode | None:
+    """The first statement of `block` (an indented block, or a list's owner) binding `name`,
+    looked for inside compound statements too (not in nested functions or classes): the line
+    a refusal about that name points at. None when nothing binds it."""
+    for stmt in getattr(block, "body", ()):
+        if not isinstance(stmt, cst.BaseStatement) or name not in collect_names(stmt).writes:
+            continue
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
+            return stmt
+        inner = [stmt.body, getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)]
+        inner += list(getattr(stmt, "handlers", ()))
+        for part in inner:
+            while isinstance(part, (cst.If, cst.Else, cst.ExceptHandler, cst.Finally)):
+                found = first_binding(part.body, name)
+                if found is not None:
+                    return found
+                part = getattr(part, "orelse", None)
+            found = first_binding(part, name) if part is not None else None
+            if found is not None:
+                return found
+        return stmt  # its header binds it (`for x in ...`, `with ... as x`)

@@ -143,6 +143,10 @@ def why_branch_unknown(ctx, stmt) -> str | None:
     dynamic = _rebinds_globals(ctx)
     if dynamic is not None:
         return f"the file may rebind its globals through `{ctx.module.code_for_node(dynamic)}`"
+    called = _call_in_test(stmt.test)
+    if called is not None:  # `if torch.cuda.is_available():` -- the machine decides
+        code = ctx.module.code_for_node(called.func)
+        return f"its test calls `{code}()`, whose result is known only when the script runs"
     position = next(i for i, s in enumerate(ctx.scope_before) if s is stmt)
     for name in sorted(names):  # bound before the `if` (a binding after it would not reach it)
         found, count = ctx.binding(name)
@@ -152,6 +156,15 @@ def why_branch_unknown(ctx, stmt) -> str | None:
             return f"`{name}` is not bound once, to a value, before it"
     if known_test(ctx, stmt.test) is None:
         return "its names hold values the test does not decide"
+    return None
+
+
+def _call_in_test(test) -> cst.Call | None:
+    """A call in an `if` test other than `isinstance(...)` (which known_test reads): what it
+    returns is not a value bound before the loop."""
+    for call in m.findall(test, m.Call()):
+        if not m.matches(call.func, m.Name("isinstance")):
+            return call
     return None
 
 

@@ -315,7 +315,7 @@ class _Inliner:
                 cls,
             )
         try:
-            self.methods = _methods(cls)
+            self.methods = _methods(cls, module)
         except Unsupported as why:  # decorators, class-level code
             raise Unsupported(DRIVEN_STEP, why.reason, why.node) from None
         self.pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []

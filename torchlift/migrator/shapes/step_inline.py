@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from ..analysis.branches import NONE, NOT_NONE, decide, resolve
 from ..analysis.names import collect_names, rename
@@ -214,8 +214,9 @@ def inline_step(
         training, rest = _steps_in_sequence(module, training, names)
     function, site, call, args, known = training[0]
     name = function.name.value
-    calls = m.findall(module, m.Call(func=m.Name(name)))
     uses = _uses(module, function)
+    called = {id(n) for n in uses}
+    calls = [c for c in m.findall(module, m.Call(func=m.Name(name))) if id(c.func) in called]
     if len(uses) != len(calls):
         raise Unsupported(
             STEP_CALLS,
@@ -957,14 +958,18 @@ def _global_reads(table: symtable.SymbolTable) -> set[str]:
 
 
 def _uses(module, function) -> list:
-    """The Name nodes using the function's name: `model.train()`, `f(train=...)` and
-    `def g(train)` only spell it."""
+    """The Name nodes using the function itself, by Python's scopes: `model.train()`,
+    `f(train=...)` only spell its name, and a parameter or local of another function named
+    like it (`def save(update, path): ... update`) is another variable. A binding of the name
+    other than the `def` (a rebinding) counts as a use."""
     name = function.name.value
-    spelled = {id(a.attr) for a in m.findall(module, m.Attribute(attr=m.Name(name)))}
-    spelled |= {id(a.keyword) for a in m.findall(module, m.Arg(keyword=m.Name(name)))}
-    spelled |= {id(p.name) for p in m.findall(module, m.Param(name=m.Name(name)))}
-    return [
-        n
-        for n in m.findall(module, m.Name(name))
-        if n is not function.name and id(n) not in spelled
-    ]
+    scopes = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+    scope = scopes.get(function)
+    if scope is None:
+        return [n for n in m.findall(module, m.Name(name)) if n is not function.name]
+    uses = []
+    for assignment in scope.assignments[name]:
+        if getattr(assignment, "node", None) is not function:
+            uses.append(getattr(assignment, "node", function))  # rebound: a use of its own
+        uses += [access.node for access in assignment.references]
+    return uses

@@ -41,7 +41,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..analysis.names import collect_names, rename, variable_uses
+from ..analysis.names import collect_names, first_binding, rename, variable_uses
 from ..result import Change, Finding, MigrationResult
 from ..rule import Unsupported
 from ..source.find_loops import cst_contains
@@ -53,6 +53,7 @@ from .trainer_class import (
     SELF_ESCAPES,
     TRAINER_CLASS,
 )
+from .trainer_constants import unread_constant
 from .trainer_placeholders import dead_placeholders
 from .trainer_shared import shared_names
 from .trainer_state import (
@@ -62,6 +63,7 @@ from .trainer_state import (
     ends_in_return,
     mirrored_loop_targets,
     read_outside_loops,
+    set_first,
 )
 from .trainer_static import (
     check_member,
@@ -101,7 +103,7 @@ class _Method:
 def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inlined:
     """The flat script, or Unsupported naming why `cls` cannot be inlined faithfully."""
     name = cls.name.value
-    methods = _methods(cls)
+    methods = _methods(cls, module)
     init = methods.get("__init__")
     if init is None:
         raise Unsupported(TRAINER_CLASS, f"class `{name}` has no `__init__`", cls)
@@ -144,9 +146,13 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
         for a in m.findall(methods[method].body, _SELF_ATTR)
     ]
     rank = {a: first_set.index(a) for a in first_set}
-    needs = {
+    mentioned = {
         h: sorted(_attrs_needed(h, used, methods), key=lambda a: rank.get(a, len(rank)))
         for h in helpers
+    }
+    # its parameters: what it mentions, less what it sets before any read (only given back)
+    needs = {
+        h: [a for a in found if a not in set_first(used[h].node)] for h, found in mentioned.items()
     }
     # a helper rebinding an attribute returns it, and its callers assign it back
     carried = carried_state(used, helpers, rank)
@@ -154,6 +160,7 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
     if site.instance:
         carried.check_script(name, site.instance, site.block)
     plan = _Plan(module, cls, site, used, attrs, helpers, needs, carried)
+    plan.mentioned = mentioned
     plan.check_names()
     return plan.emit(sorted(set(methods) - set(order)))
 
@@ -161,7 +168,7 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
 # -- the class --------------------------------------------------------------------------------
 
 
-def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+def _methods(cls: cst.ClassDef, module: cst.Module) -> dict[str, cst.FunctionDef]:
     name = cls.name.value
     if (
         cls.decorators
@@ -181,11 +188,13 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     if body and m.matches(body[0], m.SimpleStatementLine([m.Expr(m.SimpleString())])):
         body = body[1:]  # the docstring
     for stmt in body:
+        if unread_constant(module, stmt):  # `state_dict_key = "amp_scaler"`: goes with it
+            continue
         if not isinstance(stmt, cst.FunctionDef) or stmt.asynchronous:
             raise Unsupported(
                 TRAINER_CLASS,
-                f"class `{name}` holds code other than methods (class attributes, nested "
-                "classes): not inlined",
+                f"class `{name}` holds code other than methods (class attributes read or "
+                "not constant, nested classes): not inlined",
                 stmt,
             )
         if member_kind(stmt) is not None:  # kept in a class of its own: trainer_static.py
@@ -631,6 +640,7 @@ class _Plan:
     def __init__(self, module, cls, site: _Site, used, attrs, helpers, needs, carried) -> None:
         self.module, self.cls, self.site = module, cls, site
         self.used, self.attrs, self.helpers, self.needs = used, attrs, helpers, needs
+        self.mentioned = needs  # every attribute a helper spells (its parameters: `needs`)
         self.carried: Carried = carried
         # attributes a method other than `__init__` rebinds: never the script's own name
         self.rebound = set().union(*(i.stores for n, i in used.items() if n != "__init__"))
@@ -666,19 +676,29 @@ class _Plan:
         same = shared_names(self.module, self.cls, self.init_args, self.used, site)
         self.alias.update({param: cst.Name(attr) for attr, param in same.params.items()})
         introduced = (attrs | init_params | init_locals | run_params | run_locals) - set(self.alias)
-        self._clash(attrs & init_locals, "a local of `__init__` named like the attribute")
+        self._clash(
+            attrs & init_locals, "`self.{name}` and a local `{name}` of `__init__`", self.init.body
+        )
         # `for epoch in ...: self.epoch = epoch`: one name for both (trainer_state.py), or
         # the attribute renamed where it is read apart from the loop variable
         self.flat = self._renamed_attrs(run_params)
         introduced |= set(self.flat.values())
         # `model, config = self.model, self.config`: a local naming what the attribute holds
         held = self.held = _attribute_locals(self.run, attrs - run_params, self.rebound)
+        run = f"`{site.method}()`"
         self._clash(
             attrs & (run_params | run_locals - self.mirrored - set(self.flat) - held),
-            "a local of the run method named like",
+            f"`self.{{name}}` and a local `{{name}}` of {run}",
+            self.run.body,
         )
-        self._clash(run_params & (init_params | init_locals), "a run parameter named like")
-        self._clash(init_globals & introduced, "a global read by `__init__` named like")
+        self._clash(
+            run_params & (init_params | init_locals),
+            f"a parameter of {run} and a parameter or local of `__init__`",
+        )
+        self._clash(
+            init_globals & introduced,
+            "a global read by `__init__` and an attribute, parameter or local of the class",
+        )
         skip = {id(site.created), id(site.run), id(self.cls), id(site.owner)}
         others = [s for s in site.block if id(s) not in skip]
         others += _around_loops(site, skip)
@@ -689,7 +709,10 @@ class _Plan:
         bound_here = (use.writes if use else set()) | {p.name.value for p in _params(site.owner)}
         taken = (use.all() if use else set()) | bound_here
         shared = self._shared(init_params) | set(same.params)
-        self._clash(run_globals & (introduced - (shared if module_level else set())), "a global")
+        self._clash(
+            run_globals & (introduced - (shared if module_level else set())),
+            f"a global read by {run} and an attribute, parameter or local of the class",
+        )
         clashes = introduced & taken - shared
         if site.target is not None and self._returns_attr(site.target):
             clashes.discard(site.target)
@@ -712,13 +735,22 @@ class _Plan:
             node = self.used[helper].node
             own = collect_names(node.body)
             params = {p.name.value for p in [*node.params.params[1:], *node.params.kwonly_params]}
-            inner = (own.writes | params | (own.reads - {"self"})) & set(self.needs[helper])
+            inner = (own.writes | params | (own.reads - {"self"})) & set(self.mentioned[helper])
             self._clash(inner, f"a name in `{helper}` besides its attribute")
             if module_level:
                 frees = own.reads - own.writes - params - {"self"}
-                self._clash(frees & introduced, f"a global read by `{helper}`")
+                self._clash(
+                    frees & introduced,
+                    f"a global read by `{helper}()` and an attribute, parameter or local of"
+                    " the class",
+                )
             if helper in module_names | taken | introduced | init_globals | run_globals:
-                self._clash({helper}, "a module name, once a function,")
+                self._clash(
+                    {helper},
+                    f"the method `{helper}()`, a function once inlined, and a name of the "
+                    "script or of the class",
+                    self.run.body,  # a local of the run method, when it is one
+                )
         self._check_param_attrs(init_params)
         self._check_init_order()
 
@@ -744,14 +776,18 @@ class _Plan:
         self.mirrored = set(found) - set(flat)
         return flat
 
-    def _clash(self, names: set[str], why: str) -> None:
+    def _clash(self, names: set[str], why: str, binder: cst.CSTNode | None = None) -> None:
+        """Refuse the first of `names`; `why` says which two things it would name (`{name}`
+        stands for it); `binder`, when given, is searched for the statement binding it, the
+        line named (else the creation of the instance)."""
         if names:
             clash = sorted(names)[0]
+            at = first_binding(binder, clash) if binder is not None else None
             raise Unsupported(
                 NAME_CLASH,
                 f"inlining class `{self.cls.name.value}` would give `{clash}` two meanings "
-                f"({why}): rename one of them",
-                self.site.created,
+                f"({why.format(name=clash)}): rename one of them",
+                at or self.site.created,
             )
 
     def _check_param_attrs(self, init_params: set[str]) -> None:

@@ -167,7 +167,7 @@ def _check_bound_first(owner: str, used, run: str, others: list[str], carried) -
                 init_all | run_first,
                 f"`__init__`, or by `{run}` before it calls a method",
             )
-        missing = [a for a in attrs if a not in bound]
+        missing = [a for a in attrs if a not in bound | set_first(used[helper].node)]
         if missing:
             raise Unsupported(
                 METHOD_SHAPE,
@@ -176,6 +176,46 @@ def _check_bound_first(owner: str, used, run: str, others: list[str], carried) -
                 "without a value",
                 used[helper].node,
             )
+
+
+def set_first(method: cst.FunctionDef) -> set[str]:
+    """Attributes the method sets before anything could read them: by its first statements
+    (plain assignments, none calling a method or attribute of `self`, which could read them),
+    each before any mention of it. Inlined as a function, it needs no value of them (not a
+    parameter), only gives them back: StarGAN's `build_model()`, called by `__init__` to set
+    `self.G` / `self.D` and their optimizers."""
+    read: set[str] = set()
+    first: set[str] = set()
+    for stmt in method.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            break  # a branch, a loop, a `with`: what follows may run or not, stop reading
+        if m.findall(stmt, m.Call(func=m.Attribute(value=m.Name("self")))):
+            break
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                targets = [t.target for t in small.targets]
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                targets = [small.target]
+            elif isinstance(small, (cst.AugAssign, cst.Expr)):
+                targets = []  # `self.n += 1` reads `self.n`
+            else:
+                return first  # a `return`, `del`, `global`...: stop there
+            stores = {id(a) for t in targets for a in _set_attr_nodes(t)}
+            mentioned = m.findall(small, m.Attribute(m.Name("self"), m.Name()))
+            read |= {a.attr.value for a in mentioned if id(a) not in stores}
+            first |= {a.attr.value for t in targets for a in _set_attr_nodes(t)} - read
+    return first
+
+
+def _set_attr_nodes(target: cst.BaseExpression) -> list[cst.Attribute]:
+    """The `self.x` nodes an assignment target sets (see `_set_attrs`)."""
+    if m.matches(target, m.Attribute(m.Name("self"), m.Name())):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [a for e in target.elements for a in _set_attr_nodes(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _set_attr_nodes(target.value)
+    return []
 
 
 def _reached(used, method: str) -> set[str]:
@@ -364,7 +404,9 @@ class CarryBack(cst.CSTTransformer):
     def leave_Return(self, original: cst.Return, updated: cst.Return):
         if self.returning not in self.carried.attrs or self.nested:
             return updated
-        return updated.with_changes(value=self.carried.returned(self.returning, updated.value))
+        value = self.carried.returned(self.returning, updated.value)
+        # a bare `return` is parsed with no space after the keyword: given a value, it needs one
+        return updated.with_changes(value=value, whitespace_after_return=cst.SimpleWhitespace(" "))
 
 
 def mirrored_loop_targets(run: cst.FunctionDef, attrs: set[str], rebound_elsewhere) -> dict:

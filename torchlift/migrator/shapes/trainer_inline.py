@@ -945,11 +945,11 @@ class _Plan:
         self._lead(created, site.created)
         self._lead(ran, site.run)
         functions = [self._function(h) for h in self.helpers]
-        self._lead(functions, self.cls)
         residual = residual_class(self.cls)
         if residual is not None:  # the static and class methods stay where the class was
             self.origin[id(residual)] = (residual, self.cls)
             functions = [residual, *functions]
+        self._lead(functions, self.cls)  # the class's blank lines above its first
         block = []
         for stmt in site.block:
             if stmt is site.created:

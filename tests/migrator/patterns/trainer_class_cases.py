@@ -1438,3 +1438,40 @@ for epoch in range(2):
 """,
     "TL171",
 )
+
+# a Solver run only under `if config.mode == "train":`: the method becomes a function called
+# there, the `if` kept (decided at run time, as in the script)
+_SOLVER = _RUNNER.replace("class Runner:", "class Solver:")
+CONVERTS["run_method_called_under_an_if"] = (
+    _SOLVER
+    + """
+import argparse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--mode", default="train")
+config = parser.parse_args([])
+solver = Solver(model, loader)
+if config.mode == "train":
+    solver.fit(2)
+""",
+    ['if config.mode == "train":\n    fit(', "trainer.fit(lit_model, data)"],
+    ["solver.", "Solver("],
+)
+UNCHANGED["run_method_chosen_by_getattr"] = (
+    _SOLVER
+    + """
+solver = Solver(model, loader)
+getattr(solver, "fit")(2)
+""",
+    "TL171",
+)
+UNCHANGED["run_method_called_under_an_if_and_again"] = (
+    _SOLVER
+    + """
+solver = Solver(model, loader)
+if model is not None:
+    solver.fit(2)
+solver.fit(1)
+""",
+    "TL171",
+)

@@ -21,6 +21,12 @@ functions the loop shapes already inline); one rebinding an attribute returns it
 calls assign it back (trainer_state.py). Later reads of `trainer.x` read `x`. The result is
 a flat script the loop shapes convert; it is never written itself.
 
+When the script's own statements run the method that trains (`for epoch in range(n): loss =
+eng.train(loader)`: an Engine whose `train()` is one epoch; `if config.mode == "train":
+solver.train()`), no method is inlined at a call: `__init__` runs where the instance is
+created and every method the script calls becomes a function, called where it was (the loop
+shapes then see a function holding the batch or the epoch loop, as in a plain script).
+
 What it leaves alone (see trainer_class.py for the codes): a class with a base, decorators,
 properties or class-level code (TL133); an instance not created once and run once in the same
 block (TL171); `self` or the instance used other than through attributes and method calls
@@ -496,7 +502,7 @@ def _call_site(
             training[1],
         )
     per_epoch = _called_in_loop(block, created, training) if not runs else None
-    if per_epoch is not None:  # `for epoch in ...: eng.train(loader)`: every method a function
+    if per_epoch is not None:  # `for epoch in ...: eng.train(loader)`: each method a function
         others = []
         for use in calls:
             if any(a.star for a in use.args):
@@ -510,11 +516,15 @@ def _call_site(
         _check_instance_uses(module, site, cls, methods)
         return site
     if len(runs) != 1 or len(training) != 1:
+        passed = _passed_on(block[block.index(created) + 1 :], instance) if not training else None
         raise Unsupported(
             INSTANCE_USE,
-            f"`{instance}` is not run by exactly one call of the method that trains, as a "
-            f"statement after `{instance} = {name}(...)` in the same block",
-            created,
+            f"`{instance}` is not run by exactly one call of the method that trains, after "
+            f"`{instance} = {name}(...)` in the same block (as a statement, or in a loop or "
+            "an `if` there)"
+            + (f"; here `{instance}` itself is passed on: which method runs is not seen"
+               if passed is not None else ""),
+            passed if passed is not None else created,
         )
     run, run_call, target = runs[0]
     method = run_call.func.attr.value
@@ -535,22 +545,33 @@ def _call_site(
 
 
 def _called_in_loop(block: list, created, training: list[cst.Call]) -> cst.Call | None:
-    """The one call of the method that trains when it lies in a loop of the block after the
-    creation (`for epoch in range(n): loss = eng.train(loader)`), outside any function,
-    lambda or class defined there: the method is one epoch, run by the script's own loop.
-    Inlined as a function called there (with the attributes it reads), it runs as often, with
-    the same objects (the optimizer and its state), as the method did; the loop shapes then
-    treat it like any function holding the batch loop called per epoch."""
+    """The one call of the method that trains when it lies in a loop or an `if` of the block
+    after the creation (`for epoch in range(n): loss = eng.train(loader)`, `if config.mode ==
+    "train": solver.train()`), outside any function, lambda or class defined there: the
+    method is run by the script's own statement. Inlined as a function called there (given the
+    attributes it reads), it runs when, and as often, as the method did, with the same objects
+    (the optimizer and its state); the `if` stays, decided or not. The loop shapes then treat
+    it like any function holding the batch loop called per epoch, or the epoch loop."""
     if len(training) != 1:
         return None
     (call,) = training
     for stmt in block[block.index(created) + 1 :]:
-        if not isinstance(stmt, (cst.For, cst.While)) or not cst_contains(stmt, call):
+        if not isinstance(stmt, (cst.For, cst.While, cst.If)) or not cst_contains(stmt, call):
             continue
         scopes = m.findall(stmt, m.FunctionDef() | m.Lambda() | m.ClassDef())
         if any(cst_contains(scope, call) for scope in scopes):
             return None
         return call
+    return None
+
+
+def _passed_on(stmts: list, instance: str):
+    """The first statement using the instance itself, not `instance.x` (`getattr(solver,
+    config.mode)()`, `run(solver)`), or None."""
+    for stmt in stmts:
+        values = {id(a.value) for a in m.findall(stmt, m.Attribute(value=m.Name(instance)))}
+        if any(id(use) not in values for use in variable_uses(stmt, instance)):
+            return stmt
     return None
 
 

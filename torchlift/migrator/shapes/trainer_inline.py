@@ -501,8 +501,8 @@ def _call_site(
             "`configure_optimizers`",
             training[1],
         )
-    per_epoch = _called_in_loop(block, created, training) if not runs else None
-    if per_epoch is not None:  # `for epoch in ...: eng.train(loader)`: each method a function
+    in_statement = _called_in_statement(block, created, training) if not runs else None
+    if in_statement is not None:  # `for epoch in ...: eng.train(loader)`: each a function
         others = []
         for use in calls:
             if any(a.star for a in use.args):
@@ -544,7 +544,7 @@ def _call_site(
     return site
 
 
-def _called_in_loop(block: list, created, training: list[cst.Call]) -> cst.Call | None:
+def _called_in_statement(block: list, created, training: list[cst.Call]) -> cst.Call | None:
     """The one call of the method that trains when it lies in a loop or an `if` of the block
     after the creation (`for epoch in range(n): loss = eng.train(loader)`, `if config.mode ==
     "train": solver.train()`), outside any function, lambda or class defined there: the

@@ -1443,3 +1443,135 @@ runner.fit(2)
     ["lr = settings.runner", "trainer.fit(lit_model, loader)"],
     ["runner = Runner("],
 )
+
+# an Engine bundling model, optimizer and device whose `train()` is one epoch: the script's
+# own epoch loop calls it, so every method becomes a function given the attributes it reads
+_ENGINE = """
+class Engine:
+    def __init__(self, net, opt, device):
+        self.net = net
+        self.opt = opt
+        self.device = device
+
+    @staticmethod
+    def loss_fn(out, y):
+        return criterion(out, y)
+
+    def train(self, data):
+        self.net.train()
+        total = 0.0
+        for x, y in data:
+            x, y = x.to(self.device), y.to(self.device)
+            self.opt.zero_grad()
+            loss = self.loss_fn(self.net(x), y)
+            loss.backward()
+            self.opt.step()
+            total += loss.item()
+        return total / len(data)
+
+    def evaluate(self, data):
+        self.net.eval()
+        with torch.no_grad():
+            return sum(self.loss_fn(self.net(x), y).item() for x, y in data)
+
+
+"""
+
+CONVERTS["epoch_method_called_by_the_scripts_epoch_loop"] = (
+    _ENGINE
+    + """eng = Engine(model, optimizer, "cpu")
+for epoch in range(2):
+    train_loss = eng.train(loader)
+    valid_loss = eng.evaluate(loader)
+    print(epoch, train_loss, valid_loss)
+""",
+    [
+        "loss = Engine.loss_fn(self(x), y)",
+        "valid_loss = evaluate(self.model, self.trainer.train_dataloader)",
+        "trainer.fit(lit_model, loader",
+    ],
+    ["eng.", "eng = Engine(", "opt.step()", "def train("],
+)
+CONVERTS["epoch_method_called_per_epoch_in_a_function"] = (
+    _ENGINE
+    + """def main():
+    eng = Engine(model, optimizer, device="cpu")
+    for epoch in range(2):
+        loss = eng.train(loader)
+        print(epoch, loss)
+
+
+main()
+""",
+    ["loss = Engine.loss_fn(self(x), y)", "trainer.fit(lit_model, loader"],
+    ["eng.", "eng = Engine("],
+)
+# the same engine going on training fold after fold: the loop shapes refuse the nested loop
+UNCHANGED["epoch_method_called_per_epoch_per_fold"] = (
+    _ENGINE
+    + """eng = Engine(model, optimizer, "cpu")
+for fold in range(2):
+    for epoch in range(2):
+        loss = eng.train(loader)
+        print(fold, epoch, loss)
+""",
+    "TL103",
+)
+# called from a function defined in the loop: when it runs is not the loop's to say
+UNCHANGED["epoch_method_called_from_a_lambda_in_the_loop"] = (
+    _ENGINE
+    + """eng = Engine(model, optimizer, "cpu")
+for epoch in range(2):
+    run = lambda: eng.train(loader)
+    print(run())
+""",
+    "TL171",
+)
+# the epoch method called by two loops: the second goes on with the same optimizer
+UNCHANGED["epoch_method_called_by_two_loops"] = (
+    _ENGINE
+    + """eng = Engine(model, optimizer, "cpu")
+for epoch in range(2):
+    eng.train(loader)
+for epoch in range(2):
+    eng.train(loader)
+""",
+    "TL171",
+)
+
+# a Solver run only under `if config.mode == "train":`: the method becomes a function called
+# there, the `if` kept (decided at run time, as in the script)
+_SOLVER = _RUNNER.replace("class Runner:", "class Solver:")
+CONVERTS["run_method_called_under_an_if"] = (
+    _SOLVER
+    + """
+import argparse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--mode", default="train")
+config = parser.parse_args([])
+solver = Solver(model, loader)
+if config.mode == "train":
+    solver.fit(2)
+""",
+    ['if config.mode == "train":\n    fit(', "trainer.fit(lit_model, data)"],
+    ["solver.", "Solver("],
+)
+UNCHANGED["run_method_chosen_by_getattr"] = (
+    _SOLVER
+    + """
+solver = Solver(model, loader)
+getattr(solver, "fit")(2)
+""",
+    "TL171",
+)
+UNCHANGED["run_method_called_under_an_if_and_again"] = (
+    _SOLVER
+    + """
+solver = Solver(model, loader)
+if model is not None:
+    solver.fit(2)
+solver.fit(1)
+""",
+    "TL171",
+)

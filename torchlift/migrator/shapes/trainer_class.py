@@ -109,14 +109,19 @@ INSTANCE_USE = Rule(
     call of the method holding (or reaching) the loop, `trainer.fit(...)`, later in the same
     block (module level, a function, `if __name__ == "__main__":`, or the body of a `for` loop
     in them: one experiment per iteration, `for ii in range(args.itr): exp = Exp(args)`, a
-    loop over runs then), or both at once, `Trainer(...).fit()`. A class created twice, run by
+    loop over runs then), or both at once, `Trainer(...).fit()`. That one call may also sit in
+    a loop or an `if` of that block (`for epoch in ...: loss = engine.train(loader)`, an
+    Engine whose `train()` is one epoch; `if config.mode == "train": solver.train()`): each
+    method then becomes a function given the attributes it reads, called where the method
+    was (the `if` kept). A class created twice, run by
     several calls, never created in the file, called with `*args`, or created in a loop and
     used after it (which iteration's instance?) has no single place to inline it. A second call
     of the training method (`trainer.fit(3)`, a learning rate lowered by hand, `trainer.fit(2)`)
     goes on with the same optimizer and its state (Adam's moments), which two Lightning `fit`
     calls would not: each builds its optimizer anew in `configure_optimizers`.""",
-    """Create the instance once and call its loop method once; read what a run in a loop
-    computed inside the loop (append it to a list there).""",
+    """Create the instance once and call its loop method once, by name (not through
+    `getattr`); read what a run in a loop computed inside the loop (append it to a list
+    there).""",
     """
     class Runner:
         def __init__(self, net, data):

@@ -21,6 +21,12 @@ functions the loop shapes already inline); one rebinding an attribute returns it
 calls assign it back (trainer_state.py). Later reads of `trainer.x` read `x`. The result is
 a flat script the loop shapes convert; it is never written itself.
 
+When the script's own statements run the method that trains (`for epoch in range(n): loss =
+eng.train(loader)`: an Engine whose `train()` is one epoch; `if config.mode == "train":
+solver.train()`), no method is inlined at a call: `__init__` runs where the instance is
+created and every method the script calls becomes a function, called where it was (the loop
+shapes then see a function holding the batch or the epoch loop, as in a plain script).
+
 What it leaves alone (see trainer_class.py for the codes): a class with a base, decorators,
 properties or class-level code (TL133); an instance not created once and run once in the same
 block (TL171); `self` or the instance used other than through attributes and method calls
@@ -74,6 +80,13 @@ from .trainer_static import (
 )
 
 _SELF_ATTR = m.Attribute(value=m.Name("self"))
+# what stands for the run method when the script's own loop calls the methods (_Site.method
+# None): no parameters, no names, no statements to inline
+_NO_RUN = cst.FunctionDef(
+    cst.Name("_"),
+    cst.Parameters([cst.Param(cst.Name("self"))]),
+    cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])]),
+)
 _SUPER_INIT = m.SimpleStatementLine(
     body=[m.Expr(m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name())))]
 )
@@ -88,7 +101,7 @@ class Inlined:
     indent: list[int]  # indent[line - 1]: how much deeper that original line is indented
     class_name: str
     instance: str
-    run_method: str
+    run_method: str | None  # None: the script's own loop calls the methods (functions now)
     dropped: list[str] = field(default_factory=list)  # methods never called
 
 
@@ -111,7 +124,8 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
     reaching = {n for n in methods if holder in _reachable(methods, [n], cls)}
     kept = kept_members(cls)
     site = _call_site(module, cls, methods, reaching, kept)
-    order = _reachable(methods, ["__init__", site.method, *site.others], cls)
+    run = [site.method] if site.method is not None else []
+    order = _reachable(methods, ["__init__", *run, *site.others], cls)
     used = {n: _read_method(n, methods[n], cls) for n in order}
     attrs = set().union(*(info.stores for info in used.values()))
     for method, info in used.items():
@@ -123,8 +137,8 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
                 "assigns (set from outside the class?)",
                 info.node,
             )
-    helpers = [n for n in order if n not in ("__init__", site.method)]
-    for method in ("__init__", site.method):
+    helpers = [n for n in order if n not in ("__init__", *run)]
+    for method in ("__init__", *run):
         for other in order:
             if method in used[other].calls:
                 raise Unsupported(
@@ -132,7 +146,7 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
                     f"`{name}.{other}` calls `self.{method}()` again",
                     used[other].node,
                 )
-    for method in ("__init__", site.method):
+    for method in ("__init__", *run):
         if methods[method].decorators:
             raise Unsupported(
                 METHOD_SHAPE,
@@ -142,7 +156,7 @@ def inline_trainer_class(module: cst.Module, cls: cst.ClassDef, loops) -> Inline
     # a function's parameters in the order the class sets its attributes (`model` first)
     first_set = [
         a.attr.value
-        for method in ("__init__", site.method)
+        for method in ("__init__", *run)
         for a in m.findall(methods[method].body, _SELF_ATTR)
     ]
     rank = {a: first_set.index(a) for a in first_set}
@@ -397,8 +411,8 @@ class _Site:
     created: cst.SimpleStatementLine
     call: cst.Call
     instance: str
-    run: cst.SimpleStatementLine
-    method: str
+    run: cst.SimpleStatementLine | None  # None: the script's own loop calls the methods
+    method: str | None  # the method inlined at `run`; None: each method a function
     target: str | None  # `x = trainer.fit()`
     others: list[str]  # methods the script calls besides (`trainer.test()`): functions
     loops: tuple = ()  # the `for` loops between the owner's block and `block`, outermost first
@@ -496,12 +510,30 @@ def _call_site(
             "`configure_optimizers`",
             training[1],
         )
+    in_statement = _called_in_statement(block, created, training) if not runs else None
+    if in_statement is not None:  # `for epoch in ...: eng.train(loader)`: each a function
+        others = []
+        for use in calls:
+            if any(a.star for a in use.args):
+                raise Unsupported(
+                    INSTANCE_USE, f"`{instance}.{use.func.attr.value}(...)` is not a plain call", use
+                )
+            if use.func.attr.value not in others:
+                others.append(use.func.attr.value)
+        site = _Site(block, owner, created, call, instance, None, None, None, others, loops)
+        _check_used_in_loop(module, site)
+        _check_instance_uses(module, site, cls, methods)
+        return site
     if len(runs) != 1 or len(training) != 1:
+        passed = _passed_on(block[block.index(created) + 1 :], instance) if not training else None
         raise Unsupported(
             INSTANCE_USE,
-            f"`{instance}` is not run by exactly one call of the method that trains, as a "
-            f"statement after `{instance} = {name}(...)` in the same block",
-            created,
+            f"`{instance}` is not run by exactly one call of the method that trains, after "
+            f"`{instance} = {name}(...)` in the same block (as a statement, or in a loop or "
+            "an `if` there)"
+            + (f"; here `{instance}` itself is passed on: which method runs is not seen"
+               if passed is not None else ""),
+            passed if passed is not None else created,
         )
     run, run_call, target = runs[0]
     method = run_call.func.attr.value
@@ -519,6 +551,37 @@ def _call_site(
     _check_used_in_loop(module, site)
     _check_instance_uses(module, site, cls, methods)
     return site
+
+
+def _called_in_statement(block: list, created, training: list[cst.Call]) -> cst.Call | None:
+    """The one call of the method that trains when it lies in a loop or an `if` of the block
+    after the creation (`for epoch in range(n): loss = eng.train(loader)`, `if config.mode ==
+    "train": solver.train()`), outside any function, lambda or class defined there: the
+    method is run by the script's own statement. Inlined as a function called there (given the
+    attributes it reads), it runs when, and as often, as the method did, with the same objects
+    (the optimizer and its state); the `if` stays, decided or not. The loop shapes then treat
+    it like any function holding the batch loop called per epoch, or the epoch loop."""
+    if len(training) != 1:
+        return None
+    (call,) = training
+    for stmt in block[block.index(created) + 1 :]:
+        if not isinstance(stmt, (cst.For, cst.While, cst.If)) or not cst_contains(stmt, call):
+            continue
+        scopes = m.findall(stmt, m.FunctionDef() | m.Lambda() | m.ClassDef())
+        if any(cst_contains(scope, call) for scope in scopes):
+            return None
+        return call
+    return None
+
+
+def _passed_on(stmts: list, instance: str):
+    """The first statement using the instance itself, not `instance.x` (`getattr(solver,
+    config.mode)()`, `run(solver)`), or None."""
+    for stmt in stmts:
+        values = {id(a.value) for a in m.findall(stmt, m.Attribute(value=m.Name(instance)))}
+        if any(id(use) not in values for use in variable_uses(stmt, instance)):
+            return stmt
+    return None
 
 
 def _chained_run(module: cst.Module, name: str, reaching: set[str]):
@@ -589,10 +652,9 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
     """The instance is only run once and its attributes read: no other use in its scope, and
     no function of that scope reading it as a free name."""
     instance = site.instance
-    allowed = {
-        id(site.created.body[0].targets[0].target),
-        id(site.run.body[0].value.func.value),
-    }
+    allowed = {id(site.created.body[0].targets[0].target)}
+    if site.run is not None:
+        allowed.add(id(site.run.body[0].value.func.value))
     allowed |= {
         id(call.func.value)
         for call in m.findall(site.owner, m.Call(func=m.Attribute(value=m.Name(instance))))
@@ -609,10 +671,11 @@ def _check_instance_uses(module, site: _Site, cls, methods) -> None:
         for a in m.findall(site.owner, m.Attribute(value=m.Name(instance)))
         if a.attr.value not in methods and id(a.value) not in stores
     }
+    run = f"`{instance}.{site.method}()`" if site.method else "calls of its methods"
     escapes = (
         SELF_ESCAPES,
         (
-            f"`{instance}` is used other than by `{instance}.{site.method}()` and reads of its "
+            f"`{instance}` is used other than by {run} and reads of its "
             "attributes (passed on, another method called or an attribute set from outside)"
         ),
     )
@@ -645,9 +708,12 @@ class _Plan:
         # attributes a method other than `__init__` rebinds: never the script's own name
         self.rebound = set().union(*(i.stores for n, i in used.items() if n != "__init__"))
         self.init = used["__init__"].node
-        self.run = used[site.method].node
         self.init_args = _bind(self.init, site.call, cls, site.created)
-        self.run_args = _bind(self.run, site.run.body[0].value, cls, site.run)
+        if site.method is None:  # no method inlined at a call: an empty one stands for it
+            self.run, self.run_args = _NO_RUN, []
+        else:
+            self.run = used[site.method].node
+            self.run_args = _bind(self.run, site.run.body[0].value, cls, site.run)
         # id of a statement of the flat script -> (it, the statement it came from); both kept
         # alive so that no id is reused by another node
         self.origin: dict[int, tuple[cst.CSTNode, cst.CSTNode]] = {}
@@ -927,18 +993,20 @@ class _Plan:
             if not _skip_init(s) and id(s) not in dead
         ]
         created = [s for s in created if not _rebinds_itself(s)]
-        ran = self._bindings(self.run_args, site.run)
-        ran += [s for s in self._run_body(rewrite) if not _rebinds_itself(s)]
+        ran = []
+        if site.run is not None:
+            ran = self._bindings(self.run_args, site.run)
+            ran += [s for s in self._run_body(rewrite) if not _rebinds_itself(s)]
         if site.created is site.run:  # `Trainer(...).fit()`
             created, ran = created + ran, []
         self._lead(created, site.created)
         self._lead(ran, site.run)
         functions = [self._function(h) for h in self.helpers]
-        self._lead(functions, self.cls)
         residual = residual_class(self.cls)
         if residual is not None:  # the static and class methods stay where the class was
             self.origin[id(residual)] = (residual, self.cls)
             functions = [residual, *functions]
+        self._lead(functions, self.cls)  # the class's blank lines above its first
         block = []
         for stmt in site.block:
             if stmt is site.created:
@@ -977,6 +1045,8 @@ class _Plan:
         """`self.optimizer = None` statements of `__init__` nothing reads before the run
         method binds the attribute again (trainer_placeholders.py)."""
         site = self.site
+        if site.run is None:  # every method a function: no run method rebinds them
+            return []
         between = site.block[site.block.index(site.created) + 1 : site.block.index(site.run)]
         read = m.Attribute(value=m.Name(site.instance)) if site.instance else None
         before = {a.attr.value for s in between for a in m.findall(s, read)} if read else set()
@@ -1348,9 +1418,14 @@ def remap(result: MigrationResult, inlined: Inlined, text: str, class_at: tuple[
     """
     dropped = ", ".join(f"`{inlined.class_name}.{name}`" for name in inlined.dropped)
     instance = inlined.instance or f"{inlined.class_name}(...)"
+    ran = (
+        f"`{inlined.run_method}()` where it was called"
+        if inlined.run_method is not None
+        else "the methods the script calls are functions given the attributes they read"
+    )
     message = (
         f"trainer class `{inlined.class_name}` inlined: `__init__` runs where "
-        f"`{instance}` was created, `{inlined.run_method}()` where it was called"
+        f"`{instance}` was created, {ran}"
         + (f"; never called, removed with the class: {dropped}" if dropped else "")
     )
     return remap_lines(

@@ -48,7 +48,7 @@ class Carried:
     attrs: dict[str, list[str]]
     valued: set[str]
 
-    def check(self, owner: str, used, run: str, others: list[str], module: cst.Module) -> None:
+    def check(self, owner: str, used, run: str | None, others: list[str], module: cst.Module) -> None:
         """Unsupported (TL173) unless every call of a carrying helper can assign the
         attributes back where the class's attribute changed (see the module docstring)."""
         for method, info in used.items():
@@ -147,14 +147,14 @@ def ends_in_return(node: cst.FunctionDef) -> bool:
     return m.matches(last, m.SimpleStatementLine([m.Return() | m.Raise()]))
 
 
-def _check_bound_first(owner: str, used, run: str, others: list[str], carried) -> None:
+def _check_bound_first(owner: str, used, run: str | None, others: list[str], carried) -> None:
     """Each carried attribute has a value whenever a helper carrying it may run (it is passed
     to the function): set by a statement of `__init__` itself (not under an `if`), before
     the first statement calling a method when `__init__` reaches the helper; or, for a helper
     only the run method reaches, by one of its own statements before its first call."""
     init_first = _bound_before_calls(used["__init__"].node, stop=True)
     init_all = _bound_before_calls(used["__init__"].node, stop=False)
-    run_first = _bound_before_calls(used[run].node, stop=True)
+    run_first = _bound_before_calls(used[run].node, stop=True) if run is not None else set()
     from_init = _reached(used, "__init__")
     from_script = set().union(*(_reached(used, o) | {o} for o in others))
     for helper, attrs in carried.items():

@@ -16,10 +16,11 @@ optimizer_groups.py), and returns one of them from every `return`, ending with o
 `raise`). Several are alternatives (`if cfg.opt == "sgd": return SGD(...)`, `return
 AdamW(...)`): one optimizer per call, whichever the function picks when it runs again on
 the same arguments; every alternative must train the same models, and what reads the
-optimizer's arguments (clipping.py's `fused=`) reads each. The conversion calls it when `fit` starts instead of where the
-script did, as it builds any optimizer in `configure_optimizers`: so it may do nothing but
-compute, the same checks as a scheduler function's (scheduler_factories.py). The model it
-trains is the argument its caller gives for that parameter.
+optimizer's arguments (clipping.py's `fused=`) reads each. The conversion calls it when
+`fit` starts instead of where the script did, as it builds any optimizer in
+`configure_optimizers`: so it may do nothing but compute, the same checks as a scheduler
+function's (scheduler_factories.py). The model it trains is the argument its caller gives
+for that parameter.
 
 Refused (TL186), with the line: an optimizer no `return` returns, a scheduler too, a
 `return` of something else, an optimizer over anything but its parameters' `parameters()`

@@ -83,6 +83,34 @@ for epoch in range(2):
         scaler.update()
 """
 
+# a function of the script picking the optimizer by name, `fused=` on one of its alternatives
+_FUNCTION_FUSED = """
+def build_optimizer(name, model, device_type):
+    if name == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=0.1)
+    return torch.optim.AdamW(model.parameters(), lr=1e-3, fused={fused})
+
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+device_type = "cuda" if "cuda" in device else "cpu"
+use_amp = device_type == "cuda"
+net = nn.Linear(4, 2)
+net.to(device)
+opt = build_optimizer("adamw", net, device_type)
+scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+for epoch in range(2):
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        with torch.autocast(device_type, dtype=torch.float16, enabled=use_amp):
+            loss = criterion(net(x), y)
+        opt.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+"""
+
 CONVERTS = {
     # parameter groups ordering the parameters otherwise than model.parameters(), under a
     # scaler: the script's clipping in configure_gradient_clipping (Lightning's would sum the
@@ -110,6 +138,13 @@ CONVERTS = {
             "torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
             "self.model.configure_optimizers(1e-3, self.device.type)",
         ],
+        ["unscale_"],
+    ),
+    # the optimizer picked by a function of the script, none of its alternatives fused: its
+    # arguments are read there
+    "clipping_under_a_scaler_with_a_function_optimizer_not_fused": (
+        _FUNCTION_FUSED.format(fused="False"),
+        ['opt = build_optimizer("adamw", self.model, self.device.type)'],
         ["unscale_"],
     ),
     # nanoGPT: a limit known >= 0 tested `!= 0.0` (Lightning clips nothing for 0 either),
@@ -451,6 +486,11 @@ UNCHANGED = {
     # refuse gradient_clip_val there
     "clipping_under_a_scaler_with_the_model_method_fused_optimizer": (
         _METHOD_FUSED.format(fused="use_fused"),
+        "TL105",
+    ),
+    # one alternative of the script's optimizer function fused on CUDA
+    "clipping_under_a_scaler_with_a_function_optimizer_maybe_fused": (
+        _FUNCTION_FUSED.format(fused='device_type == "cuda"'),
         "TL105",
     ),
 }

@@ -261,6 +261,46 @@ def make_optimizer(net, lr):
         ["opt = make_optimizer(net=self.model, lr=0.01)"],
         ["opt.step()"],
     ),
+    # decay / no-decay groups filled from named_parameters() by tests on names and shapes,
+    # and the optimizer picked by a config choice: one `return` per alternative, one
+    # optimizer per call; the function runs again, on the module's model, in
+    # configure_optimizers
+    "optimizer_function_with_decay_groups_and_alternatives": (
+        _optimized(
+            """
+def build_optimizer(opt_name, wd, net):
+    decay, no_decay = [], []
+    for n, p in net.named_parameters():
+        if not p.requires_grad:
+            continue
+        if p.ndim < 2 or n.endswith(".bias") or any(k in n for k in ("norm",)):
+            no_decay.append(p)
+        else:
+            decay.append(p)
+    groups = [{"params": decay, "weight_decay": wd}, {"params": no_decay, "weight_decay": 0.0}]
+    if opt_name == "sgd":
+        return torch.optim.SGD(groups, lr=0.1, momentum=0.9)
+    elif opt_name == "adamw":
+        return torch.optim.AdamW(groups, lr=1e-3)
+    raise ValueError(opt_name)
+""",
+            'build_optimizer("adamw", 0.01, model)',
+        ),
+        ['opt = build_optimizer("adamw", 0.01, self.model)', "def build_optimizer("],
+        ["opt.step()"],
+    ),
+    # the groups given directly, over `parameters()` of the model it is given
+    "optimizer_function_with_groups_over_parameters": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    return torch.optim.SGD([{"params": net.parameters(), "weight_decay": 0.0}], lr=lr)
+""",
+            "make_optimizer(model, 0.01)",
+        ),
+        ["opt = make_optimizer(self.model, 0.01)"],
+        ["opt.step()"],
+    ),
     # the DDP tutorial series' `load_train_objs()`: the loop in the caller's own scope, the
     # optimizer kept where the factory built it and handed to the module
     "optimizer_unpacked_in_the_loops_scope": (
@@ -526,6 +566,64 @@ def make_optimizer(lr):
     return torch.optim.SGD(model.parameters(), lr=lr)
 """,
             "make_optimizer(0.01)",
+        ),
+        "TL186",
+    ),
+    # a group's membership drawn at random: the draw would move to when fit starts
+    "optimizer_function_with_random_groups": (
+        _optimized(
+            """
+def make_optimizer(net):
+    picked, rest = [], []
+    for p in net.parameters():
+        if random.random() < 0.5:
+            picked.append(p)
+        else:
+            rest.append(p)
+    return torch.optim.SGD([{"params": picked}, {"params": rest, "lr": 0.01}], lr=0.1)
+""",
+            "make_optimizer(model)",
+        ),
+        "TL186",
+    ),
+    # a group list filled from something other than a model's parameters loop
+    "optimizer_function_with_a_group_of_other_tensors": (
+        _optimized(
+            """
+def make_optimizer(net, extra):
+    params = []
+    for p in net.parameters():
+        params.append(p)
+    params.append(extra)
+    return torch.optim.SGD([{"params": params}], lr=0.1)
+""",
+            "make_optimizer(model, scale)",
+        ),
+        "TL186",
+    ),
+    # the alternatives train different models: which is not known here
+    "optimizer_function_alternatives_on_different_models": (
+        _optimized(
+            """
+def make_optimizer(net, head, name):
+    if name == "sgd":
+        return torch.optim.SGD(net.parameters(), lr=0.1)
+    return torch.optim.Adam(head.parameters(), lr=0.1)
+""",
+            'make_optimizer(model, other, "sgd")',
+        ),
+        "TL186",
+    ),
+    # two optimizers built, one returned: not alternatives
+    "optimizer_function_building_two_optimizers": (
+        _optimized(
+            """
+def make_optimizer(net):
+    first = torch.optim.SGD(net.parameters(), lr=0.1)
+    second = torch.optim.Adam(net.parameters(), lr=0.1)
+    return first
+""",
+            "make_optimizer(model)",
         ),
         "TL186",
     ),

@@ -262,6 +262,7 @@ def _fused_argument(ctx, plan) -> str | None:
     """The code of the optimizer call's `fused=` argument when it may be true, "" when the
     call is not seen here (built by a function, handed in), None when it is known not fused
     (no `fused=`: torch's default; `fused=False`)."""
+    from .optimizer_factories import optimizer_calls
     from .optimizer_methods import method_optimizer_calls  # -> factories -> ... -> here
 
     optimizer = plan.optimizer
@@ -271,6 +272,8 @@ def _fused_argument(ctx, plan) -> str | None:
         return ""
     if any(q.startswith("torch.optim.") for q in ctx.call_qualnames(call)):
         built = [call]
+    elif optimizer_calls(ctx, call) is not None:  # `build_optimizer(cfg, model)`: each
+        built = optimizer_calls(ctx, call)  # optimizer it may return, arguments as written
     else:  # nanoGPT's `model.configure_optimizers(...)`: the calls its method returns
         built = method_optimizer_calls(ctx, call)
         if built is None:

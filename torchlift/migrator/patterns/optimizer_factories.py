@@ -9,17 +9,24 @@
 
 Such a function is most often a method of a trainer class (`self._select_optimizer()`), a
 function once the class is inlined (shapes/trainer_inline.py). It is read as an optimizer
-when it builds exactly one `torch.optim` optimizer, on the parameters of models it is given
+when it builds `torch.optim` optimizers, each on the parameters of models it is given
 (`model.parameters()` of a parameter it does not rebind, maybe bound to a local first or
-kept by `filter(lambda p: p.requires_grad, ...)`), and returns that object from every
-`return`, ending with one. The conversion calls it when `fit` starts instead of where the
-script did, as it builds any optimizer in `configure_optimizers`: so it may do nothing but
-compute, the same checks as a scheduler function's (scheduler_factories.py). The model it
-trains is the argument its caller gives for that parameter.
+kept by `filter(lambda p: p.requires_grad, ...)`, or parameter groups filled from them:
+optimizer_groups.py), and returns one of them from every `return`, ending with one (or a
+`raise`). Several are alternatives (`if cfg.opt == "sgd": return SGD(...)`, `return
+AdamW(...)`): one optimizer per call, whichever the function picks when it runs again on
+the same arguments; every alternative must train the same models, and what reads the
+optimizer's arguments (clipping.py's `fused=`) reads each. The conversion calls it when
+`fit` starts instead of where the script did, as it builds any optimizer in
+`configure_optimizers`: so it may do nothing but compute, the same checks as a scheduler
+function's (scheduler_factories.py). The model it trains is the argument its caller gives
+for that parameter.
 
-Refused (TL186), with the line: several optimizers, a `return` of something else, an
-optimizer over anything but its parameters' `parameters()`, prints or other calls, stores
-into objects, `global`, a global bound more than once or changed in place.
+Refused (TL186), with the line: an optimizer no `return` returns, a scheduler too, a
+`return` of something else, an optimizer over anything but its parameters' `parameters()`
+(or groups filled from them), alternatives on different models, prints or other calls
+(`random.random()`), stores into objects, `global`, a global bound more than once or changed
+in place.
 Not an optimizer function (left to the other rules): one that builds no torch.optim optimizer.
 """
 
@@ -30,7 +37,8 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from .factories import _local_value
+from .factories import _local_value, _own_returns
+from .optimizer_groups import group_models
 from .scheduler_factories import (
     SCHEDULER_MODULE,
     _effect,
@@ -104,34 +112,87 @@ def _read(ctx, function: cst.FunctionDef) -> OptimizerFunction | None:
     def refused(node, why) -> OptimizerFunction:
         return OptimizerFunction(function, (), (node, why))
 
-    if len(built) > 1:
-        return refused(built[1], "builds several torch.optim objects")
-    optimizer = optimizers[0]
-    shape = returns_only(function, optimizer, "the optimizer")
+    others = [c for c in built if not any(c is o for o in optimizers)]
+    if others:  # a scheduler too: it would be lost
+        return refused(others[0], "builds several torch.optim objects")
+    # alternatives (`if cfg.opt == "sgd": return SGD(...)` / `return AdamW(...)`): each a
+    # `return` of its own, so one optimizer per call whichever the function picks
+    shape = returns_only(function, optimizers, "the optimizer")
     if shape is not None:
         return refused(*shape)
+    if len(optimizers) > 1 and not all(_returned(function, o) for o in optimizers):
+        return refused(optimizers[1], "builds several torch.optim objects")
     # the parameters it optimizes: `model.parameters()` of models it is given, nothing else
     table = _table(ctx, function)
-    first = next(
+    firsts = [_params_argument(o) for o in optimizers]
+    approved: list[cst.Call] = []
+    chosen = None
+    for optimizer, first in zip(optimizers, firsts):
+        models = _models(function, first, firsts, approved)
+        if models is None or not all(
+            model in table.get_identifiers()
+            and table.lookup(model).is_parameter()
+            and not table.lookup(model).is_assigned()
+            for model in models
+        ):
+            return refused(
+                optimizer,
+                "builds it on something other than `<model>.parameters()` of a model it is "
+                "given (or parameter groups filled from it)",
+            )
+        if chosen is not None and set(models) != set(chosen):
+            return refused(optimizer, "builds its alternatives on different models")
+        chosen = models
+    problem = _effect(ctx, function, set(), approved)
+    return OptimizerFunction(function, tuple(dict.fromkeys(chosen)), problem)
+
+
+def optimizer_calls(ctx, call) -> list[cst.Call] | None:
+    """The torch.optim constructor calls of the faithful optimizer function `call` calls
+    (one per alternative it may return); None when `call` is no such call."""
+    found = optimizer_function(ctx, call)
+    if found is None or call_problem(found, call) is not None:
+        return None
+    return [
+        c
+        for c in m.findall(found.function, m.Call())
+        if any(q.startswith("torch.optim.") for q in ctx.call_qualnames(c))
+    ]
+
+
+def _params_argument(optimizer: cst.Call):
+    return next(
         (a.value for a in optimizer.args if a.keyword is None or a.keyword.value == "params"),
         None,
     )
-    if isinstance(first, cst.Name):  # `params = model.parameters()` first
-        first = _local_value(function, first.value)
-    reads = m.findall(first, _PARAMETERS) if first is not None else []
-    models = [r.func.value.value for r in reads]
-    if not _over_parameters(first) or not all(
-        model in table.get_identifiers()
-        and table.lookup(model).is_parameter()
-        and not table.lookup(model).is_assigned()
-        for model in models
-    ):
-        return refused(
-            optimizer,
-            "builds it on something other than `<model>.parameters()` of a model it is given",
-        )
-    problem = _effect(ctx, function, set())
-    return OptimizerFunction(function, tuple(dict.fromkeys(models)), problem)
+
+
+def _returned(function: cst.FunctionDef, optimizer: cst.Call) -> bool:
+    """Some `return` of the function returns `optimizer` (directly or through its local)."""
+    for ret in _own_returns(function):
+        value = ret.value
+        if isinstance(value, cst.Name):
+            value = _local_value(function, value.value)
+        if value is optimizer:
+            return True
+    return False
+
+
+def _models(function, first, firsts, approved: list) -> list[str] | None:
+    """The models whose parameters `first` (an optimizer's parameters) holds; the calls its
+    parameter groups make that only fill them go to `approved`. None when not read."""
+    if first is None:
+        return None
+    value = first
+    if isinstance(value, cst.Name):  # `params = model.parameters()` first
+        value = _local_value(function, value.value)
+    if value is not None and _over_parameters(value):
+        return [r.func.value.value for r in m.findall(value, _PARAMETERS)]
+    groups = group_models(function, first, [f for f in firsts if f is not None])
+    if groups is None:
+        return None
+    approved += groups[1]
+    return groups[0]
 
 
 def _over_parameters(value) -> bool:

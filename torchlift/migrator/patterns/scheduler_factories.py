@@ -43,7 +43,7 @@ SCHEDULER_MODULE = "torch.optim.lr_scheduler."
 # return, nothing else (`functools.partial` binds a function of the script, checked itself)
 _PURE_CALLS = frozenset(
     f"builtins.{name}"
-    for name in "abs bool divmod float int isinstance len max min pow range round sum".split()
+    for name in "abs all any bool divmod float int isinstance len max min pow range round sum".split()
 ) | {"functools.partial"}
 # methods of what it is given that only read it: a model's parameters for an optimizer
 _READS = READ_METHODS | {"parameters", "named_parameters"}
@@ -173,9 +173,11 @@ def _read(ctx, function: cst.FunctionDef) -> SchedulerFunction | None:
     return SchedulerFunction(function, optimizer, problem)
 
 
-def returns_only(function: cst.FunctionDef, built: cst.Call, what: str):
+def returns_only(function: cst.FunctionDef, built, what: str):
     """(node, why) unless `function` takes plain parameters and returns the object `built`
-    (directly, or a local bound once to it) from every `return`, ending with one."""
+    (directly, or a local bound once to it; or one of several `built`, alternatives) from
+    every `return`, ending with one or with a `raise` (no path falls off its end)."""
+    built = built if isinstance(built, list) else [built]
     params = function.params
     if isinstance(params.star_arg, cst.Param):
         return function, "takes *args"
@@ -183,19 +185,22 @@ def returns_only(function: cst.FunctionDef, built: cst.Call, what: str):
         return function, "takes **kwargs or positional-only parameters"
     returns = _own_returns(function)
     body = function.body.body
-    if not returns or not (body and _is_return(body[-1])):
+    if not returns or not (body and _ends(body[-1])):
         return function, f"does not end by returning {what}"
     for ret in returns:
         value = ret.value
         if isinstance(value, cst.Name):
             value = _local_value(function, value.value)
-        if value is not built:
+        if not any(value is b for b in built):
             return ret, f"returns something other than {what} it builds"
     return None
 
 
-def _is_return(stmt) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[-1], cst.Return)
+def _ends(stmt) -> bool:
+    """A `return` or a `raise` (`raise ValueError(name)` after the alternatives)."""
+    return isinstance(stmt, cst.SimpleStatementLine) and isinstance(
+        stmt.body[-1], (cst.Return, cst.Raise)
+    )
 
 
 def _table(ctx, function: cst.FunctionDef) -> symtable.SymbolTable:
@@ -214,9 +219,13 @@ def _scope_names(table: symtable.SymbolTable) -> set[str]:
     return found
 
 
-def _effect(ctx, function: cst.FunctionDef, seen: set[int]) -> tuple[cst.CSTNode, str] | None:
+def _effect(
+    ctx, function: cst.FunctionDef, seen: set[int], approved: list | None = None
+) -> tuple[cst.CSTNode, str] | None:
     """(node, what it does) for the first thing `function` -- or a function of the script it
-    reads -- does besides computing; None when it only computes."""
+    reads -- does besides computing; None when it only computes. `approved` are calls known
+    to change nothing but the function's own new objects (optimizer_groups.py)."""
+    approved_ids = {id(c) for c in approved or ()}
     if id(function) in seen:
         return None
     seen.add(id(function))
@@ -236,7 +245,7 @@ def _effect(ctx, function: cst.FunctionDef, seen: set[int]) -> tuple[cst.CSTNode
             if not isinstance(target, cst.Name):
                 shown = ctx.module.code_for_node(target)
                 return node, f"stores into `{shown}`: a change the conversion would make later"
-        if isinstance(node, cst.Call):
+        if isinstance(node, cst.Call) and id(node) not in approved_ids:
             why = _call_effect(ctx, node, local, nested)
             if why is not None:
                 return node, why

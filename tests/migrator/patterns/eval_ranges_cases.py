@@ -78,6 +78,16 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # a range over a list's length, the list grown by the epoch: the range built once before
+    # `fit` would keep its first length
+    "range_over_the_length_of_a_list_the_epoch_grows": (
+        "held_out = [torch.randn(2, 4)]\n"
+        + _EPOCH.format(
+            evaluation="held_out.append(val_data[epoch : epoch + 2])\n    "
+            + _PASS.format(numbers="0, len(held_out)")
+        ),
+        "TL192",
+    ),
     # a list is not immutable: the function may append to it
     "range_reads_a_list_handed_to_a_function": (
         "steps = [2]\n"

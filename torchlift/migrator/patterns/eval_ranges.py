@@ -16,9 +16,9 @@ The language-model tutorials evaluate over tensors, not a DataLoader:
 The same numbers in the same order, one per `validation_step`, from a loader with its own
 generator (its iterator draws nothing from the global RNG); eval_passes then reads the pass as
 any other. The range is built once, before `fit`: it must read only names bound before the
-epoch loop that the epoch loop does not change. A name read only through its shape
-(`x.size(0)`, `len(x)`, `x.shape`) changes only by rebinding or an in-place reshape; any other
-name changes as shapes/epoch_batch.py's `maybe_changed` says. Refused (TL192): a range that
+epoch loop that the epoch loop does not change: as shapes/epoch_batch.py's `maybe_changed` says (a list the epoch
+grows changes its `len`), and for a name read only through its shape (`x.size(0)`, `len(x)`,
+`x.shape`) also by a rebinding or an in-place reshape (`x.resize_(...)`). Refused (TL192): a range that
 reads a name bound in the epoch or one the epoch loop may change. Taken only after the batch
 loop, under `no_grad` / `inference_mode`, after a `.eval()` call of the epoch (a range loop
 without one runs in train mode and stays epoch-end code).
@@ -143,14 +143,15 @@ def _changing(
     target = collect_names(cst.AssignTarget(ctx.loop.target)).writes
     shape_only = {name for name in reads if _read_as_shape_only(numbers, name)}
     changed = reads & target
-    changed |= maybe_changed(ctx, cst.Module(body=epoch), reads - shape_only)
+    changed_values = maybe_changed(ctx, cst.Module(body=epoch), reads)
+    changed |= changed_values
     changed |= shape_only & collect_names(*epoch).writes
     changed |= reads & _declared_global(ctx.module)
     if _reshapes_in_place(ctx.module):  # on a parameter, maybe: no name to follow
         changed |= shape_only
     if changed:
         name = sorted(changed)[0]
-        if name in shape_only - target:  # changed by a rebinding or a reshape only
+        if name in shape_only - target - changed_values:  # by a rebinding or a reshape only
             at = next((s for s in _simple_statements(epoch) if name in bound_names(s)), None)
             how = "rebinds" if at is not None else "may reshape in place"
             if at is None:  # the in-place reshape, when the epoch holds it

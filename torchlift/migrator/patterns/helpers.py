@@ -33,7 +33,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.definition_defaults import read_alike_at_call
+from ..analysis.closures import closure_helpers, why_not_inlined
+from ..analysis.definition_defaults import constant, read_alike_at_call
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
@@ -79,7 +80,8 @@ RULES = (HELPER_SHAPE,)
 def epoch_body(ctx, stmts):
     """Each `[target =] helper(...)` statement of the epoch body replaced by the helper's
     body; the helpers inlined are noted for the plan (removed once nothing calls them)."""
-    helpers = training_helpers(ctx.module)
+    closures = closure_helpers(ctx)  # shadow module-level functions of the same name
+    helpers = {**training_helpers(ctx.module), **closures}
     inlined = ctx.found.setdefault("inlined", [])
     if not helpers:
         return stmts
@@ -98,6 +100,11 @@ def epoch_body(ctx, stmts):
             out.append(stmt)
             continue
         _plain_decorators(ctx, found[0])
+        closure = found[0] is closures.get(found[0].name.value)
+        if closure:
+            why = why_not_inlined(ctx, found[0])
+            if why is not None:
+                raise Unsupported(HELPER_SHAPE, why, stmt)
         body, declared = declared_globals(ctx, found[0], stmt, called)
         body, bound, bindings, origin = inline_call(
             stmt,
@@ -108,7 +115,12 @@ def epoch_body(ctx, stmts):
             avoid=outside,
             operator=found[3],
             limit_ok=lambda value: positive_int(ctx, value),
-            read_alike=lambda func, value: read_alike_at_call(ctx, func, value),
+            # a closure's default was evaluated in the enclosing function when its `def` ran
+            read_alike=(
+                (lambda func, value: constant(value))
+                if closure
+                else (lambda func, value: read_alike_at_call(ctx, func, value))
+            ),
             quiet_exit=lambda with_stmt: exits_quietly(ctx, with_stmt),
         )
         taken |= bound

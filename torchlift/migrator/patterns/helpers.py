@@ -136,6 +136,9 @@ def epoch_body(ctx, stmts):
                 stmt,
             )
         inlined.append(found[0].name.value)
+        if closure:
+            owner = ctx.function.name.value
+            ctx.found.setdefault("inlined_closures", {})[found[0].name.value] = owner
         origin = ctx.found.setdefault("inlined_from", {})  # for reasons naming the helper
         origin.update({id(inlined_stmt): found[0].name.value for inlined_stmt in body})
         out.extend(body)
@@ -163,7 +166,9 @@ def _is_helper(stmt, names) -> bool:
 
 
 def read(ctx, plan, steps) -> None:
-    plan.inlined_helpers = list(ctx.found.get("inlined", []))
+    closures = ctx.found.get("inlined_closures", {})
+    plan.inlined_helpers = [n for n in ctx.found.get("inlined", []) if n not in closures]
+    plan.inlined_closures = dict(closures)
 
 
 def training_helpers(module: cst.Module) -> dict[str, cst.FunctionDef]:

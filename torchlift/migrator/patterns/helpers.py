@@ -22,6 +22,14 @@ A final `return` may stand last in the `with` blocks ending the helper (the tuto
 `test()` returning from inside `with torch.no_grad():`) when their exits leave the result alone
 (source/trailing_return.py): the `with` stays, the value assigned inside it.
 
+A closure -- `def train(epoch):` defined in `main()` before its epoch loop, reading `model`
+and the loaders from `main()`'s locals -- is inlined the same way (analysis/closures.py): it
+reads its free names from `main()`'s frame when called, and inlined at the call they are read
+there, then. Refused (TL111): the name bound again in `main()` (a decorator's result, a
+rebinding), a default that is not a constant (read at the call it could differ from the one
+the `def` evaluated); a `nonlocal` is refused where the loop is located (TL117). The `def` is
+removed from `main()`'s body once nothing there calls it.
+
 Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (the
 refusal names the return's line), nested functions, a decorator other than `torch.no_grad()`
 / `torch.inference_mode()` (its body would run without what the decorator wraps it in), or a
@@ -54,7 +62,9 @@ HELPER_SHAPE = Rule(
     """A helper called once per epoch (`train(model, loader, optimizer, epoch)`) is inlined
     into the epoch loop before converting. That needs plain parameters (no *args/**kwargs),
     a single `return` at the end (or last in the `with torch.no_grad():` ending it), no
-    functions defined inside and no decorator but a grad mode (`@torch.no_grad()`). A default
+    functions defined inside and no decorator but a grad mode (`@torch.no_grad()`). A
+    closure of the function holding the loop (`def train(epoch):` in `main()`) is inlined
+    too, when `main()` binds its name only with the `def` and its defaults are constants. A default
     that is an expression (one object Python built when the function was defined, shared by
     every call) is bound to a module name right before the `def`, unless the function is
     decorated: its decorators are evaluated before it.""",

@@ -121,6 +121,8 @@ class LoopPlan:
     # "trainer" or None when removed, why)
     explained: list = field(default_factory=list)
     inlined_helpers: list[str] = field(default_factory=list)
+    # inlined closures -> the function defining them (their `def` is removed from its body only)
+    inlined_closures: dict[str, str] = field(default_factory=dict)
     index_start: dict = field(default_factory=dict)  # index name -> start expression
     loss_capture: str | None = None  # name holding the loss when the loop rebinds `loss`
     # carried names a kept hand-set learning rate follows: saved in checkpoints when they

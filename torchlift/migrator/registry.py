@@ -34,6 +34,7 @@ SHAPES = ("torchlift.migrator.shapes.iteration", "torchlift.migrator.shapes.epoc
 # train()/eval() calls dropped before device moves are stripped.
 PATTERNS = [
     "torchlift.migrator.patterns.helpers",
+    "torchlift.migrator.patterns.bar_with",  # the helpers' `with tqdm(...) as bar` too
     "torchlift.migrator.patterns.loop_else",
     "torchlift.migrator.patterns.generator_batches",
     "torchlift.migrator.patterns.keyed_loaders",

@@ -312,3 +312,27 @@ UNCHANGED = {
         "TL103",
     ),
 }
+
+UNCHANGED.update(
+    {
+        # the nested function holds a whole run (its own epoch loop): no per-epoch helper
+        "run_in_a_function_nested_in_main": (
+            """
+            def main():
+                def fit(epochs):
+                    for epoch in range(epochs):
+                        for x, y in loader:
+                            optimizer.zero_grad()
+                            loss = criterion(model(x), y)
+                            loss.backward()
+                            optimizer.step()
+
+                fit(2)
+
+
+            main()
+            """,
+            "TL103",
+        ),
+    }
+)

@@ -903,3 +903,75 @@ UNCHANGED.update(
         ),
     }
 )
+
+# closures: `train(epoch)` defined in `main()` before its epoch loop, reading main's locals
+_CLOSURE = """
+def main():
+    net = nn.Linear(4, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+{before}
+    def train(epoch{params}):
+{head}        net.train()
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(net(x), y)
+            loss.backward()
+            opt.step()
+        print(epoch, loss.item())
+{between}
+    for epoch in range(2):
+        train(epoch)
+
+
+main()
+"""
+
+
+def _closure(before="", params="", head="", between=""):
+    return _CLOSURE.format(before=before, params=params, head=head, between=between)
+
+
+CONVERTS.update(
+    {
+        "closure_of_the_function_holding_the_epoch_loop": (
+            _closure(params=", scale=2"),
+            [
+                "lit_model = LitModel(net)",
+                "trainer.fit(lit_model, loader)",
+                "def on_train_epoch_end(self):\n        epoch = self.current_epoch\n"
+                "        print(epoch, self.loss.item())",
+            ],
+            ["def train(", "train(epoch)"],
+        ),
+        # the closure shadows a module-level function of the same name
+        "closure_shadowing_a_module_level_helper": (
+            'def train(epoch):\n    print("module-level", epoch)\n\n' + _closure(),
+            ["trainer.fit(lit_model, loader)", 'def train(epoch):\n    print("module-level", epoch)'],
+            ["train(epoch)\n"],
+        ),
+    }
+)
+
+UNCHANGED.update(
+    {
+        # called, `train` is what the decorator returned, not the `def`'s body
+        "closure_bound_again": (
+            _closure(between="\n    train = functools.lru_cache(train)\n"),
+            "TL111",
+        ),
+        # `net=net` was read when the `def` ran: inlined, it would be read at the call
+        "closure_default_read_from_the_enclosing_function": (
+            _closure(params=", model=net"),
+            "TL111",
+        ),
+        # `global` makes `best` the module's; inlined into main() it would be main's local
+        "closure_declaring_global_a_local_of_the_enclosing_function": (
+            _closure(before="    best = 0\n", head="        global best\n        best = 1\n"),
+            "TL117",
+        ),
+        "closure_assigning_nonlocal": (
+            _closure(before="    best = 0\n", head="        nonlocal best\n        best = 1\n"),
+            "TL117",
+        ),
+    }
+)

@@ -182,19 +182,24 @@ def _pad_blank_lines(stmt, count: int):
 class RemoveUnusedBindings:
     """Drop device bindings (`device = torch.device(...)`, or the if/else choosing it) whose
     name nothing reads any more, with their comments, and
-    module-level helper functions that were inlined into the LightningModule."""
+    module-level helper functions that were inlined into the LightningModule, and closures
+    (`nested`: function -> the names of the closures to remove from its body)."""
 
-    def __init__(self, codes: set[str], functions: set[str] = frozenset()) -> None:
+    def __init__(
+        self, codes: set[str], functions: set[str] = frozenset(), nested: dict | None = None
+    ) -> None:
         self.codes = codes
         self.functions = functions
+        self.nested = nested or {}
 
-    def _filter(self, body):
+    def _filter(self, body, extra: set[str] = frozenset()):
+        functions = self.functions | extra
         module = cst.Module(body=[])
         out = []
         carry = []
         pairs = [(stmt, stmt) for stmt in body]
         for position, stmt in enumerate(body):
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in self.functions:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in functions:
                 carry = [line for line in stmt.leading_lines if line.comment is None]
                 continue
             if isinstance(stmt, (cst.SimpleStatementLine, cst.If)):
@@ -222,7 +227,10 @@ class RemoveUnusedBindings:
         for stmt in self._filter(module.body):
             block = getattr(stmt, "body", None)
             if isinstance(stmt, (cst.FunctionDef, cst.If)) and isinstance(block, cst.IndentedBlock):
-                inner = self._filter(block.body) or [cst.SimpleStatementLine([cst.Pass()])]
+                extra = set()
+                if isinstance(stmt, cst.FunctionDef):  # the closures inlined from its body
+                    extra = self.nested.get(stmt.name.value, set())
+                inner = self._filter(block.body, extra) or [cst.SimpleStatementLine([cst.Pass()])]
                 if len(inner) != len(block.body):
                     stmt = stmt.with_changes(body=block.with_changes(body=inner))
             body.append(stmt)

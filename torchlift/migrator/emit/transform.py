@@ -146,6 +146,12 @@ def _transform(
         unused_helpers = helpers - reads_among(helpers, *new.body)
         if unused_helpers:
             new = RemoveUnusedBindings(set(), unused_helpers).apply(new)
+    closures: dict[str, set[str]] = {}  # function -> its inlined closures
+    for _, plan in planned:
+        for name, owner in plan.inlined_closures.items():
+            closures.setdefault(owner, set()).add(name)
+    if closures:
+        new = RemoveUnusedBindings(set(), nested=_unused_closures(new, closures)).apply(new)
     unused = _unused_bindings(new, device_bindings)
     if unused:
         new = RemoveUnusedBindings(unused).apply(new)
@@ -156,6 +162,16 @@ def _transform(
         new = add_import(new, name, name)
     new = add_import(new, import_name, alias)
     return _keep_final_newline(text, new.code, new.default_newline)
+
+
+def _unused_closures(module: cst.Module, closures: dict[str, set[str]]) -> dict[str, set[str]]:
+    """function -> the inlined closures defined in its body that nothing there reads now."""
+    unused = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in closures:
+            names = closures[stmt.name.value]
+            unused[stmt.name.value] = names - reads_among(names, *stmt.body.body)
+    return unused
 
 
 def _keep_final_newline(original: str, output: str, newline: str) -> str:

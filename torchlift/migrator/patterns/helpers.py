@@ -26,6 +26,14 @@ stands, the `with`s and `if`s staying. A call statement dropping the result (`tr
 still evaluates a returned value with effects (`return meter.summary()`) where the return
 stood; one that only reads (analysis/output_effects.py's pure_expression) goes with it.
 
+A closure -- `def train(epoch):` defined in `main()` before its epoch loop, reading `model`
+and the loaders from `main()`'s locals -- is inlined the same way (analysis/closures.py): it
+reads its free names from `main()`'s frame when called, and inlined at the call they are read
+there, then. Refused (TL111): the name bound again in `main()` (a decorator's result, a
+rebinding), a default that is not a constant (read at the call it could differ from the one
+the `def` evaluated); a `nonlocal` is refused where the loop is located (TL117). The `def` is
+removed from `main()`'s body once nothing there calls it.
+
 Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (the
 refusal names the return's line), nested functions, a decorator other than `torch.no_grad()`
 / `torch.inference_mode()` (its body would run without what the decorator wraps it in), or a
@@ -37,7 +45,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.definition_defaults import read_alike_at_call
+from ..analysis.closures import closure_helpers, why_not_inlined
+from ..analysis.definition_defaults import constant, read_alike_at_call
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
@@ -59,7 +68,9 @@ HELPER_SHAPE = Rule(
     """A helper called once per epoch (`train(model, loader, optimizer, epoch)`) is inlined
     into the epoch loop before converting. That needs plain parameters (no *args/**kwargs),
     a single `return` at the end (or last in the `with torch.no_grad():` ending it), no
-    functions defined inside and no decorator but a grad mode (`@torch.no_grad()`). A default
+    functions defined inside and no decorator but a grad mode (`@torch.no_grad()`). A
+    closure of the function holding the loop (`def train(epoch):` in `main()`) is inlined
+    too, when `main()` binds its name only with the `def` and its defaults are constants. A default
     that is an expression (one object Python built when the function was defined, shared by
     every call) is bound to a module name right before the `def`, unless the function is
     decorated: its decorators are evaluated before it.""",
@@ -85,7 +96,8 @@ RULES = (HELPER_SHAPE,)
 def epoch_body(ctx, stmts):
     """Each `[target =] helper(...)` statement of the epoch body replaced by the helper's
     body; the helpers inlined are noted for the plan (removed once nothing calls them)."""
-    helpers = training_helpers(ctx.module)
+    closures = closure_helpers(ctx)  # shadow module-level functions of the same name
+    helpers = {**training_helpers(ctx.module), **closures}
     inlined = ctx.found.setdefault("inlined", [])
     if not helpers:
         return stmts
@@ -104,6 +116,11 @@ def epoch_body(ctx, stmts):
             out.append(stmt)
             continue
         _plain_decorators(ctx, found[0])
+        closure = found[0] is closures.get(found[0].name.value)
+        if closure:
+            why = why_not_inlined(ctx, found[0])
+            if why is not None:
+                raise Unsupported(HELPER_SHAPE, why, stmt)
         body, declared = declared_globals(ctx, found[0], stmt, called)
         body, bound, bindings, origin = inline_call(
             stmt,
@@ -114,7 +131,12 @@ def epoch_body(ctx, stmts):
             avoid=outside,
             operator=found[3],
             limit_ok=lambda value: positive_int(ctx, value),
-            read_alike=lambda func, value: read_alike_at_call(ctx, func, value),
+            # a closure's default was evaluated in the enclosing function when its `def` ran
+            read_alike=(
+                (lambda func, value: constant(value))
+                if closure
+                else (lambda func, value: read_alike_at_call(ctx, func, value))
+            ),
             quiet_exit=lambda with_stmt: exits_quietly(ctx, with_stmt),
             effect_free=lambda value: pure_expression(ctx, value),
         )
@@ -131,6 +153,9 @@ def epoch_body(ctx, stmts):
                 stmt,
             )
         inlined.append(found[0].name.value)
+        if closure:
+            owner = ctx.function.name.value
+            ctx.found.setdefault("inlined_closures", {})[found[0].name.value] = owner
         origin = ctx.found.setdefault("inlined_from", {})  # for reasons naming the helper
         origin.update({id(inlined_stmt): found[0].name.value for inlined_stmt in body})
         out.extend(body)
@@ -158,7 +183,9 @@ def _is_helper(stmt, names) -> bool:
 
 
 def read(ctx, plan, steps) -> None:
-    plan.inlined_helpers = list(ctx.found.get("inlined", []))
+    closures = ctx.found.get("inlined_closures", {})
+    plan.inlined_helpers = [n for n in ctx.found.get("inlined", []) if n not in closures]
+    plan.inlined_closures = dict(closures)
 
 
 def training_helpers(module: cst.Module) -> dict[str, cst.FunctionDef]:

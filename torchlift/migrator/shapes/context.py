@@ -31,7 +31,10 @@ PLACEMENT = Rule(
     before and after the loop) -- not inside a `try`, another loop or any other block. A
     `with` that changes what training means is refused too: `async with`, grad mode
     (`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled()`), DDP's
-    `model.join()`, and a tqdm bar's `with` holding more than the loop.""",
+    `model.join()`, and a tqdm bar's `with` holding more than the loop. A batch loop in a
+    function defined inside the function holding the epoch loop (`def train(epoch):` in
+    `main()`) is inlined into that loop when the loop calls it (patterns/helpers.py); one
+    holding its own epoch loop is refused, naming both functions.""",
     """Move the loop out of the block (for example open the log file in a `with` around the
     loop instead of closing it in `finally`, or put the loop in a `main()` function).""",
     """
@@ -211,9 +214,7 @@ class LoopContext:
         path = path[: len(path) - len(self.withs)]
         if len(path) > 1:
             refuse_method_loop(self.module, self.loop)  # a hand-written trainer class: TL133
-            raise Unsupported(
-                PLACEMENT, "training loop is nested inside another statement", self.loop
-            )
+            raise Unsupported(PLACEMENT, _why_nested(path), self.loop)
         owner = path[0] if path else self.module
         if owner is not self.module:
             if isinstance(owner, cst.FunctionDef):
@@ -278,11 +279,7 @@ class LoopContext:
             self.params = {p.name.value for p in _all_params(self.function)}
             declared = top_level_globals(self.function)
             if declared is None:
-                raise Unsupported(
-                    GLOBAL_STATEMENT,
-                    "the function holding the loop uses `nonlocal`, or `global` inside a block",
-                    self.loop,
-                )
+                raise Unsupported(GLOBAL_STATEMENT, *_scope_declaration(self.function, self.loop))
             self.found["function_globals"] = declared
         else:
             self.scope_before = [*self.module_before, *self.before]
@@ -386,6 +383,49 @@ class LoopContext:
             else:
                 break
         return iterator, index, target
+
+
+def _why_nested(path: list) -> str:
+    """Why a loop held by more than one statement cannot be converted where it stands: the
+    innermost function holding it, when it is nested in another (a closure), else the
+    statement around it."""
+    inner = next((s for s in reversed(path[1:]) if isinstance(s, cst.FunctionDef)), None)
+    if inner is None:
+        return "training loop is nested inside another statement"
+    outer = next(
+        s
+        for s in reversed(path[: path.index(inner)])
+        if isinstance(s, cst.FunctionDef | cst.ClassDef)
+    )
+    return (
+        f"training loop is in `{inner.name.value}()`, a function defined inside "
+        f"`{outer.name.value}`: a nested function is inlined only when the epoch loop of the "
+        "function defining it calls it once per epoch; move it to module level"
+    )
+
+
+def _scope_declaration(func: cst.FunctionDef, loop) -> tuple[str, cst.CSTNode]:
+    """(why, where) for the `nonlocal`, or `global` inside a block, that top_level_globals
+    found in `func`: a closure's names the closure and the name it declares."""
+    for stmt in func.body.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            continue  # its own top-level `global` is fine; a `nonlocal` there names nothing
+        for inner in m.findall(stmt, m.FunctionDef()):
+            for found in m.findall(inner.body, m.Nonlocal() | m.Global()):
+                names = ", ".join(n.name.value for n in found.names)
+                where = f"`{inner.name.value}()`, defined inside `{func.name.value}()` that holds the loop,"
+                if isinstance(found, cst.Nonlocal):
+                    why = (
+                        f"{where} writes its `{names}` through `nonlocal`: a closure's writes to "
+                        "the function's locals are not converted; return the value instead"
+                    )
+                else:
+                    why = (
+                        f"{where} declares `global {names}`: only `global` at the top of the "
+                        "function holding the loop is converted"
+                    )
+                return why, found
+    return "the function holding the loop uses `nonlocal`, or `global` inside a block", loop
 
 
 def top_level_globals(func: cst.FunctionDef) -> set[str] | None:

@@ -1,7 +1,8 @@
 """Find training-loop candidates from the `ast` tree CPython already built, before any libcst.
 
 A candidate is the outermost loop (per function) around a `.backward(` call, or a loop that
-calls a module-level helper containing such a loop once per iteration (`train(...)` per epoch).
+calls a module-level helper containing such a loop once per iteration (`train(...)` per epoch),
+or a closure doing so that a module-level function defines in its body.
 Walking statements only (never expressions) keeps this far cheaper than a libcst visitor.
 The ast loops are then paired with libcst loops by source order (both trees list statements
 in the order they appear in the file).
@@ -76,6 +77,16 @@ def find_candidates(tree: ast.Module, text: str) -> tuple[list[ast.stmt], bool]:
         outer.append(stmt)
         owner[id(stmt)] = function
     top_functions = {id(s): s for s in tree.body if isinstance(s, ast.FunctionDef)}
+    # closures: functions a module-level function defines in its own body, called from its
+    # epoch loop (patterns/helpers.py inlines them like module-level helpers)
+    top_functions.update(
+        {
+            id(s): s
+            for f in list(top_functions.values())
+            for s in f.body
+            if isinstance(s, ast.FunctionDef)
+        }
+    )
     # a function holding a whole run (an epoch loop around a loop calling backward) is no
     # per-epoch helper: a loop calling it is a loop over runs, its epoch loop the candidate
     helpers = {
@@ -87,7 +98,7 @@ def find_candidates(tree: ast.Module, text: str) -> tuple[list[ast.stmt], bool]:
     }
     if not helpers:
         return outer, uses_lightning
-    all_helpers = {s.name for s in tree.body if isinstance(s, ast.FunctionDef)} & {
+    all_helpers = {
         f.name for f in top_functions.values() if any(isinstance(n, _LOOPS) for n in _loops_in(f))
     }
     callers, called = [], set()

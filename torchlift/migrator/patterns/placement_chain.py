@@ -10,7 +10,11 @@ arguments choosing per branch, by the same tests.
         model = torch.nn.DataParallel(model).cuda()       else "ddp" if torch.cuda.device_count() > 1
                                                           else "auto",
 
-(pytorch/examples' ImageNet `main_worker`.) A branch places the model in one of three ways:
+(pytorch/examples' ImageNet `main_worker`.) A branch holding only a chain of its own (the older
+ImageNet's `if torch.cuda.is_available(): if args.gpu is not None: ... else: DataParallel`) is
+read as that chain's branches, each under both tests (`torch.cuda.is_available() and args.gpu
+is not None`, then `torch.cuda.is_available()`), and one leaving the model where it was when
+the inner chain has no `else`. A branch places the model in one of three ways:
 not at all (it stays on the CPU it was built on: `accelerator="cpu"`), on one GPU with
 `.cuda()` / `.cuda(i)` (`devices=1` / `[i]`; `i` is also what a `torch.cuda.set_device(i)` of
 the branch selects for a bare `.cuda()`), or wrapped in DataParallel and moved to the GPU
@@ -119,7 +123,7 @@ def is_placement_chain(ctx, stmt, name: str, placement_only) -> bool:
     """An `if` with `elif`/`else` branches, one of which places `name` on a GPU (`.cuda(...)`,
     DataParallel, DDP), none binding it other than by placing it. (Branches moving it only
     with `.to(device)` are device_intent's.)"""
-    if not isinstance(stmt, cst.If) or stmt.orelse is None:
+    if not isinstance(stmt, cst.If) or (stmt.orelse is None and _nested(stmt.body) is None):
         return False
     inner = [s for body in _bodies(stmt) for s in body]
     if any(
@@ -163,15 +167,34 @@ def take(ctx, plan, stmt: cst.If, name: str, placement_only, kept_moves: bool) -
 
 
 def _bodies(stmt: cst.If) -> list[list[cst.BaseStatement]]:
+    """The statements of every branch, those of nested chains' branches too."""
     found, branch = [], stmt
     while branch is not None:
         found.append(list(branch.body.body))
+        nested = _nested(branch.body)
+        if nested is not None:
+            found += _bodies(nested)
         branch = branch.orelse if isinstance(branch, cst.If) else None
     return found
 
 
+def _nested(body: cst.BaseSuite) -> cst.If | None:
+    """The `if` a branch holds alone (`if cuda: if args.gpu is not None: ... else: ...`): a
+    chain of its own, whose branches run only where the outer test holds."""
+    inner = body.body
+    return inner[0] if len(inner) == 1 and isinstance(inner[0], cst.If) else None
+
+
 def _branches(ctx, stmt: cst.If, name: str, placement_only) -> list[Branch]:
     """The branches that may run, in order; the last one runs when no test before it holds."""
+    found, always = _branches_under(ctx, stmt, name, placement_only, None)
+    return found if always else [*found, Branch(None, "else", None)]
+
+
+def _branches_under(ctx, stmt: cst.If, name: str, placement_only, outer):
+    """(the branches of `stmt` that may run, each test joined to the `outer` one with `and`;
+    whether one of them always runs where `outer` holds). A branch holding a chain alone
+    gives that chain's branches; where none of them runs, the model stays where it was."""
     found: list[Branch] = []
     branch: cst.If | cst.Else | None = stmt
     keyword = "if"
@@ -179,14 +202,34 @@ def _branches(ctx, stmt: cst.If, name: str, placement_only) -> list[Branch]:
         test = branch.test if isinstance(branch, cst.If) else None
         taken = known_test(ctx, test) if test is not None else True
         if taken is not False:  # a branch that never runs stays as written
-            read = Branch(branch, keyword, None if taken is True else test)
-            _read_branch(ctx, read, branch.body.body, name, placement_only)
-            found.append(read)
+            joined = _both(outer, None if taken is True else test)
+            nested = _nested(branch.body)
+            if nested is not None and _touches(nested, name):
+                inner, always = _branches_under(ctx, nested, name, placement_only, joined)
+                found += inner if always else [*inner, Branch(None, "else", joined)]
+            else:
+                read = Branch(branch, keyword, joined)
+                _read_branch(ctx, read, branch.body.body, name, placement_only)
+                found.append(read)
             if taken is True:  # the ones after it never run
-                return found
+                return found, True
         branch = branch.orelse if isinstance(branch, cst.If) else None
         keyword = "elif" if isinstance(branch, cst.If) else "else"
-    return [*found, Branch(None, "else", None)]  # no `else`: the model stays where it was
+    return found, False  # no `else`: the model stays where it was
+
+
+def _both(outer, test):
+    """`outer and test` (either may be None: no test)."""
+    if outer is None or test is None:
+        return test if outer is None else outer
+    operands = []
+    for part in (outer, test):
+        if isinstance(part, (cst.IfExp, cst.Lambda, cst.NamedExpr)) or (
+            isinstance(part, cst.BooleanOperation) and isinstance(part.operator, cst.Or)
+        ):
+            part = part.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        operands.append(part)
+    return cst.BooleanOperation(left=operands[0], operator=cst.And(), right=operands[1])
 
 
 def _read_branch(ctx, branch: Branch, body, name: str, placement_only) -> None:
@@ -387,7 +430,11 @@ def _rewritten(ctx, stmt: cst.If, placements: set[int], kept_moves: bool):
     def body_of(block: cst.IndentedBlock) -> list:
         kept = []
         for inner in block.body:
-            if id(inner) not in placements:
+            if isinstance(inner, cst.If) and _nested(block) is inner:  # a chain of its own
+                nested = rebuilt(inner)
+                if nested is not None:
+                    kept.append(nested)
+            elif id(inner) not in placements:
                 kept.append(inner)
             elif kept_moves:
                 unwrapped = inner.visit(_Unwrap(ctx))

@@ -50,12 +50,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names
+from ..analysis.namespace_fields import fields_read, other_field_stores_set_aside
 from ..analysis.passed_values import first_change, rebound_by_calls
 from ..rule import Rule, Unsupported
 from .data_parallel import is_data_parallel
 from .ddp import is_ddp_wrap
 from .device_intent import DATA_PARALLEL_NOTE, is_device_value
 from .known_branches import known_test
+from .passed_in import reaching_values
 from .unplaced_model import left_on_cpu
 
 PLACEMENT_CHAIN = Rule(
@@ -406,9 +408,11 @@ def _check_tests_hold(ctx, stmt: cst.If, branches) -> None:
         return
     at = next(i for i, s in enumerate(ctx.scope_before) if s is stmt)
     between = [s for body in _bodies(stmt) for s in body] + ctx.scope_before[at + 1 :]
+    fields = _parsed_fields(ctx, exprs, names)
     for other in between:
         changed = (collect_names(other).writes & names) | rebound_by_calls(ctx, other, names)
-        changed |= {n for n in names if first_change(ctx, other, n, stmt) is not None}
+        seen = other_field_stores_set_aside(other, fields) if fields else other
+        changed |= {n for n in names if first_change(ctx, seen, n, stmt) is not None}
         if changed:
             raise Unsupported(
                 PLACEMENT_CHAIN,
@@ -417,6 +421,24 @@ def _check_tests_hold(ctx, stmt: cst.If, branches) -> None:
                 "chain did",
                 other,
             )
+
+
+def _parsed_fields(ctx, exprs, names) -> dict[str, set[str]]:
+    """The fields the tests read of each name holding parsed command-line arguments
+    wherever the loop runs (`args = parser.parse_args()`, also through the callers of the
+    function): a Namespace's other fields can be stored into (`args.start_epoch = ...`)
+    without changing the ones the Trainer's tests read."""
+    found = {}
+    for name in names:
+        values = reaching_values(ctx, name)
+        read = fields_read(exprs, name)
+        if read and values and all(_parsed_arguments(v) for v in values):
+            found[name] = read
+    return found
+
+
+def _parsed_arguments(value) -> bool:
+    return m.matches(value, m.Call(func=m.Attribute(attr=m.Name("parse_args"))))
 
 
 # -- the chain once the Trainer places the model -------------------------------------------

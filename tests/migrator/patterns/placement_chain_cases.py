@@ -138,6 +138,8 @@ if torch.cuda.is_available():
 """
         + _LOOP,
         [
+            # `(cuda and gpu given) or cuda` is `cuda`
+            'accelerator="cuda" if torch.cuda.is_available() else "cpu"',
             "[args.gpu]\n        if torch.cuda.is_available() and args.gpu is not None\n",
             "torch.cuda.device_count() if torch.cuda.is_available() else 1",
             '"ddp" if torch.cuda.device_count() > 1 else "auto"',

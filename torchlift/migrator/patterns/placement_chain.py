@@ -606,6 +606,9 @@ def _chosen(tests: list[str | None], values: list[str]) -> str:
     for test, value in zip(tests, values):
         if merged and merged[-1][1] == value:
             before = merged[-1][0]
+            if test is not None and _absorbs(test, before):  # `(a and b) or a` is `a`
+                merged[-1] = (test, value)
+                continue
             merged[-1] = (
                 None if test is None else f"{_or_operand(before)} or {_or_operand(test)}",
                 value,
@@ -623,6 +626,16 @@ def _chosen(tests: list[str | None], values: list[str]) -> str:
         body = f"({value})" if " if " in value else value
         found = f"{body} if {test} else {found}"
     return found
+
+
+def _absorbs(test: str, before: str) -> bool:
+    """`before` is `test and ...` (a nested chain's branch under the outer test `test`)."""
+    node = cst.parse_expression(before)
+    return (
+        isinstance(node, cst.BooleanOperation)
+        and isinstance(node.operator, cst.And)
+        and cst.parse_expression(test).deep_equals(node.left)
+    )
 
 
 def _or_operand(code: str) -> str:

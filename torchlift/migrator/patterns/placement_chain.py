@@ -23,7 +23,10 @@ the global batch changes). A chain without `else` leaves the model where it is o
 
 The Trainer is built where the loop was and evaluates the chain's tests again there, so they
 may read only names nothing rebinds or changes in between (the chain's own statements
-included; module imports -- `torch.cuda.is_available()` -- hold everywhere). A test that
+included; module imports -- `torch.cuda.is_available()` -- hold everywhere). Parsed
+command-line arguments read by field (`args.gpu`) may have their other fields stored into
+(the resume block's `args.start_epoch = checkpoint["epoch"]`): a Namespace's fields are plain
+attributes. A test that
 patterns/known_branches.py decides from data flow (`distributed = False` bound once) picks its
 branch the same way everywhere: a branch that never runs contributes nothing and stays as
 written.

@@ -125,6 +125,40 @@ elif torch.cuda.is_available():
         ],
         ["DataParallel(", "model.cuda("],
     ),
+    "chain_nested_under_a_cuda_check": (
+        # the ImageNet example's older device block: the chain sits inside `if cuda:`
+        _ARGS
+        + """
+if torch.cuda.is_available():
+    if args.gpu is not None:
+        torch.cuda.set_device(args.gpu)
+        model.cuda(args.gpu)
+    else:
+        model = torch.nn.DataParallel(model).cuda()
+"""
+        + _LOOP,
+        [
+            # `(cuda and gpu given) or cuda` is `cuda`
+            'accelerator="cuda" if torch.cuda.is_available() else "cpu"',
+            "[args.gpu]\n        if torch.cuda.is_available() and args.gpu is not None\n",
+            "torch.cuda.device_count() if torch.cuda.is_available() else 1",
+            '"ddp" if torch.cuda.device_count() > 1 else "auto"',
+            # the GPU selection stays; the placements and the empty `else` go
+            """
+            if torch.cuda.is_available():
+                if args.gpu is not None:
+                    torch.cuda.set_device(args.gpu)
+
+            lit_model""",
+        ],
+        ["DataParallel(", "model.cuda(", "else:\n"],
+    ),
+    "another_field_of_the_tested_namespace_stored": (
+        # `args.start_epoch = ...` (a resumed checkpoint) leaves `args.gpu` as the chain read it
+        _ARGS + _IMAGENET + "\nargs.start_epoch = 3\n" + _LOOP,
+        ["[args.gpu] if args.gpu is not None else torch.cuda.device_count()"],
+        ["DataParallel("],
+    ),
     "branch_a_known_flag_never_runs": (
         """
 use_mps = False
@@ -212,6 +246,23 @@ else:
 args.gpu = None
 """
         + _LOOP,
+        "TL144",
+    ),
+    "nested_chain_branch_wrapping_in_ddp": (
+        _ARGS
+        + """
+if torch.cuda.is_available():
+    if args.distributed:
+        model.cuda()
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    else:
+        model = torch.nn.DataParallel(model).cuda()
+"""
+        + _LOOP,
+        "TL144",
+    ),
+    "tested_field_stored_through_the_namespace_handed_on": (
+        _ARGS + _IMAGENET + "\nvars(args).update(gpu=None)\n" + _LOOP,
         "TL144",
     ),
     "model_placed_again_after_the_chain": (

@@ -10,7 +10,11 @@ arguments choosing per branch, by the same tests.
         model = torch.nn.DataParallel(model).cuda()       else "ddp" if torch.cuda.device_count() > 1
                                                           else "auto",
 
-(pytorch/examples' ImageNet `main_worker`.) A branch places the model in one of three ways:
+(pytorch/examples' ImageNet `main_worker`.) A branch holding only a chain of its own (the older
+ImageNet's `if torch.cuda.is_available(): if args.gpu is not None: ... else: DataParallel`) is
+read as that chain's branches, each under both tests (`torch.cuda.is_available() and args.gpu
+is not None`, then `torch.cuda.is_available()`), and one leaving the model where it was when
+the inner chain has no `else`. A branch places the model in one of three ways:
 not at all (it stays on the CPU it was built on: `accelerator="cpu"`), on one GPU with
 `.cuda()` / `.cuda(i)` (`devices=1` / `[i]`; `i` is also what a `torch.cuda.set_device(i)` of
 the branch selects for a bare `.cuda()`), or wrapped in DataParallel and moved to the GPU
@@ -19,7 +23,10 @@ the global batch changes). A chain without `else` leaves the model where it is o
 
 The Trainer is built where the loop was and evaluates the chain's tests again there, so they
 may read only names nothing rebinds or changes in between (the chain's own statements
-included; module imports -- `torch.cuda.is_available()` -- hold everywhere). A test that
+included; module imports -- `torch.cuda.is_available()` -- hold everywhere). Parsed
+command-line arguments read by field (`args.gpu`) may have their other fields stored into
+(the resume block's `args.start_epoch = checkpoint["epoch"]`): a Namespace's fields are plain
+attributes. A test that
 patterns/known_branches.py decides from data flow (`distributed = False` bound once) picks its
 branch the same way everywhere: a branch that never runs contributes nothing and stays as
 written.
@@ -46,12 +53,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import bound_names, collect_names
+from ..analysis.namespace_fields import fields_read, other_field_stores_set_aside
 from ..analysis.passed_values import first_change, rebound_by_calls
 from ..rule import Rule, Unsupported
 from .data_parallel import is_data_parallel
 from .ddp import is_ddp_wrap
 from .device_intent import DATA_PARALLEL_NOTE, is_device_value
 from .known_branches import known_test
+from .passed_in import reaching_values
 from .unplaced_model import left_on_cpu
 
 PLACEMENT_CHAIN = Rule(
@@ -119,7 +128,7 @@ def is_placement_chain(ctx, stmt, name: str, placement_only) -> bool:
     """An `if` with `elif`/`else` branches, one of which places `name` on a GPU (`.cuda(...)`,
     DataParallel, DDP), none binding it other than by placing it. (Branches moving it only
     with `.to(device)` are device_intent's.)"""
-    if not isinstance(stmt, cst.If) or stmt.orelse is None:
+    if not isinstance(stmt, cst.If) or (stmt.orelse is None and _nested(stmt.body) is None):
         return False
     inner = [s for body in _bodies(stmt) for s in body]
     if any(
@@ -163,15 +172,34 @@ def take(ctx, plan, stmt: cst.If, name: str, placement_only, kept_moves: bool) -
 
 
 def _bodies(stmt: cst.If) -> list[list[cst.BaseStatement]]:
+    """The statements of every branch, those of nested chains' branches too."""
     found, branch = [], stmt
     while branch is not None:
         found.append(list(branch.body.body))
+        nested = _nested(branch.body)
+        if nested is not None:
+            found += _bodies(nested)
         branch = branch.orelse if isinstance(branch, cst.If) else None
     return found
 
 
+def _nested(body: cst.BaseSuite) -> cst.If | None:
+    """The `if` a branch holds alone (`if cuda: if args.gpu is not None: ... else: ...`): a
+    chain of its own, whose branches run only where the outer test holds."""
+    inner = body.body
+    return inner[0] if len(inner) == 1 and isinstance(inner[0], cst.If) else None
+
+
 def _branches(ctx, stmt: cst.If, name: str, placement_only) -> list[Branch]:
     """The branches that may run, in order; the last one runs when no test before it holds."""
+    found, always = _branches_under(ctx, stmt, name, placement_only, None)
+    return found if always else [*found, Branch(None, "else", None)]
+
+
+def _branches_under(ctx, stmt: cst.If, name: str, placement_only, outer):
+    """(the branches of `stmt` that may run, each test joined to the `outer` one with `and`;
+    whether one of them always runs where `outer` holds). A branch holding a chain alone
+    gives that chain's branches; where none of them runs, the model stays where it was."""
     found: list[Branch] = []
     branch: cst.If | cst.Else | None = stmt
     keyword = "if"
@@ -179,14 +207,34 @@ def _branches(ctx, stmt: cst.If, name: str, placement_only) -> list[Branch]:
         test = branch.test if isinstance(branch, cst.If) else None
         taken = known_test(ctx, test) if test is not None else True
         if taken is not False:  # a branch that never runs stays as written
-            read = Branch(branch, keyword, None if taken is True else test)
-            _read_branch(ctx, read, branch.body.body, name, placement_only)
-            found.append(read)
+            joined = _both(outer, None if taken is True else test)
+            nested = _nested(branch.body)
+            if nested is not None and _touches(nested, name):
+                inner, always = _branches_under(ctx, nested, name, placement_only, joined)
+                found += inner if always else [*inner, Branch(None, "else", joined)]
+            else:
+                read = Branch(branch, keyword, joined)
+                _read_branch(ctx, read, branch.body.body, name, placement_only)
+                found.append(read)
             if taken is True:  # the ones after it never run
-                return found
+                return found, True
         branch = branch.orelse if isinstance(branch, cst.If) else None
         keyword = "elif" if isinstance(branch, cst.If) else "else"
-    return [*found, Branch(None, "else", None)]  # no `else`: the model stays where it was
+    return found, False  # no `else`: the model stays where it was
+
+
+def _both(outer, test):
+    """`outer and test` (either may be None: no test)."""
+    if outer is None or test is None:
+        return test if outer is None else outer
+    operands = []
+    for part in (outer, test):
+        if isinstance(part, (cst.IfExp, cst.Lambda, cst.NamedExpr)) or (
+            isinstance(part, cst.BooleanOperation) and isinstance(part.operator, cst.Or)
+        ):
+            part = part.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        operands.append(part)
+    return cst.BooleanOperation(left=operands[0], operator=cst.And(), right=operands[1])
 
 
 def _read_branch(ctx, branch: Branch, body, name: str, placement_only) -> None:
@@ -363,9 +411,11 @@ def _check_tests_hold(ctx, stmt: cst.If, branches) -> None:
         return
     at = next(i for i, s in enumerate(ctx.scope_before) if s is stmt)
     between = [s for body in _bodies(stmt) for s in body] + ctx.scope_before[at + 1 :]
+    fields = _parsed_fields(ctx, exprs, names)
     for other in between:
         changed = (collect_names(other).writes & names) | rebound_by_calls(ctx, other, names)
-        changed |= {n for n in names if first_change(ctx, other, n, stmt) is not None}
+        seen = other_field_stores_set_aside(other, fields) if fields else other
+        changed |= {n for n in names if first_change(ctx, seen, n, stmt) is not None}
         if changed:
             raise Unsupported(
                 PLACEMENT_CHAIN,
@@ -374,6 +424,24 @@ def _check_tests_hold(ctx, stmt: cst.If, branches) -> None:
                 "chain did",
                 other,
             )
+
+
+def _parsed_fields(ctx, exprs, names) -> dict[str, set[str]]:
+    """The fields the tests read of each name holding parsed command-line arguments
+    wherever the loop runs (`args = parser.parse_args()`, also through the callers of the
+    function): a Namespace's other fields can be stored into (`args.start_epoch = ...`)
+    without changing the ones the Trainer's tests read."""
+    found = {}
+    for name in names:
+        values = reaching_values(ctx, name)
+        read = fields_read(exprs, name)
+        if read and values and all(_parsed_arguments(v) for v in values):
+            found[name] = read
+    return found
+
+
+def _parsed_arguments(value) -> bool:
+    return m.matches(value, m.Call(func=m.Attribute(attr=m.Name("parse_args"))))
 
 
 # -- the chain once the Trainer places the model -------------------------------------------
@@ -387,7 +455,11 @@ def _rewritten(ctx, stmt: cst.If, placements: set[int], kept_moves: bool):
     def body_of(block: cst.IndentedBlock) -> list:
         kept = []
         for inner in block.body:
-            if id(inner) not in placements:
+            if isinstance(inner, cst.If) and _nested(block) is inner:  # a chain of its own
+                nested = rebuilt(inner)
+                if nested is not None:
+                    kept.append(nested)
+            elif id(inner) not in placements:
                 kept.append(inner)
             elif kept_moves:
                 unwrapped = inner.visit(_Unwrap(ctx))
@@ -537,6 +609,9 @@ def _chosen(tests: list[str | None], values: list[str]) -> str:
     for test, value in zip(tests, values):
         if merged and merged[-1][1] == value:
             before = merged[-1][0]
+            if test is not None and _absorbs(test, before):  # `(a and b) or a` is `a`
+                merged[-1] = (test, value)
+                continue
             merged[-1] = (
                 None if test is None else f"{_or_operand(before)} or {_or_operand(test)}",
                 value,
@@ -554,6 +629,16 @@ def _chosen(tests: list[str | None], values: list[str]) -> str:
         body = f"({value})" if " if " in value else value
         found = f"{body} if {test} else {found}"
     return found
+
+
+def _absorbs(test: str, before: str) -> bool:
+    """`before` is `test and ...` (a nested chain's branch under the outer test `test`)."""
+    node = cst.parse_expression(before)
+    return (
+        isinstance(node, cst.BooleanOperation)
+        and isinstance(node.operator, cst.And)
+        and cst.parse_expression(test).deep_equals(node.left)
+    )
 
 
 def _or_operand(code: str) -> str:

@@ -345,15 +345,12 @@ CASES = {
         "would give `last` two meanings (`self.last` and a local `last` of `fit()`)",
     ),
     # the imagenet example's device block: the machine decides the branch, said as such
-    "model_placed_under_a_cuda_check": (
+    # another model on a GPU than on the CPU (the ImageNet placement block under the same test
+    # converts: placement_chain_cases)
+    "model_rebound_under_a_cuda_check": (
         """
-        gpu = None
         if torch.cuda.is_available():  # <- cause
-            if gpu is not None:
-                torch.cuda.set_device(gpu)
-                model.cuda(gpu)
-            else:
-                model = nn.DataParallel(model).cuda()
+            model = nn.Sequential(model, nn.Softmax(dim=1))
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
         for epoch in range(2):
             for x, y in loader:

@@ -669,3 +669,20 @@ def first_binding(block: cst.CSTNode, name: str) -> cst.CSTNode | None:
             if found is not None:
                 return found
         return stmt  # its header binds it (`for x in ...`, `with ... as x`)
+
+
+def function_uses(module: cst.Module, function: cst.FunctionDef) -> tuple[list, list] | None:
+    """(accesses, rebindings) of `function`'s name by Python's scopes (libcst's ScopeProvider),
+    in the scope its `def` runs in: the Name nodes reading a binding of the name there, and the
+    bindings other than the `def` (an assignment, a `global` in a function rebinding it). A
+    parameter or local of another function named like it is another variable; `model.train()`
+    and `f(train=...)` only spell its name. None when the `def` is not in `module`."""
+    scope = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider).get(function)
+    if scope is None:
+        return None
+    accesses, rebindings = [], []
+    for assignment in scope.assignments[function.name.value]:
+        if getattr(assignment, "node", None) is not function:
+            rebindings.append(getattr(assignment, "node", function))
+        accesses += [access.node for access in assignment.references]
+    return accesses, rebindings

@@ -39,9 +39,14 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import MetadataWrapper, ScopeProvider
 
-from ..analysis.names import bound_names, collect_names, only_module_binding, scope_reads
+from ..analysis.names import (
+    bound_names,
+    collect_names,
+    function_uses,
+    only_module_binding,
+    scope_reads,
+)
 from ..analysis.reaching import loops_around, reaching_binding
 from ..analysis.statements import move_calls, single_assign
 from ..rule import Rule, Unsupported
@@ -598,21 +603,21 @@ _PROCESS_STARTS = frozenset({"multiprocessing.Process", "torch.multiprocessing.P
 
 
 def _references(ctx, name: str, node) -> set[int]:
-    """The ids of the `Name` nodes referring to the module's function `name` (Python's scopes,
-    libcst's ScopeProvider): a parameter or a local of that name in another function is
-    another variable. Refused when the module binds `name` more than once (a `global` rebinding
-    it in a function included): which function a call reaches is not one `def`."""
-    wrapper = MetadataWrapper(ctx.module, unsafe_skip_copy=True)
-    scope = wrapper.resolve(ScopeProvider)[ctx.module]
-    bindings = scope.assignments[name]
-    if len(bindings) != 1:
+    """The ids of the `Name` nodes referring to the module's function `name` (`function_uses`:
+    Python's scopes). Refused when the module also rebinds `name` (a `global` in a function
+    included): which function a call reaches is not one `def`."""
+    found = None
+    if any(stmt is ctx.function for stmt in ctx.module.body):  # a def of the module's scope
+        found = function_uses(ctx.module, ctx.function)
+    accesses, rebindings = found or ([], [None])
+    if rebindings:
         raise Unsupported(
             PASSED_IN,
-            f"`{name}` is bound {len(bindings)} times in the module: which function a call "
-            "reaches is not one `def`",
+            f"`{name}` is bound {len(rebindings) + 1} times in the module: which function a "
+            "call reaches is not one `def`",
             node,
         )
-    return {id(access.node) for access in next(iter(bindings)).references}
+    return {id(access) for access in accesses}
 
 
 def _handed_to(ctx, stmt, name: str, references: set[int]) -> tuple[cst.Call, str] | None:

@@ -44,10 +44,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..analysis.branches import NONE, NOT_NONE, decide, resolve
-from ..analysis.names import collect_names, rename
+from ..analysis.names import collect_names, function_uses, rename
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from ..rule import Rule, Unsupported
 from ..source.code_text import code_of
@@ -958,18 +958,10 @@ def _global_reads(table: symtable.SymbolTable) -> set[str]:
 
 
 def _uses(module, function) -> list:
-    """The Name nodes using the function itself, by Python's scopes: `model.train()`,
-    `f(train=...)` only spell its name, and a parameter or local of another function named
-    like it (`def save(update, path): ... update`) is another variable. A binding of the name
-    other than the `def` (a rebinding) counts as a use."""
-    name = function.name.value
-    scopes = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
-    scope = scopes.get(function)
-    if scope is None:
-        return [n for n in m.findall(module, m.Name(name)) if n is not function.name]
-    uses = []
-    for assignment in scope.assignments[name]:
-        if getattr(assignment, "node", None) is not function:
-            uses.append(getattr(assignment, "node", function))  # rebound: a use of its own
-        uses += [access.node for access in assignment.references]
-    return uses
+    """The nodes using the function itself (`function_uses`); a rebinding of its name counts
+    as a use."""
+    found = function_uses(module, function)
+    if found is None:
+        return [n for n in m.findall(module, m.Name(function.name.value)) if n is not function.name]
+    accesses, rebindings = found
+    return rebindings + accesses

@@ -123,7 +123,6 @@ for epoch in range(2):
     assert ("device move removed" in entry.message) is moved, entry.message
 
 
-
 def test_a_kept_mode_switch_is_not_said_removed():
     """`model.train()` at the epoch start stays when code before the loop left the model in
     eval mode (mode_calls.py): the change log must not say it was removed."""
@@ -133,3 +132,35 @@ def test_a_kept_mode_switch_is_not_said_removed():
     line = source.splitlines().index("    model.train()") + 1
     said = [c.message for c in result.changes if c.source_lines and c.source_lines[0] == line]
     assert not any("removed" in message for message in said), said
+
+
+def _changes_at(result, line: int) -> list[str]:
+    return [
+        change.message
+        for change in result.changes
+        if change.source_lines and change.source_lines[0] <= line <= change.source_lines[1]
+    ]
+
+
+def _line_of(source: str, text: str) -> int:
+    return next(n for n, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def test_an_inlined_helpers_code_around_its_batch_loop_maps_to_the_epoch_hooks():
+    source = (FIXTURES / "epoch_helper_returns_meter_summary" / "input.py").read_text()
+    result = migrate_source(source, path="input.py")
+    done = _changes_at(result, _line_of(source, 'print(f"epoch {epoch} done")'))
+    assert any("`on_train_epoch_end`" in message for message in done), done
+    header = _changes_at(result, _line_of(source, "def train_one_epoch("))
+    assert any("`train_one_epoch()` inlined" in m and "`def` removed" in m for m in header)
+
+
+def test_an_inlined_closures_loops_are_mapped_like_a_module_helpers():
+    source = (FIXTURES / "closure_train_test_in_main" / "input.py").read_text()
+    result = migrate_source(source, path="input.py")
+    batch = _changes_at(result, _line_of(source, "for step, (x, y) in enumerate(train_loader)"))
+    assert any("-> `training_step`" in message for message in batch), batch
+    started = _changes_at(result, _line_of(source, "running = 0.0"))
+    assert any("`on_train_epoch_start`" in message for message in started), started
+    header = _changes_at(result, _line_of(source, "def evaluate():"))
+    assert any("`evaluate()` inlined" in message for message in header), header

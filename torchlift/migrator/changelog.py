@@ -35,6 +35,7 @@ class LoopFacts:
     validation_loader: str | None
     test_loader: str | None
     helpers: tuple[str, ...]  # inlined helper functions (their loops moved into the class)
+    closures: tuple[tuple[str, str], ...] = field(default=())  # inlined (closure, its owner)
     removed_at: tuple[tuple[int, int], ...] = field(default=())  # other statements deleted
     held_after: frozenset[str] = field(default=frozenset())  # other modules put back after fit
     removed_why: tuple = field(default=())  # ((line, column), why) of some of them
@@ -87,6 +88,7 @@ def facts_of(plan, lines, class_name: str, instance_name: str, trainer_name: str
         ),
         test_loader=plan.test.loader if plan.test else None,
         helpers=tuple(plan.inlined_helpers),
+        closures=tuple(plan.inlined_closures.items()),
         removed_at=positions(plan.remove_stmts),
         removed_why=tuple(
             (lines.lines[id(stmt)], why)
@@ -161,6 +163,7 @@ def loop_changes(
         changes.append(Change(CONVERTED.code, _span(source), _span(output), message))
 
     helpers = [src.function(name) for name in facts.helpers]
+    helpers += [src.closure(name, owner) for name, owner in facts.closures]
     regions = [epoch, *helpers]
     # in a helper the loader is a parameter: its loop is then the one around backward()
     batch = _loop_over(regions, facts.train_loader) or _loop_with_backward(helpers, True)
@@ -193,6 +196,9 @@ def loop_changes(
         )
 
     add(epoch, out.cls, f"training loop -> LightningModule `{facts.class_name}`")
+    for helper in helpers:
+        if helper is not None:
+            add(helper, out.cls, _inlined_why(helper, output_tree))
     for name in facts.helper_classes:
         add(
             _header(batch if batch is not None else epoch),
@@ -245,7 +251,7 @@ def loop_changes(
         add(
             _header(epoch),
             fit_block,
-            "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the " "Trainer runs the epochs",
+            "epoch loop -> `L.Trainer(max_epochs=...)` + `fit`: the Trainer runs the epochs",
         )
     if batch is not None:
         add(
@@ -317,7 +323,7 @@ def loop_changes(
             add(
                 stmt,
                 None,
-                "device move removed: the Trainer puts the model and batches on " "its device",
+                "device move removed: the Trainer puts the model and batches on its device",
                 removed=True,
             )
         elif (
@@ -328,7 +334,7 @@ def loop_changes(
             add(
                 stmt,
                 None,
-                "`train()` / `eval()` removed: Lightning switches the mode around " "validation",
+                "`train()` / `eval()` removed: Lightning switches the mode around validation",
                 removed=True,
             )
         elif any(_method_call(stmt, name, "step") for name in facts.schedulers):
@@ -354,7 +360,8 @@ def loop_changes(
                 out.method("configure_optimizers"),
                 "`scheduler.step()` -> the `lr_scheduler` of `configure_optimizers` (its interval)",
             )
-    pre, post = _epoch_level(epoch, batch, validation, facts, helpers)
+    levels = _epoch_level(epoch, batch, validation, facts, helpers)
+    post = levels[0][1]
     if validation is not None:
         enclosing = _top_level_statement(epoch, validation) or next(
             (h for h in helpers if h is not None and _contains(h, validation)),
@@ -363,7 +370,7 @@ def loop_changes(
         add(
             validation,
             out.method("validation_step"),
-            f"validation loop over " f"`{facts.validation_loader}` -> `validation_step`",
+            f"validation loop over `{facts.validation_loader}` -> `validation_step`",
         )
         hooks = ["on_validation_epoch_start", "on_validation_epoch_end"]
         if not post:  # prints after the validation loop report the epoch
@@ -405,16 +412,17 @@ def loop_changes(
             why_removed.get(position, "removed: the Trainer owns it (device, wrapper or scaler)"),
             removed=True,
         )
-    add(
-        _union(pre),
-        out.method("on_train_epoch_start"),
-        "epoch-start code -> " "`on_train_epoch_start`",
-    )
-    add(
-        _union(post),
-        out.method("on_train_epoch_end"),
-        "epoch-end code -> `on_train_epoch_end`",
-    )
+    for before, after in levels:
+        add(
+            _union(before),
+            out.method("on_train_epoch_start"),
+            "epoch-start code -> `on_train_epoch_start`",
+        )
+        add(
+            _union(after),
+            out.method("on_train_epoch_end"),
+            "epoch-end code -> `on_train_epoch_end`",
+        )
     test = None
     if facts.test_loader:
         after = [s for s in _statements(*src.siblings_after(epoch))]
@@ -508,6 +516,21 @@ class _SourceIndex:
     def function(self, name: str):
         return self._functions.get(name)
 
+    def closure(self, name: str, owner: str):
+        """The function `name` defined in the body of the module-level function `owner`."""
+        outer = next(
+            (s for s in self.tree.body if isinstance(s, ast.FunctionDef) and s.name == owner),
+            None,
+        )
+        return next(
+            (
+                s
+                for s in (outer.body if outer is not None else ())
+                if isinstance(s, ast.FunctionDef) and s.name == name
+            ),
+            None,
+        )
+
 
 @dataclass(frozen=True)
 class _Block:
@@ -576,8 +599,11 @@ def _top_level_statement(epoch, inner):
 
 def _epoch_level(epoch, batch, validation, facts, helpers):
     """Statements of the epoch body before the batch loop, and after it (outside validation),
-    other than the device moves and mode switches the conversion removes."""
+    other than the device moves and mode switches the conversion removes; then the same of the
+    inlined helper holding the batch loop, if any (each pair its own changes: a range of lines
+    spanning both would cover the code between them)."""
     pre, post, seen_batch = [], [], False
+    inner = []  # (before, after) its batch loop in an inlined helper, mapped on their own
     for stmt in epoch.body:
         if _moves_to_device(stmt, facts.device_names) or _mode_switch(stmt, facts.model_names):
             continue
@@ -586,11 +612,35 @@ def _epoch_level(epoch, batch, validation, facts, helpers):
         reached = _reaches(stmt, helpers)  # the statement and the helpers it calls
         if batch is not None and any(_contains(r, batch) for r in reached):
             seen_batch = True
+            helper = next((h for h in reached[1:] if _contains(h, batch)), None)
+            if helper is not None:  # the helper's own code around its batch loop
+                inner.append(_around(helper, batch, validation, facts))
             continue
         if validation is not None and any(_contains(r, validation) for r in reached):
             continue
         (post if seen_batch else pre).append(stmt)
-    return pre, post
+    return [(pre, post), *inner]
+
+
+def _around(helper, batch, validation, facts):
+    """The statements of an inlined helper's body before its batch loop and after it, as
+    `_epoch_level` reads an epoch body (a final `return` of a plain name or constant writes
+    nothing)."""
+    before, after, seen = [], [], False
+    for stmt in helper.body:
+        if _contains(stmt, batch):
+            seen = True
+            continue
+        if _moves_to_device(stmt, facts.device_names) or _mode_switch(stmt, facts.model_names):
+            continue
+        if validation is not None and _contains(stmt, validation):
+            continue
+        if isinstance(stmt, ast.Return) and isinstance(stmt.value, (ast.Name, ast.Constant)):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # the docstring
+        (after if seen else before).append(stmt)
+    return before, after
 
 
 def _reaches(stmt, helpers) -> list:
@@ -936,6 +986,19 @@ class _OutputIndex:
             if isinstance(node, ast.AST)
             for n in ast.walk(node)
         )
+
+
+def _inlined_why(helper: ast.FunctionDef, output_tree: ast.Module) -> str:
+    """Why an inlined helper's lines moved: where its code went, and whether its `def` is
+    still in the output (other code of the script calls it)."""
+    kept = any(
+        isinstance(node, ast.FunctionDef) and node.name == helper.name
+        for node in ast.walk(output_tree)
+    )
+    what = f"`{helper.name}()` inlined where the loop called it: its code runs in the methods below"
+    if kept:
+        return what + "; its `def` kept for the script's other calls"
+    return what + "; its `def` removed (nothing else calls it)"
 
 
 _BACK_TO_EVAL = (

@@ -128,6 +128,7 @@ def main_worker(rank, world_size, args):
     total_steps = torch.tensor([step])
     dist.all_reduce(total_steps)
     logger.info("finished: %d optimizer steps over all ranks, best acc %.4f", total_steps.item(), best_acc)
+    dist.barrier()  # gloo sometimes aborts at exit without this
     cleanup()
 
 

@@ -189,6 +189,31 @@ CONVERTS = {
         ["max_epochs=2)"],
         ["pbar", "trange", "set_description"],
     ),
+    # episodes drawn by the step itself, counted by a bar: `trange(n, ...)` is
+    # `tqdm(range(n))`, the bar's options dropped (the Trainer draws its own)
+    "trange_batch_loop_counts_episodes": (
+        """
+        from tqdm import trange
+        episodes = 3
+        for epoch in range(2):
+            for _ in trange(episodes, desc=f"epoch {epoch}", leave=False):
+                xb, yb = torch.randn(4, 4), torch.randint(0, 2, (4,))
+                optimizer.zero_grad()
+                loss = criterion(model(xb), yb)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["batch_indices = DataLoader(", "range(episodes)", "max_epochs=2"],
+        ["trange", "for _ in"],
+    ),
+    # manual batching counted by a bar: `trange(0, n, batch_size)`
+    "trange_batch_loop_over_manual_batches": (
+        _MANUAL_BATCHES.replace("range(0, {count}", "trange(0, {count}").format(
+            before="pass", count="len(x_all)"
+        ).replace("x_all, y_all =", "from tqdm.auto import trange\nx_all, y_all ="),
+        ["batch_indices = DataLoader(", "range(0, len(x_all), batch_size)"],
+        ["trange"],
+    ),
     # manual batching: `batch_size` is an int, which `describe(batch_size)` cannot change
     "range_batch_loop_reads_an_int_handed_to_a_function": (
         _MANUAL_BATCHES.format(before="describe(batch_size)", count="len(x_all)"),

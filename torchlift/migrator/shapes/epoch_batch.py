@@ -547,6 +547,12 @@ def _read_batch_loop(ctx: LoopContext, loop: cst.For, pre=()) -> dict:
         binding = ctx.found.get("bar_binding")
         bound = (iterator.value, binding) if binding is not None else None
         iterator, index, target = ctx.unwrap_iter(loop, loader, index, target)
+    if isinstance(iterator, cst.Call) and ctx.call_qualnames(iterator) & TRANGE:
+        from .iteration import range_of_trange
+
+        numbers = range_of_trange(iterator)  # the bar's options draw a bar the Trainer draws
+        if numbers is not None:
+            return _read_range_batch_loop(ctx, loop, numbers, target, index)
     if "builtins.range" in ctx.call_qualnames(iterator):
         return _read_range_batch_loop(ctx, loop, iterator, target, index)
     if "itertools.count" in ctx.call_qualnames(iterator) and index is None:

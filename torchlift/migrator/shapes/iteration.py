@@ -181,12 +181,18 @@ def _counted_range(ctx: LoopContext, iterator) -> cst.Call | None:
     names = ctx.call_qualnames(iterator)
     if "builtins.range" in names:
         return iterator
-    if names & TRANGE:  # trange(*args, **bar_options) is tqdm(range(*args))
-        args = [a for a in iterator.args if a.keyword is None]
-        if not args or any(a.star for a in args):
-            return None
-        return cst.Call(func=cst.Name("range"), args=_without_trailing_comma(args))
+    if names & TRANGE:
+        return range_of_trange(iterator)
     return None
+
+
+def range_of_trange(call: cst.Call) -> cst.Call | None:
+    """`trange(*args, **bar_options)` is `tqdm(range(*args))`: the `range(*args)` it counts
+    over, or None when its numbers are not plain positional arguments."""
+    args = [a for a in call.args if a.keyword is None]
+    if not args or any(a.star for a in args):
+        return None
+    return cst.Call(func=cst.Name("range"), args=_without_trailing_comma(args))
 
 
 def _progress_bar(ctx: LoopContext, loop: cst.For):

@@ -5,6 +5,7 @@ import libcst as cst
 from torchlift.migrator.analysis.names import (
     collect_names,
     file_identifiers,
+    names_read_before_bound,
     node_kinds,
     rename,
     self_attr,
@@ -23,6 +24,25 @@ def test_the_value_of_an_assignment_is_read_before_its_targets_are_bound():
     for code in ("hidden = f(hidden)\n", "h: T = f(h)\n", "print(h := f(h))\n"):
         use = collect_names(cst.parse_module(code))
         assert {"f", "h" if "h" in use.writes else "hidden"} <= use.read_first, code
+
+
+def test_a_name_bound_only_in_a_loop_body_may_be_read_from_before_the_loop():
+    # a second training loop: with no batch, `print(loss)` reads the first loop's `loss`
+    code = (
+        "for epoch in range(2):\n"
+        "    for x, y in loader:\n"
+        "        loss = f(x, y)\n"
+        "    print(epoch, loss)\n"
+        "while go():\n"
+        "    last = step()\n"
+        "else:\n"
+        "    done = True\n"
+        "print(last, done)\n"
+    )
+    use = names_read_before_bound(cst.parse_module(code))
+    assert {"loss", "last"} <= use.read_first
+    assert not {"epoch", "x", "y", "done"} & use.read_first  # bound before each of their reads
+    assert not {"loss", "last"} & collect_names(cst.parse_module(code)).read_first
 
 
 def test_attributes_and_keywords_are_not_variables():

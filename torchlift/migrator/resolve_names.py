@@ -22,7 +22,13 @@ from .analysis.module_placement import (
     module_names,
     modules_run,
 )
-from .analysis.names import NameUse, bound_names, collect_names, scope_reads
+from .analysis.names import (
+    NameUse,
+    bound_names,
+    collect_names,
+    names_read_before_bound,
+    scope_reads,
+)
 from .analysis.statements import contains, move_calls, statements
 from .patterns.amp import MIXED_PRECISION
 from .patterns.bindings import BINDING
@@ -441,7 +447,11 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
     after = _NamesInOrder()
     for stmt in ctx.scope_after:
         if id(stmt) not in removed:
-            after.add(rewritten.get(id(stmt), stmt))
+            # a later loop reading what this one left when its own body does not run (a
+            # second training loop's epoch-end `print(loss)`); the loop itself, met again
+            # in a loop over runs, reads its values through the module
+            again = any(inner is ctx.loop for inner in statements(stmt))
+            after.add(rewritten.get(id(stmt), stmt), loops_may_not_run=not again)
     moved = pieces_of(plan)["configure_optimizers"]
     other = set()
     for stmt in ctx.scope_before:
@@ -517,11 +527,12 @@ class _NamesInOrder:
         self.reads: set[str] = set()
         self.writes: set[str] = set()
 
-    def add(self, node) -> None:
-        """Accumulate in source order: `reads` are names read before this code binds them."""
+    def add(self, node, loops_may_not_run: bool = False) -> None:
+        """Accumulate in source order: `reads` are names read before this code binds them
+        (`loops_may_not_run`: also those bound only in a loop's body that may run no time)."""
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             self.writes |= bound_names(node)
             return
-        use = collect_names(node)
+        use = names_read_before_bound(node) if loops_may_not_run else collect_names(node)
         self.reads |= use.read_first - self.writes
         self.writes |= use.writes

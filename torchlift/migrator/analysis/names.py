@@ -46,9 +46,12 @@ class _Collector(cst.CSTVisitor):
     """Reads and writes in visiting order. `own`: ids of the nodes that belong to the piece's
     own scope (None: the piece opens no nested scope, every name is its own)."""
 
-    def __init__(self, own: set[int] | None = None) -> None:
+    def __init__(self, own: set[int] | None = None, loops_may_not_run: bool = False) -> None:
         self.use = NameUse()
         self.own = own
+        # a loop's body may run no time: what it binds is then not bound on every path after
+        # it (see `names_read_before_bound`)
+        self.loops_may_not_run = loops_may_not_run
         self._skip: set[int] = set()
         self._store: set[int] = set()
         # names bound on every path so far: a read of any other name may see the value the
@@ -141,8 +144,33 @@ class _Collector(cst.CSTVisitor):
             self._definite.add(name)
             self._skip.add(id(node.target))
 
-    def visit_For(self, node: cst.For) -> None:
+    def visit_For(self, node: cst.For) -> bool:
         self._mark_store(node.target)
+        if not self.loops_may_not_run:
+            return True
+        _walk(node.iter, self)
+        before = set(self._definite)
+        _walk(node.target, self)
+        _walk(node.body, self)
+        self._after_loop(node, before)
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        if not self.loops_may_not_run:
+            return True
+        _walk(node.test, self)
+        before = set(self._definite)
+        _walk(node.body, self)
+        self._after_loop(node, before)
+        return False
+
+    def _after_loop(self, node, before: set[str]) -> None:
+        """Back to the names bound before the loop (its target and body may not have run),
+        then its `else:` (run when the loop ends without `break`, also after no iteration)."""
+        self._definite = before
+        if node.orelse is not None:
+            _walk(node.orelse, self)
+        self.use.definite = self._definite
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._mark_store(node.target)
@@ -394,6 +422,16 @@ def collect_names(*nodes: cst.CSTNode) -> NameUse:
         _CACHE[id(node)] = hit
     use = hit[1]
     return NameUse(set(use.reads), set(use.writes), set(use.read_first), set(use.definite))
+
+
+def names_read_before_bound(node: cst.CSTNode) -> NameUse:
+    """`collect_names(node)`, where a loop's body may run no time: a name bound only in a
+    loop's body and read after the loop (`for x, y in loader: loss = ...` then
+    `print(loss)`) is read first, since with no batch the read sees the value from before.
+    For the code after a training loop: what it may read of the loop's values."""
+    collector = _Collector(own_scope_nodes(node), loops_may_not_run=True)
+    _walk(node, collector)
+    return collector.use
 
 
 def _as_module(node: cst.CSTNode) -> cst.Module | None:

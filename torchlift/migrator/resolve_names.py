@@ -328,7 +328,7 @@ def resolve_names(
                 )
                 continue
             state.add(name)
-            if name in scope.before_writes:
+            if name in scope.before_writes and not _reset_before_read(name, uses, scope):
                 init_args.append(name)
             if name in scope.after_reads:
                 test_hooks = ("on_test_epoch_start", "test_step", "on_test_epoch_end")
@@ -402,6 +402,42 @@ def resolve_names(
     plan.rebind_after = rebind
     plan.test_rebind = test_rebind
     return uses
+
+
+# the hooks of each pass, its first hook first: what that hook binds before reading it is
+# bound anew at the start of every pass
+_PASSES = (
+    (
+        "on_train_epoch_start",
+        "training_step",
+        "on_train_batch_start",
+        "on_train_batch_end",
+        "configure_gradient_clipping",
+        "on_train_epoch_end",
+    ),
+    ("on_validation_epoch_start", "validation_step", "on_validation_epoch_end"),
+    ("on_test_epoch_start", "test_step", "on_test_epoch_end"),
+)
+
+
+def _reset_before_read(name: str, uses, scope) -> bool:
+    """The value `name` has before the loop is never read: each pass using it binds it first
+    thing (`running_loss = 0` at the top of the epoch, `correct = 0` before a test loop),
+    `configure_optimizers` does not read it, and no code after the loop reads it back (with
+    no epoch at all, it would read the value from before). Then it is no argument of the
+    module: the value from before the loop may not even exist any more (an earlier loop's
+    accumulator, now its module's state)."""
+    if name in scope.after_reads:
+        return False
+    if "configure_optimizers" in uses and name in uses["configure_optimizers"].all():
+        return False
+    for first, *rest in _PASSES:
+        if not any(name in uses[hook].all() for hook in (first, *rest) if hook in uses):
+            continue
+        start = uses.get(first)
+        if start is None or name not in start.definite or name in start.read_first:
+            return False
+    return True
 
 
 def _read_after_batch_loop(plan: LoopPlan, index: str, elsewhere, uses) -> str | None:

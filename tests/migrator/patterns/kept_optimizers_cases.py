@@ -202,3 +202,28 @@ CONVERTS["optimizer_parameter_list_grown_before_the_loop"] = (
     ["opt = torch.optim.SGD(params, lr=0.1)", "return self.opt\n"],
     ["torch.optim.SGD(self.params"],
 )
+# the same through an optimizer function of the script, the parameters unfrozen by a function
+CONVERTS["optimizer_function_over_trainable_parameters_unfrozen_by_a_function"] = (
+    """
+    def trainable_optimizer(net):
+        return torch.optim.SGD(filter(lambda p: p.requires_grad, net.parameters()), lr=0.1)
+
+
+    def unfreeze(net):
+        for p in net.parameters():
+            p.requires_grad = True
+
+
+    model.weight.requires_grad = False
+    opt = trainable_optimizer(model)
+    unfreeze(model)
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["opt = trainable_optimizer(model)", "return self.opt\n"],
+    ["trainable_optimizer(self.model)"],
+)

@@ -10,10 +10,11 @@
 Such a function is most often a method of a trainer class (`self._select_optimizer()`), a
 function once the class is inlined (shapes/trainer_inline.py). It is read as an optimizer
 when it builds `torch.optim` optimizers, each on the parameters of models it is given
-(`model.parameters()` of a parameter it does not rebind, maybe bound to a local first or
-kept by `filter(lambda p: p.requires_grad, ...)`, or parameter groups filled from them:
-optimizer_groups.py), and returns one of them from every `return`, ending with one (or a
-`raise`). Several are alternatives (`if cfg.opt == "sgd": return SGD(...)`, `return
+(`model.parameters()` of a parameter it does not rebind, or of its submodule, maybe bound
+to a local first or kept by `filter(lambda p: p.requires_grad, ...)`, or the lists, chains,
+comprehensions and parameter groups gathered from them: optimizer_groups.py; groups it adds
+by `opt.add_param_group({...})` to the optimizer it builds are read the same way), and
+returns one of them from every `return`, ending with one (or a `raise`). Several are alternatives (`if cfg.opt == "sgd": return SGD(...)`, `return
 AdamW(...)`): one optimizer per call, whichever the function picks when it runs again on
 the same arguments; every alternative must train the same models, and what reads the
 optimizer's arguments (clipping.py's `fused=`) reads each. The conversion calls it when
@@ -24,9 +25,9 @@ for that parameter.
 
 Refused (TL186), with the line: an optimizer no `return` returns, a scheduler too, a
 `return` of something else, an optimizer over anything but its parameters' `parameters()`
-(or groups filled from them), alternatives on different models, prints or other calls
-(`random.random()`), stores into objects, `global`, a global bound more than once or changed
-in place.
+(or groups filled from them), a group added to another optimizer, alternatives on different
+models, prints or other calls (`random.random()`), stores into objects, `global`, a global
+bound more than once or changed in place.
 Not an optimizer function (left to the other rules): one that builds no torch.optim optimizer.
 """
 

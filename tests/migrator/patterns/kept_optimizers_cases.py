@@ -227,3 +227,20 @@ CONVERTS["optimizer_function_over_trainable_parameters_unfrozen_by_a_function"] 
     ["opt = trainable_optimizer(model)", "return self.opt\n"],
     ["trainable_optimizer(self.model)"],
 )
+# every parameter set to require grad after a build that does not read `requires_grad` (the
+# DANN script): the build gives the same optimizer when fit starts, so it moves as usual
+CONVERTS["requires_grad_set_after_a_build_that_does_not_read_it"] = (
+    """
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for p in model.parameters():
+        p.requires_grad = True
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["opt = torch.optim.SGD(self.model.parameters(), lr=0.1)"],
+    ["return self.opt\n"],
+)

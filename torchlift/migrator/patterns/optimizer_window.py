@@ -13,7 +13,8 @@ build reads -- rebinds or changes in place a name it reads (analysis as
 shapes/epoch_batch.py's `maybe_changed`: a parameter list extended, `args.lr = ...`), stores
 into a model it trains (`model.fc = nn.Linear(...)`: other parameters), or sets
 `requires_grad` (`p.requires_grad = ...`, `requires_grad_()`, also inside a function of the
-script it calls) -- kept_optimizers.py keeps the script's optimizer, built where the script
+script it calls) when the build reads it (`filter(lambda p: p.requires_grad, ...)`, also in a
+function or method of the script it calls) -- kept_optimizers.py keeps the script's optimizer, built where the script
 built it, and hands it to the module: the same groups, whatever happens after.
 
 Names bound by an import (`torch.manual_seed(0)` between) are not changes of what they read.
@@ -50,7 +51,9 @@ def changed_since_built(ctx, plan, built: list) -> cst.CSTNode | None:
                 continue
             if names and maybe_changed(ctx, later, names):
                 return later
-            if _stores_into(later, trained) or _sets_requires_grad(ctx, later, set()):
+            if _stores_into(later, trained):
+                return later
+            if _sets_requires_grad(ctx, later, set()) and _reads_requires_grad(ctx, stmt, set()):
                 return later
     return None
 
@@ -79,6 +82,23 @@ def _sets_requires_grad(ctx, node: cst.CSTNode, seen: set[str]) -> bool:
         seen.add(name)
         for definition in m.findall(ctx.module, m.FunctionDef(name=m.Name(name))):
             if _sets_requires_grad(ctx, definition, seen):
+                return True
+    return False
+
+
+def _reads_requires_grad(ctx, node: cst.CSTNode, seen: set[str]) -> bool:
+    """`node` reads a tensor's `requires_grad` (`filter(lambda p: p.requires_grad, ...)`),
+    itself or in a function or method of the script of a name it calls (nanoGPT's
+    `model.configure_optimizers(...)` keeps the parameters that require grad)."""
+    if m.findall(node, m.Attribute(attr=m.Name("requires_grad"))):
+        return True
+    for call in m.findall(node, m.Call(func=m.Name() | m.Attribute())):
+        name = call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value
+        if name in seen:
+            continue
+        seen.add(name)
+        for definition in m.findall(ctx.module, m.FunctionDef(name=m.Name(name))):
+            if _reads_requires_grad(ctx, definition, seen):
                 return True
     return False
 

@@ -301,6 +301,97 @@ def make_optimizer(net, lr):
         ["opt = make_optimizer(self.model, 0.01)"],
         ["opt.step()"],
     ),
+    # a list grown with `+=` and `.extend()` from submodules' parameters (optimizer_groups.py)
+    "optimizer_function_over_a_list_extended_from_submodules": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    params = []
+    params += list(net.encoder.parameters())
+    params.extend(net.head.parameters())
+    return torch.optim.Adam(params, lr)
+""",
+            "make_optimizer(model, 0.01)",
+        ),
+        ["opt = make_optimizer(self.model, 0.01)"],
+        ["opt.step()"],
+    ),
+    # decay / no-decay groups by list comprehensions over named_parameters()
+    "optimizer_function_with_groups_by_comprehensions": (
+        _optimized(
+            """
+def make_optimizer(net, wd):
+    groups = [
+        {"params": [p for n, p in net.named_parameters() if "bias" not in n], "weight_decay": wd},
+        {"params": [p for n, p in net.named_parameters() if n.endswith("bias")], "weight_decay": 0.0},
+    ]
+    return torch.optim.AdamW(groups, lr=1e-3)
+""",
+            "make_optimizer(model, 0.01)",
+        ),
+        ["opt = make_optimizer(self.model, 0.01)"],
+        ["opt.step()"],
+    ),
+    # a learning rate per submodule, groups over `<model>.<sub>.parameters()`
+    "optimizer_function_with_a_rate_per_submodule": (
+        _optimized(
+            """
+def make_optimizer(net, lr):
+    return torch.optim.SGD(
+        [{"params": net.backbone.parameters(), "lr": lr * 0.1}, {"params": net.fc.parameters()}],
+        lr=lr,
+        momentum=0.9,
+    )
+""",
+            "make_optimizer(model, 0.05)",
+        ),
+        ["opt = make_optimizer(self.model, 0.05)"],
+        ["opt.step()"],
+    ),
+    # two models' parameters chained, or two lists added: the module holds both
+    "optimizer_function_over_chained_models": (
+        _optimized(
+            """
+import itertools
+
+
+def make_optimizer(enc, dec):
+    return torch.optim.Adam(itertools.chain(enc.parameters(), dec.parameters()), lr=1e-2)
+""",
+            "make_optimizer(model, other)",
+        ).replace("opt = make_optimizer", "other = nn.Linear(2, 2)\nopt = make_optimizer").replace(
+            "criterion(model(x), y)", "criterion(other(model(x)), y)"
+        ),
+        ["opt = make_optimizer(self.model, self.other)"],
+        ["opt.step()"],
+    ),
+    "optimizer_function_over_two_lists_added": (
+        _optimized(
+            """
+def make_optimizer(enc, dec):
+    return torch.optim.Adam(list(enc.parameters()) + list(dec.parameters()), lr=1e-2)
+""",
+            "make_optimizer(model, other)",
+        ).replace("opt = make_optimizer", "other = nn.Linear(2, 2)\nopt = make_optimizer").replace(
+            "criterion(model(x), y)", "criterion(other(model(x)), y)"
+        ),
+        ["opt = make_optimizer(self.model, self.other)"],
+        ["opt.step()"],
+    ),
+    # a group added to the optimizer it builds, before returning it: replayed as written
+    "optimizer_function_adding_a_param_group": (
+        _optimized(
+            """
+def make_optimizer(net):
+    opt = torch.optim.SGD(net.fc.parameters(), lr=0.1, momentum=0.9)
+    opt.add_param_group({"params": net.backbone.parameters(), "lr": 0.01})
+    return opt
+""",
+            "make_optimizer(model)",
+        ),
+        ["opt = make_optimizer(self.model)"],
+        ["opt.step()"],
+    ),
     # the DDP tutorial series' `load_train_objs()`: the loop in the caller's own scope, the
     # optimizer kept where the factory built it and handed to the module
     "optimizer_unpacked_in_the_loops_scope": (
@@ -583,6 +674,44 @@ def make_optimizer(net):
     return torch.optim.SGD([{"params": picked}, {"params": rest, "lr": 0.01}], lr=0.1)
 """,
             "make_optimizer(model)",
+        ),
+        "TL186",
+    ),
+    # a comprehension keeping parameters drawn at random: the draw would move to fit's start
+    "optimizer_function_with_a_random_comprehension": (
+        _optimized(
+            """
+def make_optimizer(net):
+    kept = [p for p in net.parameters() if random.random() < 0.5]
+    return torch.optim.SGD(kept, lr=0.1)
+""",
+            "make_optimizer(model)",
+        ),
+        "TL186",
+    ),
+    # a list extended with a tensor that is no model's parameter
+    "optimizer_function_extending_with_another_tensor": (
+        _optimized(
+            """
+def make_optimizer(net, extra):
+    params = list(net.parameters())
+    params.extend([extra])
+    return torch.optim.SGD(params, lr=0.1)
+""",
+            "make_optimizer(model, scale)",
+        ),
+        "TL186",
+    ),
+    # a group added to an optimizer the function does not build and return
+    "optimizer_function_adding_a_group_to_another_optimizer": (
+        _optimized(
+            """
+def make_optimizer(net, other):
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    other.add_param_group({"params": net.parameters()})
+    return opt
+""",
+            "make_optimizer(model, optimizer)",
         ),
         "TL186",
     ),

@@ -148,3 +148,99 @@ CONVERTS["given_optimizer_scheduler_read_after_its_step"] = (
     ["self.scheduler.step()\n        print(epoch, self.scheduler.get_last_lr())", "return self.opt\n"],
     ['"interval"', "lr_schedulers()"],
 )
+
+# What the optimizer's build reads, changed between the build and the loop: configure_optimizers
+# would build it from the changed state, so the script's optimizer is handed to the module.
+# A parameter unfrozen after an optimizer over the trainable ones was built: not in its groups.
+CONVERTS["optimizer_over_trainable_parameters_unfrozen_before_the_loop"] = (
+    """
+    model.weight.requires_grad = False
+    opt = torch.optim.SGD(filter(lambda p: p.requires_grad, model.parameters()), lr=0.1)
+    model.weight.requires_grad = True
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    [
+        "opt = torch.optim.SGD(filter(lambda p: p.requires_grad, model.parameters()), lr=0.1)",
+        "def configure_optimizers(self):\n        return self.opt\n",
+    ],
+    ["filter(lambda p: p.requires_grad, self.model.parameters())"],
+)
+# the learning rate rebound after the build: the module would read the new one
+CONVERTS["optimizer_rate_rebound_before_the_loop"] = (
+    """
+    lr = 0.1
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    lr = 0.5
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["opt = torch.optim.SGD(model.parameters(), lr=lr)", "return self.opt\n"],
+    ["lr=self.hparams.lr", "lr=self.lr"],
+)
+# the parameter list grown after the build: the optimizer holds the list as it was
+CONVERTS["optimizer_parameter_list_grown_before_the_loop"] = (
+    """
+    params = list(model.parameters())
+    opt = torch.optim.SGD(params, lr=0.1)
+    params.append(torch.zeros(2, requires_grad=True))
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["opt = torch.optim.SGD(params, lr=0.1)", "return self.opt\n"],
+    ["torch.optim.SGD(self.params"],
+)
+# the same through an optimizer function of the script, the parameters unfrozen by a function
+CONVERTS["optimizer_function_over_trainable_parameters_unfrozen_by_a_function"] = (
+    """
+    def trainable_optimizer(net):
+        return torch.optim.SGD(filter(lambda p: p.requires_grad, net.parameters()), lr=0.1)
+
+
+    def unfreeze(net):
+        for p in net.parameters():
+            p.requires_grad = True
+
+
+    model.weight.requires_grad = False
+    opt = trainable_optimizer(model)
+    unfreeze(model)
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["opt = trainable_optimizer(model)", "return self.opt\n"],
+    ["trainable_optimizer(self.model)"],
+)
+# every parameter set to require grad after a build that does not read `requires_grad` (the
+# DANN script): the build gives the same optimizer when fit starts, so it moves as usual
+CONVERTS["requires_grad_set_after_a_build_that_does_not_read_it"] = (
+    """
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for p in model.parameters():
+        p.requires_grad = True
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["opt = torch.optim.SGD(self.model.parameters(), lr=0.1)"],
+    ["return self.opt\n"],
+)

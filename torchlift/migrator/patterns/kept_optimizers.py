@@ -27,6 +27,10 @@ the module and returned from `configure_optimizers` with `"interval": "step"`: L
 it right after each optimizer step, where the script did (the research loops' warmup-cosine
 LambdaLR of a resumable run).
 
+An optimizer whose build reads what code between the build and the loop may change (a
+learning rate rebound, a parameter unfrozen: optimizer_window.py) stays there too, as the
+script built it.
+
 An optimizer the module binds and the function holding the loop reads as a global stays
 there too (the helper that stepped it may still run for evaluation, and reads it).
 
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 from ..analysis.names import scope_reads
 from ..rule import Rule, Unsupported
+from .optimizer_window import changed_since_built
 
 KEPT_OPTIMIZER = Rule(
     "TL134",
@@ -85,15 +90,22 @@ def read(ctx, plan, steps) -> None:
     read_after_step = ctx.found.get("read_after_scheduler_step")
     # a module global the function holding the loop reads: any function may read it too
     module_global = ctx.in_function and any(s is optimizer.stmt for s in ctx.module_before)
-    if not used_before and read_after_step is None and not module_global:
+    # what the build reads, changed before the loop: configure_optimizers would read it changed
+    changed = changed_since_built(ctx, plan, [optimizer.stmt, optimizer.scheduler_stmt])
+    if not used_before and read_after_step is None and not module_global and changed is None:
         return
     per_batch = optimizer.scheduler and optimizer.interval == "step"
     if optimizer.scheduler and (optimizer.monitor or per_batch and read_after_step is not None):
-        where = used_before[0] if used_before else read_after_step
+        where = used_before[0] if used_before else (read_after_step or changed)
         how = "per batch" if per_batch else "on a metric"
+        why = (
+            "is used outside the loop"
+            if where is not changed
+            else "stays as the script built it (this line changes what its build reads)"
+        )
         raise Unsupported(
             KEPT_OPTIMIZER,
-            f"`{optimizer.name}` is used outside the loop, and its scheduler "
+            f"`{optimizer.name}` {why}, and its scheduler "
             f"`{optimizer.scheduler}` is stepped {how}: it cannot be stepped in place",
             where,
         )

@@ -10,10 +10,11 @@
 Such a function is most often a method of a trainer class (`self._select_optimizer()`), a
 function once the class is inlined (shapes/trainer_inline.py). It is read as an optimizer
 when it builds `torch.optim` optimizers, each on the parameters of models it is given
-(`model.parameters()` of a parameter it does not rebind, maybe bound to a local first or
-kept by `filter(lambda p: p.requires_grad, ...)`, or parameter groups filled from them:
-optimizer_groups.py), and returns one of them from every `return`, ending with one (or a
-`raise`). Several are alternatives (`if cfg.opt == "sgd": return SGD(...)`, `return
+(`model.parameters()` of a parameter it does not rebind, or of its submodule, maybe bound
+to a local first or kept by `filter(lambda p: p.requires_grad, ...)`, or the lists, chains,
+comprehensions and parameter groups gathered from them: optimizer_groups.py; groups it adds
+by `opt.add_param_group({...})` to the optimizer it builds are read the same way), and
+returns one of them from every `return`, ending with one (or a `raise`). Several are alternatives (`if cfg.opt == "sgd": return SGD(...)`, `return
 AdamW(...)`): one optimizer per call, whichever the function picks when it runs again on
 the same arguments; every alternative must train the same models, and what reads the
 optimizer's arguments (clipping.py's `fused=`) reads each. The conversion calls it when
@@ -24,9 +25,9 @@ for that parameter.
 
 Refused (TL186), with the line: an optimizer no `return` returns, a scheduler too, a
 `return` of something else, an optimizer over anything but its parameters' `parameters()`
-(or groups filled from them), alternatives on different models, prints or other calls
-(`random.random()`), stores into objects, `global`, a global bound more than once or changed
-in place.
+(or groups filled from them), a group added to another optimizer, alternatives on different
+models, prints or other calls (`random.random()`), stores into objects, `global`, a global
+bound more than once or changed in place.
 Not an optimizer function (left to the other rules): one that builds no torch.optim optimizer.
 """
 
@@ -48,10 +49,6 @@ from .scheduler_factories import (
     read_function,
     refuse_problem,
     returns_only,
-)
-
-_PARAMETERS = m.Call(
-    func=m.Attribute(value=m.Name(), attr=m.Name("parameters") | m.Name("named_parameters"))
 )
 
 
@@ -124,17 +121,21 @@ def _read(ctx, function: cst.FunctionDef) -> OptimizerFunction | None:
         return refused(optimizers[1], "builds several torch.optim objects")
     # the parameters it optimizes: `model.parameters()` of models it is given, nothing else
     table = _table(ctx, function)
-    firsts = [_params_argument(o) for o in optimizers]
-    approved: list[cst.Call] = []
-    chosen = None
-    for optimizer, first in zip(optimizers, firsts):
-        models = _models(function, first, firsts, approved)
-        if models is None or not all(
+
+    def given(models) -> bool:
+        return models is not None and all(
             model in table.get_identifiers()
             and table.lookup(model).is_parameter()
             and not table.lookup(model).is_assigned()
             for model in models
-        ):
+        )
+
+    firsts = [_params_argument(o) for o in optimizers]
+    approved: list[cst.Call] = []
+    chosen = None
+    for optimizer, first in zip(optimizers, firsts):
+        models = _models(ctx, function, first, firsts, approved)
+        if not given(models):
             return refused(
                 optimizer,
                 "builds it on something other than `<model>.parameters()` of a model it is "
@@ -143,8 +144,37 @@ def _read(ctx, function: cst.FunctionDef) -> OptimizerFunction | None:
         if chosen is not None and set(models) != set(chosen):
             return refused(optimizer, "builds its alternatives on different models")
         chosen = models
+    # `opt.add_param_group({"params": ...})` on the optimizer it builds, before returning it:
+    # replayed with the rest when the conversion calls the function again
+    for added in _added_groups(function, optimizers):
+        models = group_models(ctx, function, cst.List([cst.Element(added.args[0].value)]), [])
+        if models is None or not given(models[0]):
+            return refused(
+                added,
+                "adds a parameter group of something other than `<model>.parameters()` of a "
+                "model it is given",
+            )
+        approved += [added, *models[1]]
+        chosen = [*chosen, *models[0]]
     problem = _effect(ctx, function, set(), approved)
     return OptimizerFunction(function, tuple(dict.fromkeys(chosen)), problem)
+
+
+def _added_groups(function: cst.FunctionDef, optimizers: list[cst.Call]) -> list[cst.Call]:
+    """The calls `opt.add_param_group(<one dict display>)` of a local `opt` bound once to one
+    of the `optimizers` the function builds (any other `add_param_group` call is left to the
+    check that the function only computes)."""
+    found = []
+    for call in m.findall(
+        function, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("add_param_group")))
+    ):
+        value = _local_value(function, call.func.value.value)
+        if not any(value is o for o in optimizers):
+            continue
+        if len(call.args) == 1 and not call.args[0].keyword and not call.args[0].star:
+            if isinstance(call.args[0].value, cst.Dict):
+                found.append(call)
+    return found
 
 
 def optimizer_calls(ctx, call) -> list[cst.Call] | None:
@@ -178,28 +208,16 @@ def _returned(function: cst.FunctionDef, optimizer: cst.Call) -> bool:
     return False
 
 
-def _models(function, first, firsts, approved: list) -> list[str] | None:
-    """The models whose parameters `first` (an optimizer's parameters) holds; the calls its
-    parameter groups make that only fill them go to `approved`. None when not read."""
+def _models(ctx, function, first, firsts, approved: list) -> list[str] | None:
+    """The models whose parameters `first` (an optimizer's parameters) holds; the calls that
+    only gather them go to `approved` (optimizer_groups.py). None when not read."""
     if first is None:
         return None
-    value = first
-    if isinstance(value, cst.Name):  # `params = model.parameters()` first
-        value = _local_value(function, value.value)
-    if value is not None and _over_parameters(value):
-        return [r.func.value.value for r in m.findall(value, _PARAMETERS)]
-    groups = group_models(function, first, [f for f in firsts if f is not None])
-    if groups is None:
+    found = group_models(ctx, function, first, [f for f in firsts if f is not None])
+    if found is None:
         return None
-    approved += groups[1]
-    return groups[0]
-
-
-def _over_parameters(value) -> bool:
-    """`model.parameters()`, or `filter(lambda p: ..., model.parameters())` keeping some of
-    them (the lambda is checked with the rest of the function: it only computes)."""
-    kept = m.Call(func=m.Name("filter"), args=[m.Arg(m.Lambda(), keyword=None), m.Arg(_PARAMETERS)])
-    return m.matches(value, _PARAMETERS | kept)
+    approved += found[1]
+    return found[0]
 
 
 def _is_class(ctx, call: cst.Call) -> bool:

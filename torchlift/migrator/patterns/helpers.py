@@ -45,16 +45,29 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.closures import closure_helpers, why_not_inlined
+from ..analysis.closures import (
+    closure_helpers,
+    nonlocal_refusal,
+    why_not_inlined,
+    without_nonlocal,
+)
 from ..analysis.definition_defaults import constant, read_alike_at_call
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
-from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
+from ..analysis.names import (
+    bound_names,
+    collect_names,
+    function_uses,
+    mentions,
+    node_kinds,
+    rename,
+)
 from ..analysis.output_effects import pure_expression
 from ..analysis.qualnames import NO_GRAD_DECORATORS, is_grad_mode_decorator
 from ..analysis.quiet_exits import exits_quietly
 from ..analysis.statements import statements
 from ..rule import Rule, Unsupported
+from ..shapes.context import GLOBAL_STATEMENT
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
 from ..source import early_returns, trailing_return
@@ -121,13 +134,23 @@ def epoch_body(ctx, stmts):
             why = why_not_inlined(ctx, found[0])
             if why is not None:
                 raise Unsupported(HELPER_SHAPE, why, stmt)
+            refusal = nonlocal_refusal(ctx, found[0], called & set(closures))
+            if refusal is not None:
+                raise Unsupported(GLOBAL_STATEMENT, *refusal)
+            # its `nonlocal` names are the locals of the function it is inlined into: kept
+            shared = declared_in(found[0])
+            found = (without_nonlocal(found[0]), *found[1:])
+            calls_inlined = ctx.found.setdefault("closure_calls_inlined", {})
+            calls_inlined[found[0].name.value] = calls_inlined.get(found[0].name.value, 0) + 1
+        else:
+            shared = set()
         body, declared = declared_globals(ctx, found[0], stmt, called)
         body, bound, bindings, origin = inline_call(
             stmt,
             *found[:3],
             taken,
             body=body,
-            keep=declared,
+            keep=declared | shared,
             avoid=outside,
             operator=found[3],
             limit_ok=lambda value: positive_int(ctx, value),
@@ -183,9 +206,35 @@ def _is_helper(stmt, names) -> bool:
 
 
 def read(ctx, plan, steps) -> None:
+    _nonlocal_closures_inlined(ctx)
     closures = ctx.found.get("inlined_closures", {})
     plan.inlined_helpers = [n for n in ctx.found.get("inlined", []) if n not in closures]
     plan.inlined_closures = dict(closures)
+
+
+def _nonlocal_closures_inlined(ctx) -> None:
+    """Unsupported (TL117, at its `nonlocal`) for a closure declaring `nonlocal` that is not
+    inlined at each of its uses: one left as a call would write the enclosing function's local
+    while the hooks carry the value."""
+    calls = ctx.found.get("closure_calls_inlined", {})
+    for name, (func, declaration) in ctx.found.get("closure_nonlocals", {}).items():
+        accesses, rebindings = function_uses(ctx.module, func) or ([None], [])
+        if name in calls and len(accesses) == calls[name] and not rebindings:
+            continue
+        names = ", ".join(n.name.value for n in declaration.names)
+        owner = ctx.function.name.value
+        where = (
+            "is used elsewhere too (its `def` would stay)"
+            if name in calls
+            else "is not called as a statement of the epoch loop"
+        )
+        raise Unsupported(
+            GLOBAL_STATEMENT,
+            f"`{name}()`, defined inside `{owner}()` that holds the loop, writes its `{names}` "
+            f"through `nonlocal` and {where}: only a closure inlined at every use is "
+            "converted; return the value instead",
+            declaration,
+        )
 
 
 def training_helpers(module: cst.Module) -> dict[str, cst.FunctionDef]:

@@ -70,7 +70,7 @@ from ..rule import Rule, Unsupported
 from ..shapes.context import GLOBAL_STATEMENT
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
-from ..source import early_returns, trailing_return
+from ..source import early_returns, hoisted_results, trailing_return
 from ..source.code_text import code_of
 from ..source.hoisted_defaults import why_not_hoisted
 from .helper_globals import declared_globals
@@ -118,6 +118,7 @@ def epoch_body(ctx, stmts):
     for stmt in ctx.scope_before:
         taken |= bound_names(stmt)
     out = []
+    stmts, result_uses = _results_bound_first(ctx, stmts, helpers, taken)
     calls = [(stmt, helper_call(stmt, helpers)) for stmt in stmts]
     called = {found[0].name.value for _, found in calls if found is not None}
     # a name spelled anywhere else in the file (read after the loop, by a function)
@@ -181,8 +182,67 @@ def epoch_body(ctx, stmts):
             ctx.found.setdefault("inlined_closures", {})[found[0].name.value] = owner
         origin = ctx.found.setdefault("inlined_from", {})  # for reasons naming the helper
         origin.update({id(inlined_stmt): found[0].name.value for inlined_stmt in body})
+        if id(stmt) in result_uses:
+            _read_before_untouched(found[0], body, *result_uses[id(stmt)])
         out.extend(body)
     return out
+
+
+def _results_bound_first(ctx, stmts, helpers, taken) -> tuple[list, dict]:
+    """`stmts` with a training helper's result given to a call (`losses.append(train(...))`)
+    bound to a fresh name first (source/hoisted_results.py), and id of each binding -> (what
+    the statement evaluates before the call, the statement). Unsupported (TL111) for one
+    used deeper in a statement (`print(2 * train(...))`), which inlining cannot split."""
+    training = {name for name, func in helpers.items() if "backward" in node_kinds(func.body)}
+    if not training:
+        return stmts, {}
+    used = set(taken) | mentions(ctx.module)
+    out, uses = [], {}
+
+    def fresh(helper: str) -> str:
+        name, k = f"{helper}_result", 1
+        while name in used:
+            k += 1
+            name = f"{helper}_result{k}"
+        used.add(name)
+        return name
+
+    for stmt in stmts:
+        found = hoisted_results.hoisted(stmt, training, fresh)
+        if found is not None:
+            first, rest, before = found
+            uses[id(first)] = (before, stmt)
+            out += [first, rest]
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine) and helper_call(stmt, helpers) is None:
+            call = hoisted_results.nested_use(stmt, training)
+            if call is not None:
+                raise Unsupported(
+                    HELPER_SHAPE,
+                    f"the result of `{code_of(call)}` is used inside an expression, where its "
+                    "inlined body cannot go; bind it to a name first",
+                    stmt,
+                )
+        out.append(stmt)
+    return out, uses
+
+
+def _read_before_untouched(func, inlined: list, before: list, stmt) -> None:
+    """Python evaluates what `stmt` names before the helper's call (`losses.append`,
+    `print(epoch, ...)`); bound first, the helper runs before. The same only when the helper
+    binds none of the bare names and mentions none of those under an attribute or subscript:
+    Unsupported (TL111) otherwise."""
+    bare, deep = hoisted_results.read_before(before)
+    written = collect_names(*inlined).writes | declared_in(func)
+    named = set().union(*(mentions(node) for node in inlined)) if inlined else set()
+    clash = sorted((bare & written) | (deep & (named | written)))
+    if clash:
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"`{clash[0]}` is read before `{func.name.value}()` runs, and the helper uses it "
+            "too; bind the result to a name first",
+            stmt,
+        )
 
 
 def _plain_decorators(ctx, func: cst.FunctionDef) -> None:

@@ -70,8 +70,8 @@ from ..rule import Rule, Unsupported
 from ..shapes.context import GLOBAL_STATEMENT
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
-from ..source import early_returns, hoisted_results, trailing_return
-from ..source.code_text import code_of
+from ..source import early_returns, hoisted_results, loop_returns, trailing_return
+from ..source.code_text import code_of, first_line
 from ..source.hoisted_defaults import why_not_hoisted
 from .helper_globals import declared_globals
 
@@ -192,7 +192,9 @@ def _results_bound_first(ctx, stmts, helpers, taken) -> tuple[list, dict]:
     """`stmts` with a training helper's result given to a call (`losses.append(train(...))`)
     bound to a fresh name first (source/hoisted_results.py), and id of each binding -> (what
     the statement evaluates before the call, the statement). Unsupported (TL111) for one
-    used deeper in a statement (`print(2 * train(...))`), which inlining cannot split."""
+    used deeper in a statement (`print(2 * train(...))`), which inlining cannot split, when
+    the epoch trains nowhere else (an evaluation call of a training function, `run_epoch(...,
+    mode="eval")[0]`, beside the training call stays a call, as before)."""
     training = {name for name, func in helpers.items() if "backward" in node_kinds(func.body)}
     if not training:
         return stmts, {}
@@ -207,6 +209,7 @@ def _results_bound_first(ctx, stmts, helpers, taken) -> tuple[list, dict]:
         used.add(name)
         return name
 
+    nested = None
     for stmt in stmts:
         found = hoisted_results.hoisted(stmt, training, fresh)
         if found is not None:
@@ -214,16 +217,25 @@ def _results_bound_first(ctx, stmts, helpers, taken) -> tuple[list, dict]:
             uses[id(first)] = (before, stmt)
             out += [first, rest]
             continue
-        if isinstance(stmt, cst.SimpleStatementLine) and helper_call(stmt, helpers) is None:
+        if nested is None and helper_call(stmt, helpers) is None:
             call = hoisted_results.nested_use(stmt, training)
-            if call is not None:
-                raise Unsupported(
-                    HELPER_SHAPE,
-                    f"the result of `{code_of(call)}` is used inside an expression, where its "
-                    "inlined body cannot go; bind it to a name first",
-                    stmt,
-                )
+            nested = (call, stmt) if call is not None else None
         out.append(stmt)
+    trains = any(
+        "backward" in node_kinds(stmt)
+        or (found := helper_call(stmt, helpers)) is not None
+        and found[0].name.value in training
+        for stmt in out
+    )
+    if nested is not None and not trains:
+        # the epoch trains only there: left as a call, its batch loop has no epoch loop
+        call, stmt = nested
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"the result of `{code_of(call)}` is used inside an expression, where its "
+            "inlined body cannot go; bind it to a name first",
+            stmt,
+        )
     return out, uses
 
 
@@ -456,8 +468,11 @@ def inline_call(
     kinds = node_kinds(func.body)
     if "def" in kinds:
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` defines functions", stmt)
-    returns = m.findall(cst.IndentedBlock(body), m.Return()) if "return" in kinds else []
     written = body  # the helper's statements as written
+    if "return" in kinds:  # a dry run's bare `return` in the loop ending it: a `break`
+        body = loop_returns.as_breaks(body)
+    same_shape = body  # its statements pair one to one with the helper's
+    returns = m.findall(cst.IndentedBlock(body), m.Return()) if "return" in kinds else []
     quiet = quiet_exit or _never
     finals = trailing_return.final_returns(body, quiet) or []
     last = body[-1] if body else None
@@ -511,7 +526,7 @@ def inline_call(
 
     # each final return replaced where it stands (inside its `with`s and branches), paired
     # with the helper's statement it replaces
-    origin = _origins(out, body)
+    origin = _origins(out, written if body is same_shape else body)
     out = trailing_return.replace_final(out, result, origin)
     out = [*bindings, *out]
     if out:
@@ -546,6 +561,12 @@ def _why_early(func, body: list, early: cst.Return, quiet_exit) -> str:
                     f"helper `{name}` returns from inside `with {shown}`, whose exit runs after "
                     "the return and may change or suppress it; return after the `with`"
                 )
+    skipped = _skipped_after_loop(body, early)
+    if skipped is not None:
+        return (
+            f"helper `{name}` returns from inside its loop, skipping `{first_line(skipped)}` "
+            "after it, which a `break` would run; write `break` if that code may run then"
+        )
     branches = trailing_return.ends_in_branches(body, lambda w: True)
     if branches is not None and _holds(branches, early):
         test = code_of(branches.test)
@@ -554,6 +575,25 @@ def _why_early(func, body: list, early: cst.Return, quiet_exit) -> str:
             "with, but another branch (or the missing `else`) ends without a return"
         )
     return f"helper `{name}` returns early, before its last statement"
+
+
+def _skipped_after_loop(body: list, ret: cst.Return):
+    """The first statement after the outermost loop holding `ret` (in the helper's body, or
+    in the blocks of the `with`s and `if`s holding that loop), which `ret` skips; None when
+    no loop holds it or nothing follows."""
+    for at, stmt in enumerate(body):
+        if not _holds(stmt, ret):
+            continue
+        if isinstance(stmt, (cst.For, cst.While)):
+            return body[at + 1] if at + 1 < len(body) else None
+        if isinstance(stmt, (cst.With, cst.If)) and isinstance(stmt.body, cst.IndentedBlock):
+            inner = _skipped_after_loop(list(stmt.body.body), ret)
+            if inner is not None:
+                return inner
+            if any(_holds(s, ret) and isinstance(s, (cst.For, cst.While)) for s in stmt.body.body):
+                return body[at + 1] if at + 1 < len(body) else None
+        return None
+    return None
 
 
 def _ends_its_block(body: list, ret: cst.Return) -> bool:

@@ -14,7 +14,8 @@ a bare name it never binds; a name under an attribute or subscript it never ment
 Only a call statement (`print(...)`, `losses.append(...)`, `writer.add_scalar(..., epoch)`)
 or an assignment of a call (`mean = round(train(...), 4)`) holding the helper's call as one
 of its own arguments; a result used deeper (`2 * train(...)`, an f-string, an `if` test) is
-left as it is, and `nested_use` finds it for a precise refusal.
+left as it is, and `nested_use` finds it for a precise refusal when the epoch trains only
+there.
 """
 
 from __future__ import annotations

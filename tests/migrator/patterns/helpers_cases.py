@@ -1137,3 +1137,82 @@ UNCHANGED.update(
         ),
     }
 )
+
+# a function the hooks call reading a name the LightningModule carries as `self.` state
+# would read the value from before `fit`, not the one the loop has reached
+UNCHANGED.update(
+    {
+        "module_function_reads_a_counter_the_loop_carries": (
+            """
+            step = 0
+
+
+            def report(tag):
+                print(tag, "at step", step)
+
+
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    step += 1
+                report(f"epoch {epoch}")
+            print(step)
+            """,
+            "TL129",
+        ),
+        "closure_reads_a_local_the_loop_carries": (
+            """
+            def main():
+                step = 0
+
+                def report(tag):
+                    print(tag, "at step", step)
+
+                def show(epoch):
+                    report(f"epoch {epoch}")
+
+                for epoch in range(2):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        loss = criterion(model(x), y)
+                        loss.backward()
+                        optimizer.step()
+                        step += 1
+                    show(epoch)
+
+
+            main()
+            """,
+            "TL129",
+        ),
+    }
+)
+CONVERTS.update(
+    {
+        # read only after `fit`, once the value is carried back
+        "module_function_reads_a_counter_after_training": (
+            """
+            step = 0
+
+
+            def report(tag):
+                print(tag, "at step", step)
+
+
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    step += 1
+            report("done")
+            """,
+            ["step = lit_model.step", 'report("done")'],
+            [],
+        ),
+    }
+)

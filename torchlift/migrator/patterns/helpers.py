@@ -31,11 +31,17 @@ and the loaders from `main()`'s locals -- is inlined the same way (analysis/clos
 reads its free names from `main()`'s frame when called, and inlined at the call they are read
 there, then. Refused (TL111): the name bound again in `main()` (a decorator's result, a
 rebinding), a default that is not a constant (read at the call it could differ from the one
-the `def` evaluated); a `nonlocal` is refused where the loop is located (TL117). The `def` is
-removed from `main()`'s body once nothing there calls it.
+the `def` evaluated). Its `nonlocal step` names `main()`'s own local, which the inlined
+`step += 1` writes itself: the line goes (TL117 when another scope of `main()` uses the name,
+or the closure is used besides the calls inlined). The `def` is removed from `main()`'s body
+once nothing there calls it.
 
-Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (the
-refusal names the return's line), nested functions, a decorator other than `torch.no_grad()`
+A result given to a call (`losses.append(train(...))`) is bound to a name first
+(source/hoisted_results.py) when what the call evaluates before it stays the same; a bare
+`return` in the loop ending a helper (a dry run's) is a `break` of it (source/loop_returns.py).
+
+Not inlined (the loop is reported instead): helpers with *args/**kwargs, other early
+returns (the refusal names the return's line, and the code a return in a loop skips), nested functions, a decorator other than `torch.no_grad()`
 / `torch.inference_mode()` (its body would run without what the decorator wraps it in), or a
 default that cannot be bound before a decorated `def` (Python evaluates the decorators first).
 """

@@ -58,7 +58,10 @@ GLOBAL_STATEMENT = Rule(
     "the function holding the loop uses `nonlocal`, or `global` inside a block",
     """Names the function holding the loop declares `global` at the top of its body stay
     module globals that the generated hooks read and write (patterns/module_globals.py). A
-    `nonlocal` or a `global` inside a nested block or function ties names to scopes the
+    closure inlined into the epoch loop (`def train(epoch):` in `main()`) may declare
+    `nonlocal step`: inlined, `step` is `main()`'s own local. Any other `nonlocal` -- a
+    closure used besides those calls, or a name another closure or lambda of the function
+    uses too -- or a `global` inside a nested block or function ties names to scopes the
     LightningModule's methods cannot share.""",
     """Declare module globals once, at the top of the function; pass a closure's state in
     and return it instead of `nonlocal`.""",

@@ -455,7 +455,7 @@ def _state_read_by_called_functions(plan, scope: ScopeInfo, hook_names, state, b
             block(
                 STATE_READ_BY_FUNCTION,
                 f"`{function}()`, called while training, reads `{stale[0]}`, which the "
-                f"LightningModule carries as `self.{stale[0]}`: it would read the value from "
+                "LightningModule carries as state: it would read the value from "
                 "before training",
                 plan.epoch_loop,
             )

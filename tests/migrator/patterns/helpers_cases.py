@@ -1124,7 +1124,7 @@ CONVERTS.update(
         "dry_run_return_in_the_batch_loop_ending_the_helper": (
             _LOOP_RETURN.format(after=""),
             ["limit_train_batches=1"],
-            ["def train(", "return"],
+            ["def train(", "            return\n"],
         ),
     }
 )

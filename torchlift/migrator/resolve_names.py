@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
-from .analysis.function_reads import reads_of_all_functions, reads_of_functions_called
+from .analysis.function_reads import (
+    module_functions,
+    reads_of_all_functions,
+    reads_of_functions_called,
+    reads_through_calls,
+)
 from .analysis.module_placement import (
     module_aliases,
     module_devices,
@@ -112,7 +117,40 @@ LOCAL_DEFINITION = Rule(
     """,
 )
 
-RULES = (UNPASSABLE_NAME, NOT_CARRIED_BACK, REBINDS_OWNED_NAME, LOCAL_DEFINITION)
+STATE_READ_BY_FUNCTION = Rule(
+    "TL129",
+    "a function called while training reads a variable the loop updates",
+    """A variable the loop updates from step to step (a step counter, a best score) is carried
+    by the LightningModule as `self.` state while training, and copied back after `fit`. A
+    function of the script the loop calls (`report(...)`, a closure logging the step) reads
+    the script's own variable instead, which does not change until `fit` returns.""",
+    """Pass the value to the function as an argument (`report(tag, step)`).""",
+    """
+    step = 0
+
+
+    def report(tag):
+        print(tag, "at step", step)
+
+
+    for epoch in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            step += 1
+        report(f"epoch {epoch}")
+    """,
+)
+
+RULES = (
+    UNPASSABLE_NAME,
+    NOT_CARRIED_BACK,
+    REBINDS_OWNED_NAME,
+    LOCAL_DEFINITION,
+    STATE_READ_BY_FUNCTION,
+)
 
 
 @dataclass
@@ -135,6 +173,10 @@ class ScopeInfo:
     module_devices: dict = field(default_factory=dict)
     run_after: set[str] = frozenset()  # names code after the loop runs (analysis/module_placement)
     model_aliases: set[str] = frozenset()  # other names of the model (`m = model.to(device)`)
+    # the scope's own functions (a module's, or the closures of the function holding the loop)
+    # -> what each reads from the scope, through the others it calls (function_reads.py):
+    # code calling one while training or after it reads those names then
+    functions_reading: dict = field(default_factory=dict)
 
 
 def pieces_of(plan: LoopPlan) -> dict[str, list[cst.CSTNode]]:
@@ -303,6 +345,10 @@ def resolve_names(
         for node in piece
         if isinstance(node, (cst.FunctionDef, cst.ClassDef))
     }
+    # names read after the loop through the scope's functions it calls (`report("done")`)
+    after_reads = scope.after_reads | set().union(
+        *(scope.functions_reading.get(n, set()) for n in scope.after_reads)
+    )
     for name in all_names:
         if name in special - handed or name in locals_configure or name == "self":
             continue
@@ -316,7 +362,7 @@ def resolve_names(
             continue
         written = any(name in u.writes for u in uses.values())
         if written:
-            carried = name in scope.after_reads or any(name in u.read_first for u in uses.values())
+            carried = name in after_reads or any(name in u.read_first for u in uses.values())
             if not carried:
                 continue  # local to each step/hook that uses it
             if name in defined:
@@ -328,9 +374,9 @@ def resolve_names(
                 )
                 continue
             state.add(name)
-            if name in scope.before_writes and not _reset_before_read(name, uses, scope):
+            if name in scope.before_writes and not _reset_before_read(name, uses, after_reads):
                 init_args.append(name)
-            if name in scope.after_reads:
+            if name in after_reads:
                 test_hooks = ("on_test_epoch_start", "test_step", "on_test_epoch_end")
                 if any(name in uses[h].writes for h in test_hooks if h in uses):
                     test_rebind.append(name)
@@ -353,6 +399,7 @@ def resolve_names(
                 f"the loop reads `{name}`, which is only bound after the loop",
                 plan.epoch_loop,
             )
+    _state_read_by_called_functions(plan, scope, all_names, state, block)
     # Lightning's fit returns the model on the CPU: code after it that uses the model and the
     # device (also through the script's own functions) gets the model put back -- also where
     # the script placed it with `.cuda()` (`if train_on_gpu: model.cuda()`)
@@ -420,14 +467,14 @@ _PASSES = (
 )
 
 
-def _reset_before_read(name: str, uses, scope) -> bool:
+def _reset_before_read(name: str, uses, after_reads: set[str]) -> bool:
     """The value `name` has before the loop is never read: each pass using it binds it first
     thing (`running_loss = 0` at the top of the epoch, `correct = 0` before a test loop),
     `configure_optimizers` does not read it, and no code after the loop reads it back (with
     no epoch at all, it would read the value from before). Then it is no argument of the
     module: the value from before the loop may not even exist any more (an earlier loop's
     accumulator, now its module's state)."""
-    if name in scope.after_reads:
+    if name in after_reads:
         return False
     if "configure_optimizers" in uses and name in uses["configure_optimizers"].all():
         return False
@@ -438,6 +485,23 @@ def _reset_before_read(name: str, uses, scope) -> bool:
         if start is None or name not in start.definite or name in start.read_first:
             return False
     return True
+
+
+def _state_read_by_called_functions(plan, scope: ScopeInfo, hook_names, state, block) -> None:
+    """TL129 for a function of the scope the hooks call (`report(...)` at the epoch's end)
+    that reads a name the LightningModule carries as `self.` state: while training it would
+    read the scope's variable, still holding its value from before `fit`."""
+    for function in sorted(set(hook_names) & set(scope.functions_reading)):
+        stale = sorted(scope.functions_reading[function] & state)
+        if stale:
+            block(
+                STATE_READ_BY_FUNCTION,
+                f"`{function}()`, called while training, reads `{stale[0]}`, which the "
+                "LightningModule carries as state: it would read the value from "
+                "before training",
+                plan.epoch_loop,
+            )
+            return
 
 
 def _read_after_batch_loop(plan: LoopPlan, index: str, elsewhere, uses) -> str | None:
@@ -498,6 +562,14 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
     # training, as the helper left it (patterns/helper_globals.py)
     carried = set(ctx.found.get("helper_globals", ()))
     called_after, function_reads = set(), set()
+    if ctx.in_function:  # its closures read its locals
+        defs = {s.name.value: s for s in ctx.function.body.body if isinstance(s, cst.FunctionDef)}
+    else:
+        defs = {
+            name: f
+            for name, f in module_functions(ctx.module).items()
+            if name not in ctx.found.get("inlined", ())
+        }
     if not ctx.in_function:  # a function's locals are not the globals its helpers read
         own = set(ctx.found.get("inlined", ()))
         called_after = reads_of_functions_called(ctx.module, after.reads)
@@ -513,6 +585,7 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         called_after_reads=called_after,
         function_reads=function_reads,
         params=set(ctx.params),
+        functions_reading=reads_through_calls(defs, _mentioned(plan, after.reads)),
         placed_modules=_placed_modules(ctx),
         module_devices=module_devices(ctx, ctx.scope_before),
         model_aliases=module_aliases(ctx.scope_before, {model.name for model in plan.models}),
@@ -525,6 +598,14 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
             for name in collect_names(ret.value).reads
         },
     )
+
+
+def _mentioned(plan: LoopPlan, after_reads: set[str]) -> set[str]:
+    """Names the generated methods and the code after the loop read."""
+    names = set(after_reads)
+    for piece in pieces_of(plan).values():
+        names |= _uses(piece).all()
+    return names
 
 
 # methods only a torch module has among what scripts call (not an optimizer's `state_dict`;

@@ -969,9 +969,250 @@ UNCHANGED.update(
             _closure(before="    best = 0\n", head="        global best\n        best = 1\n"),
             "TL117",
         ),
+    }
+)
+
+# a closure's `nonlocal` names main()'s own local: inlined into main(), it is that local
+CONVERTS.update(
+    {
+        # main()'s `best`, written by the inlined closure and read nowhere else: a local of
+        # the hook it lands in
         "closure_assigning_nonlocal": (
             _closure(before="    best = 0\n", head="        nonlocal best\n        best = 1\n"),
+            ["def on_train_epoch_start(self):\n        best = 1"],
+            ["nonlocal", "def train("],
+        ),
+        "closure_counting_main_s_step_through_nonlocal": (
+            _closure(
+                before="    step = 0\n",
+                head="        nonlocal step\n        step += 1\n",
+                between="",
+            ).replace("\n\nmain()", '\n    print("steps", step)\n\n\nmain()'),
+            [
+                "self.step += 1",
+                "step = lit_model.step",
+                'print("steps", step)',
+            ],
+            ["nonlocal", "def train("],
+        ),
+    }
+)
+UNCHANGED.update(
+    {
+        # another closure reads the counter while training: it would read main()'s local,
+        # which the hooks no longer update
+        "closure_nonlocal_read_by_another_closure": (
+            _closure(
+                before="    step = 0\n\n    def show():\n        print(step)\n",
+                head="        nonlocal step\n        step += 1\n        show()\n",
+            ),
             "TL117",
+        ),
+        # main() is itself nested: the `nonlocal` may name the outer function's local (the
+        # loop in a nested function is refused first)
+        "closure_nonlocal_of_an_outer_function": (
+            """
+            def outer():
+                step = 0
+
+                def main():
+                    net = nn.Linear(4, 2)
+
+                    def train(epoch):
+                        nonlocal step
+                        step += 1
+                        for x, y in loader:
+                            optimizer.zero_grad()
+                            loss = criterion(net(x), y)
+                            loss.backward()
+                            optimizer.step()
+
+                    for epoch in range(2):
+                        train(epoch)
+
+                main()
+
+
+            outer()
+            """,
+            "TL103",
+        ),
+        # the closure is called after the loop too: its `def` stays, writing main()'s local
+        "closure_nonlocal_called_after_the_loop_too": (
+            _closure(
+                before="    step = 0\n",
+                head="        nonlocal step\n        step += 1\n",
+            ).replace("\n\nmain()", "\n    train(9)\n\n\nmain()"),
+            "TL117",
+        ),
+    }
+)
+
+# the helper's result used inside a statement: bound to a fresh name first, then used
+_RESULT_USED = """
+def train(model, loader, optimizer):
+    total = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    return total / len(loader)
+
+
+losses = []
+for epoch in range(2):
+    {use}
+print(losses)
+"""
+CONVERTS.update(
+    {
+        "result_appended_to_a_list": (
+            _RESULT_USED.format(use="losses.append(train(model, loader, optimizer))"),
+            [
+                "train_result = self.total / len(self.trainer.train_dataloader)",
+                "self.losses.append(train_result)",
+            ],
+            ["def train("],
+        ),
+        "result_printed_beside_the_epoch": (
+            _RESULT_USED.format(use="print(epoch, train(model, loader, optimizer))"),
+            ["train_result = self.total / len(self.trainer.train_dataloader)"],
+            ["def train("],
+        ),
+    }
+)
+UNCHANGED.update(
+    {
+        # Python reads `epoch_losses` (the list before the call rebinds it) first
+        "result_appended_to_a_list_the_helper_rebinds": (
+            _RESULT_USED.format(use="epoch_losses.append(train(model, loader, optimizer))")
+            .replace("    total = 0.0\n", "    global epoch_losses\n    epoch_losses = []\n    total = 0.0\n")
+            .replace("losses = []", "epoch_losses = []"),
+            "TL111",
+        ),
+        # the result inside a larger expression than a call's argument
+        "result_in_an_arithmetic_expression": (
+            _RESULT_USED.format(use="print(epoch, 2 * train(model, loader, optimizer))"),
+            "TL111",
+        ),
+    }
+)
+
+# a bare `return` in the helper's batch loop, the loop ending the helper: a `break`
+_LOOP_RETURN = """
+def train(model, loader, optimizer, epoch):
+    model.train()
+    for i, (x, y) in enumerate(loader):
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if i % 2 == 0:
+            print(epoch, i, loss.item())
+            if dry_run:
+                return{after}
+
+
+dry_run = True
+for epoch in range(2):
+    train(model, loader, optimizer, epoch)
+"""
+CONVERTS.update(
+    {
+        "dry_run_return_in_the_batch_loop_ending_the_helper": (
+            _LOOP_RETURN.format(after=""),
+            ["limit_train_batches=1"],
+            ["def train(", "            return\n"],
+        ),
+    }
+)
+UNCHANGED.update(
+    {
+        # the return skips the print after the loop, a `break` would not
+        "return_in_the_batch_loop_skipping_what_follows_it": (
+            _LOOP_RETURN.format(after='\n    print("epoch done", epoch)'),
+            "TL111",
+        ),
+    }
+)
+
+# a function the hooks call reading a name the LightningModule carries as `self.` state
+# would read the value from before `fit`, not the one the loop has reached
+UNCHANGED.update(
+    {
+        "module_function_reads_a_counter_the_loop_carries": (
+            """
+            step = 0
+
+
+            def report(tag):
+                print(tag, "at step", step)
+
+
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    step += 1
+                report(f"epoch {epoch}")
+            print(step)
+            """,
+            "TL129",
+        ),
+        "closure_reads_a_local_the_loop_carries": (
+            """
+            def main():
+                step = 0
+
+                def report(tag):
+                    print(tag, "at step", step)
+
+                def show(epoch):
+                    report(f"epoch {epoch}")
+
+                for epoch in range(2):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        loss = criterion(model(x), y)
+                        loss.backward()
+                        optimizer.step()
+                        step += 1
+                    show(epoch)
+
+
+            main()
+            """,
+            "TL129",
+        ),
+    }
+)
+CONVERTS.update(
+    {
+        # read only after `fit`, once the value is carried back
+        "module_function_reads_a_counter_after_training": (
+            """
+            step = 0
+
+
+            def report(tag):
+                print(tag, "at step", step)
+
+
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    step += 1
+            report("done")
+            """,
+            ["step = lit_model.step", 'report("done")'],
+            [],
         ),
     }
 )

@@ -80,3 +80,22 @@ def reads_of_all_functions(module: cst.Module, skip=()) -> set[str]:
         if name not in skip:
             reads |= definition_reads(function)
     return reads
+
+
+def reads_through_calls(defs: dict[str, cst.FunctionDef], names: set[str]) -> dict[str, set[str]]:
+    """Each of `defs` that `names` mentions -> what it reads from the scope it is defined in,
+    itself or through the others of `defs` it mentions, transitively: a module's functions
+    and its globals, or a function's closures and its locals (symtable, analysis/names.py)."""
+    own = {name: definition_reads(f) for name, f in defs.items()}
+    found = {}
+    for name in names & set(defs):
+        seen, todo, reads = set(), [name], set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            reads |= own[current]
+            todo += [n for n in own[current] if n in defs and n not in seen]
+        found[name] = reads
+    return found

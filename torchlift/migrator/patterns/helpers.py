@@ -31,11 +31,17 @@ and the loaders from `main()`'s locals -- is inlined the same way (analysis/clos
 reads its free names from `main()`'s frame when called, and inlined at the call they are read
 there, then. Refused (TL111): the name bound again in `main()` (a decorator's result, a
 rebinding), a default that is not a constant (read at the call it could differ from the one
-the `def` evaluated); a `nonlocal` is refused where the loop is located (TL117). The `def` is
-removed from `main()`'s body once nothing there calls it.
+the `def` evaluated). Its `nonlocal step` names `main()`'s own local, which the inlined
+`step += 1` writes itself: the line goes (TL117 when another scope of `main()` uses the name,
+or the closure is used besides the calls inlined). The `def` is removed from `main()`'s body
+once nothing there calls it.
 
-Not inlined (the loop is reported instead): helpers with *args/**kwargs, early returns (the
-refusal names the return's line), nested functions, a decorator other than `torch.no_grad()`
+A result given to a call (`losses.append(train(...))`) is bound to a name first
+(source/hoisted_results.py) when what the call evaluates before it stays the same; a bare
+`return` in the loop ending a helper (a dry run's) is a `break` of it (source/loop_returns.py).
+
+Not inlined (the loop is reported instead): helpers with *args/**kwargs, other early
+returns (the refusal names the return's line, and the code a return in a loop skips), nested functions, a decorator other than `torch.no_grad()`
 / `torch.inference_mode()` (its body would run without what the decorator wraps it in), or a
 default that cannot be bound before a decorated `def` (Python evaluates the decorators first).
 """
@@ -45,20 +51,33 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ..analysis.closures import closure_helpers, why_not_inlined
+from ..analysis.closures import (
+    closure_helpers,
+    nonlocal_refusal,
+    why_not_inlined,
+    without_nonlocal,
+)
 from ..analysis.definition_defaults import constant, read_alike_at_call
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
-from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
+from ..analysis.names import (
+    bound_names,
+    collect_names,
+    function_uses,
+    mentions,
+    node_kinds,
+    rename,
+)
 from ..analysis.output_effects import pure_expression
 from ..analysis.qualnames import NO_GRAD_DECORATORS, is_grad_mode_decorator
 from ..analysis.quiet_exits import exits_quietly
 from ..analysis.statements import statements
 from ..rule import Rule, Unsupported
+from ..shapes.context import GLOBAL_STATEMENT
 from ..shapes.step_inline import simple_argument
 from ..shapes.trainer_inline import bind_call, bind_first
-from ..source import early_returns, trailing_return
-from ..source.code_text import code_of
+from ..source import early_returns, hoisted_results, loop_returns, trailing_return
+from ..source.code_text import code_of, first_line
 from ..source.hoisted_defaults import why_not_hoisted
 from .helper_globals import declared_globals
 
@@ -105,6 +124,7 @@ def epoch_body(ctx, stmts):
     for stmt in ctx.scope_before:
         taken |= bound_names(stmt)
     out = []
+    stmts, result_uses = _results_bound_first(ctx, stmts, helpers, taken)
     calls = [(stmt, helper_call(stmt, helpers)) for stmt in stmts]
     called = {found[0].name.value for _, found in calls if found is not None}
     # a name spelled anywhere else in the file (read after the loop, by a function)
@@ -121,13 +141,23 @@ def epoch_body(ctx, stmts):
             why = why_not_inlined(ctx, found[0])
             if why is not None:
                 raise Unsupported(HELPER_SHAPE, why, stmt)
+            refusal = nonlocal_refusal(ctx, found[0], called & set(closures))
+            if refusal is not None:
+                raise Unsupported(GLOBAL_STATEMENT, *refusal)
+            # its `nonlocal` names are the locals of the function it is inlined into: kept
+            shared = declared_in(found[0])
+            found = (without_nonlocal(found[0]), *found[1:])
+            calls_inlined = ctx.found.setdefault("closure_calls_inlined", {})
+            calls_inlined[found[0].name.value] = calls_inlined.get(found[0].name.value, 0) + 1
+        else:
+            shared = set()
         body, declared = declared_globals(ctx, found[0], stmt, called)
         body, bound, bindings, origin = inline_call(
             stmt,
             *found[:3],
             taken,
             body=body,
-            keep=declared,
+            keep=declared | shared,
             avoid=outside,
             operator=found[3],
             limit_ok=lambda value: positive_int(ctx, value),
@@ -158,8 +188,79 @@ def epoch_body(ctx, stmts):
             ctx.found.setdefault("inlined_closures", {})[found[0].name.value] = owner
         origin = ctx.found.setdefault("inlined_from", {})  # for reasons naming the helper
         origin.update({id(inlined_stmt): found[0].name.value for inlined_stmt in body})
+        if id(stmt) in result_uses:
+            _read_before_untouched(found[0], body, *result_uses[id(stmt)])
         out.extend(body)
     return out
+
+
+def _results_bound_first(ctx, stmts, helpers, taken) -> tuple[list, dict]:
+    """`stmts` with a training helper's result given to a call (`losses.append(train(...))`)
+    bound to a fresh name first (source/hoisted_results.py), and id of each binding -> (what
+    the statement evaluates before the call, the statement). Unsupported (TL111) for one
+    used deeper in a statement (`print(2 * train(...))`), which inlining cannot split, when
+    the epoch trains nowhere else (an evaluation call of a training function, `run_epoch(...,
+    mode="eval")[0]`, beside the training call stays a call, as before)."""
+    training = {name for name, func in helpers.items() if "backward" in node_kinds(func.body)}
+    if not training:
+        return stmts, {}
+    used = set(taken) | mentions(ctx.module)
+    out, uses = [], {}
+
+    def fresh(helper: str) -> str:
+        name, k = f"{helper}_result", 1
+        while name in used:
+            k += 1
+            name = f"{helper}_result{k}"
+        used.add(name)
+        return name
+
+    nested = None
+    for stmt in stmts:
+        found = hoisted_results.hoisted(stmt, training, fresh)
+        if found is not None:
+            first, rest, before = found
+            uses[id(first)] = (before, stmt)
+            out += [first, rest]
+            continue
+        if nested is None and helper_call(stmt, helpers) is None:
+            call = hoisted_results.nested_use(stmt, training)
+            nested = (call, stmt) if call is not None else None
+        out.append(stmt)
+    trains = any(
+        "backward" in node_kinds(stmt)
+        or (found := helper_call(stmt, helpers)) is not None
+        and found[0].name.value in training
+        for stmt in out
+    )
+    if nested is not None and not trains:
+        # the epoch trains only there: left as a call, its batch loop has no epoch loop
+        call, stmt = nested
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"the result of `{code_of(call)}` is used inside an expression, where its "
+            "inlined body cannot go; bind it to a name first",
+            stmt,
+        )
+    return out, uses
+
+
+def _read_before_untouched(func, inlined: list, before: list, stmt) -> None:
+    """Python evaluates what `stmt` names before the helper's call (`losses.append`,
+    `print(epoch, ...)`); bound first, the helper runs before. The same only when the helper
+    binds none of the bare names and mentions none of those under an attribute or subscript:
+    Unsupported (TL111) otherwise."""
+    bare, deep = hoisted_results.read_before(before)
+    written = collect_names(*inlined).writes | declared_in(func)
+    named = set().union(*(mentions(node) for node in inlined)) if inlined else set()
+    clash = sorted((bare & written) | (deep & (named | written)))
+    if clash:
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"`{clash[0]}` is read before `{func.name.value}()` runs, and the helper uses it "
+            "too; bind the result to a name first",
+            stmt,
+        )
 
 
 def _plain_decorators(ctx, func: cst.FunctionDef) -> None:
@@ -183,9 +284,35 @@ def _is_helper(stmt, names) -> bool:
 
 
 def read(ctx, plan, steps) -> None:
+    _nonlocal_closures_inlined(ctx)
     closures = ctx.found.get("inlined_closures", {})
     plan.inlined_helpers = [n for n in ctx.found.get("inlined", []) if n not in closures]
     plan.inlined_closures = dict(closures)
+
+
+def _nonlocal_closures_inlined(ctx) -> None:
+    """Unsupported (TL117, at its `nonlocal`) for a closure declaring `nonlocal` that is not
+    inlined at each of its uses: one left as a call would write the enclosing function's local
+    while the hooks carry the value."""
+    calls = ctx.found.get("closure_calls_inlined", {})
+    for name, (func, declaration) in ctx.found.get("closure_nonlocals", {}).items():
+        accesses, rebindings = function_uses(ctx.module, func) or ([None], [])
+        if name in calls and len(accesses) == calls[name] and not rebindings:
+            continue
+        names = ", ".join(n.name.value for n in declaration.names)
+        owner = ctx.function.name.value
+        where = (
+            "is used elsewhere too (its `def` would stay)"
+            if name in calls
+            else "is not called as a statement of the epoch loop"
+        )
+        raise Unsupported(
+            GLOBAL_STATEMENT,
+            f"`{name}()`, defined inside `{owner}()` that holds the loop, writes its `{names}` "
+            f"through `nonlocal` and {where}: only a closure inlined at every use is "
+            "converted; return the value instead",
+            declaration,
+        )
 
 
 def training_helpers(module: cst.Module) -> dict[str, cst.FunctionDef]:
@@ -347,8 +474,11 @@ def inline_call(
     kinds = node_kinds(func.body)
     if "def" in kinds:
         raise Unsupported(HELPER_SHAPE, f"helper `{func.name.value}` defines functions", stmt)
-    returns = m.findall(cst.IndentedBlock(body), m.Return()) if "return" in kinds else []
     written = body  # the helper's statements as written
+    if "return" in kinds:  # a dry run's bare `return` in the loop ending it: a `break`
+        body = loop_returns.as_breaks(body)
+    same_shape = body  # its statements pair one to one with the helper's
+    returns = m.findall(cst.IndentedBlock(body), m.Return()) if "return" in kinds else []
     quiet = quiet_exit or _never
     finals = trailing_return.final_returns(body, quiet) or []
     last = body[-1] if body else None
@@ -402,7 +532,7 @@ def inline_call(
 
     # each final return replaced where it stands (inside its `with`s and branches), paired
     # with the helper's statement it replaces
-    origin = _origins(out, body)
+    origin = _origins(out, written if body is same_shape else body)
     out = trailing_return.replace_final(out, result, origin)
     out = [*bindings, *out]
     if out:
@@ -437,6 +567,12 @@ def _why_early(func, body: list, early: cst.Return, quiet_exit) -> str:
                     f"helper `{name}` returns from inside `with {shown}`, whose exit runs after "
                     "the return and may change or suppress it; return after the `with`"
                 )
+    skipped = _skipped_after_loop(body, early)
+    if skipped is not None:
+        return (
+            f"helper `{name}` returns from inside its loop, skipping `{first_line(skipped)}` "
+            "after it, which a `break` would run; write `break` if that code may run then"
+        )
     branches = trailing_return.ends_in_branches(body, lambda w: True)
     if branches is not None and _holds(branches, early):
         test = code_of(branches.test)
@@ -445,6 +581,25 @@ def _why_early(func, body: list, early: cst.Return, quiet_exit) -> str:
             "with, but another branch (or the missing `else`) ends without a return"
         )
     return f"helper `{name}` returns early, before its last statement"
+
+
+def _skipped_after_loop(body: list, ret: cst.Return):
+    """The first statement after the outermost loop holding `ret` (in the helper's body, or
+    in the blocks of the `with`s and `if`s holding that loop), which `ret` skips; None when
+    no loop holds it or nothing follows."""
+    for at, stmt in enumerate(body):
+        if not _holds(stmt, ret):
+            continue
+        if isinstance(stmt, (cst.For, cst.While)):
+            return body[at + 1] if at + 1 < len(body) else None
+        if isinstance(stmt, (cst.With, cst.If)) and isinstance(stmt.body, cst.IndentedBlock):
+            inner = _skipped_after_loop(list(stmt.body.body), ret)
+            if inner is not None:
+                return inner
+            if any(_holds(s, ret) and isinstance(s, (cst.For, cst.While)) for s in stmt.body.body):
+                return body[at + 1] if at + 1 < len(body) else None
+        return None
+    return None
 
 
 def _ends_its_block(body: list, ret: cst.Return) -> bool:

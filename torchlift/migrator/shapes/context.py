@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.closures import nonlocal_lines
 from ..analysis.names import bound_names, collect_names
 from ..analysis.qualnames import TQDM, Qualnames
 from ..analysis.statements import contains, single_assign, statements
@@ -57,7 +58,10 @@ GLOBAL_STATEMENT = Rule(
     "the function holding the loop uses `nonlocal`, or `global` inside a block",
     """Names the function holding the loop declares `global` at the top of its body stay
     module globals that the generated hooks read and write (patterns/module_globals.py). A
-    `nonlocal` or a `global` inside a nested block or function ties names to scopes the
+    closure inlined into the epoch loop (`def train(epoch):` in `main()`) may declare
+    `nonlocal step`: inlined, `step` is `main()`'s own local. Any other `nonlocal` -- a
+    closure used besides those calls, or a name another closure or lambda of the function
+    uses too -- or a `global` inside a nested block or function ties names to scopes the
     LightningModule's methods cannot share.""",
     """Declare module globals once, at the top of the function; pass a closure's state in
     and return it instead of `nonlocal`.""",
@@ -277,7 +281,7 @@ class LoopContext:
             # names the function binds: parameters + statements before the loop
             self.scope_before = list(self.before)
             self.params = {p.name.value for p in _all_params(self.function)}
-            declared = top_level_globals(self.function)
+            declared = top_level_globals(self.function, self.found)
             if declared is None:
                 raise Unsupported(GLOBAL_STATEMENT, *_scope_declaration(self.function, self.loop))
             self.found["function_globals"] = declared
@@ -428,9 +432,13 @@ def _scope_declaration(func: cst.FunctionDef, loop) -> tuple[str, cst.CSTNode]:
     return "the function holding the loop uses `nonlocal`, or `global` inside a block", loop
 
 
-def top_level_globals(func: cst.FunctionDef) -> set[str] | None:
+def top_level_globals(func: cst.FunctionDef, found: dict | None = None) -> set[str] | None:
     """The names `func` declares `global` in statements of its own body (not in a block), or
-    None when it has a `nonlocal` or a `global` elsewhere (inside a block, a nested def)."""
+    None when it has a `nonlocal` or a `global` elsewhere (inside a block, a nested def).
+    Given `found`, a closure of `func` declaring only `nonlocal` lines in its own body is
+    noted there instead ("closure_nonlocals": name -> (its def, its first `nonlocal`)): inlined into
+    the loop, those names are `func`'s locals (analysis/closures.py); one left as a call is
+    refused by patterns/helpers.py."""
     declared: set[str] = set()
     for stmt in func.body.body:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -440,7 +448,10 @@ def top_level_globals(func: cst.FunctionDef) -> set[str] | None:
                 elif isinstance(small, cst.Nonlocal):
                     return None
         elif contains(stmt, frozenset({"global"})):
-            return None
+            lines = nonlocal_lines(stmt) if isinstance(stmt, cst.FunctionDef) else None
+            if found is None or not lines:
+                return None
+            found.setdefault("closure_nonlocals", {})[stmt.name.value] = (stmt, lines[0].body[0])
     return declared
 
 

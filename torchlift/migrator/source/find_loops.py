@@ -105,7 +105,7 @@ def find_candidates(tree: ast.Module, text: str) -> tuple[list[ast.stmt], bool]:
     for stmt, _ in statements:
         if not isinstance(stmt, (ast.For, ast.AsyncFor)):
             continue
-        names = {_called_name(s) for s in stmt.body} & all_helpers
+        names = set().union(*(_called_names(s) for s in stmt.body)) & all_helpers
         if names & helpers:
             called |= names
             callers.append(stmt)
@@ -137,12 +137,17 @@ def _loops_in(func):
     return [s for s, _ in found if isinstance(s, _LOOPS)]
 
 
-def _called_name(stmt) -> str | None:
+def _called_names(stmt) -> set[str]:
+    """The names called in a simple statement (`train(...)`, also its result used within it:
+    `losses.append(train(...))`, which patterns/helpers.py binds to a name first)."""
     value = getattr(stmt, "value", None)
-    if isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign)) and isinstance(value, ast.Call):
-        if isinstance(value.func, ast.Name):
-            return value.func.id
-    return None
+    if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign)) or value is None:
+        return set()
+    return {
+        node.func.id
+        for node in ast.walk(value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
 
 
 def _inside(node, container) -> bool:

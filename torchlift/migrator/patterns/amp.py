@@ -314,7 +314,12 @@ def read(ctx, plan, steps) -> None:
             raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", scaler[1])
         use = use_before_the_loop(ctx, scaler)
         if use is not None and ctx.found.get("conditional_scaler") == scaler[0]:
-            raise Unsupported(MIXED_PRECISION, use[1], use[0])
+            raise Unsupported(
+                MIXED_PRECISION,
+                f"{use[1]}: a scaler the script may not have has no Trainer form "
+                "(the Trainer's mixed precision builds its own, with a fresh scale)",
+                use[0],
+            )
         clip = steps.get("clip")
         unscaled = steps.get("unscaled_at", [])
         if clip is not None and not any(steps["backward"] < p < clip[0] for p in unscaled):
@@ -340,7 +345,7 @@ def read(ctx, plan, steps) -> None:
 
 
 def use_before_the_loop(ctx, scaler) -> tuple[cst.CSTNode, str] | None:
-    """(the statement, a message) of the script's first use of its scaler before the loop --
+    """(the statement, what it does) of the script's first use of its scaler before the loop --
     a resume's `scaler.load_state_dict(checkpoint["scaler"])`, also in a helper of the script
     the code before the loop calls (the statement inside the helper) -- or None. The
     Trainer's `precision=` trains with a GradScaler of its own, built in `fit`: such a state
@@ -369,13 +374,12 @@ def use_before_the_loop(ctx, scaler) -> tuple[cst.CSTNode, str] | None:
                 if name not in reads:  # the helper's own statement reading the scaler
                     stmt = _read_in(defs, through[0], name, helpers) or stmt
                     via = f" (in `{through[0]}`, called before the loop)"
+                elif (passed := _passed_to(defs, stmt, name)) is not None:
+                    stmt, helper = passed  # `resume(..., scaler)`: the helper's statement
+                    via = f" (in `{helper}`, called before the loop)"
                 loads = call_method(stmt, "load_state_dict")
                 what = "loads a saved state into" if m.matches(loads, m.Name(name)) else "uses"
-                return stmt, (
-                    f"the script {what} `{name}`{via} before the loop (a resume): Lightning's "
-                    "mixed precision trains with a GradScaler of its own, built in `fit`, which "
-                    "would start from a fresh scale"
-                )
+                return stmt, f"the script {what} `{name}`{via} before the loop (a resume)"
     return None
 
 
@@ -392,6 +396,34 @@ def _read_in(defs, helper: str, name: str, helpers: set[str], seen=()) -> cst.CS
         inner = sorted((reads & helpers) - {helper})
         if inner:
             return _read_in(defs, inner[0], name, helpers, (*seen, helper)) or stmt
+    return None
+
+
+def _passed_to(defs, stmt, name: str) -> tuple[cst.CSTNode, str] | None:
+    """(the statement reading it, the function's name) when `stmt` passes `name` to one of
+    the script's functions (by position or keyword) whose body reads that parameter."""
+    functions = {d.name.value: d for d in defs if isinstance(d, cst.FunctionDef)}
+    for call in m.findall(stmt, m.Call(func=m.Name())):
+        found = functions.get(call.func.value)
+        if found is None or found.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+            continue
+        params = [p.name.value for p in (*found.params.posonly_params, *found.params.params)]
+        for k, arg in enumerate(call.args):
+            if not m.matches(arg.value, m.Name(name)) or arg.star:
+                continue
+            param = arg.keyword.value if arg.keyword is not None else None
+            if param is None:
+                param = params[k] if k < len(params) else None
+            inner = next(
+                (
+                    s
+                    for s in m.findall(found, m.SimpleStatementLine())
+                    if param is not None and param in collect_names(s).reads
+                ),
+                None,
+            )
+            if inner is not None:
+                return inner, found.name.value
     return None
 
 

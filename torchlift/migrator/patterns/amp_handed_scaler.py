@@ -51,7 +51,9 @@ def read(ctx, plan, steps) -> None:
     name = scaler[0]
 
     def refuse(reason: str) -> None:
-        raise Unsupported(MIXED_PRECISION, f"{why}; it cannot be handed to the Trainer: {reason}", use)
+        raise Unsupported(
+            MIXED_PRECISION, f"{why}: the Trainer cannot train with it, {reason}", use
+        )
 
     device = _plugin_device(ctx, refuse)
     enabled = ctx.found["precision"][1]

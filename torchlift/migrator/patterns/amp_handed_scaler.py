@@ -73,6 +73,20 @@ def read(ctx, plan, steps) -> None:
     )
 
 
+def clean(ctx, plan) -> None:
+    """The Trainer built early, where the script starts its process group (patterns/ddp/,
+    after this pattern's `read`): the scaler it is handed may not be built yet there."""
+    handed = ctx.found.get("scaler_handed")
+    if handed is not None and plan.trainer_at is not None:
+        scaler, (use, why) = handed
+        raise Unsupported(
+            MIXED_PRECISION,
+            f"{why}: the Trainer cannot train with it, the Trainer is built where the script "
+            "starts its process group, before the scaler may exist",
+            use,
+        )
+
+
 def _plugin_device(ctx, refuse) -> str:
     """The code of the plugin's device: the script's autocast device type, where the plugin's
     float16 autocast is the script's (see the docstring)."""

@@ -16,6 +16,10 @@ import libcst as cst
 
 from .analysis.names import collect_names
 
+# how a Trainer argument's code names the Lightning package (`L.plugins....`): the emitted
+# Trainer call spells it with the file's import alias, `L` or `pl` (emit/trainer_call.py)
+LIGHTNING = "__lightning__"
+
 
 @dataclass
 class EvalPlan:

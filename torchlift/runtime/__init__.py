@@ -40,6 +40,7 @@ _SUBMODULES = (
     "core",
     "trainer",
     "precision",
+    "plugins",
     "seed",
 )
 

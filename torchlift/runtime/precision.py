@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 import torch
 
+from torchlift.runtime.errors import MisconfigurationException
+
 
 def _apply_to_tensors(data: Any, fn: Callable[[torch.Tensor], torch.Tensor]) -> Any:
     if isinstance(data, torch.Tensor):
@@ -102,11 +104,24 @@ def handles_unscaling(optimizer: Any) -> bool:
 class MixedPrecision(Precision):
     """ "16-mixed" (autocast fp16 + GradScaler) and "bf16-mixed" (autocast bf16, no scaler)."""
 
-    def __init__(self, precision: str, device_type: str) -> None:
+    def __init__(self, precision: str, device: str, scaler: Any = None) -> None:
+        # Lightning's signature and checks: a GradScaler given here is the one that trains
+        # (a script's own, holding the state its resume loaded: `Trainer(plugins=[...])`)
+        if precision not in ("16-mixed", "bf16-mixed"):
+            raise ValueError(
+                f"`Passed `{type(self).__name__}(precision={precision!r})`."
+                " Precision must be '16-mixed' or 'bf16-mixed'."
+            )
+        if scaler is None and precision == "16-mixed":
+            scaler = torch.amp.GradScaler(device=device)
+        if scaler is not None and precision == "bf16-mixed":
+            raise MisconfigurationException(
+                f"`precision='bf16-mixed'` does not use a scaler, found {scaler}."
+            )
         self.name = precision
-        self.device_type = device_type
+        self.device_type = device
         self.dtype = torch.bfloat16 if precision == "bf16-mixed" else torch.float16
-        self.scaler = torch.amp.GradScaler(device=device_type) if precision == "16-mixed" else None
+        self.scaler = scaler
 
     def forward_context(self) -> contextlib.AbstractContextManager:
         # cache_enabled=False as Lightning: the weight cache is invalid across optimizer steps.

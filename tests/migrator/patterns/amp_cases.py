@@ -214,14 +214,6 @@ UNCHANGED = {
         + _AMP.replace("scaler = torch.amp.GradScaler()\n", "").format(args='"cuda"'),
         "TL113",
     ),
-    # a helper of the script reading the global scaler runs where it is called: before it
-    "scaler_loaded_by_a_helper_before_training": (
-        "def resume(path):\n    scaler.load_state_dict(torch.load(path))\n\n\n"
-        + _GPU
-        + _AMP.format(args='"cuda"').replace("for epoch", 'resume("last.pt")\nfor epoch', 1)
-        + "print(scaler.get_scale())\n",
-        "TL113",
-    ),
     "scaler_without_autocast": (
         """
         scaler = torch.amp.GradScaler()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..plan import LoopPlan
+from ..plan import LIGHTNING, LoopPlan
 from ..shapes.wrappers import extra_indent
 from .module_class import attr_name, format_code, line_length
 
@@ -21,7 +21,7 @@ def build_trainer_statements(
     alias: str = "L",
 ) -> list[cst.BaseStatement]:
     args = ", ".join([*(model.name for model in plan.models), *plan.init_args])
-    flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
+    flags = _flags(plan, alias)
     loaders = [plan.train_loader] + ([plan.validation.loader] if plan.validation else [])
     loaders = [plan.loader_exprs.get(name, name) for name in loaders]
     if plan.validation and plan.validation.more_loaders:  # one validation loop per pass
@@ -60,10 +60,18 @@ def build_trainer_statements(
 def build_early_trainer(plan: LoopPlan, trainer_name: str, module: cst.Module, alias="L") -> list:
     """`trainer = L.Trainer(...)` where `plan.trainer_at` stood (where the script started its
     process group), for the code between it and the loop that reads the rank."""
-    flags = [f"{keyword}={code}" for keyword, code in plan.trainer_args]
+    flags = _flags(plan, alias)
     lines = [f"{trainer_name} = {alias}.Trainer({', '.join(flags)})", *plan.after_trainer]
     indent = _indent(plan, plan.trainer_at, module)
     return _statements(lines, indent)
+
+
+def _flags(plan: LoopPlan, alias: str) -> list[str]:
+    """The Trainer's `keyword=code` arguments, Lightning named by the file's alias."""
+    return [
+        f"{keyword}={code.replace(LIGHTNING + '.', alias + '.')}"
+        for keyword, code in plan.trainer_args
+    ]
 
 
 def build_test_statements(plan: LoopPlan, lit_name: str, trainer_name: str, module) -> list:

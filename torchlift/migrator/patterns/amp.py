@@ -165,6 +165,7 @@ def _read_autocast(ctx, call: cst.Call, stmt, when=None) -> None:
     ctx.found["precision_seen"] = seen
     ctx.found["precision"] = (precision, enabled)
     ctx.found["autocast"] = (device, stmt)  # patterns/amp_device.py
+    ctx.found["autocast_call"] = (call, dtype)  # patterns/amp_handed_scaler.py
 
 
 def autocast_device_type(ctx, call: cst.Call) -> str | None:
@@ -311,7 +312,14 @@ def read(ctx, plan, steps) -> None:
     if scaler is not None:
         if precision is None:
             raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", scaler[1])
-        _refuse_use_before_the_loop(ctx, scaler)
+        use = use_before_the_loop(ctx, scaler)
+        if use is not None and ctx.found.get("conditional_scaler") == scaler[0]:
+            raise Unsupported(
+                MIXED_PRECISION,
+                f"{use[1]}: a scaler the script may not have has no Trainer form "
+                "(the Trainer's mixed precision builds its own, with a fresh scale)",
+                use[0],
+            )
         clip = steps.get("clip")
         unscaled = steps.get("unscaled_at", [])
         if clip is not None and not any(steps["backward"] < p < clip[0] for p in unscaled):
@@ -326,16 +334,24 @@ def read(ctx, plan, steps) -> None:
             # kept: `precision=` reads it; after fit, the Trainer's scaler if there is one
             plan.scaler_after = (ctx.module.code_for_node(precision[1]), scaler[0])
             return
+        if use is not None:
+            # patterns/amp_handed_scaler.py gives the Trainer the script's own scaler, kept
+            # where it is built: the code reading it (before, in the hooks, after) reads it
+            ctx.found["scaler_handed"] = (scaler, use)
+            plan.scaler = None
+            return
         plan.remove_stmts.append(scaler[1])
         plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])
 
 
-def _refuse_use_before_the_loop(ctx, scaler) -> None:
-    """The Trainer's mixed precision trains with a GradScaler of its own, built in `fit`: a
-    state the script gives its scaler before the loop (a resume's `scaler.load_state_dict(
-    checkpoint["scaler"])`, also through a helper of the script reading the scaler) would not
-    reach it."""
+def use_before_the_loop(ctx, scaler) -> tuple[cst.CSTNode, str] | None:
+    """(the statement, what it does) of the script's first use of its scaler before the loop --
+    a resume's `scaler.load_state_dict(checkpoint["scaler"])`, also in a helper of the script
+    the code before the loop calls (the statement inside the helper) -- or None. The
+    Trainer's `precision=` trains with a GradScaler of its own, built in `fit`: such a state
+    would not reach it."""
     name, binding = scaler
+    defs = _definitions(ctx)
     helpers = _definitions_reaching(ctx, name)
     for top in ctx.scope_before:
         # a function or class defined here is a scope of its own (`train_fn(..., scaler)`):
@@ -354,29 +370,76 @@ def _refuse_use_before_the_loop(ctx, scaler) -> None:
             reads = collect_names(stmt).reads
             through = sorted(reads & helpers)
             if name in reads or through:
+                via = ""
+                if name not in reads:  # the helper's own statement reading the scaler
+                    stmt = _read_in(defs, through[0], name, helpers) or stmt
+                    via = f" (in `{through[0]}`, called before the loop)"
+                elif (passed := _passed_to(defs, stmt, name)) is not None:
+                    stmt, helper = passed  # `resume(..., scaler)`: the helper's statement
+                    via = f" (in `{helper}`, called before the loop)"
                 loads = call_method(stmt, "load_state_dict")
-                what = (
-                    "loads a saved state into"
-                    if m.matches(loads, m.Name(name))
-                    else "uses"
-                )
-                via = f" (through `{through[0]}`)" if name not in reads else ""
-                raise Unsupported(
-                    MIXED_PRECISION,
-                    f"the script {what} `{name}`{via} before the loop (a resume): Lightning's "
-                    "mixed precision trains with a GradScaler of its own, built in `fit`, which "
-                    "would start from a fresh scale",
-                    stmt,
-                )
+                what = "loads a saved state into" if m.matches(loads, m.Name(name)) else "uses"
+                return stmt, f"the script {what} `{name}`{via} before the loop (a resume)"
+    return None
+
+
+def _read_in(defs, helper: str, name: str, helpers: set[str], seen=()) -> cst.CSTNode | None:
+    """The first simple statement of the definition `helper` reading `name` (or calling
+    another helper that does, then that one's statement)."""
+    found = next((d for d in defs if d.name.value == helper), None)
+    if found is None or helper in seen:
+        return None
+    for stmt in m.findall(found, m.SimpleStatementLine()):
+        reads = collect_names(stmt).reads
+        if name in reads:
+            return stmt
+        inner = sorted((reads & helpers) - {helper})
+        if inner:
+            return _read_in(defs, inner[0], name, helpers, (*seen, helper)) or stmt
+    return None
+
+
+def _passed_to(defs, stmt, name: str) -> tuple[cst.CSTNode, str] | None:
+    """(the statement reading it, the function's name) when `stmt` passes `name` to one of
+    the script's functions (by position or keyword) whose body reads that parameter."""
+    functions = {d.name.value: d for d in defs if isinstance(d, cst.FunctionDef)}
+    for call in m.findall(stmt, m.Call(func=m.Name())):
+        found = functions.get(call.func.value)
+        if found is None or found.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+            continue
+        params = [p.name.value for p in (*found.params.posonly_params, *found.params.params)]
+        for k, arg in enumerate(call.args):
+            if not m.matches(arg.value, m.Name(name)) or arg.star:
+                continue
+            param = arg.keyword.value if arg.keyword is not None else None
+            if param is None:
+                param = params[k] if k < len(params) else None
+            inner = next(
+                (
+                    s
+                    for s in m.findall(found, m.SimpleStatementLine())
+                    if param is not None and param in collect_names(s).reads
+                ),
+                None,
+            )
+            if inner is not None:
+                return inner, found.name.value
+    return None
+
+
+def _definitions(ctx) -> list:
+    """The script's functions and classes, at module level or defined before the loop in its
+    scope (under an `if` too)."""
+    kinds = (cst.FunctionDef, cst.ClassDef)
+    defs = [s for s in ctx.module.body if isinstance(s, kinds)]
+    return defs + [s for top in ctx.scope_before for s in statements(top) if isinstance(s, kinds)]
 
 
 def _definitions_reaching(ctx, name: str) -> set[str]:
-    """Names of the script's functions and classes, at module level or defined before the
-    loop in its scope (under an `if` too), whose code reads `name` from around it (not a
-    parameter or a local of theirs: the symbol tables say), directly or through another."""
-    kinds = (cst.FunctionDef, cst.ClassDef)
-    defs = [s for s in ctx.module.body if isinstance(s, kinds)]
-    defs += [s for top in ctx.scope_before for s in statements(top) if isinstance(s, kinds)]
+    """Names of the script's definitions (`_definitions`) whose code reads `name` from around
+    it (not a parameter or a local of theirs: the symbol tables say), directly or through
+    another."""
+    defs = _definitions(ctx)
     free = {id(d): definition_reads(d) for d in defs}
     return functions_doing(defs, lambda d, found: bool(free[id(d)] & (found | {name})))
 

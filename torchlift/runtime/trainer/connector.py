@@ -217,8 +217,38 @@ def resolve_precision(name: str, accelerator: str) -> tuple[Precision, str]:
     return Precision(), name
 
 
+def precision_plugin_of(plugins: Any, precision: Any) -> Precision | None:
+    """The precision plugin among `Trainer(plugins=...)` (one plugin or an iterable of them),
+    as Lightning's accelerator connector reads it: at most one, and not beside `precision=`.
+    The runtime has no other kind of plugin (checkpoint IO, cluster environment): an error."""
+    if plugins is None:
+        return None
+    given = [plugins] if not isinstance(plugins, (list, tuple)) else list(plugins)
+    others = [p for p in given if not isinstance(p, Precision)]
+    if others:
+        raise MisconfigurationException(
+            f"Trainer(plugins={others[0]!r}) is not supported by torchlift.runtime (only a "
+            "precision plugin is); remove it or run the script on Lightning"
+        )
+    if len(given) > 1:
+        raise MisconfigurationException(
+            "Received multiple values for Precision flags in `plugins`. Expected one value for "
+            "each type at most."
+        )
+    if given and precision is not None:
+        raise ValueError(
+            f"Received both `precision={precision}` and `plugins={given[0]}`. Choose one."
+        )
+    return given[0] if given else None
+
+
 def resolve(
-    accelerator: Any, devices: Any, strategy: Any, num_nodes: Any, precision: Any
+    accelerator: Any,
+    devices: Any,
+    strategy: Any,
+    num_nodes: Any,
+    precision: Any,
+    precision_plugin: Precision | None = None,
 ) -> Resolved:
     precision_name = resolve_precision_name(precision)
     if not isinstance(num_nodes, int) or isinstance(num_nodes, bool) or num_nodes < 1:
@@ -235,5 +265,8 @@ def resolve(
         if launched and launched > 1:
             device_list = list(range(launched))
     strategy_obj = resolve_strategy(strategy, accelerator_type, device_list, num_nodes, devices)
-    plugin, precision_name = resolve_precision(precision_name, accelerator_type)
+    if precision_plugin is not None:  # Lightning uses it as given, on any accelerator
+        plugin, precision_name = precision_plugin, precision_plugin.name
+    else:
+        plugin, precision_name = resolve_precision(precision_name, accelerator_type)
     return Resolved(accelerator_type, device_list, strategy_obj, plugin, precision_name)

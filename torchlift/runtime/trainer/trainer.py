@@ -18,7 +18,7 @@ from torchlift.runtime.errors import MisconfigurationException
 from torchlift.runtime.strategies import layer_sync
 from torchlift.runtime.trainer import checkpoint as ckpt_io
 from torchlift.runtime.trainer.checkpointing import _CheckpointConnector
-from torchlift.runtime.trainer.connector import resolve
+from torchlift.runtime.trainer.connector import precision_plugin_of, resolve
 from torchlift.runtime.trainer.data import _accepts_positional, _DataConnector
 from torchlift.runtime.trainer.evaluation_loop import run_evaluation, run_prediction
 from torchlift.runtime.trainer.fit_loop import FitLoop
@@ -159,17 +159,18 @@ class Trainer(
                 f"Trainer(profiler={profiler!r}) is not supported by torchlift.runtime; remove it "
                 "or run the script on Lightning"
             )
-        if plugins not in (None, [], ()):
-            raise MisconfigurationException(
-                f"Trainer(plugins={plugins!r}) is not supported by torchlift.runtime; remove it "
-                "or run the script on Lightning"
-            )
+        precision_plugin = precision_plugin_of(plugins, precision)
         _check_int("reload_dataloaders_every_n_epochs", reload_dataloaders_every_n_epochs, 0)
         self._use_distributed_sampler = bool(use_distributed_sampler)
 
         # --- resolve devices / strategy / precision (connector.py) -----------------------------
         resolved = resolve(
-            accelerator, devices, strategy, num_nodes, "32-true" if precision is None else precision
+            accelerator,
+            devices,
+            strategy,
+            num_nodes,
+            "32-true" if precision is None else precision,
+            precision_plugin,
         )
         self.accelerator = resolved.accelerator
         self._accelerator_flag = resolved.accelerator

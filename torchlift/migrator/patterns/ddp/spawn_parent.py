@@ -22,6 +22,9 @@ the clock, a download or any call not known to give every process the same value
 of torch's generator (it seeds or advances the generator the worker then draws from, which
 the spawned worker started fresh).
 
+A `MASTER_PORT` / `MASTER_ADDR` set there from such a value (a free port found with a socket,
+one offset by the pid) for the process group's start only is removed: launch_env.py.
+
 Module-level code outside `if __name__ == "__main__":` is left alone: the spawned workers
 import the script too (the spawn start method), so it already ran in every process.
 """
@@ -38,6 +41,8 @@ from ...analysis.output_effects import output_only
 from ...analysis.torch_draws import draws, functions_drawing
 from ...emit.rank_zero import guarded
 from ...source.code_text import code_of
+from .launch_env import WHY as LAUNCH_ENV_WHY
+from .launch_env import unread_launch_env
 from .rules import LAUNCH
 
 _STATEMENT = m.MatchIfTrue(lambda node: isinstance(node, cst.BaseStatement))
@@ -77,7 +82,12 @@ def guard_parent_code(ctx, plan, spawn_stmt) -> bool:
     marked: set[int] = set()
     for block in _parent_blocks(ctx.module, spawn_stmt):
         stmts = [s for s in block if id(s) not in taken]
-        for stmt in stmts:
+        for stmt in list(stmts):
+            if checker.statement(stmt) is not None and unread_launch_env(ctx, plan, stmt):
+                plan.remove_stmts.append(stmt)  # a port drawn here: launch_env.py
+                plan.removed_why.append((stmt, LAUNCH_ENV_WHY))
+                stmts.remove(stmt)
+                continue
             problem = _mark(ctx, checker, stmt, marked)
             if problem is not None:
                 node, why = problem

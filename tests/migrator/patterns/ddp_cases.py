@@ -432,6 +432,23 @@ _CHECKPOINT_BEFORE = (
     '    ddp_net.load_state_dict(torch.load("start.pt", map_location={"cpu": "cpu"}))'
 )
 
+_FREE_PORT = (
+    "def find_free_port():\n"
+    "    with socket.socket() as s:\n"
+    '        s.bind(("", 0))\n'
+    "        return s.getsockname()[1]\n\n\n"
+    "def train("
+)
+_SPAWN = "\n    mp.spawn(train, args=(2,), nprocs=2)"
+_SAVED = '    if rank == 0:\n        torch.save(net.state_dict(), "net.pt")\n    dist.barrier()'
+
+
+def free_port_worker(launch: str) -> str:
+    """A worker whose parent sets MASTER_PORT to a free port (`launch` before the spawn)."""
+    source = worker(launch=launch + _SPAWN).replace("def train(", _FREE_PORT, 1)
+    return source.replace("import os\n", "import os\nimport socket\n", 1)
+
+
 CONVERTS = {
     "step_loop_in_a_spawn_worker_draws_per_rank": (
         step_worker(),
@@ -872,6 +889,32 @@ CONVERTS = {
         sync_bn_worker("    net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"),
         ["sync_batchnorm=True"],
         ["convert_sync_batchnorm"],
+    ),
+    # the port only the removed group start read; kept, each Trainer process would draw its own
+    "parent_free_port_for_the_removed_group_start": (
+        free_port_worker('os.environ["MASTER_PORT"] = str(find_free_port())'),
+        ['if __name__ == "__main__":\n    train(2)'],
+        ["MASTER_PORT", "mp.spawn"],
+    ),
+    "parent_pid_offset_port_for_the_removed_group_start": (
+        worker(
+            launch='os.environ["MASTER_ADDR"] = "localhost"\n'
+            '    os.environ["MASTER_PORT"] = str(29500 + os.getpid() % 1000)' + _SPAWN
+        ),
+        ['if __name__ == "__main__":\n    os.environ["MASTER_ADDR"] = "localhost"\n    train(2)'],
+        ["MASTER_PORT", "getpid"],
+    ),
+    # the ranks wait for rank 0's save, then end: nothing after it to order
+    "final_barrier_after_the_rank_zero_save": (
+        worker(after=_SAVED),
+        ['if trainer.global_rank == 0:\n        torch.save(net.state_dict(), "net.pt")'],
+        ["barrier", "destroy_process_group"],
+    ),
+    # the default group's rank and size are the process's
+    "sampler_of_the_group_rank_and_size": (
+        worker(sampler="DistributedSampler(data, num_replicas=dist.get_world_size(), rank=dist.get_rank())"),
+        ["loader = DataLoader(data, batch_size=4, shuffle=True)"],
+        ["DistributedSampler", "get_rank"],
     ),
 }
 
@@ -1365,5 +1408,28 @@ if args.local_rank != -1:
 train(args, model, loader)
 """,
         "TL160",
+    ),
+    # the script reads the port back: the Trainer's children would each print their own
+    "parent_free_port_read_back_by_the_script": (
+        free_port_worker(
+            'os.environ["MASTER_PORT"] = str(find_free_port())\n'
+            '    print("port", os.environ["MASTER_PORT"])'
+        ),
+        "TL160",
+    ),
+    "parent_free_port_handed_on_with_the_whole_environment": (
+        free_port_worker(
+            'os.environ["MASTER_PORT"] = str(find_free_port())\n    env = dict(os.environ)'
+        ),
+        "TL160",
+    ),
+    # every rank reads what rank 0 wrote: the barrier orders that read
+    "barrier_before_every_rank_reloads_the_save": (
+        worker(after=_SAVED + '\n    net.load_state_dict(torch.load("net.pt"))'),
+        "TL163",
+    ),
+    "sampler_of_a_subgroup_rank": (
+        worker(sampler="DistributedSampler(data, num_replicas=world_size, rank=dist.get_rank(group))"),
+        "TL162",
     ),
 }

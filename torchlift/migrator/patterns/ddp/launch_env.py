@@ -74,9 +74,7 @@ class _EnvReads(cst.CSTVisitor):
             self.found = True
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if m.matches(node.value, _ENVIRON) and m.matches(
-            node.slice, [m.SubscriptElement(m.Index(m.SimpleString()))]
-        ):
+        if m.matches(node, m.Subscript(_ENVIRON, [m.SubscriptElement(m.Index(m.SimpleString()))])):
             self.keyed.add(id(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:

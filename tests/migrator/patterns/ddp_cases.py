@@ -910,6 +910,17 @@ CONVERTS = {
         ['if trainer.global_rank == 0:\n        torch.save(net.state_dict(), "net.pt")'],
         ["barrier", "destroy_process_group"],
     ),
+    # the same DDP option, given by the strategy's name
+    "ddp_with_find_unused_parameters": (
+        worker(net="DDP(net, device_ids=None, find_unused_parameters=True)"),
+        ['strategy="ddp_find_unused_parameters_true"'],
+        ["DDP(", "find_unused_parameters=True"],
+    ),
+    "ddp_with_find_unused_parameters_off": (
+        worker(net="DDP(net, find_unused_parameters=False)"),
+        ['strategy="ddp"'],
+        ["DDP(", "find_unused_parameters"],
+    ),
     # the default group's rank and size are the process's
     "sampler_of_the_group_rank_and_size": (
         worker(sampler="DistributedSampler(data, num_replicas=dist.get_world_size(), rank=dist.get_rank())"),
@@ -1278,8 +1289,9 @@ UNCHANGED = {
         ),
         "TL164",
     ),
-    "ddp_with_find_unused_parameters": (
-        worker(net="DDP(net, find_unused_parameters=True)"),
+    # an option the Trainer's strategy is not given (the message names it)
+    "ddp_with_broadcast_buffers_off": (
+        worker(net="DDP(net, device_ids=None, broadcast_buffers=False)"),
         "TL165",
     ),
     # the wrapper's keys carry `module.`: read as the model, the file would have other keys

@@ -42,7 +42,7 @@ def unread_launch_env(ctx, plan, stmt) -> bool:
         "MASTER_PORT",
         "MASTER_ADDR",
     }
-    skipped = {id(s) for s in plan.remove_stmts} | {id(stmt)}
+    skipped = {id(s) for s in [*plan.remove_stmts, plan.trainer_at, stmt] if s is not None}
     skipped |= {
         id(f)
         for f in ctx.module.body
@@ -89,8 +89,7 @@ class _EnvReads(cst.CSTVisitor):
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if isinstance(node.left, cst.SimpleString) and all(
-            m.matches(c, m.ComparisonTarget(m.In() | m.NotIn(), _ENVIRON))
-            for c in node.comparisons
+            m.matches(c, m.ComparisonTarget(m.In() | m.NotIn(), _ENVIRON)) for c in node.comparisons
         ):
             self.keyed |= {id(c.comparator) for c in node.comparisons}
 

@@ -23,7 +23,8 @@ of torch's generator (it seeds or advances the generator the worker then draws f
 the spawned worker started fresh).
 
 A `MASTER_PORT` / `MASTER_ADDR` set there from such a value (a free port found with a socket,
-one offset by the pid) for the process group's start only is removed: launch_env.py.
+one offset by the pid) for the process group's start only is removed: launch_env.py; so is
+such a port handed through `mp.spawn` to the removed start only: port_argument.py.
 
 Module-level code outside `if __name__ == "__main__":` is left alone: the spawned workers
 import the script too (the spawn start method), so it already ran in every process.
@@ -43,6 +44,7 @@ from ...emit.rank_zero import guarded
 from ...source.code_text import code_of
 from .launch_env import WHY as LAUNCH_ENV_WHY
 from .launch_env import unread_launch_env
+from .port_argument import drop_unread_argument
 from .rules import LAUNCH
 
 _STATEMENT = m.MatchIfTrue(lambda node: isinstance(node, cst.BaseStatement))
@@ -83,11 +85,15 @@ def guard_parent_code(ctx, plan, spawn_stmt) -> bool:
     for block in _parent_blocks(ctx.module, spawn_stmt):
         stmts = [s for s in block if id(s) not in taken]
         for stmt in list(stmts):
-            if checker.statement(stmt) is not None and unread_launch_env(ctx, plan, stmt):
-                plan.remove_stmts.append(stmt)  # a port drawn here: launch_env.py
-                plan.removed_why.append((stmt, LAUNCH_ENV_WHY))
-                stmts.remove(stmt)
-                continue
+            if checker.statement(stmt) is not None:  # a port drawn here, unread once converted
+                if unread_launch_env(ctx, plan, stmt):  # launch_env.py
+                    plan.remove_stmts.append(stmt)
+                    plan.removed_why.append((stmt, LAUNCH_ENV_WHY))
+                    stmts.remove(stmt)
+                    continue
+                if drop_unread_argument(ctx, plan, stmt, spawn_stmt):  # port_argument.py
+                    stmts.remove(stmt)
+                    continue
             problem = _mark(ctx, checker, stmt, marked)
             if problem is not None:
                 node, why = problem

@@ -449,6 +449,26 @@ def free_port_worker(launch: str) -> str:
     return source.replace("import os\n", "import os\nimport socket\n", 1)
 
 
+_PORT_SETUP = (
+    "def setup(rank, world_size, port):\n"
+    '    os.environ["MASTER_PORT"] = str(port)\n'
+    '    dist.init_process_group("gloo", rank=rank, world_size=world_size)\n\n\n'
+    "def train("
+)
+
+
+def port_worker(port: str, before: str = "") -> str:
+    """A worker handed a port its setup helper alone reads (`port = <port>` in the parent)."""
+    source = worker(
+        params="rank, world_size, port",
+        init="setup(rank, world_size, port)",
+        before=before,
+        launch=f"port = {port}\n    mp.spawn(train, args=(2, port), nprocs=2)",
+    )
+    source = source.replace("def train(", _PORT_SETUP, 1).replace("def train(", _FREE_PORT, 1)
+    return source.replace("import os\n", "import os\nimport socket\n", 1)
+
+
 CONVERTS = {
     "step_loop_in_a_spawn_worker_draws_per_rank": (
         step_worker(),
@@ -903,6 +923,17 @@ CONVERTS = {
         ),
         ['if __name__ == "__main__":\n    os.environ["MASTER_ADDR"] = "localhost"\n    train(2)'],
         ["MASTER_PORT", "getpid"],
+    ),
+    # handed through `mp.spawn` to the removed setup alone: the port, argument and parameter go
+    "parent_pid_offset_port_handed_to_the_removed_setup": (
+        port_worker("29500 + os.getpid() % 2000"),
+        ["def train(world_size):", 'if __name__ == "__main__":\n    train(2)'],
+        ["getpid", "port =", ", port"],
+    ),
+    "parent_free_port_handed_to_the_removed_setup": (
+        port_worker("find_free_port()"),
+        ["def train(world_size):", 'if __name__ == "__main__":\n    train(2)'],
+        ["port ="],
     ),
     # the ranks wait for rank 0's save, then end: nothing after it to order
     "final_barrier_after_the_rank_zero_save": (
@@ -1443,5 +1474,20 @@ train(args, model, loader)
     "sampler_of_a_subgroup_rank": (
         worker(sampler="DistributedSampler(data, num_replicas=world_size, rank=dist.get_rank(group))"),
         "TL162",
+    ),
+    # the worker prints the port it was handed: each Trainer process would show its own
+    "parent_pid_offset_port_read_by_the_worker": (
+        port_worker("29500 + os.getpid() % 2000", before='    print("port", port)'),
+        "TL160",
+    ),
+    # the parent's draw seeds nothing, but its file is output the conversion would lose
+    "parent_port_from_a_function_writing_a_file": (
+        port_worker("save_port()").replace(
+            "def train(",
+            'def save_port():\n    open("port.txt", "w").write("1")\n    return 29500\n\n\n'
+            "def train(",
+            1,
+        ),
+        "TL160",
     ),
 }

@@ -85,7 +85,8 @@ def guard_parent_code(ctx, plan, spawn_stmt) -> bool:
     for block in _parent_blocks(ctx.module, spawn_stmt):
         stmts = [s for s in block if id(s) not in taken]
         for stmt in list(stmts):
-            if checker.statement(stmt) is not None:  # a port drawn here, unread once converted
+            simple = isinstance(stmt, cst.SimpleStatementLine)
+            if simple and checker.statement(stmt) is not None:  # a port unread once converted
                 if unread_launch_env(ctx, plan, stmt):  # launch_env.py
                     plan.remove_stmts.append(stmt)
                     plan.removed_why.append((stmt, LAUNCH_ENV_WHY))

@@ -34,6 +34,15 @@ WHY = (
 )
 
 
+def forget_helpers(ctx, plan, stmt) -> None:
+    """The script's functions `stmt` called (`find_free_port()`) go with it when nothing else
+    calls them (emit/transform.py removes the inlined helpers left unread)."""
+    functions = {f.name.value for f in ctx.module.body if isinstance(f, cst.FunctionDef)}
+    for call in m.findall(stmt, m.Call(func=m.Name())):
+        if call.func.value in functions and call.func.value not in plan.inlined_helpers:
+            plan.inlined_helpers.append(call.func.value)
+
+
 def unread_launch_env(ctx, plan, stmt) -> bool:
     """`stmt` sets MASTER_PORT / MASTER_ADDR and nothing the conversion keeps reads it."""
     if not sets_master_env(stmt):

@@ -43,7 +43,7 @@ from ...analysis.torch_draws import draws, functions_drawing
 from ...emit.rank_zero import guarded
 from ...source.code_text import code_of
 from .launch_env import WHY as LAUNCH_ENV_WHY
-from .launch_env import unread_launch_env
+from .launch_env import forget_helpers, unread_launch_env
 from .port_argument import drop_unread_argument
 from .rules import LAUNCH
 
@@ -90,9 +90,11 @@ def guard_parent_code(ctx, plan, spawn_stmt) -> bool:
                 if unread_launch_env(ctx, plan, stmt):  # launch_env.py
                     plan.remove_stmts.append(stmt)
                     plan.removed_why.append((stmt, LAUNCH_ENV_WHY))
+                    forget_helpers(ctx, plan, stmt)
                     stmts.remove(stmt)
                     continue
                 if drop_unread_argument(ctx, plan, stmt, spawn_stmt):  # port_argument.py
+                    forget_helpers(ctx, plan, stmt)
                     stmts.remove(stmt)
                     continue
             problem = _mark(ctx, checker, stmt, marked)

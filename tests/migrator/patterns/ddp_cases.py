@@ -935,6 +935,14 @@ CONVERTS = {
         ["def train(world_size):", 'if __name__ == "__main__":\n    train(2)'],
         ["port ="],
     ),
+    "free_port_found_in_the_spawn_call": (
+        port_worker("find_free_port()").replace(
+            "port = find_free_port()\n    mp.spawn(train, args=(2, port)",
+            "mp.spawn(train, args=(2, find_free_port())",
+        ),
+        ["def train(world_size):", 'if __name__ == "__main__":\n    train(2)'],
+        ["find_free_port", ", port"],
+    ),
     # the ranks wait for rank 0's save, then end: nothing after it to order
     "final_barrier_after_the_rank_zero_save": (
         worker(after=_SAVED),
@@ -1487,6 +1495,15 @@ train(args, model, loader)
             'def save_port():\n    open("port.txt", "w").write("1")\n    return 29500\n\n\n'
             "def train(",
             1,
+        ),
+        "TL160",
+    ),
+    # drawn once for both workers by `mp.spawn`'s call; converted, each process would draw its own
+    "seed_drawn_in_the_spawn_call": (
+        worker(
+            params="rank, world_size, seed",
+            before="    torch.manual_seed(seed)",
+            launch="import random\n    mp.spawn(train, args=(2, random.randint(0, 99)), nprocs=2)",
         ),
         "TL160",
     ),

@@ -54,21 +54,47 @@ def drop_unread_argument(ctx, plan, stmt, spawn_stmt) -> bool:
     params = worker.params.params
     if len(at) != 1 or len(params) != len(elements) + 1:
         return False
-    param = params[at[0] + 1].name.value
-    # (the group's start, when the Trainer is built in its place, is replaced too)
+    removed = _removed(ctx, plan)
+    if not _unread_parameter(ctx, plan, at[0]):
+        return False
+    # the name: read by its argument only (the worker's reads are of its parameter)
+    if _reads(ctx.module, name, removed | {id(stmt), id(elements[at[0]]), id(worker)}):
+        return False
+    return _rewrite(ctx, plan, spawn_stmt, at[0], stmt)
+
+
+def spawn_arguments(ctx, spawn_stmt) -> list:
+    """The values `mp.spawn(...)` hands the worker (`args=(...)`)."""
+    call = _spawn_call(ctx, spawn_stmt)
+    return [] if call is None else [e.value for e in _spawn_args(call)]
+
+
+def drop_inline_argument(ctx, plan, spawn_stmt, index: int) -> bool:
+    """`mp.spawn(train, args=(2, find_free_port()))`: the argument computed in the call goes
+    with the worker's parameter when only removed code reads that (as for a name above)."""
+    value = spawn_arguments(ctx, spawn_stmt)[index]
+    if not _pure(ctx, value, set()) or not _unread_parameter(ctx, plan, index):
+        return False
+    return _rewrite(ctx, plan, spawn_stmt, index, None)
+
+
+def _removed(ctx, plan) -> set[int]:
+    """What the conversion takes away: removed statements, the group's start where the Trainer
+    is built in its place, the helpers it inlined."""
     removed = {id(s) for s in [*plan.remove_stmts, plan.trainer_at] if s is not None}
-    helpers = {
+    return removed | {
         id(f)
         for f in ctx.module.body
         if isinstance(f, cst.FunctionDef) and f.name.value in plan.inlined_helpers
     }
-    # the parameter: read by removed statements of the worker only
-    if _reads(worker.body, param, removed | helpers):
+
+
+def _unread_parameter(ctx, plan, index: int) -> bool:
+    """The worker's parameter for spawn argument `index` is read by removed code only."""
+    params = ctx.function.params.params
+    if len(params) <= index + 1:
         return False
-    # the name: read by its argument only (the worker's reads are of its parameter)
-    if _reads(ctx.module, name, removed | helpers | {id(stmt), id(elements[at[0]]), id(worker)}):
-        return False
-    return _rewrite(plan, spawn_stmt, worker, at[0], stmt)
+    return not _reads(ctx.function.body, params[index + 1].name.value, _removed(ctx, plan))
 
 
 def _spawn_call(ctx, spawn_stmt) -> cst.Call | None:
@@ -152,9 +178,13 @@ class _NameUses(cst.CSTVisitor):
             self.found = True
 
 
-def _rewrite(plan, spawn_stmt, worker, index: int, stmt) -> bool:
-    """Drop argument `index` of the spawn's replacement call and the worker's parameter there
-    (the rank is already gone from both), and remove `stmt`."""
+def _rewrite(ctx, plan, spawn_stmt, original: int, stmt) -> bool:
+    """Drop the spawn's argument `original` (its place in the script's call) from the
+    replacement call and the worker's parameter there (the rank is already gone from both),
+    and remove `stmt` (None: the value was inline)."""
+    worker = ctx.function
+    dropped = ctx.found.setdefault("dropped_spawn_arguments", [])
+    index = original - sum(1 for i in dropped if i < original)  # earlier drops shift it
     spots = {id(s): i for i, (s, _) in enumerate(plan.rewrite_stmts)}
     if id(spawn_stmt) not in spots or id(worker) not in spots:
         return False
@@ -175,8 +205,10 @@ def _rewrite(plan, spawn_stmt, worker, index: int, stmt) -> bool:
         (s, code_of(call), why) if s is spawn_stmt else (s, code, why)
         for s, code, why in plan.rewritten_why
     ]
-    plan.remove_stmts.append(stmt)
-    plan.removed_why.append((stmt, WHY))
+    dropped.append(original)
+    if stmt is not None:
+        plan.remove_stmts.append(stmt)
+        plan.removed_why.append((stmt, WHY))
     return True
 
 

@@ -44,7 +44,7 @@ from ...emit.rank_zero import guarded
 from ...source.code_text import code_of
 from .launch_env import WHY as LAUNCH_ENV_WHY
 from .launch_env import forget_helpers, unread_launch_env
-from .port_argument import drop_unread_argument
+from .port_argument import drop_inline_argument, drop_unread_argument, spawn_arguments
 from .rules import LAUNCH
 
 _STATEMENT = m.MatchIfTrue(lambda node: isinstance(node, cst.BaseStatement))
@@ -82,6 +82,19 @@ def guard_parent_code(ctx, plan, spawn_stmt) -> bool:
     taken = {id(s) for s in plan.remove_stmts} | {id(s) for s, _ in plan.rewrite_stmts}
     checker = _SameInEveryProcess(ctx)
     marked: set[int] = set()
+    # the values `mp.spawn` hands the worker, computed in its call: now in every process too
+    for index, value in reversed(list(enumerate(spawn_arguments(ctx, spawn_stmt)))):
+        problem = checker.expression(value)
+        if problem is not None and drop_inline_argument(ctx, plan, spawn_stmt, index):
+            forget_helpers(ctx, plan, value)  # port_argument.py
+        elif problem is not None:
+            ctx.block(
+                LAUNCH,
+                f"{problem}: `mp.spawn` computed it once for every worker, the Trainer's DDP "
+                "computes it in each process",
+                spawn_stmt,
+            )
+            return False
     for block in _parent_blocks(ctx.module, spawn_stmt):
         stmts = [s for s in block if id(s) not in taken]
         for stmt in list(stmts):

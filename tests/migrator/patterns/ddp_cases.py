@@ -1210,6 +1210,7 @@ UNCHANGED = {
     "parent_reads_the_clock_for_the_worker": (
         worker(
             params="rank, world_size, stamp",
+            before='    print("run", stamp)',  # (unread, it would go: port_argument.py)
             launch="import time\n    stamp = int(time.time())\n"
             "    mp.spawn(train, args=(2, stamp), nprocs=2)",
         ),

@@ -1022,12 +1022,22 @@ def _worker_signature(src, output_tree, epoch, add) -> None:
     for fn in output_tree.body:
         if isinstance(fn, ast.FunctionDef) and fn.name == holder.name:
             before = [a.arg for a in holder.args.args]
-            if before and [a.arg for a in fn.args.args] == before[1:]:
+            after = [a.arg for a in fn.args.args]
+            rest = iter(before[1:])
+            if before and all(any(a == b for b in rest) for a in after):  # a subsequence
+                # parameters beyond the rank: a port only the removed group start read
+                also = [f"`{p}`" for p in before[1:] if p not in after]
                 add(
                     _header(holder),
                     _header(fn),
                     f"`{before[0]}` parameter dropped: the Trainer starts one process per "
-                    "device and gives each its rank (`trainer.global_rank`)",
+                    "device and gives each its rank (`trainer.global_rank`)"
+                    + (
+                        f"; {', '.join(also)} too: only the process group's start (the "
+                        "Trainer's now) read it"
+                        if also
+                        else ""
+                    ),
                 )
             return
 

@@ -432,6 +432,43 @@ _CHECKPOINT_BEFORE = (
     '    ddp_net.load_state_dict(torch.load("start.pt", map_location={"cpu": "cpu"}))'
 )
 
+_FREE_PORT = (
+    "def find_free_port():\n"
+    "    with socket.socket() as s:\n"
+    '        s.bind(("", 0))\n'
+    "        return s.getsockname()[1]\n\n\n"
+    "def train("
+)
+_SPAWN = "\n    mp.spawn(train, args=(2,), nprocs=2)"
+_SAVED = '    if rank == 0:\n        torch.save(net.state_dict(), "net.pt")\n    dist.barrier()'
+
+
+def free_port_worker(launch: str) -> str:
+    """A worker whose parent sets MASTER_PORT to a free port (`launch` before the spawn)."""
+    source = worker(launch=launch + _SPAWN).replace("def train(", _FREE_PORT, 1)
+    return source.replace("import os\n", "import os\nimport socket\n", 1)
+
+
+_PORT_SETUP = (
+    "def setup(rank, world_size, port):\n"
+    '    os.environ["MASTER_PORT"] = str(port)\n'
+    '    dist.init_process_group("gloo", rank=rank, world_size=world_size)\n\n\n'
+    "def train("
+)
+
+
+def port_worker(port: str, before: str = "") -> str:
+    """A worker handed a port its setup helper alone reads (`port = <port>` in the parent)."""
+    source = worker(
+        params="rank, world_size, port",
+        init="setup(rank, world_size, port)",
+        before=before,
+        launch=f"port = {port}\n    mp.spawn(train, args=(2, port), nprocs=2)",
+    )
+    source = source.replace("def train(", _PORT_SETUP, 1).replace("def train(", _FREE_PORT, 1)
+    return source.replace("import os\n", "import os\nimport socket\n", 1)
+
+
 CONVERTS = {
     "step_loop_in_a_spawn_worker_draws_per_rank": (
         step_worker(),
@@ -873,6 +910,62 @@ CONVERTS = {
         ["sync_batchnorm=True"],
         ["convert_sync_batchnorm"],
     ),
+    # the port only the removed group start read; kept, each Trainer process would draw its own
+    "parent_free_port_for_the_removed_group_start": (
+        free_port_worker('os.environ["MASTER_PORT"] = str(find_free_port())'),
+        ['if __name__ == "__main__":\n    train(2)'],
+        ["MASTER_PORT", "mp.spawn"],
+    ),
+    "parent_pid_offset_port_for_the_removed_group_start": (
+        worker(
+            launch='os.environ["MASTER_ADDR"] = "localhost"\n'
+            '    os.environ["MASTER_PORT"] = str(29500 + os.getpid() % 1000)' + _SPAWN
+        ),
+        ['if __name__ == "__main__":\n    os.environ["MASTER_ADDR"] = "localhost"\n    train(2)'],
+        ["MASTER_PORT", "getpid"],
+    ),
+    # handed through `mp.spawn` to the removed setup alone: the port, argument and parameter go
+    "parent_pid_offset_port_handed_to_the_removed_setup": (
+        port_worker("29500 + os.getpid() % 2000"),
+        ["def train(world_size):", 'if __name__ == "__main__":\n    train(2)'],
+        ["getpid", "port =", ", port"],
+    ),
+    "parent_free_port_handed_to_the_removed_setup": (
+        port_worker("find_free_port()"),
+        ["def train(world_size):", 'if __name__ == "__main__":\n    train(2)'],
+        ["port ="],
+    ),
+    "free_port_found_in_the_spawn_call": (
+        port_worker("find_free_port()").replace(
+            "port = find_free_port()\n    mp.spawn(train, args=(2, port)",
+            "mp.spawn(train, args=(2, find_free_port())",
+        ),
+        ["def train(world_size):", 'if __name__ == "__main__":\n    train(2)'],
+        ["find_free_port", ", port"],
+    ),
+    # the ranks wait for rank 0's save, then end: nothing after it to order
+    "final_barrier_after_the_rank_zero_save": (
+        worker(after=_SAVED),
+        ['if trainer.global_rank == 0:\n        torch.save(net.state_dict(), "net.pt")'],
+        ["barrier", "destroy_process_group"],
+    ),
+    # the same DDP option, given by the strategy's name
+    "ddp_with_find_unused_parameters": (
+        worker(net="DDP(net, device_ids=None, find_unused_parameters=True)"),
+        ['strategy="ddp_find_unused_parameters_true"'],
+        ["DDP(", "find_unused_parameters=True"],
+    ),
+    "ddp_with_find_unused_parameters_off": (
+        worker(net="DDP(net, find_unused_parameters=False)"),
+        ['strategy="ddp"'],
+        ["DDP(", "find_unused_parameters"],
+    ),
+    # the default group's rank and size are the process's
+    "sampler_of_the_group_rank_and_size": (
+        worker(sampler="DistributedSampler(data, num_replicas=dist.get_world_size(), rank=dist.get_rank())"),
+        ["loader = DataLoader(data, batch_size=4, shuffle=True)"],
+        ["DistributedSampler", "get_rank"],
+    ),
 }
 
 UNCHANGED = {
@@ -1117,6 +1210,7 @@ UNCHANGED = {
     "parent_reads_the_clock_for_the_worker": (
         worker(
             params="rank, world_size, stamp",
+            before='    print("run", stamp)',  # (unread, it would go: port_argument.py)
             launch="import time\n    stamp = int(time.time())\n"
             "    mp.spawn(train, args=(2, stamp), nprocs=2)",
         ),
@@ -1235,8 +1329,9 @@ UNCHANGED = {
         ),
         "TL164",
     ),
-    "ddp_with_find_unused_parameters": (
-        worker(net="DDP(net, find_unused_parameters=True)"),
+    # an option the Trainer's strategy is not given (the message names it)
+    "ddp_with_broadcast_buffers_off": (
+        worker(net="DDP(net, device_ids=None, broadcast_buffers=False)"),
         "TL165",
     ),
     # the wrapper's keys carry `module.`: read as the model, the file would have other keys
@@ -1364,6 +1459,53 @@ if args.local_rank != -1:
     dist.init_process_group(backend="gloo")
 train(args, model, loader)
 """,
+        "TL160",
+    ),
+    # the script reads the port back: the Trainer's children would each print their own
+    "parent_free_port_read_back_by_the_script": (
+        free_port_worker(
+            'os.environ["MASTER_PORT"] = str(find_free_port())\n'
+            '    print("port", os.environ["MASTER_PORT"])'
+        ),
+        "TL160",
+    ),
+    "parent_free_port_handed_on_with_the_whole_environment": (
+        free_port_worker(
+            'os.environ["MASTER_PORT"] = str(find_free_port())\n    env = dict(os.environ)'
+        ),
+        "TL160",
+    ),
+    # every rank reads what rank 0 wrote: the barrier orders that read
+    "barrier_before_every_rank_reloads_the_save": (
+        worker(after=_SAVED + '\n    net.load_state_dict(torch.load("net.pt"))'),
+        "TL163",
+    ),
+    "sampler_of_a_subgroup_rank": (
+        worker(sampler="DistributedSampler(data, num_replicas=world_size, rank=dist.get_rank(group))"),
+        "TL162",
+    ),
+    # the worker prints the port it was handed: each Trainer process would show its own
+    "parent_pid_offset_port_read_by_the_worker": (
+        port_worker("29500 + os.getpid() % 2000", before='    print("port", port)'),
+        "TL160",
+    ),
+    # the parent's draw seeds nothing, but its file is output the conversion would lose
+    "parent_port_from_a_function_writing_a_file": (
+        port_worker("save_port()").replace(
+            "def train(",
+            'def save_port():\n    open("port.txt", "w").write("1")\n    return 29500\n\n\n'
+            "def train(",
+            1,
+        ),
+        "TL160",
+    ),
+    # drawn once for both workers by `mp.spawn`'s call; converted, each process would draw its own
+    "seed_drawn_in_the_spawn_call": (
+        worker(
+            params="rank, world_size, seed",
+            before="    torch.manual_seed(seed)",
+            launch="import random\n    mp.spawn(train, args=(2, random.randint(0, 99)), nprocs=2)",
+        ),
         "TL160",
     ),
 }

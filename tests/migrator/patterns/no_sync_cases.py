@@ -53,7 +53,18 @@ with context:
     + _GROUP
 )
 
+_APART = (
+    "    ddp_model = DDP(nn.Linear(4, 2))\n",
+    "    model = nn.Linear(4, 2)\n    ddp_model = DDP(model)\n",
+)
+
 CONVERTS = {
+    # the tutorials' names: the wrapper `ddp_model`, `model` kept as the module it wraps
+    "wrapper_named_apart_from_its_model": (
+        _worker(_NAMED).replace(*_APART),
+        ["accumulate_grad_batches=3", 'strategy="ddp"'],
+        ["no_sync", "nullcontext", "DDP("],
+    ),
     "named_context_chosen_by_the_group_flag": (
         _worker(_NAMED),
         [
@@ -116,6 +127,11 @@ UNCHANGED = {
             "    ddp_model = DDP(nn.Linear(4, 2))\n",
             "    ddp_model = DDP(nn.Linear(4, 2))\n    other = DDP(nn.Linear(4, 2))\n",
         ),
+        "TL114",
+    ),
+    # `no_sync()` of the bare module (no such method): not the wrapper's
+    "no_sync_on_the_module_the_wrapper_wraps": (
+        _worker(_NAMED.replace("ddp_model.no_sync()", "model.no_sync()")).replace(*_APART),
         "TL114",
     ),
     # each micro-step clipped: kept under manual optimization, which all-reduces each backward

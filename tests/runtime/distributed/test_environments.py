@@ -147,3 +147,15 @@ def test_devices_forms(clean_env, devices, expected):
 def test_bad_devices(clean_env, devices):
     with pytest.raises(ValueError, match="devices="):
         DDPStrategy("cpu", devices=devices)
+
+
+def test_find_unused_parameters_strategy_passes_the_option_to_ddp(clean_env):
+    """`strategy="ddp_find_unused_parameters_true"` (Lightning's name, what the migrator writes
+    for `DDP(model, find_unused_parameters=True)`) is DDP with that option; `_false` is DDP's
+    default."""
+    from torchlift.runtime.trainer.connector import resolve_strategy
+
+    found = resolve_strategy("ddp_find_unused_parameters_true", "cpu", [0, 1], 1)
+    assert isinstance(found, DDPStrategy)
+    assert found.ddp_kwargs == {"find_unused_parameters": True}
+    assert resolve_strategy("ddp_find_unused_parameters_false", "cpu", [0, 1], 1).ddp_kwargs == {}

@@ -67,6 +67,8 @@ def batch_statements(ctx, stmts):
         )
     _check_flags_read_only_there(ctx, stmts, flags, {id(where), id(group)})
     wrapper = next(c.func.value.value for u in uses for c in m.findall(u, _NO_SYNC))
+    if wrapper not in ctx.found["ddp"].wrappers:  # read as the model it wraps (see below)
+        wrapper = next(c.func.value.value for c in m.findall(ctx.module, _NO_SYNC))
     ctx.found["no_sync"] = (where, group, wrapper)
     removed = {id(s) for s in flags.values()}
     if kind == "named":  # `context = nullcontext() if last else model.no_sync()`
@@ -161,8 +163,18 @@ def _sides(ctx, body, orelse, where) -> str:
 
 
 def _wrapper_no_sync(ctx, expr) -> bool:
-    """`<wrapper>.no_sync()` on a name bound to `DDP(...)` (read_wrappers' facts)."""
-    return m.matches(expr, _NO_SYNC) and expr.func.value.value in ctx.found["ddp"].wrappers
+    """`<wrapper>.no_sync()` on a name bound to `DDP(...)` (read_wrappers' facts). The batch
+    loop is read after the wrapper's reads became the model's (`ddp_model(x)` -> `model(x)`,
+    bindings.py): `model.no_sync()` there is the wrapper's when every `no_sync()` the script
+    wrote is on a wrapper of that model (on the bare module it would not exist)."""
+    if not m.matches(expr, _NO_SYNC):
+        return False
+    wrappers = ctx.found["ddp"].wrappers
+    name = expr.func.value.value
+    if name in wrappers:
+        return True
+    written = [c.func.value.value for c in m.findall(ctx.module, _NO_SYNC)]
+    return bool(written) and all(wrappers.get(w) == name for w in written)
 
 
 def _branches(ctx, stmt: cst.If):

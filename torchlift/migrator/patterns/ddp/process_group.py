@@ -45,7 +45,7 @@ def group_call(ctx, stmt, qualname: str, facts: Facts) -> bool:
         return False
     inner = [s for s in helper.body.body if not is_docstring(s)]
     group = [s for s in inner if has_call(ctx, s, qualname)]
-    if len(group) != 1 or not all(s in group or _sets_master_env(s) for s in inner):
+    if len(group) != 1 or not all(s in group or sets_master_env(s) for s in inner):
         if any(has_call(ctx, s, qualname) for s in inner):
             raise Unsupported(
                 PROCESS_GROUP,
@@ -95,7 +95,7 @@ def is_docstring(stmt) -> bool:
     return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString())]))
 
 
-def _sets_master_env(stmt) -> bool:
+def sets_master_env(stmt) -> bool:
     """`os.environ["MASTER_ADDR"] = ...` / `os.environ.setdefault("MASTER_PORT", ...)`."""
     key = m.SimpleString(value=m.MatchIfTrue(lambda v: v.strip("'\"") in _MASTER))
     environ = m.Attribute(value=m.Name("os"), attr=m.Name("environ"))

@@ -145,10 +145,12 @@ DDP_OPTIONS = Rule(
     "TL165",
     "DistributedDataParallel wrapper with options or used other than as the model",
     """`DDP(model)` (with `device_ids` of the rank on CPU at most) is what `strategy="ddp"`
-    builds; options such as `find_unused_parameters` belong to `DDPStrategy(...)`, which is
-    not written for you yet.""",
-    """Drop the option or pass `strategy=DDPStrategy(find_unused_parameters=True)` by hand.""",
-    _example(_worker(model="DDP(nn.Linear(4, 1), find_unused_parameters=True)")),
+    builds, and `find_unused_parameters=True` what `strategy="ddp_find_unused_parameters_true"`
+    builds (both written for you); other options (`broadcast_buffers=False`,
+    `gradient_as_bucket_view=True`, ...) belong to `DDPStrategy(...)`, which is not written for
+    you yet: the message names the option.""",
+    """Drop the option or pass `strategy=DDPStrategy(broadcast_buffers=False)` by hand.""",
+    _example(_worker(model="DDP(nn.Linear(4, 1), broadcast_buffers=False)")),
     uses_header=False,
 )
 

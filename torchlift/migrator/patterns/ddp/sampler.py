@@ -371,12 +371,14 @@ def _differs_from_lightning(
         return f"the sampler's dataset is not the {kind} loader's"
     ranks = [n for n, role in all_ranks(facts) if role == "global_rank"]
     rank = given.get("rank")
-    if rank is not None and not code_of(rank) in ranks:
+    if rank is not None and not (code_of(rank) in ranks or _asks_group(ctx, rank, "get_rank")):
         return "the sampler's rank is not the process's rank"
     sizes = [n for n, role in all_ranks(facts) if role == "world_size"] + [facts.devices]
     sizes += facts.world_names
     replicas = given.get("num_replicas")
-    if replicas is not None and not (code_of(replicas) in sizes):
+    if replicas is not None and not (
+        code_of(replicas) in sizes or _asks_group(ctx, replicas, "get_world_size")
+    ):
         return "the sampler's num_replicas is not the process count"
     seed = given.get("seed")
     if seed is not None and not (isinstance(seed, cst.Integer) and seed.evaluated_value == 0):
@@ -401,6 +403,17 @@ def _differs_from_lightning(
         keep += own
         return None
     return own[0] if own else None
+
+
+def _asks_group(ctx, value, query: str) -> bool:
+    """`dist.get_rank()` / `dist.get_world_size()` of the default group (no argument): the
+    process's rank and the process count, read once the group started (the sampler is built
+    after the start it follows)."""
+    return (
+        isinstance(value, cst.Call)
+        and not value.args
+        and f"torch.distributed.{query}" in ctx.call_qualnames(value)
+    )
 
 
 def loader_dataset(loader: cst.Call):

@@ -9,7 +9,7 @@ from ...analysis.names import collect_names, rename
 from ...rule import Unsupported
 from ...source.code_text import code_of
 from .facts import DESTROY_GROUP, INIT_GROUP, SPAWN_FUNCTIONS, Facts, remove_with_reason
-from .process_group import group_call, has_call
+from .process_group import group_call, has_call, is_barrier
 from .rules import LAUNCH, PROCESS_GROUP
 
 
@@ -314,3 +314,21 @@ def read_process_group(ctx, facts: Facts) -> None:
         facts, [*starts, *ends], 'process group -> `strategy="ddp"`: the Trainer starts and ends it'
     )
     facts.group_start = starts[0]
+    _final_barrier(ctx, facts, ends)
+
+
+def _final_barrier(ctx, facts: Facts, ends: list) -> None:
+    """`dist.barrier()` as the worker's last statement but the group's end (after the rank-0
+    save, "wait for rank 0 before anybody exits"): the ranks do nothing after it, so what it
+    orders is no one's to see -- removed. A barrier followed by other code stays refused
+    (TL163, process_group.read_collectives): it may order a read of what rank 0 wrote."""
+    rest = [s for s in ctx.after if not any(s is e for e in ends)]
+    if not rest or not is_barrier(ctx, rest[-1]):
+        return
+    at = next(i for i, s in enumerate(ctx.after) if s is rest[-1])
+    if all(any(s is e for e in ends) for s in ctx.after[at + 1 :]):
+        why = (
+            "`dist.barrier()` before the worker ends -> removed: nothing runs after it on "
+            "any rank (the Trainer's processes end after `fit` and the code following it)"
+        )
+        remove_with_reason(facts, [rest[-1]], why)

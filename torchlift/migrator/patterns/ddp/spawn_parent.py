@@ -22,6 +22,10 @@ the clock, a download or any call not known to give every process the same value
 of torch's generator (it seeds or advances the generator the worker then draws from, which
 the spawned worker started fresh).
 
+A `MASTER_PORT` / `MASTER_ADDR` set there from such a value (a free port found with a socket,
+one offset by the pid) for the process group's start only is removed: launch_env.py; so is
+such a port handed through `mp.spawn` to the removed start only: port_argument.py.
+
 Module-level code outside `if __name__ == "__main__":` is left alone: the spawned workers
 import the script too (the spawn start method), so it already ran in every process.
 """
@@ -38,6 +42,9 @@ from ...analysis.output_effects import output_only
 from ...analysis.torch_draws import draws, functions_drawing
 from ...emit.rank_zero import guarded
 from ...source.code_text import code_of
+from .launch_env import WHY as LAUNCH_ENV_WHY
+from .launch_env import forget_helpers, unread_launch_env
+from .port_argument import drop_inline_argument, drop_unread_argument, spawn_arguments
 from .rules import LAUNCH
 
 _STATEMENT = m.MatchIfTrue(lambda node: isinstance(node, cst.BaseStatement))
@@ -75,9 +82,34 @@ def guard_parent_code(ctx, plan, spawn_stmt) -> bool:
     taken = {id(s) for s in plan.remove_stmts} | {id(s) for s, _ in plan.rewrite_stmts}
     checker = _SameInEveryProcess(ctx)
     marked: set[int] = set()
+    # the values `mp.spawn` hands the worker, computed in its call: now in every process too
+    for index, value in reversed(list(enumerate(spawn_arguments(ctx, spawn_stmt)))):
+        problem = checker.expression(value)
+        if problem is not None and drop_inline_argument(ctx, plan, spawn_stmt, index):
+            forget_helpers(ctx, plan, value)  # port_argument.py
+        elif problem is not None:
+            ctx.block(
+                LAUNCH,
+                f"{problem}: `mp.spawn` computed it once for every worker, the Trainer's DDP "
+                "computes it in each process",
+                spawn_stmt,
+            )
+            return False
     for block in _parent_blocks(ctx.module, spawn_stmt):
         stmts = [s for s in block if id(s) not in taken]
-        for stmt in stmts:
+        for stmt in list(stmts):
+            simple = isinstance(stmt, cst.SimpleStatementLine)
+            if simple and checker.statement(stmt) is not None:  # a port unread once converted
+                if unread_launch_env(ctx, plan, stmt):  # launch_env.py
+                    plan.remove_stmts.append(stmt)
+                    plan.removed_why.append((stmt, LAUNCH_ENV_WHY))
+                    forget_helpers(ctx, plan, stmt)
+                    stmts.remove(stmt)
+                    continue
+                if drop_unread_argument(ctx, plan, stmt, spawn_stmt):  # port_argument.py
+                    forget_helpers(ctx, plan, stmt)
+                    stmts.remove(stmt)
+                    continue
             problem = _mark(ctx, checker, stmt, marked)
             if problem is not None:
                 node, why = problem

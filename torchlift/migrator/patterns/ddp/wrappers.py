@@ -43,9 +43,10 @@ def read_wrappers(ctx, facts: Facts) -> None:
                     raise Unsupported(
                         DDP_OPTIONS, "DDP(...) is not bound by itself to a name", each
                     )
-                extra = [a for a in call.args[1:] if not _harmless_ddp_arg(a, facts)]
-                if extra or not call.args or call.args[0].keyword not in (None, "module"):
-                    raise Unsupported(DDP_OPTIONS, "DDP(...) with options", each)
+                if not call.args or call.args[0].keyword not in (None, "module"):
+                    raise Unsupported(DDP_OPTIONS, "DDP(...) without its module first", each)
+                for arg in call.args[1:]:
+                    _read_option(facts, arg, each)
                 inner = call.args[0].value
                 # `DDP(model)` wraps `model`; `model = DDP(Net())` becomes `model = Net()`
                 wrapped = inner.value if isinstance(inner, cst.Name) else assign[0]
@@ -104,6 +105,26 @@ def _unwraps(facts: Facts, value) -> str | None:
         ):
             return orelse.value
     return None
+
+
+def _read_option(facts: Facts, arg: cst.Arg, stmt) -> None:
+    """An option of `DDP(...)` the strategy reproduces: the device of this process, or
+    `find_unused_parameters=` (True: Lightning's `strategy="ddp_find_unused_parameters_true"`,
+    the same DDP option; False: the strategy's default). Else TL165 naming the option."""
+    if _harmless_ddp_arg(arg, facts):
+        return
+    if arg.keyword is not None and arg.keyword.value == "find_unused_parameters":
+        if m.matches(arg.value, m.Name("False")):
+            return
+        if m.matches(arg.value, m.Name("True")) and facts.strategy == '"ddp"':
+            facts.strategy = '"ddp_find_unused_parameters_true"'
+            return
+    shown = code_of(arg).rstrip(", ")
+    raise Unsupported(
+        DDP_OPTIONS,
+        f"DDP(...) with the option `{shown}`, which the Trainer's strategy is not given",
+        stmt,
+    )
 
 
 def _harmless_ddp_arg(arg: cst.Arg, facts: Facts) -> bool:

@@ -52,6 +52,7 @@ from ..analysis.branches import (
     suite,
 )
 from ..analysis.globals_read import function_locals
+from ..analysis.loader_length import class_setting, config_field, config_item
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from .amp import SCALERS, is_autocast
@@ -212,8 +213,40 @@ def _switches_mode(stmt) -> bool:
 
 def known_test(ctx, test) -> bool | None:
     """The value of `test` wherever the loop runs, from what its names are bound to (None:
-    not known)."""
+    not known). A setting read from a namespace of literals (`CFG.apex` of a Kaggle `class
+    CFG`, `config["apex"]` of a dict only ever read) is read as its literal."""
+    test = test.visit(_Settings(ctx))
     return decide(test, _known(ctx, test), lambda node: ctx.qualnames(node))
+
+
+class _Settings(cst.CSTTransformer):
+    """Each `CFG.field` / `cfg["key"]` holding a literal for sure replaced by the literal."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def leave_Attribute(self, original, updated):
+        return _setting(self.ctx, original) or updated
+
+    def leave_Subscript(self, original, updated):
+        return _setting(self.ctx, original) or updated
+
+
+def _setting(ctx, node):
+    if isinstance(node, cst.Attribute):
+        value = class_setting(ctx, node) or config_field(ctx, node)
+    else:
+        value = config_item(ctx, node)
+    literal = isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)) or m.matches(
+        value, m.Name("True") | m.Name("False") | m.Name("None")
+    )
+    return value if literal else None
+
+
+def note_decided(ctx, stmt, taken) -> None:
+    """The report's note for an `if` another pattern resolved by `known_test`."""
+    _note(ctx, [(stmt, taken)])
 
 
 def _note(ctx, decided) -> None:

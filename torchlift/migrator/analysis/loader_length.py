@@ -254,6 +254,15 @@ def _handed_to_readers(ctx, name: str, item, within=None, seen=None) -> set[int]
         if isinstance(s, cst.FunctionDef)
         and all(_grad_mode(ctx, d.decorator) for d in s.decorators)
     }
+    # a class of the file built with it (`CustomModel(CFG)`): its `__init__` reads it
+    functions.update(
+        (s.name.value, init)
+        for s in ctx.module.body
+        if isinstance(s, cst.ClassDef) and not s.decorators
+        for init in s.body.body
+        if isinstance(init, cst.FunctionDef) and init.name.value == "__init__"
+        and not init.decorators
+    )
     handed: set[int] = set()
     for call in m.findall(within or ctx.module, m.Call(func=m.Name())):
         for position, arg in enumerate(call.args):
@@ -261,6 +270,8 @@ def _handed_to_readers(ctx, name: str, item, within=None, seen=None) -> set[int]
                 continue
             function = functions.get(call.func.value)
             params = function.params.params if function is not None else ()
+            if function is not None and function.name.value == "__init__":
+                params = params[1:]  # `self`
             if function is None or any(a.star for a in call.args) or position >= len(params):
                 continue  # not the file's function: an ordinary mention, counted
             param = params[position].name

@@ -418,6 +418,17 @@ def clean(ctx, plan) -> None:
         )
     scheduler = plan.optimizer.scheduler
     if scheduler is not None and not _stepped_only_in_group(ctx, scheduler):
+        why, at = ctx.found.get("accumulation_kept", (None, None))
+        step = m.Call(func=m.Attribute(value=m.Name(scheduler), attr=m.Name("step")))
+        if why is not None and m.findall(ctx.found["accumulation_group"], step):
+            # stepped in the group, under an `if` or in a helper's loop: the cause is the
+            # group Lightning would not reproduce, on its line
+            raise Unsupported(
+                ACCUMULATION,
+                f"{why}; a group kept as written is not converted with its scheduler step "
+                "nested in it",
+                at,
+            )
         # manual optimization steps no scheduler: only the group's own call, kept, would
         raise Unsupported(
             ACCUMULATION,

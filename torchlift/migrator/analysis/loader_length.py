@@ -145,6 +145,16 @@ def class_setting(ctx, expr: cst.Attribute):
     return None if _key_read_problem(ctx, name, _field, only=field) else values[0]
 
 
+def setting_problem(ctx, expr: cst.Attribute) -> str | None:
+    """Why `CFG.field` of a settings class of the module is not read (None when it is, or
+    when `CFG` is no such class), for a message."""
+    name = expr.value.value
+    classes = [s for s in ctx.module.body if isinstance(s, cst.ClassDef) and s.name.value == name]
+    if len(classes) != 1 or not _settings_class(classes[0]):
+        return None
+    return _key_read_problem(ctx, name, _field, only=expr.attr.value)
+
+
 def _settings_class(cls: cst.ClassDef) -> bool:
     """A class statement holding only plain assignments (and a docstring)."""
     if cls.bases or cls.keywords or cls.decorators or not isinstance(cls.body, cst.IndentedBlock):

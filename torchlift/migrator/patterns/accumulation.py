@@ -87,6 +87,16 @@ def claim(ctx, steps, stmt, position) -> bool:
         return False
     every, at_end, calls, tail = group
     later = [s for s in tail if contains(s, BACKWARD) or contains(s, OPTIMIZER_CALL)]
+    if later and isinstance(later[0], cst.If):  # `if scheduler is not None: scheduler.step()`
+        from .known_branches import why_test_unknown
+
+        ctx.block(
+            ACCUMULATION,
+            f"the `if` test `{code_of(later[0].test)}` around optimizer or scheduler calls in "
+            f"an accumulation group {why_test_unknown(ctx, later[0].test)}",
+            later[0],
+        )
+        return True
     if later:  # the tail would run after them all (after Lightning's scheduler step too)
         ctx.block(
             ACCUMULATION,

@@ -52,7 +52,8 @@ from ..analysis.branches import (
     suite,
 )
 from ..analysis.globals_read import function_locals
-from ..analysis.loader_length import class_setting, config_field, config_item
+from ..analysis.loader_length import class_setting, config_field, config_item, setting_problem
+from ..source.code_text import code_of
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
 from .amp import SCALERS, is_autocast
@@ -394,6 +395,11 @@ def _script_function(ctx, name: str) -> bool:
     )
 
 
+def why_test_unknown(ctx, test) -> str:
+    """"is not known before training: ..." for an `if` test another pattern met."""
+    return _why(ctx, test)
+
+
 def _why(ctx, test) -> str:
     """Why the undecided test is not one value, for the refusal: it differs between the
     callers of the function holding the loop, or what each name's binding is."""
@@ -401,6 +407,10 @@ def _why(ctx, test) -> str:
     if split:
         return split
     parts = []
+    for node in m.findall(test, m.Attribute(value=m.Name())):  # `CFG.apex` of `class CFG`
+        problem = setting_problem(ctx, node)
+        if problem:
+            parts.append(f"`{code_of(node)}` is not read as a setting: {problem}")
     for name in sorted(collect_names(test).reads):
         if name in collect_names(ctx.loop).writes:
             parts.append(f"`{name}` changes during training")

@@ -53,9 +53,9 @@ from ..analysis.branches import (
 )
 from ..analysis.globals_read import function_locals
 from ..analysis.loader_length import class_setting, config_field, config_item, setting_problem
-from ..source.code_text import code_of
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
+from ..source.code_text import code_of
 from .amp import SCALERS, is_autocast
 from .amp_choice import scaler_choice
 from .passed_in import passed_values, reaching_values

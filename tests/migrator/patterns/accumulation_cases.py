@@ -1,6 +1,59 @@
 """Cases of patterns/accumulation.py: `if (i + 1) % N == 0:` groups of step + zero_grad."""
 
 CONVERTS = {
+    # a Kaggle `class CFG` of literals: its settings decide the `if`s inside the group
+    "kaggle_cfg_apex_and_batch_scheduler_ifs_in_the_group": (
+        """
+        class CFG:
+            apex = False
+            batch_scheduler = True
+            gradient_accumulation_steps = 2
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                loss = loss / CFG.gradient_accumulation_steps
+                loss.backward()
+                if (step + 1) % CFG.gradient_accumulation_steps == 0:
+                    if CFG.apex:
+                        scaler.step(optimizer)
+                        scaler.update()
+                    else:
+                        optimizer.step()
+                    optimizer.zero_grad()
+                    if CFG.batch_scheduler:
+                        scheduler.step()
+        """,
+        [
+            "accumulate_grad_batches=CFG.gradient_accumulation_steps",
+            '"interval": "step"',
+        ],
+        ["% CFG", "CFG.apex", "CFG.batch_scheduler"],
+    ),
+    # k == 1: every batch steps, the group is the plain step
+    "kaggle_cfg_group_of_one": (
+        """
+        class CFG:
+            apex = False
+            gradient_accumulation_steps = 1
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                if CFG.apex:
+                    scaler.scale(loss).backward()
+                else:
+                    loss.backward()
+                if (step + 1) % CFG.gradient_accumulation_steps == 0:
+                    if CFG.apex:
+                        scaler.step(optimizer)
+                        scaler.update()
+                    else:
+                        optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ["return loss"],
+        ["% CFG", "CFG.apex", "accumulate_grad_batches", "automatic_optimization"],
+    ),
     "divided_loss": (
         """
         for epoch in range(2):
@@ -424,6 +477,27 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # the script stores into the field the test reads: not known before training
+    "kaggle_cfg_field_the_script_sets": (
+        """
+        class CFG:
+            apex = False
+            gradient_accumulation_steps = 2
+        CFG.apex = torch.cuda.is_available()
+        for epoch in range(2):
+            for step, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / CFG.gradient_accumulation_steps
+                loss.backward()
+                if (step + 1) % CFG.gradient_accumulation_steps == 0:
+                    if CFG.apex:
+                        scaler.step(optimizer)
+                        scaler.update()
+                    else:
+                        optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        "TL114",
+    ),
     "clipping_in_a_group_with_a_scheduler_stepped_per_epoch": (
         """
         accumulation_steps = 3

@@ -36,6 +36,27 @@ _GPU = "model.cuda()\n"
 _LOOKUP = 'ptdtype = {{"float16": torch.float16, "bfloat16": torch.bfloat16, {more}}}["float16"]\n'
 
 CONVERTS = {
+    # a Kaggle `train_fn` building its scaler each epoch, off for sure (`CFG.apex` False):
+    # its calls do nothing, the step is the plain one
+    "kaggle_scaler_built_per_epoch_off": (
+        """
+        class CFG:
+            apex = False
+        def train_fn(loader, model, optimizer):
+            scaler = torch.cuda.amp.GradScaler(enabled=CFG.apex)
+            for x, y in loader:
+                with torch.cuda.amp.autocast(enabled=CFG.apex):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+        for epoch in range(2):
+            train_fn(loader, model, optimizer)
+        """,
+        ["return loss"],
+        ["precision", "scaler.step"],
+    ),
     # nanoGPT's ctx: autocast only when the test does not pick nullcontext()
     "nullcontext_or_autocast": (
         _CTX.format(dtype="", ptdtype="torch.float16"),
@@ -178,6 +199,23 @@ for epoch in range(2):
 }
 
 UNCHANGED = {
+    # a scaler built each epoch that may be on restarts its scale every epoch
+    "kaggle_scaler_built_per_epoch_on": (
+        """
+        def train_fn(loader, model, optimizer):
+            scaler = torch.amp.GradScaler("cuda")
+            for x, y in loader:
+                with torch.autocast("cuda"):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+        for epoch in range(2):
+            train_fn(loader, model, optimizer)
+        """,
+        "TL113",
+    ),
     "autocast_dtype_lookup_float64": (
         _CTX.format(dtype=_LOOKUP.format(more='"float64": torch.float64'), ptdtype="ptdtype"),
         "TL113",

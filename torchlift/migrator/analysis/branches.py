@@ -138,6 +138,8 @@ def _literal_value(node, known):
         return node.evaluated_value
     if m.matches(node, m.BinaryOperation(operator=m.Modulo(), right=m.Integer("1"))):
         left = node.left  # any int modulo 1 is 0 (`i % accum_iter` given accum_iter=1)
+        if m.matches(left, m.BinaryOperation(operator=m.Add(), right=m.Integer())):
+            left = left.left  # `(i + 1) % 1`: the count plus an int is an int
         if isinstance(left, cst.Name) and known.get(left.value) is INT:
             return 0
         value = _literal_value(left, known)

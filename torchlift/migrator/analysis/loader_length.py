@@ -65,6 +65,8 @@ def constant_int(ctx, expr) -> int | None:
         expr = _bound_value(ctx, expr.value)
     if isinstance(expr, cst.Subscript):  # `accum_steps = cfg["accum_steps"]` too
         expr = config_item(ctx, expr)
+    if isinstance(expr, cst.Attribute):  # a Kaggle notebook's `CFG.gradient_accumulation_steps`
+        expr = class_setting(ctx, expr) or config_field(ctx, expr)
     if isinstance(expr, cst.Integer):
         return int(expr.evaluated_value)
     return None
@@ -115,6 +117,65 @@ def config_field(ctx, expr: cst.Attribute):
     return None if _key_read_problem(ctx, name, _field) else default
 
 
+def class_setting(ctx, expr: cst.Attribute):
+    """The literal of `CFG.field` when `CFG` is a class of the module used as a namespace of
+    settings (a Kaggle notebook's `class CFG: apex = False`): no bases, decorators or
+    methods, its body plain assignments, `field` bound there once to a literal (a number, a
+    string, True / False / None), the name never rebound, and the file only reading `CFG`
+    by attribute (or handing it to its functions reading it so: `get_scheduler(CFG, opt)`),
+    never storing into `field` (another field's store cannot change it). Else None."""
+    if not isinstance(expr.value, cst.Name):
+        return None
+    name, field = expr.value.value, expr.attr.value
+    classes = [s for s in ctx.module.body if isinstance(s, cst.ClassDef) and s.name.value == name]
+    if len(classes) != 1 or not _settings_class(classes[0]):
+        return None
+    rebound = m.findall(ctx.module, m.AssignTarget(target=m.Name(name)) | m.Import() | m.ImportFrom())
+    if any(m.findall(t, m.Name(name) | m.ImportAlias(asname=m.AsName(name=m.Name(name)))) for t in rebound):
+        return None
+    values = [
+        small.value
+        for line in classes[0].body.body
+        for small in line.body
+        if m.matches(small, m.Assign(targets=[m.AssignTarget(target=m.Name(field))]))
+        or m.matches(small, m.AnnAssign(target=m.Name(field)))
+    ]
+    if len(values) != 1 or not _literal(values[0]):
+        return None
+    return None if _key_read_problem(ctx, name, _field, only=field) else values[0]
+
+
+def setting_problem(ctx, expr: cst.Attribute) -> str | None:
+    """Why `CFG.field` of a settings class of the module is not read (None when it is, or
+    when `CFG` is no such class), for a message."""
+    name = expr.value.value
+    classes = [s for s in ctx.module.body if isinstance(s, cst.ClassDef) and s.name.value == name]
+    if len(classes) != 1 or not _settings_class(classes[0]):
+        return None
+    return _key_read_problem(ctx, name, _field, only=expr.attr.value)
+
+
+def _settings_class(cls: cst.ClassDef) -> bool:
+    """A class statement holding only plain assignments (and a docstring)."""
+    if cls.bases or cls.keywords or cls.decorators or not isinstance(cls.body, cst.IndentedBlock):
+        return False
+    plain = m.Assign(targets=[m.AssignTarget(target=m.Name())]) | m.AnnAssign(target=m.Name())
+    return all(
+        isinstance(line, cst.SimpleStatementLine)
+        and all(
+            m.matches(small, plain | m.Expr(value=m.SimpleString()) | m.Pass())
+            for small in line.body
+        )
+        for line in cls.body.body
+    )
+
+
+def _literal(value) -> bool:
+    return isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)) or m.matches(
+        value, m.Name("True") | m.Name("False") | m.Name("None")
+    )
+
+
 # methods of a dataclass that may give a field another value than its default
 _FIELD_SETTERS = frozenset(
     {"__init__", "__post_init__", "__setattr__", "__getattr__", "__getattribute__"}
@@ -152,7 +213,9 @@ def _config_entry(ctx, expr: cst.Subscript):
         return "not read by a string key"
     name = expr.value.value
     value = _bound_value(ctx, name)
-    if not isinstance(value, cst.Dict):
+    if not isinstance(value, cst.Dict) and not (
+        isinstance(value, cst.Call) and "builtins.dict" in ctx.call_qualnames(value)
+    ):
         return f"`{name}` is not bound once, before the loop, to a dict literal"
     problem = _key_read_problem(ctx, name)
     if problem:
@@ -161,11 +224,12 @@ def _config_entry(ctx, expr: cst.Subscript):
     return f"`{name}` {found}" if isinstance(found, str) else found
 
 
-def _key_read_problem(ctx, name: str, item=None) -> str | None:
+def _key_read_problem(ctx, name: str, item=None, only=None) -> str | None:
     """None when every mention of `name` in the file but one (its binding) is `name["key"]`,
     read, or hands `name` to a function of the file that only reads its parameter so;
     otherwise what else the file does with it. `item`: how a read looks (default: by key;
-    `_field` for a dataclass instance's `name.attr`)."""
+    `_field` for a dataclass instance's `name.attr`). `only`: the one field read, which a
+    store into another field (`if CFG.debug: CFG.epochs = 1`) leaves as it is."""
     module = ctx.module
     code = module.code_for_node
     item = item or _keyed
@@ -173,7 +237,9 @@ def _key_read_problem(ctx, name: str, item=None) -> str | None:
     reads = {id(found.value) for found in m.findall(module, item(name))}
     targets = m.findall(module, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.Del())
     for target in targets:
-        if m.matches(target.target, item(name)):
+        if m.matches(target.target, item(name)) and (
+            only is None or m.matches(target.target, m.Attribute(attr=m.Name(only)))
+        ):
             return f"the script sets `{code(target.target).strip()}`"
     handed = _handed_to_readers(ctx, name, item)
     if isinstance(handed, str):
@@ -198,6 +264,15 @@ def _handed_to_readers(ctx, name: str, item, within=None, seen=None) -> set[int]
         if isinstance(s, cst.FunctionDef)
         and all(_grad_mode(ctx, d.decorator) for d in s.decorators)
     }
+    # a class of the file built with it (`CustomModel(CFG)`): its `__init__` reads it
+    functions.update(
+        (s.name.value, init)
+        for s in ctx.module.body
+        if isinstance(s, cst.ClassDef) and not s.decorators
+        for init in s.body.body
+        if isinstance(init, cst.FunctionDef) and init.name.value == "__init__"
+        and not init.decorators
+    )
     handed: set[int] = set()
     for call in m.findall(within or ctx.module, m.Call(func=m.Name())):
         for position, arg in enumerate(call.args):
@@ -205,6 +280,8 @@ def _handed_to_readers(ctx, name: str, item, within=None, seen=None) -> set[int]
                 continue
             function = functions.get(call.func.value)
             params = function.params.params if function is not None else ()
+            if function is not None and function.name.value == "__init__":
+                params = params[1:]  # `self`
             if function is None or any(a.star for a in call.args) or position >= len(params):
                 continue  # not the file's function: an ordinary mention, counted
             param = params[position].name

@@ -40,6 +40,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.branches import suite
 from ..analysis.loader_length import batches_per_epoch, constant_int
 from ..analysis.statements import (
     BACKWARD,
@@ -86,6 +87,16 @@ def claim(ctx, steps, stmt, position) -> bool:
         return False
     every, at_end, calls, tail = group
     later = [s for s in tail if contains(s, BACKWARD) or contains(s, OPTIMIZER_CALL)]
+    if later and isinstance(later[0], cst.If):  # `if scheduler is not None: scheduler.step()`
+        from .known_branches import why_test_unknown
+
+        ctx.block(
+            ACCUMULATION,
+            f"the `if` test `{code_of(later[0].test)}` around optimizer or scheduler calls in "
+            f"an accumulation group {why_test_unknown(ctx, later[0].test)}",
+            later[0],
+        )
+        return True
     if later:  # the tail would run after them all (after Lightning's scheduler step too)
         ctx.block(
             ACCUMULATION,
@@ -97,7 +108,7 @@ def claim(ctx, steps, stmt, position) -> bool:
     steps["accumulate"], steps["accumulate_at_end"] = every, at_end
     steps["accumulate_group"] = (position, stmt)
     ctx.found["accumulation_group"] = stmt
-    inner_stmts = stmt.body.body
+    inner_stmts = [*calls, *tail, None]  # (decided `if`s flattened: more than the block's)
     for k, inner in enumerate(calls):
         at = position + k / len(inner_stmts)  # in order, before the next batch statement
         clip = clip_statement(ctx, inner)
@@ -193,6 +204,7 @@ def _group(ctx, stmt, index, loader):
     if every is None:
         return None
     inner = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+    inner = _decided(ctx, inner)
     calls = []
     for s in inner:
         if not _group_call(ctx, s):
@@ -202,6 +214,30 @@ def _group(ctx, stmt, index, loader):
     if not calls or not any(call_method(s, "step") is not None for s in calls):
         return None
     return every, at_end, calls, tail
+
+
+def _decided(ctx, stmts) -> list:
+    """The group's statements with each `if` whose test is known before training replaced
+    by the branch it takes, the nodes themselves (Kaggle's `if CFG.apex: scaler.step(opt)
+    ... else: optimizer.step()`, `if CFG.batch_scheduler: scheduler.step()`): the branch
+    left out never runs (known_branches.py reads the test)."""
+    from .known_branches import known_test, note_decided
+
+    out = []
+    for stmt in stmts:
+        taken = known_test(ctx, stmt.test) if isinstance(stmt, cst.If) else None
+        if taken is None:
+            out.append(stmt)
+            continue
+        note_decided(ctx, stmt, taken)
+        if taken:
+            branch = suite(stmt.body)
+        elif isinstance(stmt.orelse, cst.If):
+            branch = [stmt.orelse]
+        else:
+            branch = suite(stmt.orelse.body) if stmt.orelse is not None else []
+        out += _decided(ctx, branch)
+    return out
 
 
 def _group_call(ctx, stmt) -> bool:
@@ -392,6 +428,17 @@ def clean(ctx, plan) -> None:
         )
     scheduler = plan.optimizer.scheduler
     if scheduler is not None and not _stepped_only_in_group(ctx, scheduler):
+        why, at = ctx.found.get("accumulation_kept", (None, None))
+        step = m.Call(func=m.Attribute(value=m.Name(scheduler), attr=m.Name("step")))
+        if why is not None and m.findall(ctx.found["accumulation_group"], step):
+            # stepped in the group, under an `if` or in a helper's loop: the cause is the
+            # group Lightning would not reproduce, on its line
+            raise Unsupported(
+                ACCUMULATION,
+                f"{why}; a group kept as written is not converted with its scheduler step "
+                "nested in it",
+                at,
+            )
         # manual optimization steps no scheduler: only the group's own call, kept, would
         raise Unsupported(
             ACCUMULATION,

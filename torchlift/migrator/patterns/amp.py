@@ -25,8 +25,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.function_reads import functions_doing
-from ..analysis.names import collect_names, definition_reads
-from ..analysis.statements import call_method, statements
+from ..analysis.names import bound_names, collect_names, definition_reads
+from ..analysis.statements import call_method, single_assign, statements
 from ..rule import Rule, Unsupported
 from ..upgrade.edits import keyword_value
 from . import step_sequence
@@ -257,16 +257,52 @@ def _scaler_call(ctx, node, method: str) -> bool:
         return False
     if node.func.attr.value != method or not isinstance(node.func.value, cst.Name):
         return False
-    binding, _ = ctx.binding(node.func.value.value)
+    binding, count = ctx.binding(node.func.value.value)
     if node.func.value.value == ctx.found.get("conditional_scaler"):  # amp_choice.py's
         ctx.found["scaler"] = (node.func.value.value, binding[0] if binding else None)
         return True
+    if binding is None and not count:
+        binding = _per_epoch_scaler(ctx, node.func.value.value)
     if binding is None or not isinstance(binding[1], cst.Call):
         return False
     if ctx.call_qualnames(binding[1]) & SCALERS:
         ctx.found["scaler"] = (node.func.value.value, binding[0])
         return True
     return False
+
+
+def _per_epoch_scaler(ctx, name: str):
+    """(statement, call) of the one `name = GradScaler(...)` of the epoch before its batch
+    loop (a Kaggle `train_fn` building its scaler there, helpers inlined), else None. Only a scaler that is
+    off (`enabled=` false for sure, known_branches.py) is read as the scaler: its calls do
+    nothing, whichever epoch built it. One that may be on restarts its scale every epoch,
+    where Lightning keeps one scaler for the whole fit: refused."""
+    pre = ctx.found.get("epoch_pre", [])
+    bindings = [s for s in pre if name in bound_names(s)]
+    if len(bindings) != 1 or name in collect_names(ctx.found["batch_loop"]).writes:
+        return None
+    assign = single_assign(bindings[0])
+    if not assign or assign[0] != name or not isinstance(assign[1], cst.Call):
+        return None
+    if not ctx.call_qualnames(assign[1]) & SCALERS:
+        return None
+    if not _off(ctx, assign[1]):
+        raise Unsupported(
+            MIXED_PRECISION,
+            f"`{name}` is a GradScaler built anew each epoch, not known to be off (`enabled=` "
+            "false for sure): its scale would restart every epoch, where Lightning keeps one "
+            "scaler for the whole fit",
+            bindings[0],
+        )
+    return bindings[0], assign[1]
+
+
+def _off(ctx, call: cst.Call) -> bool:
+    """`GradScaler(..., enabled=<false for sure>)`: a scaler doing nothing."""
+    from .known_branches import known_test
+
+    enabled = keyword_value(call, "enabled")
+    return enabled is not None and known_test(ctx, enabled) is False
 
 
 def unscales(ctx, stmt) -> bool:
@@ -305,6 +341,8 @@ def read(ctx, plan, steps) -> None:
         # `GradScaler(enabled=False)` (its autocast turned off too, known_branches.py): its
         # calls change nothing, the step is Lightning's plain one; later code keeps it
         plan.scaler = scaler[0]
+        if any(s is scaler[1] for s in plan.pre_train):  # built per epoch: nothing to keep
+            plan.pre_train = [s for s in plan.pre_train if s is not scaler[1]]
         others = [*plan.pre_train, *plan.post_train, *ctx.scope_after]
         if not any(scaler[0] in collect_names(s).reads for s in others):
             plan.remove_stmts.append(scaler[1])
@@ -454,10 +492,11 @@ def _autocasts(ctx, stmts) -> bool:
 def _disabled(ctx, name: str) -> bool:
     """`name` is bound once before the loop to a GradScaler built with `enabled=False`."""
     binding, count = ctx.binding(name)
+    if binding is None and not count:
+        binding, count = _per_epoch_scaler(ctx, name), 1
     if binding is None or count != 1 or not isinstance(binding[1], cst.Call):
         return False
-    enabled = keyword_value(binding[1], "enabled")
-    return isinstance(enabled, cst.Name) and enabled.value == "False"
+    return _off(ctx, binding[1])
 
 
 def _scaler_after_fit(ctx, scaler, enabled) -> tuple[str, str] | None:

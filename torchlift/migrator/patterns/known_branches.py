@@ -52,8 +52,10 @@ from ..analysis.branches import (
     suite,
 )
 from ..analysis.globals_read import function_locals
+from ..analysis.loader_length import class_setting, config_field, config_item, setting_problem
 from ..analysis.names import collect_names
 from ..analysis.statements import BACKWARD, OPTIMIZER_CALL, contains
+from ..source.code_text import code_of
 from .amp import SCALERS, is_autocast
 from .amp_choice import scaler_choice
 from .passed_in import passed_values, reaching_values
@@ -212,8 +214,40 @@ def _switches_mode(stmt) -> bool:
 
 def known_test(ctx, test) -> bool | None:
     """The value of `test` wherever the loop runs, from what its names are bound to (None:
-    not known)."""
+    not known). A setting read from a namespace of literals (`CFG.apex` of a Kaggle `class
+    CFG`, `config["apex"]` of a dict only ever read) is read as its literal."""
+    test = test.visit(_Settings(ctx))
     return decide(test, _known(ctx, test), lambda node: ctx.qualnames(node))
+
+
+class _Settings(cst.CSTTransformer):
+    """Each `CFG.field` / `cfg["key"]` holding a literal for sure replaced by the literal."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def leave_Attribute(self, original, updated):
+        return _setting(self.ctx, original) or updated
+
+    def leave_Subscript(self, original, updated):
+        return _setting(self.ctx, original) or updated
+
+
+def _setting(ctx, node):
+    if isinstance(node, cst.Attribute):
+        value = class_setting(ctx, node) or config_field(ctx, node)
+    else:
+        value = config_item(ctx, node)
+    literal = isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)) or m.matches(
+        value, m.Name("True") | m.Name("False") | m.Name("None")
+    )
+    return value if literal else None
+
+
+def note_decided(ctx, stmt, taken) -> None:
+    """The report's note for an `if` another pattern resolved by `known_test`."""
+    _note(ctx, [(stmt, taken)])
 
 
 def _note(ctx, decided) -> None:
@@ -361,6 +395,11 @@ def _script_function(ctx, name: str) -> bool:
     )
 
 
+def why_test_unknown(ctx, test) -> str:
+    """"is not known before training: ..." for an `if` test another pattern met."""
+    return _why(ctx, test)
+
+
 def _why(ctx, test) -> str:
     """Why the undecided test is not one value, for the refusal: it differs between the
     callers of the function holding the loop, or what each name's binding is."""
@@ -368,6 +407,10 @@ def _why(ctx, test) -> str:
     if split:
         return split
     parts = []
+    for node in m.findall(test, m.Attribute(value=m.Name())):  # `CFG.apex` of `class CFG`
+        problem = setting_problem(ctx, node)
+        if problem:
+            parts.append(f"`{code_of(node)}` is not read as a setting: {problem}")
     for name in sorted(collect_names(test).reads):
         if name in collect_names(ctx.loop).writes:
             parts.append(f"`{name}` changes during training")

@@ -135,6 +135,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
     pre, batch_loop, post = _split_epoch_body(ctx, epoch_body)
     ctx.found["batch_loop"] = batch_loop  # patterns/early_break.py's counted limit
     pre = registry.run_phase("before_batch_loop", ctx, batch_loop, pre)
+    ctx.found["epoch_pre"] = list(pre)  # patterns/amp.py's scaler built per epoch
     steps = _read_batch_loop(ctx, batch_loop, pre)
     plan = LoopPlan(
         epoch_loop=loop,

@@ -257,6 +257,16 @@ NAME_CLASH = Rule(
     """,
 )
 
+class NameClash(Unsupported):
+    """TL174 for one name of the class (`name`) meaning something else where it is inlined:
+    with the script's name of the instance (`instance`, "" for `Trainer(...).fit()`) and the
+    node binding it (`binding`), so that trainer_clashes.py can rename the class's side."""
+
+    def __init__(self, reason: str, node, name: str, instance: str, binding) -> None:
+        super().__init__(NAME_CLASH, reason, node)
+        self.name, self.instance, self.binding = name, instance, binding
+
+
 RULES = (TRAINER_CLASS, INLINED, INSTANCE_USE, SELF_ESCAPES, METHOD_SHAPE, NAME_CLASH)
 
 

@@ -55,9 +55,9 @@ from .trainer_class import (
     INLINED,
     INSTANCE_USE,
     METHOD_SHAPE,
-    NAME_CLASH,
     SELF_ESCAPES,
     TRAINER_CLASS,
+    NameClash,
 )
 from .trainer_constants import unread_constant
 from .trainer_placeholders import dead_placeholders
@@ -352,10 +352,10 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
 def _stored_attrs(node: cst.CSTNode, owner: str) -> set[str]:
     if m.findall(node, m.Del(target=m.Attribute(value=m.Name("self")))):
         raise Unsupported(SELF_ESCAPES, f"`{owner}` deletes an attribute of `self`", node)
-    return _rebound_attrs(node)
+    return rebound_attrs(node)
 
 
-def _rebound_attrs(node: cst.CSTNode) -> set[str]:
+def rebound_attrs(node: cst.CSTNode) -> set[str]:
     """The attributes `node` rebinds: `self.x = ...`, `self.x += ...`, `for self.x in ...`,
     also as an element of a tuple target. `self.x[k] = v` and `self.x.y = v` change the object
     `self.x` names, and `s[self.x[k]] = v` reads it: `self.x` still names the same object."""
@@ -784,11 +784,11 @@ class _Plan:
             clashes.discard(site.target)
         for name in sorted(clashes & set(same.refused)):
             why, at = same.refused[name]
-            raise Unsupported(
-                NAME_CLASH,
+            raise self._name_clash(
                 f"inlining class `{self.cls.name.value}` would give `{name}` two meanings "
                 f"({why}): rename one of them",
                 at,
+                name,
             )
         self._clash(clashes, "a name the script uses where the class is inlined")
         if self.members[1]:
@@ -802,7 +802,7 @@ class _Plan:
             own = collect_names(node.body)
             params = {p.name.value for p in [*node.params.params[1:], *node.params.kwonly_params]}
             inner = (own.writes | params | (own.reads - {"self"})) & set(self.mentioned[helper])
-            self._clash(inner, f"a name in `{helper}` besides its attribute")
+            self._clash(inner, f"a name in `{helper}` besides its attribute", node.body)
             if module_level:
                 frees = own.reads - own.writes - params - {"self"}
                 self._clash(
@@ -849,12 +849,18 @@ class _Plan:
         if names:
             clash = sorted(names)[0]
             at = first_binding(binder, clash) if binder is not None else None
-            raise Unsupported(
-                NAME_CLASH,
+            raise self._name_clash(
                 f"inlining class `{self.cls.name.value}` would give `{clash}` two meanings "
                 f"({why.format(name=clash)}): rename one of them",
                 at or self.site.created,
+                clash,
             )
+
+    def _name_clash(self, reason: str, at, name: str) -> NameClash:
+        """TL174 for `name`, telling trainer_clashes.py where the script binds the instance."""
+        site = self.site
+        binding = site.created.body[0].targets[0].target if site.instance else None
+        return NameClash(reason, at, name, site.instance, binding)
 
     def _check_param_attrs(self, init_params: set[str]) -> None:
         """`self.p = f(p)` then a read of the parameter `p`: inlined, it would read f(p)."""

@@ -2,8 +2,8 @@
 spelling would mean two things once the class is inlined (a local of the run method named
 like an attribute, a loop variable named like a method, a script name named like an
 attribute) renamed `<instance>_<name>` before inlining (TL159); kept, and refused by the
-inliner (TL174), where code could reach the name by its spelling (`exec`, `getattr` with a
-computed name, `globals()`), or where the name is neither an attribute nor a method."""
+inliner (TL174), where the file reads names by their spelling (`exec`, `eval`,
+`globals()`), or where the name is neither an attribute nor a method."""
 
 _ROLLOUT = """
 class Runner:
@@ -109,6 +109,16 @@ CONVERTS = {
         ["print(opt, runner_opt.param_groups[0][\"lr\"])"],
         ["runner.opt"],
     ),
+    # `getattr` with a computed name reaches another object: the inliner refuses `self` or
+    # the instance handed to a function (TL172)
+    "getattr_of_another_object": (
+        _rollout(
+            script='runner = Runner(model, loader)\nrunner.fit(2)\nkey = "we" + "ight"\n'
+            "print(getattr(model, key).shape)"
+        ),
+        ["runner_x = torch.zeros(4)", "print(getattr(model, key).shape)"],
+        ["self.x ="],
+    ),
     # the fresh name is taken by the script: the next free one
     "fresh_name_taken": (
         _rollout(script="runner_x = 1\nrunner = Runner(model, loader)\nrunner.fit(2)\nprint(runner_x)"),
@@ -123,12 +133,9 @@ UNCHANGED = {
         _rollout(script='runner = Runner(model, loader)\nrunner.fit(2)\nexec("print(1)")'),
         "TL174",
     ),
-    # `getattr` with a computed name
-    "getattr_computes_a_name": (
-        _rollout(
-            script='runner = Runner(model, loader)\nrunner.fit(2)\nkey = "we" + "ight"\n'
-            "print(getattr(model, key))"
-        ),
+    # `eval` of a string
+    "eval_reads_names_by_spelling": (
+        _rollout(script='runner = Runner(model, loader)\nrunner.fit(2)\nprint(eval("1 + 1"))'),
         "TL174",
     ),
     # `globals()` maps names by their spelling

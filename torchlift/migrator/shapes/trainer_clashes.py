@@ -24,9 +24,9 @@ meets no clash or one it cannot rename.
 Not renamed (the inliner's TL174 stands, saying why): a name that is neither an attribute nor
 a method of the class (a parameter, a local), or both; a dunder or name-mangled (`__x`) name;
 one the class itself spells as `Runner.<name>` (a kept static member); an `<x>.<name>` whose
-`x` may or may not be the instance; and any name at all when the file can reach names or
-attributes by their spelling: `exec` / `eval`, `globals()` / `locals()` / `vars()`,
-`__dict__`, or `getattr` / `setattr` / `hasattr` / `delattr` with a computed name or that one.
+`x` may or may not be the instance; and any name at all when the file reads or runs names by
+their spelling: `exec` / `eval`, `globals()` / `locals()` / `vars()`. (`getattr(self, key)`,
+`vars(self)` or `self.__dict__` are refused by the inliner already, TL172.)
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ RENAMED_CLASH = Rule(
     name of the script, has that spelling, the class's side is renamed first,
     `<instance>_<name>` (`runner_obs`, `runner_update`), at every `self.<name>` of its methods
     and every `<instance>.<name>` of the script; the new name is bound nowhere in the file.
-    Then the class is inlined (TL170). A file reaching names by their spelling (`exec`,
-    `globals()`, `getattr(obj, name)`) is not renamed (TL174).""",
+    Then the class is inlined (TL170). A file reading names by their spelling (`exec`,
+    `eval`, `globals()`, `locals()`) is not renamed (TL174).""",
     "Nothing to do; review the diff (or rename one of the two names yourself).",
     """
     class Runner:
@@ -78,7 +78,6 @@ RENAMED_CLASH = Rule(
 RULES = (RENAMED_CLASH,)
 
 _DYNAMIC_CALLS = ("exec", "eval", "globals", "locals", "vars")
-_BY_NAME = ("getattr", "setattr", "hasattr", "delattr")
 _ROUNDS = 20  # each round renames one name; a class has far fewer clashing names
 
 
@@ -137,7 +136,7 @@ def _rename_one(module: cst.Module, cls: cst.ClassDef, clash: NameClash, chosen:
         return None
     if m.findall(module, m.Attribute(m.Name(cls.name.value), m.Name(name))):
         return None  # `Runner.<name>`: reached through the class, kept members
-    _check_spelling(module, clash, name)
+    _check_spelling(module, clash)
     nodes = _receivers(module, cls, clash.binding, name)
     if nodes is None:
         return None
@@ -149,36 +148,23 @@ def _rename_one(module: cst.Module, cls: cst.ClassDef, clash: NameClash, chosen:
     return renamed, "method" if is_method else "attribute", fresh
 
 
-def _check_spelling(module: cst.Module, clash: NameClash, name: str) -> None:
-    """Unsupported (TL174, at the clash) naming the first code that could reach `name` by its
-    spelling, and its line."""
-    reached = None
+def _check_spelling(module: cst.Module, clash: NameClash) -> None:
+    """Unsupported (TL174, at the clash) naming the first call that reads or runs names by
+    their spelling (`exec`, `globals()`), and its line. `getattr(x, name)` and `x.__dict__`
+    need no such care: the inliner has refused (TL172) any `self` or instance handed to a
+    function or read whole, so they reach other objects only."""
     for call in m.findall(module, m.Call(func=m.Name())):
         called = call.func.value
-        if called in _BY_NAME:
-            key = call.args[1].value if len(call.args) > 1 else None
-            if not m.matches(key, m.SimpleString()):
-                reached = call, f"`{called}(...)` with a computed name"
-            elif key.evaluated_value == name:
-                reached = call, f"`{called}(..., {key.value})`"
-        elif called in _DYNAMIC_CALLS:
-            reached = call, f"`{called}()`" if called in ("globals", "locals", "vars") else (
-                f"`{called}(...)`"
+        if called in _DYNAMIC_CALLS and not (called == "vars" and call.args):
+            shown = f"`{called}(...)`" if called in ("exec", "eval") else f"`{called}()`"
+            line = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+            raise Unsupported(
+                NAME_CLASH,
+                f"{clash.reason.removesuffix(': rename one of them')}; not renamed, as "
+                f"{shown} at line {line[call].start.line} reads names by their spelling: "
+                "rename one of them",
+                clash.node,
             )
-        if reached is not None:
-            break
-    if reached is None:
-        found = m.findall(module, m.Attribute(attr=m.Name("__dict__")))
-        reached = (found[0], "`__dict__`") if found else None
-    if reached is not None:
-        node, what = reached
-        line = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)[node]
-        raise Unsupported(
-            NAME_CLASH,
-            f"{clash.reason.removesuffix(': rename one of them')}; not renamed, as {what} at "
-            f"line {line.start.line} can reach names by their spelling: rename one of them",
-            clash.node,
-        )
 
 
 def _receivers(module: cst.Module, cls: cst.ClassDef, binding, name: str) -> set[int] | None:

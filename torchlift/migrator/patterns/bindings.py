@@ -190,8 +190,27 @@ def bind(ctx, plan, steps) -> None:
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
     plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call, ctx.module, ctx))
+    _refuse_model_rebound_after(ctx, stmt, name, [model.name for model in plan.models])
     for model in plan.models:  # `model_without_ddp.parameters()`: the model DDP wrapped
         read_as_model(ctx, model)
+
+
+def _refuse_model_rebound_after(ctx, built, optimizer: str, models: list[str]) -> None:
+    """Unsupported (TL106) when a model the optimizer `built` trains is then bound to a new
+    object, by a statement not reading it (`net = nn.Linear(4, 2)`; `net = net.to(device)`
+    or `net = DDP(net)` wrap or move the same parameters): the LightningModule would hold
+    the new one, the optimizer the Trainer builds step its parameters, and the loop's reads
+    of the first (`trained = net` before) go untrained."""
+    at = [i for i, s in enumerate(ctx.scope_before) if s is built]
+    for stmt in ctx.scope_before[at[0] + 1 :] if at else []:
+        for model in models:
+            if model in bound_names(stmt) and model not in scope_reads(stmt):
+                raise Unsupported(
+                    BINDING,
+                    f"model `{model}` is bound to a new object after optimizer `{optimizer}` "
+                    "was built on its parameters: the optimizer trains the earlier one",
+                    stmt,
+                )
 
 
 def factory_optimizer(ctx, name: str) -> str | None:

@@ -61,10 +61,10 @@ from .shapes.model_class import (
 from .shapes.model_method import hoist_training_method, is_torch_module, remap_hoisted
 from .shapes.step_inline import INLINED_STEP, inline_step
 from .shapes.trainer_callbacks import CALLBACKS_INLINED, inline_callbacks
+from .shapes.trainer_clashes import RENAMED_CLASH, rename_clashes
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .shapes.trainer_records import RECORD_READS, pass_attributes
-from .shapes.trainer_clashes import RENAMED_CLASH, rename_clashes
 from .shapes.trainer_renames import RENAMED, rename_clashing
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .source.hoisted_defaults import hoist_changes, hoist_defaults

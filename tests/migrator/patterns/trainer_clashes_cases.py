@@ -106,7 +106,7 @@ CONVERTS = {
         runner.fit(2)
         print(opt, runner.opt.param_groups[0]["lr"])
         """,
-        ["print(opt, runner_opt.param_groups[0][\"lr\"])"],
+        ['print(opt, runner_opt.param_groups[0]["lr"])'],
         ["runner.opt"],
     ),
     # `getattr` with a computed name reaches another object: the inliner refuses `self` or
@@ -121,7 +121,9 @@ CONVERTS = {
     ),
     # the fresh name is taken by the script: the next free one
     "fresh_name_taken": (
-        _rollout(script="runner_x = 1\nrunner = Runner(model, loader)\nrunner.fit(2)\nprint(runner_x)"),
+        _rollout(
+            script="runner_x = 1\nrunner = Runner(model, loader)\nrunner.fit(2)\nprint(runner_x)"
+        ),
         ["runner_x_2 = torch.zeros(4)", "print(runner_x)"],
         ["self.x ="],
     ),
@@ -140,7 +142,7 @@ UNCHANGED = {
     ),
     # `globals()` maps names by their spelling
     "globals_read": (
-        _rollout(script='runner = Runner(model, loader)\nrunner.fit(2)\nprint(len(globals()))'),
+        _rollout(script="runner = Runner(model, loader)\nrunner.fit(2)\nprint(len(globals()))"),
         "TL174",
     ),
     # a parameter of the run method named like a parameter of `__init__`: no attribute nor

@@ -38,7 +38,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 from ..analysis.names import file_identifiers
 from ..rule import Rule, Unsupported
 from .trainer_class import NAME_CLASH, NameClash
-from .trainer_inline import rebound_attrs, inline_trainer_class
+from .trainer_inline import inline_trainer_class, rebound_attrs
 
 RENAMED_CLASH = Rule(
     "TL159",

@@ -257,6 +257,7 @@ NAME_CLASH = Rule(
     """,
 )
 
+
 class NameClash(Unsupported):
     """TL174 for one name of the class (`name`) meaning something else where it is inlined:
     with the script's name of the instance (`instance`, "" for `Trainer(...).fit()`) and the

@@ -32,7 +32,8 @@ properties or class-level code (TL133); an instance not created once and run onc
 block (TL171); `self` or the instance used other than through attributes and method calls
 (TL172); a called method rebinding an attribute where the value cannot come back right after
 the call, returning early or taking `*args` (TL173);
-a name of the class meaning something else where it is inlined (TL174; an attribute stored
+a name of the class meaning something else where it is inlined (TL174; an attribute or a
+method is renamed first where it can be, trainer_clashes.py; an attribute stored
 unchanged from the script's object of the same name is that name: trainer_shared.py). Methods the script
 never calls are removed with the class (the report names them).
 """

@@ -61,6 +61,7 @@ from .shapes.model_class import (
 from .shapes.model_method import hoist_training_method, is_torch_module, remap_hoisted
 from .shapes.step_inline import INLINED_STEP, inline_step
 from .shapes.trainer_callbacks import CALLBACKS_INLINED, inline_callbacks
+from .shapes.trainer_clashes import RENAMED_CLASH, rename_clashes
 from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .shapes.trainer_records import RECORD_READS, pass_attributes
@@ -213,7 +214,7 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
             else:
                 # the class's callbacks inlined first, functions given the instance given its
                 # attributes (trainer_callbacks.py, trainer_records.py), then the class
-                staged = _before_inlining(module, trainer_class)
+                staged = _before_inlining(module, trainer_class, loops)
                 if staged is not None:
                     staged_text, origin, indent, staged_at, code, message = staged
                     staged_tree, error = parse_text(staged_text, path)
@@ -304,7 +305,7 @@ def _migrate_driven(text: str, tree, driven: DrivenStep, path: str, target: str)
     )
 
 
-def _before_inlining(module, trainer_class):
+def _before_inlining(module, trainer_class, loops):
     """(text, origin, indent, at, code, message) of the script rewritten by the first stage
     that applies to the trainer class before it is inlined, or None."""
     renamed = rename_clashing(module, trainer_class)  # the class's names the script spells
@@ -323,6 +324,10 @@ def _before_inlining(module, trainer_class):
     given = pass_attributes(module, trainer_class)
     if given is not None:
         return (*given[:4], RECORD_READS.code, given[4])
+    # last: the class's attributes and methods named like another name where it is inlined
+    clashing = rename_clashes(module, trainer_class, loops)
+    if clashing is not None:
+        return (*clashing[:4], RENAMED_CLASH.code, clashing[4])
     return None
 
 

@@ -112,6 +112,7 @@ RULE_OWNERS = (
     "torchlift.migrator.shapes.trainer_callbacks",
     "torchlift.migrator.shapes.trainer_records",
     "torchlift.migrator.shapes.trainer_renames",
+    "torchlift.migrator.shapes.trainer_clashes",
     "torchlift.migrator.shapes.model_method",
     "torchlift.migrator.shapes.model_class",
     "torchlift.migrator.shapes.step_inline",

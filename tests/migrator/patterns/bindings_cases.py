@@ -780,3 +780,26 @@ CONVERTS["optimizer_method_printing_with_nothing_printed_before_the_loop"] = (
     ["opt = self.model.configure_optimizers("],
     ["opt = net.configure_optimizers("],
 )
+
+# the optimizer is built on `net`, then `net` names a new model: the loop trains the first
+# one through `trained`, which the Trainer's optimizer over `net` would never step
+UNCHANGED["model_rebound_after_the_optimizer_is_built_on_it"] = (
+    """
+    def main():
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        trained = net
+        net = nn.Linear(4, 2)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(trained(x), y)
+                loss.backward()
+                opt.step()
+        print(trained.weight, net.weight)
+
+
+    main()
+    """,
+    "TL106",
+)

@@ -1575,3 +1575,33 @@ solver.fit(1)
 """,
     "TL171",
 )
+
+
+# the class's side of these clashes is renamed first now (shapes/trainer_clashes.py, TL159):
+# each converts, identical on both targets (the renamed attribute names the class's object,
+# the script's name its own)
+for _name, _fragment in (
+    ("constructor_wraps_the_object_it_is_given", "runner_net = nn.Sequential(net)"),
+    ("module_function_rebinds_the_name_the_attribute_shares", "runner_net = net"),
+    ("parameter_rebound_by_init_and_read_after", "runner_model = nn.Sequential(model, nn.ReLU())"),
+    ("loop_variable_named_like_an_attribute_a_helper_rebinds", "def skip_ahead(runner_epoch):"),
+    ("attribute_named_like_a_script_name", "runner_opt = torch.optim.SGD("),
+    ("init_local_named_like_an_attribute", "runner_opt = torch.optim.SGD("),
+    ("parameter_read_after_the_attribute_changed_it", "runner_lr = lr * 10"),
+):
+    CONVERTS[_name] = (UNCHANGED.pop(_name)[0], [_fragment], [])
+# renamed, the next cause shows: the script's `net` rebound after `opt` was built on it (the
+# optimizer trains the first object, TL106), a closure's `nonlocal` write (TL117), the run
+# method's loop variable read after its loop (TL112)
+UNCHANGED["caller_rebinds_the_name_the_attribute_shares"] = (
+    UNCHANGED["caller_rebinds_the_name_the_attribute_shares"][0],
+    "TL106",
+)
+UNCHANGED["nested_function_rebinds_the_name_the_attribute_shares"] = (
+    UNCHANGED["nested_function_rebinds_the_name_the_attribute_shares"][0],
+    "TL117",
+)
+UNCHANGED["loop_variable_named_like_an_attribute_set_elsewhere"] = (
+    UNCHANGED["loop_variable_named_like_an_attribute_set_elsewhere"][0],
+    "TL112",
+)

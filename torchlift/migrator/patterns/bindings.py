@@ -190,8 +190,39 @@ def bind(ctx, plan, steps) -> None:
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
     plan.models.extend(ModelPlan(name) for name in models_from_optimizer(call, ctx.module, ctx))
+    _refuse_model_rebound_after(ctx, stmt, name, [model.name for model in plan.models])
     for model in plan.models:  # `model_without_ddp.parameters()`: the model DDP wrapped
         read_as_model(ctx, model)
+
+
+def _refuse_model_rebound_after(ctx, built, optimizer: str, models: list[str]) -> None:
+    """Unsupported (TL106) when a model the optimizer `built` trains is copied to another
+    name (`trained = net`, also through a chain of copies) and then bound to a new object by
+    a statement not reading it (`net = nn.Linear(4, 2)`; `net = net.to(device)` or `net =
+    DDP(net)` keep the parameters): the loop may train the first object through the copy,
+    which the optimizer steps, where the LightningModule would hold the new one and the
+    Trainer's optimizer step its parameters."""
+    at = [i for i, s in enumerate(ctx.scope_before) if s is built]
+    if not at:
+        return
+    for model in models:
+        copies = {model}
+        for stmt in ctx.scope_before:
+            assign = single_assign(stmt)
+            if assign and assign[0] != model and m.matches(assign[1], m.Name()):
+                if assign[1].value in copies:
+                    copies.add(assign[0])
+            after = ctx.scope_before.index(stmt) > at[0]
+            rebinds = model in bound_names(stmt) and model not in scope_reads(stmt)
+            if after and rebinds and len(copies) > 1:
+                others = ", ".join(f"`{c}`" for c in sorted(copies - {model}))
+                raise Unsupported(
+                    BINDING,
+                    f"model `{model}` is bound to a new object after optimizer `{optimizer}` "
+                    f"was built on its parameters, while {others} still names the first one "
+                    "(which the optimizer trains)",
+                    stmt,
+                )
 
 
 def factory_optimizer(ctx, name: str) -> str | None:

@@ -228,12 +228,14 @@ NAME_CLASH = Rule(
     "inlining the trainer class would give one name two meanings",
     """Once inlined, the class's attributes, the parameters and locals of `__init__` and of
     the run method, and the code around the call share one namespace. A name used for two
-    things there (`self.opt` and a different `opt` of the script, a local named like an
-    attribute, a method named like a module function) would change what the code reads.
-    An attribute the constructor stores unchanged from an argument the script spells like it
-    (`self.D = discriminator` given the script's `D`) is that object: one meaning, unless
-    something rebinds one of them after the instance is created (trainer_shared.py).""",
-    """Rename one of the two (the attribute or the script's name).""",
+    things there (a parameter of the run method named like one of `__init__`, a local of the
+    class named like a name of the script) would change what the code reads. An attribute
+    or a method so named is renamed first (TL159), except in a file reading names by their
+    spelling (`exec`, `eval`, `globals()`, `locals()`). An attribute the constructor stores
+    unchanged from an argument the script spells like it (`self.D = discriminator` given the
+    script's `D`) is that object: one meaning, unless something rebinds one of them after the
+    instance is created (trainer_shared.py).""",
+    """Rename one of the two (the parameter or local, or the script's name).""",
     """
     class Runner:
         def __init__(self, net, data):
@@ -241,21 +243,30 @@ NAME_CLASH = Rule(
             self.data = data
             self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
 
-        def fit(self, epochs):
-            for epoch in range(epochs):
-                for x, y in self.data:
+        def fit(self, data):
+            for epoch in range(2):
+                for x, y in data:
                     self.opt.zero_grad()
                     loss = criterion(self.net(x), y)
                     loss.backward()
                     self.opt.step()
 
 
-    opt = "sgd"
     runner = Runner(model, loader)
-    runner.fit(2)
-    print(opt)
+    runner.fit(loader)
     """,
 )
+
+
+class NameClash(Unsupported):
+    """TL174 for one name of the class (`name`) meaning something else where it is inlined:
+    with the script's name of the instance (`instance`, "" for `Trainer(...).fit()`) and the
+    node binding it (`binding`), so that trainer_clashes.py can rename the class's side."""
+
+    def __init__(self, reason: str, node, name: str, instance: str, binding) -> None:
+        super().__init__(NAME_CLASH, reason, node)
+        self.name, self.instance, self.binding = name, instance, binding
+
 
 RULES = (TRAINER_CLASS, INLINED, INSTANCE_USE, SELF_ESCAPES, METHOD_SHAPE, NAME_CLASH)
 

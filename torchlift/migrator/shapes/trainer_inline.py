@@ -32,7 +32,8 @@ properties or class-level code (TL133); an instance not created once and run onc
 block (TL171); `self` or the instance used other than through attributes and method calls
 (TL172); a called method rebinding an attribute where the value cannot come back right after
 the call, returning early or taking `*args` (TL173);
-a name of the class meaning something else where it is inlined (TL174; an attribute stored
+a name of the class meaning something else where it is inlined (TL174; an attribute or a
+method is renamed first where it can be, trainer_clashes.py; an attribute stored
 unchanged from the script's object of the same name is that name: trainer_shared.py). Methods the script
 never calls are removed with the class (the report names them).
 """
@@ -55,9 +56,9 @@ from .trainer_class import (
     INLINED,
     INSTANCE_USE,
     METHOD_SHAPE,
-    NAME_CLASH,
     SELF_ESCAPES,
     TRAINER_CLASS,
+    NameClash,
 )
 from .trainer_constants import unread_constant
 from .trainer_placeholders import dead_placeholders
@@ -352,10 +353,10 @@ def _read_method(name: str, node: cst.FunctionDef, cls: cst.ClassDef) -> _Method
 def _stored_attrs(node: cst.CSTNode, owner: str) -> set[str]:
     if m.findall(node, m.Del(target=m.Attribute(value=m.Name("self")))):
         raise Unsupported(SELF_ESCAPES, f"`{owner}` deletes an attribute of `self`", node)
-    return _rebound_attrs(node)
+    return rebound_attrs(node)
 
 
-def _rebound_attrs(node: cst.CSTNode) -> set[str]:
+def rebound_attrs(node: cst.CSTNode) -> set[str]:
     """The attributes `node` rebinds: `self.x = ...`, `self.x += ...`, `for self.x in ...`,
     also as an element of a tuple target. `self.x[k] = v` and `self.x.y = v` change the object
     `self.x` names, and `s[self.x[k]] = v` reads it: `self.x` still names the same object."""
@@ -784,11 +785,11 @@ class _Plan:
             clashes.discard(site.target)
         for name in sorted(clashes & set(same.refused)):
             why, at = same.refused[name]
-            raise Unsupported(
-                NAME_CLASH,
+            raise self._name_clash(
                 f"inlining class `{self.cls.name.value}` would give `{name}` two meanings "
                 f"({why}): rename one of them",
                 at,
+                name,
             )
         self._clash(clashes, "a name the script uses where the class is inlined")
         if self.members[1]:
@@ -802,7 +803,7 @@ class _Plan:
             own = collect_names(node.body)
             params = {p.name.value for p in [*node.params.params[1:], *node.params.kwonly_params]}
             inner = (own.writes | params | (own.reads - {"self"})) & set(self.mentioned[helper])
-            self._clash(inner, f"a name in `{helper}` besides its attribute")
+            self._clash(inner, f"a name in `{helper}` besides its attribute", node.body)
             if module_level:
                 frees = own.reads - own.writes - params - {"self"}
                 self._clash(
@@ -849,12 +850,18 @@ class _Plan:
         if names:
             clash = sorted(names)[0]
             at = first_binding(binder, clash) if binder is not None else None
-            raise Unsupported(
-                NAME_CLASH,
+            raise self._name_clash(
                 f"inlining class `{self.cls.name.value}` would give `{clash}` two meanings "
                 f"({why.format(name=clash)}): rename one of them",
                 at or self.site.created,
+                clash,
             )
+
+    def _name_clash(self, reason: str, at, name: str) -> NameClash:
+        """TL174 for `name`, telling trainer_clashes.py where the script binds the instance."""
+        site = self.site
+        binding = site.created.body[0].targets[0].target if site.instance else None
+        return NameClash(reason, at, name, site.instance, binding)
 
     def _check_param_attrs(self, init_params: set[str]) -> None:
         """`self.p = f(p)` then a read of the parameter `p`: inlined, it would read f(p)."""

@@ -1,4 +1,4 @@
-"""The rule codes of the DDP pattern (TL160-TL169), each with an example it refuses."""
+"""The rule codes of the DDP pattern (TL153, TL160-TL169), each with an example it refuses."""
 
 from __future__ import annotations
 
@@ -263,7 +263,29 @@ if ddp:
     uses_header=False,
 )
 
+SHARDED_LOADER_READ = Rule(
+    "TL153",
+    "a loader whose DistributedSampler goes to Lightning is read outside the Trainer's run",
+    """A loader's DistributedSampler that Lightning's own reproduces is removed: the Trainer
+    gives each rank its shard inside `fit` only. Code the conversion leaves in the script before
+    or after `fit` would read the whole loader instead of this rank's shard: `len(loader)` in a
+    log line, in a scheduler's `total_steps` / `steps_per_epoch` (another schedule), an
+    evaluation over it. Its dataset (`loader.dataset`) and batch size stay the same.""",
+    """Compute the length from the sampler's arithmetic yourself (`math.ceil(len(dataset) /
+    world_size / batch_size)`), or read the length inside the epoch loop, where the converted
+    module reads the Trainer's sharded loader.""",
+    _example(
+        _worker().replace(
+            "    for epoch in range(2):\n",
+            "    print(len(loader), \"batches per rank\")\n    for epoch in range(2):\n",
+            1,
+        )
+    ),
+    uses_header=False,
+)
+
 RULES = (
+    SHARDED_LOADER_READ,
     LAUNCH,
     PROCESS_GROUP,
     SAMPLER,

@@ -432,6 +432,13 @@ _CHECKPOINT_BEFORE = (
     '    ddp_net.load_state_dict(torch.load("start.pt", map_location={"cpu": "cpu"}))'
 )
 
+_ONE_CYCLE = (
+    "    sched = torch.optim.lr_scheduler.OneCycleLR(\n"
+    "        opt, max_lr=0.1, epochs=2, steps_per_epoch=steps_per_epoch\n"
+    "    )\n"
+)
+_SCHED_STEP = "            sched.step()"
+
 CONVERTS = {
     "step_loop_in_a_spawn_worker_draws_per_rank": (
         step_worker(),
@@ -872,6 +879,27 @@ CONVERTS = {
         sync_bn_worker("    net = nn.SyncBatchNorm.convert_sync_batchnorm(net)\n"),
         ["sync_batchnorm=True"],
         ["convert_sync_batchnorm"],
+    ),
+    # the loader read before `fit` (a scheduler sized by it): only the script's own sampler
+    # shards it there, so it is kept (`use_distributed_sampler=False`), built with the
+    # Trainer's rank
+    "a_loader_read_before_fit_keeps_its_sampler": (
+        worker(net="DDP(net)\n    steps_per_epoch = len(loader)", after_step=_SCHED_STEP).replace(
+            "    for epoch in range(2):", _ONE_CYCLE + "    for epoch in range(2):"
+        ),
+        [
+            "use_distributed_sampler=False",
+            "rank=trainer.global_rank",
+            "steps_per_epoch = len(loader)",
+            "steps_per_epoch=self.steps_per_epoch",
+        ],
+        ["sampler.set_epoch(epoch)"],
+    ),
+    # its dataset and batch size are the same without the sampler
+    "the_loader_dataset_read_before_fit_leaves_the_sampler_to_lightning": (
+        worker(net="DDP(net)\n    print(len(loader.dataset))"),
+        ["print(len(loader.dataset))", "DataLoader(data, batch_size=4, shuffle=True)"],
+        ["use_distributed_sampler", "DistributedSampler("],
     ),
 }
 
@@ -1365,5 +1393,13 @@ if args.local_rank != -1:
 train(args, model, loader)
 """,
         "TL160",
+    ),
+    "a_sharded_validation_loader_read_before_fit": (
+        validating_worker(net="DDP(net)\n    print(len(val_loader))"),
+        "TL153",
+    ),
+    "a_loader_read_before_fit_by_a_validating_worker": (
+        validating_worker(net="DDP(net)\n    print(len(loader))"),
+        "TL153",
     ),
 }

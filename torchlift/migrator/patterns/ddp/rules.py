@@ -270,19 +270,47 @@ SHARDED_LOADER_READ = Rule(
     gives each rank its shard inside `fit` only. Code the conversion leaves in the script before
     or after `fit` would read the whole loader instead of this rank's shard: `len(loader)` in a
     log line, in a scheduler's `total_steps` / `steps_per_epoch` (another schedule), an
-    evaluation over it. Its dataset (`loader.dataset`) and batch size stay the same.""",
+    evaluation over it. Its dataset (`loader.dataset`) and batch size stay the same. An
+    `mp.spawn` worker that does not validate keeps its training sampler instead
+    (`use_distributed_sampler=False`), so its loader is this rank's shard everywhere.""",
     """Compute the length from the sampler's arithmetic yourself (`math.ceil(len(dataset) /
     world_size / batch_size)`), or read the length inside the epoch loop, where the converted
     module reads the Trainer's sharded loader.""",
-    _example(
-        _worker().replace(
-            "    for epoch in range(2):\n",
-            "    print(len(loader), \"batches per rank\")\n    for epoch in range(2):\n",
-            1,
-        )
-    ),
+    """
+import os
+
+import torch
+import torch.nn as nn
+from torch.distributed import destroy_process_group, init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+ddp = "RANK" in os.environ
+if ddp:
+    init_process_group(backend="gloo")
+dataset = TensorDataset(torch.randn(32, 4), torch.randn(32, 1))
+sampler = DistributedSampler(dataset) if ddp else None
+loader = DataLoader(dataset, batch_size=8, shuffle=(sampler is None), sampler=sampler)
+print(len(loader), "batches per process")
+model = nn.Linear(4, 1)
+if ddp:
+    model = DDP(model)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    if ddp:
+        sampler.set_epoch(epoch)
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+if ddp:
+    destroy_process_group()
+""",
     uses_header=False,
 )
+
 
 RULES = (
     SHARDED_LOADER_READ,

@@ -77,7 +77,9 @@ def clean(ctx, plan) -> None:
             if node is None or isinstance(node, cst.BaseExpression):
                 continue  # a batch target binds, it reads no loader
             for name in sorted(collect_names(node).reads & foreign):
-                ctx.block(LOADER_OUT_OF_ITS_LOOP, _why(name, testing), _read(plan, node, name, testing))
+                ctx.block(
+                    LOADER_OUT_OF_ITS_LOOP, _why(name, testing), _read(plan, node, name, testing)
+                )
                 break
 
 

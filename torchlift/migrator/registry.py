@@ -95,6 +95,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.pre_pass_output",
     "torchlift.migrator.patterns.eval_metrics",
     "torchlift.migrator.patterns.trainer_values",
+    "torchlift.migrator.patterns.loader_roles",  # the passes are known
     "torchlift.migrator.patterns.hyperparameters",
     "torchlift.migrator.patterns.sanity_check",
     "torchlift.migrator.patterns.ddp",

@@ -469,6 +469,13 @@ def port_worker(port: str, before: str = "") -> str:
     return source.replace("import os\n", "import os\nimport socket\n", 1)
 
 
+_ONE_CYCLE = (
+    "    sched = torch.optim.lr_scheduler.OneCycleLR(\n"
+    "        opt, max_lr=0.1, epochs=2, steps_per_epoch=steps_per_epoch\n"
+    "    )\n"
+)
+_SCHED_STEP = "            sched.step()"
+
 CONVERTS = {
     "step_loop_in_a_spawn_worker_draws_per_rank": (
         step_worker(),
@@ -965,6 +972,27 @@ CONVERTS = {
         worker(sampler="DistributedSampler(data, num_replicas=dist.get_world_size(), rank=dist.get_rank())"),
         ["loader = DataLoader(data, batch_size=4, shuffle=True)"],
         ["DistributedSampler", "get_rank"],
+    ),
+    # the loader read before `fit` (a scheduler sized by it): only the script's own sampler
+    # shards it there, so it is kept (`use_distributed_sampler=False`), built with the
+    # Trainer's rank
+    "a_loader_read_before_fit_keeps_its_sampler": (
+        worker(net="DDP(net)\n    steps_per_epoch = len(loader)", after_step=_SCHED_STEP).replace(
+            "    for epoch in range(2):", _ONE_CYCLE + "    for epoch in range(2):"
+        ),
+        [
+            "use_distributed_sampler=False",
+            "rank=trainer.global_rank",
+            "steps_per_epoch = len(loader)",
+            "steps_per_epoch=self.steps_per_epoch",
+        ],
+        ["sampler.set_epoch(epoch)"],
+    ),
+    # its dataset and batch size are the same without the sampler
+    "the_loader_dataset_read_before_fit_leaves_the_sampler_to_lightning": (
+        worker(net="DDP(net)\n    print(len(loader.dataset))"),
+        ["print(len(loader.dataset))", "DataLoader(data, batch_size=4, shuffle=True)"],
+        ["use_distributed_sampler", "DistributedSampler("],
     ),
 }
 
@@ -1507,5 +1535,13 @@ train(args, model, loader)
             launch="import random\n    mp.spawn(train, args=(2, random.randint(0, 99)), nprocs=2)",
         ),
         "TL160",
+    ),
+    "a_sharded_validation_loader_read_before_fit": (
+        validating_worker(net="DDP(net)\n    print(len(val_loader))"),
+        "TL153",
+    ),
+    "a_loader_read_before_fit_by_a_validating_worker": (
+        validating_worker(net="DDP(net)\n    print(len(loader))"),
+        "TL153",
     ),
 }

@@ -142,8 +142,13 @@ class ClassBuilder:
                         mapping[name] = _expr(f"self.trainer.val_dataloaders[{i}]")
             elif v.loader != plan.train_loader:
                 mapping[v.loader] = _expr("self.trainer.val_dataloaders")
+        # the test loader is the Trainer's only while it tests: read as such in the test hooks,
+        # and in the training run under the role it plays there (validated over, say), if any
+        # (patterns/loader_roles.py refuses a read of a loader the Trainer does not hold)
+        self.test_mapping: dict[str, cst.BaseExpression] = {}
         if plan.test:
-            mapping[plan.test.loader] = _expr("self.trainer.test_dataloaders")
+            self.test_mapping[plan.test.loader] = _expr("self.trainer.test_dataloaders")
+        self.testing = False  # building the test hooks
         for model in plan.models:
             for name in (model.name, *model.aliases):
                 mapping[name] = self_attr(self.model_attr(model))
@@ -191,6 +196,8 @@ class ClassBuilder:
 
     def rewrite(self, nodes, extra=None):
         mapping = dict(self.mapping)
+        if self.testing:
+            mapping.update(self.test_mapping)
         if extra:
             mapping.update(extra)
         # output run once under DDP (patterns/rank_zero_effects.py), found before renaming
@@ -292,6 +299,7 @@ class ClassBuilder:
             methods.append(self.hook("on_train_epoch_end", plan.post_train))
         if plan.test:
             t = plan.test
+            self.testing = True
             if t.keeps_train_mode:
                 methods.append(self.train_mode_hook("on_test_model_eval", t))
             if t.before:
@@ -299,6 +307,7 @@ class ClassBuilder:
             methods.append(self.step("test_step", t.target, t.index, t.body, None))
             if t.after:
                 methods.append(self.hook("on_test_epoch_end", t.after))
+            self.testing = False
         methods += self.checkpoint_hooks()
         methods.append(self.configure_optimizers())
         cls = _stmt(f"class {self.class_name}({self.alias}.LightningModule):\n    pass\n")

@@ -101,6 +101,7 @@ from .rules import (
     STEP_LOOP,
 )
 from .sampler import read_sampler, take_set_epoch
+from .sharded_reads import check_sharded_reads
 from .spawn import read_launch, read_process_group, spawn_calls
 from .spawn_parent import guard_parent_code
 from .torchrun import plain_start_helper, read_torchrun, reads_env
@@ -253,6 +254,7 @@ def read(ctx, plan, steps) -> None:
         _step_loader(ctx, plan)
     else:
         read_sampler(ctx, plan, facts)
+        check_sharded_reads(ctx, plan, facts)
     read_evaluation(ctx, plan, facts)
     _check_wrapped(ctx, plan, facts)
     check_reduces(ctx, plan, facts)

@@ -95,6 +95,8 @@ class Facts:
     # `w = DDP(name)`: (that statement, the statement of the scope holding it, w, the model)
     wraps: list = field(default_factory=list)
     eval_sharded: bool = False  # the validation loader's DistributedSampler taken over
+    # loaders whose DistributedSampler goes to Lightning: sharded only inside `fit`
+    sharded_loaders: list = field(default_factory=list)
 
 
 def remove_with_reason(facts: Facts, stmts, why: str) -> None:

@@ -100,6 +100,7 @@ def read_function_loader(ctx, plan, facts: Facts, loader_stmt, built, inline=Fal
         "shuffles as its DistributedSampler did; Lightning gives each rank its shard"
     )
     plan.rewritten_why.append((ret, cst.Module(body=[new]).code, why))
+    facts.sharded_loaders.append(plan.train_loader)
 
 
 def _sampler_used(ctx, plan) -> bool:

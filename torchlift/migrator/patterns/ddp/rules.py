@@ -1,4 +1,4 @@
-"""The rule codes of the DDP pattern (TL160-TL169), each with an example it refuses."""
+"""The rule codes of the DDP pattern (TL153, TL160-TL169), each with an example it refuses."""
 
 from __future__ import annotations
 
@@ -265,7 +265,57 @@ if ddp:
     uses_header=False,
 )
 
+SHARDED_LOADER_READ = Rule(
+    "TL153",
+    "a loader whose DistributedSampler goes to Lightning is read outside the Trainer's run",
+    """A loader's DistributedSampler that Lightning's own reproduces is removed: the Trainer
+    gives each rank its shard inside `fit` only. Code the conversion leaves in the script before
+    or after `fit` would read the whole loader instead of this rank's shard: `len(loader)` in a
+    log line, in a scheduler's `total_steps` / `steps_per_epoch` (another schedule), an
+    evaluation over it. Its dataset (`loader.dataset`) and batch size stay the same. An
+    `mp.spawn` worker that does not validate keeps its training sampler instead
+    (`use_distributed_sampler=False`), so its loader is this rank's shard everywhere.""",
+    """Compute the length from the sampler's arithmetic yourself (`math.ceil(len(dataset) /
+    world_size / batch_size)`), or read the length inside the epoch loop, where the converted
+    module reads the Trainer's sharded loader.""",
+    """
+import os
+
+import torch
+import torch.nn as nn
+from torch.distributed import destroy_process_group, init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+ddp = "RANK" in os.environ
+if ddp:
+    init_process_group(backend="gloo")
+dataset = TensorDataset(torch.randn(32, 4), torch.randn(32, 1))
+sampler = DistributedSampler(dataset) if ddp else None
+loader = DataLoader(dataset, batch_size=8, shuffle=(sampler is None), sampler=sampler)
+print(len(loader), "batches per process")
+model = nn.Linear(4, 1)
+if ddp:
+    model = DDP(model)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    if ddp:
+        sampler.set_epoch(epoch)
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+if ddp:
+    destroy_process_group()
+""",
+    uses_header=False,
+)
+
+
 RULES = (
+    SHARDED_LOADER_READ,
     LAUNCH,
     PROCESS_GROUP,
     SAMPLER,

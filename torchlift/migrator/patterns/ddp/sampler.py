@@ -12,6 +12,7 @@ from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove
 from .loader_function import built_by_function, read_function_loader
 from .own_sampler import keep_own_sampler
 from .rules import EVAL_UNDER_DDP, SAMPLER
+from .sharded_reads import read_outside_fit
 
 
 def take_set_epoch(ctx, facts: Facts, stmts):
@@ -95,6 +96,12 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
     name = _loader_sampler(ctx, facts, loader_stmt, samplers, "training", own)
     if name is None:
         return
+    read = read_outside_fit(ctx, facts, plan.train_loader)
+    if read is not None and facts.launch == "spawn" and plan.validation is None:
+        # only the script's own sampler shards the loader before / after `fit` (else TL153)
+        own.append(
+            f"`{plan.train_loader}` is read {read[1]} `fit`, where only its own sampler shards it"
+        )
     if own:
         keep_own_sampler(ctx, plan, facts, name, samplers, own)
         return
@@ -141,6 +148,9 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
         )
         plan.rewritten_why.append((user, cst.Module(body=[loader]).code, why))
     facts.eval_sharded = plan.validation is not None
+    facts.sharded_loaders.append(plan.train_loader)
+    if plan.validation is not None:
+        facts.sharded_loaders.append(plan.validation.loader)
 
 
 def eval_sampler(ctx, loader_name: str, facts: Facts, samplers: dict) -> str | None:

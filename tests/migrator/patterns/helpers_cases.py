@@ -116,6 +116,42 @@ CONVERTS = {
         ],
         ["self.scale", "lit_model.scale"],
     ),
+    # a training helper's local spelled like the global an evaluation helper reads: inlined
+    # side by side, the evaluation still reads the module's value
+    "helper_local_spelled_like_a_global_another_helper_reads": (
+        """
+        weight = 2.0
+
+
+        def train_epoch(model, loader, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                weight = 0.5
+                loss = criterion(model(x), y) * weight
+                loss.backward()
+                optimizer.step()
+
+
+        def evaluate(model, loader):
+            total = 0.0
+            with torch.no_grad():
+                for x, y in loader:
+                    total += criterion(model(x), y).item() * weight
+            return total
+
+
+        for epoch in range(2):
+            train_epoch(model, loader, optimizer)
+            val_loss = evaluate(model, loader)
+            print(epoch, val_loss)
+        """,
+        [
+            "train_epoch_weight = 0.5",
+            "* train_epoch_weight",
+            "criterion(self(x), y).item() * self.hparams.weight",
+        ],
+        ["self.weight = 0.5"],
+    ),
     # an evaluation helper that is no validation pass (it returns its loss sum, divided after
     # the call) stays in the epoch's end, inlined with its own loop binding `batch_idx`: the
     # training loop's index is read before that loop, so it is still the last step's
@@ -367,6 +403,31 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # the helper reads the module's `scale`; the function holding the loop binds its own
+    "helper_reads_a_global_the_calling_function_binds_as_a_local": (
+        """
+        scale = 2.0
+
+
+        def train_epoch(model, loader, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y) * scale
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            scale = 100.0
+            for epoch in range(2):
+                train_epoch(model, loader, optimizer)
+                print(epoch, scale)
+
+
+        main()
+        """,
+        "TL111",
+    ),
     "string_argument_with_both_quotes_read_in_an_f_string": (
         """
         def train_epoch(model, loader, optimizer, header="it's"):

@@ -49,7 +49,14 @@ from ..analysis.closures import closure_helpers, why_not_inlined
 from ..analysis.definition_defaults import constant, read_alike_at_call
 from ..analysis.fstrings import requote_in_fstrings
 from ..analysis.known_numbers import positive_int
-from ..analysis.names import bound_names, collect_names, mentions, node_kinds, rename
+from ..analysis.names import (
+    bound_names,
+    collect_names,
+    definition_reads,
+    mentions,
+    node_kinds,
+    rename,
+)
 from ..analysis.output_effects import pure_expression
 from ..analysis.qualnames import NO_GRAD_DECORATORS, is_grad_mode_decorator
 from ..analysis.quiet_exits import exits_quietly
@@ -108,6 +115,7 @@ def epoch_body(ctx, stmts):
     calls = [(stmt, helper_call(stmt, helpers)) for stmt in stmts]
     called = {found[0].name.value for _, found in calls if found is not None}
     reads = caller_reads(ctx, calls)
+    free = {id(stmt): body_reads(found[0]) for stmt, found in calls if found}
     # a name spelled anywhere else in the file (read after the loop, by a function)
     outside = frozenset().union(
         *(mentions(s) for s in ctx.module.body if not _is_helper(s, called))
@@ -122,7 +130,11 @@ def epoch_body(ctx, stmts):
             why = why_not_inlined(ctx, found[0])
             if why is not None:
                 raise Unsupported(HELPER_SHAPE, why, stmt)
+        else:
+            _reads_no_local_of_the_caller(ctx, found[0], free[id(stmt)], stmt)
         body, declared = declared_globals(ctx, found[0], stmt, called)
+        # what another inlined helper reads from outside it is no local of this one
+        others = set().union(*(f for call, f in free.items() if call != id(stmt)))
         body, bound, bindings, origin = inline_call(
             stmt,
             *found[:3],
@@ -130,7 +142,7 @@ def epoch_body(ctx, stmts):
             body=body,
             keep=declared,
             avoid=outside,
-            caller=reads.get(id(stmt), set()),
+            caller=reads.get(id(stmt), set()) | others,
             operator=found[3],
             limit_ok=lambda value: positive_int(ctx, value),
             # a closure's default was evaluated in the enclosing function when its `def` ran
@@ -180,6 +192,37 @@ def _plain_decorators(ctx, func: cst.FunctionDef) -> None:
         )
 
 
+def body_reads(func: cst.FunctionDef) -> set[str]:
+    """The names the helper's body reads from outside it, when it runs (its defaults and
+    decorators ran with the `def`: definition_defaults.py judges those)."""
+
+    def bare(param: cst.Param) -> cst.Param:
+        return param.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, annotation=None)
+
+    params = func.params.with_changes(
+        params=[bare(p) for p in func.params.params],
+        kwonly_params=[bare(p) for p in func.params.kwonly_params],
+    )
+    return definition_reads(func.with_changes(decorators=(), returns=None, params=params))
+
+
+def _reads_no_local_of_the_caller(ctx, func: cst.FunctionDef, free: set[str], stmt) -> None:
+    """Unsupported (TL111) when the module-level helper reads a global the function holding
+    the loop binds as its own local: inlined there, the helper would read the local."""
+    if not ctx.in_function:
+        return
+    own = set(ctx.params) | collect_names(*ctx.function.body.body).writes
+    shadowed = sorted(free & own)
+    if shadowed:
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"`{func.name.value}` reads the module's `{shadowed[0]}`, and "
+            f"`{ctx.function.name.value}()` binds its own `{shadowed[0]}`: inlined there, it "
+            "would read that one; rename one of them",
+            stmt,
+        )
+
+
 def caller_reads(ctx, calls) -> dict[int, set[str]]:
     """id(helper call statement) -> the helper's locals whose spelling the caller reads while
     the helper's binding would be the last one (after inlining): the epoch body's statements
@@ -206,17 +249,20 @@ def caller_reads(ctx, calls) -> dict[int, set[str]]:
             for name in use.definite | _loop_targets(stmt):
                 dirty.pop(name, None)
     # after the loop (a `break` may leave any epoch statement last)
-    dirty = {name: set(c for c, w in writes.items() if name in w) for name in set().union(*writes.values())}
-    read(collect_names(*(s for s in ctx.scope_after if not isinstance(s, (cst.FunctionDef, cst.ClassDef)))).read_first)
+    dirty = {
+        name: {c for c, w in writes.items() if name in w} for name in set().union(*writes.values())
+    }
+    after = [s for s in ctx.scope_after if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    read(collect_names(*after).read_first)
     return hits
 
 
 def _loop_targets(stmt) -> set[str]:
     """Names the `for` loops of `stmt` (not of a nested function) bind as their target."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return set()
     return {
-        name.value
-        for loop in m.findall(stmt, m.For())
-        for name in m.findall(loop.target, m.Name())
+        name.value for loop in m.findall(stmt, m.For()) for name in m.findall(loop.target, m.Name())
     }
 
 

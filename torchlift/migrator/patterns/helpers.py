@@ -212,6 +212,7 @@ def _reads_no_local_of_the_caller(ctx, func: cst.FunctionDef, free: set[str], st
     if not ctx.in_function:
         return
     own = set(ctx.params) | collect_names(*ctx.function.body.body).writes
+    own -= declared_in(ctx.function)  # `global args` in main(): the module's own `args`
     shadowed = sorted(free & own)
     if shadowed:
         raise Unsupported(

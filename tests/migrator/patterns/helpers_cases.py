@@ -24,6 +24,134 @@ CONVERTS = {
         ],
         ["def train_epoch"],
     ),
+    # an evaluation helper's batch local spelled like a global the epoch code reads: two
+    # variables (the helper's local is its own), so inlined the local gets the helper's prefix
+    # and the epoch code still reads the global
+    "helper_batch_local_spelled_like_a_global_the_epoch_code_reads": (
+        """
+        labels = torch.randint(0, 2, (8,))
+
+
+        def evaluate(model, loader):
+            total = 0.0
+            with torch.no_grad():
+                for x, labels in loader:
+                    total += criterion(model(x), labels).item()
+            return total
+
+
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            val_loss = evaluate(model, loader)
+            print(epoch, val_loss, labels.float().mean())
+        """,
+        [
+            "x, evaluate_labels = batch",
+            "criterion(self(x), evaluate_labels)",
+            "self.print(epoch, val_loss, self.labels.float().mean())",
+        ],
+        ["x, self.labels = batch", "val_labels"],
+    ),
+    # ... the same in a function holding the loop, the helper's local written per batch
+    "helper_batch_local_spelled_like_a_global_a_function_loop_reads": (
+        """
+        labels = torch.randint(0, 2, (8,))
+
+
+        def evaluate(model, loader):
+            total = 0.0
+            with torch.no_grad():
+                for batch in loader:
+                    x = batch[0]
+                    labels = batch[1]
+                    total += criterion(model(x), labels).item()
+            return total
+
+
+        def fit():
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                val_loss = evaluate(model, loader)
+                print(epoch, val_loss, labels[:2])
+
+
+        fit()
+        """,
+        [
+            "evaluate_labels = batch[1]",
+            "print(epoch, val_loss, labels[:2])",
+        ],
+        ["self.labels", "val_labels"],
+    ),
+    # a training helper's batch local spelled like a global read after the loop
+    "training_helper_batch_local_spelled_like_a_global_read_after_the_loop": (
+        """
+        scale = 2.0
+
+
+        def train_epoch(model, loader, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                scale = 0.5
+                loss = criterion(model(x), y) * scale
+                loss.backward()
+                optimizer.step()
+
+
+        for epoch in range(2):
+            train_epoch(model, loader, optimizer)
+        print(scale)
+        """,
+        [
+            "train_epoch_scale = 0.5",
+            "* train_epoch_scale",
+        ],
+        ["self.scale", "lit_model.scale"],
+    ),
+    # a training helper's local spelled like the global an evaluation helper reads: inlined
+    # side by side, the evaluation still reads the module's value
+    "helper_local_spelled_like_a_global_another_helper_reads": (
+        """
+        weight = 2.0
+
+
+        def train_epoch(model, loader, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                weight = 0.5
+                loss = criterion(model(x), y) * weight
+                loss.backward()
+                optimizer.step()
+
+
+        def evaluate(model, loader):
+            total = 0.0
+            with torch.no_grad():
+                for x, y in loader:
+                    total += criterion(model(x), y).item() * weight
+            return total
+
+
+        for epoch in range(2):
+            train_epoch(model, loader, optimizer)
+            val_loss = evaluate(model, loader)
+            print(epoch, val_loss)
+        """,
+        [
+            "train_epoch_weight = 0.5",
+            "* train_epoch_weight",
+            "criterion(self(x), y).item() * self.hparams.weight",
+        ],
+        ["self.weight = 0.5"],
+    ),
     # an evaluation helper that is no validation pass (it returns its loss sum, divided after
     # the call) stays in the epoch's end, inlined with its own loop binding `batch_idx`: the
     # training loop's index is read before that loop, so it is still the last step's
@@ -275,6 +403,31 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # the helper reads the module's `scale`; the function holding the loop binds its own
+    "helper_reads_a_global_the_calling_function_binds_as_a_local": (
+        """
+        scale = 2.0
+
+
+        def train_epoch(model, loader, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y) * scale
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            scale = 100.0
+            for epoch in range(2):
+                train_epoch(model, loader, optimizer)
+                print(epoch, scale)
+
+
+        main()
+        """,
+        "TL111",
+    ),
     "string_argument_with_both_quotes_read_in_an_f_string": (
         """
         def train_epoch(model, loader, optimizer, header="it's"):

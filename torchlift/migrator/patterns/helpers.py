@@ -63,6 +63,7 @@ from ..analysis.known_numbers import positive_int
 from ..analysis.names import (
     bound_names,
     collect_names,
+    definition_reads,
     function_uses,
     mentions,
     node_kinds,
@@ -127,6 +128,8 @@ def epoch_body(ctx, stmts):
     stmts, result_uses = _results_bound_first(ctx, stmts, helpers, taken)
     calls = [(stmt, helper_call(stmt, helpers)) for stmt in stmts]
     called = {found[0].name.value for _, found in calls if found is not None}
+    reads = caller_reads(ctx, calls)
+    free = {id(stmt): body_reads(found[0]) for stmt, found in calls if found}
     # a name spelled anywhere else in the file (read after the loop, by a function)
     outside = frozenset().union(
         *(mentions(s) for s in ctx.module.body if not _is_helper(s, called))
@@ -151,7 +154,10 @@ def epoch_body(ctx, stmts):
             calls_inlined[found[0].name.value] = calls_inlined.get(found[0].name.value, 0) + 1
         else:
             shared = set()
+            _reads_no_local_of_the_caller(ctx, found[0], free[id(stmt)], stmt)
         body, declared = declared_globals(ctx, found[0], stmt, called)
+        # what another inlined helper reads from outside it is no local of this one
+        others = set().union(*(f for call, f in free.items() if call != id(stmt)))
         body, bound, bindings, origin = inline_call(
             stmt,
             *found[:3],
@@ -159,6 +165,7 @@ def epoch_body(ctx, stmts):
             body=body,
             keep=declared | shared,
             avoid=outside,
+            caller=reads.get(id(stmt), set()) | others,
             operator=found[3],
             limit_ok=lambda value: positive_int(ctx, value),
             # a closure's default was evaluated in the enclosing function when its `def` ran
@@ -277,6 +284,81 @@ def _plain_decorators(ctx, func: cst.FunctionDef) -> None:
             "without what the decorator does around it",
             decorator,
         )
+
+
+def body_reads(func: cst.FunctionDef) -> set[str]:
+    """The names the helper's body reads from outside it, when it runs (its defaults and
+    decorators ran with the `def`: definition_defaults.py judges those)."""
+
+    def bare(param: cst.Param) -> cst.Param:
+        return param.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, annotation=None)
+
+    params = func.params.with_changes(
+        params=[bare(p) for p in func.params.params],
+        kwonly_params=[bare(p) for p in func.params.kwonly_params],
+    )
+    return definition_reads(func.with_changes(decorators=(), returns=None, params=params))
+
+
+def _reads_no_local_of_the_caller(ctx, func: cst.FunctionDef, free: set[str], stmt) -> None:
+    """Unsupported (TL111) when the module-level helper reads a global the function holding
+    the loop binds as its own local: inlined there, the helper would read the local."""
+    if not ctx.in_function:
+        return
+    own = set(ctx.params) | collect_names(*ctx.function.body.body).writes
+    own -= declared_in(ctx.function)  # `global args` in main(): the module's own `args`
+    shadowed = sorted(free & own)
+    if shadowed:
+        raise Unsupported(
+            HELPER_SHAPE,
+            f"`{func.name.value}` reads the module's `{shadowed[0]}`, and "
+            f"`{ctx.function.name.value}()` binds its own `{shadowed[0]}`: inlined there, it "
+            "would read that one; rename one of them",
+            stmt,
+        )
+
+
+def caller_reads(ctx, calls) -> dict[int, set[str]]:
+    """id(helper call statement) -> the helper's locals whose spelling the caller reads while
+    the helper's binding would be the last one (after inlining): the epoch body's statements
+    (twice: the next epoch runs it again) and the code after the loop read it with no binding
+    of the caller's own in between -- an assignment on every path, or a loop's target (the
+    caller's `for i, b in enumerate(val_loader)` binds its `i`). Two variables in the script
+    (`score = rmse(y[val], preds)` reads the module's `y`, not the `y` of `valid_fn`'s batch
+    loop): inlined, the helper's local must keep a name of its own."""
+    writes = {id(stmt): collect_names(*found[0].body.body).writes for stmt, found in calls if found}
+    dirty: dict[str, set[int]] = {}  # name -> the helper calls whose binding may reach here
+    hits: dict[int, set[str]] = {}
+
+    def read(names) -> None:
+        for name in names & dirty.keys():
+            for call in dirty[name]:
+                hits.setdefault(call, set()).add(name)
+
+    for _ in range(2):
+        for stmt, found in calls:
+            use = collect_names(stmt)
+            read(use.read_first)  # the call's arguments are read before the helper runs
+            for name in writes.get(id(stmt), ()):
+                dirty.setdefault(name, set()).add(id(stmt))
+            for name in use.definite | _loop_targets(stmt):
+                dirty.pop(name, None)
+    # after the loop (a `break` may leave any epoch statement last)
+    dirty = {
+        name: {c for c, w in writes.items() if name in w} for name in set().union(*writes.values())
+    }
+    after = [s for s in ctx.scope_after if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    read(collect_names(*after).read_first)
+    return hits
+
+
+def _loop_targets(stmt) -> set[str]:
+    """Names the `for` loops of `stmt` (not of a nested function) bind as their target."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return set()
+    return {
+        name.value for loop in m.findall(stmt, m.For()) for name in m.findall(loop.target, m.Name())
+    }
 
 
 def _is_helper(stmt, names) -> bool:
@@ -453,6 +535,7 @@ def inline_call(
     keep: set[str] = frozenset(),
     avoid: frozenset = frozenset(),
     operator: cst.BaseAugOp | None = None,
+    caller: set[str] = frozenset(),
     limit_ok=None,
     read_alike=None,
     quiet_exit=None,
@@ -464,7 +547,9 @@ def inline_call(
     inline (default: all of them); `keep`: names it binds that keep their spelling (module
     globals it declared); `avoid`: names a binding of an argument must not take; `operator`:
     `target op= helper(...)`, whose target is read before the call runs -- kept as the last
-    statement only when the helper (as inlined) names nothing the target names.
+    statement only when the helper (as inlined) names nothing the target names. `caller`:
+    names the caller's code reads from elsewhere (caller_reads): a helper local spelled so,
+    even one its batch loop binds, is renamed.
     `quiet_exit(with)`: the `with`'s exit does nothing the caller sees, so a return ending it
     is a final one. `effect_free(value)`: evaluating the returned value changes nothing, so a
     call statement dropping the result may drop its computation too (default: never)."""
@@ -508,6 +593,18 @@ def inline_call(
     for name in sorted(top_writes - params - keep):
         if name in taken:
             mapping[name] = cst.Name(f"{func.name.value}_{name}")
+    # a local bound per batch is the step's own, shared by spelling with the caller's steps
+    # (`for x, y in loader` in both); one the caller reads from elsewhere is not
+    for name in sorted((all_writes & caller) - top_writes - keep):
+        local = f"{func.name.value}_{name}"
+        if local in avoid:
+            raise Unsupported(
+                HELPER_SHAPE,
+                f"`{name}` of `{func.name.value}` is its own local, and the caller reads another "
+                f"`{name}`; `{local}` is taken too, rename one of them",
+                stmt,
+            )
+        mapping[name] = cst.Name(local)
     out = [_renamed(s, mapping, func, stmt) for s in body]
     if target is not None and (not finals or any(r.value is None for r in finals)):
         raise Unsupported(

@@ -394,14 +394,18 @@ def read(ctx, plan, steps) -> None:
 
 
 def _float16_off_cuda(ctx) -> bool:
-    """An autocast given `dtype=torch.float16` whose device type is not the literal "cuda":
-    where it runs on the CPU, `Trainer(precision="16-mixed")` autocasts to bfloat16 and
+    """An autocast given `dtype=torch.float16` for "cpu", or unconditionally for a device type
+    chosen at run time: where it runs on the CPU, `Trainer(precision="16-mixed")` autocasts to bfloat16 and
     drops the scaler (Lightning's accelerator connector), which the script did not do."""
     if "autocast_call" not in ctx.found:
         return False
     _, dtype = ctx.found["autocast_call"]
     device, _ = ctx.found["autocast"]
-    return dtype is not None and _dtype_precision(ctx, dtype) == "16-mixed" and device != "cuda"
+    if dtype is None or _dtype_precision(ctx, dtype) != "16-mixed" or device == "cuda":
+        return False
+    # a device type chosen at run time under a flag: left as it was (the flag, nanoGPT's
+    # `nullcontext() if device_type == "cpu" else autocast(...)`, keeps it off the CPU)
+    return device == "cpu" or ctx.found["precision"][1] is None
 
 
 def use_before_the_loop(ctx, scaler) -> tuple[cst.CSTNode, str] | None:

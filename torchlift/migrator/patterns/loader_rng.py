@@ -31,7 +31,9 @@ Lightning ends an epoch after the loader's last batch without asking for another
 script's `for` loop asks once more, and a RandomSampler then draws its next permutation from
 `g` before it stops (whenever the last batch is full or dropped). With the global generator
 that permutation comes from a private generator and nothing is lost; with the script's own,
-every later epoch is shuffled differently.
+every later epoch is shuffled differently. A loader a function of the script returns
+(`loader = make_loader()`) is read through that function's one `return`, and refused at its
+`DataLoader(...)`.
 
 3. A validation pass whose setup draws from torch's generator -> refused (TL195).
 

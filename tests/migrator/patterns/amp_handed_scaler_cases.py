@@ -33,6 +33,17 @@ _FLAG = (
     'use_amp = True and device.type == "cuda"\n'
     "model.to(device)\n"
 )
+# no resume: the scaler is used only in the loop
+_PLAIN = """
+{setup}{scaler}for epoch in range(3):
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        with torch.autocast({autocast}):
+            loss = criterion(model(x), y)
+        {backward}
+"""
+_SCALED = "scaler.scale(loss).backward()\n        scaler.step(optimizer)\n        scaler.update()"
 _PLUGIN = '[L.plugins.MixedPrecision("16-mixed", {device}, scaler=scaler)]'
 
 CONVERTS = {
@@ -79,6 +90,30 @@ CONVERTS = {
         [_PLUGIN.format(device="device.type")],
         ["precision="],
     ),
+    # float16 on the CPU, no resume: Trainer(precision="16-mixed") would be bf16 without a
+    # scaler there (Lightning's accelerator connector); the plugin keeps float16 and the scaler
+    "cpu_float16_scaler_in_the_loop_only": (
+        _PLAIN.format(
+            setup=_CPU,
+            scaler='scaler = torch.amp.GradScaler("cpu")\n',
+            autocast='"cpu", dtype=torch.float16',
+            backward=_SCALED,
+        ),
+        ["plugins=" + _PLUGIN.format(device='"cpu"'), 'scaler = torch.amp.GradScaler("cpu")'],
+        ["precision="],
+    ),
+    # float16 on a device chosen at run time (the CPU without CUDA): the same, on that device
+    "float16_device_expression_scaler_in_the_loop_only": (
+        _PLAIN.format(
+            setup='device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+            "model.to(device)\n",
+            scaler="scaler = torch.amp.GradScaler(device.type)\n",
+            autocast="device.type, dtype=torch.float16",
+            backward=_SCALED,
+        ),
+        ["plugins=" + _PLUGIN.format(device="device.type")],
+        ["precision="],
+    ),
     # a helper of the script reading the global scaler runs where it is called: before it
     "scaler_loaded_by_a_helper_before_training": (
         "def resume(path):\n    scaler.load_state_dict(torch.load(path))\n\n\n"
@@ -109,6 +144,17 @@ UNCHANGED = {
             setup=_CUDA,
             scaler="torch.amp.GradScaler()",
             autocast='"cuda", dtype=torch.bfloat16',
+        ),
+        "TL113",
+    ),
+    # float16 on the CPU without a scaler: Lightning's "16-mixed" is bf16 there, and its
+    # float16 plugin scales the loss
+    "cpu_float16_without_scaler": (
+        _PLAIN.format(
+            setup=_CPU,
+            scaler="",
+            autocast='"cpu", dtype=torch.float16',
+            backward="loss.backward()\n        optimizer.step()",
         ),
         "TL113",
     ),

@@ -247,6 +247,28 @@ UNCHANGED = {
         ),
         "TL191",
     ),
+    # the same loader built by a function of the script, its generator drawn from first
+    "shuffled_loader_returned_by_a_function_of_the_script": (
+        _EPOCH.format(
+            before="def make_loader(seed):\n    g = torch.Generator().manual_seed(seed)\n"
+            "    x = torch.randn(16, 4, generator=g)\n"
+            "    return DataLoader(TensorDataset(x, x.sum(1) > 0), batch_size=4, shuffle=True, "
+            "generator=g)\n\n\nshuffled = make_loader(1)",
+            start="pass",
+            loader="shuffled",
+        ),
+        "TL191",
+    ),
+    "shuffled_loader_bound_in_a_function_of_the_script": (
+        _EPOCH.format(
+            before="def make_loader():\n    dl = DataLoader(loader.dataset, batch_size=4, "
+            "shuffle=True, generator=torch.Generator().manual_seed(5))\n    return dl\n\n\n"
+            "shuffled = make_loader()",
+            start="pass",
+            loader="shuffled",
+        ),
+        "TL191",
+    ),
     # Lightning creates the pass's iterator before on_validation_epoch_start, where the
     # setup would run: the noise would take the iterator's seed
     "validation_setup_drawing_noise": (_VALIDATION.format(generator=""), "TL195"),

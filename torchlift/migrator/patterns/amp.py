@@ -337,6 +337,13 @@ def read(ctx, plan, steps) -> None:
         else:
             plan.add_trainer_arg("precision", name)
     scaler = ctx.found.get("scaler")
+    if scaler is None and _float16_off_cuda(ctx):
+        raise Unsupported(
+            MIXED_PRECISION,
+            "float16 autocast without a GradScaler on a device that may not be CUDA: Lightning's "
+            '"16-mixed" there is bfloat16 (on the CPU), or scales the loss',
+            ctx.found["autocast"][1],
+        )
     if scaler is not None and precision is None and _disabled(ctx, scaler[0]):
         # `GradScaler(enabled=False)` (its autocast turned off too, known_branches.py): its
         # calls change nothing, the step is Lightning's plain one; later code keeps it
@@ -372,6 +379,10 @@ def read(ctx, plan, steps) -> None:
             # kept: `precision=` reads it; after fit, the Trainer's scaler if there is one
             plan.scaler_after = (ctx.module.code_for_node(precision[1]), scaler[0])
             return
+        if use is None and _float16_off_cuda(ctx):
+            # Lightning turns "16-mixed" on the CPU into bf16 without a scaler: the plugin
+            # handed the script's scaler autocasts float16 on the script's device and scales
+            use = (scaler[1], "the GradScaler of a float16 autocast not known to run on CUDA")
         if use is not None:
             # patterns/amp_handed_scaler.py gives the Trainer the script's own scaler, kept
             # where it is built: the code reading it (before, in the hooks, after) reads it
@@ -380,6 +391,21 @@ def read(ctx, plan, steps) -> None:
             return
         plan.remove_stmts.append(scaler[1])
         plan.scaler_after = _scaler_after_fit(ctx, scaler, precision[1])
+
+
+def _float16_off_cuda(ctx) -> bool:
+    """An autocast given `dtype=torch.float16` for "cpu", or unconditionally for a device type
+    chosen at run time: where it runs on the CPU, `Trainer(precision="16-mixed")` autocasts to bfloat16 and
+    drops the scaler (Lightning's accelerator connector), which the script did not do."""
+    if "autocast_call" not in ctx.found:
+        return False
+    _, dtype = ctx.found["autocast_call"]
+    device, _ = ctx.found["autocast"]
+    if dtype is None or _dtype_precision(ctx, dtype) != "16-mixed" or device == "cuda":
+        return False
+    # a device type chosen at run time under a flag: left as it was (the flag, nanoGPT's
+    # `nullcontext() if device_type == "cpu" else autocast(...)`, keeps it off the CPU)
+    return device == "cpu" or ctx.found["precision"][1] is None
 
 
 def use_before_the_loop(ctx, scaler) -> tuple[cst.CSTNode, str] | None:

@@ -27,6 +27,10 @@ compares to "cuda" (`use_amp = args.amp and device.type == "cuda"`). Refused (TL
 statement using the scaler before the loop, inside the helper when one does): bf16 or a
 dtype chosen at run time (Lightning's bf16 precision takes no scaler), a device type not
 known to autocast in float16, a scaler not turned off with the autocast.
+
+A float16 autocast whose device type is not the literal "cuda" hands its scaler too, used
+before the loop or not (patterns/amp.py): on the CPU, `precision="16-mixed"` is bfloat16
+without a scaler (Lightning's accelerator connector), the plugin float16 with the script's.
 """
 
 from __future__ import annotations

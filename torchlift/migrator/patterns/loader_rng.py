@@ -31,7 +31,9 @@ Lightning ends an epoch after the loader's last batch without asking for another
 script's `for` loop asks once more, and a RandomSampler then draws its next permutation from
 `g` before it stops (whenever the last batch is full or dropped). With the global generator
 that permutation comes from a private generator and nothing is lost; with the script's own,
-every later epoch is shuffled differently.
+every later epoch is shuffled differently. A loader a function of the script returns
+(`loader = make_loader()`) is read through that function's one `return`, and refused at its
+`DataLoader(...)`.
 
 3. A validation pass whose setup draws from torch's generator -> refused (TL195).
 
@@ -55,7 +57,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.loader_iteration import loader_iterations
-from ..analysis.size_peeks import neutral_size_peeks
+from ..analysis.size_peeks import _returned, neutral_size_peeks
 from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Rule
 from ..upgrade.edits import keyword_value
@@ -145,7 +147,7 @@ def read(ctx, plan, steps) -> None:
                 "with its own generator: Lightning ends the epoch without asking the sampler "
                 "for more, the script's loop asks once more and the sampler draws its next "
                 "permutation from that generator",
-                (ctx.binding(plan.train_loader)[0] or (loader,))[0],
+                _loader_line(ctx, plan.train_loader, loader),
             )
         return  # its iterator draws from the loader's own generator, not the global one
     drawing = functions_drawing(ctx)
@@ -214,11 +216,37 @@ def _loader_call(ctx, loader: str) -> cst.Call | None:
         return keyed
     binding, count = ctx.binding(loader)
     value = binding[1] if binding is not None and count == 1 else None
-    if isinstance(value, cst.Call) and any(
-        q.endswith(".DataLoader") for q in ctx.call_qualnames(value)
-    ):
+    if _is_loader_call(ctx, value):
         return value
-    return None
+    return _factory_loader_call(ctx, value)
+
+
+def _loader_line(ctx, name: str, loader: cst.Call):
+    """Where a refusal points: the statement binding `name` to the `DataLoader(...)`, or the
+    call itself where a function of the script builds it (`loader = make_loader()`)."""
+    binding, _ = ctx.binding(name)
+    if binding is not None and binding[1] is loader:
+        return binding[0]
+    return loader
+
+
+def _is_loader_call(ctx, value) -> bool:
+    return isinstance(value, cst.Call) and any(
+        q.endswith(".DataLoader") for q in ctx.call_qualnames(value)
+    )
+
+
+def _factory_loader_call(ctx, value) -> cst.Call | None:
+    """The `DataLoader(...)` a function of the script returns, for `loader = make_loader()`:
+    its one `return DataLoader(...)`, or `return loader` bound once to one in the function."""
+    returned = _returned(ctx, value)
+    if returned is None:
+        return None
+    result, lookup = returned
+    if isinstance(result, cst.Name):
+        found = lookup(result.value)
+        result = found[0] if found is not None else None
+    return result if _is_loader_call(ctx, result) else None
 
 
 def _shuffles(ctx, loader: cst.Call) -> bool:

@@ -1,4 +1,5 @@
-"""Attributes every LightningModule instance has, on the runtime and on Lightning 2.x.
+"""Attributes every LightningModule instance has, on the runtime and on Lightning 2.x, and the
+order in which `fit` and `test` first call its hooks.
 
 Read by the static check: a generated class may read `self.<name>` for these without assigning it.
 tests/migrator/test_static_check.py keeps this list equal to the runtime's public attributes and
@@ -152,3 +153,48 @@ LIGHTNING_MODULE_ATTRIBUTES = frozenset(
         "zero_grad",
     }
 )
+
+
+# The order in which `fit` then `test` first call each hook. Validation comes before training
+# because of Lightning's sanity check. An attribute a hook reads must be assigned by a hook that
+# runs earlier, or earlier in the same hook: otherwise the first call raises AttributeError.
+HOOK_FIRST_CALL_ORDER = (
+    "__init__",
+    "prepare_data",
+    "setup",
+    "configure_optimizers",
+    "on_fit_start",
+    "on_validation_start",
+    "on_validation_epoch_start",
+    "on_validation_batch_start",
+    "validation_step",
+    "on_validation_batch_end",
+    "on_validation_epoch_end",
+    "on_validation_end",
+    "on_train_start",
+    "on_train_epoch_start",
+    "on_train_batch_start",
+    "training_step",
+    "on_before_backward",
+    "on_after_backward",
+    "on_before_optimizer_step",
+    "configure_gradient_clipping",  # on a step's batch only (a code path the script shares)
+    "on_train_batch_end",
+    "on_train_epoch_end",
+    "on_train_end",
+    "on_fit_end",
+    "on_test_start",
+    "on_test_epoch_start",
+    "on_test_batch_start",
+    "test_step",
+    "on_test_batch_end",
+    "on_test_epoch_end",
+    "on_test_end",
+)
+
+
+def hooks_of_pass(first: str, last: str) -> tuple[str, ...]:
+    """The hooks one pass of a loop calls, `first` (its epoch start) to `last` (its epoch
+    end), in the order of their first call."""
+    order = HOOK_FIRST_CALL_ORDER
+    return order[order.index(first) : order.index(last) + 1]

@@ -35,6 +35,7 @@ from .analysis.names import (
     scope_reads,
 )
 from .analysis.statements import contains, move_calls, statements
+from .lightning_module_api import hooks_of_pass
 from .patterns.amp import MIXED_PRECISION
 from .patterns.bindings import BINDING
 from .plan import LoopPlan
@@ -454,16 +455,9 @@ def resolve_names(
 # the hooks of each pass, its first hook first: what that hook binds before reading it is
 # bound anew at the start of every pass
 _PASSES = (
-    (
-        "on_train_epoch_start",
-        "training_step",
-        "on_train_batch_start",
-        "on_train_batch_end",
-        "configure_gradient_clipping",
-        "on_train_epoch_end",
-    ),
-    ("on_validation_epoch_start", "validation_step", "on_validation_epoch_end"),
-    ("on_test_epoch_start", "test_step", "on_test_epoch_end"),
+    hooks_of_pass("on_train_epoch_start", "on_train_epoch_end"),
+    hooks_of_pass("on_validation_epoch_start", "on_validation_epoch_end"),
+    hooks_of_pass("on_test_epoch_start", "on_test_epoch_end"),
 )
 
 

@@ -25,7 +25,7 @@ import builtins
 import symtable
 from dataclasses import dataclass
 
-from .lightning_module_api import LIGHTNING_MODULE_ATTRIBUTES
+from .lightning_module_api import HOOK_FIRST_CALL_ORDER, LIGHTNING_MODULE_ATTRIBUTES
 from .result import Finding
 from .rule import Rule
 
@@ -218,42 +218,7 @@ def _class_sources(text: str) -> set[str]:
     return {ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
 
 
-# The order in which `fit` then `test` first call each hook. Validation comes before training
-# because of Lightning's sanity check. An attribute a hook reads must be assigned by a hook that
-# runs earlier, or earlier in the same hook: otherwise the first call raises AttributeError.
-_FIRST_CALL_ORDER = (
-    "__init__",
-    "prepare_data",
-    "setup",
-    "configure_optimizers",
-    "on_fit_start",
-    "on_validation_start",
-    "on_validation_epoch_start",
-    "on_validation_batch_start",
-    "validation_step",
-    "on_validation_batch_end",
-    "on_validation_epoch_end",
-    "on_validation_end",
-    "on_train_start",
-    "on_train_epoch_start",
-    "on_train_batch_start",
-    "training_step",
-    "on_before_backward",
-    "on_after_backward",
-    "on_before_optimizer_step",
-    "configure_gradient_clipping",  # on a step's batch only (a code path the script shares)
-    "on_train_batch_end",
-    "on_train_epoch_end",
-    "on_train_end",
-    "on_fit_end",
-    "on_test_start",
-    "on_test_epoch_start",
-    "on_test_batch_start",
-    "test_step",
-    "on_test_batch_end",
-    "on_test_epoch_end",
-    "on_test_end",
-)
+_FIRST_CALL_ORDER = HOOK_FIRST_CALL_ORDER
 _ANYTIME = len(_FIRST_CALL_ORDER)  # methods called from anywhere (forward, helpers, other hooks)
 _VALIDATION_HOOKS = _FIRST_CALL_ORDER[
     _FIRST_CALL_ORDER.index("on_validation_start") : _FIRST_CALL_ORDER.index("on_train_start")

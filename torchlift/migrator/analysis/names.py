@@ -563,13 +563,19 @@ def spelled_names(nodes, enters) -> list[str]:
     return names
 
 
-def variable_uses(node: cst.CSTNode, name: str) -> list[cst.Name]:
+def variable_uses(
+    node: cst.CSTNode, name: str, skip_attributes: frozenset[str] = frozenset()
+) -> list[cst.Name]:
     """The `Name` nodes of `node` spelling the variable `name`: not an attribute's or a
-    keyword's name (`config.trainer`, `f(trainer=1)` do not use a variable `trainer`)."""
+    keyword's name (`config.trainer`, `f(trainer=1)` do not use a variable `trainer`), nor
+    `name.<attr>` for an attribute in `skip_attributes`."""
     found: list[cst.Name] = []
 
     class Walk(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> bool:
+            plain = isinstance(node.value, cst.Name) and node.value.value == name
+            if plain and node.attr.value in skip_attributes:
+                return False
             node.value.visit(self)
             return False
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...analysis.names import collect_names
+from ...analysis.names import collect_names, variable_uses
 from .facts import Facts
 from .rules import SHARDED_LOADER_READ
 
@@ -49,26 +49,8 @@ def read_outside_fit(ctx, facts: Facts, name: str) -> tuple[cst.Name, str] | Non
 def _sharding_read(stmt: cst.CSTNode, name: str) -> cst.Name | None:
     """The first use of the variable `name` in `stmt` that its sampler changes (not its
     `.dataset` / `.batch_size`), or None."""
-    found: list[cst.Name] = []
-
-    class Walk(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            plain = isinstance(node.value, cst.Name) and node.value.value == name
-            if plain and node.attr.value in _UNSHARDED_ATTRIBUTES:
-                return False
-            node.value.visit(self)
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                found.append(node)
-
-    stmt.visit(Walk())
-    return found[0] if found else None
+    uses = variable_uses(stmt, name, skip_attributes=_UNSHARDED_ATTRIBUTES)
+    return uses[0] if uses else None
 
 
 def _why(name: str, when: str) -> str:

@@ -390,8 +390,6 @@ class Trainer(
         self._attach(model, datamodule, TrainerFn.FITTING)
         self._train_source = train_dataloaders
         self._val_source = val_dataloaders
-        self.train_dataloader = None
-        self.val_dataloaders = None
         self._run_guarded(self._run, model, ckpt_path, weights_only)
 
     def validate(
@@ -451,10 +449,8 @@ class Trainer(
         self._attach(model, datamodule, fn)
         if fn == TrainerFn.VALIDATING:
             self._val_source = dataloaders
-            self.val_dataloaders = None
         else:
             self._test_source = dataloaders
-            self.test_dataloaders = None
         self._verbose = verbose
         return self._run_guarded(
             self._run, self.lightning_module, self._select_ckpt(ckpt_path, model), weights_only
@@ -499,6 +495,12 @@ class Trainer(
         self.state.fn = fn
         self.state.status = TrainerStatus.RUNNING
         self.should_stop = False
+        # As Lightning's data connector: each entry point starts with no loader of any stage,
+        # so `trainer.train_dataloader` is None while testing after a `fit`
+        self.train_dataloader = None
+        self.val_dataloaders = None
+        self.test_dataloaders = None
+        self.predict_dataloaders = None
         self.lightning_module = model
         model._trainer = self
         if datamodule is not None:

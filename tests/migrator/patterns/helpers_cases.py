@@ -231,22 +231,24 @@ CONVERTS = {
         ],
         ["def train(", "self.i = i"],
     ),
-    # a default string argument read in an f-string: `f"{""}"` is a syntax error before 3.12
-    "string_default_read_in_an_f_string_is_requoted": (
+    # a default string argument read in an f-string is folded into its text; one whose text
+    # would hold the f-string's quote is re-quoted instead (`f"{""}"` is a syntax error before
+    # Python 3.12)
+    "string_default_read_in_an_f_string_is_folded_or_requoted": (
         """
-        def train_epoch(model, loader, optimizer, header="", tag='train'):
+        def train_epoch(model, loader, optimizer, header="", tag='train', name="it's"):
             for x, y in loader:
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
-            print(f"{header} {tag} done", f'{tag!r}')
+            print(f"{header} {tag:>6} done", f'{tag!r}', f"{name} {{ok}}")
 
 
         for epoch in range(2):
             train_epoch(model, loader, optimizer)
         """,
-        ["print(f\"{''} {'train'} done\", f'{\"train\"!r}')"],
+        ["print(f\"  train done\", f'{\"train\"!r}', f\"it's {{ok}}\")"],
         ["def train_epoch"],
     ),
     "expression_arguments_bound_first_in_the_order_python_evaluates_them": (
@@ -436,7 +438,7 @@ UNCHANGED = {
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
-            print(f"{header} done")
+            print(f"{header!r} done")
 
 
         for epoch in range(2):

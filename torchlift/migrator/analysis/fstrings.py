@@ -5,6 +5,9 @@ Inlining a helper puts its arguments where its parameters were read, so `header=
 (a replacement field may not hold the f-string's own quote, nor a backslash). Such a literal is
 re-quoted with the other quote character; one that cannot be (it holds a quote, a backslash or
 a newline) is reported so the caller refuses instead of writing invalid code.
+
+A literal alone in its field (`f"{'student'} accuracy"`, the helper's `name` argument) is first
+folded into the f-string's text (`f"student accuracy"`): what a reviewer would have written.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ class _Requote(cst.CSTTransformer):
     def __init__(self) -> None:
         super().__init__()
         self.quotes: list[str] = []  # quote characters of the enclosing f-strings
-        self.failed = False
+        self.failed: set[int] = set()  # the literals that could not be re-quoted
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         self.quotes.append(node.end[0])
@@ -29,23 +32,50 @@ class _Requote(cst.CSTTransformer):
         self.quotes.pop()
         return updated_node
 
+    def leave_FormattedStringExpression(self, original_node, updated_node):
+        text = formatted_text(updated_node)
+        if text is None or any(c in text for c in (self.quotes[-1], "\\", "\n", "\r")):
+            return updated_node
+        self.failed.discard(id(original_node.expression))  # folded: no quotes needed
+        return cst.FormattedStringText(text.replace("{", "{{").replace("}", "}}"))
+
     def leave_SimpleString(self, original_node, updated_node):
         if not self.quotes or self.quotes[-1] not in updated_node.value:
             return updated_node
         value = ast.literal_eval(updated_node.value)
         if not isinstance(value, str) or any(c in value for c in "\"'\\\n\r"):
-            self.failed = True
+            self.failed.add(id(original_node))
             return updated_node
         other = _OTHER[self.quotes[-1]]
         if any(other == q for q in self.quotes):  # nested f-strings use both quotes already
-            self.failed = True
+            self.failed.add(id(original_node))
             return updated_node
         return updated_node.with_changes(value=f"{other}{value}{other}")
 
 
+def formatted_text(field: cst.FormattedStringExpression) -> str | None:
+    """The text the replacement field `field` formats to when it holds a str literal and a
+    literal format spec (`{'a':>5}`, `{"x"!r}`); None otherwise. Not brace-escaped."""
+    value = field.expression
+    if not isinstance(value, cst.SimpleString):
+        return None
+    value = value.evaluated_value
+    spec = field.format_spec or []
+    if not isinstance(value, str) or not all(isinstance(p, cst.FormattedStringText) for p in spec):
+        return None
+    if field.conversion == "r":
+        value = repr(value)
+    elif field.conversion not in (None, "s"):
+        return None
+    try:
+        return format(value, "".join(p.value for p in spec))
+    except ValueError:
+        return None
+
+
 def requote_in_fstrings(node: cst.CSTNode) -> cst.CSTNode | None:
-    """`node` with every string literal inside an f-string's replacement fields quoted
-    unlike that f-string; None when one cannot be."""
+    """`node` with every string literal inside an f-string's replacement fields folded into
+    its text or quoted unlike that f-string; None when one cannot be."""
     visitor = _Requote()
     out = node.visit(visitor)
     return None if visitor.failed else out

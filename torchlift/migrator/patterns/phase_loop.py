@@ -51,6 +51,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.fstrings import formatted_text
 from ..analysis.loader_iteration import loader_iterations
 from ..analysis.names import collect_names, file_identifiers, rename, spelled_names
 from ..analysis.statements import (
@@ -533,17 +534,8 @@ class _Fold(cst.CSTTransformer):
     def leave_FormattedStringExpression(self, original_node, updated_node):
         # `{phase:5s}` -> the text it formats to (a literal inside an f-string could clash
         # with the f-string's own quotes before Python 3.12)
-        value = _string(updated_node.expression)
-        spec = updated_node.format_spec or []
-        if value is None or not all(isinstance(p, cst.FormattedStringText) for p in spec):
-            return updated_node
-        if updated_node.conversion == "r":
-            value = repr(value)
-        elif updated_node.conversion not in (None, "s"):
-            return updated_node
-        try:
-            text = format(value, "".join(p.value for p in spec))
-        except ValueError:
+        text = formatted_text(updated_node)
+        if text is None:
             return updated_node
         return cst.FormattedStringText(text.replace("{", "{{").replace("}", "}}"))
 

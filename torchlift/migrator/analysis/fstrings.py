@@ -6,8 +6,9 @@ Inlining a helper puts its arguments where its parameters were read, so `header=
 re-quoted with the other quote character; one that cannot be (it holds a quote, a backslash or
 a newline) is reported so the caller refuses instead of writing invalid code.
 
-A literal alone in its field (`f"{'student'} accuracy"`, the helper's `name` argument) is first
-folded into the f-string's text (`f"student accuracy"`): what a reviewer would have written.
+Before that, a field reading only such a parameter (`f"{name} accuracy"` given `name="student"`)
+is folded into the f-string's text (`f"student accuracy"`, not `f"{'student'} accuracy"`): what
+a reviewer would have written. The script's own literal fields are left as written.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import ast
 
 import libcst as cst
 
+from .names import own_scope_nodes
+
 _OTHER = {'"': "'", "'": '"'}
 
 
@@ -23,7 +26,7 @@ class _Requote(cst.CSTTransformer):
     def __init__(self) -> None:
         super().__init__()
         self.quotes: list[str] = []  # quote characters of the enclosing f-strings
-        self.failed: set[int] = set()  # the literals that could not be re-quoted
+        self.failed = False
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         self.quotes.append(node.end[0])
@@ -32,31 +35,27 @@ class _Requote(cst.CSTTransformer):
         self.quotes.pop()
         return updated_node
 
-    def leave_FormattedStringExpression(self, original_node, updated_node):
-        text = formatted_text(updated_node)
-        if text is None or any(c in text for c in (self.quotes[-1], "\\", "\n", "\r")):
-            return updated_node
-        self.failed.discard(id(original_node.expression))  # folded: no quotes needed
-        return cst.FormattedStringText(text.replace("{", "{{").replace("}", "}}"))
-
     def leave_SimpleString(self, original_node, updated_node):
         if not self.quotes or self.quotes[-1] not in updated_node.value:
             return updated_node
         value = ast.literal_eval(updated_node.value)
         if not isinstance(value, str) or any(c in value for c in "\"'\\\n\r"):
-            self.failed.add(id(original_node))
+            self.failed = True
             return updated_node
         other = _OTHER[self.quotes[-1]]
         if any(other == q for q in self.quotes):  # nested f-strings use both quotes already
-            self.failed.add(id(original_node))
+            self.failed = True
             return updated_node
         return updated_node.with_changes(value=f"{other}{value}{other}")
 
 
-def formatted_text(field: cst.FormattedStringExpression) -> str | None:
-    """The text the replacement field `field` formats to when it holds a str literal and a
-    literal format spec (`{'a':>5}`, `{"x"!r}`); None otherwise. Not brace-escaped."""
-    value = field.expression
+def formatted_text(
+    field: cst.FormattedStringExpression, value: cst.BaseExpression | None = None
+) -> str | None:
+    """The text the replacement field `field` formats to when it holds a str literal (or is
+    given `value`, one) and a literal format spec (`{'a':>5}`, `{"x"!r}`); None otherwise.
+    Not brace-escaped."""
+    value = field.expression if value is None else value
     if not isinstance(value, cst.SimpleString):
         return None
     value = value.evaluated_value
@@ -74,8 +73,40 @@ def formatted_text(field: cst.FormattedStringExpression) -> str | None:
 
 
 def requote_in_fstrings(node: cst.CSTNode) -> cst.CSTNode | None:
-    """`node` with every string literal inside an f-string's replacement fields folded into
-    its text or quoted unlike that f-string; None when one cannot be."""
+    """`node` with every string literal inside an f-string's replacement fields quoted
+    unlike that f-string; None when one cannot be."""
     visitor = _Requote()
     out = node.visit(visitor)
     return None if visitor.failed else out
+
+
+class _FoldArguments(cst.CSTTransformer):
+    def __init__(self, mapping, own: set[int] | None) -> None:
+        super().__init__()
+        self.mapping = mapping
+        self.own = own
+        self.quotes: list[str] = []
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        self.quotes.append(node.end[0])
+
+    def leave_FormattedString(self, original_node, updated_node):
+        self.quotes.pop()
+        return updated_node
+
+    def leave_FormattedStringExpression(self, original_node, updated_node):
+        name = original_node.expression
+        if not isinstance(name, cst.Name) or (self.own is not None and id(name) not in self.own):
+            return updated_node
+        text = formatted_text(updated_node, self.mapping.get(name.value))
+        if text is None or any(c in text for c in (self.quotes[-1], "\\", "\n", "\r")):
+            return updated_node
+        return cst.FormattedStringText(text.replace("{", "{{").replace("}", "}}"))
+
+
+def fold_string_arguments(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
+    """`node` (a helper's code, before its parameters are replaced by `mapping`) with each
+    f-string field that reads only a parameter given a str literal written as text."""
+    if not any(isinstance(v, cst.SimpleString) for v in mapping.values()):
+        return node
+    return node.visit(_FoldArguments(mapping, own_scope_nodes(node)))

@@ -58,7 +58,7 @@ from ..analysis.closures import (
     without_nonlocal,
 )
 from ..analysis.definition_defaults import constant, read_alike_at_call
-from ..analysis.fstrings import requote_in_fstrings
+from ..analysis.fstrings import fold_string_arguments, requote_in_fstrings
 from ..analysis.known_numbers import positive_int
 from ..analysis.names import (
     bound_names,
@@ -514,8 +514,9 @@ def _writes_outside_loops(stmts) -> set[str]:
 
 def _renamed(node, mapping, func, stmt):
     """`node` with the helper's parameters replaced by the call's arguments; a string
-    argument read in an f-string re-quoted (`f"{header}"` given `header=""`)."""
-    out = requote_in_fstrings(rename(node, mapping))
+    argument read in an f-string written as its text, or else re-quoted (`f"{header!r}"`
+    given `header=""`)."""
+    out = requote_in_fstrings(rename(fold_string_arguments(node, mapping), mapping))
     if out is None:
         raise Unsupported(
             HELPER_SHAPE,

@@ -66,6 +66,7 @@ from .shapes.trainer_class import class_holding
 from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .shapes.trainer_records import RECORD_READS, pass_attributes
 from .shapes.trainer_renames import RENAMED, rename_clashing
+from .source.closure_into_loop import MOVED_CLOSURE, closure_into_loop
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .source.hoisted_defaults import hoist_changes, hoist_defaults
 from .source.step_helpers import (
@@ -158,7 +159,16 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     if uses_lightning:
         return MigrationResult(path, text, text, [_info(path, ALREADY_LIGHTNING)])
     module = None
-    if not candidates:  # the step may be in a function or method called once per iteration
+    if not candidates:  # the step may be in a closure defined before its loop
+        moved = closure_into_loop(tree, text)
+        if moved is not None:
+            moved_tree, error = parse_text(moved.text, path)
+            if error is not None:  # never expected: the same statements, re-indented
+                raise RuntimeError(f"moved closure did not parse: {error}")
+            result = _migrate_parsed(moved.text, moved_tree, path, target)
+            at, code, message = moved.at, MOVED_CLOSURE.code, moved.message
+            return remap_lines(result, moved.origin, moved.indent, text, at, code, message)
+    if not candidates:  # or in a function or method called once per iteration
         method_loop = per_step_method_loop(tree)
         driven = driven_step_class(tree) if method_loop is None else None
         if method_loop is not None:  # the trainer class is inlined first, its method then

@@ -117,6 +117,7 @@ RULE_OWNERS = (
     "torchlift.migrator.shapes.model_method",
     "torchlift.migrator.shapes.model_class",
     "torchlift.migrator.shapes.step_inline",
+    "torchlift.migrator.source.closure_into_loop",
     "torchlift.migrator.shapes.runs",
     *SHAPES,
     *PATTERNS,

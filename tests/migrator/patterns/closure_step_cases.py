@@ -16,6 +16,27 @@ for t in range(3):
     {after}
 """
 
+# the closure defined before its loop (source/closure_into_loop.py reads it as defined in it)
+_CLOSURE_FIRST = """
+x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+
+
+{decorator}def closure({params}):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    return loss
+
+
+for t in range(3):
+    print("step", t)
+    optimizer.step(closure)
+{after}"""
+
+
+def _closure_first(decorator="", params="", after=""):
+    return _CLOSURE_FIRST.format(decorator=decorator, params=params, after=after)
+
 
 def _steps(before="pass", step="optimizer.step(closure)", after="pass"):
     return _STEPS.format(before=before, step=step, after=after)
@@ -27,18 +48,27 @@ CONVERTS = {
         ["out = self(self.x)", "loss = self.criterion(out, self.y)", "return loss"],
         ["def closure", "optimizer.step(", "t = batch"],
     ),
+    "closure_defined_before_its_loop": (
+        _closure_first(),
+        ["loss = self.criterion(self(self.x), self.y)", "return loss", 'print("step", t)'],
+        ["def closure", "optimizer.step("],
+    ),
     "keyword_closure": (_steps(step="optimizer.step(closure=closure)"), ["return loss"], []),
     # once per step, not once per evaluation of the closure
     "code_before_the_closure_runs_before_the_step": (
         _steps(before='print("step", t)'),
-        ["def on_train_batch_start(self, batch, batch_idx):\n        t = batch\n"
-         '        self.print("step", t)'],
+        [
+            "def on_train_batch_start(self, batch, batch_idx):\n        t = batch\n"
+            '        self.print("step", t)'
+        ],
         [],
     ),
     "code_after_the_step_runs_after_it_even_when_not_reading_the_model": (
         _steps(after='print("done", t)'),
-        ["def on_train_batch_end(self, outputs, batch, batch_idx):\n        t = batch\n"
-         '        self.print("done", t)'],
+        [
+            "def on_train_batch_end(self, outputs, batch, batch_idx):\n        t = batch\n"
+            '        self.print("done", t)'
+        ],
         [],
     ),
     "a_loss_of_its_own_after_the_step": (
@@ -49,6 +79,17 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # where the `def` runs matters: its decorator and default values are evaluated there
+    "closure_before_its_loop_with_a_default": (_closure_first(params="scale=2.0"), "TL002"),
+    "closure_before_its_loop_decorated": (
+        _closure_first(decorator="@torch.enable_grad()\n"),
+        "TL002",
+    ),
+    # used after the loop too: the name is more than the step's argument
+    "closure_before_its_loop_called_after": (
+        _closure_first(after="print(closure().item())"),
+        "TL002",
+    ),
     # it would be computed once per step in the script, once per evaluation converted
     "name_bound_before_the_closure": (_steps(before="noisy = x + 0.1"), "TL196"),
     # outside the closure, `out` was another variable than the closure's local

@@ -1545,3 +1545,27 @@ train(args, model, loader)
         "TL153",
     ),
 }
+
+# torchrun's group ended under the flag after a barrier (wait for rank 0's save): nothing runs
+# after it on any rank, so the barrier goes with the end
+CONVERTS["torchrun_barrier_before_the_group_end"] = (
+    TORCHRUN.format(extra="").replace(
+        "if ddp:\n    destroy_process_group()\n",
+        "if ddp:\n    dist.barrier()\n    destroy_process_group()\n",
+    ).replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1),
+    ['strategy="ddp" if ddp else "auto"', 'torch.save(model.state_dict(), "model.pt")'],
+    ["barrier", "destroy_process_group"],
+)
+UNCHANGED.update(
+    {
+        # code after the group's end still runs on every rank: the barrier may order it
+        "torchrun_barrier_before_the_group_end_then_more_code": (
+            TORCHRUN.format(extra="").replace(
+                "if ddp:\n    destroy_process_group()\n",
+                "if ddp:\n    dist.barrier()\n    destroy_process_group()\n"
+                'print(open("model.pt", "rb").read(4))\n',
+            ).replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1),
+            "TL161",
+        ),
+    }
+)

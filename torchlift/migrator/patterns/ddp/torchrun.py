@@ -11,7 +11,14 @@ from ...analysis.statements import single_assign
 from ...rule import Unsupported
 from ...source.code_text import code_of
 from .facts import DESTROY_GROUP, ENV_ROLES, INIT_GROUP, Facts, flag_body, remove_with_reason
-from .process_group import group_arguments, group_call, has_call, helper_starts, is_docstring
+from .process_group import (
+    group_arguments,
+    group_call,
+    has_call,
+    helper_starts,
+    is_barrier,
+    is_docstring,
+)
 from .rules import PROCESS_GROUP, TORCHRUN
 
 # -- torchrun: the environment's ranks -----------------------------------------------------
@@ -243,6 +250,9 @@ def read_group_end(ctx, facts: Facts) -> None:
     ends = [s for s in ctx.scope_after if has_call(ctx, s, DESTROY_GROUP)]
     for end in ends:
         inner = flag_body(facts, end)
+        if inner is not None and _barriers_before(ctx, inner):
+            _final_end(ctx, end)
+            inner = inner[-1:]
         if not (
             group_call(ctx, end, DESTROY_GROUP, facts)
             or (
@@ -254,6 +264,28 @@ def read_group_end(ctx, facts: Facts) -> None:
             raise Unsupported(PROCESS_GROUP, "the process group ends inside other code", end)
         remove_with_reason(
             facts, [end], 'process group -> `strategy="ddp"`: the Trainer starts and ends it'
+        )
+
+
+def _barriers_before(ctx, block: list) -> bool:
+    """`dist.barrier()` statements, then the group's end (`if ddp: dist.barrier();
+    destroy_process_group()`: every rank waits for rank 0's save, then ends)."""
+    return len(block) > 1 and all(is_barrier(ctx, s) for s in block[:-1])
+
+
+def _final_end(ctx, end) -> None:
+    """A barrier before the group's end goes with it only when nothing runs after the end on
+    any rank (what it orders is no one's to see; the Trainer's processes end after `fit` and
+    the code following it): else TL161, naming the code it may order."""
+    after = ctx.scope_after[next(i for i, s in enumerate(ctx.scope_after) if s is end) + 1 :]
+    rest = [s for s in after if not is_docstring(s)]
+    if rest:
+        raise Unsupported(
+            PROCESS_GROUP,
+            "`dist.barrier()` before the process group's end, with code after it "
+            f"(`{code_of(rest[0]).strip().splitlines()[0]}`) whose order across ranks it may "
+            "set: not removed",
+            end,
         )
 
 

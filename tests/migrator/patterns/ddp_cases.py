@@ -1569,3 +1569,41 @@ UNCHANGED.update(
         ),
     }
 )
+
+# the epoch's loss averaged over the ranks under the flag: the reduce, then code of its own in
+# the same block (every rank runs `on_train_epoch_end`, as every rank ran the script's epoch)
+_TORCHRUN_AVERAGED = (
+    TORCHRUN.format(extra='ddp_world_size = int(os.environ["WORLD_SIZE"])')
+    .replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1)
+    .replace(
+        "    for x, y in train_loader:\n",
+        "    total = torch.zeros(1)\n    for x, y in train_loader:\n",
+    )
+    .replace("        opt.step()\n", "        opt.step()\n        total += loss.detach()\n")
+    .replace(
+        "    if master:\n        print(epoch, loss.item())\n",
+        "    total /= len(train_loader)\n"
+        "    if ddp:\n        dist.all_reduce(total)\n{tail}"
+        "    if master:\n        print(epoch, total.item())\n",
+    )
+)
+CONVERTS["torchrun_reduce_then_average_under_the_flag"] = (
+    _TORCHRUN_AVERAGED.format(tail="        total /= ddp_world_size\n"),
+    [
+        "def on_train_epoch_end(self):",
+        "if self.ddp:\n            dist.all_reduce(self.total)\n"
+        "            self.total /= self.trainer.world_size",
+    ],
+    ["init_process_group"],
+)
+UNCHANGED.update(
+    {
+        # a second collective after other code of the block: not the leading reduces
+        "torchrun_reduce_code_then_another_collective": (
+            _TORCHRUN_AVERAGED.format(
+                tail="        total /= ddp_world_size\n        dist.broadcast(total, 0)\n"
+            ),
+            "TL163",
+        ),
+    }
+)

@@ -10,6 +10,7 @@ from ...analysis.names import scope_reads
 from ...analysis.statements import single_assign
 from ...rule import Unsupported
 from ...source.code_text import code_of
+from . import env_info
 from .facts import DESTROY_GROUP, ENV_ROLES, INIT_GROUP, Facts, flag_body, remove_with_reason
 from .process_group import (
     group_arguments,
@@ -76,7 +77,12 @@ def read_torchrun(ctx, facts: Facts) -> None:
     if isinstance(start, cst.If):
         flag = start.test
         binding, count = ctx.binding(flag.value) if isinstance(flag, cst.Name) else (None, 0)
-        if binding is None or count != 1 or not reads_env(ctx, binding[1], ENV_ROLES):
+        returned = env_info.read(ctx, flag.value) if binding is None and count == 1 else None
+        if returned is not None:  # `ddp, rank, world_size, local_rank = get_dist_info()`
+            stmt, roles, new = returned
+            facts.roles.update(roles)
+            facts.rewrites.append((stmt, new))
+        elif binding is None or count != 1 or not reads_env(ctx, binding[1], ENV_ROLES):
             raise Unsupported(
                 TORCHRUN,
                 "the process group starts under a condition other than a name bound once from "

@@ -1607,3 +1607,21 @@ UNCHANGED.update(
         ),
     }
 )
+UNCHANGED.update(
+    {
+        # the same loaders written as an `if / else` of two `DataLoader(...)`s: not read (the
+        # message shows the one-line form, which converts)
+        "torchrun_loaders_in_both_branches_of_the_flag": (
+            TORCHRUN.format(extra="").replace(
+                "sampler = DistributedSampler(data) if ddp else None\n"
+                "train_loader = DataLoader(data, batch_size=4, shuffle=(sampler is None), "
+                "sampler=sampler)\n",
+                "if ddp:\n    sampler = DistributedSampler(data)\n"
+                "    train_loader = DataLoader(data, batch_size=4, sampler=sampler)\n"
+                "else:\n    sampler = None\n"
+                "    train_loader = DataLoader(data, batch_size=4, shuffle=True)\n",
+            ),
+            "TL162",
+        ),
+    }
+)

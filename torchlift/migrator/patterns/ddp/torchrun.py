@@ -82,6 +82,10 @@ def read_torchrun(ctx, facts: Facts) -> None:
             stmt, roles, new = returned
             facts.roles.update(roles)
             facts.rewrites.append((stmt, new))
+            facts.why[id(stmt)] = (
+                f"torchrun's ranks from `{code_of(stmt.body[0].value.func)}()` -> the Trainer's; "
+                f"`{flag.value}` kept for `strategy=`"
+            )
         elif binding is None or count != 1 or not reads_env(ctx, binding[1], ENV_ROLES):
             raise Unsupported(
                 TORCHRUN,

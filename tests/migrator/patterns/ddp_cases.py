@@ -1625,3 +1625,52 @@ UNCHANGED.update(
         ),
     }
 )
+
+# the same in the function `__main__` calls last: nothing runs after it returns
+_TORCHRUN_MAIN = """
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+
+def main():
+    ddp = "RANK" in os.environ
+    if ddp:
+        dist.init_process_group(backend="gloo")
+    data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
+    sampler = DistributedSampler(data) if ddp else None
+    loader = DataLoader(data, batch_size=4, sampler=sampler, shuffle=sampler is None)
+    model = nn.Linear(4, 2)
+    if ddp:
+        model = DDP(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        if ddp:
+            sampler.set_epoch(epoch)
+        for x, y in loader:
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+    if ddp:
+        dist.barrier()
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
+"""
+CONVERTS["torchrun_main_barrier_before_the_group_end"] = (
+    _TORCHRUN_MAIN,
+    ['strategy="ddp" if ddp else "auto"'],
+    ["barrier", "destroy_process_group"],
+)
+# module code after the call runs on every rank after the barrier
+UNCHANGED["torchrun_main_barrier_then_module_code"] = (
+    _TORCHRUN_MAIN + 'print(open("log.txt").read())\n',
+    "TL161",
+)

@@ -297,6 +297,26 @@ def _final_end(ctx, end) -> None:
             "set: not removed",
             end,
         )
+    if ctx.in_function and not _called_last(ctx, ctx.function.name.value):
+        raise Unsupported(
+            PROCESS_GROUP,
+            f"`dist.barrier()` before the process group's end in `{ctx.function.name.value}()`"
+            ", whose caller may run more code after it: not removed",
+            end,
+        )
+
+
+def _called_last(ctx, name: str) -> bool:
+    """`name()` is called once in the file, as the last statement of the module or of its
+    `if __name__ == "__main__":` block ending the module: nothing runs after it returns."""
+    calls = m.findall(ctx.module, m.Call(func=m.Name(name)))
+    body = [s for s in ctx.module.body if not is_docstring(s)]
+    if len(calls) != 1 or not body:
+        return False
+    last = body[-1]
+    if isinstance(last, cst.If) and last.orelse is None and "__main__" in code_of(last.test):
+        last = last.body.body[-1]
+    return m.matches(last, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name(name)))]))
 
 
 def _env_role(ctx, facts: Facts, stmt) -> str | None:

@@ -336,6 +336,78 @@ CASES = {
         "its test calls `torch.cuda.is_available()`, whose result is known only when the "
         "script runs",
     ),
+    # torchrun's loaders as an `if / else` of two `DataLoader(...)`s: the block is named, with
+    # the one-line form that converts
+    "torchrun_loaders_built_in_both_branches": (
+        """
+        import os
+
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        from torch.utils.data.distributed import DistributedSampler
+
+        ddp = "RANK" in os.environ
+        if ddp:
+            dist.init_process_group(backend="gloo")
+        data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
+        if ddp:  # <- cause
+            sampler = DistributedSampler(data)
+            train_loader = DataLoader(data, batch_size=4, sampler=sampler)
+        else:
+            sampler = None
+            train_loader = DataLoader(data, batch_size=4, shuffle=True)
+        if ddp:
+            model = DDP(model)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            if ddp:
+                sampler.set_epoch(epoch)
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+        """,
+        "TL162",
+        "built in both branches of `if ddp:`",
+    ),
+    # a port drawn per process in an argparse default, the Namespace handed whole to the worker
+    "pid_port_in_an_argparse_default": (
+        """
+        import argparse
+        import os
+
+        import torch.distributed as dist
+        import torch.multiprocessing as mp
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+        def parse_args():
+            p = argparse.ArgumentParser()
+            p.add_argument("--port", type=int, default=29500 + os.getpid() % 1000)
+            return p.parse_args()
+
+
+        def train(rank, world_size, args):
+            os.environ["MASTER_ADDR"] = "127.0.0.1"
+            os.environ["MASTER_PORT"] = str(args.port)
+            dist.init_process_group("gloo", rank=rank, world_size=world_size)
+            net = DDP(model)
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    criterion(net(x), y).backward()
+                    optimizer.step()
+            dist.destroy_process_group()
+
+
+        if __name__ == "__main__":
+            args = parse_args()  # <- cause
+            mp.spawn(train, args=(2, args), nprocs=2)
+        """,
+        "TL160",
+        "(the default of `--port` in `parse_args()`",
+    ),
 }
 
 

@@ -1545,3 +1545,132 @@ train(args, model, loader)
         "TL153",
     ),
 }
+
+# torchrun's group ended under the flag after a barrier (wait for rank 0's save): nothing runs
+# after it on any rank, so the barrier goes with the end
+CONVERTS["torchrun_barrier_before_the_group_end"] = (
+    TORCHRUN.format(extra="").replace(
+        "if ddp:\n    destroy_process_group()\n",
+        "if ddp:\n    dist.barrier()\n    destroy_process_group()\n",
+    ).replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1),
+    ['strategy="ddp" if ddp else "auto"', 'torch.save(model.state_dict(), "model.pt")'],
+    ["barrier", "destroy_process_group"],
+)
+UNCHANGED.update(
+    {
+        # code after the group's end still runs on every rank: the barrier may order it
+        "torchrun_barrier_before_the_group_end_then_more_code": (
+            TORCHRUN.format(extra="").replace(
+                "if ddp:\n    destroy_process_group()\n",
+                "if ddp:\n    dist.barrier()\n    destroy_process_group()\n"
+                'print(open("model.pt", "rb").read(4))\n',
+            ).replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1),
+            "TL161",
+        ),
+    }
+)
+
+# the epoch's loss averaged over the ranks under the flag: the reduce, then code of its own in
+# the same block (every rank runs `on_train_epoch_end`, as every rank ran the script's epoch)
+_TORCHRUN_AVERAGED = (
+    TORCHRUN.format(extra='ddp_world_size = int(os.environ["WORLD_SIZE"])')
+    .replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1)
+    .replace(
+        "    for x, y in train_loader:\n",
+        "    total = torch.zeros(1)\n    for x, y in train_loader:\n",
+    )
+    .replace("        opt.step()\n", "        opt.step()\n        total += loss.detach()\n")
+    .replace(
+        "    if master:\n        print(epoch, loss.item())\n",
+        "    total /= len(train_loader)\n"
+        "    if ddp:\n        dist.all_reduce(total)\n{tail}"
+        "    if master:\n        print(epoch, total.item())\n",
+    )
+)
+CONVERTS["torchrun_reduce_then_average_under_the_flag"] = (
+    _TORCHRUN_AVERAGED.format(tail="        total /= ddp_world_size\n"),
+    [
+        "def on_train_epoch_end(self):",
+        "if self.ddp:\n            dist.all_reduce(self.total)\n"
+        "            self.total /= self.trainer.world_size",
+    ],
+    ["init_process_group"],
+)
+UNCHANGED.update(
+    {
+        # a second collective after other code of the block: not the leading reduces
+        "torchrun_reduce_code_then_another_collective": (
+            _TORCHRUN_AVERAGED.format(
+                tail="        total /= ddp_world_size\n        dist.broadcast(total, 0)\n"
+            ),
+            "TL163",
+        ),
+    }
+)
+UNCHANGED.update(
+    {
+        # the same loaders written as an `if / else` of two `DataLoader(...)`s: not read (the
+        # message shows the one-line form, which converts)
+        "torchrun_loaders_in_both_branches_of_the_flag": (
+            TORCHRUN.format(extra="").replace(
+                "sampler = DistributedSampler(data) if ddp else None\n"
+                "train_loader = DataLoader(data, batch_size=4, shuffle=(sampler is None), "
+                "sampler=sampler)\n",
+                "if ddp:\n    sampler = DistributedSampler(data)\n"
+                "    train_loader = DataLoader(data, batch_size=4, sampler=sampler)\n"
+                "else:\n    sampler = None\n"
+                "    train_loader = DataLoader(data, batch_size=4, shuffle=True)\n",
+            ),
+            "TL162",
+        ),
+    }
+)
+
+# the same in the function `__main__` calls last: nothing runs after it returns
+_TORCHRUN_MAIN = """
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+
+def main():
+    ddp = "RANK" in os.environ
+    if ddp:
+        dist.init_process_group(backend="gloo")
+    data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
+    sampler = DistributedSampler(data) if ddp else None
+    loader = DataLoader(data, batch_size=4, sampler=sampler, shuffle=sampler is None)
+    model = nn.Linear(4, 2)
+    if ddp:
+        model = DDP(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        if ddp:
+            sampler.set_epoch(epoch)
+        for x, y in loader:
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+    if ddp:
+        dist.barrier()
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
+"""
+CONVERTS["torchrun_main_barrier_before_the_group_end"] = (
+    _TORCHRUN_MAIN,
+    ['strategy="ddp" if ddp else "auto"'],
+    ["barrier", "destroy_process_group"],
+)
+# module code after the call runs on every rank after the barrier
+UNCHANGED["torchrun_main_barrier_then_module_code"] = (
+    _TORCHRUN_MAIN + 'print(open("log.txt").read())\n',
+    "TL161",
+)

@@ -360,3 +360,41 @@ UNCHANGED.update(
         ),
     }
 )
+# a display call nested in the batch loop's `if` (rank 0 only, every k batches): still only a
+# display, dropped with its `if` when nothing else is in it
+CONVERTS["bound_bar_postfix_under_a_rank_zero_test"] = (
+    _BOUND.format(after="").replace(
+        "        pbar.set_postfix(loss=loss.item(), step=i)\n",
+        "        if is_master:\n            pbar.set_postfix(loss=f\"{loss.item():.4f}\")\n",
+    ),
+    ["trainer.fit(lit_model, loader)"],
+    ["pbar", "tqdm", "if is_master"],
+)
+CONVERTS["bound_bar_postfix_in_an_if_with_other_code"] = (
+    _BOUND.format(after="").replace(
+        "        pbar.set_postfix(loss=loss.item(), step=i)\n",
+        "        if i % 10 == 0:\n            pbar.set_postfix(loss=loss.item())\n"
+        "            print(i, loss.item())\n",
+    ),
+    ["if batch_idx % 10 == 0:", "print(batch_idx, loss.item())"],
+    ["pbar", "set_postfix"],
+)
+UNCHANGED.update(
+    {
+        # the test reads the bar, a nested call computes with it: not only a display
+        "bound_bar_read_by_a_nested_test": (
+            _BOUND.format(after="").replace(
+                "        pbar.set_postfix(loss=loss.item(), step=i)\n",
+                "        if pbar.n % 10 == 0:\n            pbar.set_postfix(loss=loss.item())\n",
+            ),
+            "TL104",
+        ),
+        "bound_bar_read_inside_a_nested_block": (
+            _BOUND.format(after="").replace(
+                "        pbar.set_postfix(loss=loss.item(), step=i)\n",
+                "        if is_master:\n            print(pbar.n)\n",
+            ),
+            "TL104",
+        ),
+    }
+)

@@ -59,10 +59,43 @@ def epoch_body(ctx, stmts):
 
 
 def batch_statements(ctx, stmts):
-    names = bar_names(ctx)
+    names = bar_names(ctx) | _bound_bar(ctx)
     if not names:
         return stmts
     return _kept(ctx, stmts, names, None)
+
+
+def _bound_bar(ctx) -> set[str]:
+    """The bar bound right before the batch loop (bound_bar.py): its display calls nested in
+    the loop's blocks are dropped here, its top-level ones are progress_bar.py's."""
+    bar = ctx.found.get("progress_bar")
+    return {bar[0]} if bar else set()
+
+
+def only_displays(ctx, stmt, names: set[str]) -> bool:
+    """`stmt` is a block statement whose every use of the bars `names` is a display call with
+    pure arguments (or `write`, the bar's class method) nested in its blocks, none in its own
+    header (a test, an iterable): what `_strip` drops without refusing."""
+    blocks = _blocks(stmt)
+    if blocks is None or _mentions_outside_blocks(stmt, names):
+        return False
+    for _, block in blocks:
+        for inner in block.body:
+            if not _mentions(inner, names):
+                continue
+            if isinstance(inner, cst.SimpleStatementLine):
+                if not (_display(ctx, inner, names) or _pure_write(ctx, inner, names)):
+                    return False
+            elif not only_displays(ctx, inner, names):
+                return False
+    return True
+
+
+def _pure_write(ctx, stmt, names: set[str]) -> bool:
+    receiver = call_method(stmt, "write")
+    if not (isinstance(receiver, cst.Name) and receiver.value in names):
+        return False
+    return all(pure_expression(ctx, arg.value) for arg in stmt.body[0].value.args)
 
 
 def _kept(ctx, stmts, names: set[str], batch) -> list:

@@ -16,7 +16,9 @@ The epoch body is the one helpers.py inlined, so a bar of a per-epoch `train_one
 read the same way. Refused (TL104), naming the use: the bar used otherwise -- passed on, read
 (`pbar.n`), iterated again, bound again, used inside a block or before it is bound, or read
 after the epoch loop (the last epoch's bar) -- since no bar exists once the Trainer iterates
-the loader.
+the loader. A display call nested in a block of the batch loop (`if is_master:
+pbar.set_postfix(...)` on rank 0, `if i % 10 == 0:`) is still only a display: bar_displays.py
+drops it there, with its `if` when nothing else is in it.
 """
 
 from __future__ import annotations
@@ -100,6 +102,8 @@ def _is_batch_loop(stmt) -> bool:
 def _check_uses(ctx, name: str, stmts: list, bound: int, at: int) -> None:
     """Every use of the bar is a top-level display call after its binding, in the epoch or
     the batch loop (or the loop's iteration of it); Unsupported naming the first other."""
+    from . import bar_displays  # it reads this module's DISPLAY when imported
+
     loop = stmts[at]
     for k, stmt in enumerate(stmts):
         if k == bound or not _mentions(stmt, name):
@@ -108,7 +112,8 @@ def _check_uses(ctx, name: str, stmts: list, bound: int, at: int) -> None:
             for inner in loop.body.body:
                 if _mentions(inner, name) and not _calls(inner, name, _LOOP_CALLS):
                     if closes_in(inner, name) is None and not _only_writes(inner, name):
-                        _refuse(ctx, name, inner, _how(ctx, name, inner))
+                        if not bar_displays.only_displays(ctx, inner, {name}):
+                            _refuse(ctx, name, inner, _how(ctx, name, inner))
             continue
         if k < bound:
             _refuse(ctx, name, stmt, "used before it is bound in the epoch")

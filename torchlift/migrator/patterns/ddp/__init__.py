@@ -278,6 +278,11 @@ def read(ctx, plan, steps) -> None:
         (stmt, facts.why[id(stmt)]) for stmt in facts.removed if id(stmt) in facts.why
     ]
     plan.rewrite_stmts += facts.rewrites
+    plan.rewritten_why += [  # (the change log's why of a rewrite, when one was given)
+        (stmt, cst.Module(body=[new]).code, facts.why[id(stmt)])
+        for stmt, new in facts.rewrites
+        if id(stmt) in facts.why and stmt not in facts.removed
+    ]
     if facts.launch_call is not None:
         stmt, code = facts.launch_call
         why = "`mp.spawn` -> a plain call: the Trainer starts the processes (`devices=`)"

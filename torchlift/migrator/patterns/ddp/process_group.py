@@ -3,6 +3,8 @@ collectives a script calls by hand."""
 
 from __future__ import annotations
 
+from itertools import takewhile
+
 import libcst as cst
 import libcst.matchers as m
 
@@ -252,12 +254,13 @@ ALL_REDUCE = "torch.distributed.all_reduce"
 
 def _reduce_statements(ctx, facts: Facts, stmt) -> list:
     """`dist.all_reduce(name)` / `dist.all_reduce(name, op=dist.ReduceOp.X)` statements:
-    `stmt` itself or all of its `if <flag>:` block (else none)."""
+    `stmt` itself or those leading its `if <flag>:` block (`if ddp: dist.all_reduce(total);
+    total /= world_size`: the code after them is the epoch's, kept with them in the same hook;
+    a collective there is not one of these, refused by read_collectives), else none."""
     inner = flag_body(facts, stmt)
     found = [stmt] if inner is None else inner
-    if all(reduced_name(ctx, s) is not None or is_barrier(ctx, s) for s in found):
-        return found
-    return []
+    lead = list(takewhile(lambda s: reduced_name(ctx, s) is not None or is_barrier(ctx, s), found))
+    return lead if inner is not None or lead == found else []
 
 
 BARRIER = "torch.distributed.barrier"

@@ -43,7 +43,7 @@ def check_reduces(ctx, plan, facts: Facts) -> None:
     own (see the module's docstring); else TL163."""
     rebound = _rebound_in(plan.train_body)
     for outer, inner in facts.reduces:
-        tensors = _epoch_tensors(plan, outer, rebound)
+        tensors = _epoch_tensors(plan, outer, inner, rebound)
         if tensors is None:
             ctx.block(
                 COLLECTIVE,
@@ -63,7 +63,7 @@ def _called(stmt) -> str:
     return code_of(inner.body[0].value.func) + "(...)"
 
 
-def _epoch_tensors(plan, outer, rebound: set[str]) -> set[str] | None:
+def _epoch_tensors(plan, outer, inner: list, rebound: set[str]) -> set[str] | None:
     """Names of the tensors the epoch made that a reduce at `outer` may reduce: the training
     epoch's (bound before the batch loop, or after it before `outer`, and not rebound by the
     step), and the validation pass's counters when `outer` follows that pass. None when
@@ -72,10 +72,10 @@ def _epoch_tensors(plan, outer, rebound: set[str]) -> set[str] | None:
     tensors: set[str] | None = None
     if evaluation is not None:
         later = [*evaluation.after, *evaluation.following]
-        if any(outer.deep_equals(s) for s in later):
+        if any(_same_place(outer, inner, s) for s in later):
             tensors = collect_names(*evaluation.before, *evaluation.body).writes
     post = plan.post_train
-    at = next((i for i, s in enumerate(post) if outer.deep_equals(s)), None)
+    at = next((i for i, s in enumerate(post) if _same_place(outer, inner, s)), None)
     if at is None:
         return tensors
     made = collect_names(*plan.pre_train).writes
@@ -86,6 +86,21 @@ def _epoch_tensors(plan, outer, rebound: set[str]) -> set[str] | None:
         else:
             made |= writes
     return (tensors or set()) | (made - rebound)
+
+
+def _same_place(outer, inner: list, stmt) -> bool:
+    """`stmt` of the planned epoch is `outer`: equal, or the same `if <flag>:` starting with the
+    same reduces (the code after them may have been rewritten since: the ranks it reads)."""
+    if outer.deep_equals(stmt):
+        return True
+    if not (isinstance(outer, cst.If) and isinstance(stmt, cst.If)):
+        return False
+    body = stmt.body.body
+    return (
+        stmt.test.deep_equals(outer.test)
+        and len(body) >= len(inner)
+        and all(a.deep_equals(b) for a, b in zip(inner, body, strict=False))
+    )
 
 
 def _rebound_in(step: list) -> set[str]:

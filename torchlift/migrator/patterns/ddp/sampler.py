@@ -45,7 +45,17 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
     samplers = _sampler_bindings(ctx)
     loader_binding, count = ctx.binding(plan.train_loader)
     if loader_binding is None or count != 1:
-        if facts.set_epoch or samplers:
+        branched = _bound_in_flag_branches(ctx, facts, plan.train_loader)
+        if branched is not None:
+            ctx.block(
+                SAMPLER,
+                f"the training loader `{plan.train_loader}` is built in both branches of "
+                f"`if {facts.flag}:` (with a DistributedSampler in one), a shape not read here; "
+                f"the one-line form is: `s = DistributedSampler(...) if {facts.flag} else None`"
+                ", `DataLoader(..., sampler=s, shuffle=s is None)`",
+                branched,
+            )
+        elif facts.set_epoch or samplers:
             ctx.block(
                 SAMPLER,
                 "the training loader is not bound once before the loop",
@@ -307,6 +317,16 @@ def _sampler_bindings(ctx) -> dict:
         if isinstance(value, cst.Call) and ctx.call_qualnames(value) & SAMPLER_CLASSES:
             found[assign[0]] = (stmt, value, None)
     return found
+
+
+def _bound_in_flag_branches(ctx, facts: Facts, loader: str):
+    """The `if <flag>: ... else: ...` before the loop binding `loader` in both branches (the
+    DDP run's with a DistributedSampler, the plain run's shuffling), else None."""
+    for stmt in ctx.scope_before:
+        branches = _flag_branches(facts, stmt)
+        if branches is not None and loader in branches[0]:
+            return stmt
+    return None
 
 
 def _flag_branches(facts: Facts, stmt):

@@ -269,7 +269,7 @@ class _SameInEveryProcess:
                 return f"`{name}` prints or writes files"
             problem = self.statement(stmt)
             if problem is not None:
-                return problem[1]
+                return f"{problem[1]}{_argument_default(stmt, problem[1], name)}"
         for stmt in m.findall(function.body, m.With() | m.Try() | m.While()):
             return f"`{name}` holds a `{type(stmt).__name__.lower()}` block"
         return None
@@ -343,3 +343,21 @@ def _all_blocks(node):
     yield body, node
     for stmt in body:
         yield from _all_blocks(stmt)
+
+
+def _argument_default(stmt, problem: str, function: str) -> str:
+    """` (the default of `--port`)` when `stmt` is `parser.add_argument("--port", default=...)`
+    and the call the problem names (its first `...`) is in that default: the argparse
+    Namespace handed whole to the worker holds it, each process's own (else "")."""
+    shown = problem.split("`")[1].removesuffix("(...)") if "`" in problem else ""
+    for call in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("add_argument")))):
+        flag = call.args[0].value if call.args else None
+        if not (shown and isinstance(flag, cst.SimpleString)):
+            continue
+        for arg in call.args:
+            if m.matches(arg.keyword, m.Name("default")) and shown in code_of(arg.value):
+                return (
+                    f" (the default of `{flag.evaluated_value}` in `{function}()`: the Namespace"
+                    " it returns would hold each process's own)"
+                )
+    return ""

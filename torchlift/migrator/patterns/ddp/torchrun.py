@@ -10,8 +10,16 @@ from ...analysis.names import scope_reads
 from ...analysis.statements import single_assign
 from ...rule import Unsupported
 from ...source.code_text import code_of
+from . import env_info
 from .facts import DESTROY_GROUP, ENV_ROLES, INIT_GROUP, Facts, flag_body, remove_with_reason
-from .process_group import group_arguments, group_call, has_call, helper_starts, is_docstring
+from .process_group import (
+    group_arguments,
+    group_call,
+    has_call,
+    helper_starts,
+    is_barrier,
+    is_docstring,
+)
 from .rules import PROCESS_GROUP, TORCHRUN
 
 # -- torchrun: the environment's ranks -----------------------------------------------------
@@ -69,7 +77,16 @@ def read_torchrun(ctx, facts: Facts) -> None:
     if isinstance(start, cst.If):
         flag = start.test
         binding, count = ctx.binding(flag.value) if isinstance(flag, cst.Name) else (None, 0)
-        if binding is None or count != 1 or not reads_env(ctx, binding[1], ENV_ROLES):
+        returned = env_info.read(ctx, flag.value) if binding is None and count == 1 else None
+        if returned is not None:  # `ddp, rank, world_size, local_rank = get_dist_info()`
+            stmt, roles, new = returned
+            facts.roles.update(roles)
+            facts.rewrites.append((stmt, new))
+            facts.why[id(stmt)] = (
+                f"torchrun's ranks from `{code_of(stmt.body[0].value.func)}()` -> the Trainer's; "
+                f"`{flag.value}` kept for `strategy=`"
+            )
+        elif binding is None or count != 1 or not reads_env(ctx, binding[1], ENV_ROLES):
             raise Unsupported(
                 TORCHRUN,
                 "the process group starts under a condition other than a name bound once from "
@@ -243,6 +260,9 @@ def read_group_end(ctx, facts: Facts) -> None:
     ends = [s for s in ctx.scope_after if has_call(ctx, s, DESTROY_GROUP)]
     for end in ends:
         inner = flag_body(facts, end)
+        if inner is not None and _barriers_before(ctx, inner):
+            _final_end(ctx, end)
+            inner = inner[-1:]
         if not (
             group_call(ctx, end, DESTROY_GROUP, facts)
             or (
@@ -255,6 +275,48 @@ def read_group_end(ctx, facts: Facts) -> None:
         remove_with_reason(
             facts, [end], 'process group -> `strategy="ddp"`: the Trainer starts and ends it'
         )
+
+
+def _barriers_before(ctx, block: list) -> bool:
+    """`dist.barrier()` statements, then the group's end (`if ddp: dist.barrier();
+    destroy_process_group()`: every rank waits for rank 0's save, then ends)."""
+    return len(block) > 1 and all(is_barrier(ctx, s) for s in block[:-1])
+
+
+def _final_end(ctx, end) -> None:
+    """A barrier before the group's end goes with it only when nothing runs after the end on
+    any rank (what it orders is no one's to see; the Trainer's processes end after `fit` and
+    the code following it): else TL161, naming the code it may order."""
+    after = ctx.scope_after[next(i for i, s in enumerate(ctx.scope_after) if s is end) + 1 :]
+    rest = [s for s in after if not is_docstring(s)]
+    if rest:
+        raise Unsupported(
+            PROCESS_GROUP,
+            "`dist.barrier()` before the process group's end, with code after it "
+            f"(`{code_of(rest[0]).strip().splitlines()[0]}`) whose order across ranks it may "
+            "set: not removed",
+            end,
+        )
+    if ctx.in_function and not _called_last(ctx, ctx.function.name.value):
+        raise Unsupported(
+            PROCESS_GROUP,
+            f"`dist.barrier()` before the process group's end in `{ctx.function.name.value}()`"
+            ", whose caller may run more code after it: not removed",
+            end,
+        )
+
+
+def _called_last(ctx, name: str) -> bool:
+    """`name()` is called once in the file, as the last statement of the module or of its
+    `if __name__ == "__main__":` block ending the module: nothing runs after it returns."""
+    calls = m.findall(ctx.module, m.Call(func=m.Name(name)))
+    body = [s for s in ctx.module.body if not is_docstring(s)]
+    if len(calls) != 1 or not body:
+        return False
+    last = body[-1]
+    if isinstance(last, cst.If) and last.orelse is None and "__main__" in code_of(last.test):
+        last = last.body.body[-1]
+    return m.matches(last, m.SimpleStatementLine([m.Expr(m.Call(func=m.Name(name)))]))
 
 
 def _env_role(ctx, facts: Facts, stmt) -> str | None:

@@ -42,7 +42,12 @@ from ..analysis.names import collect_names
 from ..plan import LIGHTNING
 from ..rule import Unsupported
 from ..source.code_text import code_of
-from .amp import MIXED_PRECISION, _dtype_precision, _scaler_after_fit
+from .amp import (
+    MIXED_PRECISION,
+    _dtype_precision,
+    _scaler_after_fit,
+    autocast_device_expression,
+)
 
 RULES = ()
 
@@ -103,10 +108,7 @@ def _plugin_device(ctx, refuse) -> str:
         if not float16 and device != "cuda":
             refuse(f'autocast for "{device}" without `dtype=torch.float16` is not float16')
         return f'"{device}"'
-    given = next(
-        (a.value for a in call.args if a.keyword is None or a.keyword.value == "device_type"),
-        None,
-    )
+    given = autocast_device_expression(call)
     if given is None or collect_names(given).reads & collect_names(ctx.loop).writes:
         refuse("the autocast's device type is not known before the loop")
     if float16:

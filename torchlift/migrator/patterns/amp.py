@@ -405,7 +405,7 @@ def read(ctx, plan, steps) -> None:
         if use is None and _float16_off_cuda(ctx):
             # Lightning turns "16-mixed" on the CPU into bf16 without a scaler: the plugin
             # handed the script's scaler autocasts float16 on the script's device and scales
-            use = (scaler[1], "the GradScaler of a float16 autocast not known to run on CUDA")
+            use = (scaler[1], "the GradScaler of a float16 autocast that may run on the CPU")
         if use is not None:
             # patterns/amp_handed_scaler.py gives the Trainer the script's own scaler, kept
             # where it is built: the code reading it (before, in the hooks, after) reads it

@@ -33,7 +33,10 @@ script's `for` loop asks once more, and a RandomSampler then draws its next perm
 that permutation comes from a private generator and nothing is lost; with the script's own,
 every later epoch is shuffled differently. A loader a function of the script returns
 (`loader = make_loader()`) is read through that function's one `return`, and refused at its
-`DataLoader(...)`.
+`DataLoader(...)`; one built another way by the script's code (a factory with several
+returns, a method, `train, val = make_loaders()`, `loaders = get_loaders(cfg)` then
+`loaders["train"]`) is refused at any `DataLoader(...)` it may come from that shuffles with
+its own generator (`script_loaders`).
 
 3. A validation pass whose setup draws from torch's generator -> refused (TL195).
 

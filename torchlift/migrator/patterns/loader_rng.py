@@ -265,7 +265,7 @@ def _factory_loader_call(ctx, value) -> cst.Call | None:
 
 
 def script_loaders(ctx, name: str) -> list[cst.Call]:
-    """Every `DataLoader(...)` call the loader `name` may come from, in source order: those in
+    """Every `DataLoader(...)` call the loader `name` may come from (as found): those in
     the statements binding it before the loop, in the statements binding the names those read
     (`loaders = get_loaders(cfg)` for `loaders["train"]`), and in the script's functions,
     methods and classes any of these mention (`make_loaders()` returning a tuple or a dict,

@@ -35,7 +35,85 @@ _GPU = "model.cuda()\n"
 
 _LOOKUP = 'ptdtype = {{"float16": torch.float16, "bfloat16": torch.bfloat16, {more}}}["float16"]\n'
 
+# a device chosen at run time, mixed precision by a flag: `{flag}` binds `use_amp` (or
+# `ctx`), `{ctx}` is the region's context manager, `{scaler}` and `{step}` the scaler and
+# the update
+_RUN_TIME_DEVICE = """
+import sys
+from contextlib import nullcontext
+
+device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+device_type = "cuda" if "cuda" in device else "cpu"
+model.to(device)
+{flag}
+{scaler}for epoch in range(2):
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        with {ctx}:
+            loss = criterion(model(x), y)
+        {step}
+"""
+_FLOAT16 = "torch.autocast(device_type, dtype=torch.float16, enabled=use_amp)"
+_SCALER_FLAG = "scaler = torch.amp.GradScaler(device_type, enabled=use_amp)\n"
+_PLAIN_STEP = "loss.backward()\n        optimizer.step()"
+_SCALED_STEP = (
+    "scaler.scale(loss).backward()\n        scaler.step(optimizer)\n        scaler.update()"
+)
+
+
+def _run_time_device(flag='use_amp = "--amp" in sys.argv', ctx=_FLOAT16, scaler="", step=""):
+    if not step:
+        step = _SCALED_STEP if scaler else _PLAIN_STEP
+    return _RUN_TIME_DEVICE.format(flag=flag, ctx=ctx, scaler=scaler, step=step)
+
+
+_TABLE = (
+    'dtype = "float16"\nptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, '
+    '"float16": torch.float16}[dtype]\n'
+)
+
 CONVERTS = {
+    # float16 on a device type chosen at run time, a flag allowing the CPU: on a CPU run
+    # "16-mixed" would be bfloat16 without a scaler; the plugin autocasts float16 there with
+    # the script's scaler (patterns/amp_handed_scaler.py)
+    "float16_run_time_device_flag_allowing_the_cpu": (
+        _run_time_device(scaler=_SCALER_FLAG),
+        [
+            'L.plugins.MixedPrecision("16-mixed", device_type, scaler=scaler)]\n'
+            "        if use_amp\n        else None",
+        ],
+        ["precision="],
+    ),
+    # the flag requires CUDA: float16 only where "16-mixed" is float16 too
+    "float16_run_time_device_flag_requiring_cuda": (
+        _run_time_device(
+            flag='use_amp = "--amp" in sys.argv and device_type == "cuda"', scaler=_SCALER_FLAG
+        ),
+        ['precision="16-mixed" if use_amp else "32-true"'],
+        ["plugins="],
+    ),
+    "float16_run_time_device_off_the_cpu_by_nullcontext": (
+        _run_time_device(
+            flag='ctx = nullcontext() if device_type == "cpu" else '
+            "torch.autocast(device_type, dtype=torch.float16)",
+            ctx="ctx",
+        ),
+        ['precision="32-true" if device_type == "cpu" else "16-mixed"'],
+        ["plugins="],
+    ),
+    # nanoGPT's: a dtype table, nullcontext on the CPU
+    "dtype_table_off_the_cpu_by_nullcontext": (
+        _run_time_device(
+            flag=_TABLE
+            + 'ctx = nullcontext() if device_type == "cpu" else '
+            "torch.amp.autocast(device_type=device_type, dtype=ptdtype)",
+            ctx="ctx",
+            scaler='scaler = torch.amp.GradScaler(enabled=(dtype == "float16"))\n',
+        ),
+        ['"32-true"\n        if device_type == "cpu"\n        else {\n'],
+        ["plugins="],
+    ),
     # a Kaggle `train_fn` building its scaler each epoch, off for sure (`CFG.apex` False):
     # its calls do nothing, the step is the plain one
     "kaggle_scaler_built_per_epoch_off": (
@@ -199,6 +277,42 @@ for epoch in range(2):
 }
 
 UNCHANGED = {
+    # float16 on a device chosen at run time, the flag allowing the CPU, no scaler: Lightning's
+    # "16-mixed" there is bfloat16, and its float16 plugin scales the loss
+    "float16_run_time_device_flag_allowing_the_cpu_without_scaler": (
+        _run_time_device(),
+        "TL113",
+    ),
+    # a dtype table holding float16, the flag allowing the CPU
+    "dtype_table_under_a_flag_allowing_the_cpu": (
+        _run_time_device(
+            flag=_TABLE
+            + 'use_amp = "--amp" in sys.argv\n'
+            + "ctx = nullcontext() if not use_amp else "
+            "torch.amp.autocast(device_type=device_type, dtype=ptdtype)",
+            ctx="ctx",
+            scaler='scaler = torch.amp.GradScaler(enabled=(dtype == "float16"))\n',
+        ),
+        "TL113",
+    ),
+    "dtype_table_always_on": (
+        _run_time_device(
+            flag=_TABLE,
+            ctx="torch.amp.autocast(device_type=device_type, dtype=ptdtype)",
+        ),
+        "TL113",
+    ),
+    # a scaler only under the flag (amp_choice.py's form): the plugin would need one
+    "float16_run_time_device_scaler_only_with_the_flag": (
+        _run_time_device(
+            ctx="torch.autocast(device_type, dtype=torch.float16, enabled=scaler is not None)",
+            scaler="scaler = torch.amp.GradScaler(device_type) if use_amp else None\n",
+            step="if scaler is not None:\n            scaler.scale(loss).backward()\n"
+            "            scaler.step(optimizer)\n            scaler.update()\n"
+            "        else:\n            loss.backward()\n            optimizer.step()",
+        ),
+        "TL113",
+    ),
     # a scaler built each epoch that may be on restarts its scale every epoch
     "kaggle_scaler_built_per_epoch_on": (
         """

@@ -58,7 +58,31 @@ def _size_peek(options=", shuffle=True", start="b_sz = len(next(iter(train))[0])
     return _SIZE_PEEK.format(options=options, start=start, before=before)
 
 
+# a loader factory of the script, `{body}` building its loaders from `ds` and `g`
+_FACTORY = """def make_loader(train):
+    g = torch.Generator().manual_seed(1)
+    ds = TensorDataset(torch.randn(16, 4, generator=g), torch.randint(0, 2, (16,), generator=g))
+{body}
+
+
+"""
+
 CONVERTS = {
+    # a factory's loaders shuffling with torch's generator, one with its own unshuffled:
+    # no permutation drawn from a generator of the script's
+    "factory_tuple_own_generator_only_unshuffled": (
+        _EPOCH.format(
+            before=_FACTORY.format(
+                body="    return DataLoader(ds, batch_size=4, shuffle=True), "
+                "DataLoader(ds, batch_size=4, generator=g)"
+            )
+            + "shuffled, held_out = make_loader(True)",
+            start="pass",
+            loader="shuffled",
+        ),
+        ["trainer.fit(lit_model, shuffled)"],
+        [],
+    ),
     # a loader with its own generator draws nothing from torch's when peeked at
     "batch_peeked_from_a_loader_with_its_own_generator": (
         _EPOCH.format(
@@ -264,6 +288,57 @@ UNCHANGED = {
             before="def make_loader():\n    dl = DataLoader(loader.dataset, batch_size=4, "
             "shuffle=True, generator=torch.Generator().manual_seed(5))\n    return dl\n\n\n"
             "shuffled = make_loader()",
+            start="pass",
+            loader="shuffled",
+        ),
+        "TL191",
+    ),
+    # a factory with two returns, the shuffled one with its own generator
+    "shuffled_loader_one_of_two_returns_of_a_factory": (
+        _EPOCH.format(
+            before=_FACTORY.format(
+                body="    if train:\n        return DataLoader(ds, batch_size=4, shuffle=True, "
+                "generator=g)\n    return DataLoader(ds, batch_size=4)"
+            )
+            + "shuffled = make_loader(True)",
+            start="pass",
+            loader="shuffled",
+        ),
+        "TL191",
+    ),
+    # a method of the script's class builds it
+    "shuffled_loader_built_by_a_method": (
+        _EPOCH.format(
+            before="class Data:\n    def __init__(self, seed):\n"
+            "        self.g = torch.Generator().manual_seed(seed)\n\n"
+            "    def train_loader(self):\n        return DataLoader(loader.dataset, batch_size=4, "
+            "shuffle=True, generator=self.g)\n\n\ndata = Data(1)\nshuffled = data.train_loader()",
+            start="pass",
+            loader="shuffled",
+        ),
+        "TL191",
+    ),
+    # a factory returning (train, val): the train loader unpacked from the tuple
+    "shuffled_loader_unpacked_from_a_factory_tuple": (
+        _EPOCH.format(
+            before=_FACTORY.format(
+                body="    train = DataLoader(ds, batch_size=4, shuffle=True, generator=g)\n"
+                "    return train, DataLoader(ds, batch_size=4)"
+            )
+            + "shuffled, held_out = make_loader(True)",
+            start="pass",
+            loader="shuffled",
+        ),
+        "TL191",
+    ),
+    # a factory returning a dict of loaders, the train loader read from it by key
+    "shuffled_loader_read_from_a_factory_dict": (
+        _EPOCH.format(
+            before=_FACTORY.format(
+                body='    return {"train": DataLoader(ds, batch_size=4, shuffle=True, '
+                'generator=g), "val": DataLoader(ds, batch_size=4)}'
+            )
+            + 'loaders = make_loader(True)\nshuffled = loaders["train"]',
             start="pass",
             loader="shuffled",
         ),

@@ -28,8 +28,10 @@ from ..analysis.function_reads import functions_doing
 from ..analysis.names import bound_names, collect_names, definition_reads
 from ..analysis.statements import call_method, single_assign, statements
 from ..rule import Rule, Unsupported
+from ..source.code_text import code_of
 from ..upgrade.edits import keyword_value
 from . import step_sequence
+from .amp_off_cpu import keeps_off_cpu
 
 MIXED_PRECISION = Rule(
     "TL113",
@@ -177,13 +179,18 @@ def autocast_device_type(ctx, call: cst.Call) -> str | None:
         return "cuda"
     if "torch.cpu.amp.autocast" in names:
         return "cpu"
-    given = next(
-        (a.value for a in call.args if a.keyword is None or a.keyword.value == "device_type"),
-        None,
-    )
+    given = autocast_device_expression(call)
     if isinstance(given, cst.SimpleString) and given.evaluated_value in ("cuda", "cpu"):
         return given.evaluated_value
     return None
+
+
+def autocast_device_expression(call: cst.Call):
+    """What `torch.autocast(...)` is given as its device type (first or `device_type=`)."""
+    return next(
+        (a.value for a in call.args if a.keyword is None or a.keyword.value == "device_type"),
+        None,
+    )
 
 
 def _precision(ctx, dtype) -> str | None:
@@ -336,6 +343,14 @@ def read(ctx, plan, steps) -> None:
             plan.add_trainer_arg("precision", f'{name} if {code} else "32-true"')
         else:
             plan.add_trainer_arg("precision", name)
+    if _float16_looked_up_off_cuda(ctx):
+        raise Unsupported(
+            MIXED_PRECISION,
+            f"autocast dtype `{code_of(ctx.found['autocast_call'][1]).strip()}` is looked up "
+            "at run time and may be float16 on the CPU, where Lightning's \"16-mixed\" is "
+            "bfloat16 without a scaler",
+            ctx.found["autocast"][1],
+        )
     scaler = ctx.found.get("scaler")
     if scaler is None and _float16_off_cuda(ctx):
         raise Unsupported(
@@ -376,13 +391,21 @@ def read(ctx, plan, steps) -> None:
             )
         plan.scaler = scaler[0]
         if ctx.found.get("conditional_scaler") == scaler[0]:
+            if _float16_off_cuda(ctx):
+                raise Unsupported(
+                    MIXED_PRECISION,
+                    "float16 autocast on a device that may be the CPU, turned on with a scaler "
+                    "the script may not have: Lightning's \"16-mixed\" there is bfloat16 "
+                    "without a scaler, and its float16 plugin would need the script's scaler",
+                    ctx.found["autocast"][1],
+                )
             # kept: `precision=` reads it; after fit, the Trainer's scaler if there is one
             plan.scaler_after = (ctx.module.code_for_node(precision[1]), scaler[0])
             return
         if use is None and _float16_off_cuda(ctx):
             # Lightning turns "16-mixed" on the CPU into bf16 without a scaler: the plugin
             # handed the script's scaler autocasts float16 on the script's device and scales
-            use = (scaler[1], "the GradScaler of a float16 autocast not known to run on CUDA")
+            use = (scaler[1], "the GradScaler of a float16 autocast that may run on the CPU")
         if use is not None:
             # patterns/amp_handed_scaler.py gives the Trainer the script's own scaler, kept
             # where it is built: the code reading it (before, in the hooks, after) reads it
@@ -401,11 +424,34 @@ def _float16_off_cuda(ctx) -> bool:
         return False
     _, dtype = ctx.found["autocast_call"]
     device, _ = ctx.found["autocast"]
-    if dtype is None or _dtype_precision(ctx, dtype) != "16-mixed" or device == "cuda":
+    if dtype is None or _dtype_precision(ctx, dtype) != "16-mixed":
         return False
-    # a device type chosen at run time under a flag: left as it was (the flag, nanoGPT's
-    # `nullcontext() if device_type == "cpu" else autocast(...)`, keeps it off the CPU)
-    return device == "cpu" or ctx.found["precision"][1] is None
+    return _may_run_on_cpu(ctx)
+
+
+def _may_run_on_cpu(ctx) -> bool:
+    """The autocast region may run on the CPU: its device type is not "cuda", and nothing
+    turning it on keeps it off the CPU (nanoGPT's `nullcontext() if device_type == "cpu" else
+    autocast(...)` does; `enabled=use_amp` for a run-time `device.type` does not: a CPU run
+    with the flag on autocasts there)."""
+    call, _ = ctx.found["autocast_call"]
+    device, _ = ctx.found["autocast"]
+    if device is not None:
+        return device != "cuda"
+    enabled = ctx.found["precision"][1]
+    given = autocast_device_expression(call)
+    return enabled is None or given is None or not keeps_off_cpu(ctx, enabled, given)
+
+
+def _float16_looked_up_off_cuda(ctx) -> bool:
+    """An autocast dtype looked up at run time from a table holding float16 (nanoGPT's
+    `ptdtype = {..., "float16": torch.float16}[dtype]`), where the region may run on the CPU."""
+    if "autocast_call" not in ctx.found:
+        return False
+    _, dtype = ctx.found["autocast_call"]
+    if dtype is None or _dtype_precision(ctx, dtype) is not None:
+        return False
+    return '"16-mixed"' in ctx.found["precision"][0] and _may_run_on_cpu(ctx)
 
 
 def use_before_the_loop(ctx, scaler) -> tuple[cst.CSTNode, str] | None:

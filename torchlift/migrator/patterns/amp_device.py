@@ -17,7 +17,8 @@ or by a hook is the Trainer's under that condition, and the script's (turned off
 Refused (TL113): an autocast for a device type the script never trains on (a literal
 accelerator of another type), or for the CPU under an accelerator Lightning picks itself.
 An autocast whose device type is an expression (`device.type`, nanoGPT's `device_type`)
-follows the script's device already and is left as patterns/amp.py writes it.
+follows the script's device already and is left as patterns/amp.py writes it (a float16 one
+that may run on the CPU trains with the script's scaler: patterns/amp_handed_scaler.py).
 """
 
 from __future__ import annotations

@@ -29,8 +29,9 @@ dtype chosen at run time (Lightning's bf16 precision takes no scaler), a device 
 known to autocast in float16, a scaler not turned off with the autocast.
 
 A float16 autocast whose device type is not the literal "cuda" hands its scaler too, used
-before the loop or not (patterns/amp.py): on the CPU, `precision="16-mixed"` is bfloat16
-without a scaler (Lightning's accelerator connector), the plugin float16 with the script's.
+before the loop or not (patterns/amp.py), unless what turns it on keeps it off the CPU
+(patterns/amp_off_cpu.py): on the CPU, `precision="16-mixed"` is bfloat16 without a scaler
+(Lightning's accelerator connector), the plugin float16 with the script's.
 """
 
 from __future__ import annotations
@@ -42,7 +43,12 @@ from ..analysis.names import collect_names
 from ..plan import LIGHTNING
 from ..rule import Unsupported
 from ..source.code_text import code_of
-from .amp import MIXED_PRECISION, _dtype_precision, _scaler_after_fit
+from .amp import (
+    MIXED_PRECISION,
+    _dtype_precision,
+    _scaler_after_fit,
+    autocast_device_expression,
+)
 
 RULES = ()
 
@@ -71,8 +77,9 @@ def read(ctx, plan, steps) -> None:
     plan.trainer_args = [
         ("plugins", chosen) if k == "precision" else (k, code) for k, code in plan.trainer_args
     ]
+    used = "used before the loop" if use is not scaler[1] else why  # amp.py's float16 off CUDA
     plan.notes.append(
-        f"`{name}`, used before the loop, is the GradScaler the Trainer trains with "
+        f"`{name}`, {used}, is the GradScaler the Trainer trains with "
         "(`plugins=[MixedPrecision(..., scaler=...)]`), as the script's did"
     )
 
@@ -103,10 +110,7 @@ def _plugin_device(ctx, refuse) -> str:
         if not float16 and device != "cuda":
             refuse(f'autocast for "{device}" without `dtype=torch.float16` is not float16')
         return f'"{device}"'
-    given = next(
-        (a.value for a in call.args if a.keyword is None or a.keyword.value == "device_type"),
-        None,
-    )
+    given = autocast_device_expression(call)
     if given is None or collect_names(given).reads & collect_names(ctx.loop).writes:
         refuse("the autocast's device type is not known before the loop")
     if float16:

@@ -33,7 +33,10 @@ script's `for` loop asks once more, and a RandomSampler then draws its next perm
 that permutation comes from a private generator and nothing is lost; with the script's own,
 every later epoch is shuffled differently. A loader a function of the script returns
 (`loader = make_loader()`) is read through that function's one `return`, and refused at its
-`DataLoader(...)`.
+`DataLoader(...)`; one built another way by the script's code (a factory with several
+returns, a method, `train, val = make_loaders()`, `loaders = get_loaders(cfg)` then
+`loaders["train"]`) is refused at any `DataLoader(...)` it may come from that shuffles with
+its own generator (`script_loaders`).
 
 3. A validation pass whose setup draws from torch's generator -> refused (TL195).
 
@@ -57,6 +60,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.loader_iteration import loader_iterations
+from ..analysis.names import bound_names
 from ..analysis.size_peeks import _returned, neutral_size_peeks
 from ..analysis.torch_draws import draws, functions_drawing
 from ..rule import Rule
@@ -139,6 +143,17 @@ def read(ctx, plan, steps) -> None:
     if plan.loader_stmt is not None:
         return  # generated: its own generator, no shuffle
     loader = _loader_call(ctx, plan.train_loader)
+    if loader is None:
+        # built another way (several returns, a method, a tuple or dict of loaders): any
+        # loader it may be that shuffles with its own generator
+        loader = next(
+            (
+                c
+                for c in script_loaders(ctx, plan.train_loader)
+                if _own_generator(c) and _shuffles(ctx, c)
+            ),
+            None,
+        )
     if _own_generator(loader):
         if _shuffles(ctx, loader):
             ctx.block(
@@ -247,6 +262,33 @@ def _factory_loader_call(ctx, value) -> cst.Call | None:
         found = lookup(result.value)
         result = found[0] if found is not None else None
     return result if _is_loader_call(ctx, result) else None
+
+
+def script_loaders(ctx, name: str) -> list[cst.Call]:
+    """Every `DataLoader(...)` call the loader `name` may come from (as found): those in
+    the statements binding it before the loop, in the statements binding the names those read
+    (`loaders = get_loaders(cfg)` for `loaders["train"]`), and in the script's functions,
+    methods and classes any of these mention (`make_loaders()` returning a tuple or a dict,
+    a factory with several returns, `data.train_loader()`), and in the ones those mention."""
+    before = list(ctx.scope_before)
+    if ctx.in_function:
+        before += [s for s in ctx.module.body if s is not ctx.top_stmt]
+    definitions = {}
+    for node in m.findall(ctx.module, m.FunctionDef() | m.ClassDef()):
+        if node is not getattr(ctx, "function", None):
+            definitions.setdefault(node.name.value, []).append(node)
+    seen, todo, found = set(), [name], []
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        nodes = [s for s in before if current in bound_names(s)]
+        nodes += definitions.get(current, [])
+        for node in nodes:
+            found += [c for c in m.findall(node, m.Call()) if _is_loader_call(ctx, c)]
+            todo += [n.value for n in m.findall(node, m.Name()) if n.value not in seen]
+    return list({id(c): c for c in found}.values())
 
 
 def _shuffles(ctx, loader: cst.Call) -> bool:

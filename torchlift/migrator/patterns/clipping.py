@@ -291,17 +291,6 @@ def _without_unscale(ctx, stmt):
     return stmt
 
 
-def _scaled(ctx) -> bool:
-    """A GradScaler Lightning's mixed precision may use: one with autocast (amp.py), not
-    bf16 only (no scaler there)."""
-    precision = ctx.found.get("precision")
-    return (
-        ctx.found.get("scaler") is not None
-        and precision is not None
-        and precision[0] != '"bf16-mixed"'
-    )
-
-
 def _fused_argument(ctx, plan) -> str | None:
     """The code of the optimizer call's `fused=` argument when it may be true, "" when the
     call is not seen here (built by a function, handed in), None when it is known not fused

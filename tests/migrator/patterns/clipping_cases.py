@@ -111,6 +111,29 @@ for epoch in range(2):
         scaler.update()
 """
 
+# a fused AdamW on the CPU under an enabled GradScaler (float16 autocast there: the scaler
+# handed to the Trainer's plugin), nanoGPT's clipping when the limit is set
+_FUSED_IF = """
+grad_clip = 1.0
+gradient_clip_val = 1.0
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused={fused})
+scaler = torch.amp.GradScaler("cpu")
+for epoch in range(2):
+    for x, y in loader:
+        opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        if {limit} != 0.0:
+            scaler.unscale_(opt)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), {limit})
+        scaler.step(opt)
+        scaler.update()
+"""
+
+# the hook's unscale of a fused optimizer (the Trainer's scaler, the unwrapped optimizer)
+_HOOK_UNSCALE = "self.trainer.precision_plugin.scaler.unscale_("
+
 CONVERTS = {
     # parameter groups ordering the parameters otherwise than model.parameters(), under a
     # scaler: the script's clipping in configure_gradient_clipping (Lightning's would sum the
@@ -310,6 +333,74 @@ CONVERTS = {
         ],
         ["unscale_", "GradScaler"],
     ),
+    # a fused optimizer unscales in its own step: Lightning neither unscales its gradients
+    # before configure_gradient_clipping nor lets gradient_clip_val clip them (a RuntimeError).
+    # The script's clipping in the hook, its unscale_ there the Trainer's scaler's
+    "returned_norm_under_a_scaler_fused_optimizer": (
+        _SCALED_NORM.format(
+            optimizer="torch.optim.AdamW(model.parameters(), lr=1e-3, fused=use_amp)"
+        ),
+        [
+            '"_step_supports_amp_scaling",',
+            _HOOK_UNSCALE,
+            "self.norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)",
+        ],
+        ["gradient_clip_val=1", "gradient_clip_val=grad_clip", "gradient_clip_val=0.5", "GradScaler"],
+    ),
+    "norm_under_a_scaler_fused_optimizer": (
+        _SCALED_NORM.format(
+            optimizer="torch.optim.AdamW(model.parameters(), lr=1e-3, fused=use_amp)"
+        ).replace("norm = torch", "torch").replace("        print(norm.item())\n", ""),
+        [_HOOK_UNSCALE, "torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)"],
+        ["gradient_clip_val=1", "gradient_clip_val=grad_clip", "gradient_clip_val=0.5", "GradScaler"],
+    ),
+    # nanoGPT: the model's method builds it fused on CUDA (seen through the method)
+    "clipping_under_a_scaler_with_the_model_method_fused_optimizer": (
+        _METHOD_FUSED.format(fused="use_fused"),
+        [_HOOK_UNSCALE, "torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)"],
+        ["gradient_clip_val=1", "gradient_clip_val=grad_clip"],
+    ),
+    # one alternative of the script's optimizer function fused on CUDA
+    "clipping_under_a_scaler_with_a_function_optimizer_maybe_fused": (
+        _FUNCTION_FUSED.format(fused='device_type == "cuda"'),
+        [_HOOK_UNSCALE, "torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)"],
+        ["gradient_clip_val=1", "gradient_clip_val=grad_clip"],
+    ),
+    # nanoGPT's `if grad_clip != 0.0: scaler.unscale_(optimizer); clip...`: the unscale where
+    # the script's was, inside the test (no unscale when the limit is 0, as the script)
+    "limit_not_zero_after_unscale_fused_optimizer": (
+        _FUSED_IF.format(limit="grad_clip", fused="True"),
+        [
+            "if self.hparams.grad_clip != 0.0:\n"
+            "            # a fused optimizer unscales in its own step: Lightning left its gradients scaled\n"
+            "            if getattr(",
+            "torch.nn.utils.clip_grad_norm_(\n"
+            "                self.model.parameters(), self.hparams.grad_clip\n"
+            "            )",
+        ],
+        ["gradient_clip_val=1", "gradient_clip_val=grad_clip", "gradient_clip_val=0.5", "scaler.unscale_(opt)"],
+    ),
+    # bf16 (no scaler): Lightning's mixed precision refuses gradient_clip_val for a fused
+    # optimizer all the same; nothing to unscale (the script had no scaler)
+    "clipping_under_bf16_with_a_fused_optimizer": (
+        """
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+        for epoch in range(2):
+            for x, y in loader:
+                opt.zero_grad()
+                with torch.autocast("cpu", dtype=torch.bfloat16):
+                    loss = criterion(model(x), y)
+                loss.backward()
+                torch.nn.utils.clip_grad_value_(model.parameters(), 0.5)
+                opt.step()
+        """,
+        [
+            "def configure_gradient_clipping(",
+            "torch.nn.utils.clip_grad_value_(self.model.parameters(), 0.5)",
+            'precision="bf16-mixed"',
+        ],
+        ["gradient_clip_val=1", "gradient_clip_val=grad_clip", "gradient_clip_val=0.5", "_step_supports_amp_scaling"],
+    ),
     # a disabled scaler changes nothing: the plain step, the norm kept in the hook
     "returned_norm_with_a_disabled_grad_scaler": (
         """
@@ -452,20 +543,6 @@ UNCHANGED = {
         _LOOP.format(clip="torch.nn.utils.clip_grad_norm_(criterion.parameters(), 1.0)"),
         "TL105",
     ),
-    # a fused optimizer unscales in its own step: Lightning does not unscale its gradients
-    # before configure_gradient_clipping (nor lets gradient_clip_val clip them)
-    "returned_norm_under_a_scaler_fused_optimizer": (
-        _SCALED_NORM.format(
-            optimizer="torch.optim.AdamW(model.parameters(), lr=1e-3, fused=use_amp)"
-        ),
-        "TL105",
-    ),
-    "norm_under_a_scaler_fused_optimizer": (
-        _SCALED_NORM.format(
-            optimizer="torch.optim.AdamW(model.parameters(), lr=1e-3, fused=use_amp)"
-        ).replace("norm = torch", "torch").replace("        print(norm.item())\n", ""),
-        "TL105",
-    ),
     # the alias is bound to another model afterwards: it clips other parameters
     "clipping_the_parameters_of_a_rebound_alias": (
         """
@@ -482,15 +559,10 @@ UNCHANGED = {
         """,
         "TL105",
     ),
-    # the model's method builds it fused on CUDA (seen through the method): Lightning would
-    # refuse gradient_clip_val there
-    "clipping_under_a_scaler_with_the_model_method_fused_optimizer": (
-        _METHOD_FUSED.format(fused="use_fused"),
-        "TL105",
-    ),
-    # one alternative of the script's optimizer function fused on CUDA
-    "clipping_under_a_scaler_with_a_function_optimizer_maybe_fused": (
-        _FUNCTION_FUSED.format(fused='device_type == "cuda"'),
+    # the script's clipping read in configure_gradient_clipping must not read a name the
+    # hook's parameters shadow there
+    "fused_clipping_reading_a_hook_parameter_name": (
+        _FUSED_IF.format(limit="gradient_clip_val", fused="True"),
         "TL105",
     ),
 }

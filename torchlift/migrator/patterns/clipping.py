@@ -20,12 +20,19 @@ an accumulation group kept as written, as the script's own call.
 script's own statement in `configure_gradient_clipping` (see `_keep_norm`); so is a norm
 clipping of `model.parameters()` whose optimizer's groups order them otherwise (Lightning sums
 the norm in the groups' order), under a GradScaler too, without its `scaler.unscale_`
-(Lightning unscales before the hook; a fused optimizer there is refused, below).
+(Lightning unscales before the hook; for a fused optimizer, below).
+
+Under mixed precision with an optimizer that may be fused (`fused=` not known false, or built
+where its arguments are not seen), the clipping is the script's statement in
+`configure_gradient_clipping` too: Lightning's mixed precision neither unscales a fused
+optimizer's gradients before the hook nor lets `gradient_clip_val` clip them (a RuntimeError).
+The script's `scaler.unscale_(optimizer)` becomes, where it was, the Trainer's scaler
+unscaling the optimizer when it handles unscaling itself (`_fused_unscale`); GradScaler.step
+then steps the fused optimizer on the gradients already unscaled, as the script's did.
 
 Refused (TL105): clipping outside backward()..step(), twice, of other parameters than the
-model's, with norm_type or other options; clipping under a GradScaler with an optimizer
-that may be fused (Lightning does not unscale its gradients before clipping); the returned
-norm read between the clipping and the step.
+model's, with norm_type or other options; the returned norm read between the clipping and
+the step.
 """
 
 from __future__ import annotations
@@ -191,10 +198,11 @@ def read(ctx, plan, steps) -> None:
         return  # the accumulation group is kept as written, its clipping call with it
     if steps.get("manual_optimization") and isinstance(stmt, cst.If):
         raise Unsupported(STEP_SEQUENCE, "clipping under a condition, in manual optimization", stmt)
-    if _scaled(ctx) and not steps.get("manual_optimization"):
-        _refuse_fused_under_scaler(ctx, plan, stmt, kept=norm_name(stmt) is not None)
+    fused = not steps.get("manual_optimization") and _mixed_may_fuse(ctx, plan)
     if norm_name(stmt) is not None:
         _keep_norm(ctx, plan, steps, stmt)
+        if fused:
+            plan.clip_hook = _unscaling_fused(ctx, steps, stmt)
         return
     if steps.get("manual_optimization"):  # clipped where the script clips, by the module
         optimizer = plan.optimizer.name
@@ -205,11 +213,13 @@ def read(ctx, plan, steps) -> None:
         line = cst.SimpleStatementLine([cst.Expr(call)], leading_lines=stmt.leading_lines)
         steps.setdefault("kept", []).append((position, line))
         return
+    if fused:  # Lightning's gradient_clip_val raises for it: the script's clipping in the hook
+        _refuse_hook_parameter_reads(_without_unscale(ctx, stmt), stmt)
+        plan.clip_hook = _unscaling_fused(ctx, steps, stmt)
+        return
     if kind == "norm" and not _steps_model_order(ctx, plan):
         # Lightning sums the norm over the optimizer's groups in their order; parameter groups
         # (no weight decay for biases) order them otherwise, and the sum rounds otherwise
-        if _scaled(ctx):  # the hook clips what Lightning unscaled: not a fused optimizer's
-            _refuse_fused_under_scaler(ctx, plan, stmt, kept=True)
         plan.clip_hook = [_without_unscale(ctx, stmt)]
         return
     plan.add_trainer_arg("gradient_clip_val", value_code)
@@ -217,25 +227,59 @@ def read(ctx, plan, steps) -> None:
         plan.add_trainer_arg("gradient_clip_algorithm", '"value"')
 
 
-def _refuse_fused_under_scaler(ctx, plan, stmt, kept: bool) -> None:
-    """Lightning's mixed precision unscales the gradients before clipping -- its own
-    (`gradient_clip_val`) and the script's in `configure_gradient_clipping` -- only for an
-    optimizer that does not unscale them itself in its step: a fused one (`fused=True`) does,
-    and Lightning then refuses `gradient_clip_val` (a RuntimeError) and runs the hook on the
-    scaled gradients. The script unscaled them with `scaler.unscale_(optimizer)` first."""
-    fused = _fused_argument(ctx, plan)
-    # unseen (`model.configure_optimizers(...)`, nanoGPT's fused on CUDA): Lightning's
-    # gradient_clip_val would raise there, not train otherwise; the hook would clip silently
-    if fused is None or (not fused and not kept):
-        return
-    where = "built where its arguments are not seen" if not fused else f"`fused={fused}`"
-    raise Unsupported(
-        STEP_SEQUENCE,
-        f"clipping under mixed precision (a GradScaler) with an optimizer that may be fused "
-        f"({where}): Lightning does not unscale a fused optimizer's gradients before "
-        + ("configure_gradient_clipping" if kept else "clipping (it refuses gradient_clip_val)"),
-        stmt,
-    )
+def _mixed_may_fuse(ctx, plan) -> bool:
+    """Mixed precision (16 or bf16: Lightning's MixedPrecision refuses `gradient_clip_val` for
+    an optimizer handling unscaling under either) with an optimizer that may be fused."""
+    return ctx.found.get("precision") is not None and _fused_argument(ctx, plan) is not None
+
+
+# Where the script unscaled: Lightning's mixed precision unscaled a non-fused optimizer before
+# the hook already (a second unscale_ raises), a fused one it left scaled (its step unscales):
+# its own test (`_optimizer_handles_unscaling`); no scaler under "32-true" or "bf16-mixed".
+# The optimizer unwrapped: GradScaler keys its state by the object it steps, the torch one.
+_FUSED_UNSCALE = """\
+# a fused optimizer unscales in its own step: Lightning left its gradients scaled
+if getattr(self.optimizers(use_pl_optimizer=False), "_step_supports_amp_scaling", False) and (
+    getattr(self.trainer.precision_plugin, "scaler", None) is not None
+):
+    self.trainer.precision_plugin.scaler.unscale_(self.optimizers(use_pl_optimizer=False))
+"""
+
+
+def _fused_unscale(leading_lines=()) -> cst.BaseStatement:
+    """The hook's unscale of a fused optimizer's gradients, the script's `scaler.unscale_`."""
+    made = cst.parse_statement(_FUSED_UNSCALE)
+    return made.with_changes(leading_lines=[*leading_lines, *made.leading_lines])
+
+
+def _unscaling_fused(ctx, steps, stmt) -> list[cst.BaseStatement]:
+    """configure_gradient_clipping's body for an optimizer that may be fused: the script's
+    clipping statement, its `scaler.unscale_(optimizer)` -- first in its `if` block, or a
+    statement of the step before it -- the Trainer's scaler unscaling a fused optimizer. A
+    script clipping under a scaler unscales first (amp.py refuses it otherwise)."""
+    if isinstance(stmt, cst.If) and _unscales(ctx, stmt.body.body[0]):
+        first = stmt.body.body[0]
+        body = [_fused_unscale(first.leading_lines), *stmt.body.body[1:]]
+        return [stmt.with_changes(body=stmt.body.with_changes(body=body))]
+    position = steps["clip"][0]
+    unscaled = [p for p in steps.get("unscaled_at", []) if steps["backward"] < p < position]
+    if not unscaled or ctx.found.get("scaler") is None:
+        return [stmt]
+    return [_fused_unscale(), stmt]
+
+
+def _refuse_hook_parameter_reads(hook_body, stmt) -> None:
+    """The script's clipping run in configure_gradient_clipping must not read a name the
+    hook's parameters shadow there (a name the module does not carry, an import, would read
+    the parameter); `stmt` is where the script clips."""
+    clash = sorted(collect_names(hook_body).reads & _HOOK_PARAMETERS)
+    if clash:
+        raise Unsupported(
+            STEP_SEQUENCE,
+            f"clipping in configure_gradient_clipping reads `{clash[0]}`, a parameter of "
+            "the hook",
+            stmt,
+        )
 
 
 def _without_unscale(ctx, stmt):
@@ -245,17 +289,6 @@ def _without_unscale(ctx, stmt):
     if isinstance(stmt, cst.If) and _unscales(ctx, stmt.body.body[0]):
         return stmt.with_changes(body=stmt.body.with_changes(body=stmt.body.body[1:]))
     return stmt
-
-
-def _scaled(ctx) -> bool:
-    """A GradScaler Lightning's mixed precision may use: one with autocast (amp.py), not
-    bf16 only (no scaler there)."""
-    precision = ctx.found.get("precision")
-    return (
-        ctx.found.get("scaler") is not None
-        and precision is not None
-        and precision[0] != '"bf16-mixed"'
-    )
 
 
 def _fused_argument(ctx, plan) -> str | None:

@@ -11,7 +11,7 @@ from torch import nn
 
 from torchlift.runtime.core.hparams import HyperparametersMixin
 from torchlift.runtime.core.results import normalize_reduce_fx
-from torchlift.runtime.precision import handles_unscaling
+from torchlift.runtime.precision import MixedPrecision, handles_unscaling
 from torchlift.runtime.utilities.rank_zero import rank_zero_only
 
 
@@ -231,9 +231,10 @@ class LightningModule(HyperparametersMixin, nn.Module):
         if not gradient_clip_val:
             return
         optimizer = getattr(optimizer, "optimizer", optimizer)
-        scaler = getattr(getattr(self._trainer, "precision_plugin", None), "scaler", None)
-        if scaler is not None and handles_unscaling(optimizer):
-            # as Lightning: the gradients are still scaled, the step unscales them
+        plugin = getattr(self._trainer, "precision_plugin", None)
+        if isinstance(plugin, MixedPrecision) and handles_unscaling(optimizer):
+            # as Lightning's MixedPrecision, "bf16-mixed" (no scaler) too: under a scaler the
+            # gradients are still scaled, the step unscales them
             raise RuntimeError(
                 f"The current optimizer, {type(optimizer).__qualname__}, does not allow for "
                 "gradient clipping because it performs unscaling of gradients internally. "

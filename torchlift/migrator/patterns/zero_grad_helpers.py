@@ -82,6 +82,7 @@ def _inlined(ctx, stmt, helpers) -> list:
             return [stmt]
         body[0] = body[0].with_changes(leading_lines=stmt.leading_lines)
         ctx.found.setdefault("zero_grad_helpers", set()).add(stmt.body[0].value.func.value)
+        _refusals_name(ctx, stmt, body)
         return body
     changed = stmt
     for field in ("body", "orelse", "finalbody"):
@@ -104,7 +105,17 @@ def _inlined(ctx, stmt, helpers) -> list:
         ]
         if any(new.body is not old.body for new, old in zip(handlers, changed.handlers)):
             changed = changed.with_changes(handlers=handlers)
+    if changed is not stmt:
+        _refusals_name(ctx, stmt, [changed])
     return [changed]
+
+
+def _refusals_name(ctx, original, replacements) -> None:
+    """A refusal naming a replacement names the script's statement (the engine reads
+    helpers.py's `inlined_at`): the replacements are in no line of the file."""
+    origins = ctx.found.setdefault("inlined_at", {})
+    for node in replacements:
+        origins[id(node)] = origins.get(id(original), original)
 
 
 def _inlined_block(ctx, block, helpers):

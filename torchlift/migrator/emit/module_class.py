@@ -170,8 +170,9 @@ class ClassBuilder:
                 mapping[plan.optimizer_list[0]] = _expr("self.optimizers()")
             if plan.scheduler_list is not None:
                 mapping[plan.scheduler_list[0]] = _expr("self.lr_schedulers()")
-        if optimizer.given:  # the script's own optimizer, handed to `__init__`
-            mapping[optimizer.name] = self_attr(attr_name(optimizer.name))
+        for given in plan.optimizers:  # the script's own optimizers, handed to `__init__`
+            if given.given:
+                mapping[given.name] = self_attr(attr_name(given.name))
         if optimizer.scheduler_held:  # the script's scheduler, stepped by the module
             mapping[optimizer.scheduler] = self_attr(attr_name(optimizer.scheduler))
         elif optimizer.scheduler and len(plan.optimizers) == 1:

@@ -118,18 +118,32 @@ def _step_calls(node) -> list[cst.Call]:
 
 def batch_statements(ctx, stmts):
     """Note a batch loop that steps several optimizers: its statements are all kept."""
-    optimizers = {}
+    optimizers, unread = {}, {}
     for stmt in stmts:
         for call in _step_calls(stmt):
             name = call.func.value.value
             binding, count = ctx.binding(name)
-            if optim_kind(ctx, binding) == "optimizer" or (
-                not count and _given_model(ctx, name, call) is not None
-            ):
+            if optim_kind(ctx, binding) == "optimizer":
                 optimizers.setdefault(name, call)
+            elif not count and name in ctx.params:  # handed to the function holding the loop
+                try:
+                    given_optimizer(ctx, name, call)
+                    optimizers.setdefault(name, call)
+                except Unsupported as why:
+                    unread.setdefault(name, why)
+    # a parameter the step zeroes too is an optimizer (a scheduler has no zero_grad): one
+    # beside another optimizer whose callers do not show what it trains is refused for that
+    zeroed = {name for name in unread if _zeroes(stmts, name)}
+    if zeroed and len(optimizers) + len(zeroed) > 1:
+        raise unread[sorted(zeroed)[0]]
     if len(optimizers) > 1:
         ctx.found["manual_optimizers"] = optimizers
     return stmts
+
+
+def _zeroes(stmts, name: str) -> bool:
+    pattern = m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name("zero_grad")))
+    return any(m.findall(stmt, pattern) for stmt in stmts)
 
 
 def _given_model(ctx, name: str, call) -> str | None:
@@ -250,9 +264,14 @@ def bind(ctx, plan, steps) -> None:
     optimizers, given = [], []
     for name, step in ctx.found["manual_optimizers"].items():
         binding, count = ctx.binding(name)
-        if binding is None and not count:  # handed to the function holding the loop
-            given.append((name, _given_model(ctx, name, step)))
+        model = _given_model(ctx, name, step) if binding is None and not count else None
+        if model is not None:  # handed to the function holding the loop
+            given.append((name, model))
             continue
+        if binding is None:
+            raise Unsupported(
+                BINDING, f"optimizer `{name}` is not bound in this scope before the loop", step
+            )
         stmt, call = binding
         if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
             raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
@@ -260,10 +279,8 @@ def bind(ctx, plan, steps) -> None:
     models: list[str] = []
     # the given ones first, in the order of the function's parameters: `self.optimizers()`
     # and configure_optimizers agree on any one order
-    order = [p for p in _parameter_order(ctx) if p in dict(given)]
-    for name in order:
+    for name, model in sorted(given, key=lambda found: _parameter_order(ctx).index(found[0])):
         plan.optimizers.append(OptimizerPlan(name, None, given=True))
-        model = dict(given)[name]
         models += [model] if model not in models else []
     for _, name, stmt, call in sorted(optimizers, key=lambda found: found[0]):
         plan.optimizers.append(OptimizerPlan(name, stmt))

@@ -50,8 +50,8 @@ PATTERNS = [
     "torchlift.migrator.patterns.bar_displays",
     "torchlift.migrator.patterns.log_every",
     "torchlift.migrator.patterns.sample_lists",  # after the bars: the list they wrap
+    "torchlift.migrator.patterns.zero_grad_helpers",  # before known_branches reads the `if`s
     "torchlift.migrator.patterns.known_branches",
-    "torchlift.migrator.patterns.zero_grad_helpers",
     "torchlift.migrator.patterns.manual_optimization",
     "torchlift.migrator.patterns.optimizer_lists",  # the lists of what it bound
     "torchlift.migrator.patterns.manual_backward",  # one optimizer, the same kept step

@@ -289,3 +289,46 @@ CONVERTS["break_at_the_end_of_the_step"] = (
     ["if batch_idx == 1:\n            self.stop_epoch = True", "if self.stop_epoch:\n            return -1"],
     ["break"],
 )
+
+# a GAN's train() given both optimizers by its caller (a trainer class's train() once the
+# class is inlined): each is handed to the module, which returns them from configure_optimizers
+_GIVEN = """
+def train(net_g, net_d, opt_g, opt_d, loader, epochs):
+    for epoch in range(epochs):
+        for x, _ in loader:
+            opt_d.zero_grad()
+            loss_d = net_d(x).mean() - net_d(net_g(x).detach()).mean()
+            loss_d.backward()
+            opt_d.step()
+            opt_g.zero_grad()
+            loss_g = -net_d(net_g(x)).mean()
+            loss_g.backward()
+            opt_g.step()
+
+
+net_g = nn.Linear(4, 4)
+net_d = nn.Linear(4, 1)
+{opt_g}
+opt_d = torch.optim.Adam(net_d.parameters())
+train(net_g, net_d, opt_g, opt_d, loader, 2)
+"""
+
+CONVERTS["two_optimizers_given_to_the_function"] = (
+    _GIVEN.format(opt_g="opt_g = torch.optim.Adam(net_g.parameters())"),
+    [
+        "self.opt_g = opt_g\n        self.opt_d = opt_d",
+        "opt_g, opt_d = self.optimizers()",
+        "return self.opt_g, self.opt_d",
+        "lit_model = LitModel(net_g, net_d, opt_g, opt_d)",
+    ],
+    [],
+)
+
+# one of them over two modules' parameters: which model it trains is not one parameter
+UNCHANGED["given_optimizer_over_chained_parameters"] = (
+    "import itertools\n"
+    + _GIVEN.format(
+        opt_g="opt_g = torch.optim.Adam(itertools.chain(net_g.parameters(), model.parameters()))"
+    ),
+    "TL132",
+)

@@ -170,8 +170,9 @@ class ClassBuilder:
                 mapping[plan.optimizer_list[0]] = _expr("self.optimizers()")
             if plan.scheduler_list is not None:
                 mapping[plan.scheduler_list[0]] = _expr("self.lr_schedulers()")
-        if optimizer.given:  # the script's own optimizer, handed to `__init__`
-            mapping[optimizer.name] = self_attr(attr_name(optimizer.name))
+        for given in plan.optimizers:  # the script's own optimizers, handed to `__init__`
+            if given.given:
+                mapping[given.name] = self_attr(attr_name(given.name))
         if optimizer.scheduler_held:  # the script's scheduler, stepped by the module
             mapping[optimizer.scheduler] = self_attr(attr_name(optimizer.scheduler))
         elif optimizer.scheduler and len(plan.optimizers) == 1:
@@ -500,12 +501,16 @@ class ClassBuilder:
         if len(plan.optimizers) > 1:  # built in the script's order, the step's unpacking
             names = [optimizer.name for optimizer in plan.optimizers]
             local = {name: cst.Name(name) for name in names}
+            for optimizer in plan.optimizers:  # the caller's optimizers, handed to `__init__`
+                if optimizer.given:
+                    local[optimizer.name] = self_attr(attr_name(optimizer.name))
             for loader in plan.loader_args:
                 local[loader] = self_attr(attr_name(loader))
             schedulers = [o for o in plan.optimizers if o.scheduler]
             local.update({o.scheduler: cst.Name(o.scheduler) for o in schedulers})
-            stmts = [o.stmt for o in plan.optimizers] + [o.scheduler_stmt for o in schedulers]
-            returned = ", ".join(names)
+            stmts = [o.stmt for o in plan.optimizers if not o.given]
+            stmts += [o.scheduler_stmt for o in schedulers]
+            returned = ", ".join(self.module.code_for_node(local[name]) for name in names)
             if schedulers:  # Lightning ties each to the optimizer it was built on
                 returned = f"[{returned}], [{', '.join(o.scheduler for o in schedulers)}]"
             if plan.scheduler_list is not None:  # the script's lists, built as it built them

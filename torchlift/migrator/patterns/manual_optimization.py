@@ -42,6 +42,7 @@ from ..shapes.context import CONTROL_FLOW
 from .bindings import BINDING, models_from_optimizer, optim_kind
 from .clipping import clip_call
 from .early_break import break_ends_its_blocks, end_epoch_at
+from .passed_in import given_optimizer
 from .scheduler_factories import built_on
 
 MANUAL_STEP = Rule(
@@ -117,16 +118,44 @@ def _step_calls(node) -> list[cst.Call]:
 
 def batch_statements(ctx, stmts):
     """Note a batch loop that steps several optimizers: its statements are all kept."""
-    optimizers = {}
+    optimizers, unread = {}, {}
     for stmt in stmts:
         for call in _step_calls(stmt):
             name = call.func.value.value
-            binding, _ = ctx.binding(name)
+            binding, count = ctx.binding(name)
             if optim_kind(ctx, binding) == "optimizer":
                 optimizers.setdefault(name, call)
+            elif not count and name in ctx.params:  # handed to the function holding the loop
+                try:
+                    given_optimizer(ctx, name, call)
+                    optimizers.setdefault(name, call)
+                except Unsupported as why:
+                    unread.setdefault(name, why)
+    # a parameter the step zeroes too is an optimizer (a scheduler has no zero_grad): one
+    # beside another optimizer whose callers do not show what it trains is refused for that
+    zeroed = {name for name in unread if _zeroes(stmts, name)}
+    if zeroed and len(optimizers) + len(zeroed) > 1:
+        raise unread[sorted(zeroed)[0]]
     if len(optimizers) > 1:
         ctx.found["manual_optimizers"] = optimizers
     return stmts
+
+
+def _zeroes(stmts, name: str) -> bool:
+    pattern = m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name("zero_grad")))
+    return any(m.findall(stmt, pattern) for stmt in stmts)
+
+
+def _given_model(ctx, name: str, call) -> str | None:
+    """The model parameter beside the optimizer parameter `name` of the function holding the
+    loop, when every call site passes a torch.optim optimizer for it (patterns/passed_in.py),
+    else None (a scheduler handed in, a function never called here)."""
+    if name not in ctx.params:
+        return None
+    try:
+        return given_optimizer(ctx, name, call)
+    except Unsupported:
+        return None
 
 
 def claim(ctx, steps, stmt, position) -> bool:
@@ -232,18 +261,37 @@ def bind(ctx, plan, steps) -> None:
     model they train."""
     if "manual_optimizers" not in ctx.found:  # none, or a hand update (hand_update.py)
         return
-    optimizers = []
-    for name in ctx.found["manual_optimizers"]:
-        (stmt, call), count = ctx.binding(name)
+    optimizers, given = [], []
+    for name, step in ctx.found["manual_optimizers"].items():
+        binding, count = ctx.binding(name)
+        model = _given_model(ctx, name, step) if binding is None and not count else None
+        if model is not None:  # handed to the function holding the loop
+            given.append((name, model))
+            continue
+        if binding is None:
+            raise Unsupported(
+                BINDING, f"optimizer `{name}` is not bound in this scope before the loop", step
+            )
+        stmt, call = binding
         if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
             raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
         optimizers.append((ctx.scope_before.index(stmt), name, stmt, call))
     models: list[str] = []
+    # the given ones first, in the order of the function's parameters: `self.optimizers()`
+    # and configure_optimizers agree on any one order
+    for name, model in sorted(given, key=lambda found: _parameter_order(ctx).index(found[0])):
+        plan.optimizers.append(OptimizerPlan(name, None, given=True))
+        models += [model] if model not in models else []
     for _, name, stmt, call in sorted(optimizers, key=lambda found: found[0]):
         plan.optimizers.append(OptimizerPlan(name, stmt))
         models += [model for model in models_from_optimizer(call) if model not in models]
     plan.models.extend(ModelPlan(model) for model in models)
     plan.manual_optimization = True
+
+
+def _parameter_order(ctx) -> list[str]:
+    params = ctx.function.params
+    return [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
 
 
 def read(ctx, plan, steps) -> None:

@@ -142,7 +142,7 @@ def check(ctx, plan) -> None:
         return
     given, blocked = _given_per_run(ctx, plan, block) if ctx.function is inner else (set(), set())
     named = [(model.name, "weights and train/eval mode") for model in plan.models]
-    if plan.scaler:
+    if plan.scaler and ctx.found.get("scaler_off") != plan.scaler:  # off: it scales nothing
         named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
     for name, left in named:
         if name in given | blocked:

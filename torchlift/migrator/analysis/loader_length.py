@@ -18,8 +18,8 @@ import libcst.matchers as m
 from .dict_entries import dict_entry
 from .globals_read import function_locals, rebound_through_global
 from .names import collect_names, only_module_binding
-from .statements import single_assign
 from .qualnames import GRAD_MODES
+from .statements import single_assign
 
 _FACTORIES = {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange"}
 _COUNT_NEUTRAL = {

@@ -387,6 +387,8 @@ def _module_value(ctx, name: str):
     (`exec`, `globals()`, `vars()`); else None."""
     if ctx.function is None or name in ctx.params or name in function_locals(ctx):
         return None
+    if not any(stmt is ctx.function for stmt in ctx.module.body):
+        return None  # a nested function may read its enclosing function's `name`
     if name in rebound_through_global(ctx):
         return None
     dynamic = m.Name("exec") | m.Name("eval") | m.Name("globals") | m.Name("vars")

@@ -74,6 +74,9 @@ class OptimizerPlan:
     # kept in the script, handed to the module and returned to Lightning, which steps it
     # (a per-batch scheduler of a kept optimizer: patterns/kept_optimizers.py)
     scheduler_given: bool = False
+    # the statements building an optimizer (and scheduler) kept in the script: where each run
+    # of a loop over runs builds them (shapes/runs.py)
+    kept_stmts: tuple = ()
 
 
 @dataclass

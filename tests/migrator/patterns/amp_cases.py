@@ -135,6 +135,62 @@ CONVERTS = {
         ["return loss"],
         ["precision", "scaler.step"],
     ),
+    # the notebook's `config = dict(...)` (shown in its own cell) read by the function holding
+    # a fold's epochs: a setting, as `class CFG`'s; the scaler off carries nothing across runs
+    "kaggle_config_dict_global_scaler_off_per_fold": (
+        """
+        config = dict(apex=False, epochs=2)
+        config
+        def train_fn(loader, model, optimizer):
+            scaler = torch.cuda.amp.GradScaler(enabled=config["apex"])
+            for x, y in loader:
+                with torch.cuda.amp.autocast(enabled=config["apex"]):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+        def run_fold(fold):
+            model = nn.Linear(4, 2)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(config["epochs"]):
+                train_fn(loader, model, optimizer)
+        for fold in range(2):
+            run_fold(fold)
+        """,
+        ["return loss", 'max_epochs=config["epochs"]'],
+        ["precision", "scaler.step"],
+    ),
+    # `CustomModel(CFG)` keeping it as `self.cfg`, read only by attribute: still a setting
+    "kaggle_cfg_kept_by_the_model_scaler_off": (
+        """
+        class CFG:
+            apex = False
+            hidden = 4
+        class CustomModel(nn.Module):
+            def __init__(self, cfg):
+                super().__init__()
+                self.cfg = cfg
+                self.fc = nn.Linear(4, cfg.hidden)
+            def forward(self, x):
+                return self.fc(x)[:, : self.cfg.hidden // 2]
+        net = CustomModel(CFG)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        def train_fn(loader, model, optimizer):
+            scaler = torch.cuda.amp.GradScaler(enabled=CFG.apex)
+            for x, y in loader:
+                with torch.cuda.amp.autocast(enabled=CFG.apex):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+        for epoch in range(2):
+            train_fn(loader, net, opt)
+        """,
+        ["return loss"],
+        ["precision", "scaler.step"],
+    ),
     # nanoGPT's ctx: autocast only when the test does not pick nullcontext()
     "nullcontext_or_autocast": (
         _CTX.format(dtype="", ptdtype="torch.float16"),
@@ -311,6 +367,35 @@ UNCHANGED = {
             "            scaler.step(optimizer)\n            scaler.update()\n"
             "        else:\n            loss.backward()\n            optimizer.step()",
         ),
+        "TL113",
+    ),
+    # the model kept `CFG` and turns apex on through it: not a setting any more
+    "kaggle_cfg_kept_by_the_model_and_changed": (
+        """
+        class CFG:
+            apex = False
+        class CustomModel(nn.Module):
+            def __init__(self, cfg):
+                super().__init__()
+                self.cfg = cfg
+                self.fc = nn.Linear(4, 2)
+            def forward(self, x):
+                self.cfg.apex = True
+                return self.fc(x)
+        net = CustomModel(CFG)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        def train_fn(loader, model, optimizer):
+            scaler = torch.cuda.amp.GradScaler(enabled=CFG.apex)
+            for x, y in loader:
+                with torch.cuda.amp.autocast(enabled=CFG.apex):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+        for epoch in range(2):
+            train_fn(loader, net, opt)
+        """,
         "TL113",
     ),
     # a scaler built each epoch that may be on restarts its scale every epoch

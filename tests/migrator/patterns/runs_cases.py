@@ -211,9 +211,100 @@ CONVERTS = {
         ],
         ["opt.step()"],
     ),
+    # Kaggle's `train_loop(fold)`: the scheduler built by a helper choosing it by name and
+    # stepped under an `if` on the setting: the optimizer and scheduler stay where each run
+    # builds them, handed to the module, which steps the scheduler where the script did
+    "scheduler_by_name_kept_where_each_run_builds_it": (
+        """
+        def get_scheduler(name, optimizer):
+            if name == "plateau":
+                return torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+            return torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+
+
+        def run(fold):
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            scheduler = get_scheduler("step", opt)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+                if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                    scheduler.step(loss.item())
+                else:
+                    scheduler.step()
+
+
+        for fold in range(2):
+            run(fold)
+        """,
+        [
+            "lit_model = LitModel(net, opt, scheduler)",
+            "self.scheduler.step()",
+            "return self.opt",
+        ],
+        ["opt.step()"],
+    ),
+    # the rate read after the epoch's step (`lr = optimizer.param_groups[0]["lr"]` for the
+    # print): the optimizer and its scheduler stay where each run builds them
+    "rate_read_after_the_step_kept_where_each_run_builds_it": (
+        """
+        def run(fold):
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=1)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+                scheduler.step()
+                lr = opt.param_groups[0]["lr"]
+                print(fold, epoch, lr)
+
+
+        for fold in range(2):
+            run(fold)
+        """,
+        [
+            "lit_model = LitModel(net, opt, scheduler, fold)",
+            'lr = self.opt.param_groups[0]["lr"]',
+            "return self.opt",
+        ],
+        ["opt.step()"],
+    ),
 }
 
 UNCHANGED = {
+    # kept in the script (its rate read after the step), but built once before the runs:
+    # every run would go on with the previous one's optimizer state
+    "kept_optimizer_built_once_before_the_runs": (
+        """
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=1)
+
+
+        def run(fold):
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+                scheduler.step()
+                print(fold, opt.param_groups[0]["lr"])
+
+
+        for fold in range(2):
+            run(fold)
+        """,
+        "TL193",
+    ),
     # bound in each run, but to the model built once before the loop: the same object
     "model_named_again_in_each_run": (
         """

@@ -16,8 +16,10 @@ import libcst as cst
 import libcst.matchers as m
 
 from .dict_entries import dict_entry
-from .names import collect_names
+from .globals_read import function_locals, rebound_through_global
+from .names import collect_names, only_module_binding
 from .qualnames import GRAD_MODES
+from .statements import single_assign
 
 _FACTORIES = {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange"}
 _COUNT_NEUTRAL = {
@@ -212,7 +214,7 @@ def _config_entry(ctx, expr: cst.Subscript):
     if not (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)):
         return "not read by a string key"
     name = expr.value.value
-    value = _bound_value(ctx, name)
+    value = _bound_value(ctx, name) or _module_value(ctx, name)
     if not isinstance(value, cst.Dict) and not (
         isinstance(value, cst.Call) and "builtins.dict" in ctx.call_qualnames(value)
     ):
@@ -244,7 +246,15 @@ def _key_read_problem(ctx, name: str, item=None, only=None) -> str | None:
     handed = _handed_to_readers(ctx, name, item)
     if isinstance(handed, str):
         return handed
-    others = [n for n in m.findall(module, m.Name(name)) if id(n) not in reads | handed]
+    # a notebook's display cell (`config` alone on a line): shown, only read
+    shown = {
+        id(line.body[0].value)
+        for line in module.body
+        if m.matches(line, m.SimpleStatementLine([m.Expr(value=m.Name(name))]))
+    }
+    others = [
+        n for n in m.findall(module, m.Name(name)) if id(n) not in reads | handed | shown
+    ]
     if len(others) != 1:
         return f"`{name}` is used other than read {how} or handed to the file's functions"
     return None
@@ -318,15 +328,74 @@ def _reads_only_by_key(ctx, function: cst.FunctionDef, name: str, item, seen) ->
     """`function`'s parameter `name` is only read as `name["key"]` (`item`) in its body, or
     handed on to the file's functions reading it so (never rebound, stored into)."""
     keyed = {id(f.value) for f in m.findall(function.body, item(name))}
+    # `self.cfg`'s `cfg` is an attribute's name, no mention of the parameter
+    attributes = {id(a.attr) for a in m.findall(function.body, m.Attribute())}
     stores = m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.Del()
     for target in m.findall(function.body, stores):
-        if name in {n.value for n in m.findall(target.target, m.Name(name))}:
+        if any(id(n) not in attributes for n in m.findall(target.target, m.Name(name))):
             return False  # `cfg["lr"] = ...` or `cfg = ...`
-    mentions = m.findall(function.body, m.Name(name))
+    mentions = [n for n in m.findall(function.body, m.Name(name)) if id(n) not in attributes]
+    keyed |= _kept_on_self(ctx, function, name, item)
     if all(id(n) in keyed for n in mentions):
         return True
     handed = _handed_to_readers(ctx, name, item, function.body, seen)
     return not isinstance(handed, str) and all(id(n) in keyed | handed for n in mentions)
+
+
+def _kept_on_self(ctx, function: cst.FunctionDef, name: str, item) -> set[int]:
+    """ids of the `name` nodes of `self.attr = name` in an `__init__` (a Kaggle model's
+    `self.cfg = cfg`, given `CFG`) when the file mentions `.attr` nowhere else than there and
+    in reads of it the same way (`self.cfg.hidden_size`), never stored into; else empty."""
+    params = function.params.params
+    if function.name.value != "__init__" or not params:
+        return set()
+    this = params[0].name.value
+    kept = [
+        line.body[0]
+        for line in function.body.body
+        if m.matches(
+            line,
+            m.SimpleStatementLine(
+                [m.Assign([m.AssignTarget(m.Attribute(value=m.Name(this)))], m.Name(name))]
+            ),
+        )
+    ]
+    if len(kept) != 1:
+        return set()
+    store = kept[0].targets[0].target
+    attr = store.attr.value
+    module = ctx.module
+    on_attr = m.Attribute(attr=m.Name(attr))
+    if item is _keyed:
+        read = m.Subscript(
+            value=on_attr, slice=[m.SubscriptElement(slice=m.Index(value=m.SimpleString()))]
+        )
+    else:
+        read = m.Attribute(value=on_attr)
+    reads = {id(found.value) for found in m.findall(module, read)}
+    others = [a for a in m.findall(module, on_attr) if id(a) not in reads and a is not store]
+    targets = m.findall(module, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.Del())
+    if others or any(m.findall(t.target, read) for t in targets):
+        return set()
+    return {id(kept[0].value)}
+
+
+def _module_value(ctx, name: str):
+    """The value of the module global `name` the function holding the loop reads (a
+    notebook's `config = dict(...)` read in `run_fold()`): the module's one plain binding of
+    it, when no function rebinds it (`global`) and nothing may rebind globals behind it
+    (`exec`, `globals()`, `vars()`); else None."""
+    if ctx.function is None or name in ctx.params or name in function_locals(ctx):
+        return None
+    if not any(stmt is ctx.function for stmt in ctx.module.body):
+        return None  # a nested function may read its enclosing function's `name`
+    if name in rebound_through_global(ctx):
+        return None
+    dynamic = m.Name("exec") | m.Name("eval") | m.Name("globals") | m.Name("vars")
+    if m.findall(ctx.module, m.Call(func=dynamic)):
+        return None
+    found = single_assign(only_module_binding(ctx.module, name))
+    return found[1] if found is not None else None
 
 
 def _bound_value(ctx, name: str):

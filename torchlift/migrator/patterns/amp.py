@@ -363,6 +363,7 @@ def read(ctx, plan, steps) -> None:
         # `GradScaler(enabled=False)` (its autocast turned off too, known_branches.py): its
         # calls change nothing, the step is Lightning's plain one; later code keeps it
         plan.scaler = scaler[0]
+        ctx.found["scaler_off"] = scaler[0]  # no scale to carry across runs (shapes/runs.py)
         if any(s is scaler[1] for s in plan.pre_train):  # built per epoch: nothing to keep
             plan.pre_train = [s for s in plan.pre_train if s is not scaler[1]]
         others = [*plan.pre_train, *plan.post_train, *ctx.scope_after]

@@ -109,6 +109,9 @@ def read(ctx, plan, steps) -> None:
             f"`{optimizer.scheduler}` is stepped {how}: it cannot be stepped in place",
             where,
         )
+    optimizer.kept_stmts = tuple(
+        s for s in (optimizer.stmt, optimizer.scheduler_stmt) if s is not None
+    )
     optimizer.given, optimizer.stmt = True, None
     if per_batch:  # Lightning steps it right after each optimizer step, as the script did
         optimizer.scheduler_given, optimizer.scheduler_stmt = True, None
@@ -134,4 +137,5 @@ def _keep_scheduler_of_given(ctx, optimizer) -> None:
             "function is given is read around its step, and cannot be stepped in place",
             read_after_step,
         )
+    optimizer.kept_stmts += (optimizer.scheduler_stmt,)
     optimizer.scheduler_held, optimizer.scheduler_stmt = True, None

@@ -17,7 +17,10 @@ after training reads the values carried back from the module (resolve_names), an
 next iteration's training reads is carried back too: the statements of the run's body and the
 epoch loop itself run again after it (`LoopContext.locate`). The optimizer and its scheduler
 are built in `configure_optimizers` from each run's module, as the script built them per run.
-Nested sweeps (`for seed in seeds: for lr in lrs:`) are loops over runs each. A function
+Nested sweeps (`for seed in seeds: for lr in lrs:`) are loops over runs each. An optimizer
+(and scheduler) kept in the script (patterns/kept_optimizers.py: its scheduler built by a helper
+choosing it by name, stepped under an `if`, its rate read after the step) is handed to each
+run's module where the run builds it. A function
 holding a whole run (`def train_fold(fold): ... for epoch in range(N): ...`) that a loop calls
 per fold is converted where its epoch loop stands, like any function holding a training loop
 (source/find_loops.py keeps its loop as the candidate rather than the loop calling it), under
@@ -139,7 +142,7 @@ def check(ctx, plan) -> None:
         return
     given, blocked = _given_per_run(ctx, plan, block) if ctx.function is inner else (set(), set())
     named = [(model.name, "weights and train/eval mode") for model in plan.models]
-    if plan.scaler:
+    if plan.scaler and ctx.found.get("scaler_off") != plan.scaler:  # off: it scales nothing
         named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
     for name, left in named:
         if name in given | blocked:
@@ -158,6 +161,20 @@ def check(ctx, plan) -> None:
         # not built by each call; a scheduler handed over beside it is not read per run
         handed = optimizer.scheduler_held or optimizer.scheduler_given
         fresh = optimizer.name in given and not handed
+        # kept in the script where each run builds it (kept_optimizers.py: its scheduler
+        # built by a helper, stepped under an `if`, its rate read after the step): each fit
+        # is handed the run's own, as each run trained its own
+        built_here = optimizer.name not in ctx.params and optimizer.kept_stmts
+        outside = [s for s in optimizer.kept_stmts if id(s) not in owned]
+        if built_here and not outside:
+            continue
+        if built_here:  # kept, and built where a run does not build it again
+            block(
+                f"`{optimizer.name}` (or its scheduler), kept in the script, is {where}: "
+                "runs sharing one optimizer are not converted",
+                outside[0],
+            )
+            continue
         kept = optimizer.given and not fresh
         for stmt in (optimizer.stmt, optimizer.scheduler_stmt):
             if kept or (stmt is not None and id(stmt) not in owned):

@@ -35,8 +35,6 @@ MOVED_CLOSURE = Rule(
     closures are read (patterns/closure_step.py), and converts that loop.""",
     "Nothing to do; review the diff.",
     """
-    optimizer = torch.optim.LBFGS(model.parameters())
-
     def closure():
         optimizer.zero_grad()
         loss = criterion(model(x), y)
@@ -46,6 +44,7 @@ MOVED_CLOSURE = Rule(
     for step in range(10):
         optimizer.step(closure)
     """,
+    converts=True,
 )
 
 RULES = (MOVED_CLOSURE,)

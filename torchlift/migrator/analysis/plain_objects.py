@@ -12,14 +12,19 @@ A name bound nowhere but by module-level `name = C(...)` statements holds such a
 every scope reading it when `C` is a class of the script defined once, with no base (or
 `object`), metaclass or decorator, whose code calls no `.backward()` and no `.step()` /
 `.zero_grad()` but its own, and reads no global but imported names, builtins, literals bound
-once and other such classes (nothing through which it could reach a model or an optimizer):
-its `.step()` is the class's own and trains nothing. Anything else (a base class, another
+once, parsed command-line arguments and other such classes (nothing through which it could
+reach a model or an optimizer): its `.step()` is the class's own and trains nothing.
+Parsed arguments are a name bound once, at module level, to `parser.parse_args(...)` and read
+everywhere else only as `args.field` (`RandomState(args.seed)` in the examples' envs): nothing
+stores into that Namespace (`args.model = model`) or hands it on (`vars(args)`, `f(args)`),
+so its fields hold the command line's values. Anything else (a base class, another
 binding, a local or parameter of the same name anywhere, a `global` rebinding it) keeps the
 call an optimizer call, as before.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
 import symtable
 
@@ -105,7 +110,7 @@ def _plain_classes(module: cst.Module) -> set[str]:
     }
     safe = {
         name for name, stmts in defs.items() if len(stmts) == 1 and _import_or_literal(stmts[0])
-    }
+    } | _parsed_namespaces(module, defs)
     try:
         tables = {
             t.get_name(): t
@@ -141,6 +146,43 @@ def _global_reads(table: symtable.SymbolTable) -> set[str]:
     for child in table.get_children():
         found |= _global_reads(child)
     return found
+
+
+_PARSE_ARGS = m.SimpleStatementLine(
+    [
+        m.Assign(
+            [m.AssignTarget(m.Name())],
+            value=m.Call(func=m.Attribute(attr=m.Name("parse_args"))),
+        )
+    ]
+)
+
+
+def _parsed_namespaces(module: cst.Module, defs: dict) -> set[str]:
+    """Names bound once, at module level, to `parser.parse_args(...)` and read everywhere else
+    only as `name.field` loads (a parameter or local of the same name anywhere, `vars(args)`,
+    `args.lr = ...` or `del args.x` keep it unsafe): a Namespace only argparse fills."""
+    parsed = {
+        name
+        for name, stmts in defs.items()
+        if len(stmts) == 1 and m.matches(stmts[0], _PARSE_ARGS)
+    }
+    if not parsed:
+        return set()
+    try:
+        tree = ast.parse(module.code)
+    except SyntaxError:
+        return set()
+    bare = dict.fromkeys(parsed, 0)  # uses of the name not as `name.field` loads
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in bare:
+            bare[node.id] += 1
+        elif isinstance(node, ast.arg) and node.arg in bare:
+            bare[node.arg] += 2  # a parameter of that name: never one binding
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in bare:
+                bare[node.value.id] += -1 if isinstance(node.ctx, ast.Load) else 2
+    return {name for name, count in bare.items() if count == 1}  # the binding alone
 
 
 def _import_or_literal(stmt) -> bool:

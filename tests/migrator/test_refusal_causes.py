@@ -336,6 +336,39 @@ CASES = {
         "its test calls `torch.cuda.is_available()`, whose result is known only when the "
         "script runs",
     ),
+    # a rollout stepping an env whose class reads a global that is not followed: the env's
+    # `step()` is named, not a continue/return the loop does not have
+    "rollout_stepping_an_env_reading_a_global_list": (
+        """
+        class Walk:
+            def reset(self):
+                self.pos = 0
+                return torch.zeros(1, 4)
+
+            def step(self, action):
+                self.pos += starts[0]
+                return torch.full((1, 4), float(self.pos)), 1.0, self.pos >= 3
+
+
+        starts = [1]
+        env = Walk()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for episode in range(4):
+            state, rewards = env.reset(), []
+            for t in range(10):  # <- cause
+                state, reward, done = env.step(model(state).argmax().item())
+                rewards.append(reward)
+                if done:
+                    break
+            optimizer.zero_grad()
+            loss = model(state).pow(2).mean() * sum(rewards)
+            loss.backward()
+            optimizer.step()
+        """,
+        "TL107",
+        "calls `env.step(model(state).argmax().item())`, which may be an optimizer's step: "
+        "`env` holds a `Walk`, which reads the global `starts`",
+    ),
 }
 
 

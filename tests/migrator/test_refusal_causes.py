@@ -369,6 +369,29 @@ CASES = {
         "calls `env.step(model(state).argmax().item())`, which may be an optimizer's step: "
         "`env` holds a `Walk`, which reads the global `starts`",
     ),
+    # an optimizer held by a plain object of the script: that object is named, not a nested
+    # statement the step is not in
+    "optimizer_held_by_an_agent_object": (
+        """
+        class Agent:
+            def __init__(self):
+                self.policy = nn.Linear(4, 2)
+                self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=0.01)
+
+
+        agent = Agent()
+        for update in range(3):
+            losses = []
+            for _ in range(2):
+                losses.append(agent.policy(torch.randn(1, 4)).pow(2).sum())
+            loss = torch.stack(losses).mean()
+            agent.optimizer.zero_grad()
+            loss.backward()
+            agent.optimizer.step()  # <- cause
+        """,
+        "TL106",
+        "`agent.optimizer.step()` steps an optimizer held by `agent`, an instance of `Agent`",
+    ),
 }
 
 

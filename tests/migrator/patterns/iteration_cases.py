@@ -632,6 +632,12 @@ CONVERTS["episodes_of_an_environment_reading_parsed_arguments"] = (
     ["range(1, 9), batch_size=None", "state, reward, done, _ = self.env.step(action)"],
     ["count(1)"],
 )
+# printed whole (`print(args)`): its repr, nothing stored into it
+CONVERTS["episodes_of_an_environment_reading_printed_arguments"] = (
+    _PARSED_ENV.replace("env = Walk()\n", "print(args)\nenv = Walk()\n"),
+    ["range(1, 9), batch_size=None", "print(args)"],
+    ["count(1)"],
+)
 # a Namespace the script stores an optimizer into may reach it from the env: its `step()` too
 UNCHANGED["episodes_of_an_environment_reading_arguments_holding_the_optimizer"] = (
     _PARSED_ENV.replace("args = parser.parse_args([])\n", "args = parser.parse_args([])\nargs.opt = optimizer\n"),

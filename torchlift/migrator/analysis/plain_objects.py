@@ -15,7 +15,7 @@ every scope reading it when `C` is a class of the script defined once, with no b
 once, parsed command-line arguments and other such classes (nothing through which it could
 reach a model or an optimizer): its `.step()` is the class's own and trains nothing.
 Parsed arguments are a name bound once, at module level, to `parser.parse_args(...)` and read
-everywhere else only as `args.field` (`RandomState(args.seed)` in the examples' envs): nothing
+everywhere else only as `args.field` or in `print(args)` (`RandomState(args.seed)`): nothing
 stores into that Namespace (`args.model = model`) or hands it on (`vars(args)`, `f(args)`),
 so its fields hold the command line's values. Anything else (a base class, another
 binding, a local or parameter of the same name anywhere, a `global` rebinding it) keeps the
@@ -213,8 +213,8 @@ _PARSE_ARGS = m.SimpleStatementLine(
 
 def _parsed_namespaces(module: cst.Module, defs: dict) -> set[str]:
     """Names bound once, at module level, to `parser.parse_args(...)` and read everywhere else
-    only as `name.field` loads (a parameter or local of the same name anywhere, `vars(args)`,
-    `args.lr = ...` or `del args.x` keep it unsafe): a Namespace only argparse fills."""
+    only as `name.field` loads or printed whole (a parameter or local of the same name anywhere,
+    `vars(args)`, `args.lr = ...` or `del args.x` keep it unsafe): a Namespace argparse fills."""
     parsed = {
         name
         for name, stmts in defs.items()
@@ -227,9 +227,16 @@ def _parsed_namespaces(module: cst.Module, defs: dict) -> set[str]:
     except SyntaxError:
         return set()
     bare = dict.fromkeys(parsed, 0)  # uses of the name not as `name.field` loads
+    printed = {  # `print(args)`: the Namespace's repr, nothing stored into it
+        id(arg)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        and node.func.id == "print" and "print" not in defs
+        for arg in node.args
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in bare:
-            bare[node.id] += 1
+            bare[node.id] += 0 if id(node) in printed else 1
         elif isinstance(node, ast.arg) and node.arg in bare:
             bare[node.arg] += 2  # a parameter of that name: never one binding
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):

@@ -216,9 +216,7 @@ def _parsed_namespaces(module: cst.Module, defs: dict) -> set[str]:
     only as `name.field` loads or printed whole (a parameter or local of the same name anywhere,
     `vars(args)`, `args.lr = ...` or `del args.x` keep it unsafe): a Namespace argparse fills."""
     parsed = {
-        name
-        for name, stmts in defs.items()
-        if len(stmts) == 1 and m.matches(stmts[0], _PARSE_ARGS)
+        name for name, stmts in defs.items() if len(stmts) == 1 and m.matches(stmts[0], _PARSE_ARGS)
     }
     if not parsed:
         return set()
@@ -230,8 +228,10 @@ def _parsed_namespaces(module: cst.Module, defs: dict) -> set[str]:
     printed = {  # `print(args)`: the Namespace's repr, nothing stored into it
         id(arg)
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-        and node.func.id == "print" and "print" not in defs
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "print"
+        and "print" not in defs
         for arg in node.args
     }
     for node in ast.walk(tree):

@@ -149,9 +149,8 @@ def claim(ctx, steps, stmt, position) -> bool:
             BINDING,
             f"`{ctx.module.code_for_node(stmt.body[0]).strip()}` steps an optimizer held by "
             f"`{receiver.value.value}`, an instance of `{holder}` (a class of the script, not an "
-            "nn.Module): "
-            "the LightningModule would have to hold that object's networks, which is not "
-            "done; build the optimizer (and the networks) at module level and step it there",
+            "nn.Module): the LightningModule would have to hold that object's networks, which "
+            "is not done; build the optimizer (and the networks) at module level and step it",
             stmt,
         )
         return True

@@ -408,6 +408,62 @@ CASES = {
         "TL160",
         "(the default of `--port` in `parse_args()`",
     ),
+    # a rollout stepping an env whose class reads a global that is not followed: the env's
+    # `step()` is named, not a continue/return the loop does not have
+    "rollout_stepping_an_env_reading_a_global_list": (
+        """
+        class Walk:
+            def reset(self):
+                self.pos = 0
+                return torch.zeros(1, 4)
+
+            def step(self, action):
+                self.pos += starts[0]
+                return torch.full((1, 4), float(self.pos)), 1.0, self.pos >= 3
+
+
+        starts = [1]
+        env = Walk()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for episode in range(4):
+            state, rewards = env.reset(), []
+            for t in range(10):  # <- cause
+                state, reward, done = env.step(model(state).argmax().item())
+                rewards.append(reward)
+                if done:
+                    break
+            optimizer.zero_grad()
+            loss = model(state).pow(2).mean() * sum(rewards)
+            loss.backward()
+            optimizer.step()
+        """,
+        "TL107",
+        "calls `env.step(model(state).argmax().item())`, which may be an optimizer's step: "
+        "`env` holds a `Walk`, which reads the global `starts`",
+    ),
+    # an optimizer held by a plain object of the script: that object is named, not a nested
+    # statement the step is not in
+    "optimizer_held_by_an_agent_object": (
+        """
+        class Agent:
+            def __init__(self):
+                self.policy = nn.Linear(4, 2)
+                self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=0.01)
+
+
+        agent = Agent()
+        for update in range(3):
+            losses = []
+            for _ in range(2):
+                losses.append(agent.policy(torch.randn(1, 4)).pow(2).sum())
+            loss = torch.stack(losses).mean()
+            agent.optimizer.zero_grad()
+            loss.backward()
+            agent.optimizer.step()  # <- cause
+        """,
+        "TL106",
+        "`agent.optimizer.step()` steps an optimizer held by `agent`, an instance of `Agent`",
+    ),
 }
 
 

@@ -617,3 +617,34 @@ CONVERTS["episodes_until_solved"] = (
     ["import sys\n", "range(1, sys.maxsize), batch_size=None", "self.trainer.should_stop = True"],
     ["count(1)"],
 )
+
+# the examples' env seeded from the command line (`RandomState(args.seed)`): a Namespace read
+# only as `args.field` holds the command line's values, so the env's `step()` is still its own
+_PARSED_ENV = _EPISODES.replace(
+    "from itertools import count\n",
+    "import argparse\nfrom itertools import count\n\n"
+    "parser = argparse.ArgumentParser()\n"
+    "parser.add_argument('--length', type=int, default=4)\n"
+    "args = parser.parse_args([])\n",
+).replace("    def __init__(self, length=4):\n        self.length = length\n", "    def __init__(self):\n        self.length = args.length\n")
+CONVERTS["episodes_of_an_environment_reading_parsed_arguments"] = (
+    _PARSED_ENV,
+    ["range(1, 9), batch_size=None", "state, reward, done, _ = self.env.step(action)"],
+    ["count(1)"],
+)
+# printed whole (`print(args)`): its repr, nothing stored into it
+CONVERTS["episodes_of_an_environment_reading_printed_arguments"] = (
+    _PARSED_ENV.replace("env = Walk()\n", "print(args)\nenv = Walk()\n"),
+    ["range(1, 9), batch_size=None", "print(args)"],
+    ["count(1)"],
+)
+# a Namespace the script stores an optimizer into may reach it from the env: its `step()` too
+UNCHANGED["episodes_of_an_environment_reading_arguments_holding_the_optimizer"] = (
+    _PARSED_ENV.replace("args = parser.parse_args([])\n", "args = parser.parse_args([])\nargs.opt = optimizer\n"),
+    "TL114",
+)
+# one handed on whole (`vars(args)`) is not followed
+UNCHANGED["episodes_of_an_environment_reading_arguments_handed_on"] = (
+    _PARSED_ENV.replace("env = Walk()\n", "print(vars(args))\nenv = Walk()\n"),
+    "TL114",
+)

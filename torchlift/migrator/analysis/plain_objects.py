@@ -12,14 +12,19 @@ A name bound nowhere but by module-level `name = C(...)` statements holds such a
 every scope reading it when `C` is a class of the script defined once, with no base (or
 `object`), metaclass or decorator, whose code calls no `.backward()` and no `.step()` /
 `.zero_grad()` but its own, and reads no global but imported names, builtins, literals bound
-once and other such classes (nothing through which it could reach a model or an optimizer):
-its `.step()` is the class's own and trains nothing. Anything else (a base class, another
+once, parsed command-line arguments and other such classes (nothing through which it could
+reach a model or an optimizer): its `.step()` is the class's own and trains nothing.
+Parsed arguments are a name bound once, at module level, to `parser.parse_args(...)` and read
+everywhere else only as `args.field` or in `print(args)` (`RandomState(args.seed)`): nothing
+stores into that Namespace (`args.model = model`) or hands it on (`vars(args)`, `f(args)`),
+so its fields hold the command line's values. Anything else (a base class, another
 binding, a local or parameter of the same name anywhere, a `global` rebinding it) keeps the
 call an optimizer call, as before.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
 import symtable
 
@@ -94,18 +99,26 @@ def _plain_classes(module: cst.Module) -> set[str]:
     decorator, whose code calls no `.backward()` and no `.step()` / `.zero_grad()` but its
     own, and reads no global but imported modules and names, builtins, literals bound once
     and other such classes: nothing through which it could reach a model or an optimizer."""
+    return _class_verdicts(module)[0]
+
+
+def _class_verdicts(module: cst.Module) -> tuple[set[str], dict[str, str]]:
+    """(the plain classes, why each other module-level class is not, in words)."""
     defs: dict[str, list] = {}
     for stmt in module.body:
         for name in collect_names(stmt).writes:
             defs.setdefault(name, []).append(stmt)
-    classes = {
-        s.name.value: s
-        for s in module.body
-        if isinstance(s, cst.ClassDef) and len(defs.get(s.name.value, ())) == 1
-    }
+    why: dict[str, str] = {}
+    classes = {}
+    for s in module.body:
+        if isinstance(s, cst.ClassDef):
+            if len(defs.get(s.name.value, ())) == 1:
+                classes[s.name.value] = s
+            else:
+                why[s.name.value] = "is bound more than once in the file"
     safe = {
         name for name, stmts in defs.items() if len(stmts) == 1 and _import_or_literal(stmts[0])
-    }
+    } | _parsed_namespaces(module, defs)
     try:
         tables = {
             t.get_name(): t
@@ -113,14 +126,16 @@ def _plain_classes(module: cst.Module) -> set[str]:
             if t.get_type() == "class"
         }
     except SyntaxError:
-        return set()
+        return set(), why
     builtin = {name for name in dir(builtins) if name not in defs}
     reads = {}
     for name, stmt in list(classes.items()):
         bases = [a for a in stmt.bases if not m.matches(a, m.Arg(m.Name("object"), keyword=None))]
         if bases or stmt.keywords or stmt.decorators or name not in tables:
+            why[name] = "has a base class, a metaclass or a decorator"
             del classes[name]
         elif contains(stmt, BACKWARD) or contains(stmt, OPTIMIZER_CALL) and _steps_other(stmt):
+            why[name] = "calls `.backward()` or another object's `.step()` / `.zero_grad()`"
             del classes[name]
         else:
             reads[name] = _global_reads(tables[name]) - builtin
@@ -129,10 +144,53 @@ def _plain_classes(module: cst.Module) -> set[str]:
     while changed:  # a class reading another class keeps it only while that one stays plain
         changed = False
         for name in sorted(found):
-            if not reads[name] <= safe | found:
+            unknown = sorted(reads[name] - safe - found)
+            if unknown:
                 found.discard(name)
+                why[name] = (
+                    f"reads the global `{unknown[0]}` (followed: imports, builtins, literals, "
+                    "`args.field` of `parser.parse_args()`, other such classes)"
+                )
                 changed = True
-    return found
+    return found, why
+
+
+def why_may_step(module: cst.Module, node: cst.CSTNode) -> str | None:
+    """In words, a `.step()` call in `node` on an object of a class of the script that is not
+    known to be plain, and why: "`env.step(a)`, which may be an optimizer's step: `env` holds
+    a `ToyEnv`, which reads ...". None when the first call that may be an optimizer's is on
+    anything else (an optimizer, an attribute): the plain wording fits."""
+    if not contains(node, OPTIMIZER_CALL):
+        return None
+    plain = plain_instances(module)
+    for call in m.findall(node, _STEP_CALL):
+        receiver = call.func.value
+        if isinstance(receiver, cst.Name) and receiver.value in plain:
+            continue
+        why = _why_not_plain(module, receiver.value) if isinstance(receiver, cst.Name) else None
+        if why is None:
+            return None
+        return f"`{module.code_for_node(call)}`, which may be an optimizer's step: {why}"
+    return None
+
+
+def _why_not_plain(module: cst.Module, name: str) -> str | None:
+    """Why `name`, bound only to objects of the script's classes, is not a plain instance;
+    None when it is bound to anything else."""
+    plain, why = _class_verdicts(module)
+    created = set()
+    for stmt in module.body:
+        if name not in collect_names(stmt).writes:
+            continue
+        if not _instance_of(stmt, name, set(plain) | set(why)):
+            return None
+        created.add(stmt.body[0].value.func.value)
+    for cls in sorted(created):
+        if cls in why:
+            return f"`{name}` holds a `{cls}`, which {why[cls]}"
+    if created:
+        return f"`{name}` is also a local, a parameter or a `global` rebinding in a function"
+    return None
 
 
 def _global_reads(table: symtable.SymbolTable) -> set[str]:
@@ -141,6 +199,50 @@ def _global_reads(table: symtable.SymbolTable) -> set[str]:
     for child in table.get_children():
         found |= _global_reads(child)
     return found
+
+
+_PARSE_ARGS = m.SimpleStatementLine(
+    [
+        m.Assign(
+            [m.AssignTarget(m.Name())],
+            value=m.Call(func=m.Attribute(attr=m.Name("parse_args"))),
+        )
+    ]
+)
+
+
+def _parsed_namespaces(module: cst.Module, defs: dict) -> set[str]:
+    """Names bound once, at module level, to `parser.parse_args(...)` and read everywhere else
+    only as `name.field` loads or printed whole (a parameter or local of the same name anywhere,
+    `vars(args)`, `args.lr = ...` or `del args.x` keep it unsafe): a Namespace argparse fills."""
+    parsed = {
+        name for name, stmts in defs.items() if len(stmts) == 1 and m.matches(stmts[0], _PARSE_ARGS)
+    }
+    if not parsed:
+        return set()
+    try:
+        tree = ast.parse(module.code)
+    except SyntaxError:
+        return set()
+    bare = dict.fromkeys(parsed, 0)  # uses of the name not as `name.field` loads
+    printed = {  # `print(args)`: the Namespace's repr, nothing stored into it
+        id(arg)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "print"
+        and "print" not in defs
+        for arg in node.args
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in bare:
+            bare[node.id] += 0 if id(node) in printed else 1
+        elif isinstance(node, ast.arg) and node.arg in bare:
+            bare[node.arg] += 2  # a parameter of that name: never one binding
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in bare:
+                bare[node.value.id] += -1 if isinstance(node.ctx, ast.Load) else 2
+    return {name for name, count in bare.items() if count == 1}  # the binding alone
 
 
 def _import_or_literal(stmt) -> bool:

@@ -141,7 +141,54 @@ def claim(ctx, steps, stmt, position) -> bool:
             ctx.block(STEP_SEQUENCE, "step() with arguments", stmt)
         steps["step"].append((position, receiver.value, stmt))
         return True
+    holder = _held_by_plain_object(ctx, receiver)
+    if holder is not None:
+        from .bindings import BINDING  # bindings.py reads this module's rule
+
+        ctx.block(
+            BINDING,
+            f"`{ctx.module.code_for_node(stmt.body[0]).strip()}` steps an optimizer held by "
+            f"`{receiver.value.value}`, an instance of `{holder}` (a class of the script, not an "
+            "nn.Module): the LightningModule would have to hold that object's networks, which "
+            "is not done; build the optimizer (and the networks) at module level and step it",
+            stmt,
+        )
+        return True
     return False
+
+
+def _held_by_plain_object(ctx, receiver) -> str | None:
+    """The class of `obj` for `obj.attr` (a `.step()` receiver) when `obj` is bound once, in
+    the loop's scope, to `C(...)` of a class of the script that is no torch module and whose
+    methods assign `self.attr` (an `Agent` holding its networks and optimizer); else None."""
+    if not m.matches(receiver, m.Attribute(value=m.Name(), attr=m.Name())):
+        return None
+    found, count = ctx.binding(receiver.value.value)
+    if found is None or count != 1 or not m.matches(found[1], m.Call(func=m.Name())):
+        return None
+    name = found[1].func.value
+    for cls in ctx.module.body:
+        if isinstance(cls, cst.ClassDef) and cls.name.value == name:
+            bases = [a for a in cls.bases if not m.matches(a, m.Arg(m.Name("object")))]
+            if not bases and any(_builds_optimizer(ctx, v) for v in _self_stores(cls, receiver)):
+                return name
+    return None
+
+
+def _self_stores(cls: cst.ClassDef, receiver: cst.Attribute) -> list:
+    """The values the class's code assigns to `self.<receiver's attribute>`."""
+    target = m.Attribute(value=m.Name("self"), attr=m.Name(receiver.attr.value))
+    return [a.value for a in m.findall(cls, m.Assign(targets=[m.AssignTarget(target)]))]
+
+
+def _builds_optimizer(ctx, value) -> bool:
+    """`torch.optim.Adam(...)` and the like (no scheduler)."""
+    if not isinstance(value, cst.Call):
+        return False
+    return any(
+        q.startswith("torch.optim.") and not q.startswith("torch.optim.lr_scheduler")
+        for q in ctx.call_qualnames(value)
+    )
 
 
 def _module_calls(zeros, plan) -> bool:

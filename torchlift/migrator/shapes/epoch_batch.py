@@ -26,7 +26,7 @@ from ..analysis.epoch_constants import epoch_constant
 from ..analysis.names import collect_names, scope_reads
 from ..analysis.output_effects import console_call
 from ..analysis.passed_values import call_cannot_change, immutable_names, rebound_by_calls
-from ..analysis.plain_objects import optimizer_calls
+from ..analysis.plain_objects import optimizer_calls, why_may_step
 from ..analysis.python_lists import is_python_sequence
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import (
@@ -752,6 +752,14 @@ def _handed_state_dicts(code: cst.CSTNode) -> set[int]:
     return handed
 
 
+def _breaking_step_loop(ctx: LoopContext, inner) -> str:
+    """TL107's words for a loop inside the step that can `break` and may hold the step."""
+    unsure = None if contains(inner, BACKWARD) else why_may_step(ctx.module, inner)
+    if unsure is None:
+        return "a loop inside the step holding its optimizer calls uses `break` (not kept)"
+    return f"the inner loop uses `break` (kept only in a loop without the step) and calls {unsure}"
+
+
 def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) -> dict:
     """The `steps` of one training step, the body of `loop` (or `stmts` of it): what patterns
     claimed and the other statements with their positions. Shared by every shape."""
@@ -759,13 +767,18 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
     # `continue` is skip_batches' to read (the batch loop's own) or an inner loop's own; an
     # inner loop's own `break` stays with it in training_step (an episode's rollout, `if
     # done: break`), unless that loop holds the step, which no pattern keeps whole
-    if contains(loop.body, FLOW_NO_BREAK - {"continue"}) or any(
-        direct_breaks(s)
-        for s in stmts
-        if isinstance(s, (cst.For, cst.While))
-        and (contains(s, BACKWARD) or optimizer_calls(ctx.module, s))
-    ):
+    if contains(loop.body, FLOW_NO_BREAK - {"continue"}):
         ctx.block(CONTROL_FLOW, "batch loop uses continue/return (cannot be kept faithfully)", loop)
+    else:
+        breaking = [
+            s
+            for s in stmts
+            if isinstance(s, (cst.For, cst.While))
+            and direct_breaks(s)
+            and (contains(s, BACKWARD) or optimizer_calls(ctx.module, s))
+        ]
+        if breaking:
+            ctx.block(CONTROL_FLOW, _breaking_step_loop(ctx, breaking[0]), breaking[0])
     steps: dict = {
         "loader": loader,
         "target": target,
@@ -789,10 +802,15 @@ def read_step(ctx: LoopContext, loop, loader: str, target, index, stmts=None) ->
                 ctx.block(MANUAL_STEP, over, stmt)
                 continue
             undecided = ctx.found.get("undecided_branches", {}).get(id(stmt))
+            unsure = None if contains(stmt, BACKWARD) else why_may_step(ctx.module, stmt)
             ctx.block(
                 ACCUMULATION,
-                "optimizer calls inside a nested statement (conditional step or "
-                "gradient accumulation)"
+                (
+                    "optimizer calls inside a nested statement (conditional step or "
+                    "gradient accumulation)"
+                    if unsure is None
+                    else f"a nested statement calls {unsure}"
+                )
                 + (
                     ""
                     if undecided is None

@@ -50,7 +50,7 @@ from ..patterns.passed_in import called_in_file, given_eval_loader, given_loader
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
-from . import not_a_loader
+from . import not_a_loader, step_budget
 from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, Consequence, LoopContext
 from .runs import is_epoch_loop
 
@@ -125,10 +125,11 @@ def plan_with(planner, ctx: LoopContext) -> LoopPlan:
 
 def _plan(ctx: LoopContext) -> LoopPlan:
     loop = ctx.loop
-    if isinstance(loop, cst.While):
-        raise Unsupported(WHILE_LOOP, "`while` loop around a batch loop is not converted", loop)
     ctx.locate()
-    epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
+    if isinstance(loop, cst.While):  # a step budget over the loader (step_budget.py)
+        epoch_var, start, max_epochs, epoch_body = step_budget.read_while(ctx, loop, WHILE_LOOP)
+    else:
+        epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
     if loop.orelse is not None:
         raise Unsupported(CONTROL_FLOW, "`for ... else` on the epoch loop", loop)
     epoch_body = registry.run_phase("epoch_body", ctx, epoch_body)
@@ -163,6 +164,8 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         plan.removed_why.append((bar, "the epoch bar -> the Trainer's progress bar"))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
+    if isinstance(loop, cst.While):
+        step_budget.check(ctx, plan, WHILE_LOOP)
     return finish_plan(ctx, plan)
 
 

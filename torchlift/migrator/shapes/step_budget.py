@@ -88,7 +88,7 @@ def check(ctx, plan, rule) -> None:
             raise Unsupported(
                 rule,
                 "`while True:` does not end with the batch loop's max-steps test repeated "
-                "(`if counter >= limit: break` as the epoch's last statement)",
+                "(`if counter >= limit: break` after the batch loop)",
                 loop,
             )
     elif budget != taken:

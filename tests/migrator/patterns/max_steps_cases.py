@@ -44,6 +44,27 @@ CONVERTS = {
         ],
         ["while", "break", "should_stop"],
     ),
+    "itertools_count_epochs_with_the_test_repeated": (
+        """
+        import itertools
+
+        step = 0
+        for epoch in itertools.count():
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= 5:
+                    break
+            print("pass", epoch)
+            if step >= 5:
+                break
+        """,
+        ["max_epochs=-1, max_steps=5", "epoch = self.current_epoch"],
+        ["itertools.count()", "break"],
+    ),
     # code after the step reading the model moves to on_train_batch_end; the budget's
     # `break` after it is max_steps, which stops right after that hook
     "evaluation_every_n_steps_before_the_break": (
@@ -202,6 +223,40 @@ UNCHANGED = {
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
+        """,
+        "TL102",
+    ),
+    "itertools_count_without_the_epoch_test": (
+        """
+        import itertools
+
+        step = 0
+        for epoch in itertools.count():
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= 5:
+                    break
+        """,
+        "TL102",
+    ),
+    "while_true_budget_below_one": (  # the script still trains one step
+        """
+        step = 0
+        while True:
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= 0:
+                    break
+            if step >= 0:
+                break
         """,
         "TL102",
     ),

@@ -75,6 +75,7 @@ def recognise(ctx, plan, steps, position, stmt) -> bool:
     plan.add_trainer_arg("max_steps", limit_steps)
     ctx.found["max_steps_test"] = ctx.module.code_for_node(stmt.test)
     ctx.found["max_steps_counter"] = (counter, limit_steps)  # shapes/step_budget.py's
+    ctx.found["max_steps_limit"] = limit
     same = [s for s in plan.post_train if _is_same_check(ctx, s)]
     ctx.found["max_steps_epoch_check"] = bool(same)
     # the epoch's repeated test goes only as its last statement: before other epoch code it

@@ -126,8 +126,11 @@ def plan_with(planner, ctx: LoopContext) -> LoopPlan:
 def _plan(ctx: LoopContext) -> LoopPlan:
     loop = ctx.loop
     ctx.locate()
+    budget = isinstance(loop, cst.While) or step_budget.counted_epochs(ctx, loop)
     if isinstance(loop, cst.While):  # a step budget over the loader (step_budget.py)
         epoch_var, start, max_epochs, epoch_body = step_budget.read_while(ctx, loop, WHILE_LOOP)
+    elif budget:
+        epoch_var, start, max_epochs, epoch_body = step_budget.read_count(ctx, loop, WHILE_LOOP)
     else:
         epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
     if loop.orelse is not None:
@@ -164,7 +167,7 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         plan.removed_why.append((bar, "the epoch bar -> the Trainer's progress bar"))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
-    if isinstance(loop, cst.While):
+    if budget:
         step_budget.check(ctx, plan, WHILE_LOOP)
     return finish_plan(ctx, plan)
 

@@ -9,10 +9,10 @@
                 break
         <epoch code>                         -> on_train_epoch_end
 
-    while True:                              (the same, when the epoch code ends with the
-        for x, y in loader: ... (as above)    batch loop's test repeated)
-        if step >= max_steps:
-            break
+    while True:                              (the same, when the epoch code repeats the
+        for x, y in loader: ... (as above)    batch loop's test; also `for epoch in
+        if step >= max_steps:                  itertools.count():`, whose epochs count as
+            break                              Lightning's `current_epoch`)
 
 Each pass of the `while` is one pass over the loader, as Lightning's epochs are (a shuffled
 loader reshuffles per pass in both), and the budget ends training right after the step that
@@ -20,8 +20,9 @@ reaches it, where Lightning's `max_steps` stops, after the epoch code of that la
 (Lightning still ends the epoch it cut short with `on_train_epoch_end`). This holds only when
 the batch loop's last statement is patterns/max_steps.py's `if counter >= limit: break` (its
 counter starts at 0 and goes up once per optimizer step, the limit the loop does not change)
-and the `while` test is the same counter below the same limit, or `True` with that test as
-the epoch's last statement. Anything else stays TL102, naming what differs.
+and the `while` test is the same counter below the same limit, or `True` with that test
+repeated after the batch loop (taken with it as its last statement, else a `should_stop`
+there: epoch_stop.py). Anything else stays TL102, naming what differs.
 """
 
 from __future__ import annotations
@@ -46,17 +47,10 @@ def read_while(ctx, loop: cst.While, rule):
         ctx.found[BUDGET] = None
     elif m.matches(
         test,
-        m.Comparison(
-            left=m.Name(), comparisons=[m.ComparisonTarget(operator=m.LessThan())]
-        ),
+        m.Comparison(left=m.Name(), comparisons=[m.ComparisonTarget(operator=m.LessThan())]),
     ):
         limit = test.comparisons[0].comparator
-        number = known_number(ctx, limit)
-        if number is not None and not (isinstance(number, int) and number >= 1):
-            # no step at all in the script; Lightning reads max_steps <= 0 otherwise
-            raise Unsupported(
-                rule, f"the step budget `{code_of(limit)}` is not a whole number >= 1", loop
-            )
+        _check_positive(ctx, limit, rule)
         ctx.found[BUDGET] = (test.left.value, code_of(limit))
     else:
         raise Unsupported(
@@ -66,6 +60,34 @@ def read_while(ctx, loop: cst.While, rule):
             loop,
         )
     return None, None, cst.parse_expression("-1"), list(loop.body.body)
+
+
+def counted_epochs(ctx, loop) -> bool:
+    """`for epoch in itertools.count():` (or `count(start)`): epochs with no end of their
+    own, a step budget's when the epoch repeats the batch loop's max-steps test."""
+    iterator = loop.iter
+    return (
+        isinstance(iterator, cst.Call)
+        and "itertools.count" in ctx.call_qualnames(iterator)
+        and len(iterator.args) <= 1
+        and all(a.keyword is None and not a.star for a in iterator.args)
+    )
+
+
+def read_count(ctx, loop: cst.For, rule):
+    """(epoch var, start, max_epochs, epoch body) of `for epoch in itertools.count(start):`,
+    which ends only by a `break`: as `while True:`, the epoch's own max-steps test."""
+    if loop.orelse is not None:
+        raise Unsupported(rule, "`for ... else` on the epoch loop", loop)
+    if not isinstance(loop.target, cst.Name):
+        raise Unsupported(rule, "the itertools.count() epoch loop's target is not a name", loop)
+    ctx.found[BUDGET] = None
+    args = loop.iter.args
+    start = args[0].value if args else None
+    if isinstance(start, cst.Integer) and start.evaluated_value == 0:
+        start = None
+    epoch_var = loop.target.value if loop.target.value != "_" else None
+    return epoch_var, start, cst.parse_expression("-1"), list(loop.body.body)
 
 
 def check(ctx, plan, rule) -> None:
@@ -79,16 +101,17 @@ def check(ctx, plan, rule) -> None:
             rule,
             "the batch loop does not end on `if counter >= limit: break` as its last "
             "statement, with the counter from 0 going up once per optimizer step and nothing "
-            "else changing it: the `while` would not stop where `max_steps` does",
+            "else changing it: the loop would not stop where `max_steps` does",
             loop,
         )
     budget = ctx.found[BUDGET]
+    _check_positive(ctx, ctx.found["max_steps_limit"], rule)
     if budget is None:
         if not ctx.found.get("max_steps_epoch_check"):
             raise Unsupported(
                 rule,
-                "`while True:` does not end with the batch loop's max-steps test repeated "
-                "(`if counter >= limit: break` after the batch loop)",
+                "the endless epoch loop (`while True:`, `itertools.count()`) does not repeat the "
+                "batch loop's max-steps test after it (`if counter >= limit: break`)",
                 loop,
             )
     elif budget != taken:
@@ -97,4 +120,16 @@ def check(ctx, plan, rule) -> None:
             f"the `while` test `{budget[0]} < {budget[1]}` is not the batch loop's max-steps "
             f"test `{taken[0]} >= {taken[1]}` (same counter, same limit)",
             loop,
+        )
+
+
+def _check_positive(ctx, limit, rule) -> None:
+    """A budget known to be below 1 trains no step under `while counter < limit` and one
+    under `while True` (its test comes after the step), where Lightning trains none for 0 and
+    without end for -1: refused. A budget known only at run time is taken as a number of
+    steps, as patterns/max_steps.py takes it in an epoch `for` loop."""
+    number = known_number(ctx, limit)
+    if number is not None and not (isinstance(number, int) and number >= 1):
+        raise Unsupported(
+            rule, f"the step budget `{code_of(limit)}` is not a whole number >= 1", ctx.loop
         )

@@ -77,10 +77,17 @@ WHILE_LOOP = Rule(
     "TL102",
     "`while` loop around a batch loop is not converted",
     """A `while` loop around a batch loop stops on a condition the migrator cannot turn into
-    `max_epochs` with the same number of steps. (A `while` step loop with no batch loop
-    inside, counting its steps, is converted: shapes/iteration.py.)""",
-    """Count epochs with `for epoch in range(N):`; if the loop stops on a metric, convert with
-    a fixed N first and add an `EarlyStopping` callback by hand.""",
+    `max_epochs` with the same number of steps. A step budget is converted to `max_steps`
+    (shapes/step_budget.py): `while step < N:`, `while True:` or `for epoch in
+    itertools.count():` around a batch loop ending on `if step >= N: break`, the counter
+    from 0 going up once per optimizer step, the `while` test the same counter and limit (or
+    the endless loop repeating the test after the batch loop), N not known to be below 1.
+    (A `while` step loop with no batch loop inside, counting its steps, is converted:
+    shapes/iteration.py.)""",
+    """End the batch loop on the budget, `step += 1` after `optimizer.step()` then `if step >=
+    max_steps: break` last, with `while step < max_steps:` around it; or count epochs with
+    `for epoch in range(N):`; if the loop stops on a metric, convert with a fixed N first and
+    add an `EarlyStopping` callback by hand.""",
     """
     step = 0
     while step < 10:

@@ -260,6 +260,27 @@ UNCHANGED = {
         """,
         "TL102",
     ),
+    "evaluation_pass_after_each_pass": (  # Lightning skips it on the epoch cut short
+        """
+        val_loader = DataLoader(TensorDataset(torch.randn(4, 4), torch.randint(0, 2, (4,))))
+        step = 0
+        while step < 5:
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= 5:
+                    break
+            model.eval()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    print(criterion(model(x), y).item())
+            model.train()
+        """,
+        "TL102",
+    ),
     "budget_of_zero_steps": (
         """
         max_steps = 0

@@ -54,7 +54,9 @@ def bind(ctx, plan, steps) -> None:
 def recognise(ctx, plan, steps, position, stmt) -> bool:
     """Take the batch loop's `if counter >= K: break` (at `position`) as `max_steps`."""
     found = _counter_test(stmt)
-    if found is None or plan.validation is not None or steps.get("accumulate") is not None:
+    # the validation pass as the epoch was split (plan.validation is read later, eval_passes.py)
+    validation = "validation_stmt" in ctx.found or plan.validation is not None
+    if found is None or validation or steps.get("accumulate") is not None:
         return False
     counter, limit, limit_steps = found
     increments = [

@@ -96,6 +96,13 @@ def check(ctx, plan, rule) -> None:
     True`, its only way out, the epoch's repeated test, was taken with it."""
     loop = ctx.loop
     taken = ctx.found.get("max_steps_counter")
+    if taken is None and "validation_stmt" in ctx.found:
+        raise Unsupported(
+            rule,
+            "an evaluation pass follows the batch loop: Lightning does not validate the epoch "
+            "`max_steps` cuts short, the script evaluated after it",
+            ctx.found["validation_stmt"],
+        )
     if taken is None:
         raise Unsupported(
             rule,

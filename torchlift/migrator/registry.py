@@ -74,6 +74,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.bindings",
     "torchlift.migrator.patterns.passed_in",
     "torchlift.migrator.patterns.data_parallel",
+    "torchlift.migrator.patterns.max_steps",  # its `break` before after_step moves the code
     "torchlift.migrator.patterns.after_step",
     "torchlift.migrator.patterns.epoch_start_loops",  # the models bound
     "torchlift.migrator.patterns.amp_partial",  # the step after_step left, before moves go

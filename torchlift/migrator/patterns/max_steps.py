@@ -28,15 +28,35 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import collect_names
+from ..analysis.statements import loop_breaks
 from ..source.code_text import code_of
 
 RULES = ()
 
 
+def bind(ctx, plan, steps) -> None:
+    """Take the max-steps `break` ending the batch loop before after_step.py moves the code
+    after the step to `on_train_batch_end` (an evaluation every N steps reading the model),
+    where a `break` cannot end an epoch: Lightning's `max_steps` stops right after that hook,
+    as the script's `break` did after that code. early_break.py takes any other `break`."""
+    opt_step = steps.get("optimizer_step")
+    if opt_step is None or not steps["body"] or "validation_stmt" in ctx.found:
+        return
+    position, stmt = steps["body"][-1]
+    if position <= opt_step or position != steps["count"] or _counter_test(stmt) is None:
+        return
+    if any(loop_breaks(s) for _, s in steps["body"][:-1]):
+        return  # several breaks: early_break.py's to refuse
+    if recognise(ctx, plan, steps, position, stmt):
+        steps["body"] = steps["body"][:-1]
+
+
 def recognise(ctx, plan, steps, position, stmt) -> bool:
     """Take the batch loop's `if counter >= K: break` (at `position`) as `max_steps`."""
     found = _counter_test(stmt)
-    if found is None or plan.validation is not None or steps.get("accumulate") is not None:
+    # the validation pass as the epoch was split (plan.validation is read later, eval_passes.py)
+    validation = "validation_stmt" in ctx.found or plan.validation is not None
+    if found is None or validation or steps.get("accumulate") is not None:
         return False
     counter, limit, limit_steps = found
     increments = [
@@ -56,7 +76,14 @@ def recognise(ctx, plan, steps, position, stmt) -> bool:
         return False
     plan.add_trainer_arg("max_steps", limit_steps)
     ctx.found["max_steps_test"] = ctx.module.code_for_node(stmt.test)
-    epoch_checks = [s for s in plan.post_train if _is_same_check(ctx, s)]
+    ctx.found["max_steps_counter"] = (counter, limit_steps)  # shapes/step_budget.py's
+    ctx.found["max_steps_limit"] = limit
+    same = [s for s in plan.post_train if _is_same_check(ctx, s)]
+    ctx.found["max_steps_epoch_check"] = bool(same)
+    # the epoch's repeated test goes only as its last statement: before other epoch code it
+    # skips that code on the last epoch, which on_train_epoch_end would run (epoch_stop.py
+    # keeps it as `should_stop` and `return` there)
+    epoch_checks = [same[-1]] if same and plan.post_train[-1] is same[-1] else []
     plan.post_train = [s for s in plan.post_train if not any(s is c for c in epoch_checks)]
     ctx.found["epoch_breaks"] = [
         s for s in ctx.found.get("epoch_breaks", ()) if not any(s is c for c in epoch_checks)

@@ -50,7 +50,7 @@ from ..patterns.passed_in import called_in_file, given_eval_loader, given_loader
 from ..patterns.step_sequence import STEP_SEQUENCE
 from ..plan import LoopPlan
 from ..rule import Refused, Rule, Unsupported
-from . import not_a_loader
+from . import not_a_loader, step_budget
 from .context import CONTROL_FLOW, EPOCH_STATEMENT, NOT_A_LOADER, Consequence, LoopContext
 from .runs import is_epoch_loop
 
@@ -77,10 +77,17 @@ WHILE_LOOP = Rule(
     "TL102",
     "`while` loop around a batch loop is not converted",
     """A `while` loop around a batch loop stops on a condition the migrator cannot turn into
-    `max_epochs` with the same number of steps. (A `while` step loop with no batch loop
-    inside, counting its steps, is converted: shapes/iteration.py.)""",
-    """Count epochs with `for epoch in range(N):`; if the loop stops on a metric, convert with
-    a fixed N first and add an `EarlyStopping` callback by hand.""",
+    `max_epochs` with the same number of steps. A step budget is converted to `max_steps`
+    (shapes/step_budget.py): `while step < N:`, `while True:` or `for epoch in
+    itertools.count():` around a batch loop ending on `if step >= N: break`, the counter
+    from 0 going up once per optimizer step, the `while` test the same counter and limit (or
+    the endless loop repeating the test after the batch loop), N not known to be below 1.
+    (A `while` step loop with no batch loop inside, counting its steps, is converted:
+    shapes/iteration.py.)""",
+    """End the batch loop on the budget, `step += 1` after `optimizer.step()` then `if step >=
+    max_steps: break` last, with `while step < max_steps:` around it; or count epochs with
+    `for epoch in range(N):`; if the loop stops on a metric, convert with a fixed N first and
+    add an `EarlyStopping` callback by hand.""",
     """
     step = 0
     while step < 10:
@@ -125,10 +132,14 @@ def plan_with(planner, ctx: LoopContext) -> LoopPlan:
 
 def _plan(ctx: LoopContext) -> LoopPlan:
     loop = ctx.loop
-    if isinstance(loop, cst.While):
-        raise Unsupported(WHILE_LOOP, "`while` loop around a batch loop is not converted", loop)
     ctx.locate()
-    epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
+    budget = isinstance(loop, cst.While) or step_budget.counted_epochs(ctx, loop)
+    if isinstance(loop, cst.While):  # a step budget over the loader (step_budget.py)
+        epoch_var, start, max_epochs, epoch_body = step_budget.read_while(ctx, loop, WHILE_LOOP)
+    elif budget:
+        epoch_var, start, max_epochs, epoch_body = step_budget.read_count(ctx, loop, WHILE_LOOP)
+    else:
+        epoch_var, start, max_epochs, epoch_body = _read_epoch_loop(ctx, loop)
     if loop.orelse is not None:
         raise Unsupported(CONTROL_FLOW, "`for ... else` on the epoch loop", loop)
     epoch_body = registry.run_phase("epoch_body", ctx, epoch_body)
@@ -163,6 +174,8 @@ def _plan(ctx: LoopContext) -> LoopPlan:
         plan.removed_why.append((bar, "the epoch bar -> the Trainer's progress bar"))
     for phase in ("bind", "read"):
         registry.run_each(phase, ctx, plan, steps)
+    if budget:
+        step_budget.check(ctx, plan, WHILE_LOOP)
     return finish_plan(ctx, plan)
 
 

@@ -43,6 +43,7 @@ from .optimizer_factories import (
     refuse_unfaithful_optimizer,
     trained_models,
 )
+from .optimizer_groups import filling_calls
 from .optimizer_methods import method_optimizer_model, why_not_method_optimizer
 from .passed_in import _parameters_of, called_in_file, callee_qualnames, given_optimizer
 from .placement_chain import is_placement_chain
@@ -332,9 +333,9 @@ _FILLING = frozenset({"append", "extend", "insert", "add", "update", "setdefault
 
 
 def _fills(stmt, name: str) -> bool:
-    """`stmt` adds to the list, set or dict `name` (`name.append(p)`, `name[k] = p`)."""
-    method = m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name()))
-    if any(c.func.attr.value in _FILLING for c in m.findall(stmt, method)):
+    """`stmt` adds to the list, set or dict `name` (`name.append(p)`, `name[k] = p`, also
+    `(no_decay if p.ndim < 2 else decay).append(p)`)."""
+    if any(c.func.attr.value in _FILLING for c in filling_calls(stmt, name)):
         return True
     return bool(m.findall(stmt, m.AssignTarget(target=m.Subscript(value=m.Name(name)))))
 

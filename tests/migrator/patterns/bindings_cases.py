@@ -332,6 +332,26 @@ CONVERTS["groups_from_comprehensions_over_named_parameters"] = (
     ["torch.optim.AdamW(self.groups, lr=1e-3)", "self.model = model"],
     [],
 )
+# the list filled chosen per parameter by a conditional receiver (a research script's habit)
+CONVERTS["groups_filled_through_a_conditional_receiver"] = (
+    """
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        (no_decay if p.dim() < 2 else decay).append(p)
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=1e-3,
+    )
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ['{"params": self.decay, "weight_decay": 0.1}', "LitModel(model, criterion, decay, no_decay)"],
+    ["opt.step()"],
+)
 UNCHANGED["optimizer_over_tensors_of_no_model"] = (
     """
     w = torch.zeros(4, 2, requires_grad=True)

@@ -831,7 +831,10 @@ CONVERTS["groups_named_by_a_loop_over_named_modules"] = (
     for mn, m in model.named_modules():
         for pn, p in m.named_parameters(recurse=False):
             fpn = f"{mn}.{pn}" if mn else pn
-            (no_decay if pn.endswith("bias") else decay).add(fpn)
+            if pn.endswith("bias") or isinstance(m, nn.LayerNorm):
+                no_decay.add(fpn)
+            else:
+                decay.add(fpn)
     param_dict = {pn: p for pn, p in model.named_parameters()}
     groups = [
         {"params": [param_dict[pn] for pn in sorted(decay)], "weight_decay": 0.1},

@@ -332,6 +332,26 @@ CONVERTS["groups_from_comprehensions_over_named_parameters"] = (
     ["torch.optim.AdamW(self.groups, lr=1e-3)", "self.model = model"],
     [],
 )
+# the list filled chosen per parameter by a conditional receiver (a research script's habit)
+CONVERTS["groups_filled_through_a_conditional_receiver"] = (
+    """
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        (no_decay if p.dim() < 2 else decay).append(p)
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=1e-3,
+    )
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ['{"params": self.decay, "weight_decay": 0.1}', "LitModel(model, criterion, decay, no_decay)"],
+    ["opt.step()"],
+)
 UNCHANGED["optimizer_over_tensors_of_no_model"] = (
     """
     w = torch.zeros(4, 2, requires_grad=True)
@@ -800,6 +820,50 @@ UNCHANGED["model_rebound_after_the_optimizer_is_built_on_it"] = (
 
 
     main()
+    """,
+    "TL106",
+)
+# minGPT's grouping written in the script's scope: the loop over named_modules() names each
+# parameter; the groups take the model's parameters by those names (`m` is the loop's)
+CONVERTS["groups_named_by_a_loop_over_named_modules"] = (
+    """
+    decay, no_decay = set(), set()
+    for mn, m in model.named_modules():
+        for pn, p in m.named_parameters(recurse=False):
+            fpn = f"{mn}.{pn}" if mn else pn
+            if pn.endswith("bias") or isinstance(m, nn.LayerNorm):
+                no_decay.add(fpn)
+            else:
+                decay.add(fpn)
+    param_dict = {pn: p for pn, p in model.named_parameters()}
+    groups = [
+        {"params": [param_dict[pn] for pn in sorted(decay)], "weight_decay": 0.1},
+        {"params": [param_dict[pn] for pn in sorted(no_decay)], "weight_decay": 0.0},
+    ]
+    opt = torch.optim.AdamW(groups, lr=1e-3)
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["torch.optim.AdamW(self.groups, lr=1e-3)", "LitModel(model, criterion, groups)"],
+    ["opt.step()"],
+)
+# the lists filled from the state dict's tensors (buffers too): no model's parameters
+UNCHANGED["group_lists_filled_from_a_state_dict"] = (
+    """
+    decay, no_decay = [], []
+    for name, t in model.state_dict(keep_vars=True).items():
+        (no_decay if t.dim() < 2 else decay).append(t)
+    opt = torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}])
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
     """,
     "TL106",
 )

@@ -244,3 +244,39 @@ CONVERTS["requires_grad_set_after_a_build_that_does_not_read_it"] = (
     ["opt = torch.optim.SGD(self.model.parameters(), lr=0.1)"],
     ["return self.opt\n"],
 )
+# a list a parameter group holds, emptied after the build: the groups the module would be
+# handed hold the emptied list, where the script's optimizer copied it when built
+CONVERTS["optimizer_group_list_emptied_before_the_loop"] = (
+    """
+    decay, no_decay = [], []
+    for n, p in model.named_parameters():
+        (no_decay if p.ndim < 2 else decay).append(p)
+    groups = [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(groups, lr=0.1)
+    no_decay.clear()
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["opt = torch.optim.AdamW(groups, lr=0.1)", "return self.opt\n"],
+    ["torch.optim.AdamW(self.groups"],
+)
+# parameters chosen at random by the build itself: configure_optimizers would draw when fit
+# starts, after the data drawn between (another choice, and other data)
+CONVERTS["optimizer_parameters_drawn_at_random_by_its_build"] = (
+    """
+    opt = torch.optim.SGD([p for p in model.parameters() if torch.rand(()) < 0.7], lr=0.1)
+    noise = torch.randn(4)
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = criterion(model(x + noise), y)
+            loss.backward()
+            opt.step()
+    """,
+    ["torch.rand(()) < 0.7], lr=0.1)", "return self.opt\n"],
+    ["self.model.parameters()"],
+)

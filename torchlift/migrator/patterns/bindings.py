@@ -43,6 +43,7 @@ from .optimizer_factories import (
     refuse_unfaithful_optimizer,
     trained_models,
 )
+from .optimizer_groups import filling_calls
 from .optimizer_methods import method_optimizer_model, why_not_method_optimizer
 from .passed_in import _parameters_of, called_in_file, callee_qualnames, given_optimizer
 from .placement_chain import is_placement_chain
@@ -294,12 +295,34 @@ def models_from_optimizer(call: cst.Call, module: cst.Module | None = None, ctx=
     if not receivers and ctx is not None:  # `model.configure_optimizers(...)`
         receivers = [r for r in [method_optimizer_model(ctx, call)] if r]
     if not receivers:
+        filled = _unread_group_list(call, ctx)
+        if filled is not None:  # `decay.append(t)` over `model.state_dict().items()`
+            name, stmt = filled
+            raise Unsupported(
+                BINDING,
+                f"cannot tell which model the optimizer trains: its parameters `{name}` are "
+                "filled here from no model's `parameters()` / `named_parameters()`",
+                stmt,
+            )
         raise Unsupported(
             BINDING,
             "cannot tell which model the optimizer trains (expected `model.parameters()`)",
             call,
         )
     return list(dict.fromkeys(receivers))
+
+
+def _unread_group_list(call: cst.Call, ctx) -> tuple[str, cst.CSTNode] | None:
+    """(name, statement) for the first name the optimizer call reads that a statement before
+    the loop fills (`decay.append(t)`, `(no_decay if ... else decay).append(t)`): the list the
+    message names, at the line filling it."""
+    if ctx is None:
+        return None
+    for name in sorted(collect_names(call).reads):
+        for stmt in ctx.scope_before:
+            if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and _fills(stmt, name):
+                return name, stmt
+    return None
 
 
 def _models_behind_groups(call: cst.Call, ctx) -> list[str]:
@@ -321,20 +344,28 @@ def _models_behind_groups(call: cst.Call, ctx) -> list[str]:
                 # reads `m.named_parameters()` of its submodules in a method)
             if name not in bound_names(stmt) and not _fills(stmt, name):
                 continue
-            receivers = _owners(stmt)
+            # `for mn, m in model.named_modules(): ... m.named_parameters(recurse=False)`:
+            # `m` is the loop's, a submodule of what the loop iterates (read below)
+            receivers = [r for r in _owners(stmt) if r not in _loop_targets(stmt)]
             found += receivers
             if not receivers:
                 todo += sorted(collect_names(stmt).reads - seen)
     return list(dict.fromkeys(found))
 
 
+def _loop_targets(stmt) -> set[str]:
+    """The names the `for` loops and comprehensions of `stmt` bind as their targets."""
+    loops = m.findall(stmt, m.For() | m.CompFor())
+    return {n.value for loop in loops for n in m.findall(loop.target, m.Name())}
+
+
 _FILLING = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 
 
 def _fills(stmt, name: str) -> bool:
-    """`stmt` adds to the list, set or dict `name` (`name.append(p)`, `name[k] = p`)."""
-    method = m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name()))
-    if any(c.func.attr.value in _FILLING for c in m.findall(stmt, method)):
+    """`stmt` adds to the list, set or dict `name` (`name.append(p)`, `name[k] = p`, also
+    `(no_decay if p.ndim < 2 else decay).append(p)`)."""
+    if any(c.func.attr.value in _FILLING for c in filling_calls(stmt, name)):
         return True
     return bool(m.findall(stmt, m.AssignTarget(target=m.Subscript(value=m.Name(name)))))
 

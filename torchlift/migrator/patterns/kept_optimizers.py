@@ -28,8 +28,9 @@ it right after each optimizer step, where the script did (the research loops' wa
 LambdaLR of a resumable run).
 
 An optimizer whose build reads what code between the build and the loop may change (a
-learning rate rebound, a parameter unfrozen: optimizer_window.py) stays there too, as the
-script built it.
+learning rate rebound, a parameter unfrozen, a list a parameter group holds emptied:
+optimizer_window.py), or whose build draws random numbers, stays there too, as the script
+built it.
 
 An optimizer the module binds and the function holding the loop reads as a global stays
 there too (the helper that stepped it may still run for evaluation, and reads it).
@@ -42,7 +43,7 @@ from __future__ import annotations
 
 from ..analysis.names import scope_reads
 from ..rule import Rule, Unsupported
-from .optimizer_window import changed_since_built
+from .optimizer_window import changed_since_built, draws_when_built
 
 KEPT_OPTIMIZER = Rule(
     "TL134",
@@ -92,6 +93,8 @@ def read(ctx, plan, steps) -> None:
     module_global = ctx.in_function and any(s is optimizer.stmt for s in ctx.module_before)
     # what the build reads, changed before the loop: configure_optimizers would read it changed
     changed = changed_since_built(ctx, plan, [optimizer.stmt, optimizer.scheduler_stmt])
+    # a build drawing random numbers would draw them later, when fit starts
+    changed = changed or draws_when_built(ctx, [optimizer.stmt, optimizer.scheduler_stmt])
     if not used_before and read_after_step is None and not module_global and changed is None:
         return
     per_batch = optimizer.scheduler and optimizer.interval == "step"
@@ -101,7 +104,8 @@ def read(ctx, plan, steps) -> None:
         why = (
             "is used outside the loop"
             if where is not changed
-            else "stays as the script built it (this line changes what its build reads)"
+            else "stays as the script built it (this line changes what its build reads, "
+            "or draws random numbers)"
         )
         raise Unsupported(
             KEPT_OPTIMIZER,

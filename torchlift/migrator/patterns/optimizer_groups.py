@@ -30,7 +30,8 @@ into its own new lists or read a parameter's name. The parameters, or a group's 
   (`[]`, `decay, no_decay = [], []`, or one of these) read nowhere else than filled by
   `.append(p)` in a loop `for p in model.parameters()` / `for n, p in
   model.named_parameters()` that does not rebind `p`, by `.extend(<parameters>)` or by
-  `+= <parameters>`;
+  `+= <parameters>`; the list filled may be chosen per parameter, `(no_decay if p.ndim < 2
+  else decay).append(p)`: each list it may choose is filled by that call;
 - the name `n` of such a loop or comprehension is a str: its methods (`n.endswith(".bias")`)
   only compute.
 
@@ -165,7 +166,7 @@ class _Reader:
         if found is None:
             return None
         targets = 1  # the binding's target
-        for call in m.findall(function, m.Call(func=m.Attribute(value=m.Name(local)))):
+        for call in filling_calls(function, local):
             models = self._fill(call)
             if models is None:
                 return None
@@ -201,6 +202,27 @@ class _Reader:
         if models is not None:
             self.calls.append(call)
         return models
+
+
+def receivers(node) -> set[str] | None:
+    """The names a method call's receiver may be: `decay` for `decay`, both for `(no_decay if
+    p.ndim < 2 else decay)` (the list chosen per parameter); None for anything else."""
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, cst.IfExp):
+        body, orelse = receivers(node.body), receivers(node.orelse)
+        return None if body is None or orelse is None else body | orelse
+    return None
+
+
+def filling_calls(scope: cst.CSTNode, name: str) -> list[cst.Call]:
+    """The method calls in `scope` on the list `name`, also through a conditional receiver
+    choosing it (`(no_decay if p.ndim < 2 else decay).append(p)`)."""
+    return [
+        call
+        for call in m.findall(scope, m.Call(func=m.Attribute()))
+        if name in (receivers(call.func.value) or ())
+    ]
 
 
 def _new_list(function: cst.FunctionDef, name: str):

@@ -18,6 +18,13 @@ function or method of the script it calls) -- kept_optimizers.py keeps the scrip
 built it, and hands it to the module: the same groups, whatever happens after.
 
 Names bound by an import (`torch.manual_seed(0)` between) are not changes of what they read.
+What the build reads includes the lists a group display it reads holds (`groups = [{"params":
+decay}, ...]` holds `decay`: `decay.clear()` after the build empties the group the module
+would be handed).
+
+A build that draws random numbers (`[p for p in model.parameters() if torch.rand(()) < 0.5]`,
+`random.random()`) is kept too: built again when fit starts it would draw later, after the
+draws of the code between (another choice of parameters, and other data).
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from ..analysis.names import scope_reads
+from ..analysis.statements import single_assign
+from ..analysis.torch_draws import draws, functions_drawing
 
 _SETS_REQUIRES_GRAD = m.AssignTarget(target=m.Attribute(attr=m.Name("requires_grad"))) | m.Call(
     func=m.Attribute(attr=m.Name("requires_grad_"))
@@ -44,6 +53,7 @@ def changed_since_built(ctx, plan, built: list) -> cst.CSTNode | None:
         if index is None:
             continue
         reads = {n for n in scope_reads(stmt) if not _imported(ctx.module, n)}
+        reads |= _held_by_displays(ctx, ctx.scope_before[:index], reads)
         names = reads - models
         trained = reads & models
         for later in ctx.scope_before[index + 1 :]:
@@ -56,6 +66,43 @@ def changed_since_built(ctx, plan, built: list) -> cst.CSTNode | None:
             if _sets_requires_grad(ctx, later, set()) and _reads_requires_grad(ctx, stmt, set()):
                 return later
     return None
+
+
+def draws_when_built(ctx, built: list) -> cst.CSTNode | None:
+    """The first of the `built` statements that draws from torch's, Python's or numpy's
+    random generators (itself or through a function of the script); None when none does."""
+    drawing = functions_drawing(ctx)
+    for stmt in built:
+        if stmt is None:
+            continue
+        if draws(ctx, stmt, drawing, loaders=False):
+            return stmt
+        for call in m.findall(stmt, m.Call()):
+            if any(q.startswith(_OTHER_GENERATORS) for q in ctx.call_qualnames(call)):
+                return stmt
+    return None
+
+
+_OTHER_GENERATORS = ("random.", "numpy.random.")
+
+
+def _held_by_displays(ctx, before: list, names: set[str]) -> set[str]:
+    """The names the objects bound to `names` hold by reference: a name bound in `before` to
+    a list, tuple or dict display holds what its elements read (`groups = [{"params": decay},
+    ...]` holds `decay`), followed through the names found."""
+    displays = (cst.List, cst.Tuple, cst.Dict, cst.Set)
+    found: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        for stmt in before:
+            assign = single_assign(stmt)
+            if assign is None or assign[0] != name or not isinstance(assign[1], displays):
+                continue
+            held = {n for n in scope_reads(stmt) if not _imported(ctx.module, n)}
+            todo += sorted(held - found - names)
+            found |= held
+    return found
 
 
 def _stores_into(stmt: cst.CSTNode, models: set[str]) -> bool:

@@ -313,6 +313,7 @@ LOOPS = {
         "TL193",
         """
         def run_fold(fold):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
             for epoch in range(2):
                 for x, y in loader:
                     optimizer.zero_grad()

@@ -85,6 +85,13 @@ UNCHANGED = {
         _closure_first(decorator="@torch.enable_grad()\n"),
         "TL002",
     ),
+    # the step on the loop's own line: no line to write the `def` before (left, not looping)
+    "closure_before_a_one_line_loop": (
+        _closure_first().replace(
+            'for t in range(3):\n    print("step", t)\n    ', "for t in range(3): "
+        ),
+        "TL002",
+    ),
     # used after the loop too: the name is more than the step's argument
     "closure_before_its_loop_called_after": (
         _closure_first(after="print(closure().item())"),

@@ -156,6 +156,8 @@ def _moved(
     block = lines[first - 1 : last]
     if any(line.strip() and not line.startswith(old) for line in block):
         return None  # a line less indented than the `def` (a continuation): not moved
+    if step.lineno == loop.lineno or step.col_offset != len(new):
+        return None  # the step shares a line (`for i in r: opt.step(closure)`): no line of its own
     moved = [new + line[len(old) :] if line.strip() else line for line in block]
     after = last  # the blank lines that set the `def` apart go with it
     while after < len(lines) and not lines[after].strip():

@@ -22,11 +22,12 @@ from .names import own_scope_nodes
 _OTHER = {'"': "'", "'": '"'}
 
 
-class _Requote(cst.CSTTransformer):
+class _InFStrings(cst.CSTTransformer):
+    """Keeps the quote characters of the f-strings enclosing the node being visited."""
+
     def __init__(self) -> None:
         super().__init__()
-        self.quotes: list[str] = []  # quote characters of the enclosing f-strings
-        self.failed = False
+        self.quotes: list[str] = []
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         self.quotes.append(node.end[0])
@@ -34,6 +35,12 @@ class _Requote(cst.CSTTransformer):
     def leave_FormattedString(self, original_node, updated_node):
         self.quotes.pop()
         return updated_node
+
+
+class _Requote(_InFStrings):
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
 
     def leave_SimpleString(self, original_node, updated_node):
         if not self.quotes or self.quotes[-1] not in updated_node.value:
@@ -80,19 +87,11 @@ def requote_in_fstrings(node: cst.CSTNode) -> cst.CSTNode | None:
     return None if visitor.failed else out
 
 
-class _FoldArguments(cst.CSTTransformer):
+class _FoldArguments(_InFStrings):
     def __init__(self, mapping, own: set[int] | None) -> None:
         super().__init__()
         self.mapping = mapping
         self.own = own
-        self.quotes: list[str] = []
-
-    def visit_FormattedString(self, node: cst.FormattedString) -> None:
-        self.quotes.append(node.end[0])
-
-    def leave_FormattedString(self, original_node, updated_node):
-        self.quotes.pop()
-        return updated_node
 
     def leave_FormattedStringExpression(self, original_node, updated_node):
         name = original_node.expression

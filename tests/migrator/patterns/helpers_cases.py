@@ -231,8 +231,9 @@ CONVERTS = {
         ],
         ["def train(", "self.i = i"],
     ),
-    # a default string argument read in an f-string is folded into its text; one whose text
-    # would hold the f-string's quote is re-quoted instead (`f"{""}"` is a syntax error before
+    # a default string argument read in an f-string is folded into its text (an f-string left
+    # with no field is a plain string); one whose text would hold the f-string's quote is
+    # re-quoted instead (`f"{""}"` is a syntax error before
     # Python 3.12)
     "string_default_read_in_an_f_string_is_folded_or_requoted": (
         """
@@ -248,7 +249,7 @@ CONVERTS = {
         for epoch in range(2):
             train_epoch(model, loader, optimizer)
         """,
-        ["print(f\"  train done\", f'{\"train\"!r}', f\"it's {{ok}}\")"],
+        ["print(\"  train done\", f'{\"train\"!r}', \"it's {ok}\")"],
         ["def train_epoch"],
     ),
     "expression_arguments_bound_first_in_the_order_python_evaluates_them": (

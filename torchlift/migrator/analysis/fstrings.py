@@ -8,7 +8,8 @@ a newline) is reported so the caller refuses instead of writing invalid code.
 
 Before that, a field reading only such a parameter (`f"{name} accuracy"` given `name="student"`)
 is folded into the f-string's text (`f"student accuracy"`, not `f"{'student'} accuracy"`): what
-a reviewer would have written. The script's own literal fields are left as written.
+a reviewer would have written; an f-string left with no field by that folding becomes a plain
+string (`"student accuracy"`). The script's own literal fields are left as written.
 """
 
 from __future__ import annotations
@@ -92,6 +93,22 @@ class _FoldArguments(_InFStrings):
         super().__init__()
         self.mapping = mapping
         self.own = own
+        self.folded: list[bool] = []  # per enclosing f-string: did a field of it fold?
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        super().visit_FormattedString(node)
+        self.folded.append(False)
+
+    def leave_FormattedString(self, original_node, updated_node):
+        super().leave_FormattedString(original_node, updated_node)
+        folded = self.folded.pop()
+        if not folded or not all(isinstance(p, cst.FormattedStringText) for p in updated_node.parts):
+            return updated_node
+        # Every field folded: a plain string, as a reviewer would write it (an f-string without
+        # fields is what linters flag, F541).
+        text = "".join(p.value for p in updated_node.parts).replace("{{", "{").replace("}}", "}")
+        prefix = updated_node.start[: -len(updated_node.end)].replace("f", "").replace("F", "")
+        return cst.SimpleString(f"{prefix}{updated_node.end}{text}{updated_node.end}")
 
     def leave_FormattedStringExpression(self, original_node, updated_node):
         name = original_node.expression
@@ -100,6 +117,7 @@ class _FoldArguments(_InFStrings):
         text = formatted_text(updated_node, self.mapping.get(name.value))
         if text is None or any(c in text for c in (self.quotes[-1], "\\", "\n", "\r")):
             return updated_node
+        self.folded[-1] = True
         return cst.FormattedStringText(text.replace("{", "{{").replace("}", "}}"))
 
 

@@ -290,6 +290,32 @@ CONVERTS["break_at_the_end_of_the_step"] = (
     ["break"],
 )
 
+# a dry-run flag's `break` on every epoch's first batch: `limit_train_batches=1` under the flag,
+# as with an automatic step (the flag would end the epoch before its validation pass)
+CONVERTS["dry_run_break_at_the_end_of_the_step_with_validation"] = (
+    _GENERATOR + """
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(gen(x).detach()), y)
+                loss.backward()
+                optimizer.step()
+                opt_gen.zero_grad()
+                loss_gen = -criterion(model(gen(x)), y)
+                loss_gen.backward()
+                opt_gen.step()
+                if args.dry_run:
+                    break
+            model.eval()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    print(criterion(model(x), y).item())
+            model.train()
+        """,
+    ["limit_train_batches=1 if args.dry_run else 1.0", "def validation_step"],
+    ["break", "stop_epoch"],
+)
+
 # a GAN's train() given both optimizers by its caller (a trainer class's train() once the
 # class is inlined): each is handed to the module, which returns them from configure_optimizers
 _GIVEN = """

@@ -61,13 +61,8 @@ def read(ctx, plan, steps) -> None:
         return
     if len(breaks) == 1 and _batch_limit(ctx, plan, steps, breaks[0][1]):
         return
-    if len(breaks) == 1:
-        flags = _first_batch_flags(ctx, plan, steps, breaks[0][1])
-        if flags is not None:
-            code = "1" if not flags else f"1 if {' and '.join(flags)} else 1.0"
-            plan.add_trainer_arg("limit_train_batches", code)
-            plan.step_rewrites.append(lambda node: without_break(node))
-            return
+    if len(breaks) == 1 and limit_to_first_batch(ctx, plan, steps, breaks[0][1]):
+        return
     schedulers = [stmt for _, name, stmt in steps["step"] if name != plan.optimizer.name]
     if schedulers and not steps.get("manual") and not steps.get("manual_optimization"):
         # Lightning steps "step"-interval schedulers on the batch whose on_train_batch_start
@@ -79,6 +74,18 @@ def read(ctx, plan, steps) -> None:
             schedulers[0],
         )
     end_epoch_at(ctx, plan, breaks[0][1])
+
+
+def limit_to_first_batch(ctx, plan, steps, stmt) -> bool:
+    """The `break` in `stmt` ends every epoch on its first batch under flags the loop never
+    writes -> `limit_train_batches=1` (under the flags), the `break` dropped from the step."""
+    flags = _first_batch_flags(ctx, plan, steps, stmt)
+    if flags is None:
+        return False
+    code = "1" if not flags else f"1 if {' and '.join(flags)} else 1.0"
+    plan.add_trainer_arg("limit_train_batches", code)
+    plan.step_rewrites.append(lambda node: without_break(node))
+    return True
 
 
 def end_epoch_at(ctx, plan, stmt) -> None:

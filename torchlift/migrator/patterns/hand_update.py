@@ -22,11 +22,12 @@ carried name (resolve_names.py).
 An update every N batches (`if (i + 1) % N == 0:` around it) is kept as written too: the
 gradients add up between updates exactly as in the script. Lightning's `global_step` counts
 optimizer steps, so it stays 0 here: `ModelCheckpoint` (which saves after a step) saves
-nothing, and a step budget would never end the run (a `break` is refused below).
+nothing, and `max_steps` would never end the run. A `break` ends the epoch where the script's
+does, as under manual optimization (`limit_train_batches=1` for a dry-run flag's).
 
 Refused (TL127): mixed precision (the scaler's scale would reach the hand-written update),
 DDP or DataParallel (the update would read gradients averaged over processes, not proven
-equal to the script's), `break` / `continue` in the step, the parameters of several models
+equal to the script's), `continue` in the step, the parameters of several models
 updated by hand, an update reading state built from the model before the loop (momentum
 buffers: Lightning moves the model to its device after they were made); (TL128) plain tensors updated by hand (`a -= lr * a.grad`, the nn
 tutorial's `weights` / `bias`): they are not a module's parameters.
@@ -44,7 +45,7 @@ from ..plan import ModelPlan
 from ..rule import Rule, Unsupported
 from .amp import _AUTOCAST, SCALERS
 from .bindings import optim_kind
-from .manual_optimization import _step_calls, keep_statement
+from .manual_optimization import _step_calls, keep_statement, read_breaks
 from .skip_batches import direct_continues
 
 HAND_UPDATE = Rule(
@@ -55,7 +56,7 @@ HAND_UPDATE = Rule(
     step keeps the script's statements in order, `backward()` as `self.manual_backward`, and
     `configure_optimizers` returns None. With mixed precision, DDP or DataParallel the update
     would read gradients the Trainer scaled or averaged; `max_steps` counts optimizer steps,
-    of which there are none; `break` / `continue` have no place in a kept step.""",
+    of which there are none; `continue` has no place in a kept step.""",
     """Drop the GradScaler / DataParallel / DDP wrapper (or use a torch.optim optimizer, which
     the migrator converts with them), count epochs instead of steps, and update one model's
     `parameters()` in a `for p in model.parameters():` loop.""",
@@ -232,10 +233,8 @@ def batch_statements(ctx, stmts):
                 raise Unsupported(
                     HAND_UPDATE, "mixed precision with parameters updated by hand", stmt
                 )
-        if loop_breaks(stmt) or direct_continues(stmt):
-            raise Unsupported(
-                HAND_UPDATE, "`break` / `continue` in a step that updates by hand", stmt
-            )
+        if direct_continues(stmt):
+            raise Unsupported(HAND_UPDATE, "`continue` in a step that updates by hand", stmt)
     for loop, model in loops:
         for name in sorted(collect_names(loop).reads - {model, loop.target.value}):
             stmt = _built_from(ctx, name, model)
@@ -318,6 +317,8 @@ def claim(ctx, steps, stmt, position) -> bool:
     if "hand_update" not in ctx.found:
         return False
     steps["manual"] = steps["hand_update"] = True
+    if loop_breaks(stmt):  # read() ends the epoch there, as manual optimization does
+        steps.setdefault("manual_breaks", []).append((position, stmt))
     keep_statement(ctx, steps, stmt, position)
     return True
 
@@ -334,6 +335,7 @@ def read(ctx, plan, steps) -> None:
     if not steps.get("hand_update"):
         return
     plan.train_body = [stmt for _, stmt in sorted(steps["kept"], key=lambda found: found[0])]
+    read_breaks(ctx, plan, steps)
     plan.notes.append(
         "manual optimization: the parameters are updated by hand in training_step, "
         "configure_optimizers returns None (Lightning warns that the fit runs with no "

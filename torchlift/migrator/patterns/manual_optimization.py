@@ -21,8 +21,9 @@ Schedulers stay stepped where the script steps them, in the step or at the epoch
 through `self.lr_schedulers()`; configure_optimizers returns them with their optimizers.
 
 A `break` in the loop's last statement, nothing after it in its blocks, ends the epoch there
-(early_break.py's flag: `on_train_batch_start` returns -1 on the next batch); anywhere else it
-is refused (TL107): code after it would run on the batch that ends the epoch.
+(early_break.py's flag: `on_train_batch_start` returns -1 on the next batch; a dry-run flag's
+`break` on the first batch: `limit_train_batches=1` under the flag); anywhere else it is
+refused (TL107): code after it would run on the batch that ends the epoch.
 
 Refused (TL125): an optimizer step taken with a closure or other arguments, or at epoch level,
 mixed precision (the scaler's calls), clipping of parameters that are not exactly one
@@ -41,7 +42,7 @@ from ..rule import Rule, Unsupported
 from ..shapes.context import CONTROL_FLOW
 from .bindings import BINDING, models_from_optimizer, optim_kind
 from .clipping import clip_call
-from .early_break import break_ends_its_blocks, end_epoch_at
+from .early_break import break_ends_its_blocks, end_epoch_at, limit_to_first_batch
 from .passed_in import given_optimizer
 from .scheduler_factories import built_on
 
@@ -308,18 +309,21 @@ def read(ctx, plan, steps) -> None:
                 stepped.append((name, stmt))
     for name, stmt in stepped:
         _bind_scheduler(ctx, plan, name, stmt)
-    _read_breaks(ctx, plan, steps)
     plan.train_body = [stmt for _, stmt in sorted(steps["kept"], key=lambda found: found[0])]
+    read_breaks(ctx, plan, steps)
     plan.notes.append(
         "manual optimization: the step keeps the script's optimizer calls in their order"
     )
 
 
-def _read_breaks(ctx, plan, steps) -> None:
+def read_breaks(ctx, plan, steps) -> None:
     """A `break` in the batch loop's last statement, nothing after it in its blocks (an
     episode's `if done: durations.append(t + 1); break`): the epoch ends there as with an
     automatic step (early_break.py's flag); the step it follows is already taken, in
-    training_step. Anywhere else code after it would run on the batch that ends the epoch."""
+    training_step. One taken on every epoch's first batch under flags the loop never writes
+    (`if args.dry_run: break`) is `limit_train_batches=1` under those flags, as with an
+    automatic step: the flag would end the epoch before its validation pass, which Lightning
+    then skips. Anywhere else code after it would run on the batch that ends the epoch."""
     breaks = steps.get("manual_breaks", [])
     for position, stmt in breaks:
         if position != steps["count"] or not break_ends_its_blocks(stmt):
@@ -329,6 +333,8 @@ def _read_breaks(ctx, plan, steps) -> None:
                 "ends the epoch",
                 stmt,
             )
+    if len(breaks) == 1 and limit_to_first_batch(ctx, plan, steps, breaks[0][1]):
+        return
     if breaks:
         end_epoch_at(ctx, plan, breaks[0][1])
 

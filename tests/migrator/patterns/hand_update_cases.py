@@ -324,22 +324,6 @@ if __name__ == "__main__":
 """,
         "TL127",
     ),
-    "step_budget_break_in_the_step": (
-        """
-        step = 0
-        for epoch in range(5):
-            for x, y in loader:
-                model.zero_grad()
-                loss = criterion(model(x), y)
-                loss.backward()
-                for p in model.parameters():
-                    p.data.add_(p.grad, alpha=-0.1)
-                step += 1
-                if step >= 3:
-                    break
-        """,
-        "TL127",
-    ),
     "two_models_updated_by_hand": (
         """
         head = nn.Linear(2, 2)
@@ -379,3 +363,24 @@ if __name__ == "__main__":
         "TL127",
     ),
 }
+
+# a `break` last in the step ends the epoch where the script's does (early_break.py's flag), the
+# counter carried as module state: every later epoch ends after its first batch, as in the script
+CONVERTS["step_budget_break_in_the_step_ends_the_epoch"] = (
+    """
+        step = 0
+        for epoch in range(5):
+            for x, y in loader:
+                model.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                for p in model.parameters():
+                    p.data.add_(p.grad, alpha=-0.1)
+                step += 1
+                if step >= 3:
+                    break
+        """,
+    ["self.step += 1\n        if self.step >= 3:\n            self.stop_epoch = True",
+     "if self.stop_epoch:\n            return -1"],
+    ["break", "max_steps"],
+)

@@ -1674,3 +1674,14 @@ UNCHANGED["torchrun_main_barrier_then_module_code"] = (
     _TORCHRUN_MAIN + 'print(open("log.txt").read())\n',
     "TL161",
 )
+UNCHANGED.update(
+    {
+        # `sampler=s` with `s = DistributedSampler(...) if ddp else None` and no `shuffle=`:
+        # one process keeps the order, the sampler shuffles under DDP; the converted loader
+        # (`shuffle=True`) would shuffle in both runs
+        "torchrun_one_line_sampler_plain_run_keeps_order": (
+            TORCHRUN.format(extra="").replace("shuffle=(sampler is None), ", ""),
+            "TL162",
+        ),
+    }
+)

@@ -220,7 +220,9 @@ def _loader_sampler(
     name = value.value
     stmt, call, single = samplers[name]
     why = sampler_differs(ctx, call, loader, facts, kind, keep)
-    if not why and single is not None:
+    if not why and single is UNSAMPLED:
+        why = _unsampled_differs(loader, name, facts.sampler_shuffle)
+    elif not why and single is not None:
         why = _plain_differs(ctx, single, loader_dataset(loader), facts.sampler_shuffle)
     if why:
         ctx.block(SAMPLER, why, stmt)
@@ -287,9 +289,14 @@ def epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> boo
     return True
 
 
+# the sampler of a plain run of `s = DistributedSampler(...) if <flag> else None`: none, the
+# loader samples as its own `shuffle=` says
+UNSAMPLED = object()
+
+
 def _sampler_bindings(ctx) -> dict:
     """name -> (statement, DistributedSampler call, the sampler of a plain run or None) of
-    `s = DistributedSampler(...)`, `s = DistributedSampler(...) if <flag> else None`, or
+    `s = DistributedSampler(...)`, `s = DistributedSampler(...) if <flag> else None` (UNSAMPLED), or
     `if <flag>: s = DistributedSampler(...)` `else: s = RandomSampler(...)` (several samplers
     in one such block: the training and the validation loader's)."""
     facts = ctx.found["ddp"]
@@ -307,15 +314,15 @@ def _sampler_bindings(ctx) -> dict:
         assign = single_assign(stmt)
         if assign is None:
             continue
-        value = assign[1]
+        value, single = assign[1], None
         if (
             isinstance(value, cst.IfExp)
             and is_flag(facts, value.test)
             and m.matches(value.orelse, m.Name("None"))
         ):
-            value = value.body
+            value, single = value.body, UNSAMPLED
         if isinstance(value, cst.Call) and ctx.call_qualnames(value) & SAMPLER_CLASSES:
-            found[assign[0]] = (stmt, value, None)
+            found[assign[0]] = (stmt, value, single)
     return found
 
 
@@ -352,6 +359,29 @@ _PLAIN_SAMPLERS = {  # what a loader of a plain run samples with -> whether it s
     "torch.utils.data.SequentialSampler": False,
     "torch.utils.data.sampler.SequentialSampler": False,
 }
+
+
+def _unsampled_differs(loader: cst.Call, sampler: str, shuffle: bool) -> str | None:
+    """Without DDP the sampler is None and the loader shuffles as its `shuffle=` says
+    (`shuffle=s is None`: True; absent or `False`: False); the converted loader shuffles as
+    the DistributedSampler did, in a plain run too: they must agree."""
+    given = next((a.value for a in loader.args if a.keyword and a.keyword.value == "shuffle"), None)
+    unsampled = m.Comparison(
+        left=m.Name(sampler), comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))]
+    )
+    if given is None or m.matches(given, m.Name("False")):
+        plain = False
+    elif m.matches(given, unsampled):
+        plain = True
+    else:
+        return f"the loader's `shuffle={code_of(given)}` beside `{sampler}` is not read"
+    if plain == shuffle:
+        return None
+    return (
+        f"without DDP (`{sampler}` None) the loader {'shuffles' if plain else 'keeps its order'}"
+        f", while its DistributedSampler {'shuffles' if shuffle else 'keeps the order'}: the "
+        f"converted loader would {'shuffle' if shuffle else 'keep the order'} in both runs"
+    )
 
 
 def _plain_differs(ctx, single: cst.Call, dataset, shuffle: bool) -> str | None:

@@ -1607,19 +1607,58 @@ UNCHANGED.update(
         ),
     }
 )
+
+
+def _loader_branches(ddp_loader: str, plain_loader: str, plain_sampler: str = "None") -> str:
+    """TORCHRUN with its loader built in both branches of `if ddp:`."""
+    return TORCHRUN.format(extra="").replace(
+        "sampler = DistributedSampler(data) if ddp else None\n"
+        "train_loader = DataLoader(data, batch_size=4, shuffle=(sampler is None), "
+        "sampler=sampler)\n",
+        "if ddp:\n    sampler = DistributedSampler(data)\n"
+        f"    train_loader = {ddp_loader}\n"
+        f"else:\n    sampler = {plain_sampler}\n"
+        f"    train_loader = {plain_loader}\n",
+    )
+
+
+# the same loaders written as an `if / else` of two `DataLoader(...)`s: the one-line form
+# (source/flag_branch_loaders.py), then Lightning's shuffling loader
+CONVERTS["torchrun_loaders_in_both_branches_of_the_flag"] = (
+    _loader_branches(
+        "DataLoader(data, batch_size=4, sampler=sampler)",
+        "DataLoader(data, batch_size=4, shuffle=True)",
+    ),
+    ["train_loader = DataLoader(data, batch_size=4, shuffle=True)\n"],
+    ["if ddp:\n    sampler", "DistributedSampler", "else:\n    sampler = None"],
+)
 UNCHANGED.update(
     {
-        # the same loaders written as an `if / else` of two `DataLoader(...)`s: not read (the
-        # message shows the one-line form, which converts)
-        "torchrun_loaders_in_both_branches_of_the_flag": (
-            TORCHRUN.format(extra="").replace(
-                "sampler = DistributedSampler(data) if ddp else None\n"
-                "train_loader = DataLoader(data, batch_size=4, shuffle=(sampler is None), "
-                "sampler=sampler)\n",
-                "if ddp:\n    sampler = DistributedSampler(data)\n"
-                "    train_loader = DataLoader(data, batch_size=4, sampler=sampler)\n"
-                "else:\n    sampler = None\n"
-                "    train_loader = DataLoader(data, batch_size=4, shuffle=True)\n",
+        # each rank's batch is the global one divided by the process count: the two loaders
+        # differ beyond their sampler
+        "torchrun_loader_branches_batch_per_rank": (
+            _loader_branches(
+                "DataLoader(data, batch_size=8 // int(os.environ['WORLD_SIZE']), "
+                "sampler=sampler)",
+                "DataLoader(data, batch_size=8, shuffle=True)",
+            ),
+            "TL162",
+        ),
+        # one process keeps the order, the sampler shuffles under DDP: joined, then refused
+        # as the one-line form without `shuffle=`
+        "torchrun_loader_branches_plain_run_keeps_order": (
+            _loader_branches(
+                "DataLoader(data, batch_size=4, sampler=sampler)",
+                "DataLoader(data, batch_size=4)",
+            ),
+            "TL162",
+        ),
+        # without DDP a sampler of its own: not the loader's plain `shuffle=`
+        "torchrun_loader_branches_plain_run_own_sampler": (
+            _loader_branches(
+                "DataLoader(data, batch_size=4, sampler=sampler)",
+                "DataLoader(data, batch_size=4, shuffle=True)",
+                plain_sampler="torch.utils.data.SequentialSampler(data)",
             ),
             "TL162",
         ),

@@ -8,6 +8,7 @@ import libcst.matchers as m
 from ...analysis.names import scope_reads
 from ...analysis.statements import BACKWARD, call_method, contains, single_assign, with_keywords
 from ...source.code_text import code_of
+from ...source.flag_branch_loaders import why_not_joined
 from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
 from .loader_function import built_by_function, read_function_loader
 from .own_sampler import keep_own_sampler
@@ -47,11 +48,13 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
     if loader_binding is None or count != 1:
         branched = _bound_in_flag_branches(ctx, facts, plan.train_loader)
         if branched is not None:
+            # the branches that are one loader are joined and planned again (engine.py)
+            why = why_not_joined(branched, ctx.names) or "a shape not read here"
             ctx.block(
                 SAMPLER,
                 f"the training loader `{plan.train_loader}` is built in both branches of "
-                f"`if {facts.flag}:` (with a DistributedSampler in one), a shape not read here; "
-                f"the one-line form is: `s = DistributedSampler(...) if {facts.flag} else None`"
+                f"`if {facts.flag}:` (with a DistributedSampler in one): {why}; the one-line "
+                f"form is: `s = DistributedSampler(...) if {facts.flag} else None`"
                 ", `DataLoader(..., sampler=s, shuffle=s is None)`",
                 branched,
             )

@@ -1556,15 +1556,27 @@ CONVERTS["torchrun_barrier_before_the_group_end"] = (
     ['strategy="ddp" if ddp else "auto"', 'torch.save(model.state_dict(), "model.pt")'],
     ["barrier", "destroy_process_group"],
 )
+_BARRIER_THEN_CODE = (
+    TORCHRUN.format(extra="")
+    .replace(
+        "if ddp:\n    destroy_process_group()\n",
+        "if ddp:\n    dist.barrier()\n    destroy_process_group()\n"
+        'print(open("model.pt", "rb").read(4))\n',
+    )
+    .replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1)
+)
+# code after the group's end still runs on every rank, ordered by the barrier after rank 0's
+# save: the barrier stays, as the Trainer's; the group's end goes
+CONVERTS["torchrun_barrier_before_the_group_end_then_more_code"] = (
+    _BARRIER_THEN_CODE,
+    ["if ddp:\n    trainer.strategy.barrier()\nprint(open("],
+    ["dist.barrier()", "destroy_process_group"],
+)
 UNCHANGED.update(
     {
-        # code after the group's end still runs on every rank: the barrier may order it
-        "torchrun_barrier_before_the_group_end_then_more_code": (
-            TORCHRUN.format(extra="").replace(
-                "if ddp:\n    destroy_process_group()\n",
-                "if ddp:\n    dist.barrier()\n    destroy_process_group()\n"
-                'print(open("model.pt", "rb").read(4))\n',
-            ).replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1),
+        # the code after the end reads the group: gone there, alive under the Trainer
+        "torchrun_barrier_before_the_group_end_then_reads_the_group": (
+            _BARRIER_THEN_CODE + "print(dist.is_initialized())\n",
             "TL161",
         ),
     }
@@ -1708,10 +1720,11 @@ CONVERTS["torchrun_main_barrier_before_the_group_end"] = (
     ['strategy="ddp" if ddp else "auto"'],
     ["barrier", "destroy_process_group"],
 )
-# module code after the call runs on every rank after the barrier
-UNCHANGED["torchrun_main_barrier_then_module_code"] = (
+# module code after the call runs on every rank after the barrier: kept, as the Trainer's
+CONVERTS["torchrun_main_barrier_then_module_code"] = (
     _TORCHRUN_MAIN + 'print(open("log.txt").read())\n',
-    "TL161",
+    ["trainer.fit(lit_model, loader)\n    if ddp:\n        trainer.strategy.barrier()\n"],
+    ["dist.barrier()", "destroy_process_group"],
 )
 UNCHANGED.update(
     {

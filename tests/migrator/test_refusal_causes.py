@@ -336,8 +336,8 @@ CASES = {
         "its test calls `torch.cuda.is_available()`, whose result is known only when the "
         "script runs",
     ),
-    # torchrun's loaders as an `if / else` of two `DataLoader(...)`s: the block is named, with
-    # the one-line form that converts
+    # torchrun's loaders as an `if / else` of two `DataLoader(...)`s differing beyond their
+    # sampler (a per-rank batch): the block is named, with what differs
     "torchrun_loaders_built_in_both_branches": (
         """
         import os
@@ -352,7 +352,7 @@ CASES = {
         data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
         if ddp:  # <- cause
             sampler = DistributedSampler(data)
-            train_loader = DataLoader(data, batch_size=4, sampler=sampler)
+            train_loader = DataLoader(data, batch_size=2, sampler=sampler)
         else:
             sampler = None
             train_loader = DataLoader(data, batch_size=4, shuffle=True)
@@ -368,7 +368,7 @@ CASES = {
                 optimizer.step()
         """,
         "TL162",
-        "built in both branches of `if ddp:`",
+        "built in both branches of `if ddp:` (with a DistributedSampler in one): the two `DataLoader(...)` calls differ",
     ),
     # a port drawn per process in an argparse default, the Namespace handed whole to the worker
     "pid_port_in_an_argparse_default": (

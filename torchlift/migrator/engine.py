@@ -14,7 +14,9 @@ byte-identical): CHECKS lists the functions run there. A loop refused at a tuple
 name where that keeps its meaning (source/tuple_bindings.py), put back as written where the
 conversion leaves every element as it was; one naming a helper's default (`train_state=
 TrainState()`) with the default bound to a module name before the `def`
-(source/hoisted_defaults.py), put back where nothing but the `def` reads it.
+(source/hoisted_defaults.py), put back where nothing but the `def` reads it; one naming an
+`if distributed: <sampler + loader> else: <loader>` with the branches joined in the one-line
+form `s = DistributedSampler(...) if distributed else None` (source/flag_branch_loaders.py).
 
 Cost model (issue 3 benchmark): a file without a training loop costs a CPython `ast` parse
 and a regex; a file with one costs one libcst parse, work proportional to the loop, and one
@@ -35,6 +37,7 @@ import libcst.matchers as m
 
 from . import static_check
 from .analysis.names import clear_cache
+from .analysis.qualnames import Qualnames
 from .changelog import LoopFacts, import_change, loop_changes
 from .emit.transform import transform
 from .inputs import decode_source, import_table, parse_text
@@ -68,6 +71,7 @@ from .shapes.trainer_records import RECORD_READS, pass_attributes
 from .shapes.trainer_renames import RENAMED, rename_clashing
 from .source.closure_into_loop import MOVED_CLOSURE, closure_into_loop
 from .source.find_loops import LineIndex, find_candidates, pair_loops
+from .source.flag_branch_loaders import join_flag_loaders
 from .source.hoisted_defaults import hoist_changes, hoist_defaults
 from .source.step_helpers import (
     DrivenStep,
@@ -247,11 +251,15 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
     # a refusal naming a tuple assignment (`G, D = Gen().to(device), Disc().to(device)`) is
     # planned again with it split one binding per name, when that keeps its meaning
     # and one naming a helper's default (`train_state=TrainState()`) with the default bound
-    # to a module name right before the `def`, which the inlined call can read
+    # to a module name right before the `def`, which the inlined call can read; and one naming
+    # a loader built in both branches of `if distributed:` with them joined in the one-line
+    # form (source/flag_branch_loaders.py), put back where the conversion leaves it as it was
     splits, hoists = [], []
     while True:
         planned, refusals, blamed = _plan_loops(imports, module, loops, lines, path)
         module, more = split_tuple_bindings(module, lines, blamed)
+        module, joined = join_flag_loaders(module, lines, blamed, Qualnames(imports))
+        more += joined
         module, hoisted = hoist_defaults(module, lines, blamed, hoists)
         if not more and not hoisted:
             break

@@ -1556,15 +1556,27 @@ CONVERTS["torchrun_barrier_before_the_group_end"] = (
     ['strategy="ddp" if ddp else "auto"', 'torch.save(model.state_dict(), "model.pt")'],
     ["barrier", "destroy_process_group"],
 )
+_BARRIER_THEN_CODE = (
+    TORCHRUN.format(extra="")
+    .replace(
+        "if ddp:\n    destroy_process_group()\n",
+        "if ddp:\n    dist.barrier()\n    destroy_process_group()\n"
+        'print(open("model.pt", "rb").read(4))\n',
+    )
+    .replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1)
+)
+# code after the group's end still runs on every rank, ordered by the barrier after rank 0's
+# save: the barrier stays, as the Trainer's; the group's end goes
+CONVERTS["torchrun_barrier_before_the_group_end_then_more_code"] = (
+    _BARRIER_THEN_CODE,
+    ["if ddp:\n    trainer.strategy.barrier()\nprint(open("],
+    ["dist.barrier()", "destroy_process_group"],
+)
 UNCHANGED.update(
     {
-        # code after the group's end still runs on every rank: the barrier may order it
-        "torchrun_barrier_before_the_group_end_then_more_code": (
-            TORCHRUN.format(extra="").replace(
-                "if ddp:\n    destroy_process_group()\n",
-                "if ddp:\n    dist.barrier()\n    destroy_process_group()\n"
-                'print(open("model.pt", "rb").read(4))\n',
-            ).replace("import os\n", "import os\n\nimport torch.distributed as dist\n", 1),
+        # the code after the end reads the group: gone there, alive under the Trainer
+        "torchrun_barrier_before_the_group_end_then_reads_the_group": (
+            _BARRIER_THEN_CODE + "print(dist.is_initialized())\n",
             "TL161",
         ),
     }
@@ -1607,19 +1619,58 @@ UNCHANGED.update(
         ),
     }
 )
+
+
+def _loader_branches(ddp_loader: str, plain_loader: str, plain_sampler: str = "None") -> str:
+    """TORCHRUN with its loader built in both branches of `if ddp:`."""
+    return TORCHRUN.format(extra="").replace(
+        "sampler = DistributedSampler(data) if ddp else None\n"
+        "train_loader = DataLoader(data, batch_size=4, shuffle=(sampler is None), "
+        "sampler=sampler)\n",
+        "if ddp:\n    sampler = DistributedSampler(data)\n"
+        f"    train_loader = {ddp_loader}\n"
+        f"else:\n    sampler = {plain_sampler}\n"
+        f"    train_loader = {plain_loader}\n",
+    )
+
+
+# the same loaders written as an `if / else` of two `DataLoader(...)`s: the one-line form
+# (source/flag_branch_loaders.py), then Lightning's shuffling loader
+CONVERTS["torchrun_loaders_in_both_branches_of_the_flag"] = (
+    _loader_branches(
+        "DataLoader(data, batch_size=4, sampler=sampler)",
+        "DataLoader(data, batch_size=4, shuffle=True)",
+    ),
+    ["train_loader = DataLoader(data, batch_size=4, shuffle=True)\n"],
+    ["if ddp:\n    sampler", "DistributedSampler", "else:\n    sampler = None"],
+)
 UNCHANGED.update(
     {
-        # the same loaders written as an `if / else` of two `DataLoader(...)`s: not read (the
-        # message shows the one-line form, which converts)
-        "torchrun_loaders_in_both_branches_of_the_flag": (
-            TORCHRUN.format(extra="").replace(
-                "sampler = DistributedSampler(data) if ddp else None\n"
-                "train_loader = DataLoader(data, batch_size=4, shuffle=(sampler is None), "
-                "sampler=sampler)\n",
-                "if ddp:\n    sampler = DistributedSampler(data)\n"
-                "    train_loader = DataLoader(data, batch_size=4, sampler=sampler)\n"
-                "else:\n    sampler = None\n"
-                "    train_loader = DataLoader(data, batch_size=4, shuffle=True)\n",
+        # each rank's batch is the global one divided by the process count: the two loaders
+        # differ beyond their sampler
+        "torchrun_loader_branches_batch_per_rank": (
+            _loader_branches(
+                "DataLoader(data, batch_size=8 // int(os.environ['WORLD_SIZE']), "
+                "sampler=sampler)",
+                "DataLoader(data, batch_size=8, shuffle=True)",
+            ),
+            "TL162",
+        ),
+        # one process keeps the order, the sampler shuffles under DDP: joined, then refused
+        # as the one-line form without `shuffle=`
+        "torchrun_loader_branches_plain_run_keeps_order": (
+            _loader_branches(
+                "DataLoader(data, batch_size=4, sampler=sampler)",
+                "DataLoader(data, batch_size=4)",
+            ),
+            "TL162",
+        ),
+        # without DDP a sampler of its own: not the loader's plain `shuffle=`
+        "torchrun_loader_branches_plain_run_own_sampler": (
+            _loader_branches(
+                "DataLoader(data, batch_size=4, sampler=sampler)",
+                "DataLoader(data, batch_size=4, shuffle=True)",
+                plain_sampler="torch.utils.data.SequentialSampler(data)",
             ),
             "TL162",
         ),
@@ -1669,8 +1720,20 @@ CONVERTS["torchrun_main_barrier_before_the_group_end"] = (
     ['strategy="ddp" if ddp else "auto"'],
     ["barrier", "destroy_process_group"],
 )
-# module code after the call runs on every rank after the barrier
-UNCHANGED["torchrun_main_barrier_then_module_code"] = (
+# module code after the call runs on every rank after the barrier: kept, as the Trainer's
+CONVERTS["torchrun_main_barrier_then_module_code"] = (
     _TORCHRUN_MAIN + 'print(open("log.txt").read())\n',
-    "TL161",
+    ["trainer.fit(lit_model, loader)\n    if ddp:\n        trainer.strategy.barrier()\n"],
+    ["dist.barrier()", "destroy_process_group"],
+)
+UNCHANGED.update(
+    {
+        # `sampler=s` with `s = DistributedSampler(...) if ddp else None` and no `shuffle=`:
+        # one process keeps the order, the sampler shuffles under DDP; the converted loader
+        # (`shuffle=True`) would shuffle in both runs
+        "torchrun_one_line_sampler_plain_run_keeps_order": (
+            TORCHRUN.format(extra="").replace("shuffle=(sampler is None), ", ""),
+            "TL162",
+        ),
+    }
 )

@@ -65,6 +65,9 @@ class Facts:
     removed: list = field(default_factory=list)  # statements that go
     helpers: list = field(default_factory=list)  # setup()/cleanup() defs nothing else calls
     rewrites: list = field(default_factory=list)  # (statement, replacement) outside the loop
+    # `if <flag>: dist.barrier(); destroy_process_group()` with code after it: its barriers
+    # kept as `trainer.strategy.barrier()` (torchrun.py)
+    final_barriers: list = field(default_factory=list)
     early_prints: list = field(default_factory=list)  # prints reading the rank, before the loop
     sampler_shuffle: bool = True
     set_epoch: list = field(default_factory=list)  # (sampler name, statement)

@@ -187,6 +187,7 @@ def read_collectives(ctx, facts: Facts, epoch: list) -> None:
     where = ctx.function if ctx.in_function else ctx.module
     helpers = collective_helpers(ctx, ctx.function if ctx.in_function else None)
     taken = [s for s in [*facts.removed, facts.group_start] if s is not None]
+    taken += facts.final_barriers  # kept as the Trainer's (torchrun.py)
     for call in m.findall(where, m.Call()):
         if id(call) in kept or any(_path(s, call) for s in taken):
             continue  # (the setup helper the Trainer takes over may call a barrier)

@@ -8,6 +8,7 @@ import libcst.matchers as m
 from ...analysis.names import scope_reads
 from ...analysis.statements import BACKWARD, call_method, contains, single_assign, with_keywords
 from ...source.code_text import code_of
+from ...source.flag_branch_loaders import why_not_joined
 from .facts import SAMPLER_CLASSES, Facts, all_ranks, flag_body, is_flag, remove_with_reason
 from .loader_function import built_by_function, read_function_loader
 from .own_sampler import keep_own_sampler
@@ -47,11 +48,13 @@ def read_sampler(ctx, plan, facts: Facts) -> None:
     if loader_binding is None or count != 1:
         branched = _bound_in_flag_branches(ctx, facts, plan.train_loader)
         if branched is not None:
+            # the branches that are one loader are joined and planned again (engine.py)
+            why = why_not_joined(branched, ctx.names) or "a shape not read here"
             ctx.block(
                 SAMPLER,
                 f"the training loader `{plan.train_loader}` is built in both branches of "
-                f"`if {facts.flag}:` (with a DistributedSampler in one), a shape not read here; "
-                f"the one-line form is: `s = DistributedSampler(...) if {facts.flag} else None`"
+                f"`if {facts.flag}:` (with a DistributedSampler in one): {why}; the one-line "
+                f"form is: `s = DistributedSampler(...) if {facts.flag} else None`"
                 ", `DataLoader(..., sampler=s, shuffle=s is None)`",
                 branched,
             )
@@ -220,7 +223,9 @@ def _loader_sampler(
     name = value.value
     stmt, call, single = samplers[name]
     why = sampler_differs(ctx, call, loader, facts, kind, keep)
-    if not why and single is not None:
+    if not why and single is UNSAMPLED:
+        why = _unsampled_differs(loader, name, facts.sampler_shuffle)
+    elif not why and single is not None:
         why = _plain_differs(ctx, single, loader_dataset(loader), facts.sampler_shuffle)
     if why:
         ctx.block(SAMPLER, why, stmt)
@@ -287,9 +292,14 @@ def epoch_calls_fit(ctx, plan, facts: Facts, taken: dict, samplers: dict) -> boo
     return True
 
 
+# the sampler of a plain run of `s = DistributedSampler(...) if <flag> else None`: none, the
+# loader samples as its own `shuffle=` says
+UNSAMPLED = object()
+
+
 def _sampler_bindings(ctx) -> dict:
     """name -> (statement, DistributedSampler call, the sampler of a plain run or None) of
-    `s = DistributedSampler(...)`, `s = DistributedSampler(...) if <flag> else None`, or
+    `s = DistributedSampler(...)`, `s = DistributedSampler(...) if <flag> else None` (UNSAMPLED), or
     `if <flag>: s = DistributedSampler(...)` `else: s = RandomSampler(...)` (several samplers
     in one such block: the training and the validation loader's)."""
     facts = ctx.found["ddp"]
@@ -307,15 +317,15 @@ def _sampler_bindings(ctx) -> dict:
         assign = single_assign(stmt)
         if assign is None:
             continue
-        value = assign[1]
+        value, single = assign[1], None
         if (
             isinstance(value, cst.IfExp)
             and is_flag(facts, value.test)
             and m.matches(value.orelse, m.Name("None"))
         ):
-            value = value.body
+            value, single = value.body, UNSAMPLED
         if isinstance(value, cst.Call) and ctx.call_qualnames(value) & SAMPLER_CLASSES:
-            found[assign[0]] = (stmt, value, None)
+            found[assign[0]] = (stmt, value, single)
     return found
 
 
@@ -352,6 +362,29 @@ _PLAIN_SAMPLERS = {  # what a loader of a plain run samples with -> whether it s
     "torch.utils.data.SequentialSampler": False,
     "torch.utils.data.sampler.SequentialSampler": False,
 }
+
+
+def _unsampled_differs(loader: cst.Call, sampler: str, shuffle: bool) -> str | None:
+    """Without DDP the sampler is None and the loader shuffles as its `shuffle=` says
+    (`shuffle=s is None`: True; absent or `False`: False); the converted loader shuffles as
+    the DistributedSampler did, in a plain run too: they must agree."""
+    given = next((a.value for a in loader.args if a.keyword and a.keyword.value == "shuffle"), None)
+    unsampled = m.Comparison(
+        left=m.Name(sampler), comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))]
+    )
+    if given is None or m.matches(given, m.Name("False")):
+        plain = False
+    elif m.matches(given, unsampled):
+        plain = True
+    else:
+        return f"the loader's `shuffle={code_of(given)}` beside `{sampler}` is not read"
+    if plain == shuffle:
+        return None
+    return (
+        f"without DDP (`{sampler}` None) the loader {'shuffles' if plain else 'keeps its order'}"
+        f", while its DistributedSampler {'shuffles' if shuffle else 'keeps the order'}: the "
+        f"converted loader would {'shuffle' if shuffle else 'keep the order'} in both runs"
+    )
 
 
 def _plain_differs(ctx, single: cst.Call, dataset, shuffle: bool) -> str | None:

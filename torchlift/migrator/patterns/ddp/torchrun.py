@@ -261,6 +261,9 @@ def read_group_end(ctx, facts: Facts) -> None:
     for end in ends:
         inner = flag_body(facts, end)
         if inner is not None and _barriers_before(ctx, inner):
+            if _barrier_orders_code_after(ctx, end):
+                _keep_barriers(facts, end, inner)
+                continue
             _final_end(ctx, end)
             inner = inner[-1:]
         if not (
@@ -283,12 +286,59 @@ def _barriers_before(ctx, block: list) -> bool:
     return len(block) > 1 and all(is_barrier(ctx, s) for s in block[:-1])
 
 
+_STRATEGY_BARRIER = "trainer.strategy.barrier()"
+
+
+def _barrier_orders_code_after(ctx, end) -> bool:
+    """Code runs after `if <flag>: dist.barrier(); destroy_process_group()` (rank 0 saved,
+    every rank loads), none of it touching torch.distributed: the barrier is kept as the
+    Trainer's (`trainer.strategy.barrier()`; the group lives on after `fit`, the Trainer's
+    processes end it), the end goes. Code reading the group after its end (`dist.
+    is_initialized()`, another collective) would see it still alive: refused (_final_end)."""
+    after = ctx.scope_after[next(i for i, s in enumerate(ctx.scope_after) if s is end) + 1 :]
+    rest = [s for s in after if not is_docstring(s)]
+    if not rest:
+        return ctx.in_function and not _called_last(ctx, ctx.function.name.value)
+    return _group_read(ctx, rest) is None
+
+
+def _group_read(ctx, stmts: list):
+    """The first torch.distributed name or call in `stmts`, or None."""
+    for s in stmts:
+        for node in m.findall(s, m.Call() | m.Attribute() | m.Name()):
+            names = ctx.call_qualnames(node) if isinstance(node, cst.Call) else ctx.qualnames(node)
+            if any(q.startswith("torch.distributed") for q in names):
+                return node
+    return None
+
+
+def _keep_barriers(facts: Facts, end, inner: list) -> None:
+    """`if <flag>:` keeping its barriers as `trainer.strategy.barrier()`, without the end."""
+    barrier = cst.Expr(cst.parse_expression(_STRATEGY_BARRIER))
+    kept = [s.with_changes(body=[barrier]) for s in inner[:-1]]
+    new = end.with_changes(body=end.body.with_changes(body=kept))
+    facts.rewrites.append((end, new))
+    facts.final_barriers.append(end)
+    facts.why[id(end)] = (
+        "`dist.barrier()` -> `trainer.strategy.barrier()`: every rank still waits there for "
+        "what rank 0 wrote before the code after it; the process group's end is the Trainer's"
+    )
+
+
 def _final_end(ctx, end) -> None:
     """A barrier before the group's end goes with it only when nothing runs after the end on
     any rank (what it orders is no one's to see; the Trainer's processes end after `fit` and
     the code following it): else TL161, naming the code it may order."""
     after = ctx.scope_after[next(i for i, s in enumerate(ctx.scope_after) if s is end) + 1 :]
     rest = [s for s in after if not is_docstring(s)]
+    read = _group_read(ctx, rest)
+    if read is not None:
+        raise Unsupported(
+            PROCESS_GROUP,
+            f"code after the process group's end reads it (`{code_of(read).strip()}`): the "
+            "group is gone there, the Trainer's lives on after `fit`",
+            read,
+        )
     if rest:
         raise Unsupported(
             PROCESS_GROUP,

@@ -135,6 +135,7 @@ FEATURES = {
     "gradient_accumulation": [accumulates],
     "lbfgs_closure_curve_fit": [reevaluates_closure],
     "accumulation_clip_scheduler_in_group": [accumulates, clips, changes_lr_between_epochs],
+    "accumulation_bf16_fused_adamw_clip_every_micro_batch": [accumulates, clips],
     "accumulation_uneven_last_group": [accumulates, uneven_groups],
     "accumulation_steps_at_epoch_end": [uneven_groups],
     "deit_train_one_epoch_scaler_norm_alias": [clips],

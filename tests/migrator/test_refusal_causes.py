@@ -464,6 +464,53 @@ CASES = {
         "TL106",
         "`agent.optimizer.step()` steps an optimizer held by `agent`, an instance of `Agent`",
     ),
+    # the autocast context bound twice: the `with` naming it, not "GradScaler without autocast"
+    "autocast_context_bound_twice_around_a_scaled_step": (
+        """
+        from contextlib import nullcontext
+
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        use_amp = torch.cuda.is_available()
+        ctx = nullcontext()
+        if use_amp:
+            ctx = torch.autocast("cuda", dtype=torch.float16)
+        scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                with ctx:  # <- cause
+                    loss = criterion(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+        """,
+        "TL113",
+        "GradScaler with the step under `with ctx:`, bound 2 times",
+    ),
+    # one GradScaler stepping two optimizers: at its first step, naming mixed precision
+    "grad_scaler_stepping_two_optimizers": (
+        """
+        gen = nn.Linear(4, 4)
+        opt_d = torch.optim.Adam(model.parameters(), lr=1e-3)
+        opt_g = torch.optim.Adam(gen.parameters(), lr=1e-3)
+        scaler = torch.amp.GradScaler("cuda")
+        for epoch in range(2):
+            for x, y in loader:
+                opt_d.zero_grad()
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss_d = criterion(model(gen(x).detach()), y)
+                scaler.scale(loss_d).backward()
+                scaler.step(opt_d)  # <- cause
+                opt_g.zero_grad()
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss_g = -criterion(model(gen(x)), y)
+                scaler.scale(loss_g).backward()
+                scaler.step(opt_g)
+                scaler.update()
+        """,
+        "TL125",
+        "mixed precision with several optimizers: `opt_d` is stepped through a GradScaler",
+    ),
 }
 
 

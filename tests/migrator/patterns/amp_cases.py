@@ -469,3 +469,67 @@ UNCHANGED = {
         "TL113",
     ),
 }
+
+# an autocast context bound once before the loop and entered by name (`with ctx:`): the same
+# region as `with torch.autocast(...)` (was TL113 "GradScaler without autocast" with a scaler,
+# the context kept as module state without one)
+_NAMED = """
+device_type = "cuda" if torch.cuda.is_available() else "cpu"
+{scaler}ctx = {autocast}
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        with ctx:
+            loss = criterion(model(x), y)
+        {backward}
+"""
+_SCALED = "scaler.scale(loss).backward()\n        scaler.step(optimizer)\n        scaler.update()"
+_PLAIN = "loss.backward()\n        optimizer.step()"
+CONVERTS["autocast_bound_to_a_name_bf16"] = (
+    _NAMED.format(
+        scaler="",
+        autocast="torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)",
+        backward=_PLAIN,
+    ),
+    ['precision="bf16-mixed"'],
+    ["with self.ctx", "self.ctx = ctx"],
+)
+# read as the direct form is: "cuda" for a model that trains on the CPU never applied (TL113)
+UNCHANGED["autocast_bound_to_a_name_for_cuda_on_a_cpu_model"] = (
+    _NAMED.format(
+        scaler='scaler = torch.amp.GradScaler("cuda")\n',
+        autocast='torch.autocast("cuda", dtype=torch.float16)',
+        backward=_SCALED,
+    ),
+    "TL113",
+)
+CONVERTS["autocast_bound_to_a_name_float16_run_time_device_scaler"] = (
+    _NAMED.format(
+        scaler="scaler = torch.amp.GradScaler(device_type)\n",
+        autocast="torch.autocast(device_type, dtype=torch.float16)",
+        backward=_SCALED,
+    ),
+    ['plugins=[L.plugins.MixedPrecision("16-mixed", device_type, scaler=scaler)]'],
+    ["with self.ctx", "scaler.scale"],
+)
+# no scaler, and float16 on a device that may be the CPU ("16-mixed" is bfloat16 there): the
+# step enters the script's own context, as before (the direct form is refused, TL113)
+CONVERTS["autocast_bound_to_a_name_float16_without_scaler_kept"] = (
+    _NAMED.format(
+        scaler="",
+        autocast="torch.autocast(device_type, dtype=torch.float16)",
+        backward=_PLAIN,
+    ),
+    ["with self.ctx:"],
+    ["precision="],
+)
+# bound twice (`nullcontext()` then autocast under a flag) around a scaled step: TL113 at the
+# `with`, naming the binding (not "GradScaler without autocast")
+UNCHANGED["autocast_name_bound_twice_with_a_scaler"] = (
+    _NAMED.replace("{scaler}ctx = {autocast}\n", "{scaler}ctx = nullcontext()\nif use_amp:\n    ctx = {autocast}\n").format(
+        scaler='from contextlib import nullcontext\nuse_amp = torch.cuda.is_available()\nscaler = torch.amp.GradScaler("cuda", enabled=use_amp)\n',
+        autocast='torch.autocast("cuda", dtype=torch.float16)',
+        backward=_SCALED,
+    ),
+    "TL113",
+)

@@ -566,3 +566,33 @@ UNCHANGED = {
         "TL105",
     ),
 }
+
+# manual optimization (every micro-batch clipped, accumulation.py) under bf16 with a fused
+# optimizer: Lightning's `clip_gradients` raises for it (bf16 too), the script's call is kept
+# (no scaler: nothing to unscale); without `fused=` the module's own call as before
+_MICRO_BATCH_CLIP = """
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3{fused})
+for epoch in range(2):
+    for i, (x, y) in enumerate(loader):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = criterion(model(x), y) / 2
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        if (i + 1) % 2 == 0:
+            opt.step()
+            opt.zero_grad()
+"""
+CONVERTS["micro_batch_clipping_under_bf16_with_a_fused_optimizer"] = (
+    _MICRO_BATCH_CLIP.format(fused=", fused=True"),
+    [
+        "self.automatic_optimization = False",
+        "torch.nn.utils.clip_grad_norm_(self.model.parameters(), 0.5)",
+        'precision="bf16-mixed"',
+    ],
+    ["self.clip_gradients", "gradient_clip_val="],
+)
+CONVERTS["micro_batch_clipping_under_bf16_not_fused"] = (
+    _MICRO_BATCH_CLIP.format(fused=""),
+    ["self.clip_gradients(", 'precision="bf16-mixed"'],
+    ["clip_grad_norm_"],
+)

@@ -350,3 +350,43 @@ UNCHANGED = {
     # the setup peeks at the pass's own loader: one more iterator, made before the pass's
     "validation_setup_peeking_at_the_loader": (_PEEKED_VALIDATION, "TL195"),
 }
+
+# a validation loader shuffling with its own generator: each pass after the first would see
+# its batches in another order (Lightning does not ask the sampler past the last batch, the
+# script's `for` does: one more permutation drawn from the generator); TL191 at its binding
+_VAL_OWN = """
+g = torch.Generator().manual_seed(0)
+{binding}
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    total = 0.0
+    with torch.no_grad():
+        for x, y in val_loader:
+            total += criterion(model(x), y).item()
+    print(total)
+"""
+_VAL_DATA = "TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))"
+UNCHANGED["validation_loader_shuffled_with_its_own_generator"] = (
+    _VAL_OWN.format(
+        binding=f"val_loader = DataLoader({_VAL_DATA}, batch_size=4, shuffle=True, generator=g)"
+    ),
+    "TL191",
+)
+UNCHANGED["validation_loader_from_a_factory_shuffled_with_its_own_generator"] = (
+    _VAL_OWN.format(
+        binding="def make_loader(shuffle):\n"
+        f"    return DataLoader({_VAL_DATA}, batch_size=4, shuffle=shuffle, generator=g)\n\n\n"
+        "val_loader = make_loader(True)"
+    ),
+    "TL191",
+)
+# not shuffled: its iterator draws one seed from the generator per pass, in both
+CONVERTS["validation_loader_with_its_own_generator_not_shuffled"] = (
+    _VAL_OWN.format(binding=f"val_loader = DataLoader({_VAL_DATA}, batch_size=4, generator=g)"),
+    ["def validation_step("],
+    [],
+)

@@ -358,3 +358,31 @@ UNCHANGED["given_optimizer_over_chained_parameters"] = (
     ),
     "TL132",
 )
+
+# one GradScaler stepping both optimizers of a GAN (fused ones, the generator unscaled then
+# clipped): TL125 at the first `scaler.step`, naming the scaler (was TL105, "several
+# optimizers need manual optimization, not converted", which they do not)
+UNCHANGED["grad_scaler_stepping_two_fused_optimizers"] = (
+    """
+        gen = nn.Linear(4, 4)
+        opt_gen = torch.optim.AdamW(gen.parameters(), lr=1e-3, fused=True)
+        opt_dis = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+        scaler = torch.amp.GradScaler("cpu")
+        for epoch in range(2):
+            for x, y in loader:
+                opt_dis.zero_grad()
+                with torch.autocast("cpu", dtype=torch.float16):
+                    loss = criterion(model(gen(x).detach()), y)
+                scaler.scale(loss).backward()
+                scaler.step(opt_dis)
+                opt_gen.zero_grad()
+                with torch.autocast("cpu", dtype=torch.float16):
+                    loss_gen = -criterion(model(gen(x)), y)
+                scaler.scale(loss_gen).backward()
+                scaler.unscale_(opt_gen)
+                torch.nn.utils.clip_grad_norm_(gen.parameters(), 1.0)
+                scaler.step(opt_gen)
+                scaler.update()
+        """,
+    "TL125",
+)

@@ -331,7 +331,7 @@ def read(ctx, plan, steps) -> None:
     if every is None:
         return
     if steps["manual_optimization"]:  # the script's own arithmetic and calls are kept
-        _keep_script_steps(plan, steps)
+        _keep_script_steps(ctx, plan, steps)
         return
     code = ctx.module.code_for_node(every)
     divisor = steps.get("loss_divisor")
@@ -394,7 +394,7 @@ def _accumulate(plan, code: str) -> None:
     ]
 
 
-def _keep_script_steps(plan, steps) -> None:
+def _keep_script_steps(ctx, plan, steps) -> None:
     """Manual optimization: backward() becomes `self.manual_backward(loss)`, the `if` group
     and whatever other pattern kept (`steps["kept"]`) stay where the script had them."""
     backward = steps["backward_stmt"]
@@ -408,6 +408,10 @@ def _keep_script_steps(plan, steps) -> None:
         *steps.get("kept", []),
     ]
     plan.train_body = [s for _, s in sorted([*steps["body"], *kept], key=lambda item: item[0])]
+    why = ctx.found.get("accumulation_kept", ("",))[0]
+    if why.startswith("gradients clipped"):  # not the last group: the clipping keeps it
+        plan.notes.append(f"manual optimization: {why}")
+        return
     plan.notes.append(
         "manual optimization: the script's accumulation does not step on a last partial "
         "group of an epoch, Lightning's accumulate_grad_batches would"

@@ -111,16 +111,25 @@ def is_autocast(ctx, stmt) -> bool:
 
 
 def _autocast_of(ctx, item):
-    """(the autocast call, None) of `torch.autocast(...)`; (the call, its condition) of a
-    name bound once before the loop, and never in it, to a conditional expression choosing
-    between it and `contextlib.nullcontext()`; None otherwise. The condition is the test,
+    """(the autocast call, None) of `torch.autocast(...)`, or of a name bound once before the
+    loop, and never in it, to that call; (the call, its condition) of such a name bound to a
+    conditional expression choosing between it and `contextlib.nullcontext()`; None otherwise. The condition is the test,
     or `not test` (a cst.UnaryOperation) when the test picks nullcontext."""
     if isinstance(item, cst.Call):
         return (item, None) if ctx.call_qualnames(item) & _AUTOCAST else None
     if not isinstance(item, cst.Name) or item.value in collect_names(ctx.loop).writes:
         return None
     found, count = ctx.binding(item.value)
-    if found is None or count != 1 or not isinstance(found[1], cst.IfExp):
+    if found is None or count != 1:
+        return None
+    if isinstance(found[1], cst.Call) and ctx.call_qualnames(found[1]) & _AUTOCAST:
+        # `ctx = torch.autocast(...)`: the same region, entered by name -- unless no scaler
+        # needs Lightning's precision and it has no Trainer form: the step enters the
+        # script's own object then, as written (nothing autocasts under "32-true")
+        if not _scaled_loop(ctx) and not _trainer_form(ctx, found[1]):
+            return None
+        return found[1], None
+    if not isinstance(found[1], cst.IfExp):
         return None
     choice = found[1]
     branches = [choice.body, choice.orelse]
@@ -137,6 +146,53 @@ def _autocast_of(ctx, item):
 
 
 _NULL_CONTEXT = {"contextlib.nullcontext"}
+
+
+def _refuse_unread_named_region(ctx) -> None:
+    """A scaled step under `with <name>:` whose name is not read as an autocast (bound more
+    than once, `ctx = nullcontext()` then `if amp: ctx = torch.autocast(...)`; rebound in the
+    loop): the refusal names it, not a GradScaler "without autocast"."""
+    for stmt in m.findall(ctx.loop, m.With(items=[m.WithItem(item=m.Name(), asname=None)])):
+        name = stmt.items[0].item.value
+        _, count = ctx.binding(name)
+        if name in collect_names(ctx.loop).writes:
+            why = "bound again in the loop"
+        elif count > 1:
+            why = f"bound {count} times"
+        else:
+            continue
+        raise Unsupported(
+            MIXED_PRECISION,
+            f"GradScaler with the step under `with {name}:`, {why}: only a name bound once "
+            "before the loop to `torch.autocast(...)` (or `nullcontext() if ... else "
+            "torch.autocast(...)`) is read as the autocast region",
+            stmt,
+        )
+
+
+def _scaled_loop(ctx) -> bool:
+    """The loop calls `<name>.scale(...)` on a name bound to a GradScaler."""
+    for call in m.findall(ctx.loop, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("scale")))):
+        binding, _ = ctx.binding(call.func.value.value)
+        if binding and isinstance(binding[1], cst.Call) and ctx.call_qualnames(binding[1]) & SCALERS:
+            return True
+    return False
+
+
+def _trainer_form(ctx, call: cst.Call) -> bool:
+    """`precision=` expresses the autocast call without a scaler: its arguments are the ones
+    read (device type, dtype, enabled), its dtype a known one, and float16 only on CUDA
+    (Lightning's "16-mixed" elsewhere is bfloat16)."""
+    dtype = None
+    for arg in call.args:
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key not in (None, "device_type", "dtype", "enabled"):
+            return False
+        dtype = arg.value if key == "dtype" else dtype
+    precision = '"16-mixed"' if dtype is None else _precision(ctx, dtype)
+    if precision is None:
+        return False
+    return precision != '"16-mixed"' or autocast_device_type(ctx, call) == "cuda"
 
 
 def _read_autocast(ctx, call: cst.Call, stmt, when=None) -> None:
@@ -372,6 +428,7 @@ def read(ctx, plan, steps) -> None:
         return
     if scaler is not None:
         if precision is None:
+            _refuse_unread_named_region(ctx)
             raise Unsupported(MIXED_PRECISION, "GradScaler without autocast", scaler[1])
         use = use_before_the_loop(ctx, scaler)
         if use is not None and ctx.found.get("conditional_scaler") == scaler[0]:
@@ -556,9 +613,15 @@ def _definitions_reaching(ctx, name: str) -> set[str]:
 
 
 def _autocasts(ctx, stmts) -> bool:
-    """Whether the code calls autocast itself (an evaluation the script ran mixed too)."""
+    """Whether the code calls autocast itself (an evaluation the script ran mixed too), or
+    enters a name bound to it (`with ctx:`) as the training step's region is read."""
+    named = m.With(items=[m.WithItem(item=m.Name(), asname=None)])
     return any(
         ctx.call_qualnames(call) & _AUTOCAST for stmt in stmts for call in m.findall(stmt, m.Call())
+    ) or any(
+        _autocast_of(ctx, found.items[0].item) is not None
+        for stmt in stmts
+        for found in m.findall(stmt, named)
     )
 
 

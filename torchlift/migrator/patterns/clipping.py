@@ -14,7 +14,8 @@
 
 Under manual optimization (accumulation.py) the call stays where it is, as
 `self.clip_gradients(optimizer, gradient_clip_val=v, gradient_clip_algorithm=kind)`; inside
-an accumulation group kept as written, as the script's own call.
+an accumulation group kept as written, or under mixed precision with an optimizer that may be
+fused (Lightning's `clip_gradients` raises for it), as the script's own call.
 
 `grad_norm = clip_grad_norm_(...)` (the norm read later, e.g. printed after the step) is the
 script's own statement in `configure_gradient_clipping` (see `_keep_norm`); so is a norm
@@ -203,6 +204,12 @@ def read(ctx, plan, steps) -> None:
         _keep_norm(ctx, plan, steps, stmt)
         if fused:
             plan.clip_hook = _unscaling_fused(ctx, steps, stmt)
+        return
+    if steps.get("manual_optimization") and _mixed_may_fuse(ctx, plan):
+        # Lightning's mixed precision refuses to clip an optimizer that unscales in its own
+        # step (a RuntimeError, bf16 too); manual optimization runs no scaler here
+        # (accumulation.py refuses one), so the script's call clips what it clipped
+        steps.setdefault("kept", []).append((position, stmt))
         return
     if steps.get("manual_optimization"):  # clipped where the script clips, by the module
         optimizer = plan.optimizer.name

@@ -23,7 +23,8 @@ tensor (`w.normal_()`), `torch.nn.init.*`, and the script's own functions callin
 Python's `random` and numpy's generators do not feed a DataLoader and are left alone, and so
 is a loader with its own `generator=` (or one the migrator generated, which has one).
 
-2. A shuffled loader with its own generator -> refused (TL191).
+2. A shuffled loader with its own generator -> refused (TL191), the training loader's or a
+validation pass's (each pass after the first would see its batches in another order).
 
     loader = DataLoader(ds, batch_size=8, shuffle=True, generator=g)
 
@@ -92,10 +93,10 @@ EPOCH_START_RNG = Rule(
 OWN_GENERATOR = Rule(
     "TL191",
     "a shuffled DataLoader with its own generator",
-    """Lightning stops iterating the training loader after its last batch; the script's loop
-    asks for one more, and the RandomSampler draws its next permutation from the loader's
-    generator before it says it is done. The generator then differs from the second epoch on,
-    and so does every later shuffle.""",
+    """Lightning stops iterating the training loader (and a validation pass's) after its last
+    batch; the script's loop asks for one more, and the RandomSampler draws its next
+    permutation from the loader's generator before it says it is done. The generator then
+    differs from the second epoch (or pass) on, and so does every later shuffle.""",
     """Drop `generator=` (seed the global generator once with `torch.manual_seed`), or shuffle
     with the global generator.""",
     """
@@ -140,6 +141,7 @@ RULES = (EPOCH_START_RNG, OWN_GENERATOR, EVAL_SETUP_RNG)
 
 def read(ctx, plan, steps) -> None:
     _validation_setup(ctx, plan)
+    _validation_own_generator(ctx, plan)
     if plan.loader_stmt is not None:
         return  # generated: its own generator, no shuffle
     loader = _loader_call(ctx, plan.train_loader)
@@ -176,6 +178,35 @@ def read(ctx, plan, steps) -> None:
                 "creates the first epoch's loader iterator (which draws its seed) before "
                 "on_train_epoch_start, where this code would run",
                 stmt,
+            )
+            return
+
+
+def _validation_own_generator(ctx, plan) -> None:
+    """TL191 for a validation loader shuffling with its own generator: Lightning ends each
+    pass after the loader's last batch, the script's `for` asks once more, and the sampler
+    draws its next permutation from that generator -- every later pass sees the batches in
+    another order (its metrics summed otherwise; whatever reads them, a plateau scheduler or
+    a best-model test, may decide otherwise)."""
+    validation = plan.validation
+    if validation is None or plan.eval_loader_stmt is not None:
+        return  # no pass, or a generated loader (no shuffle)
+    for name in [validation.loader, *validation.more_loaders]:
+        loader = _loader_call(ctx, name)
+        if loader is None:
+            loader = next(
+                (c for c in script_loaders(ctx, name) if _own_generator(c) and _shuffles(ctx, c)),
+                None,
+            )
+        if _own_generator(loader) and _shuffles(ctx, loader):
+            ctx.block(
+                OWN_GENERATOR,
+                f"validation loader `{plan.loader_exprs.get(name, name)}` shuffles with its "
+                "own generator: Lightning ends each validation pass without asking the sampler "
+                "for more, the script's loop asks once more and the sampler draws its next "
+                "permutation from that generator (the next pass's batches come in another "
+                "order)",
+                _loader_line(ctx, name, loader),
             )
             return
 

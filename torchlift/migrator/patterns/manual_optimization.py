@@ -137,9 +137,45 @@ def batch_statements(ctx, stmts):
     zeroed = {name for name in unread if _zeroes(stmts, name)}
     if zeroed and len(optimizers) + len(zeroed) > 1:
         raise unread[sorted(zeroed)[0]]
+    _refuse_scaler_stepping_several(ctx, stmts, optimizers)
     if len(optimizers) > 1:
         ctx.found["manual_optimizers"] = optimizers
     return stmts
+
+
+def _refuse_scaler_stepping_several(ctx, stmts, optimizers) -> None:
+    """A GradScaler stepping one of several optimizers (`scaler.step(optD)` ...
+    `scaler.step(optG)`, a GAN under float16): manual optimization would keep the scaler's
+    calls, which Lightning's mixed precision does not see (it scales `manual_backward`'s
+    loss and steps through its own scaler, clipping before its unscale)."""
+    scaled = {}
+    for stmt in stmts:
+        for call in _step_calls(stmt):
+            if not call.args or not _is_scaler(ctx, call.func.value.value):
+                continue
+            stepped = call.args[0].value
+            if isinstance(stepped, cst.Name) and stepped.value not in optimizers and (
+                optim_kind(ctx, ctx.binding(stepped.value)[0]) == "optimizer"
+            ):
+                scaled.setdefault(stepped.value, stmt)
+    if scaled and len(optimizers) + len(scaled) > 1:
+        name, stmt = next(iter(scaled.items()))
+        raise Unsupported(
+            MANUAL_STEP,
+            f"mixed precision with several optimizers: `{name}` is stepped through a "
+            "GradScaler, whose calls manual optimization would keep where Lightning's mixed "
+            "precision scales and steps through its own",
+            stmt,
+        )
+
+
+def _is_scaler(ctx, name: str) -> bool:
+    binding, _ = ctx.binding(name)
+    return bool(
+        binding
+        and isinstance(binding[1], cst.Call)
+        and any("GradScaler" in q for q in ctx.call_qualnames(binding[1]))
+    )
 
 
 def _zeroes(stmts, name: str) -> bool:
@@ -214,8 +250,7 @@ class _KeepStep(cst.CSTTransformer):
             args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
             return cst.parse_expression("self.manual_backward()").with_changes(args=args)
         if method in _SCALER_CALLS and isinstance(func.value, cst.Name):
-            binding, _ = self.ctx.binding(func.value.value)
-            if binding and any("GradScaler" in q for q in self.ctx.call_qualnames(binding[1])):
+            if _is_scaler(self.ctx, func.value.value):
                 raise Unsupported(MANUAL_STEP, "mixed precision with several optimizers", self.stmt)
         if method == "step" and isinstance(func.value, cst.Name):
             name = func.value.value

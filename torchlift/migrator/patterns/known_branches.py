@@ -228,13 +228,15 @@ class _Settings(cst.CSTTransformer):
         self.ctx = ctx
 
     def leave_Attribute(self, original, updated):
-        return _setting(self.ctx, original) or updated
+        return setting_literal(self.ctx, original) or updated
 
     def leave_Subscript(self, original, updated):
-        return _setting(self.ctx, original) or updated
+        return setting_literal(self.ctx, original) or updated
 
 
-def _setting(ctx, node):
+def setting_literal(ctx, node):
+    """The literal a setting holds for sure (`CFG.apex` of a settings class, `cfg.apex` of a
+    `@dataclass` default, `config["apex"]` of a dict only ever read), else None."""
     if isinstance(node, cst.Attribute):
         value = class_setting(ctx, node) or config_field(ctx, node)
     else:

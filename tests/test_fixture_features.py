@@ -132,6 +132,7 @@ FEATURES = {
     "char_rnn_get_batches": [clips],
     "research_config_tqdm_clip": [clips, changes_lr_between_epochs],
     "plateau_scheduler_val_loss": [reduces_lr],
+    "kaggle_cfg_get_scheduler_by_name": [changes_lr_every_step],
     "gradient_accumulation": [accumulates],
     "lbfgs_closure_curve_fit": [reevaluates_closure],
     "accumulation_clip_scheduler_in_group": [accumulates, clips, changes_lr_between_epochs],

@@ -511,6 +511,24 @@ CASES = {
         "TL125",
         "mixed precision with several optimizers: `opt_d` is stepped through a GradScaler",
     ),
+    # an uneven accumulation kept as written with a per-epoch GradScaler that is off (a
+    # Kaggle `GradScaler(enabled=CFG.apex)`): no mixed precision involved, the message says so
+    "uneven_accumulation_with_an_off_scaler": (
+        """
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            scaler = torch.cuda.amp.GradScaler(enabled=False)
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 3
+                scaler.scale(loss).backward()
+                if (i + 1) % 3 == 0:  # <- cause
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad()
+        """,
+        "TL114",
+        "(`scaler` is off, so they are the plain step, but they are not rewritten so)",
+    ),
 }
 
 

@@ -48,6 +48,29 @@ def _scheduled(function: str, call: str) -> str:
     return _SCHEDULED.format(function=function.strip("\n"), call=call)
 
 
+# a Kaggle `get_scheduler(cfg, optimizer)` choosing its scheduler by a name (scheduler_choice.py)
+_BY_NAME = """
+def get_scheduler(cfg, optimizer):
+    if cfg.scheduler == "ReduceLROnPlateau":
+        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5)
+    elif cfg.scheduler == "CosineAnnealingLR":
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg.T_max)
+    return scheduler
+"""
+
+
+def _by_name(settings: str, function: str = _BY_NAME, call: str = "") -> str:
+    call = call or "get_scheduler(CFG, optimizer)"
+    return _scheduled(settings.strip("\n") + "\n\n\n" + function.strip("\n"), call)
+
+
+_CFG_COSINE = """
+class CFG:
+    scheduler = "CosineAnnealingLR"
+    T_max = 4
+"""
+
+
 # an optimizer built by a function of the script
 _OPTIMIZED = """
 {function}
@@ -403,6 +426,55 @@ def make_optimizer(net):
         ],
         ["optimizer.step()"],
     ),
+    # a Kaggle `get_scheduler(CFG, optimizer)`: the branch `class CFG`'s literal takes
+    "scheduler_function_choosing_by_a_settings_class": (
+        _by_name(_CFG_COSINE),
+        [
+            "scheduler = get_scheduler(CFG, optimizer)",
+            '"lr_scheduler": {"scheduler": scheduler, "interval": "step"}',
+            "def get_scheduler(cfg, optimizer):",
+        ],
+        ["scheduler.step()"],
+    ),
+    # the function reads the settings class itself, not a parameter
+    "scheduler_function_reading_the_settings_class": (
+        _by_name(
+            _CFG_COSINE,
+            _BY_NAME.replace("cfg, optimizer", "optimizer").replace("cfg.", "CFG."),
+            "get_scheduler(optimizer)",
+        ),
+        ["scheduler = get_scheduler(optimizer)", '"interval": "step"'],
+        ["scheduler.step()"],
+    ),
+    # a config dict only ever read by key, and a module constant bound once
+    "scheduler_function_choosing_by_a_config_dict": (
+        _by_name(
+            'config = {"scheduler": "CosineAnnealingLR", "T_max": 4}',
+            _BY_NAME.replace("cfg.scheduler", 'cfg["scheduler"]').replace(
+                "cfg.T_max", 'cfg["T_max"]'
+            ),
+            "get_scheduler(config, optimizer)",
+        ),
+        ["scheduler = get_scheduler(self.hparams.config, optimizer)", '"interval": "step"'],
+        ["scheduler.step()"],
+    ),
+    "scheduler_function_choosing_by_a_module_constant": (
+        _by_name(
+            'SCHEDULER = "CosineAnnealingLR"\n\n\nclass CFG:\n    T_max = 4',
+            _BY_NAME.replace("cfg.scheduler", "SCHEDULER"),
+        ),
+        ["scheduler = get_scheduler(CFG, optimizer)", '"interval": "step"'],
+        ["scheduler.step()"],
+    ),
+    # the ReduceLROnPlateau branch taken: stepped on a metric, which Lightning monitors
+    "scheduler_function_choosing_a_plateau_stepped_on_a_metric": (
+        _by_name(_CFG_COSINE.replace('"CosineAnnealingLR"', '"ReduceLROnPlateau"')).replace(
+            "        scheduler.step()\n        optimizer.zero_grad()\n",
+            "        optimizer.zero_grad()\n    scheduler.step(loss.item())\n",
+        ),
+        ['self.log("monitor", self.loss.item())', '"monitor": "monitor"', '"interval": "epoch"'],
+        ["scheduler.step("],
+    ),
 }
 
 UNCHANGED = {
@@ -536,6 +608,21 @@ net, opt = get_model()
 fit(2, net, opt, train_dl)
 """,
         "TL187",
+    ),
+    # the name the branch reads is set by the script: not known before training
+    "scheduler_function_choosing_by_a_setting_the_script_sets": (
+        _by_name(_CFG_COSINE + "\n\nCFG.scheduler = input()"),
+        "TL186",
+    ),
+    # the name comes from the command line
+    "scheduler_function_choosing_by_a_command_line_flag": (
+        _by_name(
+            "import argparse\n\nparser = argparse.ArgumentParser()\n"
+            'parser.add_argument("--scheduler", default="CosineAnnealingLR")\n'
+            'parser.add_argument("--T_max", type=int, default=4)\n'
+            "CFG = parser.parse_args()"
+        ),
+        "TL186",
     ),
     # several schedulers built (a SequentialLR of two): not one object from its arguments
     "scheduler_function_building_several": (

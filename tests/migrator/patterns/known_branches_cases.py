@@ -93,6 +93,24 @@ CONVERTS = {
         ["loss = self.criterion(self(x), y)\n"],
         ["mode ==", "accum_iter", "% 1", "manual_backward", "def run_epoch"],
     ),
+    # a torch.optim.lr_scheduler object is not None: the step guarded in an accumulation
+    # group is the scheduler's step (the Cassava notebook's `scheduler is not None and ...`)
+    "scheduler_is_not_none_in_an_accumulation_group": (
+        """
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2)
+        for epoch in range(2):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    if scheduler is not None:
+                        scheduler.step()
+        """,
+        ['"interval": "step"', "accumulate_grad_batches=2"],
+        ["scheduler.step()", "is not None"],
+    ),
 }
 
 UNCHANGED = {

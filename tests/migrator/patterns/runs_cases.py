@@ -277,6 +277,27 @@ CONVERTS = {
         ],
         ["opt.step()"],
     ),
+    # the epoch loop calls a per-epoch helper holding the batch loop: the fold loop around it
+    # is a loop over runs all the same (a Kaggle notebook's `train_one_epoch(...)`)
+    "fold_loop_around_an_epoch_loop_calling_a_helper": (
+        """
+        def train_one_epoch(net, opt):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+
+
+        for fold in range(2):
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                train_one_epoch(net, opt)
+        """,
+        ["for fold in range(2):", "trainer.fit(lit_model, loader)"],
+        ["opt.step()", "for epoch"],
+    ),
 }
 
 UNCHANGED = {
@@ -436,6 +457,27 @@ UNCHANGED = {
                 net = nn.Linear(4, 2)
                 opt = torch.optim.SGD(net.parameters(), lr=0.1)
             train(net, opt)
+        """,
+        "TL193",
+    ),
+    # the same, left by a `break` ("train fold 0 first"): a sweep stopping early
+    "fold_loop_around_an_epoch_helper_left_by_break": (
+        """
+        def train_one_epoch(net, opt):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(net(x), y)
+                loss.backward()
+                opt.step()
+
+
+        for fold in range(3):
+            if fold > 0:
+                break
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                train_one_epoch(net, opt)
         """,
         "TL193",
     ),

@@ -424,6 +424,14 @@ def clean(ctx, plan) -> None:
     if plan.scaler is not None:
         # manual optimization would have to scale, unscale and step as the script's scaler
         why, at = ctx.found.get("accumulation_kept", ("manual optimization", ctx.loop))
+        if ctx.found.get("scaler_off") == plan.scaler:  # no mixed precision: say what is
+            raise Unsupported(
+                ACCUMULATION,
+                f"{why}; a group kept as written is not converted with GradScaler calls in it "
+                f"(`{plan.scaler}` is off, so they are the plain step, but they are not "
+                "rewritten so)",
+                at,
+            )
         raise Unsupported(
             ACCUMULATION,
             f"{why}; an accumulation kept as written is not converted with mixed precision "

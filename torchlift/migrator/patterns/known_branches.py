@@ -228,13 +228,15 @@ class _Settings(cst.CSTTransformer):
         self.ctx = ctx
 
     def leave_Attribute(self, original, updated):
-        return _setting(self.ctx, original) or updated
+        return setting_literal(self.ctx, original) or updated
 
     def leave_Subscript(self, original, updated):
-        return _setting(self.ctx, original) or updated
+        return setting_literal(self.ctx, original) or updated
 
 
-def _setting(ctx, node):
+def setting_literal(ctx, node):
+    """The literal a setting holds for sure (`CFG.apex` of a settings class, `cfg.apex` of a
+    `@dataclass` default, `config["apex"]` of a dict only ever read), else None."""
     if isinstance(node, cst.Attribute):
         value = class_setting(ctx, node) or config_field(ctx, node)
     else:
@@ -351,6 +353,8 @@ def _value(ctx, expr):
         called = ctx.call_qualnames(expr)
         if any(_optimizer_class(q) for q in called):
             return Instance(OPTIMIZER_BASES | called)
+        if any(_scheduler_class(q) for q in called):  # not None: `scheduler is not None`
+            return Instance(frozenset(called))
         if called & SCALERS:
             return NOT_NONE
         if any(_module_class(q) for q in called) or _script_module_class(ctx, expr.func):
@@ -362,6 +366,12 @@ def _optimizer_class(qualname: str) -> bool:
     """`torch.optim.SGD`: every class torch.optim exports at its top is an optimizer."""
     parts = qualname.split(".")
     return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
+
+
+def _scheduler_class(qualname: str) -> bool:
+    """`torch.optim.lr_scheduler.StepLR`: a class torch.optim.lr_scheduler exports."""
+    parts = qualname.split(".")
+    return len(parts) == 4 and parts[:3] == ["torch", "optim", "lr_scheduler"] and parts[3][:1].isupper()
 
 
 # torch.nn's exports that are no Module (every other class it exports at its top is one)

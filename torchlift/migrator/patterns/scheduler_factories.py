@@ -15,7 +15,10 @@ conversion calls it when `fit` starts instead of before the loop, and the rate f
 hands the scheduler runs at every step: so nothing the function runs may do anything but
 compute (builtins such as `float`/`max`, `math`, its own nested functions and lambdas, the
 script's functions doing the same), and the module globals it reads must be bound once and
-never changed. Refused (TL186), with the line: several schedulers, a `return` of something
+never changed. A function choosing one of several by a setting (a Kaggle `get_scheduler(cfg,
+optimizer)`: `if cfg.scheduler == 'CosineAnnealingLR': ...`) is read per call as the branch
+that call's settings take (scheduler_choice.py). Refused (TL186), with the line: several
+schedulers (with no choice, or one by a setting not known before the run), a `return` of something
 else, prints or other calls, stores into objects (`group["lr"] = ...`), `global` /
 `nonlocal`, a global bound more than once or changed in place, a callable it is given.
 Not a scheduler function (left to the other rules): one that builds no lr_scheduler object.
@@ -24,6 +27,7 @@ Not a scheduler function (left to the other rules): one that builds no lr_schedu
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import symtable
 from dataclasses import dataclass
 
@@ -32,11 +36,14 @@ import libcst.matchers as m
 
 from ..analysis.confined_effects import READ_METHODS, _target_parts, root_name
 from ..analysis.globals_read import rebound_through_global
+from ..analysis.loader_length import class_setting
 from ..analysis.names import bound_names, definition_reads, only_module_binding
 from ..analysis.statements import single_assign
 from ..rule import Unsupported
 from ..shapes.trainer_inline import bind_call
+from ..source.code_text import code_of
 from .factories import FACTORY, _local_value, _module_function, _own_returns
+from .scheduler_choice import chosen_body, why_undecided
 
 SCHEDULER_MODULE = "torch.optim.lr_scheduler."
 # what a scheduler function and its rate function may call besides `math`: these compute and
@@ -63,18 +70,95 @@ _FORBIDDEN = {
 
 @dataclass(frozen=True)
 class SchedulerFunction:
-    """`function` builds the scheduler on its parameter `optimizer`; `problem` is (node, why)
-    when it cannot be read as doing only that."""
+    """`function` builds the scheduler `built` on its parameter `optimizer`; `problem` is
+    (node, why) when it cannot be read as doing only that. A function choosing among several
+    (`alternatives`) is read per call as the branch the call's settings take
+    (scheduler_choice.py): `function` is then that branch's body."""
 
     function: cst.FunctionDef
     optimizer: str | None
     problem: tuple[cst.CSTNode, str] | None
+    built: cst.Call | None = None
+    alternatives: bool = False
+    note: str | None = None  # which alternative a call takes, and why
 
 
 def scheduler_function(ctx, call) -> SchedulerFunction | None:
     """What `call` calls when it is a module-level function of the script building a
     torch.optim.lr_scheduler object (faithful or not: see `problem`); None otherwise."""
-    return read_function(ctx, call, "scheduler_functions", _read)
+    found = read_function(ctx, call, "scheduler_functions", _read)
+    if found is None or not found.alternatives:
+        return found
+    cache = ctx.found.setdefault("scheduler_choices", {})
+    if id(call) not in cache:
+        cache[id(call)] = _chosen(ctx, found, call)
+    return cache[id(call)]
+
+
+def scheduler_classes(ctx, call) -> set[str]:
+    """The qualified names of the scheduler class `call` builds: its own, or that of the
+    scheduler a function of the script builds for it."""
+    found = scheduler_function(ctx, call)
+    if found is not None and found.built is not None and call_problem(found, call) is None:
+        return ctx.call_qualnames(found.built)
+    return ctx.call_qualnames(call)
+
+
+def _chosen(ctx, found: SchedulerFunction, call: cst.Call) -> SchedulerFunction:
+    """`found`, a function building several schedulers, read as the branch `call` takes."""
+    function = found.function
+    bound = bound_arguments(function, call)
+    if bound is None or any(arg.star for arg in call.args):
+        return found  # call_problem names the call
+    chosen, decided = chosen_body(ctx, function, bound, call)
+    constructors = _constructors(ctx, chosen)
+    if len(constructors) > 1:
+        held = {id(c) for c in constructors}
+        choice = next(
+            (
+                s
+                for s in m.findall(chosen, m.If())
+                if any(id(c) in held for c in m.findall(s.body, m.Call()))
+            ),
+            None,
+        )
+        if choice is None:  # built one after the other (a SequentialLR of two), no choice
+            return SchedulerFunction(function, None, (constructors[1], "builds several schedulers"))
+        test = code_of(choice.test, ctx.module)
+        why = why_undecided(ctx, function, bound, call, choice.test)
+        return SchedulerFunction(
+            function,
+            None,
+            (choice, f"builds several schedulers, chosen by `{test}`, not known before "
+             f"training: {why}"),
+        )
+    if not constructors:
+        return SchedulerFunction(
+            function, None, (call, "builds none of its schedulers for the settings it is given")
+        )
+    read = _read(ctx, chosen)
+    taken = code_of(constructors[0].func, ctx.module)
+    tests = ", ".join(f"`{code_of(s.test, ctx.module)}` is {t}" for s, t in decided)
+    note = (
+        f"`{function.name.value}()` builds `{taken}` here: {tests} wherever the training runs "
+        "(settings the script never changes); the converted script calls it as written"
+    )
+    return dataclasses.replace(read, note=note if decided else None)
+
+
+def choice_note(ctx, call) -> str | None:
+    """The report's note saying which scheduler a function of the script choosing among
+    several builds for `call`, and why; None for any other call."""
+    found = scheduler_function(ctx, call)
+    return found.note if found is not None and call_problem(found, call) is None else None
+
+
+def _constructors(ctx, function: cst.FunctionDef) -> list[cst.Call]:
+    return [
+        c
+        for c in m.findall(function, m.Call())
+        if any(q.startswith(SCHEDULER_MODULE) for q in ctx.call_qualnames(c))
+    ]
 
 
 def read_function(ctx, call, key: str, reader):
@@ -144,19 +228,17 @@ def bound_arguments(function: cst.FunctionDef, call: cst.Call):
 
 
 def _read(ctx, function: cst.FunctionDef) -> SchedulerFunction | None:
-    constructors = [
-        c
-        for c in m.findall(function, m.Call())
-        if any(q.startswith(SCHEDULER_MODULE) for q in ctx.call_qualnames(c))
-    ]
+    constructors = _constructors(ctx, function)
     if not constructors:
         return None
 
     def refused(node, why) -> SchedulerFunction:
         return SchedulerFunction(function, None, (node, why))
 
-    if len(constructors) > 1:
-        return refused(constructors[1], "builds several schedulers")
+    if len(constructors) > 1:  # read per call: the branch its settings take, if known
+        return SchedulerFunction(
+            function, None, (constructors[1], "builds several schedulers"), alternatives=True
+        )
     built = constructors[0]
     shape = returns_only(function, built, "the scheduler")
     if shape is not None:
@@ -170,7 +252,7 @@ def _read(ctx, function: cst.FunctionDef) -> SchedulerFunction | None:
     if symbol is None or not symbol.is_parameter() or symbol.is_assigned():
         return refused(built, "builds it on something other than an optimizer it is given")
     problem = _effect(ctx, function, set())
-    return SchedulerFunction(function, optimizer, problem)
+    return SchedulerFunction(function, optimizer, problem, built)
 
 
 def returns_only(function: cst.FunctionDef, built, what: str):
@@ -338,6 +420,8 @@ def _global_effect(ctx, read: cst.CSTNode, name: str, seen: set[int]):
     if isinstance(binding, cst.FunctionDef):
         return _effect(ctx, binding, seen)
     if isinstance(binding, cst.ClassDef):
+        if _settings_read(ctx, binding, name):
+            return None  # `CFG.T_max` of a class of literals the script never changes
         return read, f"uses the script's class `{name}`"
     if not imported and single_assign(binding) is None:
         return read, f"reads the global `{name}`, not bound by a plain assignment"
@@ -350,6 +434,23 @@ def _global_effect(ctx, read: cst.CSTNode, name: str, seen: set[int]):
             "conversion reads it later than the script did"
         )
     return None
+
+
+def _settings_read(ctx, binding: cst.ClassDef, name: str) -> bool:
+    """Every mention of the class `name` in the functions reading it as a global is
+    `name.field` of a field bound to a literal the script never changes (a Kaggle `class
+    CFG`, analysis/loader_length.class_setting): read when the conversion calls them, the
+    same values."""
+    readers = [
+        s for s in ctx.module.body if isinstance(s, cst.FunctionDef) and name in definition_reads(s)
+    ]
+    for reader in readers:
+        fields = {id(a.value): a for a in m.findall(reader, m.Attribute(value=m.Name(name)))}
+        for mention in m.findall(reader, m.Name(name)):
+            read = fields.get(id(mention))
+            if read is None or class_setting(ctx, read) is None:
+                return False
+    return bool(readers)
 
 
 def _changed_in_place(ctx, name: str, calls: bool) -> cst.CSTNode | None:

@@ -25,7 +25,7 @@ from ..analysis.statements import call_method
 from ..rule import Unsupported
 from ..shapes.context import EPOCH_STATEMENT
 from .bindings import BINDING, optim_kind
-from .scheduler_factories import built_on
+from .scheduler_factories import built_on, choice_note, scheduler_classes
 from .step_sequence import STEP_SEQUENCE
 
 RULES = ()
@@ -53,8 +53,8 @@ def read(ctx, plan, steps) -> None:
             binding, _ = ctx.binding(receiver.value)
             if optim_kind(ctx, binding) == "scheduler":
                 args = stmt.body[0].value.args
-                plateau = any(
-                    q.endswith("ReduceLROnPlateau") for q in ctx.call_qualnames(binding[1])
+                plateau = any(  # a function of the script's: the one it builds here
+                    q.endswith("ReduceLROnPlateau") for q in scheduler_classes(ctx, binding[1])
                 )
                 if args and not (
                     plateau and len(args) == 1 and args[0].keyword is None and not args[0].star
@@ -75,6 +75,9 @@ def read(ctx, plan, steps) -> None:
     if first is None or not m.matches(first, m.Name(optimizer.name)):
         raise Unsupported(BINDING, "scheduler is not built on the loop's optimizer", binding_stmt)
     optimizer.scheduler, optimizer.scheduler_stmt, optimizer.interval = name, binding_stmt, interval
+    note = choice_note(ctx, call)  # `get_scheduler(CFG, optimizer)`: which one, and why
+    if note is not None and note not in plan.notes:
+        plan.notes.append(note)
     if interval != "epoch":
         return
     at = next(i for i, s in enumerate(plan.post_train) if s is stmt)

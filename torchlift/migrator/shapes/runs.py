@@ -46,7 +46,7 @@ from ..analysis.names import bound_names
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import BACKWARD, LOOP, contains
 from ..rule import Refused, Rule, Unsupported
-from .enclosing import blocks
+from .enclosing import blocks, holders
 
 RUN_STATE = Rule(
     "TL193",
@@ -80,27 +80,59 @@ def retarget(ctx) -> None:
     ctx.runs = []
     loop, runs = ctx.loop, []
     while isinstance(loop, cst.For):
-        inner = _training_statement(loop)
+        inner = _training_statement(ctx, loop)
         if not isinstance(inner, cst.For):
-            return
+            break
         runs.append(loop)
         if is_epoch_loop(ctx, inner):
             ctx.loop, ctx.runs = inner, runs
             return
         loop = inner
+    ctx.runs = _runs_around(ctx)
 
 
-def _training_statement(loop: cst.For):
-    """The one statement of `loop`'s body (looking into `with` blocks) that calls backward(),
-    or None when there are several or none."""
+def _runs_around(ctx) -> list:
+    """The `for` loops holding the candidate epoch loop, outermost first, each one whose only
+    training statement is the next loop in: a fold loop around an epoch loop that calls a
+    per-epoch helper (`for epoch in ...: train_one_epoch(...)`, the helper holding the batch
+    loop), which source/find_loops.py picks as the candidate rather than the fold loop."""
+    path = holders(ctx.module, ctx.loop) or []
+    runs, inner = [], ctx.loop
+    for holder in reversed(path):
+        if isinstance(holder, cst.With):
+            continue  # a `with` kept around the loop (enclosing.py)
+        if not isinstance(holder, cst.For) or _training_statement(ctx, holder) is not inner:
+            break
+        runs.insert(0, holder)
+        inner = holder
+    return runs
+
+
+def _training_statement(ctx, loop: cst.For):
+    """The one statement of `loop`'s body (looking into `with` blocks) that calls backward()
+    -- itself or through a function of the script -- or None when there are several or none."""
     body = list(loop.body.body)
     while True:
-        found = [s for s in body if contains(s, BACKWARD)]
+        found = [s for s in body if _trains(ctx, s)]
         if len(found) != 1:
             return None
         if not isinstance(found[0], cst.With):
             return found[0]
         body = list(found[0].body.body)
+
+
+def _trains(ctx, stmt) -> bool:
+    """`stmt` calls backward(), or calls a module-level function of the script that does."""
+    if contains(stmt, BACKWARD):
+        return True
+    functions = {
+        s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)
+    }
+    return any(
+        contains(functions[call.func.value], BACKWARD)
+        for call in m.findall(stmt, m.Call(func=m.Name()))
+        if call.func.value in functions
+    )
 
 
 def is_epoch_loop(ctx, loop: cst.For) -> bool:

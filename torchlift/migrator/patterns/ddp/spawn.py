@@ -296,12 +296,7 @@ def read_process_group(ctx, facts: Facts) -> None:
         nested = [s for s in ctx.before if not isinstance(s, cst.SimpleStatementLine)]
         nested = [s for s in nested if has_call(ctx, s, INIT_GROUP)]
         if not starts and nested:  # `if world_size > 1: dist.init_process_group(...)`
-            raise Unsupported(
-                PROCESS_GROUP,
-                "the worker starts its process group only under a condition (a run of one "
-                "process without a group): not converted",
-                nested[0],
-            )
+            raise Unsupported(PROCESS_GROUP, _conditional_start(nested[0]), nested[0])
         raise Unsupported(
             PROCESS_GROUP,
             "the worker does not start its process group once before the loop",
@@ -315,6 +310,18 @@ def read_process_group(ctx, facts: Facts) -> None:
     )
     facts.group_start = starts[0]
     _final_barrier(ctx, facts, ends)
+
+
+def _conditional_start(block) -> str:
+    """Why a group started under a test is refused, naming the test: the script has two runs
+    (N processes in a group, or one without), the conversion writes one launch."""
+    test = getattr(block, "test", None)
+    where = f"under `if {code_of(test)}:`" if test is not None else "inside a block"
+    return (
+        f"the worker starts its process group only {where} (else one process trains without "
+        'a group): the conversion writes one launch, `strategy="ddp"` starting a group in '
+        "every run, and does not fold the script's two runs into it"
+    )
 
 
 def _final_barrier(ctx, facts: Facts, ends: list) -> None:

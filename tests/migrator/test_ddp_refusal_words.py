@@ -112,6 +112,34 @@ CASES = {
         "only under `if world_size > 1:` (else one process trains without a group): the "
         'conversion writes one launch, `strategy="ddp"`',
     ),
+    # the launch under a second test at the module's level: not said to be in a function
+    "spawn_under_a_test_in_the_main_block": (
+        """
+        def train(rank, world_size):
+            os.environ["MASTER_ADDR"] = "localhost"
+            os.environ["MASTER_PORT"] = "12355"
+            dist.init_process_group("gloo", rank=rank, world_size=world_size)
+            data = TensorDataset(torch.randn(16, 4), torch.randint(0, 2, (16,)))
+            loader = DataLoader(data, batch_size=4, sampler=DistributedSampler(data))
+            ddp_model = DDP(nn.Linear(4, 2))
+            optimizer = torch.optim.SGD(ddp_model.parameters(), lr=0.1)
+            for epoch in range(2):
+                loader.sampler.set_epoch(epoch)
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    criterion(ddp_model(x), y).backward()
+                    optimizer.step()
+            dist.destroy_process_group()
+
+
+        if __name__ == "__main__":
+            if torch.cuda.device_count() != 1:
+                mp.spawn(train, args=(2,), nprocs=2)  # <- cause
+        """,
+        False,
+        "TL160",
+        "`mp.spawn(...)` is nested deeper than the body of the module's `if`",
+    ),
     # torchrun's variables read by an init helper, the rendezvous from the command line
     "rendezvous_from_the_command_line": (
         """

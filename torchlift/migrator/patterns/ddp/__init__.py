@@ -67,6 +67,7 @@ import libcst.matchers as m
 from ...analysis.names import collect_names, file_identifiers, scope_reads
 from ...analysis.statements import statements
 from ...rule import Unsupported
+from ...source.code_text import code_of, first_line
 from ..data_parallel import DISTRIBUTED as DISTRIBUTED_SCRIPT
 from .evaluation import check_wrapper_forwards, read_evaluation, read_wrapper_runs
 from .facts import (
@@ -184,6 +185,13 @@ def _note_origins(ctx, renamed, stmts) -> None:
                 origins[id(a)] = origins.get(id(b), b)
 
 
+# what the user would see if the wrapper's state_dict call became the model's
+_KEYS_DIFFER = {
+    "state_dict": "a file written from it would hold other keys",
+    "load_state_dict": "a file the wrapper wrote would not load",
+}
+
+
 def _check_wrapper_state(ctx, facts: Facts, stmts) -> None:
     """`ddp_model.state_dict()` / `ddp_model.load_state_dict(...)` of the wrapper itself (not
     its `.module`): its keys carry the `module.` prefix, which the model the conversion reads
@@ -204,8 +212,9 @@ def _check_wrapper_state(ctx, facts: Facts, stmts) -> None:
                 ctx.block(
                     DDP_OPTIONS,
                     f"`{name}.{call.func.attr.value}(...)` of the DDP wrapper: its keys carry "
-                    f"`module.`, the model's do not (use `{name}.module.{call.func.attr.value}"
-                    "(...)`)",
+                    "`module.`; the conversion has no wrapper there and the model's keys lack "
+                    f"it ({_KEYS_DIFFER[call.func.attr.value]}; "
+                    f"`{name}.module.{call.func.attr.value}(...)` converts)",
                     next((s for s in inner if m.findall(s, m.Call(func=method))), stmt),
                 )
                 return
@@ -337,13 +346,23 @@ def _wrapper_used_before(ctx, plan, facts: Facts) -> None:
         used = wrappers & scope_reads(stmt)
         if used:
             inner = [s for s in statements(stmt) if isinstance(s, cst.SimpleStatementLine)]
+            cause = next((s for s in inner if used & scope_reads(s)), stmt)
             ctx.block(
                 DDP_OPTIONS,
-                f"the DDP wrapper `{sorted(used)[0]}` is used before the loop: the Trainer "
-                "wraps the model only in `fit` (and the wrapper's state_dict keys carry `module.`)",
-                next((s for s in inner if used & scope_reads(s)), stmt),
+                f"the DDP wrapper `{sorted(used)[0]}` is used before the loop (`"
+                f"{_quoted(cause)}`): in the conversion neither the wrapper nor the "
+                "process group exists before `fit`, and the model's state_dict keys lack the "
+                "wrapper's `module.`",
+                cause,
             )
             return
+
+
+def _quoted(stmt) -> str:
+    """A statement as a one-line message quotes it: its code without a trailing comment."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return "; ".join(code_of(s) for s in stmt.body)
+    return first_line(stmt)
 
 
 def _check_wrapped(ctx, plan, facts: Facts) -> None:

@@ -311,8 +311,9 @@ def _read_group_call(ctx, name: str, start, before: list, ranks: dict) -> str:
             if not m.matches(value, m.SimpleString(value=m.MatchIfTrue(_is_env_url))):
                 raise Unsupported(
                     PROCESS_GROUP,
-                    'the process group meets at an `init_method` other than "env://" '
-                    "(the Trainer's meets at torchrun's address)",
+                    f"the process group meets at `init_method={code_of(value)}`, not known to "
+                    "be \"env://\": the Trainer's group always meets at torchrun's "
+                    "MASTER_ADDR / MASTER_PORT, so another address given there would be ignored",
                     start,
                 )
         elif key in ("rank", "world_size"):

@@ -59,8 +59,8 @@ def read_launch(ctx, facts: Facts) -> None:
     if not _rewritable(ctx.module, stmt):  # reading on: the other causes are reported too
         ctx.block(
             LAUNCH,
-            "`mp.spawn(...)` is nested in a block inside a function: its replacement by a "
-            "plain call is not written there",
+            f"`mp.spawn(...)` is nested deeper than {_nesting(ctx.module, stmt)}: its "
+            "replacement by a plain call is not written there",
             stmt,
         )
     direct = {id(c) for c in m.findall(ctx.module, m.Call(func=m.Name(worker.name.value)))}
@@ -296,12 +296,7 @@ def read_process_group(ctx, facts: Facts) -> None:
         nested = [s for s in ctx.before if not isinstance(s, cst.SimpleStatementLine)]
         nested = [s for s in nested if has_call(ctx, s, INIT_GROUP)]
         if not starts and nested:  # `if world_size > 1: dist.init_process_group(...)`
-            raise Unsupported(
-                PROCESS_GROUP,
-                "the worker starts its process group only under a condition (a run of one "
-                "process without a group): not converted",
-                nested[0],
-            )
+            raise Unsupported(PROCESS_GROUP, _conditional_start(nested[0]), nested[0])
         raise Unsupported(
             PROCESS_GROUP,
             "the worker does not start its process group once before the loop",
@@ -332,3 +327,25 @@ def _final_barrier(ctx, facts: Facts, ends: list) -> None:
             "any rank (the Trainer's processes end after `fit` and the code following it)"
         )
         remove_with_reason(facts, [rest[-1]], why)
+
+
+def _conditional_start(block) -> str:
+    """Why a group started under a test is refused, naming the test: the script has two runs
+    (N processes in a group, or one without), the conversion writes one launch."""
+    test = getattr(block, "test", None)
+    where = f"under `if {code_of(test)}:`" if test is not None else "inside a block"
+    return (
+        f"the worker starts its process group only {where} (else one process trains without "
+        'a group): the conversion writes one launch, `strategy="ddp"` starting a group in '
+        "every run, and does not fold the script's two runs into it"
+    )
+
+
+def _nesting(module: cst.Module, stmt) -> str:
+    """Where a spawn statement too deep for the plan's edits sits, said in a message."""
+    for top in module.body:
+        if isinstance(top, cst.If) and any(
+            s is stmt for s in m.findall(top, m.SimpleStatementLine())
+        ):
+            return "the body of the module's `if`"
+    return "the body of a module-level function"

@@ -41,6 +41,24 @@ CONVERTS = {
         ["x_neg = langevin(self.model, x)", "def langevin(net, x, steps=3):"],
         ["optimizer.zero_grad()"],
     ),
+    # a step loop: the attack loop is no loop of micro steps (shapes/micro_steps.py)
+    "pgd_loop_in_a_step_loop": (
+        """
+        x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+        for it in range(20):
+            delta = torch.zeros_like(x, requires_grad=True)
+            for _ in range(3):
+                criterion(model(x + delta), y).backward()
+                delta.data = (delta + 0.1 * delta.grad.sign()).clamp(-0.3, 0.3)
+                delta.grad.zero_()
+            loss = criterion(model(x + delta.detach()), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """,
+        ["self.criterion(self(self.x + delta), self.y).backward()", "return loss"],
+        ["accumulate_grad_batches", "optimizer.zero_grad()"],
+    ),
 }
 
 UNCHANGED = {

@@ -110,18 +110,21 @@ def read(ctx, plan, steps) -> None:
         return
     found = list(steps.get(FOUND, ()))
     facts = file_facts(ctx.module)
-    if facts.backwarding:
-        claimed = {id(s) for _, s in found}
-        for position, stmt in steps["body"]:
-            if id(stmt) in claimed:
-                continue
-            node = parse_statement(ctx.module.code_for_node(stmt))
-            if node is not None and calls_backward_through(node, facts):
-                found.append((position, stmt))
+    claimed = {id(s) for _, s in found}
+    found += [
+        (position, stmt)
+        for position, stmt in steps["body"]
+        if id(stmt) not in claimed and _reaches_backward(ctx, stmt, facts)
+    ]
     backward = steps["backward"]
     if not found or backward is None:  # no backward of the loss: refused elsewhere
         return
     zeros = [z for z, _, _ in steps["zero_grad"]]
+    where = (
+        "between zero_grad() and the loss's backward()"
+        if any(z < backward for z in zeros)
+        else "before the loss's backward(), the gradients zeroed only after the step"
+    )
     arguments = dict(plan.trainer_args)
     for position, stmt in sorted(found, key=lambda p: p[0]):
         what = _first_line(ctx, stmt)
@@ -133,15 +136,26 @@ def read(ctx, plan, steps) -> None:
             why = "with gradient accumulation: its gradients add into the group's"
         elif not any(position < z < backward for z in zeros):
             why = (
-                "between zero_grad() and the loss's backward(): the gradients it leaves on the "
-                "model's parameters add into the script's step, where Lightning zeroes them "
-                "after training_step, right before its backward()"
+                f"{where}: the gradients it leaves on the model's parameters add into the "
+                "script's step, where Lightning zeroes them after training_step, right before "
+                "its backward()"
             )
         else:
             continue
         ctx.block(
             INPUT_GRADIENTS, f"`{what}` calls backward() for an input's gradient, {why}", stmt
         )
+
+
+def _reaches_backward(ctx, stmt, facts: FileFacts) -> bool:
+    """`stmt` calls backward() for an input's gradient, itself or through a function or
+    method of the file it calls."""
+    if not facts.backwarding and not contains(stmt, BACKWARD):
+        return False
+    node = parse_statement(ctx.module.code_for_node(stmt))
+    if node is None:
+        return False
+    return calls_backward_through(node, facts) or samples_inputs(node, facts)
 
 
 def _first_line(ctx, stmt) -> str:

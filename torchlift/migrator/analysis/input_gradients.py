@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from functools import cached_property
 
 _MODEL_METHODS = {"parameters", "named_parameters", "eval", "train", "zero_grad"}
 _IN_PLACE = {"add_", "sub_", "copy_", "mul_", "addcmul_", "addcdiv_", "clamp_", "set_"}
@@ -36,33 +37,82 @@ class FileFacts:
     are called by."""
 
     def __init__(self, tree: ast.Module) -> None:
-        functions = [
-            n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        self._tree = tree  # read on the first question: most loops are answered without it
+
+    @cached_property
+    def _functions(self) -> list:
+        return [
+            n
+            for n in ast.walk(self._tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
-        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-        self.models = {
+
+    @cached_property
+    def _called(self) -> dict[int, tuple[set, set]]:
+        """Per function, walked once: (the names it calls, the methods it calls); a nested
+        function's calls count for the function holding it too."""
+        found = {}
+        for f in self._functions:
+            calls = [n for n in ast.walk(f) if isinstance(n, ast.Call)]
+            methods = {c.func.attr for c in calls if isinstance(c.func, ast.Attribute)}
+            found[id(f)] = ({_callee_key(c.func) for c in calls}, methods)
+        return found
+
+    @cached_property
+    def models(self) -> set[str]:
+        calls = [node for node in ast.walk(self._tree) if isinstance(node, ast.Call)]
+        models = {
             _last_name(call.func.value)
             for call in calls
             if isinstance(call.func, ast.Attribute) and call.func.attr in _MODEL_METHODS
         } - {None}
-        self.models |= _model_parameters(functions, calls, self.models)
-        self.stepping = _reaching(functions, lambda f, found: _steps(f, found))
-        self.backwarding = _reaching(
-            functions, lambda f, found: _calls(f, "backward") or _calls_named(f, found)
+        # calls to the file's own functions only: no other can hand a model to a parameter
+        keys = self._keys
+        own_calls = [c for c in calls if _callee_key(c.func) in set(keys.values())]
+        return models | _model_parameters(self._functions, own_calls, models, keys)
+
+    @cached_property
+    def stepping(self) -> set[str]:
+        return self._reaching("step")
+
+    @cached_property
+    def backwarding(self) -> set[str]:
+        return self._reaching("backward")
+
+    @cached_property
+    def _keys(self) -> dict[int, str]:
+        """Per function, how a call names it: `langevin` for a function, `.sample` for a
+        method (called on an object or its class), so `model.train()` is no call of a
+        function `train()`."""
+        methods = {
+            id(s)
+            for c in ast.walk(self._tree)
+            if isinstance(c, ast.ClassDef)
+            for s in c.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        return {id(f): ("." if id(f) in methods else "") + f.name for f in self._functions}
+
+    def _reaching(self, method: str) -> set[str]:
+        called = self._called
+        return _reaching(
+            self._functions,
+            self._keys,
+            lambda f, found: method in called[id(f)][1] or bool(called[id(f)][0] & found),
         )
 
 
-def _model_parameters(functions, calls, models: set[str]) -> set[str]:
+def _model_parameters(functions, calls, models: set[str], keys: dict[int, str]) -> set[str]:
     """Parameters of the file's functions given a model at some call (`langevin(energy, x)`
     with `def langevin(energy_fn, x)`: `energy_fn`), followed until nothing new is found."""
-    by_name: dict[str, list] = {}
+    by_key: dict[str, list] = {}
     for f in functions:
-        by_name.setdefault(f.name, []).append(f)
+        by_key.setdefault(keys[id(f)], []).append(f)
     found: set[str] = set()
     while True:
         more = set()
         for call in calls:
-            for f in by_name.get(_last_name(call.func) or "", ()):
+            for f in by_key.get(_callee_key(call.func) or "", ()):
                 params = [a.arg for a in (*f.args.posonlyargs, *f.args.args)]
                 if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
                     params = params[1:]  # `buffer.langevin(x)`: `self` is the receiver
@@ -74,12 +124,12 @@ def _model_parameters(functions, calls, models: set[str]) -> set[str]:
         found |= more
 
 
-def _reaching(functions, does) -> set[str]:
+def _reaching(functions, keys: dict[int, str], does) -> set[str]:
     """Names of the `functions` doing something themselves or through another; a name counts
     when any function spelled so does it (two classes' methods may share one)."""
     found: set[str] = set()
     while True:
-        more = {f.name for f in functions if f.name not in found and does(f, found)}
+        more = {keys[id(f)] for f in functions if keys[id(f)] not in found and does(f, found)}
         if not more:
             return found
         found |= more
@@ -95,17 +145,19 @@ def calls_backward_through(node: ast.AST, facts: FileFacts) -> bool:
 
 
 def _calls_named(node: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Call) and _last_name(n.func) in names for n in ast.walk(node))
+    return any(isinstance(n, ast.Call) and _callee_key(n.func) in names for n in ast.walk(node))
 
 
 def samples_inputs(node: ast.AST, facts: FileFacts) -> bool:
     """`node` (a loop, a statement) calls `.backward()` only for input gradients: it calls
     backward(), reaches no `.step()`, and updates from gradients only tensors a model takes
     as input (at least one)."""
-    if not _calls(node, "backward") or _steps(node, facts.stepping):
+    if not _calls(node, "backward") or _calls(node, "step"):
         return False
-    updated = _updated_from_gradients(node)
-    return bool(updated) and updated <= _model_inputs(node, facts.models)
+    updated = _updated_from_gradients(node)  # local questions first, the file's last
+    if not updated or _steps(node, facts.stepping):
+        return False
+    return updated <= _model_inputs(node, facts.models)
 
 
 def parse_statement(code: str) -> ast.stmt | None:
@@ -122,8 +174,8 @@ def _steps(node: ast.AST, stepping: set[str]) -> bool:
     for call in ast.walk(node):
         if not isinstance(call, ast.Call):
             continue
-        name = _last_name(call.func)
-        if name == "step" and isinstance(call.func, ast.Attribute) or name in stepping:
+        key = _callee_key(call.func)
+        if key == ".step" or key in stepping:
             return True
     return False
 
@@ -176,6 +228,15 @@ def _last_name(expr: ast.AST) -> str | None:
         return expr.id
     if isinstance(expr, ast.Attribute):
         return expr.attr
+    return None
+
+
+def _callee_key(func: ast.AST) -> str | None:
+    """`langevin` for `langevin(...)`, `.sample` for `buffer.sample(...)` (see _keys)."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return "." + func.attr
     return None
 
 

@@ -109,13 +109,19 @@ def read(ctx, plan, steps) -> None:
     if steps.get("manual"):
         return
     found = list(steps.get(FOUND, ()))
-    facts = file_facts(ctx.module)
-    claimed = {id(s) for _, s in found}
-    found += [
-        (position, stmt)
-        for position, stmt in steps["body"]
-        if id(stmt) not in claimed and _reaches_backward(ctx, stmt, facts)
-    ]
+    # a call reaches a backward() only where some function or class of the file holds one:
+    # the file is parsed again (analysis/input_gradients.py) only then
+    if any(
+        isinstance(s, (cst.FunctionDef, cst.ClassDef)) and contains(s, BACKWARD)
+        for s in ctx.module.body
+    ):
+        facts = file_facts(ctx.module)
+        claimed = {id(s) for _, s in found}
+        found += [
+            (position, stmt)
+            for position, stmt in steps["body"]
+            if id(stmt) not in claimed and _reaches_backward(ctx, stmt, facts)
+        ]
     backward = steps["backward"]
     if not found or backward is None:  # no backward of the loss: refused elsewhere
         return
@@ -148,14 +154,11 @@ def read(ctx, plan, steps) -> None:
 
 
 def _reaches_backward(ctx, stmt, facts: FileFacts) -> bool:
-    """`stmt` calls backward() for an input's gradient, itself or through a function or
-    method of the file it calls."""
-    if not facts.backwarding and not contains(stmt, BACKWARD):
+    """`stmt` calls a function or method of the file calling backward() (and no step)."""
+    if not facts.backwarding:
         return False
     node = parse_statement(ctx.module.code_for_node(stmt))
-    if node is None:
-        return False
-    return calls_backward_through(node, facts) or samples_inputs(node, facts)
+    return node is not None and calls_backward_through(node, facts)
 
 
 def _first_line(ctx, stmt) -> str:

@@ -166,6 +166,8 @@ FEATURES = {
     "batch_index_scheduler_every_n": [changes_lr_every(3, per_epoch=8)],  # `step % 3`, from 1
     # `global_step > 4 and global_step % 3 == 0`, global_step counted from 1 over the epochs
     "global_step_scheduler_after_warmup": [changes_lr_every(3, after=4)],
+    # `global_step % 3 == 0` with its log line, global_step counted from 1 over the epochs
+    "scheduler_step_and_log_line_every_k_global_steps": [changes_lr_every(3)],
     "counter_bar_dict_batches_output_loss": [changes_lr_every_step],
     "resumed_optimizer_per_batch_scheduler": [changes_lr_every_step],
     "course_fit_one_cycle_clip_decay": [clips, changes_lr_every_step],  # `if grad_clip:`

@@ -88,6 +88,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.kept_optimizers",
     "torchlift.migrator.patterns.lr_decay",
     "torchlift.migrator.patterns.skip_batches",
+    "torchlift.migrator.patterns.input_gradients",  # reads the devices the Trainer was given
     "torchlift.migrator.patterns.eval_dry_run",
     "torchlift.migrator.patterns.eval_passes",
     "torchlift.migrator.patterns.epoch_stop",

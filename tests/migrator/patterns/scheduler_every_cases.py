@@ -97,6 +97,15 @@ CONVERTS = {
         ),
         *_KEPT,
     ),
+    # a log line beside the step: a frequency would step before it, the `if` is kept whole
+    "with_a_log_line_on_the_batch_index": (
+        _BATCH_LOOP.format(index="i", batches="enumerate(loader)", test="(i + 1) % 4 == 0").replace(
+            "            scheduler.step()\n",
+            "            scheduler.step()\n            print(i, scheduler.get_last_lr())\n",
+        ),
+        _KEPT[0] + ["            print(batch_idx, self.scheduler.get_last_lr())"],
+        _KEPT[1],
+    ),
     # Lightning's accumulation steps on every 2nd batch: every 4th is one of them
     "with_gradient_accumulation": (
         _accumulated("(i + 1) % 4 == 0"),
@@ -106,6 +115,14 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # an optimizer call beside the scheduler's step: not a scheduler's `if` (zero_grad twice)
+    "with_the_optimizer_zeroed_in_the_if": (
+        _BATCH_LOOP.format(index="i", batches="enumerate(loader)", test="(i + 1) % 4 == 0").replace(
+            "            scheduler.step()\n",
+            "            scheduler.step()\n            optimizer.zero_grad()\n",
+        ),
+        "TL105",
+    ),
     # Lightning steps the scheduler only on batches the optimizer steps on: not the 3rd
     "every_n_not_a_multiple_of_the_accumulation": (
         _accumulated("(i + 1) % 3 == 0"),

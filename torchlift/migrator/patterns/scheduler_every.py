@@ -20,7 +20,8 @@ rebound by the step. It holds on the same batches as Lightning's iff (s + c - 1)
 batches (Lightning's), when A divides N too.
 
 Any other test (`it % N == 0` from 0 also steps after the first batch, `it > warmup and ...`,
-a counter of the script's own) keeps the `if` as written, with the code after the step, in
+a counter of the script's own), or an `if` holding other code beside the step (a log line:
+a frequency would step before it), keeps the `if` as written, with the code after the step, in
 `on_train_batch_end`, which Lightning runs after its optimizer step, as the script ran it
 (after_step.py). The script's optimizer and scheduler are then handed to the module
 (kept_optimizers.py: the scheduler, built before the loop, holds the torch optimizer itself).
@@ -39,7 +40,7 @@ import libcst as cst
 
 from ..analysis.loader_length import constant_int
 from ..analysis.names import collect_names
-from ..analysis.statements import call_method
+from ..analysis.statements import BACKWARD, FLOW, OPTIMIZER_CALL, call_method, contains
 from ..rule import Rule, Unsupported
 from .bindings import optim_kind
 from .epoch_schedulers import FOUND as EPOCH_SCHEDULERS
@@ -89,6 +90,10 @@ def claim(ctx, steps, stmt, position) -> bool:
     if counter is not None and earlier and counter[0] in collect_names(*earlier).writes:
         counter = None  # rebound by the step: no longer the batch's number
     every = _frequency(ctx, stmt.test, counter)
+    if len(stmt.body.body) > 1 and not isinstance(every, str):
+        # a frequency would take the step out of the `if` and run it before the `if`'s
+        # other code (Lightning steps its schedulers before on_train_batch_end)
+        every = "the `if` holds other code, which the script runs after the scheduler's step"
     if isinstance(every, str):  # kept as written, after Lightning's step (after_step.py)
         steps["body"].append((position, stmt))
         steps.setdefault(KEPT, []).append((position, name, stmt, every))
@@ -99,14 +104,21 @@ def claim(ctx, steps, stmt, position) -> bool:
 
 
 def _conditional_step(ctx, stmt):
-    """(name, the step statement) of `if <test>: name.step()` (no `else`, nothing else in
-    the `if`, no arguments), `name` bound once before the loop to a torch.optim.lr_scheduler
-    call; else None."""
+    """(name, the step statement) of `if <test>: name.step()` (no `else`, no arguments), the
+    `if` holding no other step, optimizer call or backward() (a log line beside the step is
+    kept with it: `if step % log_every == 0: sched.step(); print(...)`), `name` bound once
+    before the loop to a torch.optim.lr_scheduler call; else None."""
     if not isinstance(stmt, cst.If) or stmt.orelse is not None:
         return None
-    if not isinstance(stmt.body, cst.IndentedBlock) or len(stmt.body.body) != 1:
+    if not isinstance(stmt.body, cst.IndentedBlock):
         return None
-    inner = stmt.body.body[0]
+    steps = [s for s in stmt.body.body if call_method(s, "step") is not None]
+    if len(steps) != 1:
+        return None
+    inner = steps[0]
+    others = [s for s in stmt.body.body if s is not inner]
+    if any(contains(s, OPTIMIZER_CALL | BACKWARD | FLOW) for s in others):
+        return None
     receiver = call_method(inner, "step")
     if not isinstance(receiver, cst.Name) or inner.body[0].value.args:
         return None

@@ -44,6 +44,7 @@ from ..patterns.bar_closes import closes_in
 from ..patterns.bound_bar import DISPLAY
 from ..patterns.epoch_start_loops import draws_nothing
 from ..patterns.eval_passes import EVAL_SHAPE, eval_loop_of
+from ..patterns.input_gradients import samples
 from ..patterns.lr_decay import sets_param_group_lr
 from ..patterns.manual_optimization import MANUAL_STEP, optimizers_in_a_loop
 from ..patterns.passed_in import called_in_file, given_eval_loader, given_loader
@@ -477,7 +478,8 @@ def _split_epoch_body(ctx: LoopContext, stmts):
     ctx.found["epoch_last"] = stmts[-1] if stmts else None
     ctx.found["epoch_post"] = list(post)  # as split, before patterns move any (epoch_stop)
     for stmt in batch_loop.body.body:
-        if contains(stmt, LOOP) and contains(stmt, BACKWARD):
+        # a loop moving an input by its gradient (a PGD attack) is patterns/input_gradients.py's
+        if contains(stmt, LOOP) and contains(stmt, BACKWARD) and not samples(ctx, stmt):
             ctx.block(ACCUMULATION, "backward() in a loop inside the batch loop", stmt)
     return pre, batch_loop, post
 

@@ -42,6 +42,7 @@ from .. import registry
 from ..analysis.names import builtin_unshadowed, collect_names, file_identifiers
 from ..analysis.qualnames import TQDM, TRANGE
 from ..analysis.statements import BACKWARD, LOOP, contains, loop_breaks
+from ..patterns.input_gradients import samples
 from ..patterns.scheduler_every import BATCH_COUNTER
 from ..plan import LoopPlan
 from ..resolve_names import NOT_CARRIED_BACK
@@ -160,7 +161,8 @@ def takes(ctx: LoopContext) -> bool:
     elif not isinstance(loop, cst.While):
         return False
     body = loop.body.body
-    nested = any(contains(s, LOOP) and contains(s, BACKWARD) for s in body)
+    # a loop moving an input by its gradient (a PGD attack) is patterns/input_gradients.py's
+    nested = any(contains(s, LOOP) and contains(s, BACKWARD) and not samples(ctx, s) for s in body)
     if nested:  # a loop of micro steps accumulating one step's gradients is still a step
         return micro_loop(ctx, body) is not None
     return any(contains(s, BACKWARD) for s in body)

@@ -37,6 +37,7 @@ import libcst as cst
 from ..analysis.names import collect_names, file_identifiers
 from ..analysis.statements import BACKWARD, FLOW, LOOP, OPTIMIZER_CALL, contains
 from ..patterns.accumulation import ACCUMULATION
+from ..patterns.input_gradients import samples
 from ..rule import Unsupported
 from .epoch_batch import maybe_changed
 from .micro_reorder import hoisted, zero_grad_first
@@ -46,7 +47,9 @@ def micro_loop(ctx, body: list) -> cst.For | None:
     """The `for ... in range(...)` statement of a step's body calling backward() but stepping
     no optimizer, the optimizer stepped after it: the only loop of the body with backward().
     (A loop that steps inside is a batch loop: epoch_batch.py's.)"""
-    nested = [s for s in body if contains(s, LOOP) and contains(s, BACKWARD)]
+    nested = [
+        s for s in body if contains(s, LOOP) and contains(s, BACKWARD) and not samples(ctx, s)
+    ]  # a loop moving an input by its gradient (a PGD attack) is input_gradients.py's
     if len(nested) != 1 or not isinstance(nested[0], cst.For):
         return None
     loop = nested[0]

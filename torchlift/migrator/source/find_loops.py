@@ -2,7 +2,10 @@
 
 A candidate is the outermost loop (per function) around a `.backward(` call, or a loop that
 calls a module-level helper containing such a loop once per iteration (`train(...)` per epoch),
-or a closure doing so that a module-level function defines in its body.
+or a closure doing so that a module-level function defines in its body. A loop calling
+backward() only for the gradient of a model's input (Langevin sampling, an adversarial attack:
+analysis/input_gradients.py) trains nothing and is no candidate: code calling it is the
+training loop's to plan (patterns/input_gradients.py).
 Walking statements only (never expressions) keeps this far cheaper than a libcst visitor.
 The ast loops are then paired with libcst loops by source order (both trees list statements
 in the order they appear in the file).
@@ -15,6 +18,8 @@ import bisect
 import re
 
 import libcst as cst
+
+from ..analysis.input_gradients import FileFacts, samples_inputs
 
 _BACKWARD = re.compile(r"\.\s*backward\s*\(")
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -68,10 +73,14 @@ def find_candidates(tree: ast.Module, text: str) -> tuple[list[ast.stmt], bool]:
     outer: list = []
     owner: dict[int, ast.AST | None] = {}
     taken: list = []  # (function, loop) already covered by an outer loop
+    facts = None
     for stmt, function in statements:
         if not isinstance(stmt, _LOOPS) or not has_backward(stmt):
             continue
         if any(f is function and _inside(stmt, loop) for f, loop in taken):
+            continue
+        facts = facts or FileFacts(tree)
+        if samples_inputs(stmt, facts):  # a sampler or an attack, not a training loop
             continue
         taken.append((function, stmt))
         outer.append(stmt)

@@ -156,7 +156,9 @@ CONVERTS = {
         ["max_steps=int(max_steps) + 1 if max_steps > 0 else -1,"],
         ["break", "stop_epoch", "global_step += 1"],
     ),
-    "guarded_step_at_the_limit_is_max_steps": (
+    # without the test repeated after the batch loop, each later epoch runs again up to the
+    # `break` (one step once the limit is reached): an epoch-ending flag, not max_steps
+    "guarded_step_without_the_epoch_test_ends_each_epoch": (
         """
         max_steps = -1
         global_step = 0
@@ -170,8 +172,8 @@ CONVERTS = {
                 if max_steps > 0 and global_step >= max_steps:
                     break
         """,
-        ["max_steps=max_steps if max_steps > 0 else -1,"],
-        ["break", "stop_epoch"],
+        ["self.stop_epoch = True"],
+        ["max_steps="],
     ),
     "guard_on_another_name_is_a_flag": (
         """

@@ -136,6 +136,156 @@ CONVERTS = {
         ],
         [],
     ),
+    # a budget known only at run time may be below 1: `while step < limit` then trains
+    # nothing, where Lightning's max_steps=-1 means no limit
+    "while_budget_from_the_command_line": (
+        """
+        import argparse
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--max-steps", type=int, default=100)
+        args = parser.parse_args()
+        step = 0
+        while step < args.max_steps:
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= args.max_steps:
+                    break
+        """,
+        ["max_epochs=-1, max_steps=max(args.max_steps, 0)"],
+        ["max_steps=args.max_steps", "while"],
+    ),
+    # `while True` tests after the step: a budget below 1 still trains one step
+    "while_true_budget_from_a_config": (
+        """
+        config = {"max_steps": 100}
+        step = 0
+        while True:
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= config["max_steps"]:
+                    break
+            if step >= config["max_steps"]:
+                break
+        """,
+        ["max_epochs=-1", 'max_steps=max(config["max_steps"], 1)'],
+        ["while"],
+    ),
+    "epoch_range_budget_from_the_command_line": (
+        """
+        import argparse
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--max-steps", type=int, default=100)
+        args = parser.parse_args()
+        step = 0
+        for epoch in range(3):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= args.max_steps:
+                    break
+            if step >= args.max_steps:
+                break
+        """,
+        ["max_epochs=3, max_steps=max(args.max_steps, 1)"],
+        ["break"],
+    ),
+    # `==` never meets a limit below 1: no limit
+    "equal_test_budget_from_the_command_line": (
+        """
+        import argparse
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--max-steps", type=int, default=100)
+        args = parser.parse_args()
+        step = 0
+        for epoch in range(3):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step == args.max_steps:
+                    break
+            if step == args.max_steps:
+                break
+        """,
+        ["max_steps=args.max_steps if args.max_steps > 0 else -1"],
+        ["break"],
+    ),
+    "script_rebinding_max_spells_the_guard_out": (
+        """
+        import argparse
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--max-steps", type=int, default=100)
+        args = parser.parse_args()
+        max = None
+        step = 0
+        while step < args.max_steps:
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= args.max_steps:
+                    break
+        """,
+        ["max_steps=args.max_steps if args.max_steps > 0 else 0"],
+        ["max(args"],
+    ),
+    # without the test repeated after the batch loop, every later epoch runs one step up to
+    # the `break` again: not max_steps, an epoch-ending break (early_break.py)
+    "epoch_range_without_the_epoch_test_ends_each_epoch": (
+        """
+        step = 0
+        for epoch in range(3):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= 1:
+                    break
+        """,
+        ["max_epochs=3", "self.step >= 1"],
+        ["max_steps="],
+    ),
+    # a known budget of 0 trains one step per epoch before the `break`: not max_steps=0
+    "epoch_range_budget_of_zero_is_not_max_steps": (
+        """
+        max_steps = 0
+        step = 0
+        for epoch in range(3):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if step >= max_steps:
+                    break
+            if step >= max_steps:
+                break
+        """,
+        ["max_epochs=3"],
+        ["max_steps=max_steps"],
+    ),
 }
 
 UNCHANGED = {

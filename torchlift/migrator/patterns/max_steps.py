@@ -27,8 +27,10 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from ..analysis.known_numbers import known_number
 from ..analysis.names import collect_names
 from ..analysis.statements import loop_breaks
+from ..shapes import step_budget
 from ..source.code_text import code_of
 
 RULES = ()
@@ -59,6 +61,17 @@ def recognise(ctx, plan, steps, position, stmt) -> bool:
     if found is None or validation or steps.get("accumulate") is not None:
         return False
     counter, limit, limit_steps = found
+    budget = ctx.found.get(step_budget.BUDGET, _NO_BUDGET)
+    same = [s for s in plan.post_train if _is_same_check(ctx, stmt, s)]
+    if budget is _NO_BUDGET and not same:
+        # without the test repeated after the batch loop, each later epoch of the epoch loop
+        # runs again up to the `break` (one step for `>=`, the whole epoch for `==`), where
+        # `max_steps` stops training: early_break.py ends each epoch there instead
+        return False
+    limit_steps = _runtime_budget(ctx, stmt, limit, limit_steps, budget)
+    if limit_steps is None:
+        ctx.found["max_steps_below_one"] = limit  # step_budget.py names it
+        return False
     increments = [
         (p, s) for p, s in steps["body"] if m.matches(s, _increment(counter)) and p < position
     ]
@@ -76,9 +89,9 @@ def recognise(ctx, plan, steps, position, stmt) -> bool:
         return False
     plan.add_trainer_arg("max_steps", limit_steps)
     ctx.found["max_steps_test"] = ctx.module.code_for_node(stmt.test)
-    ctx.found["max_steps_counter"] = (counter, limit_steps)  # shapes/step_budget.py's
+    # shapes/step_budget.py's: the counter and the limit the script's test stops at
+    ctx.found["max_steps_counter"] = (counter, found[2])
     ctx.found["max_steps_limit"] = limit
-    same = [s for s in plan.post_train if _is_same_check(ctx, s)]
     ctx.found["max_steps_epoch_check"] = bool(same)
     # the epoch's repeated test goes only as its last statement: before other epoch code it
     # skips that code on the last epoch, which on_train_epoch_end would run (epoch_stop.py
@@ -139,9 +152,43 @@ def _increment(counter: str):
     )
 
 
-def _is_same_check(ctx, stmt) -> bool:
+def _is_same_check(ctx, batch_test, stmt) -> bool:
     """The epoch loop's own `if counter >= limit: break`, the batch loop's test repeated."""
     found = _counter_test(stmt)
-    return found is not None and ctx.module.code_for_node(stmt.test) == ctx.found.get(
-        "max_steps_test"
-    )
+    code = ctx.module.code_for_node
+    return found is not None and code(stmt.test) == code(batch_test.test)
+
+
+_NO_BUDGET = object()  # an epoch `for` loop: no step_budget.py `while` around the batch loop
+
+
+def _runtime_budget(ctx, stmt, limit, limit_steps, budget):
+    """What `max_steps=` is for a limit below 1, where Lightning reads 0 as "train nothing"
+    and -1 as "no limit" but the script's loop does neither:
+
+        while step < limit: ... if step >= limit: break     nothing     max(limit, 0)
+        while True / for epoch in range(N) (test repeated)  one step    max(limit, 1)
+        ... if step == limit: break (test repeated)         no limit    limit if limit > 0 else -1
+
+    A limit known before the loop is kept when it is a whole number >= 1 (None: not a
+    budget, left to early_break.py and step_budget.py); one known only at run time
+    (`args.max_steps`) gets the guard. The Hugging Face examples' guarded test says itself
+    what a limit <= 0 means (_counter_test)."""
+    if m.matches(stmt.test, m.BooleanOperation()):
+        return limit_steps
+    number = known_number(ctx, limit)
+    if number is not None:
+        return limit_steps if isinstance(number, int) and number >= 1 else None
+    code = code_of(limit)
+    if isinstance(budget, tuple):  # the `while counter < limit` test
+        return _at_least(ctx, code, 0)
+    if isinstance(stmt.test.comparisons[0].operator, cst.Equal):
+        return f"{code} if {code} > 0 else -1"
+    return _at_least(ctx, code, 1)
+
+
+def _at_least(ctx, code: str, floor: int) -> str:
+    """`max(code, floor)`, or its conditional spelling when the script binds `max` itself."""
+    if "max" in collect_names(ctx.module).writes:
+        return f"{code} if {code} > {floor} else {floor}"
+    return f"max({code}, {floor})"

@@ -103,6 +103,8 @@ def check(ctx, plan, rule) -> None:
             "`max_steps` cuts short, the script evaluated after it",
             ctx.found["validation_stmt"],
         )
+    if taken is None and "max_steps_below_one" in ctx.found:
+        _check_positive(ctx, ctx.found["max_steps_below_one"], rule)
     if taken is None:
         raise Unsupported(
             rule,
@@ -112,7 +114,6 @@ def check(ctx, plan, rule) -> None:
             loop,
         )
     budget = ctx.found[BUDGET]
-    _check_positive(ctx, ctx.found["max_steps_limit"], rule)
     if budget is None:
         if not ctx.found.get("max_steps_epoch_check"):
             raise Unsupported(
@@ -133,8 +134,9 @@ def check(ctx, plan, rule) -> None:
 def _check_positive(ctx, limit, rule) -> None:
     """A budget known to be below 1 trains no step under `while counter < limit` and one
     under `while True` (its test comes after the step), where Lightning trains none for 0 and
-    without end for -1: refused. A budget known only at run time is taken as a number of
-    steps, as patterns/max_steps.py takes it in an epoch `for` loop."""
+    without end for -1: refused, as a script that means nothing by it. One known only at run
+    time (`args.max_steps`) is given to the Trainer guarded as the loop reads it,
+    `max(limit, 0)` / `max(limit, 1)` (patterns/max_steps.py)."""
     number = known_number(ctx, limit)
     if number is not None and not (isinstance(number, int) and number >= 1):
         raise Unsupported(

@@ -141,7 +141,12 @@ def check(ctx, plan) -> None:
     else:
         return
     given, blocked = _given_per_run(ctx, plan, block) if ctx.function is inner else (set(), set())
-    named = [(model.name, "weights and train/eval mode") for model in plan.models]
+    # a model built once, before the runs, is not named: each run's module is given the one
+    # object, which neither Trainer re-initialises nor puts back in train mode, so every fit
+    # goes on from the weights and mode the previous run left, as the script's runs did
+    # (pretraining then fine-tuning, a curriculum's stages); what would restart with each fit
+    # is the state built in configure_optimizers or by the Trainer's precision plugin
+    named = []
     if plan.scaler and ctx.found.get("scaler_off") != plan.scaler:  # off: it scales nothing
         named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
     for name, left in named:
@@ -196,6 +201,17 @@ def check(ctx, plan) -> None:
         raise Refused(blockers)
 
 
+def carried_across_runs(ctx, name: str) -> bool:
+    """`name` is bound to an object the loops over runs around the loop do not build again in
+    each run (a model every run goes on training): each run starts with what the previous one
+    left."""
+    runs = getattr(ctx, "runs", None)
+    if not runs:
+        return False
+    owned = {id(s) for s in ctx.scope_before[_header_index(ctx, runs[-1]) :]}
+    return not _built_per_run(ctx, name, owned, runs[-1])
+
+
 def _given_per_run(ctx, plan, block) -> tuple[set[str], set[str]]:
     """(given, blocked): the model and optimizer parameters of the function holding the run
     that every call of it in a loop passes built afresh in that iteration (`net = Net(); opt
@@ -204,8 +220,8 @@ def _given_per_run(ctx, plan, block) -> tuple[set[str], set[str]]:
     is checked with its optimizer as before: built in the function, or refused."""
     from ..patterns.passed_in import not_built_per_run
 
-    params = [model.name for model in plan.models if model.name in ctx.params]
-    params += [o.name for o in plan.optimizers if o.given and o.name in ctx.params]
+    # a model may be the one object every run goes on training (check()): only optimizers
+    params = [o.name for o in plan.optimizers if o.given and o.name in ctx.params]
     given, blocked = set(), set()
     for param in params:
         call = not_built_per_run(ctx, param, _alias_of)

@@ -12,7 +12,9 @@ before the loop from `model.named_parameters()` by comprehensions or `.append` i
 followed back through the statements binding or filling what the call reads; the groups are
 then an `__init__` argument of the module): the LightningModule holds them all. Refused
 (TL106): no such binding, several optimizers, an
-optimizer bound twice, a model that is a parameter of the function holding the loop or is
+optimizer bound twice where the last binding may not reach the loop (under an `if`; one bound
+again right before its loop -- a fine-tuning phase's fresh optimizer under the pretraining's
+name -- is that loop's: rebound_for_this_loop), a model that is a parameter of the function holding the loop or is
 bound other than by a plain assignment.
 """
 
@@ -63,7 +65,8 @@ BINDING = Rule(
     scheduler once, right before the loop (or once at module level, for a function holding
     the loop that reads them as globals).""",
     """
-    optimizer = torch.optim.Adam(model.parameters())
+    if len(loader) > 1:
+        optimizer = torch.optim.Adam(model.parameters())
     for epoch in range(2):
         for x, y in loader:
             optimizer.zero_grad()

@@ -28,10 +28,16 @@ the same rule: each call builds its own model and optimizer -- or is given them 
 that builds both in each iteration of its loop (`net = Net(); opt = SGD(net.parameters(),
 lr=lr); train(net, opt)`: the binding reaching the call, analysis/reaching.py).
 
+A model built once before the loop over runs (a curriculum's stages, pretraining then
+fine-tuning, a sweep going on training one model), each run building its own optimizer, is
+given to each run's module: neither Trainer re-initialises it nor puts it back in train mode, so
+each fit goes on from what the previous run left, as the script did (mode_calls.py keeps the
+script's `model.train()` where a run may leave it in eval mode).
+
 Refused (TL193), each a run that depends on the previous one in a way one `fit` per iteration
-does not keep: the model, optimizer, scheduler or GradScaler built once before the loop over
-runs, or given to the function a loop calls per run without being built in that iteration of
-the caller's loop (refused at the call; training continues across runs: the
+does not keep: the optimizer, scheduler or GradScaler built once before the loop over runs, or
+an optimizer given to the function a loop calls per run without being built in that iteration
+of the caller's loop (refused at the call; training continues across runs: the
 optimizer's state, the scaler's scale would restart with each fit), a `break` / `return`
 leaving the loop over runs (a sweep stopping on a result), `for ... else` on it, and DDP
 (every fit would launch its processes again).
@@ -51,14 +57,15 @@ from .enclosing import blocks
 RUN_STATE = Rule(
     "TL193",
     "a loop over training runs (folds, seeds, a sweep) whose runs are not independent",
-    """A loop around the epoch loop (cross-validation folds, seeds, a learning-rate sweep) is
-    converted to one `Trainer.fit` per iteration when each iteration builds its own model,
-    optimizer (and scheduler, GradScaler) before its epochs. A model or optimizer built once
-    before that loop is trained on across iterations: the optimizer's state (momentum, Adam's
-    moments) and a GradScaler's scale would restart with each fit. A `break` or `return`
+    """A loop around the epoch loop (cross-validation folds, seeds, a learning-rate sweep, a
+    curriculum's stages) is converted to one `Trainer.fit` per iteration when each iteration
+    builds its own optimizer (and scheduler, GradScaler) before its epochs; the model may be one
+    object every run goes on training. An optimizer or scaler built once before that loop is
+    trained on across iterations: the optimizer's state (momentum, Adam's moments) and a
+    GradScaler's scale would restart with each fit. A `break` or `return`
     leaving the loop over runs, `for ... else` on it, and DDP (each fit would launch its
     processes again) are not converted either.""",
-    """Build the model and its optimizer inside the loop over runs (a fresh model per fold), or
+    """Build the optimizer inside the loop over runs (and the model, for a fresh one per fold), or
     train one run per script; stop a sweep after the loop instead of breaking out of it.""",
     """
     for fold in range(3):

@@ -70,6 +70,7 @@ from .shapes.trainer_inline import inline_trainer_class, remap, remap_lines
 from .shapes.trainer_records import RECORD_READS, pass_attributes
 from .shapes.trainer_renames import RENAMED, rename_clashing
 from .source.closure_into_loop import MOVED_CLOSURE, closure_into_loop
+from .source.closure_phase import closure_phases
 from .source.find_loops import LineIndex, find_candidates, pair_loops
 from .source.flag_branch_loaders import join_flag_loaders
 from .source.hoisted_defaults import hoist_changes, hoist_defaults
@@ -287,6 +288,8 @@ def _migrate_parsed(text: str, tree, path: str, target: str) -> MigrationResult:
         kept = [f for f in findings if f.code != CONVERTED.code]
         moved = [dataclasses.replace(f, line=at[0][0], column=at[0][1]) for f in refusals]
         return MigrationResult(path, text, text, kept + moved)
+    # a closure-stepped phase (LBFGS after Adam) left as written beside the conversion
+    findings += closure_phases(module, [ctx.loop for ctx, _ in planned], lines, path)
     changes = [change for loop in facts for change in loop_changes(tree, output_tree, loop)]
     changes += hoist_changes(tree, output_tree, hoists, HELPER_SHAPE.code)
     changes += import_change(output_tree, TARGET_MODULES[target])

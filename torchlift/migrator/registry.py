@@ -120,6 +120,7 @@ RULE_OWNERS = (
     "torchlift.migrator.shapes.model_class",
     "torchlift.migrator.shapes.step_inline",
     "torchlift.migrator.source.closure_into_loop",
+    "torchlift.migrator.source.closure_phase",
     "torchlift.migrator.shapes.runs",
     *SHAPES,
     *PATTERNS,

@@ -161,6 +161,9 @@ class ScopeInfo:
     after_reads: set[str]  # names read by code after the loop in the same scope
     after_writes: set[str]
     other_reads: set[str]  # names read by the scope outside the loop and moved statements
+    # of those, the names read from the statement last binding them on: what an earlier
+    # statement read was another object bound to the name (a previous phase's optimizer)
+    other_reads_since_bound: set[str]
     module_defs: set[str]  # module-level imports, classes, functions
     in_function: bool
     # module scope only: globals read by the functions code after the loop calls, and by any
@@ -297,8 +300,8 @@ def resolve_names(
     kept = {o.name for o in plan.optimizers if o.given} | {
         o.scheduler for o in plan.optimizers if o.scheduler_held or o.scheduler_given
     }  # the script's own objects, handed to the module (patterns/kept_optimizers.py)
-    if scope.other_reads & (optim_names - kept):
-        name = sorted(scope.other_reads & (optim_names - kept))[0]
+    if scope.other_reads_since_bound & (optim_names - kept):
+        name = sorted(scope.other_reads_since_bound & (optim_names - kept))[0]
         block(
             BINDING,
             f"`{name}` is used before the training loop; not converted",
@@ -547,11 +550,16 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
             again = any(inner is ctx.loop for inner in statements(stmt))
             after.add(rewritten.get(id(stmt), stmt), loops_may_not_run=not again)
     moved = pieces_of(plan)["configure_optimizers"]
-    other = set()
-    for stmt in ctx.scope_before:
+    other, since_bound = set(), set()
+    last_bound = {}  # name -> index of the last statement binding it before the loop
+    for index, stmt in enumerate(ctx.scope_before):
+        last_bound.update(dict.fromkeys(bound_names(stmt), index))
+    for index, stmt in enumerate(ctx.scope_before):
         if any(stmt is s for s in moved) or id(stmt) in removed:
             continue
-        other |= scope_reads(rewritten.get(id(stmt), stmt))
+        reads = scope_reads(rewritten.get(id(stmt), stmt))
+        other |= reads
+        since_bound |= {name for name in reads if index >= last_bound.get(name, -1)}
     # module globals an inlined helper declared: the module holds their final value after
     # training, as the helper left it (patterns/helper_globals.py)
     carried = set(ctx.found.get("helper_globals", ()))
@@ -574,6 +582,7 @@ def scope_info(ctx, plan: LoopPlan) -> ScopeInfo:
         after_reads=after.reads | carried,
         after_writes=after.writes,
         other_reads=other,
+        other_reads_since_bound=since_bound,
         module_defs=ctx.module_defs,
         in_function=ctx.in_function,
         called_after_reads=called_after,

@@ -1,6 +1,37 @@
 """Cases of patterns/bindings.py: the model and optimizer the loop trains, and their binding."""
 
 CONVERTS = {
+    # bound again right before the loop (a fine-tuning phase's fresh optimizer under the
+    # pretraining's name): the loop steps the last one, the only one the module builds
+    "optimizer_bound_again_before_the_loop": (
+        """
+        optimizer = torch.optim.Adam(model.parameters())
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["optimizer = torch.optim.Adam(self.model.parameters())"],
+        ["optimizer.step()"],
+    ),
+    # the earlier optimizer read before the new one is built (its state saved): another
+    # object, which the module never steps
+    "earlier_optimizer_read_before_it_is_bound_again": (
+        """
+        torch.save(optimizer.state_dict(), "pretrain_opt.pt")
+        optimizer = torch.optim.Adam(model.parameters())
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        ["optimizer = torch.optim.Adam(self.model.parameters())", 'torch.save(optimizer.state_dict(), "pretrain_opt.pt")'],
+        ["optimizer.step()"],
+    ),
     # the optimizer steps a list of the model's trainable parameters, bound before it
     "optimizer_over_a_bound_parameter_list": (
         """
@@ -272,9 +303,11 @@ UNCHANGED = {
         """,
         "TL105",
     ),
-    "optimizer_bound_again_before_the_loop": (
+    # bound again under an `if`: the loop may step the header's optimizer or this one
+    "optimizer_bound_again_under_an_if_before_the_loop": (
         """
-        optimizer = torch.optim.Adam(model.parameters())
+        if len(loader) > 1:
+            optimizer = torch.optim.Adam(model.parameters())
         for epoch in range(2):
             for x, y in loader:
                 optimizer.zero_grad()

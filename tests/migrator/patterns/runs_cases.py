@@ -298,6 +298,78 @@ CONVERTS = {
         ["for fold in range(2):", "trainer.fit(lit_model, loader)"],
         ["opt.step()", "for epoch"],
     ),
+    # bound in each run to the model built once before the loop: the same object, each run
+    # going on training it with its own optimizer, one fit per run given that object
+    "model_named_again_in_each_run": (
+        """
+        for seed in [0, 1]:
+            net = model.to("cpu")
+            net = net.to("cpu")
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+        """,
+        ["lit_model = LitModel(net, criterion)", "torch.optim.SGD(self.model.parameters(), lr=0.1)"],
+        ["opt.step()"],
+    ),
+    "model_built_per_seed_around_the_learning_rates": (  # each lr goes on training it
+        """
+        for seed in [0, 1]:
+            torch.manual_seed(seed)
+            net = nn.Linear(4, 2)
+            for lr in [0.1, 0.01]:
+                opt = torch.optim.SGD(net.parameters(), lr=lr)
+                for epoch in range(2):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        loss = criterion(net(x), y)
+                        loss.backward()
+                        opt.step()
+        """,
+        ["torch.optim.SGD(self.model.parameters(), lr=self.lr)", "trainer.fit(lit_model, loader)"],
+        ["opt.step()"],
+    ),
+    "function_given_the_model_called_per_fold": (  # each call trains the same model on
+        """
+        def run(fold, net):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(net(x), y)
+                    loss.backward()
+                    opt.step()
+
+
+        net = nn.Linear(4, 2)
+        for fold in range(2):
+            run(fold, net)
+        """,
+        ["lit_model = LitModel(net)", "torch.optim.SGD(self.model.parameters(), lr=0.1)"],
+        ["opt.step()"],
+    ),
+    # the model every run goes on training leaves the run in eval mode: its `train()` stays
+    "model_carried_across_runs_keeps_its_train_call": (
+        """
+        for lr in [0.1, 0.01]:
+            opt = torch.optim.SGD(model.parameters(), lr=lr)
+            for epoch in range(2):
+                model.train()
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    opt.step()
+            model.eval()
+            print(model(torch.ones(1, 4)))
+        """,
+        ["self.model.train()"],
+        ["opt.step()"],
+    ),
 }
 
 UNCHANGED = {
@@ -326,22 +398,6 @@ UNCHANGED = {
         """,
         "TL193",
     ),
-    # bound in each run, but to the model built once before the loop: the same object
-    "model_named_again_in_each_run": (
-        """
-        for seed in [0, 1]:
-            net = model.to("cpu")
-            net = net.to("cpu")
-            opt = torch.optim.SGD(net.parameters(), lr=0.1)
-            for epoch in range(2):
-                for x, y in loader:
-                    opt.zero_grad()
-                    loss = criterion(net(x), y)
-                    loss.backward()
-                    opt.step()
-        """,
-        "TL193",
-    ),
     "model_and_optimizer_built_once_before_the_folds": (  # continued training
         """
         for fold, (tr_idx, va_idx) in enumerate([([0, 1], [2]), ([1, 2], [0])]):
@@ -351,40 +407,6 @@ UNCHANGED = {
                     loss = criterion(model(x), y)
                     loss.backward()
                     optimizer.step()
-        """,
-        "TL193",
-    ),
-    "model_built_per_seed_around_the_learning_rates": (  # each lr goes on training it
-        """
-        for seed in [0, 1]:
-            torch.manual_seed(seed)
-            net = nn.Linear(4, 2)
-            for lr in [0.1, 0.01]:
-                opt = torch.optim.SGD(net.parameters(), lr=lr)
-                for epoch in range(2):
-                    for x, y in loader:
-                        opt.zero_grad()
-                        loss = criterion(net(x), y)
-                        loss.backward()
-                        opt.step()
-        """,
-        "TL193",
-    ),
-    "function_given_the_model_called_per_fold": (  # each call trains the same model on
-        """
-        def run(fold, net):
-            opt = torch.optim.SGD(net.parameters(), lr=0.1)
-            for epoch in range(2):
-                for x, y in loader:
-                    opt.zero_grad()
-                    loss = criterion(net(x), y)
-                    loss.backward()
-                    opt.step()
-
-
-        net = nn.Linear(4, 2)
-        for fold in range(2):
-            run(fold, net)
         """,
         "TL193",
     ),

@@ -1338,24 +1338,6 @@ runner.fit(2)
         _static(init="self.get_default_config = None"),
         "TL172",
     ),
-    # the script reads the placeholder before the run: it is no placeholder
-    "placeholder_read_before_the_run": (
-        _RUNNER.replace(
-            "        self.opt = torch.optim.SGD(net.parameters(), lr=lr)\n",
-            "        self.lr = lr\n        self.opt = None\n",
-        ).replace(
-            "    def fit(self, epochs):\n",
-            "    def fit(self, epochs):\n"
-            "        self.opt = torch.optim.SGD(self.net.parameters(), lr=self.lr)\n",
-        )
-        + """
-
-runner = Runner(model, loader)
-print(runner.opt)
-runner.fit(2)
-""",
-        "TL106",
-    ),
     # the loop is in a static method: a function of its own, not the trainer's run method
     "training_loop_in_a_static_method": (
         """
@@ -1403,15 +1385,6 @@ runner.fit(2)
 print(exp.net)
 """,
         "TL171",
-    ),
-    # every experiment given the one model built before the loop: training goes on across fits
-    "experiment_per_iteration_given_one_model": (
-        _EXPERIMENT
-        + """for ii in range(2):
-    exp = Exp(model, loader, 0.1)
-    exp.train(2)
-""",
-        "TL193",
     ),
     # a `while` loop over experiments is no loop over runs
     "experiment_created_in_a_while_loop": (
@@ -1604,4 +1577,37 @@ UNCHANGED["nested_function_rebinds_the_name_the_attribute_shares"] = (
 UNCHANGED["loop_variable_named_like_an_attribute_set_elsewhere"] = (
     UNCHANGED["loop_variable_named_like_an_attribute_set_elsewhere"][0],
     "TL112",
+)
+
+# every experiment given the one model built before the loop, each building its own optimizer:
+# one fit per iteration goes on training that model, as the script's runs did
+CONVERTS["experiment_per_iteration_given_one_model"] = (
+    _EXPERIMENT
+    + """for ii in range(2):
+    exp = Exp(model, loader, 0.1)
+    exp.train(2)
+""",
+    ["for ii in range(2):", "lit_model = LitModel(model, criterion, lr)"],
+    ["exp.train(2)"],
+)
+
+# the script reads the attribute before the run binds the optimizer to it: it reads the
+# placeholder (None), another object than the optimizer the run builds and the module steps
+CONVERTS["placeholder_read_before_the_run"] = (
+    _RUNNER.replace(
+        "        self.opt = torch.optim.SGD(net.parameters(), lr=lr)\n",
+        "        self.lr = lr\n        self.opt = None\n",
+    ).replace(
+        "    def fit(self, epochs):\n",
+        "    def fit(self, epochs):\n"
+        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=self.lr)\n",
+    )
+    + """
+
+runner = Runner(model, loader)
+print(runner.opt)
+runner.fit(2)
+""",
+    ["opt = None\nprint(opt)", "trainer.fit(lit_model, loader)"],
+    ["runner.fit(2)"],
 )

@@ -12,7 +12,9 @@ before the loop from `model.named_parameters()` by comprehensions or `.append` i
 followed back through the statements binding or filling what the call reads; the groups are
 then an `__init__` argument of the module): the LightningModule holds them all. Refused
 (TL106): no such binding, several optimizers, an
-optimizer bound twice, a model that is a parameter of the function holding the loop or is
+optimizer bound twice where the last binding may not reach the loop (under an `if`; one bound
+again right before its loop -- a fine-tuning phase's fresh optimizer under the pretraining's
+name -- is that loop's: rebound_for_this_loop), a model that is a parameter of the function holding the loop or is
 bound other than by a plain assignment.
 """
 
@@ -26,6 +28,7 @@ import libcst.matchers as m
 from ..analysis.function_reads import module_functions
 from ..analysis.globals_read import module_global_binding, rebound_through_global
 from ..analysis.names import bound_names, collect_names, scope_reads
+from ..analysis.reaching import reaching_binding
 from ..analysis.statements import call_method, single_assign, statements
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
@@ -62,7 +65,8 @@ BINDING = Rule(
     scheduler once, right before the loop (or once at module level, for a function holding
     the loop that reads them as globals).""",
     """
-    optimizer = torch.optim.Adam(model.parameters())
+    if len(loader) > 1:
+        optimizer = torch.optim.Adam(model.parameters())
     for epoch in range(2):
         for x, y in loader:
             optimizer.zero_grad()
@@ -186,7 +190,9 @@ def bind(ctx, plan, steps) -> None:
     position, name, (stmt, call) = optimizers[0]
     _, count = ctx.binding(name)
     count = 1 if count == 0 and module_global_binding(ctx, name) else count
-    if count != 1 or stmt not in ctx.before and stmt not in ctx.module_before:
+    if stmt not in ctx.before and stmt not in ctx.module_before:
+        raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
+    if count != 1 and not rebound_for_this_loop(ctx, name, stmt):
         raise Unsupported(BINDING, f"optimizer `{name}` is bound more than once", stmt)
     steps["optimizer_step"] = position
     plan.optimizers.append(OptimizerPlan(name, stmt))
@@ -194,6 +200,17 @@ def bind(ctx, plan, steps) -> None:
     _refuse_model_rebound_after(ctx, stmt, name, [model.name for model in plan.models])
     for model in plan.models:  # `model_without_ddp.parameters()`: the model DDP wrapped
         read_as_model(ctx, model)
+
+
+def rebound_for_this_loop(ctx, name: str, stmt) -> bool:
+    """`stmt`, the last binding of `name` before the loop, is the one the loop reads for sure:
+    a plain statement of the bodies leading to it (analysis/reaching.py), run whenever the
+    loop is. A script training one model in phases builds each phase's optimizer under the
+    same name right before its loop (`optimizer = Adam(...)`, pretraining; `optimizer =
+    SGD(...)`, fine-tuning): the earlier bindings are other phases' objects, which this loop
+    never steps."""
+    scope = ctx.function if ctx.in_function else ctx.module
+    return reaching_binding(scope, name, ctx.loop) is stmt
 
 
 def _refuse_model_rebound_after(ctx, built, optimizer: str, models: list[str]) -> None:

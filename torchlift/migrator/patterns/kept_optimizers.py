@@ -72,6 +72,16 @@ KEPT_OPTIMIZER = Rule(
 RULES = (KEPT_OPTIMIZER,)
 
 
+def _since_built(ctx, optimizer) -> list:
+    """The statements of the loop's scope before it from the optimizer's build on: what
+    comes before it reads an earlier object bound to the name (a phase of training before
+    this one, its own optimizer: bindings.rebound_for_this_loop), or code not run yet."""
+    index = next((i for i, s in enumerate(ctx.scope_before) if s is optimizer.stmt), None)
+    if index is None or ctx.binding(optimizer.name)[1] < 2:
+        return list(ctx.scope_before)
+    return ctx.scope_before[index:]
+
+
 def read(ctx, plan, steps) -> None:
     """Keep the optimizer (and scheduler) in the script when code outside the loop uses them
     in a way `configure_optimizers` would not see."""
@@ -85,7 +95,7 @@ def read(ctx, plan, steps) -> None:
     built = {id(optimizer.stmt), id(optimizer.scheduler_stmt)}
     used_before = [
         stmt
-        for stmt in ctx.scope_before
+        for stmt in _since_built(ctx, optimizer)
         if id(stmt) not in built and scope_reads(stmt) & names  # a def's body is its own
     ]
     read_after_step = ctx.found.get("read_after_scheduler_step")

@@ -181,8 +181,16 @@ def _starts_in_train_mode(ctx, plan, model: str) -> bool:
 
 def _may_be_in_eval_mode(ctx, model: str) -> bool:
     """Whether code before the loop may leave `model` in eval mode: it calls `model.eval()`,
-    or passes the model to a call (a helper that evaluates it)."""
-    return any(_may_switch(ctx, stmt, model) for stmt in ctx.scope_before)
+    or passes the model to a call (a helper that evaluates it). In a loop over runs
+    (shapes/runs.py) the previous run's code ran before too: the loop's own epochs and the rest
+    of the run's body, which a model every run goes on training (pretraining, then
+    fine-tuning) comes out of in the mode they left."""
+    from ..shapes.runs import carried_across_runs
+
+    before = list(ctx.scope_before)
+    if carried_across_runs(ctx, model):
+        before.append(ctx.runs[0])
+    return any(_may_switch(ctx, stmt, model) for stmt in before)
 
 
 def _may_switch(ctx, stmt, model: str) -> bool:

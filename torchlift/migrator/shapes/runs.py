@@ -28,10 +28,16 @@ the same rule: each call builds its own model and optimizer -- or is given them 
 that builds both in each iteration of its loop (`net = Net(); opt = SGD(net.parameters(),
 lr=lr); train(net, opt)`: the binding reaching the call, analysis/reaching.py).
 
+A model built once before the loop over runs (a curriculum's stages, pretraining then
+fine-tuning, a sweep going on training one model), each run building its own optimizer, is
+given to each run's module: neither Trainer re-initialises it nor puts it back in train mode, so
+each fit goes on from what the previous run left, as the script did (mode_calls.py keeps the
+script's `model.train()` where a run may leave it in eval mode).
+
 Refused (TL193), each a run that depends on the previous one in a way one `fit` per iteration
-does not keep: the model, optimizer, scheduler or GradScaler built once before the loop over
-runs, or given to the function a loop calls per run without being built in that iteration of
-the caller's loop (refused at the call; training continues across runs: the
+does not keep: the optimizer, scheduler or GradScaler built once before the loop over runs, or
+an optimizer given to the function a loop calls per run without being built in that iteration
+of the caller's loop (refused at the call; training continues across runs: the
 optimizer's state, the scaler's scale would restart with each fit), a `break` / `return`
 leaving the loop over runs (a sweep stopping on a result), `for ... else` on it, and DDP
 (every fit would launch its processes again).
@@ -51,14 +57,15 @@ from .enclosing import blocks, holders
 RUN_STATE = Rule(
     "TL193",
     "a loop over training runs (folds, seeds, a sweep) whose runs are not independent",
-    """A loop around the epoch loop (cross-validation folds, seeds, a learning-rate sweep) is
-    converted to one `Trainer.fit` per iteration when each iteration builds its own model,
-    optimizer (and scheduler, GradScaler) before its epochs. A model or optimizer built once
-    before that loop is trained on across iterations: the optimizer's state (momentum, Adam's
-    moments) and a GradScaler's scale would restart with each fit. A `break` or `return`
+    """A loop around the epoch loop (cross-validation folds, seeds, a learning-rate sweep, a
+    curriculum's stages) is converted to one `Trainer.fit` per iteration when each iteration
+    builds its own optimizer (and scheduler, GradScaler) before its epochs; the model may be one
+    object every run goes on training. An optimizer or scaler built once before that loop is
+    trained on across iterations: the optimizer's state (momentum, Adam's moments) and a
+    GradScaler's scale would restart with each fit. A `break` or `return`
     leaving the loop over runs, `for ... else` on it, and DDP (each fit would launch its
     processes again) are not converted either.""",
-    """Build the model and its optimizer inside the loop over runs (a fresh model per fold), or
+    """Build the optimizer inside the loop over runs (and the model, for a fresh one per fold), or
     train one run per script; stop a sweep after the loop instead of breaking out of it.""",
     """
     for fold in range(3):
@@ -173,7 +180,12 @@ def check(ctx, plan) -> None:
     else:
         return
     given, blocked = _given_per_run(ctx, plan, block) if ctx.function is inner else (set(), set())
-    named = [(model.name, "weights and train/eval mode") for model in plan.models]
+    # a model built once, before the runs, is not named: each run's module is given the one
+    # object, which neither Trainer re-initialises nor puts back in train mode, so every fit
+    # goes on from the weights and mode the previous run left, as the script's runs did
+    # (pretraining then fine-tuning, a curriculum's stages); what would restart with each fit
+    # is the state built in configure_optimizers or by the Trainer's precision plugin
+    named = []
     if plan.scaler and ctx.found.get("scaler_off") != plan.scaler:  # off: it scales nothing
         named.append((plan.scaler, "loss scale, which each fit's own scaler restarts"))
     for name, left in named:
@@ -228,6 +240,17 @@ def check(ctx, plan) -> None:
         raise Refused(blockers)
 
 
+def carried_across_runs(ctx, name: str) -> bool:
+    """`name` is bound to an object the loops over runs around the loop do not build again in
+    each run (a model every run goes on training): each run starts with what the previous one
+    left."""
+    runs = getattr(ctx, "runs", None)
+    if not runs:
+        return False
+    owned = {id(s) for s in ctx.scope_before[_header_index(ctx, runs[-1]) :]}
+    return not _built_per_run(ctx, name, owned, runs[-1])
+
+
 def _given_per_run(ctx, plan, block) -> tuple[set[str], set[str]]:
     """(given, blocked): the model and optimizer parameters of the function holding the run
     that every call of it in a loop passes built afresh in that iteration (`net = Net(); opt
@@ -236,8 +259,8 @@ def _given_per_run(ctx, plan, block) -> tuple[set[str], set[str]]:
     is checked with its optimizer as before: built in the function, or refused."""
     from ..patterns.passed_in import not_built_per_run
 
-    params = [model.name for model in plan.models if model.name in ctx.params]
-    params += [o.name for o in plan.optimizers if o.given and o.name in ctx.params]
+    # a model may be the one object every run goes on training (check()): only optimizers
+    params = [o.name for o in plan.optimizers if o.given and o.name in ctx.params]
     given, blocked = set(), set()
     for param in params:
         call = not_built_per_run(ctx, param, _alias_of)

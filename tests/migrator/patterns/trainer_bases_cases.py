@@ -82,6 +82,15 @@ CONVERTS = {
         ["L.Trainer(", "net = model", "data = loader"],
         ["class BaseRunner", "super().__init__(model"],
     ),
+    # the base's `__init__` rebinds a parameter the subclass passes as itself and reads
+    # after the call: its body is not moved there; kept as a method, called on `self`
+    "base_init_rebinding_a_passed_name_kept_as_a_method": (
+        _pair(init_call="super().__init__(net, data)\n        print(net)").replace(
+            "self.net = net\n", "net = net.double()\n        self.net = net\n", 1
+        ),
+        ["def baserunner_init(", "L.Trainer("],
+        ["class BaseRunner", "super().__init__(net"],
+    ),
     # an overridden method reaching the base's with `super().report(...)`: the base's kept
     # under a name of its own, called on `self`
     "overridden_method_calling_the_base_one": (

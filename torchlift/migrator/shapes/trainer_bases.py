@@ -376,7 +376,7 @@ class _Flattener:
         # it reads that `cls.__init__` binds: either would mean another thing once moved
         base_use = collect_names(base_init.body)
         local = collect_names(init.body).writes | {p.name.value for p in _all_params(init.params)}
-        if (base_use.writes - set(bound) - {first}) & uses:
+        if base_use.writes & uses:  # a parameter passed as itself rebound, too
             return False
         if (base_use.reads - set(bound) - {first}) & local:
             return False

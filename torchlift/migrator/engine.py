@@ -63,6 +63,7 @@ from .shapes.model_class import (
 )
 from .shapes.model_method import hoist_training_method, is_torch_module, remap_hoisted
 from .shapes.step_inline import INLINED_STEP, inline_step
+from .shapes.trainer_bases import FLATTENED, flatten_bases
 from .shapes.trainer_callbacks import CALLBACKS_INLINED, inline_callbacks
 from .shapes.trainer_clashes import RENAMED_CLASH, rename_clashes
 from .shapes.trainer_class import class_holding
@@ -329,6 +330,9 @@ def _migrate_driven(text: str, tree, driven: DrivenStep, path: str, target: str)
 def _before_inlining(module, trainer_class, loops):
     """(text, origin, indent, at, code, message) of the script rewritten by the first stage
     that applies to the trainer class before it is inlined, or None."""
+    flat = flatten_bases(module, trainer_class)  # first: a base class defined in the file
+    if flat is not None:
+        return (*flat[:4], FLATTENED.code, flat[4])
     renamed = rename_clashing(module, trainer_class)  # the class's names the script spells
     if renamed is not None:
         return (*renamed[:4], RENAMED.code, renamed[4])

@@ -112,6 +112,7 @@ RULE_OWNERS = (
     "torchlift.migrator.outcomes",
     "torchlift.migrator.shapes.context",
     "torchlift.migrator.shapes.trainer_class",
+    "torchlift.migrator.shapes.trainer_bases",
     "torchlift.migrator.shapes.trainer_callbacks",
     "torchlift.migrator.shapes.trainer_records",
     "torchlift.migrator.shapes.trainer_renames",

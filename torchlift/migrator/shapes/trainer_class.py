@@ -32,7 +32,8 @@ TRAINER_CLASS = Rule(
     "TL133",
     "the training loop is in a method of a class (a hand-written trainer class)",
     """A trainer class is inlined where the script runs it (TL170) only when the class is
-    all there is to see: no base class (its methods could come from elsewhere), no class
+    all there is to see: no base class (its methods could come from elsewhere; one defined in
+    the same file is flattened into it first where nothing could tell them apart, TL340), no class
     decorators or keywords, nothing but methods taking `self` first (no class attributes nor
     properties), and loops in one such class of the file. Static and class methods that reach
     the class only through one another (minGPT's `Trainer.get_default_config()`, a config
@@ -43,9 +44,7 @@ TRAINER_CLASS = Rule(
     `training_step`, `evaluate`'s becomes `validation_step`, `fit()` becomes
     `L.Trainer(max_epochs=...).fit(...)`).""",
     """
-    class BaseRunner:
-        def log(self, value):
-            print(value)
+    from runners.base import BaseRunner
 
 
     class Runner(BaseRunner):

@@ -61,6 +61,20 @@ CONVERTS = {
 }
 
 UNCHANGED = {
+    # a wrapper of a model the optimizer does not train stays: its `.module` is not the model
+    "module_of_a_kept_wrapper": (
+        "teacher = torch.nn.DataParallel(nn.Linear(4, 2))\n"
+        "frozen = nn.Linear(4, 2)\n"
+        "teacher = torch.nn.DataParallel(frozen)\n"
+        "for epoch in range(2):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "    print(teacher.module.weight.sum().item())\n",
+        "TL330",
+    ),
     # a function of the script called per epoch and kept as one: it reads the bare model
     "module_in_a_kept_function": (
         _WRAPPED.format(save="save(epoch)", after="").replace(

@@ -132,6 +132,8 @@ def epoch_body(ctx, stmts):
         if new.deep_equals(stmt):
             out.append(stmt)
             continue
+        rewritten = ctx.found.setdefault("data_parallel_module_reads", [])
+        rewritten += [(stmt, a.value.value) for a in _module_reads(stmt, wrappers)]
         origins = ctx.found.setdefault("inlined_at", {})  # refusals name the script's line
         origins[id(new)] = origins.get(id(stmt), stmt)
         out.append(new)
@@ -142,9 +144,22 @@ def read(ctx, plan, steps) -> None:
     """A wrapper's `.module` read left in code the epoch's rewriting does not reach, once
     the wrap is removed: TL330."""
     wrappers = ctx.found.get("data_parallel_module")
-    if not wrappers or not ctx.found.get("data_parallel_conditions"):
+    if not wrappers:
         return
     names = set(wrappers) | {n for model in plan.models for n in (model.name, *model.aliases)}
+    models = {n for model in plan.models for n in (model.name, *model.aliases)}
+    removed = bool(ctx.found.get("data_parallel_conditions"))
+    for stmt, wrapper in ctx.found.get("data_parallel_module_reads", []):
+        if not removed or wrapper not in models:  # a wrapper the conversion keeps
+            ctx.block(
+                WRAPPER_MODULE,
+                f"`{wrapper}.module` reads a DataParallel wrapper the conversion keeps (it wraps "
+                "no model the optimizer trains)",
+                stmt,
+            )
+            return
+    if not removed:
+        return
     inlined = set(plan.inlined_helpers)
     gone = {id(s) for s in plan.remove_stmts}
     places = [s for s in ctx.scope_after if id(s) not in gone]

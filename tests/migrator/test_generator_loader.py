@@ -59,3 +59,26 @@ def test_refused_at_the_statement_in_the_way(case):
     [finding] = [f for f in result.findings if f.code == "TL104"]
     assert source.splitlines()[finding.line - 1].strip() == refused
     assert words in finding.message
+
+
+# torch.Tensor's out-of-place methods (`.t()`, `.narrow(...)`, `.masked_fill(...)`) make a view
+# or a new tensor; the 2018 LSTM classifier's `sents[b].t().contiguous()` was refused as
+# changing `sents` (TL104). An in-place one (`.t_()`, `.masked_fill_(...)`) still is.
+@pytest.mark.parametrize(
+    "line", ["x = X.t().t()", "x = X.narrow(0, 0, 2)", "x = X.masked_fill(X > 0, 0.0)"]
+)
+def test_tensor_methods_that_make_new_tensors_convert(line):
+    source = EXAMPLE_HEADER + textwrap.dedent(_GENERATOR).lstrip("\n").format(
+        line=line, step_line="pass"
+    )
+    result = migrate_source(source, "reads.py")
+    assert result.changed, [str(f) for f in result.findings]
+
+
+def test_an_in_place_tensor_method_is_still_refused():
+    source = EXAMPLE_HEADER + textwrap.dedent(_GENERATOR).lstrip("\n").format(
+        line="X.t_()", step_line="pass"
+    )
+    result = migrate_source(source, "in_place.py")
+    assert not result.changed
+    assert any(f.code == "TL104" and "`X`" in f.message for f in result.findings)

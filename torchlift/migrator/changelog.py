@@ -17,7 +17,7 @@ from .outcomes import CONVERTED
 from .result import Change
 
 _STEP_CALLS = {"zero_grad", "step", "update"}
-_CLIP_CALLS = {"clip_grad_norm_", "clip_grad_value_"}
+_CLIP_CALLS = {"clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"}  # and its old alias
 _MODE_CALLS = {"train", "eval"}
 
 

@@ -80,6 +80,7 @@ PATTERNS = [
     "torchlift.migrator.patterns.amp_partial",  # the step after_step left, before moves go
     "torchlift.migrator.patterns.device_intent",
     "torchlift.migrator.patterns.placement_chain",
+    "torchlift.migrator.patterns.data_parallel_module",  # the wraps the two above removed
     "torchlift.migrator.patterns.amp_device",  # reads the accelerator the two above chose
     "torchlift.migrator.patterns.amp_handed_scaler",  # the precision amp_device chose
     "torchlift.migrator.patterns.device_moves",

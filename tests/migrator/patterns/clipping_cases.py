@@ -135,6 +135,19 @@ for epoch in range(2):
 _HOOK_UNSCALE = "self.trainer.precision_plugin.scaler.unscale_("
 
 CONVERTS = {
+    # the deprecated alias without the underscore (torch still runs it, with a FutureWarning)
+    # is the same function: read by qualified name, through any import spelling
+    "deprecated_norm_alias": (
+        _LOOP.format(clip="nn.utils.clip_grad_norm(model.parameters(), 0.5)"),
+        ["gradient_clip_val=0.5"],
+        ["clip_grad_norm("],
+    ),
+    "deprecated_norm_alias_imported": (
+        "from torch.nn.utils import clip_grad_norm\n"
+        + _LOOP.format(clip="clip_grad_norm(model.parameters(), max_norm=0.5)"),
+        ["gradient_clip_val=0.5"],
+        ["clip_grad_norm(model"],
+    ),
     # parameter groups ordering the parameters otherwise than model.parameters(), under a
     # scaler: the script's clipping in configure_gradient_clipping (Lightning's would sum the
     # norm in the groups' order), without its unscale_ (Lightning unscales before the hook)

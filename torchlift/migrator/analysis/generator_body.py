@@ -49,11 +49,22 @@ _MUTATING = frozenset(
     "fill resize put itemset partition setflags shuffle send throw close write".split()
 )
 # methods that only read their object: an argument the generator was given may have them
-READING_METHODS = READ_METHODS | frozenset(
-    "reshape view ravel astype copy clone transpose permute contiguous squeeze unsqueeze "
-    "expand repeat sum mean max min argmax argmin std var any all nonzero cumsum float double "
-    "long int bool half to cpu numpy tolist detach index count split strip lower upper "
-    "encode decode startswith endswith replace".split()
+READING_METHODS = (
+    READ_METHODS
+    | frozenset(
+        "reshape view ravel astype copy clone transpose permute contiguous squeeze unsqueeze "
+        "expand repeat sum mean max min argmax argmin std var any all nonzero cumsum float double "
+        "long int bool half to cpu numpy tolist detach index count split strip lower upper "
+        "encode decode startswith endswith replace".split()
+    )
+    | frozenset(  # torch.Tensor's out-of-place methods: a view or a new tensor, never its own data
+        # changed (torch names every in-place method with a trailing `_`, read above as changing)
+        "t narrow select chunk unbind flatten unflatten view_as reshape_as expand_as type_as type "
+        "flip roll gather index_select masked_select masked_fill numel dim size item norm abs exp "
+        "log sqrt pow softmax log_softmax argsort topk eq ne lt le gt ge add sub mul div matmul mm "
+        "bmm cuda new_zeros new_ones new_full new_empty new_tensor nelement is_contiguous tril triu "
+        "round floor ceil clamp sign neg sigmoid tanh relu".split()
+    )
 )
 # numpy and torch functions that return a new object (the generator may change it in place,
 # draw from it when it is a generator of its own)

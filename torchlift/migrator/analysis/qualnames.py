@@ -59,6 +59,14 @@ TQDM = frozenset(
 ITERATING_BARS = frozenset({"tqdm.auto.tqdm", "tqdm.asyncio.tqdm", "tqdm.asyncio.tqdm_asyncio"})
 TRANGE = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
 
+# deprecated aliases torch still runs, each the very function it names (torch 2.x's
+# `clip_grad_norm` warns and calls `clip_grad_norm_`): a call of one is read as the other too,
+# so every pattern knowing the current name knows the old spelling
+SAME_FUNCTIONS = {
+    "torch.nn.utils.clip_grad_norm": "torch.nn.utils.clip_grad_norm_",
+    "torch.nn.utils.clip_grad.clip_grad_norm": "torch.nn.utils.clip_grad.clip_grad_norm_",
+}
+
 
 class Qualnames:
     def __init__(self, imports: dict[str, str]) -> None:
@@ -70,7 +78,9 @@ class Qualnames:
             return set()
         head, _, rest = dotted.partition(".")
         if head in self.imports:
-            return {self.imports[head] + ("." + rest if rest else "")}
+            qualified = self.imports[head] + ("." + rest if rest else "")
+            same = SAME_FUNCTIONS.get(qualified)
+            return {qualified} if same is None else {qualified, same}
         if not rest and hasattr(builtins, head):
             return {f"builtins.{head}"}
         return set()

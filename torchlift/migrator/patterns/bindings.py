@@ -33,6 +33,7 @@ from ..analysis.statements import call_method, single_assign, statements
 from ..plan import ModelPlan, OptimizerPlan
 from ..rule import Rule, Unsupported
 from ..shapes.context import Consequence
+from ..source.code_text import first_line
 from ..source.tuple_bindings import why_not_split
 from .data_parallel import DISTRIBUTED, is_data_parallel
 from .ddp import ddp_unwrap, is_ddp_wrap, read_as_model
@@ -518,9 +519,16 @@ def _read_model(ctx, plan, model) -> None:
             why = f"model `{name}` is bound in a way not understood"
             if isinstance(stmt, cst.If):  # `if init_from == 'scratch': model = GPT(...)`
                 test = ctx.module.code_for_node(stmt.test)
+                ways = [
+                    first_line(s, ctx.module)
+                    for s in statements(stmt)
+                    if isinstance(s, cst.SimpleStatementLine) and name in bound_names(s)
+                ]
+                bound = f" (`{'` or `'.join(ways)}`)" if ways else ""
                 why = (
-                    f"model `{name}` is bound under `if {test}:`, whose branch is not known "
-                    f"before the loop: {why_branch_unknown(ctx, stmt)}"
+                    f"model `{name}` is bound under `if {test}:`{bound}, and which branch runs "
+                    f"is not known before the loop, where the LightningModule takes one model: "
+                    f"{why_branch_unknown(ctx, stmt)}"
                 )
             raise Unsupported(BINDING, f"{why}: {detail}" if detail else why, stmt)
         value = assign[1]

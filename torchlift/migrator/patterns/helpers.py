@@ -632,10 +632,14 @@ def inline_call(
     # each final return replaced where it stands (inside its `with`s and branches), paired
     # with the helper's statement it replaces
     origin = _origins(out, written if body is same_shape else body)
-    out = trailing_return.replace_final(out, result, origin)
+    replaced = [trailing_return.replace_final([s], result, origin) for s in out]
+    origin = _carried_origins(origin, out, replaced)
+    out = [s for new in replaced for s in new]
     out = [*bindings, *out]
     if out:
-        out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)
+        first_stmt, out[0] = out[0], out[0].with_changes(leading_lines=stmt.leading_lines)
+        if id(first_stmt) in origin:  # the same statement under the call's comments
+            origin[id(out[0])] = origin.pop(id(first_stmt))
         bindings = [out[0], *bindings[1:]] if bindings else []
     bound = {mapping[n].value if isinstance(mapping.get(n), cst.Name) else n for n in all_writes}
     return (
@@ -741,6 +745,22 @@ def declared_in(func: cst.FunctionDef) -> set[str]:
         for found in m.findall(func, m.Global() | m.Nonlocal())
         for item in found.names
     }
+
+
+def _carried_origins(origin: dict, before: list, after: list) -> dict[int, cst.CSTNode]:
+    """`origin` keyed by the statements replacing the returns left (`after[i]`: what
+    `before[i]` became, empty when dropped). Visiting builds new nodes and the old ones are
+    freed: keys left on their ids would be reused by unrelated nodes, and a refusal would
+    name a line that depends on memory layout (and so on PYTHONHASHSEED)."""
+    carried: dict[int, cst.CSTNode] = {}
+    for old, new in zip(before, after):
+        if not new:
+            continue
+        pairs = list(zip(statements(new[0]), statements(old)))
+        if len(list(statements(new[0]))) != len(list(statements(old))):
+            pairs = pairs[:1]  # a nested return dropped: only the statement itself pairs up
+        carried.update({id(a): origin[id(b)] for a, b in pairs if id(b) in origin})
+    return carried
 
 
 def _origins(inlined: list, body: list) -> dict[int, cst.CSTNode]:

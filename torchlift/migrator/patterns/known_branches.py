@@ -157,7 +157,15 @@ def why_branch_unknown(ctx, stmt) -> str | None:
         ):
             return f"`{name}` is not bound once, to a value, before it"
     if known_test(ctx, stmt.test) is None:
-        return "its names hold values the test does not decide"
+        # say where the test's values come from: `args = parser.parse_args()` is the command
+        # line, known only when the script runs
+        shown = []
+        for name in sorted(names):
+            found, _ = ctx.binding(name)
+            if found is not None:
+                shown.append(f"`{name} = {ctx.module.code_for_node(found[1]).strip()}`")
+        origin = f" (from {', '.join(shown)})" if shown else ""
+        return f"the test's value{origin} is known only when the script runs"
     return None
 
 

@@ -58,6 +58,27 @@ CONVERTS = {
         ['torch.save(self.model.state_dict(), "net.pt")'],
         ["getattr("],
     ),
+    # after the loop under a test asking the object itself: the bare model takes the other
+    # branch, as the script run without the wrap did (the corpus' `dataparallel_module_save`)
+    "isinstance_guarded_module_after_the_loop": (
+        _WRAPPED.format(
+            save="pass",
+            after="if isinstance(model, (nn.DataParallel, nn.parallel.DistributedDataParallel)):\n"
+            "    torch.save(model.module.state_dict(), 'net.pt')\n"
+            "else:\n"
+            "    torch.save(model.state_dict(), 'net.pt')\n",
+        ),
+        ["if isinstance(model, (nn.DataParallel", "torch.save(model.module.state_dict()"],
+        [],
+    ),
+    "hasattr_chosen_module_after_the_loop": (
+        _WRAPPED.format(
+            save="pass",
+            after="state = (model.module if hasattr(model, 'module') else model).state_dict()\n",
+        ),
+        ["state = (model.module if hasattr(model, 'module') else model).state_dict()"],
+        [],
+    ),
 }
 
 UNCHANGED = {
@@ -86,6 +107,15 @@ UNCHANGED = {
     # after the loop, where the epoch's rewriting does not reach
     "module_after_the_loop": (
         _WRAPPED.format(save="pass", after="torch.save(model.module.state_dict(), 'net.pt')\n"),
+        "TL330",
+    ),
+    # a test that does not ask for the wrapper leaves the read reachable on the bare model
+    "module_after_the_loop_under_an_unrelated_isinstance": (
+        _WRAPPED.format(
+            save="pass",
+            after="if isinstance(model, nn.Module):\n"
+            "    torch.save(model.module.state_dict(), 'net.pt')\n",
+        ),
         "TL330",
     ),
 }

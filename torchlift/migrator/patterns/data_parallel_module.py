@@ -16,8 +16,10 @@ and take the branch written for it, as the script did without the wrap.
 
 Refused (TL330): a `.module` read of the wrapper left in code the epoch's rewriting does not
 reach (after the loop, or in a function of the script kept as one, reading the model or handed
-it) once the wrap goes:
-kept, it raises AttributeError on the GPUs the wrap ran on.
+it) once the wrap goes: kept, it raises AttributeError on the GPUs the wrap ran on. Not one
+under a test asking the object itself (`if isinstance(model, nn.DataParallel):
+torch.save(model.module.state_dict(), ...)`, `model.module if hasattr(model, "module") else
+model`): the bare model takes the other branch, as the script run without the wrap did.
 """
 
 from __future__ import annotations
@@ -118,6 +120,65 @@ def _module_reads(node, names) -> list:
     ]
 
 
+class _UnguardedReads(cst.CSTVisitor):
+    """`.module` reads of `names` outside the true branch of a test asking the object itself
+    (`if isinstance(model, nn.DataParallel):`, `... if hasattr(model, "module") else ...`):
+    once the wrap is removed that branch never runs, as in the script run without the wrap."""
+
+    def __init__(self, names) -> None:
+        super().__init__()
+        self.names = names
+        self.found: list[cst.Attribute] = []
+
+    def _asks_the_wrapper(self, test) -> bool:
+        if not (
+            isinstance(test, cst.Call)
+            and m.matches(test.func, m.Name("isinstance") | m.Name("hasattr"))
+            and len(test.args) == 2
+            and isinstance(test.args[0].value, cst.Name)
+            and test.args[0].value.value in self.names
+        ):
+            return False
+        what = test.args[1].value
+        if test.func.value == "hasattr":
+            return m.matches(what, m.SimpleString('"module"') | m.SimpleString("'module'"))
+        classes = what.elements if isinstance(what, cst.Tuple) else [what]
+        # `DataParallel`, `nn.DataParallel`, `nn.parallel.DistributedDataParallel`
+        spelled = [c.value if isinstance(c, cst.Element) else c for c in classes]
+        return all(
+            isinstance(c, (cst.Name, cst.Attribute))
+            and (c.value if isinstance(c, cst.Name) else c.attr.value).endswith("DataParallel")
+            for c in spelled
+        )
+
+    def visit_If(self, node) -> bool:
+        if not self._asks_the_wrapper(node.test):
+            return True
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_IfExp(self, node) -> bool:
+        if not self._asks_the_wrapper(node.test):
+            return True
+        node.orelse.visit(self)
+        return False
+
+    def visit_Attribute(self, node) -> None:
+        if (
+            node.attr.value == "module"
+            and isinstance(node.value, cst.Name)
+            and node.value.value in self.names
+        ):
+            self.found.append(node)
+
+
+def _unguarded_module_reads(node, names) -> list:
+    visitor = _UnguardedReads(names)
+    node.visit(visitor)
+    return visitor.found
+
+
 def epoch_body(ctx, stmts):
     wrappers = _wrappers(ctx)
     if not wrappers:
@@ -164,7 +225,7 @@ def read(ctx, plan, steps) -> None:
     gone = {id(s) for s in plan.remove_stmts}
     places = [s for s in ctx.scope_after if id(s) not in gone]
     for stmt in places:
-        found = _module_reads(stmt, names)
+        found = _unguarded_module_reads(stmt, names)
         if found:
             ctx.block(WRAPPER_MODULE, _why(ctx, found[0], "after the loop"), stmt)
             return
@@ -184,7 +245,7 @@ def read(ctx, plan, steps) -> None:
             for p in handed.get(function.name.value, ())
         }
         # the wrapper's own name read from the module, or a parameter handed it
-        found = _module_reads(function, (names - set(params)) | (given - {None}))
+        found = _unguarded_module_reads(function, (names - set(params)) | (given - {None}))
         if found:
             where = f"in `{function.name.value}()`, kept as a function"
             ctx.block(WRAPPER_MODULE, _why(ctx, found[0], where), found[0])

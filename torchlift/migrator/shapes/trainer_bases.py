@@ -228,6 +228,32 @@ def _super_call(cls: cst.ClassDef, use: cst.Name) -> str | None:
     return None
 
 
+_FROM_ABC = re.compile(r"^from\s+abc\s+import\s+([\w\s,]+?)\s*$")
+
+
+def _without_unread_abstractmethod(out: list[str], origin: list[int]):
+    """`out` without `abstractmethod` in a one-line `from abc import ...` when the flat text
+    reads it nowhere else: its decorators went with the base's abstract methods, and an import
+    the conversion leaves unused is dropped (emit/unused_imports.py, which compares the flat
+    text with the output and so would keep it)."""
+    imports = [i for i, line in enumerate(out) if _FROM_ABC.match(line)]
+    uses = [
+        i
+        for i, line in enumerate(out)
+        if re.search(r"\babstractmethod\b", line) and i not in imports
+    ]
+    if uses or len(imports) != 1:
+        return out, origin
+    i = imports[0]
+    names = [n.strip() for n in _FROM_ABC.match(out[i]).group(1).split(",")]
+    if "abstractmethod" not in names:
+        return out, origin
+    kept = [n for n in names if n and n != "abstractmethod"]
+    if kept:
+        return [*out[:i], f"from abc import {', '.join(kept)}", *out[i + 1 :]], origin
+    return out[:i] + out[i + 1 :], origin[:i] + origin[i + 1 :]
+
+
 class _Flattener:
     """The flat script's text, built from the original lines so that every line knows
     where it came from (the findings of the conversion are told in the original's lines)."""
@@ -314,6 +340,7 @@ class _Flattener:
             + (", `super()` calls call the kept methods on `self`" if renamed else "")
         )
         at = (pos[cls].start.line, pos[cls].start.column)
+        out, origin = _without_unread_abstractmethod(out, origin)
         return "\n".join(out), origin, [0] * len(out), at, message
 
     def _init_inlined(self, own: set[str]) -> bool:
